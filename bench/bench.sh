@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# zkit benchmarks: each zkit command beside the native command it builds on
+# and beside the Lua script a user would write instead, measured in one run
+# with redis-benchmark on loopback, unpipelined and pipelined.
+#
+# usage: bench/bench.sh path/to/libzkit.so
+# env:   BENCH_REQUESTS (default 200000), BENCH_CLIENTS (50), BENCH_PIPELINE (16),
+#        BENCH_ROUNDS (3; the median round is reported), REDIS_SERVER
+set -euo pipefail
+
+module=${1:?usage: bench/bench.sh path/to/libzkit.so}
+requests=${BENCH_REQUESTS:-200000}
+clients=${BENCH_CLIENTS:-50}
+pipeline=${BENCH_PIPELINE:-16}
+rounds=${BENCH_ROUNDS:-3}
+server=${REDIS_SERVER:-redis-server}
+here=$(cd "$(dirname "$0")" && pwd)
+
+# Server and load generator on different cores when the machine has two.
+pin_server=() pin_client=()
+if command -v taskset >/dev/null && (($(nproc) >= 2)); then
+  pin_server=(taskset -c 0) pin_client=(taskset -c 1)
+fi
+
+port=$((20000 + RANDOM % 20000))
+data=$(mktemp -d)
+"${pin_server[@]}" "$server" --port "$port" --bind 127.0.0.1 --dir "$data" --save "" \
+  --appendonly no --loadmodule "$module" --logfile server.log --daemonize no &
+server_pid=$!
+trap 'kill $server_pid 2>/dev/null; wait $server_pid 2>/dev/null; rm -rf "$data"' EXIT
+for _ in $(seq 100); do redis-cli -p "$port" ping >/dev/null 2>&1 && break; sleep 0.05; done
+cli() { redis-cli -p "$port" "$@"; }
+
+# ops/s of one command: rps <pipeline> <command words...>
+rps() {
+  local pipe=$1
+  shift
+  "${pin_client[@]}" redis-benchmark -p "$port" -n "$requests" -c "$clients" -P "$pipe" \
+    -r 100000 --csv "$@" | awk -F'"' 'NR == 2 { print $4 }'
+}
+
+median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+
+results=()
+# compare <title> <setup function> ; then the three commands in arrays
+# ZKIT, NATIVE, LUA (LUA's first word is the script file, the rest its args).
+compare() {
+  local title=$1
+  local sha
+  sha=$(cli SCRIPT LOAD "$(cat "$here/lua/${LUA[0]}")")
+  local lua=(EVALSHA "$sha" "${LUA[@]:1}")
+  for pipe in 1 "$pipeline"; do
+    local z=() n=() l=()
+    for _ in $(seq "$rounds"); do
+      z+=("$(rps "$pipe" "${ZKIT[@]}")")
+      n+=("$(rps "$pipe" "${NATIVE[@]}")")
+      l+=("$(rps "$pipe" "${lua[@]}")")
+    done
+    local zm nm lm
+    zm=$(printf '%s\n' "${z[@]}" | median)
+    nm=$(printf '%s\n' "${n[@]}" | median)
+    lm=$(printf '%s\n' "${l[@]}" | median)
+    results+=("$(awk -v t="$title" -v p="$pipe" -v z="$zm" -v n="$nm" -v l="$lm" \
+      'BEGIN { printf "%-34s %4s %12.0f %12.0f %12.0f %8.2fx %8.2fx", t, p, z, n, l, z / n, z / l }')")
+    echo "measured: ${results[-1]}" >&2
+  done
+}
+
+# ---- cases -----------------------------------------------------------------
+
+# RANK.GIFT vs ZINCRBY vs Lua (ZSCORE + TIME + ZADD + ZREVRANK), 100k members.
+ZKIT=(RANK.GIFT bench:rank __rand_int__ 5)
+NATIVE=(ZINCRBY bench:zincrby 5 __rand_int__)
+LUA=(rank_gift.lua 1 bench:lua __rand_int__ 5)
+compare "RANK.GIFT | ZINCRBY | Lua"
+
+# ---- report ----------------------------------------------------------------
+
+server_version=$(cli INFO server | awk -F: '/^redis_version/ { sub("\r", "", $2); print $2 }')
+echo
+echo "zkit benchmarks: redis-server $server_version, $requests requests x $rounds rounds (median), $clients clients, loopback"
+printf '%-34s %4s %12s %12s %12s %9s %9s\n' "zkit | native | lua" pipe "zkit ops/s" "native ops/s" "lua ops/s" "vs native" "vs lua"
+printf '%s\n' "${results[@]}"

@@ -1,0 +1,240 @@
+//! The declaration of a zkit command: one static value per command holds its
+//! handler and everything Redis is told about it (flags, arity, key specs,
+//! ACL categories, COMMAND DOCS text, arguments), so registration, COMMAND
+//! DOCS, COMMAND GETKEYS and INFO all read the same source.
+
+use std::ffi::c_int;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use redis_module::raw as ffi;
+
+use crate::error::ZkitError;
+use crate::store::raw::{RedisModuleCtx, RedisModuleString};
+use crate::store::{Ctx, RStr};
+
+/// The C entry point Redis calls; [`callback_for!`] writes one per command.
+pub type Callback = extern "C" fn(*mut RedisModuleCtx, *mut *mut RedisModuleString, c_int) -> c_int;
+
+/// A command body: parse, validate, act, reply. On `Err` nothing has been
+/// written or replied, and the dispatcher replies with the error.
+pub type Handler = fn(&Ctx, &[RStr]) -> Result<(), ZkitError>;
+
+pub struct Command {
+    /// Lowercase, `family.verb`.
+    pub name: &'static str,
+    pub callback: Callback,
+    pub handler: Handler,
+    /// Command flags as RedisModule_CreateCommand takes them.
+    pub flags: &'static str,
+    /// ACL categories, applied on servers that support them (7.2+).
+    pub acl_categories: &'static str,
+    /// Redis arity: exact count if positive, minimum count if negative
+    /// (the command name included).
+    pub arity: i32,
+    pub key_specs: &'static [KeySpec],
+    pub summary: &'static str,
+    pub complexity: &'static str,
+    pub since: &'static str,
+    pub args: &'static [Arg],
+    pub stats: CommandStats,
+}
+
+/// Declares the C callback of a command static:
+/// `callback: callback_for!(GIFT)` inside `pub static GIFT: Command`.
+macro_rules! callback_for {
+    ($command:path) => {{
+        extern "C" fn callback(
+            ctx: *mut $crate::store::raw::RedisModuleCtx,
+            argv: *mut *mut $crate::store::raw::RedisModuleString,
+            argc: std::ffi::c_int,
+        ) -> std::ffi::c_int {
+            $crate::store::dispatch(&$command, ctx, argv, argc)
+        }
+        callback
+    }};
+}
+pub(crate) use callback_for;
+
+/// Calls and errors of one command since the module loaded, for INFO.
+pub struct CommandStats {
+    calls: AtomicU64,
+    errors: AtomicU64,
+}
+
+impl CommandStats {
+    pub const fn new() -> CommandStats {
+        CommandStats {
+            calls: AtomicU64::new(0),
+            errors: AtomicU64::new(0),
+        }
+    }
+
+    pub fn record_call(&self) {
+        self.calls.fetch_add(1, Ordering::Relaxed);
+    }
+
+    pub fn record_error(&self) {
+        self.errors.fetch_add(1, Ordering::Relaxed);
+    }
+
+    pub fn calls(&self) -> u64 {
+        self.calls.load(Ordering::Relaxed)
+    }
+
+    pub fn errors(&self) -> u64 {
+        self.errors.load(Ordering::Relaxed)
+    }
+}
+
+impl Default for CommandStats {
+    fn default() -> Self {
+        CommandStats::new()
+    }
+}
+
+/// Key-spec flags, as Redis defines them (see "key specs" in the Redis docs).
+pub mod key_flags {
+    use super::ffi;
+    /// Read-only access to the value.
+    pub const RO: u32 = ffi::REDISMODULE_CMD_KEY_RO;
+    /// Read-write: the command reads and modifies the value.
+    pub const RW: u32 = ffi::REDISMODULE_CMD_KEY_RW;
+    /// Overwrite: the value is replaced without being read.
+    pub const OW: u32 = ffi::REDISMODULE_CMD_KEY_OW;
+    /// The key may be deleted.
+    pub const RM: u32 = ffi::REDISMODULE_CMD_KEY_RM;
+    /// User data of the value is returned or copied.
+    pub const ACCESS: u32 = ffi::REDISMODULE_CMD_KEY_ACCESS;
+    /// Data is updated, the new value may depend on the old one.
+    pub const UPDATE: u32 = ffi::REDISMODULE_CMD_KEY_UPDATE;
+    /// Data is only added.
+    pub const INSERT: u32 = ffi::REDISMODULE_CMD_KEY_INSERT;
+    /// Data is explicitly removed.
+    pub const DELETE: u32 = ffi::REDISMODULE_CMD_KEY_DELETE;
+}
+
+/// Where Redis finds a command's keys (COMMAND GETKEYS, cluster routing, ACL
+/// key patterns).
+pub struct KeySpec {
+    pub flags: u32,
+    pub begin: BeginSearch,
+    pub find: FindKeys,
+}
+
+pub enum BeginSearch {
+    /// The first key is at this argv index.
+    Index(i32),
+    /// The first key follows this keyword, searched from argv index `start`
+    /// (negative: from the end, backwards).
+    Keyword { keyword: &'static str, start: i32 },
+}
+
+pub enum FindKeys {
+    /// Keys from the begin index up to `last` (relative; -1 = the last
+    /// argument), every `step` arguments.
+    Range { last: i32, step: i32, limit: i32 },
+    /// The argument at `count_index` (relative) says how many keys follow,
+    /// starting at `first` (relative), every `step` arguments.
+    KeyNum {
+        count_index: i32,
+        first: i32,
+        step: i32,
+    },
+}
+
+impl KeySpec {
+    /// One key at a fixed argv index.
+    pub const fn at(index: i32, flags: u32) -> KeySpec {
+        KeySpec {
+            flags,
+            begin: BeginSearch::Index(index),
+            find: FindKeys::Range {
+                last: 0,
+                step: 1,
+                limit: 0,
+            },
+        }
+    }
+}
+
+/// One argument in COMMAND DOCS.
+pub struct Arg {
+    pub name: &'static str,
+    pub kind: ArgKind,
+    pub token: Option<&'static str>,
+    pub optional: bool,
+    pub multiple: bool,
+}
+
+pub enum ArgKind {
+    /// A key name, described by the key spec at this index.
+    Key(u32),
+    String,
+    Integer,
+    Double,
+    UnixTime,
+    PureToken,
+    OneOf(&'static [Arg]),
+    Block(&'static [Arg]),
+}
+
+impl Arg {
+    const fn new(name: &'static str, kind: ArgKind) -> Arg {
+        Arg {
+            name,
+            kind,
+            token: None,
+            optional: false,
+            multiple: false,
+        }
+    }
+
+    pub const fn key(name: &'static str, key_spec: u32) -> Arg {
+        Arg::new(name, ArgKind::Key(key_spec))
+    }
+
+    pub const fn string(name: &'static str) -> Arg {
+        Arg::new(name, ArgKind::String)
+    }
+
+    pub const fn integer(name: &'static str) -> Arg {
+        Arg::new(name, ArgKind::Integer)
+    }
+
+    pub const fn double(name: &'static str) -> Arg {
+        Arg::new(name, ArgKind::Double)
+    }
+
+    pub const fn unix_time(name: &'static str) -> Arg {
+        Arg::new(name, ArgKind::UnixTime)
+    }
+
+    /// A keyword that stands alone (`UP`, `DOWN`).
+    pub const fn pure_token(name: &'static str, token: &'static str) -> Arg {
+        Arg::new(name, ArgKind::PureToken).token(token)
+    }
+
+    pub const fn one_of(name: &'static str, choices: &'static [Arg]) -> Arg {
+        Arg::new(name, ArgKind::OneOf(choices))
+    }
+
+    pub const fn block(name: &'static str, parts: &'static [Arg]) -> Arg {
+        Arg::new(name, ArgKind::Block(parts))
+    }
+
+    /// Preceded by a keyword (`AT unix-ms`).
+    pub const fn token(mut self, token: &'static str) -> Arg {
+        self.token = Some(token);
+        self
+    }
+
+    pub const fn optional(mut self) -> Arg {
+        self.optional = true;
+        self
+    }
+
+    pub const fn multiple(mut self) -> Arg {
+        self.multiple = true;
+        self
+    }
+}

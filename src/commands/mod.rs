@@ -1,0 +1,14 @@
+//! Command families, one file each. A family lists its commands in
+//! `COMMANDS`; adding a family here registers it, documents it in COMMAND
+//! DOCS and reports it in INFO.
+
+use crate::command::Command;
+
+pub mod rank;
+
+/// Every zkit command, family by family.
+pub static FAMILIES: &[&[&Command]] = &[rank::COMMANDS];
+
+pub fn all() -> impl Iterator<Item = &'static Command> {
+    FAMILIES.iter().flat_map(|family| family.iter().copied())
+}

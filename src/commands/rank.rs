@@ -1,0 +1,442 @@
+//! RANK: leaderboards where equal totals rank first-come (seed 004).
+//!
+//! A board is a plain sorted set whose scores are rank scores
+//! (`core::rank`): `floor(score)` is the member's total, the fraction orders
+//! equal totals by when they were reached. Writes use the low-level key API
+//! and replicate `ZADD` with the exact score; ranks come from `ZREVRANK` and
+//! `ZRANGE ... REV` through RM_Call, because the low-level API has no rank
+//! access and they are O(log N) there.
+
+use std::collections::HashMap;
+
+use crate::args::{is_keyword, parse_i64, parse_non_negative, Options};
+use crate::command::{
+    callback_for, key_flags as kf, Arg, BeginSearch, Command, CommandStats, FindKeys, KeySpec,
+};
+use crate::config::tiebreak_clock;
+use crate::core::rank::{add_totals, check_total, weigh_total, RankEntry, TieBreakClock};
+use crate::error::ZkitError;
+use crate::store::{CallArg, Ctx, EventClass, OwnedRStr, RStr, ScoreBound};
+
+pub static COMMANDS: &[&Command] = &[&GIFT, &SET, &GET, &TOP, &AROUND, &MERGE];
+
+const BOARD_WRITE: &[KeySpec] = &[KeySpec::at(1, kf::RW | kf::ACCESS | kf::UPDATE)];
+const BOARD_READ: &[KeySpec] = &[KeySpec::at(1, kf::RO | kf::ACCESS)];
+
+pub static GIFT: Command = Command {
+    name: "rank.gift",
+    callback: callback_for!(GIFT),
+    handler: gift,
+    flags: "write deny-oom fast",
+    acl_categories: "write sortedset fast",
+    arity: -4,
+    key_specs: BOARD_WRITE,
+    summary: "Adds an amount to a member's total and returns the new total and rank; equal totals rank first-come.",
+    complexity: "O(log(N)) with N the number of members in the board.",
+    since: "0.1.0",
+    args: &[
+        Arg::key("key", 0),
+        Arg::string("member"),
+        Arg::integer("amount"),
+        Arg::unix_time("unix-ms").token("AT").optional(),
+    ],
+    stats: CommandStats::new(),
+};
+
+pub static SET: Command = Command {
+    name: "rank.set",
+    callback: callback_for!(SET),
+    handler: set,
+    flags: "write deny-oom fast",
+    acl_categories: "write sortedset fast",
+    arity: -4,
+    key_specs: BOARD_WRITE,
+    summary:
+        "Sets a member's total and returns it with the member's rank; equal totals rank first-come.",
+    complexity: "O(log(N)) with N the number of members in the board.",
+    since: "0.1.0",
+    args: &[
+        Arg::key("key", 0),
+        Arg::string("member"),
+        Arg::integer("total"),
+        Arg::unix_time("unix-ms").token("AT").optional(),
+    ],
+    stats: CommandStats::new(),
+};
+
+pub static GET: Command = Command {
+    name: "rank.get",
+    callback: callback_for!(GET),
+    handler: get,
+    flags: "readonly fast",
+    acl_categories: "read sortedset fast",
+    arity: 3,
+    key_specs: BOARD_READ,
+    summary: "Returns a member's total, rank and the time it reached its total, or nil.",
+    complexity: "O(log(N)) with N the number of members in the board.",
+    since: "0.1.0",
+    args: &[Arg::key("key", 0), Arg::string("member")],
+    stats: CommandStats::new(),
+};
+
+pub static TOP: Command = Command {
+    name: "rank.top",
+    callback: callback_for!(TOP),
+    handler: top,
+    flags: "readonly",
+    acl_categories: "read sortedset slow",
+    arity: -3,
+    key_specs: BOARD_READ,
+    summary: "Returns a page of the board from the highest total down: rank, member, total.",
+    complexity: "O(log(N)+M) with N the number of members in the board and M the count.",
+    since: "0.1.0",
+    args: &[
+        Arg::key("key", 0),
+        Arg::integer("count"),
+        Arg::integer("offset").token("OFFSET").optional(),
+    ],
+    stats: CommandStats::new(),
+};
+
+pub static AROUND: Command = Command {
+    name: "rank.around",
+    callback: callback_for!(AROUND),
+    handler: around,
+    flags: "readonly",
+    acl_categories: "read sortedset slow",
+    arity: 4,
+    key_specs: BOARD_READ,
+    summary: "Returns the member and up to radius entries above and below it: rank, member, total.",
+    complexity: "O(log(N)+M) with N the number of members in the board and M the radius.",
+    since: "0.1.0",
+    args: &[
+        Arg::key("key", 0),
+        Arg::string("member"),
+        Arg::integer("radius"),
+    ],
+    stats: CommandStats::new(),
+};
+
+pub static MERGE: Command = Command {
+    name: "rank.merge",
+    callback: callback_for!(MERGE),
+    handler: merge,
+    flags: "write deny-oom",
+    acl_categories: "write sortedset slow",
+    arity: -4,
+    key_specs: &[
+        KeySpec::at(1, kf::OW | kf::UPDATE),
+        KeySpec {
+            flags: kf::RO | kf::ACCESS,
+            begin: BeginSearch::Index(2),
+            find: FindKeys::KeyNum {
+                count_index: 0,
+                first: 1,
+                step: 1,
+            },
+        },
+    ],
+    summary: "Stores the sum of several boards (times integer weights) in destkey, keeping first-come order: a merged entry reached its total when its last contributor did.",
+    complexity: "O(N+M log(M)) with N the members of all inputs and M the members of the result.",
+    since: "0.1.0",
+    args: &[
+        Arg::key("destkey", 0),
+        Arg::integer("numkeys"),
+        Arg::key("key", 1).multiple(),
+        Arg::integer("weight").token("WEIGHTS").optional().multiple(),
+    ],
+    stats: CommandStats::new(),
+};
+
+/// How a write changes a member's total.
+#[derive(Clone, Copy)]
+enum TotalUpdate {
+    Add,
+    Replace,
+}
+
+fn gift(ctx: &Ctx, args: &[RStr]) -> Result<(), ZkitError> {
+    write_total(ctx, args, TotalUpdate::Add)
+}
+
+fn set(ctx: &Ctx, args: &[RStr]) -> Result<(), ZkitError> {
+    write_total(ctx, args, TotalUpdate::Replace)
+}
+
+/// RANK.GIFT / RANK.SET: `key member value [AT unix-ms]` -> `[total, rank]`.
+fn write_total(ctx: &Ctx, args: &[RStr], update: TotalUpdate) -> Result<(), ZkitError> {
+    let (key, member, value) = (&args[1], &args[2], parse_i64(args[3].as_bytes())?);
+    let mut at_ms = None;
+    let mut options = Options::new(&args[4..]);
+    while let Some(option) = options.next_keyword() {
+        if is_keyword(option, "AT") {
+            at_ms = Some(options.int()?);
+        } else {
+            return Err(ZkitError::Syntax);
+        }
+    }
+    let clock = tiebreak_clock();
+    let at_ms = at_ms.unwrap_or_else(|| ctx.now_ms());
+
+    let mut board = ctx.open_zset_mut(key)?;
+    let previous = board.score(member).map(|s| clock.decode(s)).transpose()?;
+    let total = match update {
+        TotalUpdate::Add => add_totals(previous.map_or(0, |e| e.total), value)?,
+        TotalUpdate::Replace => check_total(value)?,
+    };
+    // Encoding also validates the time, so a bad AT fails even when the total
+    // does not change.
+    let score = clock.encode(total, at_ms)?;
+    // A member that already has this total keeps the time it reached it.
+    if previous.map(|e| e.total) != Some(total) {
+        board.add(member, score)?;
+        drop(board);
+        ctx.replicate(
+            c"ZADD",
+            &[
+                CallArg::Str(key),
+                CallArg::Float(score),
+                CallArg::Str(member),
+            ],
+        );
+        let event = match update {
+            TotalUpdate::Add => c"zincr",
+            TotalUpdate::Replace => c"zadd",
+        };
+        ctx.notify(EventClass::Zset, event, key);
+    } else {
+        drop(board);
+    }
+    let rank = rank_of(ctx, key, member)?
+        .ok_or_else(|| ZkitError::Internal("member vanished after its write".into()))?;
+    ctx.reply_array(2);
+    ctx.reply_i64(total);
+    ctx.reply_i64(rank);
+    Ok(())
+}
+
+/// RANK.GET `key member` -> `[total, rank, reached-at-ms]` or nil.
+fn get(ctx: &Ctx, args: &[RStr]) -> Result<(), ZkitError> {
+    let (key, member) = (&args[1], &args[2]);
+    let score = ctx.open_zset(key)?.and_then(|board| board.score(member));
+    let Some(score) = score else {
+        ctx.reply_null();
+        return Ok(());
+    };
+    let entry = tiebreak_clock().decode(score)?;
+    let rank = rank_of(ctx, key, member)?
+        .ok_or_else(|| ZkitError::Internal("member vanished while reading it".into()))?;
+    ctx.reply_array(3);
+    ctx.reply_i64(entry.total);
+    ctx.reply_i64(rank);
+    ctx.reply_i64(entry.reached_at_ms);
+    Ok(())
+}
+
+/// RANK.TOP `key count [OFFSET offset]` -> `[[rank, member, total], ...]`.
+fn top(ctx: &Ctx, args: &[RStr]) -> Result<(), ZkitError> {
+    let key = &args[1];
+    let count = parse_non_negative(args[2].as_bytes(), "count")?;
+    let mut offset = 0;
+    let mut options = Options::new(&args[3..]);
+    while let Some(option) = options.next_keyword() {
+        if is_keyword(option, "OFFSET") {
+            offset = options.non_negative("offset")?;
+        } else {
+            return Err(ZkitError::Syntax);
+        }
+    }
+    if ctx.open_zset(key)?.is_none() || count == 0 {
+        ctx.reply_array(0);
+        return Ok(());
+    }
+    reply_rank_range(ctx, key, offset, offset.saturating_add(count - 1))
+}
+
+/// RANK.AROUND `key member radius` -> `[[rank, member, total], ...]`.
+fn around(ctx: &Ctx, args: &[RStr]) -> Result<(), ZkitError> {
+    let (key, member) = (&args[1], &args[2]);
+    let radius = parse_non_negative(args[3].as_bytes(), "radius")?;
+    let present = ctx
+        .open_zset(key)?
+        .is_some_and(|board| board.score(member).is_some());
+    let rank = if present {
+        rank_of(ctx, key, member)?
+    } else {
+        None
+    };
+    let Some(rank) = rank else {
+        ctx.reply_array(0);
+        return Ok(());
+    };
+    let index = rank - 1;
+    reply_rank_range(
+        ctx,
+        key,
+        index.saturating_sub(radius).max(0),
+        index.saturating_add(radius),
+    )
+}
+
+/// RANK.MERGE `destkey numkeys key [key ...] [WEIGHTS w [w ...]]` -> integer.
+fn merge(ctx: &Ctx, args: &[RStr]) -> Result<(), ZkitError> {
+    let dest = &args[1];
+    let numkeys = parse_i64(args[2].as_bytes())?;
+    if numkeys < 1 {
+        return Err(ZkitError::OutOfRange {
+            what: "numkeys",
+            limit: "must be at least 1",
+        });
+    }
+    let rest = &args[3..];
+    let Some(sources) = usize::try_from(numkeys).ok().and_then(|n| rest.get(..n)) else {
+        return Err(ZkitError::Syntax);
+    };
+    let weights = parse_weights(&rest[sources.len()..], sources.len())?;
+
+    // Read and check everything before the first write.
+    let clock = tiebreak_clock();
+    let mut merged = MergedBoard::default();
+    for (source, weight) in sources.iter().zip(&weights) {
+        if let Some(mut board) = ctx.open_zset(source)? {
+            for (member, score) in board.iter_asc(ScoreBound::MIN, ScoreBound::MAX) {
+                merged.add(member, clock.decode(score)?, *weight)?;
+            }
+        }
+    }
+    let scored = merged.scores(&clock)?;
+
+    let existed = ctx.delete_key(dest);
+    if existed {
+        ctx.replicate(c"DEL", &[CallArg::Str(dest)]);
+    }
+    if scored.is_empty() {
+        if existed {
+            ctx.notify(EventClass::Generic, c"del", dest);
+        }
+        ctx.reply_i64(0);
+        return Ok(());
+    }
+    let mut board = ctx.open_zset_mut(dest)?;
+    for (member, score) in &scored {
+        board.add(member, *score)?;
+    }
+    drop(board);
+    // Bounded ZADDs keep each replicated command small; they all travel in
+    // the one MULTI/EXEC of this command.
+    for chunk in scored.chunks(REPLICATION_CHUNK) {
+        let mut zadd = Vec::with_capacity(1 + 2 * chunk.len());
+        zadd.push(CallArg::Str(dest));
+        for (member, score) in chunk {
+            zadd.push(CallArg::Float(*score));
+            zadd.push(CallArg::Str(member));
+        }
+        ctx.replicate(c"ZADD", &zadd);
+    }
+    ctx.notify(EventClass::Zset, c"zunionstore", dest);
+    ctx.reply_i64(scored.len() as i64);
+    Ok(())
+}
+
+const REPLICATION_CHUNK: usize = 512;
+
+/// `[WEIGHTS w ...]`: exactly one integer weight per source; default 1 each.
+fn parse_weights(options: &[RStr], sources: usize) -> Result<Vec<i64>, ZkitError> {
+    match options {
+        [] => Ok(vec![1; sources]),
+        [keyword, weights @ ..]
+            if is_keyword(keyword.as_bytes(), "WEIGHTS") && weights.len() == sources =>
+        {
+            weights.iter().map(|w| parse_i64(w.as_bytes())).collect()
+        }
+        _ => Err(ZkitError::Syntax),
+    }
+}
+
+/// Members of a merge being built: total so far and latest reached-at.
+#[derive(Default)]
+struct MergedBoard {
+    index: HashMap<Vec<u8>, usize>,
+    entries: Vec<(OwnedRStr, RankEntry)>,
+}
+
+impl MergedBoard {
+    fn add(&mut self, member: OwnedRStr, entry: RankEntry, weight: i64) -> Result<(), ZkitError> {
+        let weighted = weigh_total(entry.total, weight)?;
+        match self.index.get(member.as_bytes()) {
+            Some(&i) => {
+                let merged = &mut self.entries[i].1;
+                merged.total = add_totals(merged.total, weighted)?;
+                merged.reached_at_ms = merged.reached_at_ms.max(entry.reached_at_ms);
+            }
+            None => {
+                self.index
+                    .insert(member.as_bytes().to_vec(), self.entries.len());
+                self.entries.push((
+                    member,
+                    RankEntry {
+                        total: weighted,
+                        reached_at_ms: entry.reached_at_ms,
+                    },
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    fn scores(self, clock: &TieBreakClock) -> Result<Vec<(OwnedRStr, f64)>, ZkitError> {
+        self.entries
+            .into_iter()
+            .map(|(member, e)| Ok((member, clock.encode(e.total, e.reached_at_ms)?)))
+            .collect()
+    }
+}
+
+/// The 1-based rank of a member, highest total first; `None` if absent.
+fn rank_of(ctx: &Ctx, key: &RStr, member: &RStr) -> Result<Option<i64>, ZkitError> {
+    let reply = ctx.call(c"ZREVRANK", &[CallArg::Str(key), CallArg::Str(member)])?;
+    let reply = reply.get();
+    if reply.is_null() {
+        return Ok(None);
+    }
+    reply
+        .integer()
+        .map(|index| Some(index + 1))
+        .ok_or_else(|| ZkitError::Internal("ZREVRANK did not return an integer".into()))
+}
+
+/// Replies `[[rank, member, total], ...]` for 0-based ranks `start..=stop`.
+fn reply_rank_range(ctx: &Ctx, key: &RStr, start: i64, stop: i64) -> Result<(), ZkitError> {
+    let reply = ctx.call(
+        c"ZRANGE",
+        &[
+            CallArg::Str(key),
+            CallArg::Int(start),
+            CallArg::Int(stop),
+            CallArg::Bytes(b"REV"),
+            CallArg::Bytes(b"WITHSCORES"),
+        ],
+    )?;
+    let clock = tiebreak_clock();
+    let rows = reply.get();
+    let mut entries = Vec::with_capacity(rows.len());
+    for i in 0..rows.len() {
+        let row = rows.element(i);
+        let member = row.and_then(|r| r.element(0)).and_then(|m| m.bytes());
+        let score = row.and_then(|r| r.element(1)).and_then(|s| s.double());
+        let (Some(member), Some(score)) = (member, score) else {
+            return Err(ZkitError::Internal(
+                "unexpected ZRANGE WITHSCORES reply".into(),
+            ));
+        };
+        entries.push((member, clock.decode(score)?.total));
+    }
+    ctx.reply_array(entries.len());
+    for (i, (member, total)) in entries.into_iter().enumerate() {
+        ctx.reply_array(3);
+        ctx.reply_i64(start + i as i64 + 1);
+        ctx.reply_bulk(member);
+        ctx.reply_i64(total);
+    }
+    Ok(())
+}

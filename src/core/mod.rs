@@ -1,0 +1,3 @@
+//! Pure logic with no Redis types, unit- and property-tested on its own.
+
+pub mod rank;

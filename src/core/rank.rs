@@ -1,0 +1,377 @@
+//! The rank score: an integer total and a first-come tie-break packed into one
+//! double that native sorted-set commands order correctly.
+//!
+//! `score = total + fraction`, with the fraction in `[0, 1)`, so
+//! `floor(score) == total` for negative totals too and ZREVRANGE still orders
+//! by total first. The fraction is `j / 2^b`, where `j` counts down the
+//! tie-break clock: the earlier a total was reached, the larger the fraction,
+//! the higher the member ranks among equal totals.
+//!
+//! A double has 53 significant bits. A total of bit length `m` leaves
+//! `b = 53 - m` bits for the fraction, and every value `total + j / 2^b` is
+//! then exactly representable: no rounding can ever carry the fraction into
+//! `total + 1`. The clock window (`span` milliseconds from `epoch`) is cut into
+//! `2^b` slots, so the tie-break resolution is `span / 2^b` ms: finer for
+//! small totals, coarser for large ones. Two totals reached within the same
+//! slot tie on score, and Redis orders them by member name.
+
+use std::fmt;
+
+/// Totals must stay below 2^52 in magnitude, which leaves at least one
+/// fraction bit.
+pub const TOTAL_LIMIT: i64 = 1 << 52;
+
+/// Default start of the tie-break clock: 2024-01-01T00:00:00Z.
+pub const DEFAULT_EPOCH_MS: i64 = 1_704_067_200_000;
+/// Default length of the tie-break clock: 2^41 ms, about 69.7 years (until
+/// 2093-09). A power of two makes every resolution an exact power of two ms.
+pub const DEFAULT_SPAN_MS: i64 = 1 << 41;
+/// Neither the epoch nor the span may exceed 2^53 ms (about 285,000 years),
+/// so `epoch + span` never overflows.
+pub const CLOCK_LIMIT_MS: i64 = 1 << 53;
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum RankError {
+    /// A total (given, or the result of an addition or merge) is outside
+    /// `(-2^52, 2^52)`.
+    TotalOutOfRange,
+    /// The reached-at time is outside the tie-break window.
+    TimeOutsideWindow {
+        at_ms: i64,
+        start_ms: i64,
+        end_ms: i64,
+    },
+    /// An existing score is not one zkit can read as a rank (infinite, or too
+    /// large), for example one written by a plain ZADD.
+    NotRankScore(f64),
+}
+
+impl fmt::Display for RankError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RankError::TotalOutOfRange => write!(
+                f,
+                "total out of range: rank totals must be integers with |total| < 2^52 ({TOTAL_LIMIT})"
+            ),
+            RankError::TimeOutsideWindow {
+                at_ms,
+                start_ms,
+                end_ms,
+            } => write!(
+                f,
+                "time {at_ms} is outside the tie-break window [{start_ms}, {end_ms}) ms \
+                 (see zkit.tiebreak-epoch-ms and zkit.tiebreak-span-ms)"
+            ),
+            RankError::NotRankScore(score) => write!(
+                f,
+                "the member's score {score} is not a rank score (|score| must be below 2^52)"
+            ),
+        }
+    }
+}
+
+/// A decoded rank score.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RankEntry {
+    pub total: i64,
+    /// The first millisecond of the tie-break slot the total was reached in.
+    pub reached_at_ms: i64,
+}
+
+/// The tie-break clock: a window of `span_ms` milliseconds from `epoch_ms`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TieBreakClock {
+    epoch_ms: i64,
+    span_ms: i64,
+}
+
+impl Default for TieBreakClock {
+    fn default() -> Self {
+        TieBreakClock {
+            epoch_ms: DEFAULT_EPOCH_MS,
+            span_ms: DEFAULT_SPAN_MS,
+        }
+    }
+}
+
+impl TieBreakClock {
+    /// `epoch_ms` in `[0, 2^53]`, `span_ms` in `[1, 2^53]`; module configs
+    /// enforce the same bounds.
+    pub fn new(epoch_ms: i64, span_ms: i64) -> Option<TieBreakClock> {
+        ((0..=CLOCK_LIMIT_MS).contains(&epoch_ms) && (1..=CLOCK_LIMIT_MS).contains(&span_ms))
+            .then_some(TieBreakClock { epoch_ms, span_ms })
+    }
+
+    /// The window `[start, end)` of accepted reached-at times, in unix ms.
+    pub fn window(&self) -> (i64, i64) {
+        (self.epoch_ms, self.epoch_ms + self.span_ms)
+    }
+
+    /// The score for `total` reached at `at_ms`.
+    pub fn encode(&self, total: i64, at_ms: i64) -> Result<f64, RankError> {
+        check_total(total)?;
+        let (start_ms, end_ms) = self.window();
+        if !(start_ms..end_ms).contains(&at_ms) {
+            return Err(RankError::TimeOutsideWindow {
+                at_ms,
+                start_ms,
+                end_ms,
+            });
+        }
+        let bits = fraction_bits(total);
+        let slots = 1u128 << bits;
+        let slot = (at_ms - start_ms) as u128 * slots / self.span_ms as u128;
+        let countdown = (slots - 1 - slot) as i64;
+        // |total * 2^bits + countdown| < 2^53, so the integer and the scaled
+        // double are both exact.
+        let scaled = (total << bits) + countdown;
+        Ok(scaled as f64 * pow2(-(bits as i32)))
+    }
+
+    /// The total and reached-at time a score encodes. Scores zkit did not write
+    /// decode too: an integer score reads as reached at the end of the window
+    /// (so it ranks after zkit's entries of the same total).
+    pub fn decode(&self, score: f64) -> Result<RankEntry, RankError> {
+        let floor = score.floor();
+        if !floor.is_finite() || floor.abs() >= TOTAL_LIMIT as f64 {
+            return Err(RankError::NotRankScore(score));
+        }
+        let total = floor as i64;
+        let bits = fraction_bits(total);
+        let slots = 1u128 << bits;
+        // Both steps are exact: the fraction of a double is exact, and scaling
+        // by a power of two is exact.
+        let countdown = ((score - floor) * pow2(bits as i32)).floor() as u128;
+        let slot = slots - 1 - countdown.min(slots - 1);
+        // The first millisecond whose slot is `slot`: ceil(slot * span / slots).
+        // Slots shorter than a millisecond may hold none; the window's last
+        // millisecond then stands for the end of the window.
+        let offset = (slot * self.span_ms as u128).div_ceil(slots) as i64;
+        Ok(RankEntry {
+            total,
+            reached_at_ms: self.epoch_ms + offset.min(self.span_ms - 1),
+        })
+    }
+
+    /// How many milliseconds one tie-break slot lasts at this total.
+    pub fn resolution_ms(&self, total: i64) -> f64 {
+        self.span_ms as f64 * pow2(-(fraction_bits(total) as i32))
+    }
+}
+
+/// Checks that a total fits: `|total| < 2^52`.
+pub fn check_total(total: i64) -> Result<i64, RankError> {
+    if total.unsigned_abs() < TOTAL_LIMIT as u64 {
+        Ok(total)
+    } else {
+        Err(RankError::TotalOutOfRange)
+    }
+}
+
+/// `total + amount`, refused when it overflows or leaves the range.
+pub fn add_totals(total: i64, amount: i64) -> Result<i64, RankError> {
+    total
+        .checked_add(amount)
+        .ok_or(RankError::TotalOutOfRange)
+        .and_then(check_total)
+}
+
+/// `total * weight`, refused when it overflows or leaves the range.
+pub fn weigh_total(total: i64, weight: i64) -> Result<i64, RankError> {
+    total
+        .checked_mul(weight)
+        .ok_or(RankError::TotalOutOfRange)
+        .and_then(check_total)
+}
+
+/// 2^exp, built from its bits so it is exact (for |exp| <= 1022).
+fn pow2(exp: i32) -> f64 {
+    f64::from_bits(((1023 + exp) as u64) << 52)
+}
+
+/// Bits left for the fraction by a total: 53 minus its bit length.
+fn fraction_bits(total: i64) -> u32 {
+    53 - (64 - total.unsigned_abs().leading_zeros())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    const HOUR: i64 = 3_600_000;
+
+    fn clock() -> TieBreakClock {
+        TieBreakClock::default()
+    }
+
+    #[test]
+    fn default_window_covers_2024_to_2093() {
+        let (start, end) = clock().window();
+        assert_eq!(start, 1_704_067_200_000);
+        // 2093-09-01T00:00:00Z < end < 2093-10-01T00:00:00Z
+        assert!(end > 3_902_601_600_000 && end < 3_905_193_600_000, "{end}");
+    }
+
+    #[test]
+    fn resolution_table_matches_the_docs() {
+        let c = clock();
+        assert!(c.resolution_ms(0) <= 1.0);
+        assert!(c.resolution_ms(999) <= 1.0);
+        assert!(c.resolution_ms(4095) <= 1.0);
+        assert_eq!(c.resolution_ms(4096), 2.0);
+        assert_eq!(c.resolution_ms(999_999), 256.0);
+        assert_eq!(c.resolution_ms(16_777_215), 4096.0);
+        assert_eq!(c.resolution_ms(999_999_999), 262_144.0);
+        assert_eq!(c.resolution_ms(999_999_999_999), 268_435_456.0);
+        assert_eq!(c.resolution_ms(TOTAL_LIMIT - 1), (1u64 << 40) as f64);
+        assert_eq!(c.resolution_ms(-999_999), 256.0);
+    }
+
+    #[test]
+    fn earlier_time_ranks_higher_at_equal_total() {
+        let c = clock();
+        let t = DEFAULT_EPOCH_MS + 100 * HOUR;
+        for total in [0, 1, 7, 1000, -1, -1000, 123_456_789] {
+            let early = c.encode(total, t).unwrap();
+            let late = c.encode(total, t + 10 * HOUR).unwrap();
+            assert!(early > late, "total {total}: {early} vs {late}");
+        }
+    }
+
+    #[test]
+    fn seed_004_large_amounts_keep_exact_totals() {
+        // The article's packing breaks above a billion coins; here the total
+        // stays exact up to 2^52 - 1.
+        let c = clock();
+        let at = DEFAULT_EPOCH_MS + 12_345;
+        for total in [
+            1_000_000_001,
+            10_000_000_000_007,
+            TOTAL_LIMIT - 1,
+            -(TOTAL_LIMIT - 1),
+        ] {
+            let score = c.encode(total, at).unwrap();
+            assert_eq!(score.floor() as i64, total);
+            assert_eq!(c.decode(score).unwrap().total, total);
+        }
+    }
+
+    #[test]
+    fn refuses_totals_and_times_it_cannot_encode() {
+        let c = clock();
+        let at = DEFAULT_EPOCH_MS;
+        assert_eq!(c.encode(TOTAL_LIMIT, at), Err(RankError::TotalOutOfRange));
+        assert_eq!(c.encode(-TOTAL_LIMIT, at), Err(RankError::TotalOutOfRange));
+        assert_eq!(c.encode(i64::MIN, at), Err(RankError::TotalOutOfRange));
+        let (start, end) = c.window();
+        assert!(matches!(
+            c.encode(1, start - 1),
+            Err(RankError::TimeOutsideWindow { .. })
+        ));
+        assert!(matches!(
+            c.encode(1, end),
+            Err(RankError::TimeOutsideWindow { .. })
+        ));
+        assert!(c.encode(1, end - 1).is_ok());
+        assert_eq!(
+            add_totals(TOTAL_LIMIT - 1, 1),
+            Err(RankError::TotalOutOfRange)
+        );
+        assert_eq!(add_totals(i64::MAX, 1), Err(RankError::TotalOutOfRange));
+        assert_eq!(
+            weigh_total(1 << 40, 1 << 20),
+            Err(RankError::TotalOutOfRange)
+        );
+        assert_eq!(weigh_total(5, -3), Ok(-15));
+    }
+
+    #[test]
+    fn decodes_foreign_scores_or_refuses_them() {
+        let c = clock();
+        let (_, end) = c.window();
+        // A plain integer score: same total, last slot of the window.
+        let e = c.decode(42.0).unwrap();
+        assert_eq!(e.total, 42);
+        assert!(e.reached_at_ms < end && e.reached_at_ms > end - 1000);
+        assert_eq!(c.decode(-2.5).unwrap().total, -3);
+        for bad in [f64::INFINITY, f64::NEG_INFINITY, 1e300, TOTAL_LIMIT as f64] {
+            assert!(matches!(c.decode(bad), Err(RankError::NotRankScore(_))));
+        }
+    }
+
+    #[test]
+    fn tiny_window_still_orders() {
+        let c = TieBreakClock::new(1000, 3).unwrap();
+        let a = c.encode(5, 1000).unwrap();
+        let b = c.encode(5, 1001).unwrap();
+        let d = c.encode(5, 1002).unwrap();
+        assert!(a > b && b > d);
+        assert_eq!(c.decode(b).unwrap().reached_at_ms, 1001);
+        assert!(TieBreakClock::new(-1, 10).is_none());
+        assert!(TieBreakClock::new(0, 0).is_none());
+        assert!(TieBreakClock::new(CLOCK_LIMIT_MS + 1, 1).is_none());
+    }
+
+    fn any_total() -> impl Strategy<Value = i64> {
+        prop_oneof![
+            -5000i64..5000,
+            -(TOTAL_LIMIT - 1)..TOTAL_LIMIT,
+            (0u32..52).prop_flat_map(|bits| {
+                let lo = 1i64 << bits;
+                (lo..lo.saturating_mul(2).min(TOTAL_LIMIT))
+                    .prop_flat_map(|t| prop_oneof![Just(t), Just(-t)])
+            }),
+        ]
+    }
+
+    fn any_time() -> impl Strategy<Value = i64> {
+        DEFAULT_EPOCH_MS..DEFAULT_EPOCH_MS + DEFAULT_SPAN_MS
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(4000))]
+
+        #[test]
+        fn floor_of_score_is_the_total(total in any_total(), at in any_time()) {
+            let score = clock().encode(total, at).unwrap();
+            prop_assert_eq!(score.floor() as i64, total);
+            prop_assert!(score < total as f64 + 1.0);
+        }
+
+        #[test]
+        fn decode_inverts_encode_within_one_slot(total in any_total(), at in any_time()) {
+            let c = clock();
+            let entry = c.decode(c.encode(total, at).unwrap()).unwrap();
+            prop_assert_eq!(entry.total, total);
+            prop_assert!(entry.reached_at_ms <= at);
+            prop_assert!(((at - entry.reached_at_ms) as f64) < c.resolution_ms(total).max(1.0));
+            // Re-encoding a decoded entry gives the identical score.
+            prop_assert_eq!(c.encode(total, entry.reached_at_ms).unwrap(), c.encode(total, at).unwrap());
+        }
+
+        #[test]
+        fn higher_total_always_scores_higher(a in any_total(), b in any_total(), ta in any_time(), tb in any_time()) {
+            prop_assume!(a != b);
+            let c = clock();
+            let (sa, sb) = (c.encode(a, ta).unwrap(), c.encode(b, tb).unwrap());
+            prop_assert_eq!(a < b, sa < sb);
+        }
+
+        #[test]
+        fn earlier_never_ranks_lower_at_equal_total(total in any_total(), t1 in any_time(), t2 in any_time()) {
+            let c = clock();
+            let (s1, s2) = (c.encode(total, t1).unwrap(), c.encode(total, t2).unwrap());
+            if t1 < t2 { prop_assert!(s1 >= s2); }
+            // Times one slot apart or more never tie.
+            if (t2 - t1) as f64 >= c.resolution_ms(total) { prop_assert!(s1 > s2); }
+        }
+
+        #[test]
+        fn scores_round_trip_through_their_text(total in any_total(), at in any_time()) {
+            // Replication sends scores as Rust's shortest text; Redis parses it back.
+            let score = clock().encode(total, at).unwrap();
+            prop_assert_eq!(score.to_string().parse::<f64>().unwrap(), score);
+        }
+    }
+}

@@ -1,0 +1,87 @@
+//! Every error a zkit command can reply with, and its Redis error text.
+//!
+//! Commands return `Result<(), ZkitError>`; the dispatcher in `store` turns an
+//! `Err` into the error reply, so every message is spelled here and only here.
+
+use std::fmt;
+
+use crate::core::rank::RankError;
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum ZkitError {
+    /// A key holds a different type than the command works on.
+    WrongType,
+    /// Unknown option, repeated option or missing option value.
+    Syntax,
+    /// Wrong number of arguments for the command (checked by Redis too).
+    Arity(&'static str),
+    /// Not a 64-bit integer (Redis's wording).
+    NotInteger,
+    /// Not a number, or NaN (Redis's wording).
+    NotFloat,
+    /// A numeric argument outside what the command accepts.
+    OutOfRange {
+        what: &'static str,
+        limit: &'static str,
+    },
+    /// A rank score could not be built or read.
+    Rank(RankError),
+    /// A bug or an unexpected server answer: the command changed nothing it
+    /// could avoid changing, and the message says what happened.
+    Internal(String),
+}
+
+impl fmt::Display for ZkitError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ZkitError::WrongType => {
+                f.write_str("WRONGTYPE Operation against a key holding the wrong kind of value")
+            }
+            ZkitError::Syntax => f.write_str("ERR syntax error"),
+            ZkitError::Arity(command) => {
+                write!(f, "ERR wrong number of arguments for '{command}' command")
+            }
+            ZkitError::NotInteger => f.write_str("ERR value is not an integer or out of range"),
+            ZkitError::NotFloat => f.write_str("ERR value is not a valid float"),
+            ZkitError::OutOfRange { what, limit } => write!(f, "ERR {what} {limit}"),
+            ZkitError::Rank(e) => write!(f, "ERR {e}"),
+            ZkitError::Internal(message) => write!(f, "ERR zkit internal error: {message}"),
+        }
+    }
+}
+
+impl From<RankError> for ZkitError {
+    fn from(e: RankError) -> ZkitError {
+        ZkitError::Rank(e)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_message_starts_with_an_error_code() {
+        let errors = [
+            ZkitError::WrongType,
+            ZkitError::Syntax,
+            ZkitError::Arity("rank.gift"),
+            ZkitError::NotInteger,
+            ZkitError::NotFloat,
+            ZkitError::OutOfRange {
+                what: "count",
+                limit: "must not be negative",
+            },
+            ZkitError::Rank(RankError::TotalOutOfRange),
+            ZkitError::Internal("boom".into()),
+        ];
+        for e in errors {
+            let text = e.to_string();
+            let code = text.split(' ').next().unwrap();
+            assert!(
+                code.chars().all(|c| c.is_ascii_uppercase()) && !code.is_empty(),
+                "{text}"
+            );
+        }
+    }
+}

@@ -1,0 +1,63 @@
+//! zkit: composite-score commands on native Redis sorted sets.
+//!
+//! This file only wires the module together; see `commands/` for the command
+//! families, `core/` for the pure arithmetic and `store/` for the one safe
+//! wrapper over the module API.
+
+pub mod args;
+pub mod command;
+pub mod commands;
+pub mod config;
+pub mod core;
+pub mod error;
+pub mod info;
+pub mod store;
+
+/// The version MODULE LIST shows: major * 10000 + minor * 100 + patch.
+pub const MODULE_VERSION: i32 = {
+    let v = env!("CARGO_PKG_VERSION").as_bytes();
+    let mut parts = [0i32; 3];
+    let (mut i, mut part) = (0, 0);
+    while i < v.len() && part < 3 {
+        match v[i] {
+            b'.' => part += 1,
+            b'0'..=b'9' => parts[part] = parts[part] * 10 + (v[i] - b'0') as i32,
+            _ => break,
+        }
+        i += 1;
+    }
+    parts[0] * 10_000 + parts[1] * 100 + parts[2]
+};
+
+#[cfg(all(feature = "module", not(test)))]
+mod entry {
+    use redis_module::{redis_module, Context, RedisString, Status};
+
+    fn init(ctx: &Context, _args: &[RedisString]) -> Status {
+        match load(ctx) {
+            Ok(()) => Status::Ok,
+            Err(message) => {
+                ctx.log_warning(&format!("zkit: {message}"));
+                Status::Err
+            }
+        }
+    }
+
+    fn load(ctx: &Context) -> Result<(), String> {
+        crate::store::ensure_server_supported()?;
+        crate::config::register(ctx);
+        crate::store::load_configs(ctx)?;
+        for command in crate::commands::all() {
+            crate::store::register_command(ctx, command)?;
+        }
+        crate::store::register_info(ctx, crate::info::write)
+    }
+
+    redis_module! {
+        name: "zkit",
+        version: crate::MODULE_VERSION,
+        allocator: (redis_module::alloc::RedisAlloc, redis_module::alloc::RedisAlloc),
+        data_types: [],
+        init: init,
+    }
+}

@@ -1,0 +1,263 @@
+use std::ffi::{c_int, CStr};
+use std::marker::PhantomData;
+use std::ptr::NonNull;
+
+use redis_module::raw;
+
+use super::{api, Ctx, OwnedRStr, RStr};
+use crate::error::ZkitError;
+
+/// One argument of a native command zkit runs or replicates.
+#[derive(Clone, Copy, Debug)]
+pub enum CallArg<'a> {
+    Str(&'a RStr),
+    Bytes(&'a [u8]),
+    Int(i64),
+    /// Formatted with Rust's shortest round-trip representation, which Redis
+    /// parses back to the identical double.
+    Float(f64),
+}
+
+/// Up to this many arguments travel through fixed formats (`"ss"`, `"sss"`,
+/// ...); more go through the vector format, which makes Redis reallocate its
+/// argv. Effects and calls of zkit's hot paths stay under the limit.
+const FIXED_ARITY: usize = 6;
+
+/// The arguments of one RM_Call/RM_Replicate as Redis strings, owning the
+/// ones it had to create (numbers and byte strings), on the stack when few.
+pub(super) struct CallArgs {
+    fixed: [*mut raw::RedisModuleString; FIXED_ARITY],
+    spilled: Vec<*mut raw::RedisModuleString>,
+    len: usize,
+    _created: [Option<OwnedRStr>; FIXED_ARITY],
+    _created_spilled: Vec<OwnedRStr>,
+}
+
+impl CallArgs {
+    pub(super) fn new(args: &[CallArg<'_>]) -> CallArgs {
+        assert!(!args.is_empty(), "RM_Call/RM_Replicate without arguments");
+        let mut out = CallArgs {
+            fixed: [std::ptr::null_mut(); FIXED_ARITY],
+            spilled: Vec::new(),
+            len: args.len(),
+            _created: [const { None }; FIXED_ARITY],
+            _created_spilled: Vec::new(),
+        };
+        let mut numbers = ryu::Buffer::new();
+        let mut integers = itoa::Buffer::new();
+        for (i, arg) in args.iter().enumerate() {
+            let created = match arg {
+                CallArg::Str(_) => None,
+                CallArg::Bytes(b) => Some(OwnedRStr::new(b)),
+                CallArg::Int(n) => Some(OwnedRStr::new(integers.format(*n).as_bytes())),
+                CallArg::Float(f) => Some(OwnedRStr::new(numbers.format(*f).as_bytes())),
+            };
+            let ptr = match (&created, arg) {
+                (Some(owned), _) => owned.as_ptr(),
+                (None, CallArg::Str(s)) => s.as_ptr(),
+                (None, _) => unreachable!("every non-string argument was created"),
+            };
+            if args.len() <= FIXED_ARITY {
+                out.fixed[i] = ptr;
+                out._created[i] = created;
+            } else {
+                out.spilled.push(ptr);
+                out._created_spilled.extend(created);
+            }
+        }
+        out
+    }
+
+    pub(super) fn ptrs(&self) -> &[*mut raw::RedisModuleString] {
+        if self.len <= FIXED_ARITY {
+            &self.fixed[..self.len]
+        } else {
+            &self.spilled
+        }
+    }
+}
+
+/// Calls a variadic module API function (`RedisModule_Call`,
+/// `RedisModule_Replicate`) with the strings of a [`CallArgs`], choosing the
+/// format by arity. `$prefix` holds the format's modifier letters.
+macro_rules! call_with_args {
+    ($function:expr, $ctx:expr, $command:expr, $prefix:literal, $args:expr) => {{
+        let p = $args.ptrs();
+        let format = |letters: &'static str| -> *const std::ffi::c_char { letters.as_ptr().cast() };
+        match p.len() {
+            1 => $function($ctx, $command, format(concat!($prefix, "s\0")), p[0]),
+            2 => $function($ctx, $command, format(concat!($prefix, "ss\0")), p[0], p[1]),
+            3 => $function(
+                $ctx,
+                $command,
+                format(concat!($prefix, "sss\0")),
+                p[0],
+                p[1],
+                p[2],
+            ),
+            4 => $function(
+                $ctx,
+                $command,
+                format(concat!($prefix, "ssss\0")),
+                p[0],
+                p[1],
+                p[2],
+                p[3],
+            ),
+            5 => $function(
+                $ctx,
+                $command,
+                format(concat!($prefix, "sssss\0")),
+                p[0],
+                p[1],
+                p[2],
+                p[3],
+                p[4],
+            ),
+            6 => $function(
+                $ctx,
+                $command,
+                format(concat!($prefix, "ssssss\0")),
+                p[0],
+                p[1],
+                p[2],
+                p[3],
+                p[4],
+                p[5],
+            ),
+            n => $function(
+                $ctx,
+                $command,
+                format(concat!($prefix, "v\0")),
+                p.as_ptr(),
+                n,
+            ),
+        }
+    }};
+}
+pub(super) use call_with_args;
+
+/// The reply of a native command run with [`Ctx::call`]; freed when dropped.
+pub struct CallReply {
+    ptr: NonNull<raw::RedisModuleCallReply>,
+}
+
+/// A view into a [`CallReply`] or one of its nested elements.
+#[derive(Clone, Copy)]
+pub struct ReplyRef<'a> {
+    ptr: NonNull<raw::RedisModuleCallReply>,
+    _owner: PhantomData<&'a CallReply>,
+}
+
+impl Ctx {
+    /// Runs a native command inside this one, for what the low-level key API
+    /// cannot do (ranks, sets). The call is not replicated on its own:
+    /// commands replicate their effects explicitly with [`Ctx::replicate`].
+    /// Replies come in RESP3, so scores arrive as doubles.
+    pub fn call(&self, command: &CStr, args: &[CallArg<'_>]) -> Result<CallReply, ZkitError> {
+        let call_args = CallArgs::new(args);
+        // SAFETY: valid context; "3E": RESP3 replies, errors as error replies;
+        // then one string per "s", or a vector and its length for "v", all
+        // alive until the call returns (Redis takes its own references).
+        let reply = unsafe {
+            call_with_args!(
+                api!(RedisModule_Call),
+                self.as_ptr(),
+                command.as_ptr(),
+                "3E",
+                call_args
+            )
+        };
+        let ptr = NonNull::new(reply).ok_or_else(|| {
+            ZkitError::Internal(format!(
+                "{} could not be called ({})",
+                command.to_string_lossy(),
+                std::io::Error::last_os_error()
+            ))
+        })?;
+        let reply = CallReply { ptr };
+        if let Some(message) = reply.get().error() {
+            return Err(ZkitError::Internal(format!(
+                "{} failed: {message}",
+                command.to_string_lossy()
+            )));
+        }
+        Ok(reply)
+    }
+}
+
+impl CallReply {
+    pub fn get(&self) -> ReplyRef<'_> {
+        ReplyRef {
+            ptr: self.ptr,
+            _owner: PhantomData,
+        }
+    }
+}
+
+impl Drop for CallReply {
+    fn drop(&mut self) {
+        // SAFETY: the top-level reply is owned here and freed once; nested
+        // elements are freed with it.
+        unsafe { api!(RedisModule_FreeCallReply)(self.ptr.as_ptr()) }
+    }
+}
+
+impl<'a> ReplyRef<'a> {
+    fn kind(&self) -> c_int {
+        // SAFETY: valid reply while the owner lives.
+        unsafe { api!(RedisModule_CallReplyType)(self.ptr.as_ptr()) }
+    }
+
+    pub fn is_null(&self) -> bool {
+        self.kind() == raw::REDISMODULE_REPLY_NULL as c_int
+    }
+
+    pub fn integer(&self) -> Option<i64> {
+        (self.kind() == raw::REDISMODULE_REPLY_INTEGER as c_int)
+            // SAFETY: valid integer reply.
+            .then(|| unsafe { api!(RedisModule_CallReplyInteger)(self.ptr.as_ptr()) })
+    }
+
+    pub fn double(&self) -> Option<f64> {
+        (self.kind() == raw::REDISMODULE_REPLY_DOUBLE as c_int)
+            // SAFETY: valid double reply.
+            .then(|| unsafe { api!(RedisModule_CallReplyDouble)(self.ptr.as_ptr()) })
+    }
+
+    /// The bytes of a string reply (bulk, simple or error).
+    pub fn bytes(&self) -> Option<&'a [u8]> {
+        let mut len = 0usize;
+        // SAFETY: valid reply; the buffer lives as long as the owner.
+        let ptr = unsafe { api!(RedisModule_CallReplyStringPtr)(self.ptr.as_ptr(), &mut len) };
+        if ptr.is_null() {
+            None
+        } else if len == 0 {
+            Some(&[])
+        } else {
+            // SAFETY: Redis returned `len` readable bytes at `ptr`.
+            Some(unsafe { std::slice::from_raw_parts(ptr.cast::<u8>(), len) })
+        }
+    }
+
+    /// The number of elements of an array, set or map reply.
+    pub fn len(&self) -> usize {
+        // SAFETY: valid reply.
+        unsafe { api!(RedisModule_CallReplyLength)(self.ptr.as_ptr()) }
+    }
+
+    pub fn element(&self, index: usize) -> Option<ReplyRef<'a>> {
+        // SAFETY: valid array reply; Redis bounds-checks `index` and returns
+        // NULL past the end. The element is owned by the top-level reply.
+        let ptr = unsafe { api!(RedisModule_CallReplyArrayElement)(self.ptr.as_ptr(), index) };
+        NonNull::new(ptr).map(|ptr| ReplyRef {
+            ptr,
+            _owner: PhantomData,
+        })
+    }
+
+    fn error(&self) -> Option<String> {
+        (self.kind() == raw::REDISMODULE_REPLY_ERROR as c_int)
+            .then(|| String::from_utf8_lossy(self.bytes().unwrap_or_default()).into_owned())
+    }
+}

@@ -1,0 +1,176 @@
+use std::ffi::{c_int, c_long, CStr};
+
+use redis_module::raw;
+
+use super::call::{call_with_args, CallArg, CallArgs};
+use super::{api, RStr};
+
+/// One invocation of a zkit command: what it may read, write, reply and
+/// propagate goes through here.
+pub struct Ctx {
+    raw: *mut raw::RedisModuleCtx,
+}
+
+/// The keyspace-event class of a notification, as `notify-keyspace-events`
+/// filters it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EventClass {
+    Generic,
+    Set,
+    Hash,
+    Zset,
+}
+
+impl EventClass {
+    fn bits(self) -> c_int {
+        (match self {
+            EventClass::Generic => raw::REDISMODULE_NOTIFY_GENERIC,
+            EventClass::Set => raw::REDISMODULE_NOTIFY_SET,
+            EventClass::Hash => raw::REDISMODULE_NOTIFY_HASH,
+            EventClass::Zset => raw::REDISMODULE_NOTIFY_ZSET,
+        }) as c_int
+    }
+}
+
+impl Ctx {
+    pub(super) fn new(raw: *mut raw::RedisModuleCtx) -> Ctx {
+        Ctx { raw }
+    }
+
+    pub(super) fn as_ptr(&self) -> *mut raw::RedisModuleCtx {
+        self.raw
+    }
+
+    /// The server's clock in unix milliseconds.
+    pub fn now_ms(&self) -> i64 {
+        // SAFETY: no arguments; reads the server clock.
+        unsafe { api!(RedisModule_Milliseconds)() }
+    }
+
+    /// True when the command runs inside MULTI/EXEC or a script, where it
+    /// must not block.
+    pub fn in_transaction_or_script(&self) -> bool {
+        let flags = self.flags();
+        flags & (raw::REDISMODULE_CTX_FLAGS_MULTI | raw::REDISMODULE_CTX_FLAGS_LUA) as c_int != 0
+    }
+
+    /// True when the client speaks RESP3.
+    pub fn is_resp3(&self) -> bool {
+        self.flags() & raw::REDISMODULE_CTX_FLAGS_RESP3 as c_int != 0
+    }
+
+    fn flags(&self) -> c_int {
+        // SAFETY: valid context of the running command.
+        unsafe { api!(RedisModule_GetContextFlags)(self.raw) }
+    }
+
+    // ---- replies -------------------------------------------------------
+
+    pub fn reply_array(&self, len: usize) {
+        // SAFETY: valid context; Redis expects `len` elements to follow.
+        unsafe { api!(RedisModule_ReplyWithArray)(self.raw, len as c_long) };
+    }
+
+    /// Opens an array whose length is set later with [`Ctx::set_array_len`].
+    pub fn reply_array_postponed(&self) {
+        // SAFETY: valid context; the length is set before the command returns.
+        unsafe {
+            api!(RedisModule_ReplyWithArray)(self.raw, raw::REDISMODULE_POSTPONED_LEN as c_long)
+        };
+    }
+
+    /// Closes the innermost array opened with [`Ctx::reply_array_postponed`].
+    pub fn set_array_len(&self, len: usize) {
+        // SAFETY: valid context with an open postponed array.
+        unsafe { api!(RedisModule_ReplySetArrayLength)(self.raw, len as c_long) };
+    }
+
+    pub fn reply_i64(&self, value: i64) {
+        // SAFETY: valid context.
+        unsafe { api!(RedisModule_ReplyWithLongLong)(self.raw, value) };
+    }
+
+    /// A double: a bulk string in RESP2 (as ZSCORE gives), a double in RESP3.
+    pub fn reply_f64(&self, value: f64) {
+        // SAFETY: valid context.
+        unsafe { api!(RedisModule_ReplyWithDouble)(self.raw, value) };
+    }
+
+    pub fn reply_bulk(&self, bytes: &[u8]) {
+        // SAFETY: valid context; Redis copies the buffer.
+        unsafe {
+            api!(RedisModule_ReplyWithStringBuffer)(self.raw, bytes.as_ptr().cast(), bytes.len())
+        };
+    }
+
+    pub fn reply_str(&self, s: &RStr) {
+        // SAFETY: valid context and string.
+        unsafe { api!(RedisModule_ReplyWithString)(self.raw, s.as_ptr()) };
+    }
+
+    pub fn reply_null(&self) {
+        // SAFETY: valid context.
+        unsafe { api!(RedisModule_ReplyWithNull)(self.raw) };
+    }
+
+    pub fn reply_simple(&self, text: &CStr) {
+        // SAFETY: valid context and NUL-terminated text.
+        unsafe { api!(RedisModule_ReplyWithSimpleString)(self.raw, text.as_ptr()) };
+    }
+
+    /// Replies with an error; `message` starts with its code (`ERR`, `WRONGTYPE`).
+    pub fn reply_error(&self, message: &str) {
+        // A newline would end the RESP error line early and desync the client.
+        let text = c_text(&message.replace(['\r', '\n'], " "));
+        // SAFETY: valid context; Redis copies the message.
+        unsafe { api!(RedisModule_ReplyWithError)(self.raw, text.as_ptr()) };
+    }
+
+    // ---- effects -------------------------------------------------------
+
+    /// Propagates a native command to replicas and the AOF. All commands one
+    /// zkit command replicates reach them wrapped in one MULTI/EXEC.
+    pub fn replicate(&self, command: &CStr, args: &[CallArg<'_>]) {
+        let args = CallArgs::new(args);
+        // SAFETY: valid context; one string per "s" (or a vector and its
+        // length for "v"), alive until the call returns: Redis takes its own
+        // references.
+        let status = unsafe {
+            call_with_args!(
+                api!(RedisModule_Replicate),
+                self.raw,
+                command.as_ptr(),
+                "",
+                args
+            )
+        };
+        debug_assert_eq!(status, raw::REDISMODULE_OK as c_int);
+    }
+
+    /// Fires the keyspace event a native command with the same effect fires.
+    pub fn notify(&self, class: EventClass, event: &CStr, key: &RStr) {
+        // SAFETY: valid context, event name and key.
+        unsafe {
+            api!(RedisModule_NotifyKeyspaceEvent)(
+                self.raw,
+                class.bits(),
+                event.as_ptr(),
+                key.as_ptr(),
+            )
+        };
+    }
+
+    pub fn log_warning(&self, message: &str) {
+        let text = c_text(message);
+        // SAFETY: "%s" with one NUL-terminated argument and a valid context.
+        unsafe {
+            api!(RedisModule_Log)(self.raw, c"warning".as_ptr(), c"%s".as_ptr(), text.as_ptr())
+        };
+    }
+}
+
+/// A C string of `text`, with interior NULs (which a message may quote from
+/// user input) replaced so the text is never cut short.
+pub(super) fn c_text(text: &str) -> std::ffi::CString {
+    std::ffi::CString::new(text.replace('\0', "\\0")).expect("NULs were replaced")
+}

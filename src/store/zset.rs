@@ -1,0 +1,272 @@
+use std::ffi::c_int;
+use std::marker::PhantomData;
+use std::ptr::NonNull;
+
+use redis_module::raw;
+
+use super::{api, Ctx, OwnedRStr, RStr};
+use crate::error::ZkitError;
+
+/// A sorted-set key opened on the low-level key API. Absent keys open as
+/// empty (and, when writable, are created by the first add); keys of another
+/// type are refused with WRONGTYPE before anything is touched. Closed when
+/// dropped, which also signals WATCH on writable keys.
+pub struct Zset<'c> {
+    key: NonNull<raw::RedisModuleKey>,
+    _ctx: PhantomData<&'c Ctx>,
+}
+
+/// One end of a score range.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum ScoreBound {
+    Inclusive(f64),
+    Exclusive(f64),
+}
+
+impl ScoreBound {
+    pub const MIN: ScoreBound = ScoreBound::Inclusive(f64::NEG_INFINITY);
+    pub const MAX: ScoreBound = ScoreBound::Inclusive(f64::INFINITY);
+
+    fn parts(self) -> (f64, c_int) {
+        match self {
+            ScoreBound::Inclusive(v) => (v, 0),
+            ScoreBound::Exclusive(v) => (v, 1),
+        }
+    }
+}
+
+impl Ctx {
+    /// Opens a sorted set for reading; `None` when the key does not exist.
+    pub fn open_zset(&self, name: &RStr) -> Result<Option<Zset<'_>>, ZkitError> {
+        self.open_typed(
+            name,
+            raw::REDISMODULE_READ,
+            raw::REDISMODULE_KEYTYPE_ZSET as u32,
+        )
+        .map(|key| key.map(Zset::wrap))
+    }
+
+    /// Opens a sorted set for writing, absent or not.
+    pub fn open_zset_mut(&self, name: &RStr) -> Result<Zset<'_>, ZkitError> {
+        let key = self.open_typed(
+            name,
+            raw::REDISMODULE_READ | raw::REDISMODULE_WRITE,
+            raw::REDISMODULE_KEYTYPE_ZSET as u32,
+        )?;
+        Ok(Zset::wrap(key.expect("a writable key always opens")))
+    }
+
+    /// Checks that a key is absent or holds `expected` without keeping it open,
+    /// so a command can validate every key before it writes any.
+    pub fn check_key_type(&self, name: &RStr, expected: KeyKind) -> Result<(), ZkitError> {
+        let key = self.open_typed(name, raw::REDISMODULE_READ, expected.code())?;
+        if let Some(key) = key {
+            // SAFETY: the key was opened above and is closed once.
+            unsafe { api!(RedisModule_CloseKey)(key.as_ptr()) };
+        }
+        Ok(())
+    }
+
+    /// Deletes a key of any type; true if it existed.
+    pub fn delete_key(&self, name: &RStr) -> bool {
+        // SAFETY: valid context and key name; the key is closed before return.
+        unsafe {
+            let key = api!(RedisModule_OpenKey)(
+                self.as_ptr(),
+                name.as_ptr(),
+                (raw::REDISMODULE_READ | raw::REDISMODULE_WRITE) as c_int,
+            );
+            let existed = api!(RedisModule_KeyType)(key) != raw::REDISMODULE_KEYTYPE_EMPTY as c_int;
+            if existed {
+                api!(RedisModule_DeleteKey)(key);
+            }
+            api!(RedisModule_CloseKey)(key);
+            existed
+        }
+    }
+
+    fn open_typed(
+        &self,
+        name: &RStr,
+        mode: u32,
+        expected: u32,
+    ) -> Result<Option<NonNull<raw::RedisModuleKey>>, ZkitError> {
+        // SAFETY: valid context and key name. A read-only open of an absent
+        // key returns NULL; a writable open always returns a handle.
+        let key = unsafe { api!(RedisModule_OpenKey)(self.as_ptr(), name.as_ptr(), mode as c_int) };
+        let Some(key) = NonNull::new(key) else {
+            return Ok(None);
+        };
+        // SAFETY: `key` was just opened.
+        let kind = unsafe { api!(RedisModule_KeyType)(key.as_ptr()) } as u32;
+        if kind != expected && kind != raw::REDISMODULE_KEYTYPE_EMPTY as u32 {
+            // SAFETY: closed once, never used again.
+            unsafe { api!(RedisModule_CloseKey)(key.as_ptr()) };
+            return Err(ZkitError::WrongType);
+        }
+        Ok(Some(key))
+    }
+}
+
+/// The native type a key must hold, for [`Ctx::check_key_type`].
+#[derive(Clone, Copy, Debug)]
+pub enum KeyKind {
+    Zset,
+    Set,
+    Hash,
+}
+
+impl KeyKind {
+    fn code(self) -> u32 {
+        match self {
+            KeyKind::Zset => raw::REDISMODULE_KEYTYPE_ZSET as u32,
+            KeyKind::Set => raw::REDISMODULE_KEYTYPE_SET as u32,
+            KeyKind::Hash => raw::REDISMODULE_KEYTYPE_HASH as u32,
+        }
+    }
+}
+
+impl<'c> Zset<'c> {
+    fn wrap(key: NonNull<raw::RedisModuleKey>) -> Zset<'c> {
+        Zset {
+            key,
+            _ctx: PhantomData,
+        }
+    }
+
+    fn ptr(&self) -> *mut raw::RedisModuleKey {
+        self.key.as_ptr()
+    }
+
+    /// The number of members (0 for an absent key).
+    pub fn len(&self) -> usize {
+        // SAFETY: open key.
+        unsafe { api!(RedisModule_ValueLength)(self.ptr()) }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    pub fn score(&self, member: &RStr) -> Option<f64> {
+        let mut score = 0.0;
+        // SAFETY: open key and valid member; ERR means "no such member".
+        let status =
+            unsafe { api!(RedisModule_ZsetScore)(self.ptr(), member.as_ptr(), &mut score) };
+        (status == raw::REDISMODULE_OK as c_int).then_some(score)
+    }
+
+    /// Sets a member's score; true if the member was new. The score must not
+    /// be NaN (callers validate input first).
+    pub fn add(&mut self, member: &RStr, score: f64) -> Result<bool, ZkitError> {
+        let mut flags: c_int = 0;
+        // SAFETY: open writable key and valid member.
+        let status =
+            unsafe { api!(RedisModule_ZsetAdd)(self.ptr(), score, member.as_ptr(), &mut flags) };
+        if status != raw::REDISMODULE_OK as c_int {
+            return Err(ZkitError::Internal(format!(
+                "RedisModule_ZsetAdd refused score {score}"
+            )));
+        }
+        Ok(flags & raw::REDISMODULE_ZADD_ADDED as c_int != 0)
+    }
+
+    /// Removes a member; true if it was there. Removing the last member
+    /// deletes the key, as native commands do.
+    pub fn remove(&mut self, member: &RStr) -> bool {
+        let mut deleted: c_int = 0;
+        // SAFETY: open writable key and valid member.
+        unsafe { api!(RedisModule_ZsetRem)(self.ptr(), member.as_ptr(), &mut deleted) };
+        deleted != 0
+    }
+
+    /// Members from the highest score down, within `[min, max]`. Among equal
+    /// scores the order is member descending: the exact reverse of ZRANGE.
+    pub fn iter_desc(&mut self, min: ScoreBound, max: ScoreBound) -> ZsetIter<'_, 'c> {
+        self.iter(min, max, Direction::Desc)
+    }
+
+    /// Members from the lowest score up, within `[min, max]`, as ZRANGE.
+    pub fn iter_asc(&mut self, min: ScoreBound, max: ScoreBound) -> ZsetIter<'_, 'c> {
+        self.iter(min, max, Direction::Asc)
+    }
+
+    fn iter(&mut self, min: ScoreBound, max: ScoreBound, direction: Direction) -> ZsetIter<'_, 'c> {
+        let (lo, lo_ex) = min.parts();
+        let (hi, hi_ex) = max.parts();
+        // SAFETY: open key; an absent or empty key leaves the iterator at its
+        // end, which `ZsetIter::next` checks first.
+        unsafe {
+            match direction {
+                Direction::Asc => {
+                    api!(RedisModule_ZsetFirstInScoreRange)(self.ptr(), lo, hi, lo_ex, hi_ex)
+                }
+                Direction::Desc => {
+                    api!(RedisModule_ZsetLastInScoreRange)(self.ptr(), lo, hi, lo_ex, hi_ex)
+                }
+            }
+        };
+        ZsetIter {
+            zset: self,
+            direction,
+            started: false,
+        }
+    }
+}
+
+impl Drop for Zset<'_> {
+    fn drop(&mut self) {
+        // SAFETY: closed once; the handle is not used afterwards.
+        unsafe { api!(RedisModule_CloseKey)(self.ptr()) }
+    }
+}
+
+#[derive(Clone, Copy)]
+enum Direction {
+    Asc,
+    Desc,
+}
+
+/// A walk over a score range of a [`Zset`]. It borrows the key mutably, so the
+/// set cannot change under it; collect what to change, drop it, then write.
+pub struct ZsetIter<'z, 'c> {
+    zset: &'z mut Zset<'c>,
+    direction: Direction,
+    started: bool,
+}
+
+impl Iterator for ZsetIter<'_, '_> {
+    type Item = (OwnedRStr, f64);
+
+    fn next(&mut self) -> Option<(OwnedRStr, f64)> {
+        let key = self.zset.ptr();
+        // SAFETY: the iterator was set up on this open key in `Zset::iter` and
+        // nothing else touches the key while it is borrowed.
+        unsafe {
+            if self.started {
+                let moved = match self.direction {
+                    Direction::Asc => api!(RedisModule_ZsetRangeNext)(key),
+                    Direction::Desc => api!(RedisModule_ZsetRangePrev)(key),
+                };
+                if moved == 0 {
+                    return None;
+                }
+            } else {
+                self.started = true;
+                if api!(RedisModule_ZsetRangeEndReached)(key) != 0 {
+                    return None;
+                }
+            }
+            let mut score = 0.0;
+            let member = api!(RedisModule_ZsetRangeCurrentElement)(key, &mut score);
+            OwnedRStr::adopt(member).map(|member| (member, score))
+        }
+    }
+}
+
+impl Drop for ZsetIter<'_, '_> {
+    fn drop(&mut self) {
+        // SAFETY: stops the iteration on the open key.
+        unsafe { api!(RedisModule_ZsetRangeStop)(self.zset.ptr()) }
+    }
+}

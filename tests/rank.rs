@@ -1,0 +1,697 @@
+//! RANK.* against a real redis-server with zkit loaded.
+
+mod common;
+
+use common::*;
+
+/// 2024-01-01T00:00:00Z, the default tie-break epoch.
+const EPOCH: i64 = 1_704_067_200_000;
+const MIN: i64 = 60_000;
+
+fn at(offset_ms: i64) -> String {
+    (EPOCH + offset_ms).to_string()
+}
+
+fn gift(con: &mut Connection, key: &str, member: &str, amount: i64, at_ms: &str) -> (i64, i64) {
+    query(
+        con,
+        &["RANK.GIFT", key, member, &amount.to_string(), "AT", at_ms],
+    )
+}
+
+fn top(con: &mut Connection, key: &str, count: usize) -> Vec<(i64, String, i64)> {
+    query(con, &["RANK.TOP", key, &count.to_string()])
+}
+
+fn names(rows: &[(i64, String, i64)]) -> Vec<&str> {
+    rows.iter().map(|(_, m, _)| m.as_str()).collect()
+}
+
+#[test]
+fn seed_004_live_stream_gift_board() {
+    // Every gift returns the giver's rank; more coins rank higher; on equal
+    // coins whoever reached the amount first ranks higher.
+    let server = Server::start();
+    let mut con = server.connect();
+    let room = "gifts:room:42";
+    assert_eq!(gift(&mut con, room, "alice", 100, &at(MIN)), (100, 1));
+    assert_eq!(gift(&mut con, room, "bob", 50, &at(2 * MIN)), (50, 2));
+    assert_eq!(gift(&mut con, room, "carol", 300, &at(3 * MIN)), (300, 1));
+    // bob reaches 100 after alice did: same coins, alice keeps the higher rank.
+    assert_eq!(gift(&mut con, room, "bob", 50, &at(4 * MIN)), (100, 3));
+    assert_eq!(
+        top(&mut con, room, 10),
+        vec![
+            (1, "carol".to_string(), 300),
+            (2, "alice".to_string(), 100),
+            (3, "bob".to_string(), 100)
+        ]
+    );
+    // dave reaches 100 last; a name that sorts first does not help him.
+    assert_eq!(gift(&mut con, room, "aaron", 100, &at(5 * MIN)), (100, 4));
+    // alice gives again and takes the lead.
+    assert_eq!(gift(&mut con, room, "alice", 250, &at(6 * MIN)), (350, 1));
+    let get: (i64, i64, i64) = query(&mut con, &["RANK.GET", room, "bob"]);
+    assert_eq!(get, (100, 3, EPOCH + 4 * MIN));
+    // Native commands agree: same order, floor(score) is the coin total.
+    let native: Vec<(String, f64)> = query(&mut con, &["ZREVRANGE", room, "0", "-1", "WITHSCORES"]);
+    let order: Vec<&str> = native.iter().map(|(m, _)| m.as_str()).collect();
+    assert_eq!(order, ["alice", "carol", "bob", "aaron"]);
+    let floors: Vec<i64> = native.iter().map(|(_, s)| s.floor() as i64).collect();
+    assert_eq!(floors, [350, 300, 100, 100]);
+    let rank: i64 = query(&mut con, &["ZREVRANK", room, "bob"]);
+    assert_eq!(rank, 2);
+    let count: i64 = query(&mut con, &["ZCOUNT", room, "100", "(101"]);
+    assert_eq!(count, 2);
+    let by_amount: Vec<String> = query(&mut con, &["ZRANGEBYSCORE", room, "300", "+inf"]);
+    assert_eq!(by_amount, ["carol", "alice"]);
+}
+
+#[test]
+fn ties_order_by_time_not_by_name_and_survive_changes() {
+    let server = Server::start();
+    let mut con = server.connect();
+    // Same total, reached in reverse alphabetical order.
+    for (i, who) in ["zed", "mia", "abe"].iter().enumerate() {
+        gift(&mut con, "b", who, 10, &at(i as i64));
+    }
+    assert_eq!(names(&top(&mut con, "b", 3)), ["zed", "mia", "abe"]);
+    // mia drops to 5 and climbs back to 10: she reached 10 again last.
+    gift(&mut con, "b", "mia", -5, &at(10));
+    gift(&mut con, "b", "mia", 5, &at(11));
+    assert_eq!(names(&top(&mut con, "b", 3)), ["zed", "abe", "mia"]);
+    // A zero gift keeps the time the total was reached.
+    assert_eq!(gift(&mut con, "b", "zed", 0, &at(20)), (10, 1));
+    // SET to the same total keeps it too; SET to a new one moves the time.
+    let r: (i64, i64) = query(&mut con, &["RANK.SET", "b", "abe", "10", "AT", &at(30)]);
+    assert_eq!(r, (10, 2));
+    let r: (i64, i64) = query(&mut con, &["RANK.SET", "b", "abe", "11", "AT", &at(31)]);
+    assert_eq!(r, (11, 1));
+    let r: (i64, i64) = query(&mut con, &["RANK.SET", "b", "abe", "10", "AT", &at(32)]);
+    assert_eq!(r, (10, 3));
+    // Different totals ignore time entirely.
+    gift(&mut con, "b", "late", 11, &at(1000 * MIN));
+    assert_eq!(names(&top(&mut con, "b", 4)), ["late", "zed", "mia", "abe"]);
+}
+
+#[test]
+fn negative_totals_keep_floor_and_order() {
+    let server = Server::start();
+    let mut con = server.connect();
+    assert_eq!(gift(&mut con, "b", "a", -5, &at(0)), (-5, 1));
+    assert_eq!(gift(&mut con, "b", "b", -5, &at(1)), (-5, 2));
+    assert_eq!(gift(&mut con, "b", "c", -6, &at(0)), (-6, 3));
+    let scores: Vec<(String, f64)> = query(&mut con, &["ZREVRANGE", "b", "0", "-1", "WITHSCORES"]);
+    for ((_, score), total) in scores.iter().zip([-5, -5, -6]) {
+        assert_eq!(score.floor() as i64, total, "{score}");
+    }
+}
+
+#[test]
+fn precision_follows_the_magnitude_of_the_total() {
+    let server = Server::start();
+    let mut con = server.connect();
+    // Totals under 4096: 1 ms apart is enough.
+    gift(&mut con, "small", "first", 999, &at(0));
+    gift(&mut con, "small", "second", 999, &at(1));
+    assert_eq!(names(&top(&mut con, "small", 2)), ["first", "second"]);
+    // Around 10^9 a slot lasts 2^18 ms (about 4.4 minutes): within one slot
+    // the totals tie on score and Redis orders them by member name ...
+    let billion = 1_000_000_000;
+    gift(&mut con, "big", "zz-first", billion, &at(0));
+    gift(&mut con, "big", "aa-second", billion, &at(1000));
+    assert_eq!(names(&top(&mut con, "big", 2)), ["zz-first", "aa-second"]);
+    // ... and a full slot later the first-come order holds again.
+    gift(&mut con, "big", "aa-third", billion, &at(2 * 262_144));
+    let rows = top(&mut con, "big", 3);
+    assert_eq!(rows[2].1, "aa-third");
+    // The largest total that fits, and the first that does not.
+    let max = (1i64 << 52) - 1;
+    assert_eq!(gift(&mut con, "edge", "m", max, &at(0)).0, max);
+    let score: f64 = query(&mut con, &["ZSCORE", "edge", "m"]);
+    assert_eq!(score.floor() as i64, max);
+    let e = err(&mut con, &["RANK.GIFT", "edge", "m", "1"]);
+    assert!(e.starts_with("ERR total out of range"), "{e}");
+    let e = err(
+        &mut con,
+        &["RANK.SET", "edge", "n", &(1i64 << 52).to_string()],
+    );
+    assert!(e.starts_with("ERR total out of range"), "{e}");
+    let e = err(
+        &mut con,
+        &["RANK.SET", "edge", "n", &(-(1i64 << 52)).to_string()],
+    );
+    assert!(e.starts_with("ERR total out of range"), "{e}");
+    assert_eq!(zset_dump(&mut con, "edge").len(), 1);
+}
+
+#[test]
+fn server_clock_is_used_without_at() {
+    let server = Server::start();
+    let mut con = server.connect();
+    let before = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as i64;
+    let _: (i64, i64) = query(&mut con, &["RANK.GIFT", "b", "m", "3"]);
+    let (_, _, reached): (i64, i64, i64) = query(&mut con, &["RANK.GET", "b", "m"]);
+    assert!((reached - before).abs() < 5_000, "{reached} vs {before}");
+}
+
+#[test]
+fn get_top_and_around() {
+    let server = Server::start();
+    let mut con = server.connect();
+    for i in 0..10 {
+        gift(&mut con, "b", &format!("m{i}"), 100 - i, &at(i));
+    }
+    let page: Vec<(i64, String, i64)> = query(&mut con, &["RANK.TOP", "b", "3", "OFFSET", "4"]);
+    assert_eq!(
+        page,
+        vec![
+            (5, "m4".to_string(), 96),
+            (6, "m5".to_string(), 95),
+            (7, "m6".to_string(), 94)
+        ]
+    );
+    let empty: Vec<Value> = query(&mut con, &["RANK.TOP", "b", "0"]);
+    assert!(empty.is_empty());
+    let past_end: Vec<Value> = query(&mut con, &["RANK.TOP", "b", "5", "OFFSET", "100"]);
+    assert!(past_end.is_empty());
+    let huge: Vec<(i64, String, i64)> = query(
+        &mut con,
+        &["RANK.TOP", "b", "9223372036854775807", "OFFSET", "9"],
+    );
+    assert_eq!(huge, vec![(10, "m9".to_string(), 91)]);
+    let missing: Vec<Value> = query(&mut con, &["RANK.TOP", "nokey", "5"]);
+    assert!(missing.is_empty());
+
+    let around: Vec<(i64, String, i64)> = query(&mut con, &["RANK.AROUND", "b", "m5", "2"]);
+    assert_eq!(names(&around), ["m3", "m4", "m5", "m6", "m7"]);
+    assert_eq!(around[0].0, 4);
+    // Clipped at both ends.
+    let head: Vec<(i64, String, i64)> = query(&mut con, &["RANK.AROUND", "b", "m0", "2"]);
+    assert_eq!(names(&head), ["m0", "m1", "m2"]);
+    let tail: Vec<(i64, String, i64)> =
+        query(&mut con, &["RANK.AROUND", "b", "m9", "9223372036854775807"]);
+    assert_eq!(tail.len(), 10);
+    let alone: Vec<(i64, String, i64)> = query(&mut con, &["RANK.AROUND", "b", "m9", "0"]);
+    assert_eq!(alone, vec![(10, "m9".to_string(), 91)]);
+    let absent: Vec<Value> = query(&mut con, &["RANK.AROUND", "b", "nobody", "3"]);
+    assert!(absent.is_empty());
+    let absent: Vec<Value> = query(&mut con, &["RANK.AROUND", "nokey", "nobody", "3"]);
+    assert!(absent.is_empty());
+
+    assert_eq!(ok(&mut con, &["RANK.GET", "b", "nobody"]), Value::Nil);
+    assert_eq!(ok(&mut con, &["RANK.GET", "nokey", "nobody"]), Value::Nil);
+    let (total, rank, reached): (i64, i64, i64) = query(&mut con, &["RANK.GET", "b", "m3"]);
+    assert_eq!((total, rank, reached), (97, 4, EPOCH + 3));
+}
+
+#[test]
+fn merge_daily_boards_into_a_weekly_one() {
+    // Seed 002 merges rank:YYYYMMDD boards with ZUNIONSTORE.
+    let server = Server::start();
+    let mut con = server.connect();
+    let hour = 60 * MIN;
+    let tuesday = 24 * hour;
+    // ann: 10 early on Monday, 90 late on Tuesday: she reaches 100 at Tue 23:00.
+    gift(&mut con, "rank:mon", "ann", 10, &at(MIN));
+    gift(&mut con, "rank:tue", "ann", 90, &at(tuesday + 23 * hour));
+    // ben: 50 at noon each day: he reaches 100 first, at Tue 12:00.
+    gift(&mut con, "rank:mon", "ben", 50, &at(12 * hour));
+    gift(&mut con, "rank:tue", "ben", 50, &at(tuesday + 12 * hour));
+    gift(&mut con, "rank:tue", "cat", 7, &at(tuesday));
+    let n: i64 = query(
+        &mut con,
+        &["RANK.MERGE", "rank:week", "2", "rank:mon", "rank:tue"],
+    );
+    assert_eq!(n, 3);
+    let week = top(&mut con, "rank:week", 10);
+    assert_eq!(
+        week,
+        vec![
+            (1, "ben".to_string(), 100),
+            (2, "ann".to_string(), 100),
+            (3, "cat".to_string(), 7)
+        ]
+    );
+    // A merged entry reached its total when its last contributor did.
+    let (_, _, reached): (i64, i64, i64) = query(&mut con, &["RANK.GET", "rank:week", "ann"]);
+    assert_eq!(reached, EPOCH + tuesday + 23 * hour);
+
+    // The plain ZUNIONSTORE the article uses adds the fractions together:
+    // the totals are corrupted and the first-come order is lost.
+    ok(
+        &mut con,
+        &["ZUNIONSTORE", "naive:week", "2", "rank:mon", "rank:tue"],
+    );
+    let naive: Vec<(String, f64)> = query(
+        &mut con,
+        &["ZREVRANGE", "naive:week", "0", "-1", "WITHSCORES"],
+    );
+    assert_eq!(
+        naive[0].0, "ann",
+        "naive order puts ann first although ben reached 100 first"
+    );
+    assert_eq!(naive[1].0, "ben");
+    for (member, score) in &naive[..2] {
+        assert_eq!(
+            score.floor() as i64,
+            101,
+            "naive total of {member} is corrupted: {score}"
+        );
+    }
+
+    // Weights multiply totals; destkey is replaced, whatever it held.
+    ok(&mut con, &["SET", "rank:dest", "a string"]);
+    let n: i64 = query(
+        &mut con,
+        &[
+            "RANK.MERGE",
+            "rank:dest",
+            "2",
+            "rank:mon",
+            "rank:tue",
+            "WEIGHTS",
+            "2",
+            "-1",
+        ],
+    );
+    assert_eq!(n, 3);
+    let weighted = top(&mut con, "rank:dest", 10);
+    assert_eq!(
+        weighted,
+        vec![
+            (1, "ben".to_string(), 50),
+            (2, "cat".to_string(), -7),
+            (3, "ann".to_string(), -70)
+        ]
+    );
+    // Merging into one of the sources reads it before replacing it.
+    let n: i64 = query(
+        &mut con,
+        &["RANK.MERGE", "rank:mon", "2", "rank:mon", "rank:mon"],
+    );
+    assert_eq!(n, 2);
+    assert_eq!(top(&mut con, "rank:mon", 1)[0].2, 100);
+    // An empty result deletes destkey.
+    let n: i64 = query(&mut con, &["RANK.MERGE", "rank:dest", "1", "nokey"]);
+    assert_eq!(n, 0);
+    let exists: i64 = query(&mut con, &["EXISTS", "rank:dest"]);
+    assert_eq!(exists, 0);
+}
+
+#[test]
+fn merge_refuses_overflow_and_changes_nothing() {
+    let server = Server::start();
+    let mut con = server.connect();
+    let big = (1i64 << 51).to_string();
+    ok(&mut con, &["RANK.SET", "a", "m", &big, "AT", &at(0)]);
+    ok(&mut con, &["RANK.SET", "dest", "old", "1", "AT", &at(0)]);
+    let before = zset_dump(&mut con, "dest");
+    let e = err(&mut con, &["RANK.MERGE", "dest", "2", "a", "a"]);
+    assert!(e.starts_with("ERR total out of range"), "{e}");
+    let e = err(
+        &mut con,
+        &[
+            "RANK.MERGE",
+            "dest",
+            "1",
+            "a",
+            "WEIGHTS",
+            "9223372036854775807",
+        ],
+    );
+    assert!(e.starts_with("ERR total out of range"), "{e}");
+    assert_eq!(zset_dump(&mut con, "dest"), before);
+}
+
+/// Every error leaves every key exactly as it was.
+#[test]
+fn errors_change_nothing() {
+    let server = Server::start();
+    let mut con = server.connect();
+    ok(&mut con, &["RANK.GIFT", "b", "m", "10", "AT", &at(0)]);
+    ok(&mut con, &["SET", "str", "x"]);
+    ok(&mut con, &["ZADD", "foreign", "inf", "x"]);
+    let snapshot = db_snapshot(&mut con);
+    let (start, end) = (EPOCH.to_string(), (EPOCH + (1i64 << 41)).to_string());
+    let cases: &[(&[&str], &str)] = &[
+        (&["RANK.GIFT", "str", "m", "1"], "WRONGTYPE"),
+        (&["RANK.SET", "str", "m", "1"], "WRONGTYPE"),
+        (&["RANK.GET", "str", "m"], "WRONGTYPE"),
+        (&["RANK.TOP", "str", "1"], "WRONGTYPE"),
+        (&["RANK.AROUND", "str", "m", "1"], "WRONGTYPE"),
+        (&["RANK.MERGE", "dest", "2", "b", "str"], "WRONGTYPE"),
+        (&["RANK.GIFT", "b", "m"], "ERR wrong number of arguments"),
+        (&["RANK.GET", "b"], "ERR wrong number of arguments"),
+        (
+            &["RANK.GET", "b", "m", "x"],
+            "ERR wrong number of arguments",
+        ),
+        (&["RANK.TOP", "b"], "ERR wrong number of arguments"),
+        (&["RANK.AROUND", "b", "m"], "ERR wrong number of arguments"),
+        (
+            &["RANK.MERGE", "dest", "1"],
+            "ERR wrong number of arguments",
+        ),
+        (
+            &["RANK.GIFT", "b", "m", "1.5"],
+            "ERR value is not an integer",
+        ),
+        (
+            &["RANK.GIFT", "b", "m", "nan"],
+            "ERR value is not an integer",
+        ),
+        (
+            &["RANK.GIFT", "b", "m", "inf"],
+            "ERR value is not an integer",
+        ),
+        (
+            &["RANK.GIFT", "b", "m", "abc"],
+            "ERR value is not an integer",
+        ),
+        (
+            &["RANK.GIFT", "b", "m", "9223372036854775808"],
+            "ERR value is not an integer",
+        ),
+        (
+            &["RANK.GIFT", "b", "m", "9223372036854775807"],
+            "ERR total out of range",
+        ),
+        (
+            &["RANK.GIFT", "b", "m", "-9223372036854775808"],
+            "ERR total out of range",
+        ),
+        (
+            &["RANK.SET", "b", "m", "4503599627370496"],
+            "ERR total out of range",
+        ),
+        (&["RANK.SET", "b", "m", ""], "ERR value is not an integer"),
+        (&["RANK.GIFT", "b", "m", "1", "AT"], "ERR syntax error"),
+        (
+            &["RANK.GIFT", "b", "m", "1", "AT", "soon"],
+            "ERR value is not an integer",
+        ),
+        (
+            &["RANK.GIFT", "b", "m", "1", "AT", "1e12"],
+            "ERR value is not an integer",
+        ),
+        (
+            &["RANK.GIFT", "b", "m", "1", "AT", "0"],
+            "ERR time 0 is outside the tie-break window",
+        ),
+        (
+            &["RANK.GIFT", "b", "new", "1", "AT", "-1"],
+            "ERR time -1 is outside",
+        ),
+        (&["RANK.SET", "b", "m", "10", "AT", &end], "ERR time"),
+        (
+            &["RANK.GIFT", "b", "m", "1", "FOO", "1"],
+            "ERR syntax error",
+        ),
+        (
+            &["RANK.GIFT", "b", "m", "1", "AT", &start, "EXTRA"],
+            "ERR syntax error",
+        ),
+        (&["RANK.TOP", "b", "-1"], "ERR count must not be negative"),
+        (&["RANK.TOP", "b", "x"], "ERR value is not an integer"),
+        (
+            &["RANK.TOP", "b", "1", "OFFSET", "-1"],
+            "ERR offset must not be negative",
+        ),
+        (&["RANK.TOP", "b", "1", "OFFSET"], "ERR syntax error"),
+        (&["RANK.TOP", "b", "1", "LIMIT", "1"], "ERR syntax error"),
+        (
+            &["RANK.AROUND", "b", "m", "-1"],
+            "ERR radius must not be negative",
+        ),
+        (
+            &["RANK.MERGE", "dest", "0", "b"],
+            "ERR numkeys must be at least 1",
+        ),
+        (
+            &["RANK.MERGE", "dest", "-1", "b"],
+            "ERR numkeys must be at least 1",
+        ),
+        (
+            &["RANK.MERGE", "dest", "x", "b"],
+            "ERR value is not an integer",
+        ),
+        (&["RANK.MERGE", "dest", "3", "b", "b"], "ERR syntax error"),
+        (
+            &["RANK.MERGE", "dest", "1", "b", "WEIGHTS"],
+            "ERR syntax error",
+        ),
+        (
+            &["RANK.MERGE", "dest", "1", "b", "WEIGHTS", "1", "2"],
+            "ERR syntax error",
+        ),
+        (
+            &["RANK.MERGE", "dest", "1", "b", "WEIGHTS", "1.5"],
+            "ERR value is not an integer",
+        ),
+        (
+            &["RANK.MERGE", "dest", "1", "b", "AGGREGATE", "MAX"],
+            "ERR syntax error",
+        ),
+        (
+            &["RANK.MERGE", "dest", "1", "foreign"],
+            "ERR the member's score inf is not a rank score",
+        ),
+        (
+            &["RANK.GIFT", "foreign", "x", "1"],
+            "ERR the member's score inf is not a rank score",
+        ),
+        (
+            &["RANK.GET", "foreign", "x"],
+            "ERR the member's score inf is not a rank score",
+        ),
+    ];
+    for (words, expected) in cases {
+        let e = err(&mut con, words);
+        assert!(
+            e.starts_with(expected),
+            "{words:?}: got {e:?}, want {expected:?}"
+        );
+        assert_eq!(db_snapshot(&mut con), snapshot, "{words:?} changed data");
+    }
+    // The errors were counted.
+    let info: String = query(&mut con, &["INFO", "zkit"]);
+    assert!(info.contains("zkit_rank_gift:calls="), "{info}");
+    assert!(!info.contains("zkit_rank_gift:calls=0,"), "{info}");
+}
+
+#[test]
+fn tiebreak_window_is_configurable() {
+    let server = Server::start();
+    let mut con = server.connect();
+    let epoch: String =
+        query::<Vec<String>>(&mut con, &["CONFIG", "GET", "zkit.tiebreak-epoch-ms"])[1].clone();
+    assert_eq!(epoch, EPOCH.to_string());
+    ok(
+        &mut con,
+        &[
+            "CONFIG",
+            "SET",
+            "zkit.tiebreak-epoch-ms",
+            "1000",
+            "zkit.tiebreak-span-ms",
+            "1000",
+        ],
+    );
+    let r: (i64, i64) = query(&mut con, &["RANK.GIFT", "b", "a", "5", "AT", "1000"]);
+    assert_eq!(r, (5, 1));
+    let r: (i64, i64) = query(&mut con, &["RANK.GIFT", "b", "b", "5", "AT", "1999"]);
+    assert_eq!(r, (5, 2));
+    let e = err(&mut con, &["RANK.GIFT", "b", "c", "5", "AT", "2000"]);
+    assert!(e.contains("[1000, 2000)"), "{e}");
+    let (_, _, reached): (i64, i64, i64) = query(&mut con, &["RANK.GET", "b", "b"]);
+    assert_eq!(reached, 1999);
+    let e = err(&mut con, &["CONFIG", "SET", "zkit.tiebreak-span-ms", "0"]);
+    assert!(e.contains("zkit.tiebreak-span-ms"), "{e}");
+    let e = err(&mut con, &["CONFIG", "SET", "zkit.tiebreak-epoch-ms", "-5"]);
+    assert!(e.contains("zkit.tiebreak-epoch-ms"), "{e}");
+}
+
+#[test]
+fn writes_replicate_as_native_zadd_to_replicas_with_and_without_zkit() {
+    let master = Server::start();
+    let with_module = Server::with(ServerConfig::default().replica_of(&master));
+    let without_module = Server::with(ServerConfig::without_module().replica_of(&master));
+    with_module.wait_until_synced();
+    without_module.wait_until_synced();
+    let mut con = master.connect();
+    for i in 0..50i64 {
+        // Server clock, no AT: replicas must get the master's exact score.
+        let _: (i64, i64) = query(
+            &mut con,
+            &[
+                "RANK.GIFT",
+                "b",
+                &format!("m{}", i % 7),
+                &(i % 5 - 1).to_string(),
+            ],
+        );
+    }
+    ok(&mut con, &["RANK.SET", "b", "setter", "42"]);
+    ok(&mut con, &["RANK.GIFT", "d2", "m1", "5"]);
+    ok(
+        &mut con,
+        &["RANK.MERGE", "week", "2", "b", "d2", "WEIGHTS", "2", "3"],
+    );
+    ok(&mut con, &["RANK.MERGE", "gone", "1", "nokey"]);
+    master.wait_for_replicas(2);
+    let expected = db_snapshot(&mut con);
+    assert!(expected.len() >= 3);
+    for replica in [&with_module, &without_module] {
+        let mut rcon = replica.connect();
+        assert_eq!(db_snapshot(&mut rcon), expected);
+        assert_eq!(zset_dump(&mut rcon, "week"), zset_dump(&mut con, "week"));
+    }
+}
+
+#[test]
+fn aof_replays_on_a_server_without_zkit() {
+    let server = Server::with(
+        ServerConfig::default()
+            .arg("appendonly", "yes")
+            .arg("appendfsync", "always"),
+    );
+    let mut con = server.connect();
+    for i in 0..20i64 {
+        let _: (i64, i64) = query(
+            &mut con,
+            &[
+                "RANK.GIFT",
+                "b",
+                &format!("m{}", i % 6),
+                &(i * 3).to_string(),
+            ],
+        );
+    }
+    ok(&mut con, &["RANK.MERGE", "w", "1", "b", "WEIGHTS", "2"]);
+    let expected = db_snapshot(&mut con);
+    drop(con);
+    let dir = server.shutdown_keep_dir();
+    let plain = Server::with(
+        ServerConfig::without_module()
+            .arg("appendonly", "yes")
+            .in_dir(&dir),
+    );
+    let mut con = plain.connect();
+    assert_eq!(db_snapshot(&mut con), expected);
+    drop(plain);
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn writes_fire_the_native_keyspace_events() {
+    let server = Server::start();
+    let events = keyspace_events(&server, |con| {
+        ok(con, &["RANK.GIFT", "b", "m", "5"]);
+        ok(con, &["RANK.SET", "b", "n", "7"]);
+        ok(con, &["RANK.GIFT", "b", "m", "0"]); // no change, no event
+        ok(con, &["RANK.MERGE", "w", "1", "b"]);
+        ok(con, &["RANK.MERGE", "w", "1", "nokey"]);
+        ok(con, &["RANK.GET", "b", "m"]);
+        ok(con, &["RANK.TOP", "b", "5"]);
+    });
+    let events: Vec<(&str, &str)> = events
+        .iter()
+        .map(|(c, k)| (c.as_str(), k.as_str()))
+        .collect();
+    assert_eq!(
+        events,
+        [
+            ("__keyevent@0__:zincr", "b"),
+            ("__keyevent@0__:zadd", "b"),
+            ("__keyevent@0__:zunionstore", "w"),
+            ("__keyevent@0__:del", "w"),
+        ]
+    );
+}
+
+#[test]
+fn writes_invalidate_watch() {
+    let server = Server::start();
+    let mut watcher = server.connect();
+    let mut writer = server.connect();
+    ok(&mut watcher, &["WATCH", "b"]);
+    ok(&mut writer, &["RANK.GIFT", "b", "m", "5"]);
+    ok(&mut watcher, &["MULTI"]);
+    ok(&mut watcher, &["RANK.GIFT", "b", "m", "1"]);
+    assert_eq!(ok(&mut watcher, &["EXEC"]), Value::Nil);
+    // Inside MULTI without a conflicting write it runs normally.
+    ok(&mut watcher, &["MULTI"]);
+    ok(&mut watcher, &["RANK.GIFT", "b", "m", "1"]);
+    let exec: Vec<(i64, i64)> = query(&mut watcher, &["EXEC"]);
+    assert_eq!(exec, vec![(6, 1)]);
+}
+
+#[test]
+fn command_getkeys_and_docs_tell_the_truth() {
+    let server = Server::start();
+    let mut con = server.connect();
+    let cases: &[(&[&str], &[&str])] = &[
+        (&["RANK.GIFT", "b", "m", "1"], &["b"]),
+        (&["RANK.SET", "b", "m", "1", "AT", "5"], &["b"]),
+        (&["RANK.GET", "b", "m"], &["b"]),
+        (&["RANK.TOP", "b", "10", "OFFSET", "2"], &["b"]),
+        (&["RANK.AROUND", "b", "m", "2"], &["b"]),
+        (
+            &[
+                "RANK.MERGE",
+                "w",
+                "3",
+                "d1",
+                "d2",
+                "d3",
+                "WEIGHTS",
+                "1",
+                "2",
+                "3",
+            ],
+            &["w", "d1", "d2", "d3"],
+        ),
+    ];
+    for (words, keys) in cases {
+        let mut getkeys = vec!["COMMAND", "GETKEYS"];
+        getkeys.extend_from_slice(words);
+        let got: Vec<String> = query(&mut con, &getkeys);
+        assert_eq!(got, *keys, "{words:?}");
+    }
+    for name in [
+        "rank.gift",
+        "rank.set",
+        "rank.get",
+        "rank.top",
+        "rank.around",
+        "rank.merge",
+    ] {
+        let info: Vec<Value> = query(&mut con, &["COMMAND", "INFO", name]);
+        let Value::Array(fields) = &info[0] else {
+            panic!("{info:?}")
+        };
+        assert_eq!(fields[0], Value::BulkString(name.as_bytes().to_vec()));
+        let flags = format!("{:?}", fields[2]);
+        let write = name.ends_with("gift") || name.ends_with("set") || name.ends_with("merge");
+        assert_eq!(flags.contains("write"), write, "{name}: {flags}");
+        assert_eq!(flags.contains("denyoom"), write, "{name}: {flags}");
+        assert_eq!(flags.contains("readonly"), !write, "{name}: {flags}");
+        let fast = !(name.ends_with("top") || name.ends_with("around") || name.ends_with("merge"));
+        assert_eq!(flags.contains("fast"), fast, "{name}: {flags}");
+        let docs = format!("{:?}", ok(&mut con, &["COMMAND", "DOCS", name]));
+        for field in ["summary", "complexity", "since", "arguments"] {
+            assert!(docs.contains(field), "{name} docs lack {field}: {docs}");
+        }
+    }
+    let modules: Vec<std::collections::HashMap<String, Value>> =
+        query(&mut con, &["MODULE", "LIST"]);
+    let zkit = modules
+        .iter()
+        .find(|m| m["name"] == Value::BulkString(b"zkit".to_vec()))
+        .expect("zkit in MODULE LIST");
+    assert_eq!(zkit["ver"], Value::Int(100), "version 0.1.0 is 100");
+}
