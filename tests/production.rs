@@ -47,13 +47,40 @@ fn stat(con: &mut Connection, section: &str, field: &str) -> i64 {
 
 fn assert_identical(master: &Server, replicas: &[Server], when: &str) {
     master.wait_for_replicas(replicas.len());
-    let expected = db_snapshot(&mut master.connect());
+    let mut con = master.connect();
+    let expected = db_snapshot(&mut con);
     assert!(!expected.is_empty());
     for (i, replica) in replicas.iter().enumerate() {
-        assert!(
-            db_snapshot(&mut replica.connect()) == expected,
-            "replica {i} differs from the master {when}"
-        );
+        let mut rcon = replica.connect();
+        let got = db_snapshot(&mut rcon);
+        if got != expected {
+            let differing: Vec<String> = expected
+                .iter()
+                .filter(|entry| !got.contains(entry))
+                .map(|(key, _)| {
+                    let kind: String = query(&mut con, &["TYPE", key]);
+                    let dump = |c: &mut Connection| -> Value {
+                        match kind.as_str() {
+                            "zset" => ok(c, &["ZRANGE", key, "0", "-1", "WITHSCORES"]),
+                            _ => ok(c, &["DUMP", key]),
+                        }
+                    };
+                    let encoding: Value = ok(&mut con, &["OBJECT", "ENCODING", key]);
+                    let replica_encoding = run(&mut rcon, &["OBJECT", "ENCODING", key]);
+                    format!(
+                        "{key}: master {encoding:?} {:?}\n  replica {replica_encoding:?} {:?}",
+                        dump(&mut con),
+                        dump(&mut rcon)
+                    )
+                })
+                .collect();
+            panic!(
+                "replica {i} differs from the master {when}; {} keys vs {}:\n{}",
+                expected.len(),
+                got.len(),
+                differing.join("\n")
+            );
+        }
     }
 }
 

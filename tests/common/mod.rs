@@ -149,9 +149,15 @@ impl Server {
         self.dir.clone()
     }
 
-    /// Blocks until the replica has processed everything the master sent.
+    /// Blocks until `replicas` replicas have processed everything the master
+    /// sent so far.
     pub fn wait_for_replicas(&self, replicas: usize) {
         let mut con = self.connect();
+        // WAIT waits for the offset of this connection's last propagated
+        // write; a fresh connection has none and WAIT would return at once.
+        // PUBLISH propagates to replicas without touching the data set, and
+        // moves this connection's offset to the master's current one.
+        let _: i64 = query(&mut con, &["PUBLISH", "zkit-test-sync", "x"]);
         let acked: i64 = redis::cmd("WAIT")
             .arg(replicas)
             .arg(10_000)
