@@ -85,7 +85,7 @@ for entry in "${servers[@]}"; do
   log=$work/$(echo "$name" | tr ' ' '_').log
   echo "compat: $name ($kind $version)" >&2
   if [[ $mode == suite ]]; then
-    run=(cargo test "${test_targets[@]}" -- --include-ignored)
+    run=(cargo test --no-fail-fast "${test_targets[@]}" -- --include-ignored)
   else
     run=(cargo test --test production loads_on_supported_servers_and_refuses_older_ones_cleanly)
   fi

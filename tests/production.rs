@@ -312,6 +312,7 @@ fn acl_key_patterns_confine_every_command() {
         ],
     );
     let mut user = connect_as(&server, "boarduser");
+    let commands = zkit_commands(&mut admin);
     for family in FAMILIES {
         let mut keys = family.keys("board:", 3);
         keys.extend(family.keys("shared:", 2));
@@ -323,7 +324,23 @@ fn acl_key_patterns_confine_every_command() {
         let (mut allowed, mut denied) = (0, 0);
         for _ in 0..150 {
             let call = family.any_call(&mut rng, &keys);
-            let may = keys_and_flags(&mut admin, &call)
+            let key_flags = keys_and_flags(&mut admin, &call);
+            // The key specs find exactly the keys the call names, and a write
+            // command declares a write on at least one of them (else a
+            // read-only pattern would let it write).
+            let mut reported: Vec<&String> = key_flags.iter().map(|(k, _)| k).collect();
+            let mut named: Vec<&String> = call.iter().filter(|w| keys.contains(w)).collect();
+            reported.sort();
+            reported.dedup();
+            named.sort();
+            named.dedup();
+            assert_eq!(reported, named, "key specs of {call:?}");
+            let facts = facts_of(&commands, call[0].as_bytes()).expect("a zkit command");
+            let declares_write = key_flags
+                .iter()
+                .any(|(_, flags)| !board_user_may("shared:", flags));
+            assert_eq!(declares_write, facts.is_write(), "key flags of {call:?}");
+            let may = key_flags
                 .iter()
                 .all(|(key, flags)| board_user_may(key, flags));
             let before = db_snapshot(&mut admin);
