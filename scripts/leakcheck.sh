@@ -21,7 +21,8 @@ mkdir -p "$work"
 cat >"$work/server" <<WRAP
 #!/usr/bin/env bash
 exec valgrind --leak-check=full --errors-for-leak-kinds=definite \
-  --show-leak-kinds=definite --num-callers=40 \
+  --show-leak-kinds=definite --num-callers=40 --keep-debuginfo=yes \
+  --suppressions=$PWD/scripts/leakcheck.supp \
   --log-file=$work/valgrind.%p.log "$server" "\$@"
 WRAP
 chmod +x "$work/server"

@@ -101,41 +101,31 @@ fn replicas_stay_identical_through_restart_and_full_resync() {
     apply(&mut con, &mixed_calls(&mut rng, "", 4, 600));
     assert_identical(&master, &replicas, "after the workload");
 
-    // A replica restarts from its own RDB and catches up from the backlog.
+    // A replica restarts from its own RDB and catches up from the backlog;
+    // one away for longer than the backlog covers needs a full resync.
+    let cases: [(&str, &str, usize); 2] = [
+        ("restarted", "sync_partial_ok", 0),
+        ("resynced", "sync_full", 40_000),
+    ];
     let mut dirs = Vec::new();
-    for (i, config) in configs.iter().enumerate() {
-        let replica = replicas.remove(i);
-        ok(&mut replica.connect(), &["SAVE"]);
-        let dir = replica.shutdown_keep_dir();
-        let partial_before = stat(&mut con, "stats", "sync_partial_ok");
-        apply(&mut con, &mixed_calls(&mut rng, "", 4, 40));
-        replicas.insert(i, Server::with(config.clone().in_dir(&dir)));
-        replicas[i].wait_until_synced();
-        assert_identical(&master, &replicas, &format!("after replica {i} restarted"));
-        assert_eq!(
-            stat(&mut con, "stats", "sync_partial_ok"),
-            partial_before + 1,
-            "replica {i} should have resumed with a partial resync"
-        );
-        dirs.push(dir);
-    }
-
-    // A replica away for longer than the backlog covers needs a full resync.
-    for (i, config) in configs.iter().enumerate() {
-        let replica = replicas.remove(i);
-        ok(&mut replica.connect(), &["SAVE"]);
-        let dir = replica.shutdown_keep_dir();
-        let full_before = stat(&mut con, "stats", "sync_full");
-        ok(&mut con, &["SET", "filler", &"x".repeat(40_000)]);
-        apply(&mut con, &mixed_calls(&mut rng, "", 4, 100));
-        replicas.insert(i, Server::with(config.clone().in_dir(&dir)));
-        replicas[i].wait_until_synced();
-        assert_identical(&master, &replicas, &format!("after replica {i} resynced"));
-        assert_eq!(
-            stat(&mut con, "stats", "sync_full"),
-            full_before + 1,
-            "replica {i} should have needed a full resync"
-        );
+    for (what, counter, filler) in cases {
+        for (i, config) in configs.iter().enumerate() {
+            let replica = replicas.remove(i);
+            ok(&mut replica.connect(), &["SAVE"]);
+            let dir = replica.shutdown_keep_dir();
+            let before = stat(&mut con, "stats", counter);
+            ok(&mut con, &["SET", "filler", &"x".repeat(filler)]);
+            apply(&mut con, &mixed_calls(&mut rng, "", 4, 60));
+            replicas.insert(i, Server::with(config.clone().in_dir(&dir)));
+            replicas[i].wait_until_synced();
+            assert_identical(&master, &replicas, &format!("after replica {i} {what}"));
+            assert_eq!(
+                stat(&mut con, "stats", counter),
+                before + 1,
+                "replica {i} {what}: {counter}"
+            );
+            dirs.push(dir);
+        }
     }
     drop(replicas);
     for dir in dirs {
