@@ -112,7 +112,11 @@ impl Server {
         let dir = config.dir.clone().unwrap_or_else(fresh_dir);
         std::fs::create_dir_all(&dir).expect("create data dir");
         let port = free_port();
-        let child = spawn(&config, &dir, port)?;
+        let child = spawn(&config, &dir, port).inspect_err(|_| {
+            if owns_dir {
+                let _ = std::fs::remove_dir_all(&dir);
+            }
+        })?;
         Ok(Server {
             port,
             dir,
