@@ -16,6 +16,9 @@
 //!   TTLs long (minutes: a key must not expire in the middle of a check), and
 //!   never block (a blocking command gets a short timeout).
 //! - `read` does the same for read-only calls.
+//! - Key names appear in a call only where the command takes a key, never as
+//!   a member or value: the ACL check asserts that COMMAND GETKEYS finds
+//!   exactly the keys a call names, and the cluster check routes by them.
 //! - `fuzz` lists argument-vector templates covering every command of the
 //!   family (reads and writes). Placeholders are filled with random values,
 //!   valid or hostile: `$key`, `$member` (any string), `$int`, `$float`,
@@ -24,6 +27,10 @@
 //!
 //! Every key name starts with the prefix the check passes and contains the
 //! family name (see [`Family::keys`]), so families never share keys.
+//!
+//! A zkit command that no family's `fuzz` templates call fails
+//! `every_command_is_registered_documented_and_counted` (tests/production.rs):
+//! a new family is not done until it has its line here.
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
