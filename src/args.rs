@@ -179,6 +179,26 @@ mod tests {
         }
 
         #[test]
+        fn options_never_panic(
+            args in proptest::collection::vec(proptest::collection::vec(any::<u8>(), 0..12), 0..8),
+            reads in proptest::collection::vec(0u8..4, 0..8),
+        ) {
+            // Any argument vector, walked with any sequence of value reads.
+            let mut options = Options::new(&args);
+            for read in reads {
+                if options.next_keyword().is_none() {
+                    break;
+                }
+                let _ = match read {
+                    0 => options.int().map(drop),
+                    1 => options.float().map(drop),
+                    2 => options.non_negative("n").map(drop),
+                    _ => options.value().map(drop),
+                };
+            }
+        }
+
+        #[test]
         fn parsers_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..40)) {
             let _ = parse_i64(&bytes);
             let _ = parse_f64(&bytes);

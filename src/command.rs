@@ -8,6 +8,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use redis_module::raw as ffi;
 
+use crate::args::{is_keyword, parse_i64};
 use crate::error::ZkitError;
 use crate::store::raw::{RedisModuleCtx, RedisModuleString};
 use crate::store::{Ctx, RStr};
@@ -157,6 +158,90 @@ impl KeySpec {
     }
 }
 
+/// Whether Redis Cluster can find every key of these specs on its own.
+///
+/// Cluster routing (CROSSSLOT, MOVED) reads a command's keys from the legacy
+/// first/last/step range, not from key specs, and RedisModule_SetCommandInfo
+/// can only fold plain index ranges into it: a `numkeys` or keyword spec
+/// would be invisible there, and a call whose other keys live in another slot
+/// would run on the wrong node. Such commands are registered with the
+/// `getkeys-api` flag and report [`key_positions`] when asked.
+pub fn needs_getkeys_api(specs: &[KeySpec]) -> bool {
+    specs.iter().any(|spec| {
+        !matches!(
+            (&spec.begin, &spec.find),
+            (BeginSearch::Index(_), FindKeys::Range { .. })
+        )
+    })
+}
+
+/// The argv index and key-spec flags of every key a call names, found the
+/// way Redis applies key specs (`getKeysUsingKeySpecs`). Positions are always
+/// inside `args`: a malformed call yields the keys that can be found.
+pub fn key_positions<A: AsRef<[u8]>>(specs: &[KeySpec], args: &[A]) -> Vec<(usize, u32)> {
+    let argc = args.len() as i64;
+    let mut keys = Vec::new();
+    for spec in specs {
+        let first = match spec.begin {
+            BeginSearch::Index(index) => i64::from(index),
+            BeginSearch::Keyword { keyword, start } => {
+                let start = i64::from(start);
+                let found = if start >= 0 {
+                    (start..argc).find(|&i| is_keyword(args[i as usize].as_ref(), keyword))
+                } else {
+                    (1..=(argc + start).min(argc - 1))
+                        .rev()
+                        .find(|&i| is_keyword(args[i as usize].as_ref(), keyword))
+                };
+                match found {
+                    Some(i) => i + 1,
+                    None => continue,
+                }
+            }
+        };
+        let (first, last, step) = match spec.find {
+            FindKeys::Range { last, step, limit } => {
+                let last = i64::from(last);
+                let last = if last >= 0 {
+                    first + last
+                } else if limit <= 0 {
+                    argc + last
+                } else {
+                    first + ((argc - first) / i64::from(limit) + last)
+                };
+                (first, last, i64::from(step))
+            }
+            FindKeys::KeyNum {
+                count_index,
+                first: first_key,
+                step,
+            } => {
+                let count = usize::try_from(first + i64::from(count_index))
+                    .ok()
+                    .and_then(|i| args.get(i))
+                    .and_then(|count| parse_i64(count.as_ref()).ok());
+                let Some(count) = count.filter(|&n| n > 0) else {
+                    continue;
+                };
+                let step = i64::from(step);
+                let first = first + i64::from(first_key);
+                let last = first.saturating_add((count - 1).saturating_mul(step));
+                (first, last, step)
+            }
+        };
+        if first < 1 || step < 1 {
+            continue;
+        }
+        let last = last.min(argc - 1);
+        let mut i = first;
+        while i <= last {
+            keys.push((i as usize, spec.flags));
+            i += step;
+        }
+    }
+    keys
+}
+
 /// One argument in COMMAND DOCS.
 pub struct Arg {
     pub name: &'static str,
@@ -236,5 +321,69 @@ impl Arg {
     pub const fn multiple(mut self) -> Arg {
         self.multiple = true;
         self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    const KEYNUM: KeySpec = KeySpec {
+        flags: key_flags::RO,
+        begin: BeginSearch::Index(2),
+        find: FindKeys::KeyNum {
+            count_index: 0,
+            first: 1,
+            step: 1,
+        },
+    };
+    const DEST: KeySpec = KeySpec::at(1, key_flags::OW);
+    const AFTER_KEYS: KeySpec = KeySpec {
+        flags: key_flags::RW,
+        begin: BeginSearch::Keyword {
+            keyword: "KEYS",
+            start: 1,
+        },
+        find: FindKeys::Range {
+            last: -1,
+            step: 1,
+            limit: 0,
+        },
+    };
+
+    fn positions(specs: &[KeySpec], words: &str) -> Vec<usize> {
+        let args: Vec<&[u8]> = words.split(' ').map(str::as_bytes).collect();
+        key_positions(specs, &args)
+            .into_iter()
+            .map(|(i, _)| i)
+            .collect()
+    }
+
+    #[test]
+    fn finds_keys_like_redis() {
+        let merge = [DEST, KEYNUM];
+        assert_eq!(positions(&merge, "m dest 2 a b WEIGHTS 1 2"), [1, 3, 4]);
+        assert_eq!(positions(&merge, "m dest 1 a"), [1, 3]);
+        // Malformed counts find what they can and never point past argv.
+        assert_eq!(positions(&merge, "m dest 5 a"), [1, 3]);
+        assert_eq!(positions(&merge, "m dest x a"), [1]);
+        assert_eq!(positions(&merge, "m dest -1 a"), [1]);
+        assert_eq!(positions(&merge, "m dest"), [1]);
+        assert_eq!(positions(&[AFTER_KEYS], "c x KEYS k1 k2"), [3, 4]);
+        assert_eq!(positions(&[AFTER_KEYS], "c x keys"), Vec::<usize>::new());
+        assert_eq!(positions(&[AFTER_KEYS], "c x y"), Vec::<usize>::new());
+        assert!(needs_getkeys_api(&merge));
+        assert!(!needs_getkeys_api(&[DEST]));
+    }
+
+    proptest! {
+        #[test]
+        fn positions_stay_inside_argv(words in proptest::collection::vec("[0-9a-zA-Z-]{0,4}", 0..8)) {
+            let specs = [DEST, KEYNUM, AFTER_KEYS];
+            for (i, _) in key_positions(&specs, &words) {
+                prop_assert!(i >= 1 && i < words.len());
+            }
+        }
     }
 }

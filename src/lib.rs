@@ -33,8 +33,8 @@ pub const MODULE_VERSION: i32 = {
 mod entry {
     use redis_module::{redis_module, Context, RedisString, Status};
 
-    fn init(ctx: &Context, _args: &[RedisString]) -> Status {
-        match load(ctx) {
+    fn init(ctx: &Context, args: &[RedisString]) -> Status {
+        match load(ctx, args) {
             Ok(()) => Status::Ok,
             Err(message) => {
                 ctx.log_warning(&format!("zkit: {message}"));
@@ -43,12 +43,22 @@ mod entry {
         }
     }
 
-    fn load(ctx: &Context) -> Result<(), String> {
+    fn load(ctx: &Context, args: &[RedisString]) -> Result<(), String> {
         crate::store::ensure_server_supported()?;
         crate::config::register(ctx);
         crate::store::load_configs(ctx)?;
         for command in crate::commands::all() {
             crate::store::register_command(ctx, command)?;
+        }
+        for arg in args {
+            let arg = arg.to_string_lossy();
+            if arg.eq_ignore_ascii_case(crate::commands::debug::LOAD_ARGUMENT) {
+                crate::store::register_command(ctx, &crate::commands::debug::PANIC)?;
+            } else {
+                return Err(format!(
+                    "unknown load argument '{arg}' (configs are set as zkit.<name> <value>)"
+                ));
+            }
         }
         crate::store::register_info(ctx, crate::info::write)
     }

@@ -4,6 +4,7 @@
 
 use crate::command::Command;
 
+pub mod debug;
 pub mod rank;
 
 /// Every zkit command, family by family.

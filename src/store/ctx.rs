@@ -59,6 +59,23 @@ impl Ctx {
         self.flags() & raw::REDISMODULE_CTX_FLAGS_RESP3 as c_int != 0
     }
 
+    /// True when Redis calls the command only to learn its key positions
+    /// (commands registered with `getkeys-api`).
+    pub(super) fn is_keys_position_request(&self) -> bool {
+        // SAFETY: valid context of the running command.
+        unsafe { api!(RedisModule_IsKeysPositionRequest)(self.raw) != 0 }
+    }
+
+    /// Answers a key-position request: argv[`position`] is a key with these
+    /// key-spec flags.
+    pub(super) fn key_at_position(&self, position: usize, flags: u32) {
+        let position = position as c_int;
+        // SAFETY: valid context inside a key-position request; `position` is
+        // inside argv (key_positions guarantees it). KeyAtPosWithFlags exists
+        // since 7.0, the oldest server zkit loads on.
+        unsafe { api!(RedisModule_KeyAtPosWithFlags)(self.raw, position, flags as c_int) };
+    }
+
     fn flags(&self) -> c_int {
         // SAFETY: valid context of the running command.
         unsafe { api!(RedisModule_GetContextFlags)(self.raw) }

