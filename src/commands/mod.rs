@@ -5,9 +5,10 @@
 use crate::command::Command;
 
 pub mod rank;
+pub mod recent;
 
 /// Every zkit command, family by family.
-pub static FAMILIES: &[&[&Command]] = &[rank::COMMANDS];
+pub static FAMILIES: &[&[&Command]] = &[rank::COMMANDS, recent::COMMANDS];
 
 pub fn all() -> impl Iterator<Item = &'static Command> {
     FAMILIES.iter().flat_map(|family| family.iter().copied())

@@ -5,6 +5,9 @@ use redis_module::raw;
 use super::call::{call_with_args, CallArg, CallArgs};
 use super::{api, RStr};
 
+/// The most items one replicated command carries (see [`Ctx::replicate_items`]).
+pub const REPLICATION_CHUNK: usize = 512;
+
 /// One invocation of a zkit command: what it may read, write, reply and
 /// propagate goes through here.
 pub struct Ctx {
@@ -96,6 +99,12 @@ impl Ctx {
         unsafe { api!(RedisModule_ReplyWithDouble)(self.raw, value) };
     }
 
+    /// The null array blocking commands reply on timeout (`*-1` in RESP2).
+    pub fn reply_null_array(&self) {
+        // SAFETY: valid context.
+        unsafe { api!(RedisModule_ReplyWithNullArray)(self.raw) };
+    }
+
     pub fn reply_bulk(&self, bytes: &[u8]) {
         // SAFETY: valid context; Redis copies the buffer.
         unsafe {
@@ -145,6 +154,27 @@ impl Ctx {
             )
         };
         debug_assert_eq!(status, raw::REDISMODULE_OK as c_int);
+    }
+
+    /// Replicates `command key item...` for any number of items, split into
+    /// commands of at most [`REPLICATION_CHUNK`] items each so no single
+    /// command grows without bound; they all travel in this command's one
+    /// MULTI/EXEC. An item is `item_len` consecutive arguments (a member, or
+    /// a score and a member).
+    pub fn replicate_items(
+        &self,
+        command: &CStr,
+        key: &RStr,
+        items: &[CallArg<'_>],
+        item_len: usize,
+    ) {
+        debug_assert_eq!(items.len() % item_len, 0);
+        for chunk in items.chunks(REPLICATION_CHUNK * item_len) {
+            let mut args = Vec::with_capacity(1 + chunk.len());
+            args.push(CallArg::Str(key));
+            args.extend_from_slice(chunk);
+            self.replicate(command, &args);
+        }
     }
 
     /// Fires the keyspace event a native command with the same effect fires.

@@ -329,6 +329,26 @@ pub fn db_snapshot(con: &mut Connection) -> Vec<(String, Vec<u8>)> {
         .collect()
 }
 
+/// Every key with its absolute expiry in unix ms (`PEXPIRETIME`, -1 for none),
+/// sorted. DUMP payloads leave expiry out, so replication tests of commands
+/// that set TTLs compare this beside [`db_snapshot`].
+pub fn expiry_snapshot(con: &mut Connection) -> Vec<(String, i64)> {
+    let mut keys: Vec<String> = query(con, &["KEYS", "*"]);
+    keys.sort();
+    keys.into_iter()
+        .map(|k| {
+            let at: i64 = query(con, &["PEXPIRETIME", &k]);
+            (k, at)
+        })
+        .collect()
+}
+
+/// The server's clock in unix ms (`TIME`).
+pub fn server_time_ms(con: &mut Connection) -> i64 {
+    let (secs, micros): (i64, i64) = query(con, &["TIME"]);
+    secs * 1000 + micros / 1000
+}
+
 /// Keyspace events published while `action` runs, as (channel, message).
 pub fn keyspace_events(
     server: &Server,
