@@ -132,6 +132,11 @@ impl Server {
     /// Blocks until the replica has processed everything the master sent.
     pub fn wait_for_replicas(&self, replicas: usize) {
         let mut con = self.connect();
+        // WAIT waits for the offset of this connection's last propagated
+        // command, which is 0 on a fresh connection (WAIT would return at
+        // once). PUBLISH propagates to replicas without touching any key, so
+        // it moves this connection's offset to the end of the stream.
+        let _: i64 = query(&mut con, &["PUBLISH", "zkit:test:wait", "sync"]);
         let acked: i64 = redis::cmd("WAIT")
             .arg(replicas)
             .arg(10_000)
@@ -230,7 +235,12 @@ fn spawn(config: &ServerConfig, dir: &Path, port: u16) -> Result<Child, String> 
         }
         if let Ok(client) = redis::Client::open(format!("redis://127.0.0.1:{port}/")) {
             if let Ok(mut con) = client.get_connection_with_timeout(Duration::from_millis(200)) {
-                if redis::cmd("PING").query::<String>(&mut con).is_ok() {
+                // Another test's server may hold the port (two probes can get
+                // the same free port): only our own child counts as started;
+                // ours then fails to bind, exits, and we retry elsewhere.
+                let info = redis::cmd("INFO").arg("server").query::<String>(&mut con);
+                let pid = format!("process_id:{}\r\n", child.id());
+                if info.is_ok_and(|info| info.contains(&pid)) {
                     return Ok(child);
                 }
             }
