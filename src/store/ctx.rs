@@ -57,6 +57,14 @@ impl Ctx {
         flags & (raw::REDISMODULE_CTX_FLAGS_MULTI | raw::REDISMODULE_CTX_FLAGS_LUA) as c_int != 0
     }
 
+    /// True when the calling client may be blocked: not inside MULTI/EXEC,
+    /// a script, or a module's RM_Call (Redis refuses to block those).
+    pub fn may_block(&self) -> bool {
+        let flags = self.flags();
+        !self.in_transaction_or_script()
+            && flags & raw::REDISMODULE_CTX_FLAGS_DENY_BLOCKING as c_int == 0
+    }
+
     /// True when the client speaks RESP3.
     pub fn is_resp3(&self) -> bool {
         self.flags() & raw::REDISMODULE_CTX_FLAGS_RESP3 as c_int != 0
