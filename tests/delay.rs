@@ -506,6 +506,8 @@ fn writes_replicate_as_native_commands_to_replicas_with_and_without_zkit() {
     assert_eq!(poll(&mut con, &["q", "COUNT", "3"]).len(), 3);
     let acked: i64 = query(&mut con, &["DELAY.ACK", "inflight", "t0", "t1", "nope"]);
     assert_eq!(acked, 2);
+    // A BPOLL served at once, without blocking.
+    assert_eq!(bpoll(&mut con, &["q", "0", "COUNT", "2"]).unwrap().len(), 2);
     // Emptying a queue deletes it on the replicas too.
     ok(&mut con, &["ZADD", "small", "1", "x"]);
     poll(&mut con, &["small"]);
@@ -542,6 +544,43 @@ fn writes_replicate_as_native_commands_to_replicas_with_and_without_zkit() {
         let mut rcon = replica.connect();
         assert_eq!(db_snapshot(&mut rcon), expected);
     }
+}
+
+#[test]
+fn aof_replays_on_a_server_without_zkit() {
+    let server = Server::with(
+        ServerConfig::default()
+            .arg("appendonly", "yes")
+            .arg("appendfsync", "always"),
+    );
+    let mut con = server.connect();
+    ok(
+        &mut con,
+        &["ZADD", "q", "1", "a", "2", "b", "3", "c", "4", "d"],
+    );
+    poll(&mut con, &["q", "LEASE", "held", "60000"]);
+    poll(&mut con, &["q", "COUNT", "2", "LEASE", "held", "60000"]);
+    let _: i64 = query(&mut con, &["DELAY.ACK", "held", "b"]);
+    let waiter = {
+        let mut con = server.connect();
+        thread::spawn(move || bpoll(&mut con, &["later", "0", "LEASE", "held", "60000"]))
+    };
+    wait_blocked(&server, 1);
+    ok(&mut con, &["ZADD", "later", "5", "e"]);
+    assert_eq!(names(&waiter.join().unwrap().unwrap()), ["e"]);
+    let expected = db_snapshot(&mut con);
+    assert_eq!(zset_dump(&mut con, "held").len(), 3);
+    drop(con);
+    let dir = server.shutdown_keep_dir();
+    let plain = Server::with(
+        ServerConfig::without_module()
+            .arg("appendonly", "yes")
+            .in_dir(&dir),
+    );
+    let mut con = plain.connect();
+    assert_eq!(db_snapshot(&mut con), expected);
+    drop(plain);
+    let _ = std::fs::remove_dir_all(dir);
 }
 
 #[test]

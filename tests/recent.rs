@@ -243,7 +243,7 @@ fn writes_replicate_as_native_commands_to_replicas_with_and_without_zkit() {
         add(&mut con, &["r1", &member, "CAP", "20", "TTL", "3600"]);
         add(&mut con, &["r2", &member, "x", &member]);
     }
-    // Same-millisecond scores carry fractions: they must arrive exactly.
+    // Same-millisecond views run ahead of the clock: replicas get the scores.
     let mut pipe = redis::pipe();
     for i in 0..50 {
         pipe.cmd("RECENT.ADD").arg("r3").arg(i).arg("CAP").arg(30);

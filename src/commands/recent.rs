@@ -77,7 +77,7 @@ fn add(ctx: &Ctx, args: &[RStr]) -> Result<(), ZkitError> {
         .map(|(_, score)| score);
     let scores = view_scores(now, newest, members.len())?;
     for (member, score) in members.iter().zip(&scores) {
-        list.add(member, *score)?;
+        list.add(member, *score as f64)?;
     }
     let excess = cap.map_or(0, |cap| list.len().saturating_sub(cap));
     let trimmed: Vec<OwnedRStr> = list
@@ -97,7 +97,7 @@ fn add(ctx: &Ctx, args: &[RStr]) -> Result<(), ZkitError> {
     let zadd: Vec<CallArg> = members
         .iter()
         .zip(&scores)
-        .flat_map(|(member, score)| [CallArg::Float(*score), CallArg::Str(member)])
+        .flat_map(|(member, score)| [CallArg::Int(*score), CallArg::Str(member)])
         .collect();
     ctx.replicate_items(c"ZADD", key, &zadd, 2);
     ctx.notify(EventClass::Zset, c"zadd", key);
