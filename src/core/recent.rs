@@ -47,7 +47,7 @@ pub fn view_scores(
     let first = match newest {
         Some(newest) if newest >= now_ms as f64 => {
             let last_allowed = (SCORE_LIMIT - views as i64) as f64;
-            if !(newest < last_allowed) {
+            if newest >= last_allowed {
                 return Err(RecentError::NoLaterScore(newest));
             }
             newest.floor() as i64 + 1

@@ -165,7 +165,7 @@ impl Ctx {
     }
 
     /// Replicates `command key item...` for any number of items, split into
-    /// commands of at most [`REPLICATION_CHUNK`] items each so no single
+    /// commands of at most `REPLICATION_CHUNK` (512) items each so no single
     /// command grows without bound; they all travel in this command's one
     /// MULTI/EXEC. An item is `item_len` consecutive arguments (a member, or
     /// a score and a member).
