@@ -143,25 +143,12 @@ extern "C" fn reply_blocked<W: ZsetWaiter>(
     _argc: c_int,
 ) -> c_int {
     let ctx = Ctx::new(ctx);
-    // SAFETY: the reply callback runs while Redis still owns the state it
-    // got from `block_on_zset` (it is freed only after unblocking).
-    let blocked =
-        unsafe { api!(RedisModule_GetBlockedClientPrivateData)(ctx.as_ptr()) }.cast::<Blocked<W>>();
-    // SAFETY: as above; no other reference to the state is alive.
-    let outcome = panic::catch_unwind(AssertUnwindSafe(|| unsafe {
-        (*blocked).waiter.try_serve(&ctx)
-    }));
+    let (blocked, outcome) = run_waiter(&ctx, |waiter: &mut W, ctx| waiter.try_serve(ctx));
     let wait = match outcome {
-        Ok(Ok(Attempt::Wait { wake_at_ms })) => Some(wake_at_ms),
-        Ok(Ok(Attempt::Served)) => None,
-        Ok(Err(error)) => {
+        Ok(Attempt::Wait { wake_at_ms }) => Some(wake_at_ms),
+        Ok(Attempt::Served) => None,
+        Err(error) => {
             ctx.reply_error(&error.to_string());
-            None
-        }
-        Err(payload) => {
-            let reason = panic_reason(payload.as_ref());
-            ctx.log_warning(&format!("zkit: blocked command panicked: {reason}"));
-            ctx.reply_error(&ZkitError::Internal(format!("panicked: {reason}")).to_string());
             None
         }
     };
@@ -179,20 +166,38 @@ extern "C" fn time_out_blocked<W: ZsetWaiter>(
     _argc: c_int,
 ) -> c_int {
     let ctx = Ctx::new(ctx);
-    // SAFETY: as in `reply_blocked`: the state is alive until freed.
+    let (_, outcome) = run_waiter(&ctx, |waiter: &mut W, ctx| {
+        waiter.time_out(ctx);
+        Ok(())
+    });
+    if let Err(error) = outcome {
+        ctx.reply_error(&error.to_string());
+    }
+    raw::REDISMODULE_OK as c_int
+}
+
+/// Runs `step` on the waiter of the client a reply or timeout callback runs
+/// for, turning a panic into an internal error. Returns the state's pointer
+/// too, for re-arming its timer.
+fn run_waiter<W: ZsetWaiter, R>(
+    ctx: &Ctx,
+    step: impl FnOnce(&mut W, &Ctx) -> Result<R, ZkitError>,
+) -> (*mut Blocked<W>, Result<R, ZkitError>) {
+    // SAFETY: reply and timeout callbacks run while Redis still owns the
+    // state it got from `block_on_zset` (it is freed only after unblocking),
+    // and no other reference to it is alive during the callback.
     let blocked =
         unsafe { api!(RedisModule_GetBlockedClientPrivateData)(ctx.as_ptr()) }.cast::<Blocked<W>>();
     // SAFETY: as above.
     let outcome = panic::catch_unwind(AssertUnwindSafe(|| unsafe {
-        (*blocked).waiter.time_out(&ctx)
+        step(&mut (*blocked).waiter, ctx)
     }));
-    if let Err(payload) = outcome {
-        ctx.reply_error(
-            &ZkitError::Internal(format!("panicked: {}", panic_reason(payload.as_ref())))
-                .to_string(),
-        );
-    }
-    raw::REDISMODULE_OK as c_int
+    let outcome = outcome.unwrap_or_else(|payload| {
+        let reason = panic_reason(payload.as_ref());
+        ctx.log_warning(&format!("zkit: blocked command panicked: {reason}"));
+        Err(ZkitError::Internal(format!("panicked: {reason}")))
+    });
+    (blocked, outcome)
 }
 
 extern "C" fn free_blocked<W: ZsetWaiter>(ctx: *mut raw::RedisModuleCtx, privdata: *mut c_void) {

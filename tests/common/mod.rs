@@ -359,6 +359,61 @@ pub fn server_time_ms(con: &mut Connection) -> i64 {
     secs * 1000 + micros / 1000
 }
 
+/// A master with zkit, and two replicas of it, synced: one with zkit, one
+/// without (effects replication must not need the module).
+pub fn master_and_replicas() -> (Server, [Server; 2]) {
+    let master = Server::start();
+    let with_module = Server::with(ServerConfig::default().replica_of(&master));
+    let without_module = Server::with(ServerConfig::without_module().replica_of(&master));
+    with_module.wait_until_synced();
+    without_module.wait_until_synced();
+    (master, [with_module, without_module])
+}
+
+/// Waits until the replicas processed everything, asserts each holds exactly
+/// the master's data and expiry times, and returns the master's snapshot.
+pub fn assert_replicas_match(master: &Server, replicas: &[Server]) -> Vec<(String, Vec<u8>)> {
+    master.wait_for_replicas(replicas.len());
+    let mut con = master.connect();
+    let expected = db_snapshot(&mut con);
+    let expected_expiry = expiry_snapshot(&mut con);
+    for (i, replica) in replicas.iter().enumerate() {
+        let mut rcon = replica.connect();
+        assert_eq!(db_snapshot(&mut rcon), expected, "replica {i}");
+        assert_eq!(
+            expiry_snapshot(&mut rcon),
+            expected_expiry,
+            "replica {i} TTLs"
+        );
+    }
+    expected
+}
+
+/// Runs each command, which must fail with an error starting with its
+/// expected text and leave every key and TTL as it was.
+pub fn assert_errors_change_nothing(con: &mut Connection, cases: &[(&[&str], &str)]) {
+    let snapshot = db_snapshot(con);
+    let expiry = expiry_snapshot(con);
+    for (words, expected) in cases {
+        let e = err(con, words);
+        assert!(
+            e.starts_with(expected),
+            "{words:?}: got {e:?}, want {expected:?}"
+        );
+        assert_eq!(db_snapshot(con), snapshot, "{words:?} changed data");
+        assert_eq!(expiry_snapshot(con), expiry, "{words:?} changed a TTL");
+    }
+}
+
+/// Keyspace events as (`__keyevent@0__:<event>`, key) string slices, for
+/// comparing with a literal list.
+pub fn event_pairs(events: &[(String, String)]) -> Vec<(&str, &str)> {
+    events
+        .iter()
+        .map(|(c, k)| (c.as_str(), k.as_str()))
+        .collect()
+}
+
 /// Keyspace events published while `action` runs, as (channel, message).
 pub fn keyspace_events(
     server: &Server,
