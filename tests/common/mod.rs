@@ -240,7 +240,10 @@ fn spawn(config: &ServerConfig, dir: &Path, port: u16) -> Result<Child, String> 
                 // ours then fails to bind, exits, and we retry elsewhere.
                 let info = redis::cmd("INFO").arg("server").query::<String>(&mut con);
                 let pid = format!("process_id:{}\r\n", child.id());
-                if info.is_ok_and(|info| info.contains(&pid)) {
+                // PING also fails while the server is still loading its data.
+                if info.is_ok_and(|info| info.contains(&pid))
+                    && redis::cmd("PING").query::<String>(&mut con).is_ok()
+                {
                     return Ok(child);
                 }
             }
