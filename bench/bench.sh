@@ -94,6 +94,10 @@ NATIVE=(ZADD bench:recent:zadd __rand_int__ __rand_int__)
 LUA=(recent_add.lua 1 bench:recent:lua __rand_int__ 60 2592000)
 compare "RECENT.ADD | ZADD | Lua"
 
+# The same against a Lua script on a zset (ZADD + ZREMRANGEBYRANK + EXPIRE).
+LUA=(recent_add_zset.lua 1 bench:recent:lua:zset __rand_int__ 60 2592000)
+compare "RECENT.ADD | ZADD | Lua zset"
+
 # DELAY.POLL vs ZPOPMIN vs Lua (ZRANGEBYSCORE -inf now LIMIT + ZREM). Every
 # call must claim a real task, so each queue is filled beforehand with more
 # due tasks than the case polls in all its runs (2 pipelines x rounds x
