@@ -305,6 +305,37 @@ fn bpoll_wakes_when_the_earliest_task_falls_due() {
 }
 
 #[test]
+fn bpoll_wakes_in_the_database_it_blocked_in() {
+    let server = Server::start();
+    let mut con = server.connect();
+    ok(&mut con, &["SELECT", "3"]);
+    let now = server_time_ms(&mut con);
+    schedule(&mut con, "q", now + 200, "timed");
+    let spawn_in_db3 = |words: &'static [&'static str]| {
+        let mut con = server.connect();
+        ok(&mut con, &["SELECT", "3"]);
+        thread::spawn(move || bpoll(&mut con, words))
+    };
+    // The timer fires in db 3, where the task is (db 0 has no "q").
+    assert_eq!(
+        names(&spawn_in_db3(&["q", "0"]).join().unwrap().unwrap()),
+        ["timed"]
+    );
+    // A ZADD in db 3 wakes it; the same key in db 0 does not.
+    schedule(&mut con, "q", now + HOUR, "later");
+    let waiter = spawn_in_db3(&["q", "0"]);
+    wait_blocked(&server, 1);
+    let mut db0 = server.connect();
+    schedule(&mut db0, "q", 0, "other-db");
+    schedule(&mut con, "q", 0, "here");
+    assert_eq!(names(&waiter.join().unwrap().unwrap()), ["here"]);
+    assert_eq!(
+        query::<Vec<String>>(&mut db0, &["ZRANGE", "q", "0", "-1"]),
+        ["other-db"]
+    );
+}
+
+#[test]
 fn each_added_task_wakes_exactly_one_of_many_pollers() {
     let server = Server::start();
     let mut con = server.connect();
