@@ -562,11 +562,7 @@ fn writes_replicate_as_native_commands_to_replicas_with_and_without_zkit() {
 
 #[test]
 fn aof_replays_on_a_server_without_zkit() {
-    let server = Server::with(
-        ServerConfig::default()
-            .arg("appendonly", "yes")
-            .arg("appendfsync", "always"),
-    );
+    let server = aof_server();
     let mut con = server.connect();
     ok(
         &mut con,
@@ -582,19 +578,9 @@ fn aof_replays_on_a_server_without_zkit() {
     wait_blocked(&server, 1);
     ok(&mut con, &["ZADD", "later", "5", "e"]);
     assert_eq!(names(&waiter.join().unwrap().unwrap()), ["e"]);
-    let expected = db_snapshot(&mut con);
     assert_eq!(zset_dump(&mut con, "held").len(), 3);
     drop(con);
-    let dir = server.shutdown_keep_dir();
-    let plain = Server::with(
-        ServerConfig::without_module()
-            .arg("appendonly", "yes")
-            .in_dir(&dir),
-    );
-    let mut con = plain.connect();
-    assert_eq!(db_snapshot(&mut con), expected);
-    drop(plain);
-    let _ = std::fs::remove_dir_all(dir);
+    assert_aof_replays_without_module(server);
 }
 
 #[test]

@@ -244,6 +244,22 @@ fn writes_replicate_as_native_commands_to_replicas_with_and_without_zkit() {
 }
 
 #[test]
+fn aof_replays_on_a_server_without_zkit() {
+    let server = aof_server();
+    let mut con = server.connect();
+    let t = server_time_ms(&mut con);
+    ok(
+        &mut con,
+        &["ZADD", "k", &(t - 500_000).to_string(), "stale"],
+    );
+    for _ in 0..8 {
+        hit(&mut con, &["k", "300000", "5", "COST", "2"]);
+    }
+    drop(con);
+    assert_aof_replays_without_module(server);
+}
+
+#[test]
 fn writes_fire_the_native_keyspace_events() {
     let server = Server::start();
     let mut con = server.connect();

@@ -244,6 +244,20 @@ fn writes_replicate_as_native_commands_to_replicas_with_and_without_zkit() {
 }
 
 #[test]
+fn aof_replays_on_a_server_without_zkit() {
+    let server = aof_server();
+    let mut con = server.connect();
+    for i in 0..40 {
+        add(
+            &mut con,
+            &["r", &format!("m{}", i % 13), "x", "CAP", "8", "TTL", "3600"],
+        );
+    }
+    drop(con);
+    assert_aof_replays_without_module(server);
+}
+
+#[test]
 fn writes_fire_the_native_keyspace_events() {
     let server = Server::start();
     let events = keyspace_events(&server, |con| {

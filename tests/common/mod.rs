@@ -408,6 +408,36 @@ pub fn assert_errors_change_nothing(con: &mut Connection, cases: &[(&[&str], &st
     }
 }
 
+/// A zkit server that appends every write to its AOF, fsynced at once.
+pub fn aof_server() -> Server {
+    Server::with(
+        ServerConfig::default()
+            .arg("appendonly", "yes")
+            .arg("appendfsync", "always"),
+    )
+}
+
+/// Stops `server` (started with [`aof_server`]), replays its AOF on a server
+/// without zkit, and asserts the replay holds exactly the data the server
+/// held (keys, values, and expiry times).
+pub fn assert_aof_replays_without_module(server: Server) {
+    let (expected, expected_expiry) = {
+        let mut con = server.connect();
+        (db_snapshot(&mut con), expiry_snapshot(&mut con))
+    };
+    let dir = server.shutdown_keep_dir();
+    let plain = Server::with(
+        ServerConfig::without_module()
+            .arg("appendonly", "yes")
+            .in_dir(&dir),
+    );
+    let mut con = plain.connect();
+    assert_eq!(db_snapshot(&mut con), expected);
+    assert_eq!(expiry_snapshot(&mut con), expected_expiry);
+    drop(plain);
+    let _ = std::fs::remove_dir_all(dir);
+}
+
 /// Keyspace events as (`__keyevent@0__:<event>`, key) string slices, for
 /// comparing with a literal list.
 pub fn event_pairs(events: &[(String, String)]) -> Vec<(&str, &str)> {
