@@ -43,7 +43,7 @@ leakcheck: deps
 	bash scripts/leakcheck.sh
 
 bench: build
-	bash scripts/bench.sh $(CURDIR)/$(RELEASE_MODULE)
+	bash bench/bench.sh $(CURDIR)/$(RELEASE_MODULE)
 
 lint:
 	$(CARGO) fmt --check

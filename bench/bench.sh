@@ -74,6 +74,68 @@ NATIVE=(ZINCRBY bench:zincrby 5 __rand_int__)
 LUA=(rank_gift.lua 1 bench:lua __rand_int__ 5)
 compare "RANK.GIFT | ZINCRBY | Lua"
 
+# RATE.HIT vs ZADD vs Lua (ZREMRANGEBYSCORE + ZCARD + ZADD + PEXPIRE), one
+# log per user over 100k users, 100 hits a minute each: every hit is allowed.
+ZKIT=(RATE.HIT bench:rate:__rand_int__ 60000 100)
+NATIVE=(ZADD bench:zadd:__rand_int__ __rand_int__ __rand_int__)
+LUA=(rate_hit.lua 1 bench:rate:lua:__rand_int__ 60000 100)
+compare "RATE.HIT | ZADD | Lua"
+
+# The same on one hot key at its limit: almost every hit is refused.
+ZKIT=(RATE.HIT bench:rate:hot 600000 50)
+NATIVE=(ZCARD bench:rate:hot)
+LUA=(rate_hit.lua 1 bench:rate:hot:lua 600000 50)
+compare "RATE.HIT refused | ZCARD | Lua"
+
+# RECENT.ADD vs ZADD vs the seed's Lua (LREM + LPUSH + LTRIM + EXPIRE) on one
+# list kept at 60 items, viewing random items out of 100k.
+ZKIT=(RECENT.ADD bench:recent __rand_int__ CAP 60 TTL 2592000)
+NATIVE=(ZADD bench:recent:zadd __rand_int__ __rand_int__)
+LUA=(recent_add.lua 1 bench:recent:lua __rand_int__ 60 2592000)
+compare "RECENT.ADD | ZADD | Lua"
+
+# The same against a Lua script on a zset (ZADD + ZREMRANGEBYRANK + EXPIRE).
+LUA=(recent_add_zset.lua 1 bench:recent:lua:zset __rand_int__ 60 2592000)
+compare "RECENT.ADD | ZADD | Lua zset"
+
+# DELAY.POLL vs ZPOPMIN vs Lua (ZRANGEBYSCORE -inf now LIMIT + ZREM). Every
+# call must claim a real task, so each queue is filled beforehand with more
+# due tasks than the case polls in all its runs (2 pipelines x rounds x
+# requests), scored 1..n like overdue tasks, and checked not to run dry.
+fill_queue() {
+  local key=$1 n=$2
+  cli EVAL "for i = tonumber(ARGV[1]), tonumber(ARGV[2]), 1000 do
+      local args = {}
+      for j = i, math.min(i + 999, tonumber(ARGV[2])) do
+        args[#args + 1] = j; args[#args + 1] = 't' .. j
+      end
+      redis.call('ZADD', KEYS[1], unpack(args))
+    end" 1 "$key" 1 "$n" >/dev/null
+}
+check_not_dry() {
+  local key
+  for key in "$@"; do
+    (($(cli ZCARD "$key") > 0)) || echo "warning: $key ran dry: the DELAY numbers are void" >&2
+  done
+}
+tasks=$((requests * rounds * 2 + requests))
+for key in bench:delay bench:delay:popmin bench:delay:lua \
+  bench:lease bench:lease:popmin bench:lease:lua; do
+  fill_queue "$key" "$tasks"
+done
+ZKIT=(DELAY.POLL bench:delay)
+NATIVE=(ZPOPMIN bench:delay:popmin)
+LUA=(delay_poll.lua 1 bench:delay:lua 1)
+compare "DELAY.POLL | ZPOPMIN | Lua"
+check_not_dry bench:delay bench:delay:popmin bench:delay:lua
+
+# With a lease: claimed tasks move into an in-flight zset.
+ZKIT=(DELAY.POLL bench:lease LEASE bench:lease:held 600000)
+NATIVE=(ZPOPMIN bench:lease:popmin)
+LUA=(delay_poll.lua 2 bench:lease:lua bench:lease:lua:held 1 600000)
+compare "DELAY.POLL LEASE | ZPOPMIN | Lua"
+check_not_dry bench:lease bench:lease:popmin bench:lease:lua
+
 # ---- report ----------------------------------------------------------------
 
 server_version=$(cli INFO server | awk -F: '/^redis_version/ { sub("\r", "", $2); print $2 }')

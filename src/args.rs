@@ -92,6 +92,38 @@ impl<'a, A: AsRef<[u8]>> Options<'a, A> {
     }
 }
 
+/// Splits variadic values from the `KEYWORD value` options that follow them
+/// (`RECENT.ADD key member [member ...] [CAP n] [TTL seconds]`). Options are
+/// read from the end, pair by pair, while the second-to-last remaining
+/// argument is one of `keywords`; each keyword may appear once. Returns the
+/// values and the options as `(index into keywords, value)`; a repeated
+/// keyword, or options that leave no value, are a syntax error.
+#[allow(clippy::type_complexity)]
+pub fn split_trailing_options<'a, A: AsRef<[u8]>>(
+    args: &'a [A],
+    keywords: &[&str],
+) -> Result<(&'a [A], Vec<(usize, &'a A)>), ZkitError> {
+    let mut values = args;
+    let mut options: Vec<(usize, &'a A)> = Vec::new();
+    while let [rest @ .., keyword, value] = values {
+        let Some(index) = keywords
+            .iter()
+            .position(|k| is_keyword(keyword.as_ref(), k))
+        else {
+            break;
+        };
+        if options.iter().any(|(seen, _)| *seen == index) {
+            return Err(ZkitError::Syntax);
+        }
+        options.push((index, value));
+        values = rest;
+    }
+    if values.is_empty() {
+        return Err(ZkitError::Syntax);
+    }
+    Ok((values, options))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -169,6 +201,33 @@ mod tests {
                 what: "count",
                 limit: "must not be negative"
             })
+        );
+    }
+
+    #[test]
+    fn trailing_options_are_read_from_the_end() {
+        #[allow(clippy::type_complexity)]
+        fn split<'a>(
+            words: &'a [&'static str],
+        ) -> Result<(Vec<&'static str>, Vec<(usize, &'a &'static str)>), ZkitError> {
+            split_trailing_options(words, &["CAP", "TTL"])
+                .map(|(values, options)| (values.to_vec(), options))
+        }
+        let (values, options) = split(&["a", "b", "cap", "60", "TTL", "5"]).unwrap();
+        assert_eq!(values, ["a", "b"]);
+        assert_eq!(options, [(1, &"5"), (0, &"60")]);
+        let (values, options) = split(&["a", "CAP", "x"]).unwrap();
+        assert_eq!(values, ["a"]);
+        assert_eq!(options, [(0, &"x")]);
+        // A keyword that is not second-to-last is a value.
+        assert_eq!(split(&["CAP", "a", "b"]).unwrap().0, ["CAP", "a", "b"]);
+        assert_eq!(split(&["a", "TTL"]).unwrap().0, ["a", "TTL"]);
+        assert_eq!(split(&["CAP", "5", "TTL"]).unwrap().0, ["CAP", "5", "TTL"]);
+        // Options that leave no value, or a repeated option, are refused.
+        assert_eq!(split(&["CAP", "5"]), Err(ZkitError::Syntax));
+        assert_eq!(
+            split(&["a", "CAP", "5", "CAP", "6"]),
+            Err(ZkitError::Syntax)
         );
     }
 

@@ -554,11 +554,7 @@ fn writes_replicate_as_native_zadd_to_replicas_with_and_without_zkit() {
 
 #[test]
 fn aof_replays_on_a_server_without_zkit() {
-    let server = Server::with(
-        ServerConfig::default()
-            .arg("appendonly", "yes")
-            .arg("appendfsync", "always"),
-    );
+    let server = aof_server();
     let mut con = server.connect();
     for i in 0..20i64 {
         let _: (i64, i64) = query(
@@ -572,18 +568,8 @@ fn aof_replays_on_a_server_without_zkit() {
         );
     }
     ok(&mut con, &["RANK.MERGE", "w", "1", "b", "WEIGHTS", "2"]);
-    let expected = db_snapshot(&mut con);
     drop(con);
-    let dir = server.shutdown_keep_dir();
-    let plain = Server::with(
-        ServerConfig::without_module()
-            .arg("appendonly", "yes")
-            .in_dir(&dir),
-    );
-    let mut con = plain.connect();
-    assert_eq!(db_snapshot(&mut con), expected);
-    drop(plain);
-    let _ = std::fs::remove_dir_all(dir);
+    assert_aof_replays_without_module(server);
 }
 
 #[test]

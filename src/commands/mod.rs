@@ -5,10 +5,18 @@
 use crate::command::Command;
 
 pub mod debug;
+pub mod delay;
 pub mod rank;
+pub mod rate;
+pub mod recent;
 
 /// Every zkit command, family by family.
-pub static FAMILIES: &[&[&Command]] = &[rank::COMMANDS];
+pub static FAMILIES: &[&[&Command]] = &[
+    rank::COMMANDS,
+    delay::COMMANDS,
+    rate::COMMANDS,
+    recent::COMMANDS,
+];
 
 pub fn all() -> impl Iterator<Item = &'static Command> {
     FAMILIES.iter().flat_map(|family| family.iter().copied())

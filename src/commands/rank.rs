@@ -322,23 +322,15 @@ fn merge(ctx: &Ctx, args: &[RStr]) -> Result<(), ZkitError> {
         board.add(member, *score)?;
     }
     drop(board);
-    // Bounded ZADDs keep each replicated command small; they all travel in
-    // the one MULTI/EXEC of this command.
-    for chunk in scored.chunks(REPLICATION_CHUNK) {
-        let mut zadd = Vec::with_capacity(1 + 2 * chunk.len());
-        zadd.push(CallArg::Str(dest));
-        for (member, score) in chunk {
-            zadd.push(CallArg::Float(*score));
-            zadd.push(CallArg::Str(member));
-        }
-        ctx.replicate(c"ZADD", &zadd);
-    }
+    let zadd: Vec<CallArg> = scored
+        .iter()
+        .flat_map(|(member, score)| [CallArg::Float(*score), CallArg::Str(member)])
+        .collect();
+    ctx.replicate_items(c"ZADD", dest, &zadd, 2);
     ctx.notify(EventClass::Zset, c"zunionstore", dest);
     ctx.reply_i64(scored.len() as i64);
     Ok(())
 }
-
-const REPLICATION_CHUNK: usize = 512;
 
 /// `[WEIGHTS w ...]`: exactly one integer weight per source; default 1 each.
 fn parse_weights(options: &[RStr], sources: usize) -> Result<Vec<i64>, ZkitError> {

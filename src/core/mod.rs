@@ -1,3 +1,7 @@
 //! Pure logic with no Redis types, unit- and property-tested on its own.
 
+pub mod clock;
+pub mod delay;
 pub mod rank;
+pub mod rate;
+pub mod recent;

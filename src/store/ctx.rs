@@ -5,6 +5,9 @@ use redis_module::raw;
 use super::call::{call_with_args, CallArg, CallArgs};
 use super::{api, RStr};
 
+/// The most items one replicated command carries (see [`Ctx::replicate_items`]).
+pub const REPLICATION_CHUNK: usize = 512;
+
 /// One invocation of a zkit command: what it may read, write, reply and
 /// propagate goes through here.
 pub struct Ctx {
@@ -52,6 +55,14 @@ impl Ctx {
     pub fn in_transaction_or_script(&self) -> bool {
         let flags = self.flags();
         flags & (raw::REDISMODULE_CTX_FLAGS_MULTI | raw::REDISMODULE_CTX_FLAGS_LUA) as c_int != 0
+    }
+
+    /// True when the calling client may be blocked: not inside MULTI/EXEC,
+    /// a script, or a module's RM_Call (Redis refuses to block those).
+    pub fn may_block(&self) -> bool {
+        let flags = self.flags();
+        !self.in_transaction_or_script()
+            && flags & raw::REDISMODULE_CTX_FLAGS_DENY_BLOCKING as c_int == 0
     }
 
     /// True when the client speaks RESP3.
@@ -113,6 +124,12 @@ impl Ctx {
         unsafe { api!(RedisModule_ReplyWithDouble)(self.raw, value) };
     }
 
+    /// The null array blocking commands reply on timeout (`*-1` in RESP2).
+    pub fn reply_null_array(&self) {
+        // SAFETY: valid context.
+        unsafe { api!(RedisModule_ReplyWithNullArray)(self.raw) };
+    }
+
     pub fn reply_bulk(&self, bytes: &[u8]) {
         // SAFETY: valid context; Redis copies the buffer.
         unsafe {
@@ -162,6 +179,27 @@ impl Ctx {
             )
         };
         debug_assert_eq!(status, raw::REDISMODULE_OK as c_int);
+    }
+
+    /// Replicates `command key item...` for any number of items, split into
+    /// commands of at most `REPLICATION_CHUNK` (512) items each so no single
+    /// command grows without bound; they all travel in this command's one
+    /// MULTI/EXEC. An item is `item_len` consecutive arguments (a member, or
+    /// a score and a member).
+    pub fn replicate_items(
+        &self,
+        command: &CStr,
+        key: &RStr,
+        items: &[CallArg<'_>],
+        item_len: usize,
+    ) {
+        debug_assert_eq!(items.len() % item_len, 0);
+        for chunk in items.chunks(REPLICATION_CHUNK * item_len) {
+            let mut args = Vec::with_capacity(1 + chunk.len());
+            args.push(CallArg::Str(key));
+            args.extend_from_slice(chunk);
+            self.replicate(command, &args);
+        }
     }
 
     /// Fires the keyspace event a native command with the same effect fires.

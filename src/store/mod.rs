@@ -11,12 +11,14 @@
 //! pointer wrapped here is valid for the duration of the command that received
 //! or created it; the wrappers borrow from [`Ctx`] so they cannot outlive it.
 
+mod block;
 mod call;
 mod ctx;
 mod register;
 mod string;
 mod zset;
 
+pub use block::{Attempt, ZsetWaiter};
 pub use call::{CallArg, CallReply};
 pub use ctx::{Ctx, EventClass};
 pub use register::{

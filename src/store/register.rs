@@ -39,11 +39,7 @@ pub fn dispatch(
         Ok(Ok(())) => return raw::REDISMODULE_OK as c_int,
         Ok(Err(error)) => error,
         Err(payload) => {
-            let reason = payload
-                .downcast_ref::<&str>()
-                .map(|s| s.to_string())
-                .or_else(|| payload.downcast_ref::<String>().cloned())
-                .unwrap_or_else(|| "unknown panic".to_string());
+            let reason = panic_reason(payload.as_ref());
             ctx.log_warning(&format!("zkit: {} panicked: {reason}", command.name));
             ZkitError::Internal(format!("{} panicked: {reason}", command.name))
         }
@@ -51,6 +47,15 @@ pub fn dispatch(
     command.stats.record_error();
     ctx.reply_error(&error.to_string());
     raw::REDISMODULE_OK as c_int
+}
+
+/// The message of a caught panic, for the log and the error reply.
+pub(super) fn panic_reason(payload: &(dyn std::any::Any + Send)) -> String {
+    payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown panic".to_string())
 }
 
 /// Redis checks arity before calling a command, but RM_Call from other

@@ -180,6 +180,20 @@ impl<'c> Zset<'c> {
         deleted != 0
     }
 
+    /// Sets the key's expiry to an absolute unix time in milliseconds, as
+    /// `PEXPIREAT` does. The key must exist: call after adding members.
+    pub fn expire_at(&mut self, unix_ms: i64) -> Result<(), ZkitError> {
+        // SAFETY: open writable key. Redis refuses (ERR) an empty key or a
+        // negative time, which the caller maps to an internal error.
+        let status = unsafe { api!(RedisModule_SetAbsExpire)(self.ptr(), unix_ms) };
+        if status != raw::REDISMODULE_OK as c_int {
+            return Err(ZkitError::Internal(format!(
+                "RedisModule_SetAbsExpire refused {unix_ms}"
+            )));
+        }
+        Ok(())
+    }
+
     /// Members from the highest score down, within `[min, max]`. Among equal
     /// scores the order is member descending: the exact reverse of ZRANGE.
     pub fn iter_desc(&mut self, min: ScoreBound, max: ScoreBound) -> ZsetIter<'_, 'c> {

@@ -267,7 +267,10 @@ fn spawn(config: &ServerConfig, dir: &Path, port: u16) -> Result<Child, String> 
                 // ours then fails to bind, exits, and we retry elsewhere.
                 let info = redis::cmd("INFO").arg("server").query::<String>(&mut con);
                 let pid = format!("process_id:{}\r\n", child.id());
-                if info.is_ok_and(|info| info.contains(&pid)) {
+                // PING also fails while the server is still loading its data.
+                if info.is_ok_and(|info| info.contains(&pid))
+                    && redis::cmd("PING").query::<String>(&mut con).is_ok()
+                {
                     return Ok(child);
                 }
             }
@@ -383,6 +386,111 @@ pub fn db_snapshot(con: &mut impl redis::ConnectionLike) -> Vec<(String, Vec<u8>
         .collect()
 }
 
+/// Every key with its absolute expiry in unix ms (`PEXPIRETIME`, -1 for none),
+/// sorted. DUMP payloads leave expiry out, so replication tests of commands
+/// that set TTLs compare this beside [`db_snapshot`].
+pub fn expiry_snapshot(con: &mut Connection) -> Vec<(String, i64)> {
+    let mut keys: Vec<String> = query(con, &["KEYS", "*"]);
+    keys.sort();
+    keys.into_iter()
+        .map(|k| {
+            let at: i64 = query(con, &["PEXPIRETIME", &k]);
+            (k, at)
+        })
+        .collect()
+}
+
+/// The server's clock in unix ms (`TIME`).
+pub fn server_time_ms(con: &mut Connection) -> i64 {
+    let (secs, micros): (i64, i64) = query(con, &["TIME"]);
+    secs * 1000 + micros / 1000
+}
+
+/// A master with zkit, and two replicas of it, synced: one with zkit, one
+/// without (effects replication must not need the module).
+pub fn master_and_replicas() -> (Server, [Server; 2]) {
+    let master = Server::start();
+    let with_module = Server::with(ServerConfig::default().replica_of(&master));
+    let without_module = Server::with(ServerConfig::without_module().replica_of(&master));
+    with_module.wait_until_synced();
+    without_module.wait_until_synced();
+    (master, [with_module, without_module])
+}
+
+/// Waits until the replicas processed everything, asserts each holds exactly
+/// the master's data and expiry times, and returns the master's snapshot.
+pub fn assert_replicas_match(master: &Server, replicas: &[Server]) -> Vec<(String, Vec<u8>)> {
+    master.wait_for_replicas(replicas.len());
+    let mut con = master.connect();
+    let expected = db_snapshot(&mut con);
+    let expected_expiry = expiry_snapshot(&mut con);
+    for (i, replica) in replicas.iter().enumerate() {
+        let mut rcon = replica.connect();
+        assert_eq!(db_snapshot(&mut rcon), expected, "replica {i}");
+        assert_eq!(
+            expiry_snapshot(&mut rcon),
+            expected_expiry,
+            "replica {i} TTLs"
+        );
+    }
+    expected
+}
+
+/// Runs each command, which must fail with an error starting with its
+/// expected text and leave every key and TTL as it was.
+pub fn assert_errors_change_nothing(con: &mut Connection, cases: &[(&[&str], &str)]) {
+    let snapshot = db_snapshot(con);
+    let expiry = expiry_snapshot(con);
+    for (words, expected) in cases {
+        let e = err(con, words);
+        assert!(
+            e.starts_with(expected),
+            "{words:?}: got {e:?}, want {expected:?}"
+        );
+        assert_eq!(db_snapshot(con), snapshot, "{words:?} changed data");
+        assert_eq!(expiry_snapshot(con), expiry, "{words:?} changed a TTL");
+    }
+}
+
+/// A zkit server that appends every write to its AOF, fsynced at once.
+pub fn aof_server() -> Server {
+    Server::with(
+        ServerConfig::default()
+            .arg("appendonly", "yes")
+            .arg("appendfsync", "always"),
+    )
+}
+
+/// Stops `server` (started with [`aof_server`]), replays its AOF on a server
+/// without zkit, and asserts the replay holds exactly the data the server
+/// held (keys, values, and expiry times).
+pub fn assert_aof_replays_without_module(server: Server) {
+    let (expected, expected_expiry) = {
+        let mut con = server.connect();
+        (db_snapshot(&mut con), expiry_snapshot(&mut con))
+    };
+    let dir = server.shutdown_keep_dir();
+    let plain = Server::with(
+        ServerConfig::without_module()
+            .arg("appendonly", "yes")
+            .in_dir(&dir),
+    );
+    let mut con = plain.connect();
+    assert_eq!(db_snapshot(&mut con), expected);
+    assert_eq!(expiry_snapshot(&mut con), expected_expiry);
+    drop(plain);
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+/// Keyspace events as (`__keyevent@0__:<event>`, key) string slices, for
+/// comparing with a literal list.
+pub fn event_pairs(events: &[(String, String)]) -> Vec<(&str, &str)> {
+    events
+        .iter()
+        .map(|(c, k)| (c.as_str(), k.as_str()))
+        .collect()
+}
+
 /// Keyspace events published while `action` runs, as (channel, message).
 pub fn keyspace_events(
     server: &Server,
@@ -424,6 +532,11 @@ pub struct CommandFacts {
 impl CommandFacts {
     pub fn is_write(&self) -> bool {
         self.flags.iter().any(|f| f == "write")
+    }
+
+    /// Whether the server refuses the command once maxmemory is reached.
+    pub fn denies_oom(&self) -> bool {
+        self.flags.iter().any(|f| f == "denyoom")
     }
 
     /// Whether Redis lets `argc` words (the name included) reach the module.

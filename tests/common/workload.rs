@@ -48,7 +48,10 @@ pub struct Family {
 
 /// Every family, one line each.
 pub static FAMILIES: &[Family] = &[
-    RANK, // RANK.*
+    RANK,   // RANK.*
+    DELAY,  // DELAY.*
+    RATE,   // RATE.*
+    RECENT, // RECENT.*
 ];
 
 impl Family {
@@ -189,6 +192,138 @@ fn rank_read(rng: &mut Rng, keys: &[String]) -> Vec<String> {
         ],
     };
     words
+}
+
+// ---- DELAY ------------------------------------------------------------
+
+pub const DELAY: Family = Family {
+    name: "delay",
+    write: delay_write,
+    read: zset_read,
+    fuzz: &[
+        &["DELAY.POLL", "$key"],
+        &[
+            "DELAY.POLL",
+            "$key",
+            "COUNT",
+            "$int",
+            "LEASE",
+            "$key",
+            "$int",
+        ],
+        &["DELAY.BPOLL", "$key", "1", "COUNT", "$int"],
+        &["DELAY.BPOLL", "$key", "1", "LEASE", "$key", "$int"],
+        &["DELAY.ACK", "$key", "$member", "$member"],
+    ],
+};
+
+fn delay_write(rng: &mut Rng, keys: &[String]) -> Vec<String> {
+    let [queue, inflight] = [rng.pick(keys).clone(), rng.pick(keys).clone()];
+    let count = rng.range(1, 4).to_string();
+    match rng.below(10) {
+        // Tasks are scheduled with any zset write scored by unix ms; RECENT.ADD
+        // scores by the server clock, so it schedules tasks due now while the
+        // call stays a zkit command (the checks read its flags and key specs).
+        0..=3 => vec!["RECENT.ADD".into(), queue, format!("task{}", rng.below(20))],
+        4..=5 => vec!["DELAY.POLL".into(), queue, "COUNT".into(), count],
+        // Short leases expire during a check, so re-delivery happens too.
+        6..=7 => vec![
+            "DELAY.POLL".into(),
+            queue,
+            "COUNT".into(),
+            count,
+            "LEASE".into(),
+            inflight,
+            rng.range(1, 50).to_string(),
+        ],
+        8 => vec![
+            "DELAY.BPOLL".into(),
+            queue,
+            "1".into(),
+            "COUNT".into(),
+            count,
+        ],
+        _ => vec![
+            "DELAY.ACK".into(),
+            inflight,
+            format!("task{}", rng.below(20)),
+        ],
+    }
+}
+
+// ---- RATE -------------------------------------------------------------
+
+pub const RATE: Family = Family {
+    name: "rate",
+    write: rate_write,
+    read: zset_read,
+    fuzz: &[
+        // The window is the key's TTL: fuzzed, it would let keys expire in
+        // the middle of a check, so it stays literal (tests/rate.rs covers
+        // its parsing).
+        &["RATE.HIT", "$key", "600000", "$int"],
+        &["RATE.HIT", "$key", "600000", "$int", "COST", "$int"],
+    ],
+};
+
+fn rate_write(rng: &mut Rng, keys: &[String]) -> Vec<String> {
+    let limit = rng.range(1, 20);
+    let mut call = vec![
+        "RATE.HIT".into(),
+        rng.pick(keys).clone(),
+        // Ten minutes: the key's TTL is the window, and it must outlive a check.
+        "600000".into(),
+        limit.to_string(),
+    ];
+    if rng.chance(50) {
+        call.extend(["COST".into(), rng.range(1, limit).to_string()]);
+    }
+    call
+}
+
+// ---- RECENT -----------------------------------------------------------
+
+pub const RECENT: Family = Family {
+    name: "recent",
+    write: recent_write,
+    read: zset_read,
+    fuzz: &[
+        &["RECENT.ADD", "$key", "$member"],
+        &["RECENT.ADD", "$key", "$member", "$member", "CAP", "$int"],
+        &[
+            "RECENT.ADD",
+            "$key",
+            "$member",
+            "CAP",
+            "$int",
+            "TTL",
+            "$int",
+        ],
+    ],
+};
+
+fn recent_write(rng: &mut Rng, keys: &[String]) -> Vec<String> {
+    let mut call = vec!["RECENT.ADD".into(), rng.pick(keys).clone()];
+    for _ in 0..rng.range(1, 4) {
+        call.push(format!("item{}", rng.below(15)));
+    }
+    if rng.chance(50) {
+        call.extend(["CAP".into(), rng.range(1, 10).to_string()]);
+    }
+    if rng.chance(50) {
+        call.extend(["TTL".into(), "600".into()]);
+    }
+    call
+}
+
+/// DELAY, RATE and RECENT have no read command of their own: their keys are
+/// plain zsets scored by unix ms, which a zkit reader pages like any board.
+fn zset_read(rng: &mut Rng, keys: &[String]) -> Vec<String> {
+    vec![
+        "RANK.TOP".into(),
+        rng.pick(keys).clone(),
+        rng.range(0, 10).to_string(),
+    ]
 }
 
 // ---- random numbers -----------------------------------------------------

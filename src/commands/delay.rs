@@ -1,0 +1,345 @@
+//! DELAY.*: a delayed-task queue with exactly-one claim (seed 001).
+//!
+//! Tasks are scheduled with native ZADD, scored by their due time in unix ms.
+//! The seed polls ZRANGEBYSCORE and then ZREMs, so two workers can take the
+//! same task, and sleeps a second when idle. DELAY.POLL claims due tasks in
+//! one command: removed from the queue (and, with LEASE, moved into an
+//! in-flight zset scored by the lease's end) before anyone else runs, so no
+//! task reaches two pollers; DELAY.BPOLL blocks until a task is due instead of
+//! sleeping. An in-flight zset is itself a queue: a task whose worker died
+//! becomes due there when its lease ends, and polling it re-delivers the task
+//! (at-least-once). DELAY.ACK removes finished tasks from it.
+//!
+//! Syntax note: the lease's key comes right after `LEASE`
+//! (`LEASE inflight ms`), so a keyword key spec can declare it: COMMAND
+//! GETKEYS, ACL key patterns and cluster routing all see both keys.
+
+use crate::args::{is_keyword, parse_i64, Options};
+use crate::command::{
+    callback_for, key_flags as kf, Arg, BeginSearch, Command, CommandStats, FindKeys, KeySpec,
+};
+use crate::core::clock::{deadline, MAX_DURATION_MS};
+use crate::core::delay::{due_bound, wake_at_ms};
+use crate::error::ZkitError;
+use crate::store::{
+    Attempt, CallArg, Ctx, EventClass, KeyKind, OwnedRStr, RStr, ScoreBound, ZsetWaiter,
+};
+
+pub static COMMANDS: &[&Command] = &[&POLL, &BPOLL, &ACK];
+
+/// The queue, then the in-flight zset after `LEASE` (searched from `start`).
+const fn poll_keys(start: i32) -> [KeySpec; 2] {
+    [
+        KeySpec::at(1, kf::RW | kf::ACCESS | kf::DELETE),
+        KeySpec {
+            flags: kf::RW | kf::UPDATE,
+            begin: BeginSearch::Keyword {
+                keyword: "LEASE",
+                start,
+            },
+            find: FindKeys::Range {
+                last: 0,
+                step: 1,
+                limit: 0,
+            },
+        },
+    ]
+}
+
+const LEASE_ARG: Arg = Arg::block("lease", &[Arg::key("inflight", 1), Arg::integer("ms")])
+    .token("LEASE")
+    .optional();
+
+pub static POLL: Command = Command {
+    name: "delay.poll",
+    callback: callback_for!(POLL),
+    handler: poll,
+    // No deny-oom: polling drains the queue, and refusing it under memory
+    // pressure would stop the workers that free memory.
+    flags: "write",
+    acl_categories: "write sortedset slow",
+    arity: -2,
+    key_specs: &poll_keys(2),
+    summary: "Claims up to count tasks that are due (score <= the server's unix ms), earliest first: removes them from the queue, or with LEASE moves them into inflight scored by the lease's end. Returns [[member, due-ms], ...].",
+    complexity: "O((M+1)*log(N)) with M the tasks claimed and N the tasks in the queue.",
+    since: "0.1.0",
+    args: &[
+        Arg::key("key", 0),
+        Arg::integer("count").token("COUNT").optional(),
+        LEASE_ARG,
+    ],
+    stats: CommandStats::new(),
+};
+
+pub static BPOLL: Command = Command {
+    name: "delay.bpoll",
+    callback: callback_for!(BPOLL),
+    handler: bpoll,
+    flags: "write blocking",
+    acl_categories: "write sortedset slow blocking",
+    arity: -3,
+    key_specs: &poll_keys(3),
+    summary: "DELAY.POLL that blocks until a task is due or timeout-ms passes (0: forever); nil on timeout. Inside MULTI or a script it does not block.",
+    complexity: "O((M+1)*log(N)) with M the tasks claimed and N the tasks in the queue.",
+    since: "0.1.0",
+    args: &[
+        Arg::key("key", 0),
+        Arg::integer("timeout-ms"),
+        Arg::integer("count").token("COUNT").optional(),
+        LEASE_ARG,
+    ],
+    stats: CommandStats::new(),
+};
+
+pub static ACK: Command = Command {
+    name: "delay.ack",
+    callback: callback_for!(ACK),
+    handler: ack,
+    flags: "write fast",
+    acl_categories: "write sortedset fast",
+    arity: -3,
+    key_specs: &[KeySpec::at(1, kf::RW | kf::DELETE)],
+    summary: "Removes finished tasks from an in-flight zset; returns how many were there.",
+    complexity: "O(M*log(N)) with M the members given and N the tasks in flight.",
+    since: "0.1.0",
+    args: &[Arg::key("inflight", 0), Arg::string("member").multiple()],
+    stats: CommandStats::new(),
+};
+
+/// A poll's options: how many tasks, and where to lease them.
+struct PollOptions<K> {
+    count: usize,
+    /// The in-flight zset and the lease in ms.
+    lease: Option<(K, i64)>,
+}
+
+/// `[COUNT n] [LEASE inflight ms]`, each at most once: a second LEASE would
+/// name a key the key specs do not declare.
+fn parse_poll_options(args: &[RStr]) -> Result<PollOptions<&RStr>, ZkitError> {
+    let (mut count, mut lease) = (None, None);
+    let mut options = Options::new(args);
+    while let Some(option) = options.next_keyword() {
+        if is_keyword(option, "COUNT") && count.is_none() {
+            let n = options.int()?;
+            count = Some(usize::try_from(n).ok().filter(|&n| n > 0).ok_or(
+                ZkitError::OutOfRange {
+                    what: "count",
+                    limit: "must be positive",
+                },
+            )?);
+        } else if is_keyword(option, "LEASE") && lease.is_none() {
+            let inflight = options.value()?;
+            let ms = options.int()?;
+            if !(1..=MAX_DURATION_MS).contains(&ms) {
+                return Err(lease_out_of_range());
+            }
+            lease = Some((inflight, ms));
+        } else {
+            return Err(ZkitError::Syntax);
+        }
+    }
+    Ok(PollOptions {
+        count: count.unwrap_or(1),
+        lease,
+    })
+}
+
+fn lease_out_of_range() -> ZkitError {
+    ZkitError::OutOfRange {
+        what: "lease",
+        limit: "must be between 1 and 3155760000000 ms (100 years)",
+    }
+}
+
+enum Claim {
+    /// The tasks claimed, earliest first, with their due times.
+    Claimed(Vec<(OwnedRStr, f64)>),
+    /// Nothing is due; the earliest task's due time, if the queue has any.
+    NothingDue { earliest: Option<f64> },
+}
+
+/// Claims up to `count` due tasks of `key` at the server's now, checking
+/// everything before the first write.
+fn claim(
+    ctx: &Ctx,
+    key: &RStr,
+    count: usize,
+    lease: Option<(&RStr, i64)>,
+) -> Result<Claim, ZkitError> {
+    if let Some((inflight, _)) = lease {
+        ctx.check_key_type(inflight, KeyKind::Zset)?;
+    }
+    let now = ctx.now_ms();
+    let lease = lease
+        .map(|(inflight, ms)| {
+            deadline(now, ms)
+                .map(|until| (inflight, until))
+                .ok_or_else(lease_out_of_range)
+        })
+        .transpose()?;
+    // Read first: a poll that finds nothing due does not open the key for
+    // writing, which would signal WATCH.
+    let Some(mut queue) = ctx.open_zset(key)? else {
+        return Ok(Claim::NothingDue { earliest: None });
+    };
+    let due: Vec<(OwnedRStr, f64)> = queue
+        .iter_asc(ScoreBound::MIN, ScoreBound::Inclusive(due_bound(now)))
+        .take(count)
+        .collect();
+    if due.is_empty() {
+        let earliest = queue
+            .iter_asc(ScoreBound::MIN, ScoreBound::MAX)
+            .next()
+            .map(|(_, score)| score);
+        return Ok(Claim::NothingDue { earliest });
+    }
+    drop(queue);
+
+    let mut queue = ctx.open_zset_mut(key)?;
+    for (member, _) in &due {
+        queue.remove(member);
+    }
+    let emptied = queue.is_empty();
+    drop(queue);
+    if let Some((inflight, until)) = lease {
+        let mut held = ctx.open_zset_mut(inflight)?;
+        for (member, _) in &due {
+            held.add(member, until as f64)?;
+        }
+    }
+
+    let zrem: Vec<CallArg> = due.iter().map(|(member, _)| CallArg::Str(member)).collect();
+    ctx.replicate_items(c"ZREM", key, &zrem, 1);
+    ctx.notify(EventClass::Zset, c"zrem", key);
+    if emptied {
+        ctx.notify(EventClass::Generic, c"del", key);
+    }
+    if let Some((inflight, until)) = lease {
+        let zadd: Vec<CallArg> = due
+            .iter()
+            .flat_map(|(member, _)| [CallArg::Int(until), CallArg::Str(member)])
+            .collect();
+        ctx.replicate_items(c"ZADD", inflight, &zadd, 2);
+        ctx.notify(EventClass::Zset, c"zadd", inflight);
+    }
+    Ok(Claim::Claimed(due))
+}
+
+/// `[[member, due-ms], ...]`, due-ms as ZSCORE prints it.
+fn reply_tasks(ctx: &Ctx, tasks: &[(OwnedRStr, f64)]) {
+    ctx.reply_array(tasks.len());
+    for (member, due) in tasks {
+        ctx.reply_array(2);
+        ctx.reply_str(member);
+        ctx.reply_f64(*due);
+    }
+}
+
+/// DELAY.POLL `key [COUNT n] [LEASE inflight ms]` -> `[[member, due-ms], ...]`.
+fn poll(ctx: &Ctx, args: &[RStr]) -> Result<(), ZkitError> {
+    let options = parse_poll_options(&args[2..])?;
+    match claim(ctx, &args[1], options.count, options.lease)? {
+        Claim::Claimed(tasks) => reply_tasks(ctx, &tasks),
+        Claim::NothingDue { .. } => ctx.reply_array(0),
+    }
+    Ok(())
+}
+
+/// DELAY.BPOLL `key timeout-ms [COUNT n] [LEASE inflight ms]`
+/// -> `[[member, due-ms], ...]`, or nil on timeout.
+fn bpoll(ctx: &Ctx, args: &[RStr]) -> Result<(), ZkitError> {
+    let key = &args[1];
+    let timeout = parse_i64(args[2].as_bytes())?;
+    if timeout < 0 {
+        return Err(ZkitError::OutOfRange {
+            what: "timeout",
+            limit: "is negative",
+        });
+    }
+    if timeout > MAX_DURATION_MS {
+        return Err(ZkitError::OutOfRange {
+            what: "timeout",
+            limit: "is out of range",
+        });
+    }
+    let options = parse_poll_options(&args[3..])?;
+    let earliest = match claim(ctx, key, options.count, options.lease)? {
+        Claim::Claimed(tasks) => {
+            reply_tasks(ctx, &tasks);
+            return Ok(());
+        }
+        Claim::NothingDue { earliest } => earliest,
+    };
+    // Like BZPOPMIN: inside MULTI or a script, answer as a timeout at once.
+    if !ctx.may_block() {
+        ctx.reply_null_array();
+        return Ok(());
+    }
+    let waiter = PollWaiter {
+        key: OwnedRStr::new(key.as_bytes()),
+        count: options.count,
+        lease: options
+            .lease
+            .map(|(inflight, ms)| (OwnedRStr::new(inflight.as_bytes()), ms)),
+    };
+    let wake_at = earliest.map(|due| wake_at_ms(due, ctx.now_ms()));
+    ctx.block_on_zset(waiter, timeout, wake_at)
+}
+
+/// A blocked DELAY.BPOLL: its own copy of the arguments, tried whenever the
+/// queue may have a due task.
+struct PollWaiter {
+    key: OwnedRStr,
+    count: usize,
+    lease: Option<(OwnedRStr, i64)>,
+}
+
+impl ZsetWaiter for PollWaiter {
+    fn key(&self) -> &RStr {
+        &self.key
+    }
+
+    fn try_serve(&mut self, ctx: &Ctx) -> Result<Attempt, ZkitError> {
+        let lease = self.lease.as_ref().map(|(inflight, ms)| (&**inflight, *ms));
+        match claim(ctx, &self.key, self.count, lease)? {
+            Claim::Claimed(tasks) => {
+                reply_tasks(ctx, &tasks);
+                Ok(Attempt::Served)
+            }
+            Claim::NothingDue { earliest } => Ok(Attempt::Wait {
+                wake_at_ms: earliest.map(|due| wake_at_ms(due, ctx.now_ms())),
+            }),
+        }
+    }
+
+    fn time_out(&mut self, ctx: &Ctx) {
+        ctx.reply_null_array();
+    }
+}
+
+/// DELAY.ACK `inflight member [member ...]` -> the number removed.
+fn ack(ctx: &Ctx, args: &[RStr]) -> Result<(), ZkitError> {
+    let (key, members) = (&args[1], &args[2..]);
+    let any_held = ctx
+        .open_zset(key)?
+        .is_some_and(|held| members.iter().any(|m| held.score(m).is_some()));
+    if !any_held {
+        ctx.reply_i64(0);
+        return Ok(());
+    }
+    let mut held = ctx.open_zset_mut(key)?;
+    let removed: Vec<CallArg> = members
+        .iter()
+        .filter(|member| held.remove(member))
+        .map(CallArg::Str)
+        .collect();
+    let emptied = held.is_empty();
+    drop(held);
+    ctx.replicate_items(c"ZREM", key, &removed, 1);
+    ctx.notify(EventClass::Zset, c"zrem", key);
+    if emptied {
+        ctx.notify(EventClass::Generic, c"del", key);
+    }
+    ctx.reply_i64(removed.len() as i64);
+    Ok(())
+}

@@ -1,0 +1,115 @@
+//! RECENT.*: recently-viewed lists (seed 002, section 7).
+//!
+//! The seed keeps a list per user with LREM + LPUSH + LTRIM + EXPIRE: four
+//! round trips that race with each other, and a list that can hold a member
+//! twice. Here the list is a sorted set scored by the server clock: viewing a
+//! member again moves it to the front, the oldest beyond CAP are dropped and
+//! the TTL is refreshed, in one atomic command. Read it with ZREVRANGE. Scores
+//! stay strictly increasing even within one millisecond (see
+//! `core::recent`), so the order is the order of the views.
+
+use crate::args::{parse_i64, split_trailing_options};
+use crate::command::{callback_for, key_flags as kf, Arg, Command, CommandStats, KeySpec};
+use crate::core::clock::{deadline, MAX_DURATION_MS};
+use crate::core::recent::view_scores;
+use crate::error::ZkitError;
+use crate::store::{CallArg, Ctx, EventClass, OwnedRStr, RStr, ScoreBound};
+
+pub static COMMANDS: &[&Command] = &[&ADD];
+
+pub static ADD: Command = Command {
+    name: "recent.add",
+    callback: callback_for!(ADD),
+    handler: add,
+    flags: "write deny-oom",
+    acl_categories: "write sortedset slow",
+    arity: -3,
+    key_specs: &[KeySpec::at(1, kf::RW | kf::UPDATE)],
+    summary: "Records views of members in a recently-viewed list (newest first), keeps at most CAP of them and refreshes the TTL; returns the list's size.",
+    complexity: "O((M+T)*log(N)) with M the members given, T the members trimmed and N the size of the list.",
+    since: "0.1.0",
+    args: &[
+        Arg::key("key", 0),
+        Arg::string("member").multiple(),
+        Arg::integer("cap").token("CAP").optional(),
+        Arg::integer("seconds").token("TTL").optional(),
+    ],
+    stats: CommandStats::new(),
+};
+
+const TTL_RANGE: &str = "must be between 1 and 3155760000 seconds (100 years)";
+
+/// RECENT.ADD `key member [member ...] [CAP n] [TTL seconds]` -> size after.
+fn add(ctx: &Ctx, args: &[RStr]) -> Result<(), ZkitError> {
+    let key = &args[1];
+    let (members, options) = split_trailing_options(&args[2..], &["CAP", "TTL"])?;
+    let (mut cap, mut ttl_seconds) = (None, None);
+    for (option, value) in options {
+        let n = parse_i64(value.as_bytes())?;
+        if option == 0 {
+            cap = Some(usize::try_from(n).ok().filter(|&n| n > 0).ok_or(
+                ZkitError::OutOfRange {
+                    what: "cap",
+                    limit: "must be positive",
+                },
+            )?);
+        } else {
+            ttl_seconds = Some(n);
+        }
+    }
+    let now = ctx.now_ms();
+    let expire_at = ttl_seconds
+        .map(|s| {
+            s.checked_mul(1000)
+                .filter(|ms| *ms <= MAX_DURATION_MS)
+                .and_then(|ms| deadline(now, ms))
+                .ok_or(ZkitError::OutOfRange {
+                    what: "TTL",
+                    limit: TTL_RANGE,
+                })
+        })
+        .transpose()?;
+
+    let mut list = ctx.open_zset_mut(key)?;
+    let newest = list
+        .iter_desc(ScoreBound::MIN, ScoreBound::MAX)
+        .next()
+        .map(|(_, score)| score);
+    let scores = view_scores(now, newest, members.len())?;
+    for (member, score) in members.iter().zip(&scores) {
+        list.add(member, *score as f64)?;
+    }
+    let excess = cap.map_or(0, |cap| list.len().saturating_sub(cap));
+    let trimmed: Vec<OwnedRStr> = list
+        .iter_asc(ScoreBound::MIN, ScoreBound::MAX)
+        .take(excess)
+        .map(|(member, _)| member)
+        .collect();
+    for member in &trimmed {
+        list.remove(member);
+    }
+    if let Some(at) = expire_at {
+        list.expire_at(at)?;
+    }
+    let size = list.len();
+    drop(list);
+
+    let zadd: Vec<CallArg> = members
+        .iter()
+        .zip(&scores)
+        .flat_map(|(member, score)| [CallArg::Int(*score), CallArg::Str(member)])
+        .collect();
+    ctx.replicate_items(c"ZADD", key, &zadd, 2);
+    ctx.notify(EventClass::Zset, c"zadd", key);
+    if !trimmed.is_empty() {
+        let zrem: Vec<CallArg> = trimmed.iter().map(|m| CallArg::Str(m)).collect();
+        ctx.replicate_items(c"ZREM", key, &zrem, 1);
+        ctx.notify(EventClass::Zset, c"zrem", key);
+    }
+    if let Some(at) = expire_at {
+        ctx.replicate(c"PEXPIREAT", &[CallArg::Str(key), CallArg::Int(at)]);
+        ctx.notify(EventClass::Generic, c"expire", key);
+    }
+    ctx.reply_i64(size as i64);
+    Ok(())
+}

@@ -1,0 +1,681 @@
+//! DELAY.* against a real redis-server with zkit loaded.
+
+mod common;
+
+use std::collections::HashSet;
+use std::thread;
+use std::time::Duration;
+
+use common::*;
+
+type Tasks = Vec<(String, f64)>;
+
+fn poll(con: &mut Connection, words: &[&str]) -> Tasks {
+    let mut command = vec!["DELAY.POLL"];
+    command.extend_from_slice(words);
+    query(con, &command)
+}
+
+fn bpoll(con: &mut Connection, words: &[&str]) -> Option<Tasks> {
+    let mut command = vec!["DELAY.BPOLL"];
+    command.extend_from_slice(words);
+    query(con, &command)
+}
+
+fn names(tasks: &[(String, f64)]) -> Vec<&str> {
+    tasks.iter().map(|(m, _)| m.as_str()).collect()
+}
+
+fn schedule(con: &mut Connection, key: &str, due_ms: i64, task: &str) {
+    ok(con, &["ZADD", key, &due_ms.to_string(), task]);
+}
+
+/// Waits until `n` clients are blocked on the server.
+fn wait_blocked(server: &Server, n: usize) {
+    let mut con = server.connect();
+    wait_for(Duration::from_secs(20), || {
+        let info: String = query(&mut con, &["INFO", "clients"]);
+        info.contains(&format!("blocked_clients:{n}\r\n"))
+    });
+}
+
+const HOUR: i64 = 3_600_000;
+
+#[test]
+fn seed_001_due_tasks_are_claimed_once_earliest_first() {
+    let server = Server::start();
+    let mut con = server.connect();
+    let now = server_time_ms(&mut con);
+    // t1 is overdue, t2 is due now, t3 and t4 run in an hour.
+    schedule(&mut con, "tasks", now - 3000, "t1");
+    schedule(&mut con, "tasks", now, "t2");
+    schedule(&mut con, "tasks", now + HOUR, "t3");
+    schedule(&mut con, "tasks", now + HOUR, "t4");
+    let claimed = poll(&mut con, &["tasks"]);
+    assert_eq!(claimed, vec![("t1".to_string(), (now - 3000) as f64)]);
+    // The seed's bug: ZRANGEBYSCORE without ZREM returns t1 again. Here t1
+    // is gone: the next poll gets t2, then nothing is due.
+    assert_eq!(names(&poll(&mut con, &["tasks", "COUNT", "10"])), ["t2"]);
+    assert_eq!(poll(&mut con, &["tasks", "COUNT", "10"]), vec![]);
+    assert_eq!(
+        query::<Vec<String>>(&mut con, &["ZRANGE", "tasks", "0", "-1"]),
+        ["t3", "t4"]
+    );
+}
+
+#[test]
+fn count_takes_the_earliest_and_ties_go_by_member() {
+    let server = Server::start();
+    let mut con = server.connect();
+    for (due, task) in [
+        ("-inf", "asap"),
+        ("5", "b"),
+        ("5", "a"),
+        ("1", "z"),
+        ("7.5", "frac"),
+    ] {
+        ok(&mut con, &["ZADD", "q", due, task]);
+    }
+    let claimed = poll(&mut con, &["q", "COUNT", "3"]);
+    assert_eq!(
+        claimed,
+        vec![
+            ("asap".to_string(), f64::NEG_INFINITY),
+            ("z".to_string(), 1.0),
+            ("a".to_string(), 5.0)
+        ]
+    );
+    let claimed = poll(&mut con, &["q", "COUNT", "100"]);
+    assert_eq!(
+        claimed,
+        vec![("b".to_string(), 5.0), ("frac".to_string(), 7.5)]
+    );
+    // The last claim deleted the key, as ZREM does.
+    assert_eq!(query::<i64>(&mut con, &["EXISTS", "q"]), 0);
+    assert_eq!(poll(&mut con, &["q"]), vec![]);
+}
+
+#[test]
+fn lease_moves_tasks_in_flight_until_acked() {
+    let server = Server::start();
+    let mut con = server.connect();
+    ok(&mut con, &["ZADD", "{q}", "1", "a", "2", "b", "3", "c"]);
+    let before = server_time_ms(&mut con);
+    let claimed = poll(
+        &mut con,
+        &["{q}", "COUNT", "2", "LEASE", "{q}:inflight", "30000"],
+    );
+    let after = server_time_ms(&mut con);
+    assert_eq!(names(&claimed), ["a", "b"]);
+    let held: Vec<(String, f64)> = query(
+        &mut con,
+        &["ZRANGE", "{q}:inflight", "0", "-1", "WITHSCORES"],
+    );
+    assert_eq!(names(&held), ["a", "b"]);
+    for (_, until) in &held {
+        let until = *until as i64;
+        assert!((before + 30000..=after + 30000).contains(&until), "{until}");
+    }
+    // Not due yet in flight: nobody else gets them.
+    assert_eq!(poll(&mut con, &["{q}:inflight"]), vec![]);
+    let acked: i64 = query(&mut con, &["DELAY.ACK", "{q}:inflight", "a", "a", "zzz"]);
+    assert_eq!(acked, 1);
+    let acked: i64 = query(&mut con, &["DELAY.ACK", "{q}:inflight", "b"]);
+    assert_eq!(acked, 1);
+    assert_eq!(query::<i64>(&mut con, &["EXISTS", "{q}:inflight"]), 0);
+    let acked: i64 = query(&mut con, &["DELAY.ACK", "{q}:inflight", "b"]);
+    assert_eq!(acked, 0);
+}
+
+#[test]
+fn a_lease_into_the_queue_itself_is_a_visibility_timeout() {
+    let server = Server::start();
+    let mut con = server.connect();
+    ok(&mut con, &["ZADD", "q", "1", "a", "2", "b"]);
+    assert_eq!(names(&poll(&mut con, &["q", "LEASE", "q", "200"])), ["a"]);
+    assert_eq!(names(&poll(&mut con, &["q", "LEASE", "q", "200"])), ["b"]);
+    assert_eq!(poll(&mut con, &["q", "LEASE", "q", "200"]), vec![]);
+    assert_eq!(query::<i64>(&mut con, &["ZCARD", "q"]), 2);
+    // Unacked, a comes back when its lease ends.
+    let mut again = vec![];
+    wait_for(Duration::from_secs(20), || {
+        again = poll(&mut con, &["q"]);
+        !again.is_empty()
+    });
+    assert_eq!(names(&again), ["a"]);
+}
+
+#[test]
+fn many_workers_claim_every_task_exactly_once_and_dead_leases_come_back() {
+    let server = Server::start();
+    let mut con = server.connect();
+    let tasks: Vec<String> = (0..300).map(|i| format!("task{i:03}")).collect();
+    for chunk in tasks.chunks(100) {
+        let mut zadd = vec!["ZADD".to_string(), "{jobs}".to_string()];
+        for (i, t) in chunk.iter().enumerate() {
+            zadd.push(i.to_string());
+            zadd.push(t.clone());
+        }
+        let zadd: Vec<&str> = zadd.iter().map(String::as_str).collect();
+        ok(&mut con, &zadd);
+    }
+    // Eight workers drain the queue with leases; the odd ones "die" without
+    // acknowledging what they took.
+    let workers: Vec<_> = (0..8)
+        .map(|w| {
+            let mut con = server.connect();
+            thread::spawn(move || {
+                let mut taken = Vec::new();
+                loop {
+                    let count = (1 + taken.len() % 3).to_string();
+                    let claimed = poll(
+                        &mut con,
+                        &["{jobs}", "COUNT", &count, "LEASE", "{jobs}:inflight", "300"],
+                    );
+                    if claimed.is_empty() {
+                        return taken;
+                    }
+                    for (task, _) in claimed {
+                        if w % 2 == 0 {
+                            let acked: i64 =
+                                query(&mut con, &["DELAY.ACK", "{jobs}:inflight", &task]);
+                            assert_eq!(acked, 1, "{task} was not in flight");
+                        }
+                        taken.push((w, task));
+                    }
+                }
+            })
+        })
+        .collect();
+    let taken: Vec<(usize, String)> = workers
+        .into_iter()
+        .flat_map(|w| w.join().unwrap())
+        .collect();
+    let claimed: HashSet<&String> = taken.iter().map(|(_, t)| t).collect();
+    assert_eq!(taken.len(), 300, "a task was claimed twice");
+    assert_eq!(claimed, tasks.iter().collect());
+    let abandoned: HashSet<String> = taken
+        .iter()
+        .filter(|(w, _)| w % 2 == 1)
+        .map(|(_, t)| t.clone())
+        .collect();
+    assert!(!abandoned.is_empty());
+
+    // Recovery workers poll the in-flight set: each abandoned task comes back
+    // once its lease ends, to exactly one of them; acknowledged ones never.
+    let recoverers: Vec<_> = (0..4)
+        .map(|_| {
+            let mut con = server.connect();
+            let expected = abandoned.len();
+            let server_probe = server.connect();
+            thread::spawn(move || {
+                let mut probe = server_probe;
+                let mut got = Vec::new();
+                wait_for(Duration::from_secs(30), || {
+                    for (task, _) in poll(&mut con, &["{jobs}:inflight", "COUNT", "7"]) {
+                        got.push(task);
+                    }
+                    query::<i64>(&mut probe, &["EXISTS", "{jobs}:inflight"]) == 0
+                        || got.len() == expected
+                });
+                got
+            })
+        })
+        .collect();
+    let redelivered: Vec<String> = recoverers
+        .into_iter()
+        .flat_map(|r| r.join().unwrap())
+        .collect();
+    assert_eq!(redelivered.len(), abandoned.len(), "a task came back twice");
+    assert_eq!(redelivered.into_iter().collect::<HashSet<_>>(), abandoned);
+}
+
+#[test]
+fn bpoll_serves_at_once_when_a_task_is_due() {
+    let server = Server::start();
+    let mut con = server.connect();
+    ok(&mut con, &["ZADD", "q", "1", "a"]);
+    assert_eq!(
+        bpoll(&mut con, &["q", "0"]),
+        Some(vec![("a".to_string(), 1.0)])
+    );
+    // Nothing due and a short timeout: nil, like BZPOPMIN.
+    assert_eq!(bpoll(&mut con, &["q", "50"]), None);
+}
+
+#[test]
+fn bpoll_wakes_when_a_task_is_added_to_a_new_or_existing_queue() {
+    let server = Server::start();
+    let mut con = server.connect();
+    // New key: native ZADD creates it.
+    let waiter = {
+        let mut con = server.connect();
+        thread::spawn(move || bpoll(&mut con, &["fresh", "0"]))
+    };
+    wait_blocked(&server, 1);
+    schedule(&mut con, "fresh", 0, "first");
+    assert_eq!(
+        waiter.join().unwrap(),
+        Some(vec![("first".to_string(), 0.0)])
+    );
+
+    // Existing key holding a task due in an hour: a ZADD of a due task must
+    // wake the poller (native ZADD does not signal an existing key).
+    let now = server_time_ms(&mut con);
+    schedule(&mut con, "busy", now + HOUR, "later");
+    let waiter = {
+        let mut con = server.connect();
+        thread::spawn(move || bpoll(&mut con, &["busy", "0"]))
+    };
+    wait_blocked(&server, 1);
+    schedule(&mut con, "busy", now - 10, "urgent");
+    assert_eq!(names(&waiter.join().unwrap().unwrap()), ["urgent"]);
+    assert_eq!(
+        query::<Vec<String>>(&mut con, &["ZRANGE", "busy", "0", "-1"]),
+        ["later"]
+    );
+}
+
+#[test]
+fn bpoll_wakes_when_the_earliest_task_falls_due() {
+    let server = Server::start();
+    let mut con = server.connect();
+    let now = server_time_ms(&mut con);
+    schedule(&mut con, "q", now + 300, "soon");
+    schedule(&mut con, "q", now + HOUR, "later");
+    let waiter = {
+        let mut con = server.connect();
+        thread::spawn(move || bpoll(&mut con, &["q", "0", "COUNT", "5"]))
+    };
+    assert_eq!(names(&waiter.join().unwrap().unwrap()), ["soon"]);
+
+    // A task added earlier than the one the timer waits for re-arms it.
+    let now = server_time_ms(&mut con);
+    let waiter = {
+        let mut con = server.connect();
+        thread::spawn(move || bpoll(&mut con, &["q", "0"]))
+    };
+    wait_blocked(&server, 1);
+    schedule(&mut con, "q", now + 200, "sooner");
+    assert_eq!(names(&waiter.join().unwrap().unwrap()), ["sooner"]);
+    assert_eq!(
+        query::<Vec<String>>(&mut con, &["ZRANGE", "q", "0", "-1"]),
+        ["later"]
+    );
+}
+
+#[test]
+fn bpoll_wakes_in_the_database_it_blocked_in() {
+    let server = Server::start();
+    let mut con = server.connect();
+    ok(&mut con, &["SELECT", "3"]);
+    let now = server_time_ms(&mut con);
+    schedule(&mut con, "q", now + 200, "timed");
+    let spawn_in_db3 = |words: &'static [&'static str]| {
+        let mut con = server.connect();
+        ok(&mut con, &["SELECT", "3"]);
+        thread::spawn(move || bpoll(&mut con, words))
+    };
+    // The timer fires in db 3, where the task is (db 0 has no "q").
+    assert_eq!(
+        names(&spawn_in_db3(&["q", "0"]).join().unwrap().unwrap()),
+        ["timed"]
+    );
+    // A ZADD in db 3 wakes it; the same key in db 0 does not.
+    schedule(&mut con, "q", now + HOUR, "later");
+    let waiter = spawn_in_db3(&["q", "0"]);
+    wait_blocked(&server, 1);
+    let mut db0 = server.connect();
+    schedule(&mut db0, "q", 0, "other-db");
+    schedule(&mut con, "q", 0, "here");
+    assert_eq!(names(&waiter.join().unwrap().unwrap()), ["here"]);
+    assert_eq!(
+        query::<Vec<String>>(&mut db0, &["ZRANGE", "q", "0", "-1"]),
+        ["other-db"]
+    );
+}
+
+#[test]
+fn each_added_task_wakes_exactly_one_of_many_pollers() {
+    let server = Server::start();
+    let mut con = server.connect();
+    let waiters: Vec<_> = (0..6)
+        .map(|_| {
+            let mut con = server.connect();
+            thread::spawn(move || bpoll(&mut con, &["q", "0", "LEASE", "q:inflight", "60000"]))
+        })
+        .collect();
+    wait_blocked(&server, 6);
+    for i in 0..6 {
+        schedule(&mut con, "q", i, &format!("t{i}"));
+    }
+    let mut got: Vec<String> = waiters
+        .into_iter()
+        .flat_map(|w| w.join().unwrap().unwrap())
+        .map(|(m, _)| m)
+        .collect();
+    got.sort();
+    assert_eq!(got, ["t0", "t1", "t2", "t3", "t4", "t5"]);
+    assert_eq!(query::<i64>(&mut con, &["ZCARD", "q:inflight"]), 6);
+    assert_eq!(query::<i64>(&mut con, &["EXISTS", "q"]), 0);
+}
+
+#[test]
+fn bpoll_does_not_block_inside_multi_or_scripts() {
+    let server = Server::start();
+    let mut con = server.connect();
+    ok(&mut con, &["MULTI"]);
+    ok(&mut con, &["DELAY.BPOLL", "q", "0"]);
+    ok(&mut con, &["ZADD", "q", "1", "a"]);
+    ok(&mut con, &["DELAY.BPOLL", "q", "0"]);
+    let exec = ok(&mut con, &["EXEC"]);
+    let Value::Array(replies) = exec else {
+        panic!("{exec:?}")
+    };
+    // Nothing due: nil at once, as BZPOPMIN answers inside MULTI.
+    assert_eq!(replies[0], Value::Nil);
+    let served: Tasks = redis::from_redis_value(replies[2].clone()).unwrap();
+    assert_eq!(served, vec![("a".to_string(), 1.0)]);
+    let script = "return redis.call('DELAY.BPOLL', KEYS[1], '0')";
+    assert_eq!(ok(&mut con, &["EVAL", script, "1", "q"]), Value::Nil);
+    ok(&mut con, &["ZADD", "q", "2", "b"]);
+    let from_lua: Tasks = query(&mut con, &["EVAL", script, "1", "q"]);
+    assert_eq!(from_lua, vec![("b".to_string(), 2.0)]);
+}
+
+/// A BPOLL in a thread on its own connection, with that connection's id.
+fn spawn_bpoll(
+    server: &Server,
+    words: &'static [&'static str],
+) -> (i64, thread::JoinHandle<redis::RedisResult<Option<Tasks>>>) {
+    let mut con = server.connect();
+    let id: i64 = query(&mut con, &["CLIENT", "ID"]);
+    let handle = thread::spawn(move || {
+        let mut command = redis::cmd("DELAY.BPOLL");
+        for w in words {
+            command.arg(*w);
+        }
+        command.query(&mut con)
+    });
+    (id, handle)
+}
+
+#[test]
+fn a_disconnected_unblocked_or_timed_out_poller_claims_nothing() {
+    let server = Server::start();
+    let mut con = server.connect();
+    let now = server_time_ms(&mut con);
+    for key in ["killed", "unblocked", "timed-out"] {
+        schedule(&mut con, key, now + 300, "task");
+    }
+    // Killed while its wake-up timer is armed: the timer must not claim for it.
+    let (id, waiter) = spawn_bpoll(&server, &["killed", "0"]);
+    wait_blocked(&server, 1);
+    let killed: i64 = query(&mut con, &["CLIENT", "KILL", "ID", &id.to_string()]);
+    assert_eq!(killed, 1);
+    assert!(waiter.join().unwrap().is_err());
+    wait_blocked(&server, 0);
+    // CLIENT UNBLOCK answers like a timeout.
+    let (id, waiter) = spawn_bpoll(&server, &["unblocked", "0"]);
+    wait_blocked(&server, 1);
+    let unblocked: i64 = query(&mut con, &["CLIENT", "UNBLOCK", &id.to_string()]);
+    assert_eq!(unblocked, 1);
+    assert_eq!(waiter.join().unwrap().unwrap(), None);
+    // A timeout shorter than the wait.
+    let (_, waiter) = spawn_bpoll(&server, &["timed-out", "50"]);
+    assert_eq!(waiter.join().unwrap().unwrap(), None);
+    // Every task is still there for the next worker once due.
+    for key in ["killed", "unblocked", "timed-out"] {
+        let mut claimed = vec![];
+        wait_for(Duration::from_secs(20), || {
+            claimed = poll(&mut con, &[key]);
+            !claimed.is_empty()
+        });
+        assert_eq!(names(&claimed), ["task"], "{key}");
+    }
+    assert_eq!(query::<String>(&mut con, &["PING"]), "PONG");
+}
+
+#[test]
+fn errors_change_nothing() {
+    let server = Server::start();
+    let mut con = server.connect();
+    ok(&mut con, &["ZADD", "q", "1", "a", "2", "b"]);
+    ok(&mut con, &["ZADD", "held", "1", "x"]);
+    ok(&mut con, &["SET", "str", "x"]);
+    let count = "ERR count must be positive";
+    let lease = "ERR lease must be between 1 and 3155760000000 ms";
+    let cases: &[(&[&str], &str)] = &[
+        (&["DELAY.POLL", "str"], "WRONGTYPE"),
+        (&["DELAY.POLL", "q", "LEASE", "str", "100"], "WRONGTYPE"),
+        (&["DELAY.BPOLL", "str", "0"], "WRONGTYPE"),
+        (
+            &["DELAY.BPOLL", "q", "0", "LEASE", "str", "100"],
+            "WRONGTYPE",
+        ),
+        (&["DELAY.ACK", "str", "a"], "WRONGTYPE"),
+        (&["DELAY.POLL"], "ERR wrong number of arguments"),
+        (&["DELAY.BPOLL", "q"], "ERR wrong number of arguments"),
+        (&["DELAY.ACK", "held"], "ERR wrong number of arguments"),
+        (&["DELAY.POLL", "q", "COUNT", "0"], count),
+        (&["DELAY.POLL", "q", "COUNT", "-1"], count),
+        (
+            &["DELAY.POLL", "q", "COUNT", "x"],
+            "ERR value is not an integer",
+        ),
+        (&["DELAY.POLL", "q", "COUNT"], "ERR syntax error"),
+        (
+            &["DELAY.POLL", "q", "COUNT", "1", "COUNT", "2"],
+            "ERR syntax error",
+        ),
+        (&["DELAY.POLL", "q", "LEASE", "held"], "ERR syntax error"),
+        (&["DELAY.POLL", "q", "LEASE", "held", "0"], lease),
+        (&["DELAY.POLL", "q", "LEASE", "held", "-5"], lease),
+        (
+            &["DELAY.POLL", "q", "LEASE", "held", "3155760000001"],
+            lease,
+        ),
+        (
+            &["DELAY.POLL", "q", "LEASE", "held", "1.5"],
+            "ERR value is not an integer",
+        ),
+        (
+            &[
+                "DELAY.POLL",
+                "q",
+                "LEASE",
+                "held",
+                "10",
+                "LEASE",
+                "other",
+                "10",
+            ],
+            "ERR syntax error",
+        ),
+        (&["DELAY.POLL", "q", "WITHSCORES"], "ERR syntax error"),
+        (&["DELAY.BPOLL", "q", "-1"], "ERR timeout is negative"),
+        (
+            &["DELAY.BPOLL", "q", "3155760000001"],
+            "ERR timeout is out of range",
+        ),
+        (&["DELAY.BPOLL", "q", "0.5"], "ERR value is not an integer"),
+        (&["DELAY.BPOLL", "q", "0", "COUNT", "0"], count),
+        (&["DELAY.BPOLL", "q", "0", "NOWAIT"], "ERR syntax error"),
+    ];
+    assert_errors_change_nothing(&mut con, cases);
+}
+
+#[test]
+fn writes_replicate_as_native_commands_to_replicas_with_and_without_zkit() {
+    let (master, replicas) = master_and_replicas();
+    let mut con = master.connect();
+    let many: Vec<String> = (0..1200).map(|i| format!("t{i}")).collect();
+    for t in &many {
+        ok(&mut con, &["ZADD", "q", "1", t]);
+    }
+    // More than a replication chunk at once, with a lease.
+    assert_eq!(
+        poll(
+            &mut con,
+            &["q", "COUNT", "700", "LEASE", "inflight", "60000"]
+        )
+        .len(),
+        700
+    );
+    assert_eq!(poll(&mut con, &["q", "COUNT", "3"]).len(), 3);
+    let acked: i64 = query(&mut con, &["DELAY.ACK", "inflight", "t0", "t1", "nope"]);
+    assert_eq!(acked, 2);
+    // A BPOLL served at once, without blocking.
+    assert_eq!(bpoll(&mut con, &["q", "0", "COUNT", "2"]).unwrap().len(), 2);
+    // Emptying a queue deletes it on the replicas too.
+    ok(&mut con, &["ZADD", "small", "1", "x"]);
+    poll(&mut con, &["small"]);
+    // Served from a blocked state: by a ZADD signal, then by the timer.
+    let waiter = {
+        let mut con = master.connect();
+        thread::spawn(move || bpoll(&mut con, &["b", "0", "LEASE", "b:held", "60000"]))
+    };
+    wait_blocked(&master, 1);
+    ok(&mut con, &["ZADD", "b", "1", "signalled", "2", "stays"]);
+    assert_eq!(names(&waiter.join().unwrap().unwrap()), ["signalled"]);
+    let now = server_time_ms(&mut con);
+    ok(
+        &mut con,
+        &[
+            "ZADD",
+            "timed",
+            &(now + 150).to_string(),
+            "x",
+            &(now + HOUR).to_string(),
+            "y",
+        ],
+    );
+    let waiter = {
+        let mut con = master.connect();
+        thread::spawn(move || bpoll(&mut con, &["timed", "0"]))
+    };
+    assert_eq!(names(&waiter.join().unwrap().unwrap()), ["x"]);
+    let expected = assert_replicas_match(&master, &replicas);
+    let keys: Vec<&str> = expected.iter().map(|(k, _)| k.as_str()).collect();
+    assert_eq!(keys, ["b", "b:held", "inflight", "q", "timed"]);
+}
+
+#[test]
+fn aof_replays_on_a_server_without_zkit() {
+    let server = aof_server();
+    let mut con = server.connect();
+    ok(
+        &mut con,
+        &["ZADD", "q", "1", "a", "2", "b", "3", "c", "4", "d"],
+    );
+    poll(&mut con, &["q", "LEASE", "held", "60000"]);
+    poll(&mut con, &["q", "COUNT", "2", "LEASE", "held", "60000"]);
+    let _: i64 = query(&mut con, &["DELAY.ACK", "held", "b"]);
+    let waiter = {
+        let mut con = server.connect();
+        thread::spawn(move || bpoll(&mut con, &["later", "0", "LEASE", "held", "60000"]))
+    };
+    wait_blocked(&server, 1);
+    ok(&mut con, &["ZADD", "later", "5", "e"]);
+    assert_eq!(names(&waiter.join().unwrap().unwrap()), ["e"]);
+    assert_eq!(zset_dump(&mut con, "held").len(), 3);
+    drop(con);
+    assert_aof_replays_without_module(server);
+}
+
+#[test]
+fn writes_fire_the_native_keyspace_events() {
+    let server = Server::start();
+    let events = keyspace_events(&server, |con| {
+        ok(con, &["ZADD", "q", "1", "a", "2", "b", "3", "c"]);
+        poll(con, &["q"]);
+        poll(con, &["q", "LEASE", "held", "1000"]);
+        poll(con, &["q", "COUNT", "5"]);
+        poll(con, &["q"]); // nothing: no event
+        let _: i64 = query(con, &["DELAY.ACK", "held", "b"]);
+        let _: i64 = query(con, &["DELAY.ACK", "held", "b"]); // nothing: no event
+    });
+    let events: Vec<(&str, &str)> = events
+        .iter()
+        .map(|(c, k)| (c.as_str(), k.as_str()))
+        .collect();
+    assert_eq!(
+        events,
+        [
+            ("__keyevent@0__:zadd", "q"),
+            ("__keyevent@0__:zrem", "q"),
+            ("__keyevent@0__:zrem", "q"),
+            ("__keyevent@0__:zadd", "held"),
+            ("__keyevent@0__:zrem", "q"),
+            ("__keyevent@0__:del", "q"),
+            ("__keyevent@0__:zrem", "held"),
+            ("__keyevent@0__:del", "held"),
+        ]
+    );
+}
+
+#[test]
+fn polls_that_claim_nothing_keep_watch() {
+    let server = Server::start();
+    let mut watcher = server.connect();
+    let mut other = server.connect();
+    let now = server_time_ms(&mut other);
+    schedule(&mut other, "q", now + HOUR, "later");
+    ok(&mut watcher, &["WATCH", "q"]);
+    assert_eq!(poll(&mut other, &["q"]), vec![]);
+    ok(&mut watcher, &["MULTI"]);
+    ok(&mut watcher, &["ZCARD", "q"]);
+    assert_ne!(ok(&mut watcher, &["EXEC"]), Value::Nil);
+    // A claim does invalidate it.
+    schedule(&mut other, "q", 0, "now");
+    ok(&mut watcher, &["WATCH", "q"]);
+    assert_eq!(names(&poll(&mut other, &["q"])), ["now"]);
+    ok(&mut watcher, &["MULTI"]);
+    ok(&mut watcher, &["ZCARD", "q"]);
+    assert_eq!(ok(&mut watcher, &["EXEC"]), Value::Nil);
+}
+
+#[test]
+fn command_getkeys_info_and_docs() {
+    let server = Server::start();
+    let mut con = server.connect();
+    let cases: &[(&[&str], &[&str])] = &[
+        (&["DELAY.POLL", "q"], &["q"]),
+        (&["DELAY.POLL", "q", "COUNT", "5"], &["q"]),
+        (
+            &["DELAY.POLL", "q", "COUNT", "5", "LEASE", "q:held", "100"],
+            &["q", "q:held"],
+        ),
+        (
+            &["DELAY.POLL", "q", "LEASE", "q:held", "100", "COUNT", "5"],
+            &["q", "q:held"],
+        ),
+        (
+            &["DELAY.BPOLL", "q", "0", "LEASE", "q:held", "100"],
+            &["q", "q:held"],
+        ),
+        (&["DELAY.BPOLL", "q", "1000", "COUNT", "2"], &["q"]),
+        (&["DELAY.ACK", "q:held", "a", "b"], &["q:held"]),
+    ];
+    for (words, keys) in cases {
+        let mut getkeys = vec!["COMMAND", "GETKEYS"];
+        getkeys.extend_from_slice(words);
+        let got: Vec<String> = query(&mut con, &getkeys);
+        assert_eq!(got, *keys, "{words:?}");
+    }
+    for (name, blocking, fast) in [
+        ("delay.poll", false, false),
+        ("delay.bpoll", true, false),
+        ("delay.ack", false, true),
+    ] {
+        let info = format!("{:?}", ok(&mut con, &["COMMAND", "INFO", name]));
+        assert!(info.contains("write"), "{name}: {info}");
+        assert!(!info.contains("denyoom"), "{name}: {info}");
+        assert_eq!(info.contains("blocking"), blocking, "{name}: {info}");
+        assert_eq!(info.contains("fast"), fast, "{name}: {info}");
+        let docs = format!("{:?}", ok(&mut con, &["COMMAND", "DOCS", name]));
+        for field in ["summary", "complexity", "since", "arguments"] {
+            assert!(docs.contains(field), "{name} docs lack {field}: {docs}");
+        }
+    }
+}

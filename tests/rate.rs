@@ -1,0 +1,312 @@
+//! RATE.* against a real redis-server with zkit loaded.
+
+mod common;
+
+use std::collections::HashSet;
+use std::time::Duration;
+
+use common::*;
+
+/// `[allowed, count, remaining, retry-after-ms]`
+type Verdict = (i64, i64, i64, i64);
+
+fn hit(con: &mut Connection, words: &[&str]) -> Verdict {
+    let mut command = vec!["RATE.HIT"];
+    command.extend_from_slice(words);
+    query(con, &command)
+}
+
+fn newest_score(con: &mut Connection, key: &str) -> f64 {
+    let top: Vec<(String, f64)> = query(con, &["ZRANGE", key, "-1", "-1", "WITHSCORES"]);
+    top[0].1
+}
+
+#[test]
+fn seed_002_anti_spam_at_most_two_comments_in_five_seconds() {
+    let server = Server::start();
+    let mut con = server.connect();
+    let key = "user:1000:comment";
+    assert_eq!(hit(&mut con, &[key, "5000", "2"]), (1, 1, 1, -1));
+    assert_eq!(hit(&mut con, &[key, "5000", "2"]), (1, 2, 0, -1));
+    let (allowed, count, remaining, retry) = hit(&mut con, &[key, "5000", "2"]);
+    assert_eq!((allowed, count, remaining), (0, 2, 0));
+    assert!((1..=5000).contains(&retry), "{retry}");
+    // The log is a native zset: the seed's own query sees the two comments.
+    let now = server_time_ms(&mut con);
+    let seen: i64 = query(
+        &mut con,
+        &["ZCOUNT", key, &(now - 5000).to_string(), &now.to_string()],
+    );
+    assert_eq!(seen, 2);
+    // The key lives exactly one window past its newest hit.
+    let expires: i64 = query(&mut con, &["PEXPIRETIME", key]);
+    assert_eq!(expires, newest_score(&mut con, key) as i64 + 5000);
+}
+
+#[test]
+fn a_short_window_lets_hits_through_again() {
+    let server = Server::start();
+    let mut con = server.connect();
+    assert_eq!(hit(&mut con, &["w", "200", "1"]).0, 1);
+    assert_eq!(hit(&mut con, &["w", "200", "1"]).0, 0);
+    // Some later hit is allowed, and by then the first entry was dropped.
+    let mut verdict = (0, 0, 0, 0);
+    wait_for(Duration::from_secs(20), || {
+        verdict = hit(&mut con, &["w", "200", "1"]);
+        verdict.0 == 1
+    });
+    assert_eq!(verdict, (1, 1, 0, -1));
+    let card: i64 = query(&mut con, &["ZCARD", "w"]);
+    assert_eq!(card, 1);
+}
+
+#[test]
+fn cost_takes_several_units_with_unique_members() {
+    let server = Server::start();
+    let mut con = server.connect();
+    assert_eq!(
+        hit(&mut con, &["c", "60000", "10", "COST", "4"]),
+        (1, 4, 6, -1)
+    );
+    assert_eq!(
+        hit(&mut con, &["c", "60000", "10", "cost", "4"]),
+        (1, 8, 2, -1)
+    );
+    let (allowed, count, remaining, retry) = hit(&mut con, &["c", "60000", "10", "COST", "3"]);
+    assert_eq!((allowed, count, remaining), (0, 8, 2));
+    assert!((1..=60000).contains(&retry), "{retry}");
+    assert_eq!(
+        hit(&mut con, &["c", "60000", "10", "COST", "2"]),
+        (1, 10, 0, -1)
+    );
+    let members: Vec<String> = query(&mut con, &["ZRANGE", "c", "0", "-1"]);
+    assert_eq!(members.len(), 10);
+    assert_eq!(members.iter().collect::<HashSet<_>>().len(), 10);
+    assert!(members.iter().all(|m| m.contains('-')), "{members:?}");
+    // A cost equal to the limit is allowed on an empty log.
+    assert_eq!(
+        hit(&mut con, &["c2", "60000", "3", "COST", "3"]),
+        (1, 3, 0, -1)
+    );
+}
+
+#[test]
+fn retry_after_waits_for_exactly_the_entries_in_the_way() {
+    let server = Server::start();
+    let mut con = server.connect();
+    let t = server_time_ms(&mut con);
+    // Window 60 s, limit 2: one entry leaves in about 1 s, one in about 59 s,
+    // one left the window 10 s ago.
+    for (score, member) in [
+        (t - 70_000, "gone"),
+        (t - 59_000, "old"),
+        (t - 1_000, "new"),
+    ] {
+        ok(&mut con, &["ZADD", "r", &score.to_string(), member]);
+    }
+    let (allowed, count, _, retry_one) = hit(&mut con, &["r", "60000", "2"]);
+    assert_eq!((allowed, count), (0, 2));
+    assert!((1..=1_000).contains(&retry_one), "{retry_one}");
+    // Two units must wait for both entries.
+    let (allowed, _, _, retry_two) = hit(&mut con, &["r", "60000", "2", "COST", "2"]);
+    assert_eq!(allowed, 0);
+    assert!((1_001..=59_000).contains(&retry_two), "{retry_two}");
+    // The refused hits dropped the entry that had left the window, nothing else.
+    assert_eq!(
+        query::<Vec<String>>(&mut con, &["ZRANGE", "r", "0", "-1"]),
+        ["old", "new"]
+    );
+}
+
+#[test]
+fn refused_hits_change_nothing_but_expired_entries() {
+    let server = Server::start();
+    let mut con = server.connect();
+    hit(&mut con, &["k", "60000", "1"]);
+    let snapshot = db_snapshot(&mut con);
+    let expiry = expiry_snapshot(&mut con);
+    assert_eq!(hit(&mut con, &["k", "60000", "1"]).0, 0);
+    assert_eq!(db_snapshot(&mut con), snapshot);
+    assert_eq!(expiry_snapshot(&mut con), expiry);
+    // An entry that left the window goes; the TTL set by the last accepted hit stays.
+    let t = server_time_ms(&mut con);
+    ok(
+        &mut con,
+        &["ZADD", "k", &(t - 120_000).to_string(), "stale"],
+    );
+    assert_eq!(hit(&mut con, &["k", "60000", "1"]).0, 0);
+    assert_eq!(db_snapshot(&mut con), snapshot);
+    assert_eq!(expiry_snapshot(&mut con), expiry);
+}
+
+#[test]
+fn concurrent_hits_never_pass_the_limit() {
+    let server = Server::start();
+    let threads: Vec<_> = (0..8)
+        .map(|_| {
+            let mut con = server.connect();
+            std::thread::spawn(move || {
+                (0..60)
+                    .map(|_| hit(&mut con, &["shared", "600000", "100"]))
+                    .filter(|v| v.0 == 1)
+                    .map(|v| v.1)
+                    .collect::<Vec<i64>>()
+            })
+        })
+        .collect();
+    let mut counts: Vec<i64> = threads
+        .into_iter()
+        .flat_map(|t| t.join().unwrap())
+        .collect();
+    counts.sort();
+    // Exactly 100 of the 480 hits got through, each seeing its own count.
+    assert_eq!(counts, (1..=100).collect::<Vec<i64>>());
+    let mut con = server.connect();
+    let card: i64 = query(&mut con, &["ZCARD", "shared"]);
+    assert_eq!(card, 100);
+}
+
+#[test]
+fn errors_change_nothing() {
+    let server = Server::start();
+    let mut con = server.connect();
+    hit(&mut con, &["k", "60000", "5"]);
+    ok(&mut con, &["SET", "str", "x"]);
+    let window = "ERR window must be between 1 and 3155760000000 ms";
+    let limit = "ERR limit must be between 1 and 1000000";
+    let cost = "ERR cost must be between 1 and the limit";
+    let cases: &[(&[&str], &str)] = &[
+        (&["RATE.HIT", "str", "1000", "5"], "WRONGTYPE"),
+        (&["RATE.HIT", "k", "1000"], "ERR wrong number of arguments"),
+        (&["RATE.HIT", "k", "0", "5"], window),
+        (&["RATE.HIT", "k", "-1", "5"], window),
+        (&["RATE.HIT", "k", "3155760000001", "5"], window),
+        (
+            &["RATE.HIT", "k", "1.5", "5"],
+            "ERR value is not an integer",
+        ),
+        (
+            &["RATE.HIT", "k", "inf", "5"],
+            "ERR value is not an integer",
+        ),
+        (&["RATE.HIT", "k", "1000", "0"], limit),
+        (&["RATE.HIT", "k", "1000", "-5"], limit),
+        (&["RATE.HIT", "k", "1000", "1000001"], limit),
+        (
+            &["RATE.HIT", "k", "1000", "x"],
+            "ERR value is not an integer",
+        ),
+        (&["RATE.HIT", "k", "1000", "5", "COST", "0"], cost),
+        (&["RATE.HIT", "k", "1000", "5", "COST", "-1"], cost),
+        (&["RATE.HIT", "k", "1000", "5", "COST", "6"], cost),
+        (
+            &["RATE.HIT", "k", "1000", "5", "COST", "x"],
+            "ERR value is not an integer",
+        ),
+        (&["RATE.HIT", "k", "1000", "5", "COST"], "ERR syntax error"),
+        (
+            &["RATE.HIT", "k", "1000", "5", "BURST", "2"],
+            "ERR syntax error",
+        ),
+        (
+            &["RATE.HIT", "k", "1000", "5", "COST", "1", "x"],
+            "ERR syntax error",
+        ),
+    ];
+    assert_errors_change_nothing(&mut con, cases);
+}
+
+#[test]
+fn writes_replicate_as_native_commands_to_replicas_with_and_without_zkit() {
+    let (master, replicas) = master_and_replicas();
+    let mut con = master.connect();
+    let t = server_time_ms(&mut con);
+    // Entries that left the window, for accepted and refused hits to drop.
+    for key in ["a", "b"] {
+        for i in 0..5 {
+            let score = (t - 500_000 - i).to_string();
+            ok(&mut con, &["ZADD", key, &score, &format!("stale{i}")]);
+        }
+    }
+    ok(&mut con, &["ZADD", "b", &t.to_string(), "fresh"]);
+    for _ in 0..30 {
+        hit(&mut con, &["a", "300000", "20", "COST", "3"]);
+    }
+    assert_eq!(hit(&mut con, &["b", "300000", "1"]).0, 0);
+    // One hit logging more units than a replication chunk.
+    assert_eq!(
+        hit(&mut con, &["big", "300000", "5000", "COST", "1500"]).0,
+        1
+    );
+    assert_eq!(query::<i64>(&mut con, &["ZCARD", "a"]), 18);
+    assert_eq!(query::<i64>(&mut con, &["ZCARD", "b"]), 1);
+    assert_eq!(assert_replicas_match(&master, &replicas).len(), 3);
+}
+
+#[test]
+fn aof_replays_on_a_server_without_zkit() {
+    let server = aof_server();
+    let mut con = server.connect();
+    let t = server_time_ms(&mut con);
+    ok(
+        &mut con,
+        &["ZADD", "k", &(t - 500_000).to_string(), "stale"],
+    );
+    for _ in 0..8 {
+        hit(&mut con, &["k", "300000", "5", "COST", "2"]);
+    }
+    drop(con);
+    assert_aof_replays_without_module(server);
+}
+
+#[test]
+fn writes_fire_the_native_keyspace_events() {
+    let server = Server::start();
+    let mut con = server.connect();
+    let t = server_time_ms(&mut con);
+    ok(
+        &mut con,
+        &["ZADD", "s", &(t - 100_000).to_string(), "stale"],
+    );
+    ok(&mut con, &["ZADD", "s", &t.to_string(), "fresh"]);
+    let events = keyspace_events(&server, |con| {
+        hit(con, &["k", "60000", "1"]); // allowed
+        hit(con, &["k", "60000", "1"]); // refused, nothing to drop
+        hit(con, &["s", "60000", "1"]); // refused, drops the stale entry
+        hit(con, &["s", "60000", "2"]); // allowed
+    });
+    let events: Vec<(&str, &str)> = events
+        .iter()
+        .map(|(c, k)| (c.as_str(), k.as_str()))
+        .collect();
+    assert_eq!(
+        events,
+        [
+            ("__keyevent@0__:zadd", "k"),
+            ("__keyevent@0__:expire", "k"),
+            ("__keyevent@0__:zremrangebyscore", "s"),
+            ("__keyevent@0__:zadd", "s"),
+            ("__keyevent@0__:expire", "s"),
+        ]
+    );
+}
+
+#[test]
+fn command_getkeys_info_and_docs() {
+    let server = Server::start();
+    let mut con = server.connect();
+    let keys: Vec<String> = query(
+        &mut con,
+        &[
+            "COMMAND", "GETKEYS", "RATE.HIT", "k", "1000", "5", "COST", "2",
+        ],
+    );
+    assert_eq!(keys, ["k"]);
+    let info = format!("{:?}", ok(&mut con, &["COMMAND", "INFO", "rate.hit"]));
+    assert!(info.contains("write") && info.contains("denyoom"), "{info}");
+    assert!(!info.contains("fast"), "{info}");
+    let docs = format!("{:?}", ok(&mut con, &["COMMAND", "DOCS", "rate.hit"]));
+    for field in ["summary", "complexity", "since", "window-ms", "COST"] {
+        assert!(docs.contains(field), "docs lack {field}: {docs}");
+    }
+}

@@ -1,0 +1,313 @@
+//! RECENT.* against a real redis-server with zkit loaded.
+
+mod common;
+
+use common::*;
+
+fn newest_first(con: &mut Connection, key: &str) -> Vec<String> {
+    query(con, &["ZREVRANGE", key, "0", "-1"])
+}
+
+fn add(con: &mut Connection, words: &[&str]) -> i64 {
+    let mut command = vec!["RECENT.ADD"];
+    command.extend_from_slice(words);
+    query(con, &command)
+}
+
+#[test]
+fn seed_002_recently_viewed_goods() {
+    // Keep the 60 most recent goods per member, deduplicated, for 30 days.
+    let server = Server::start();
+    let mut con = server.connect();
+    let key = "MemberRecentGoods:66";
+    let ttl = (60 * 60 * 24 * 30).to_string();
+    for goods in ["3002", "3001", "3004", "3003"] {
+        add(&mut con, &[key, goods, "CAP", "60", "TTL", &ttl]);
+    }
+    assert_eq!(
+        newest_first(&mut con, key),
+        ["3003", "3004", "3001", "3002"]
+    );
+    // Viewing 3001 again moves it to the front; the list holds it once.
+    assert_eq!(add(&mut con, &[key, "3001", "CAP", "60", "TTL", &ttl]), 4);
+    assert_eq!(
+        newest_first(&mut con, key),
+        ["3001", "3003", "3004", "3002"]
+    );
+    // Past 60 the oldest go.
+    for goods in 0..70 {
+        let size = add(
+            &mut con,
+            &[key, &format!("g{goods}"), "CAP", "60", "TTL", &ttl],
+        );
+        assert_eq!(size, (5 + goods).min(60));
+    }
+    let list = newest_first(&mut con, key);
+    assert_eq!(list.len(), 60);
+    assert_eq!(list[0], "g69");
+    assert_eq!(list[59], "g10");
+    let pttl: i64 = query(&mut con, &["PTTL", key]);
+    assert!(pttl > 0 && pttl <= 30 * 24 * 3600 * 1000, "{pttl}");
+    // Paging is plain ZREVRANGE.
+    let page: Vec<String> = query(&mut con, &["ZREVRANGE", key, "10", "12"]);
+    assert_eq!(page, ["g59", "g58", "g57"]);
+}
+
+#[test]
+fn scores_are_the_server_clock() {
+    let server = Server::start();
+    let mut con = server.connect();
+    let before = server_time_ms(&mut con);
+    add(&mut con, &["r", "a"]);
+    let after = server_time_ms(&mut con);
+    let score: f64 = query(&mut con, &["ZSCORE", "r", "a"]);
+    assert!(
+        (before..=after).contains(&(score.floor() as i64)),
+        "{before} <= {score} <= {after}"
+    );
+}
+
+#[test]
+fn views_in_one_call_or_one_millisecond_keep_their_order() {
+    let server = Server::start();
+    let mut con = server.connect();
+    // Later arguments are later views, whatever their names.
+    assert_eq!(add(&mut con, &["r", "z", "y", "x"]), 3);
+    assert_eq!(newest_first(&mut con, "r"), ["x", "y", "z"]);
+    // A member given twice counts as its last view.
+    assert_eq!(add(&mut con, &["r", "a", "b", "a"]), 5);
+    assert_eq!(newest_first(&mut con, "r"), ["a", "b", "x", "y", "z"]);
+    // Hundreds of calls pipelined: many share a millisecond, none may tie.
+    let mut pipe = redis::pipe();
+    for i in (0..300).rev() {
+        pipe.cmd("RECENT.ADD").arg("p").arg(format!("m{i:03}"));
+    }
+    let _: Vec<i64> = pipe.query(&mut con).unwrap();
+    let expected: Vec<String> = (0..300).map(|i| format!("m{i:03}")).collect();
+    assert_eq!(newest_first(&mut con, "p"), expected);
+    let scores: Vec<(String, f64)> = query(&mut con, &["ZRANGE", "p", "0", "-1", "WITHSCORES"]);
+    assert!(scores.windows(2).all(|w| w[0].1 < w[1].1));
+}
+
+#[test]
+fn concurrent_viewers_keep_each_ones_order_and_the_cap() {
+    let server = Server::start();
+    let threads: Vec<_> = (0..6)
+        .map(|t| {
+            let mut con = server.connect();
+            std::thread::spawn(move || {
+                for i in 0..150 {
+                    let member = format!("t{t}-{i:03}");
+                    let size: i64 =
+                        query(&mut con, &["RECENT.ADD", "shared", &member, "CAP", "100"]);
+                    assert!((1..=100).contains(&size), "{size}");
+                }
+            })
+        })
+        .collect();
+    for t in threads {
+        t.join().unwrap();
+    }
+    let mut con = server.connect();
+    let list = newest_first(&mut con, "shared");
+    assert_eq!(list.len(), 100);
+    // Each viewer's own views appear newest first, and each at most once.
+    for t in 0..6 {
+        let prefix = format!("t{t}-");
+        let own: Vec<&String> = list.iter().filter(|m| m.starts_with(&prefix)).collect();
+        let mut sorted = own.clone();
+        sorted.sort();
+        sorted.reverse();
+        sorted.dedup();
+        assert_eq!(own, sorted, "viewer {t}");
+    }
+    // The newest entry is the last view of whichever viewer finished last.
+    assert!(list[0].ends_with("-149"), "{}", list[0]);
+}
+
+#[test]
+fn ttl_is_refreshed_only_when_given() {
+    let server = Server::start();
+    let mut con = server.connect();
+    add(&mut con, &["r", "a", "TTL", "100"]);
+    let first: i64 = query(&mut con, &["PEXPIRETIME", "r"]);
+    assert!(first > 0);
+    // No TTL: the existing expiry stays, as with a native ZADD.
+    add(&mut con, &["r", "b"]);
+    let kept: i64 = query(&mut con, &["PEXPIRETIME", "r"]);
+    assert_eq!(kept, first);
+    add(&mut con, &["r", "c", "TTL", "5000"]);
+    let later: i64 = query(&mut con, &["PEXPIRETIME", "r"]);
+    assert!(later >= first + 4_900_000, "{first} -> {later}");
+    // Members that merely look like options are members.
+    assert_eq!(add(&mut con, &["o", "CAP", "x", "TTL"]), 3);
+    assert_eq!(newest_first(&mut con, "o"), ["TTL", "x", "CAP"]);
+    assert_eq!(add(&mut con, &["o2", "a", "cap", "2", "ttl", "60"]), 1);
+}
+
+#[test]
+fn a_cap_below_the_members_given_keeps_the_newest() {
+    let server = Server::start();
+    let mut con = server.connect();
+    assert_eq!(add(&mut con, &["r", "a", "b", "c", "d", "CAP", "2"]), 2);
+    assert_eq!(newest_first(&mut con, "r"), ["d", "c"]);
+    assert_eq!(add(&mut con, &["r", "e", "CAP", "1"]), 1);
+    assert_eq!(newest_first(&mut con, "r"), ["e"]);
+}
+
+#[test]
+fn errors_change_nothing() {
+    let server = Server::start();
+    let mut con = server.connect();
+    add(&mut con, &["r", "a", "b", "TTL", "600"]);
+    ok(&mut con, &["SET", "str", "x"]);
+    ok(&mut con, &["ZADD", "forever", "inf", "x"]);
+    let cases: &[(&[&str], &str)] = &[
+        (&["RECENT.ADD", "str", "a"], "WRONGTYPE"),
+        (&["RECENT.ADD", "r"], "ERR wrong number of arguments"),
+        (
+            &["RECENT.ADD", "r", "c", "CAP", "0"],
+            "ERR cap must be positive",
+        ),
+        (
+            &["RECENT.ADD", "r", "c", "CAP", "-3"],
+            "ERR cap must be positive",
+        ),
+        (
+            &["RECENT.ADD", "r", "c", "CAP", "x"],
+            "ERR value is not an integer",
+        ),
+        (
+            &["RECENT.ADD", "r", "c", "CAP", "1.5"],
+            "ERR value is not an integer",
+        ),
+        (
+            &["RECENT.ADD", "r", "c", "TTL", "0"],
+            "ERR TTL must be between 1 and",
+        ),
+        (
+            &["RECENT.ADD", "r", "c", "TTL", "-1"],
+            "ERR TTL must be between 1 and",
+        ),
+        (
+            &["RECENT.ADD", "r", "c", "TTL", "9223372036854775807"],
+            "ERR TTL must be between 1 and",
+        ),
+        (
+            &["RECENT.ADD", "r", "c", "TTL", "3155760001"],
+            "ERR TTL must be between 1 and",
+        ),
+        (
+            &["RECENT.ADD", "r", "c", "TTL", "nan"],
+            "ERR value is not an integer",
+        ),
+        (&["RECENT.ADD", "r", "CAP", "5"], "ERR syntax error"),
+        (
+            &["RECENT.ADD", "r", "c", "CAP", "5", "CAP", "6"],
+            "ERR syntax error",
+        ),
+        (
+            &["RECENT.ADD", "r", "c", "TTL", "5", "CAP", "6", "TTL", "5"],
+            "ERR syntax error",
+        ),
+        (
+            &["RECENT.ADD", "forever", "y"],
+            "ERR the list's newest score inf leaves no room for a later view",
+        ),
+    ];
+    assert_errors_change_nothing(&mut con, cases);
+}
+
+#[test]
+fn writes_replicate_as_native_commands_to_replicas_with_and_without_zkit() {
+    let (master, replicas) = master_and_replicas();
+    let mut con = master.connect();
+    for i in 0..120 {
+        let member = format!("item{}", i % 37);
+        add(&mut con, &["r1", &member, "CAP", "20", "TTL", "3600"]);
+        add(&mut con, &["r2", &member, "x", &member]);
+    }
+    // Same-millisecond views run ahead of the clock: replicas get the scores.
+    let mut pipe = redis::pipe();
+    for i in 0..50 {
+        pipe.cmd("RECENT.ADD").arg("r3").arg(i).arg("CAP").arg(30);
+    }
+    let _: Vec<i64> = pipe.query(&mut con).unwrap();
+    // One call adding more than a replication chunk, then trimming most.
+    let mut many = vec!["r4".to_string()];
+    many.extend((0..1500).map(|i| format!("m{i}")));
+    many.extend(["CAP".to_string(), "700".to_string()]);
+    let many: Vec<&str> = many.iter().map(String::as_str).collect();
+    assert_eq!(add(&mut con, &many), 700);
+    assert!(query::<i64>(&mut con, &["PEXPIRETIME", "r1"]) > 0);
+    assert_eq!(assert_replicas_match(&master, &replicas).len(), 4);
+}
+
+#[test]
+fn aof_replays_on_a_server_without_zkit() {
+    let server = aof_server();
+    let mut con = server.connect();
+    for i in 0..40 {
+        add(
+            &mut con,
+            &["r", &format!("m{}", i % 13), "x", "CAP", "8", "TTL", "3600"],
+        );
+    }
+    drop(con);
+    assert_aof_replays_without_module(server);
+}
+
+#[test]
+fn writes_fire_the_native_keyspace_events() {
+    let server = Server::start();
+    let events = keyspace_events(&server, |con| {
+        add(con, &["r", "a", "b"]);
+        add(con, &["r", "c", "CAP", "2", "TTL", "60"]);
+    });
+    let events: Vec<(&str, &str)> = events
+        .iter()
+        .map(|(c, k)| (c.as_str(), k.as_str()))
+        .collect();
+    assert_eq!(
+        events,
+        [
+            ("__keyevent@0__:zadd", "r"),
+            ("__keyevent@0__:zadd", "r"),
+            ("__keyevent@0__:zrem", "r"),
+            ("__keyevent@0__:expire", "r"),
+        ]
+    );
+}
+
+#[test]
+fn command_getkeys_info_and_docs() {
+    let server = Server::start();
+    let mut con = server.connect();
+    let keys: Vec<String> = query(
+        &mut con,
+        &[
+            "COMMAND",
+            "GETKEYS",
+            "RECENT.ADD",
+            "r",
+            "a",
+            "b",
+            "CAP",
+            "5",
+            "TTL",
+            "9",
+        ],
+    );
+    assert_eq!(keys, ["r"]);
+    let info: Vec<Value> = query(&mut con, &["COMMAND", "INFO", "recent.add"]);
+    let flags = format!("{info:?}");
+    assert!(
+        flags.contains("write") && flags.contains("denyoom"),
+        "{flags}"
+    );
+    assert!(!flags.contains("fast"), "{flags}");
+    let docs = format!("{:?}", ok(&mut con, &["COMMAND", "DOCS", "recent.add"]));
+    for field in ["summary", "complexity", "since", "arguments", "CAP", "TTL"] {
+        assert!(docs.contains(field), "docs lack {field}: {docs}");
+    }
+}
