@@ -129,15 +129,58 @@ impl Server {
         self.dir.clone()
     }
 
-    /// Blocks until the replica has processed everything the master sent.
+    /// A one-node Redis Cluster with zkit, owning every slot: cross-slot
+    /// calls get CROSSSLOT, so tests can check that key specs route a
+    /// command by all of its keys.
+    pub fn single_node_cluster() -> Server {
+        let server = Server::with(ServerConfig::default().arg("cluster-enabled", "yes"));
+        let mut con = server.connect();
+        ok(&mut con, &["CLUSTER", "ADDSLOTSRANGE", "0", "16383"]);
+        wait_for(Duration::from_secs(20), || {
+            let info: String = query(&mut con, &["CLUSTER", "INFO"]);
+            info.contains("cluster_state:ok")
+        });
+        server
+    }
+
+    /// A master with zkit and two replicas of it, both in sync: one with
+    /// zkit and one without, which must end up with the same data.
+    pub fn with_replicas() -> (Server, [Server; 2]) {
+        let master = Server::start();
+        let replicas = [
+            Server::with(ServerConfig::default().replica_of(&master)),
+            Server::with(ServerConfig::without_module().replica_of(&master)),
+        ];
+        for replica in &replicas {
+            replica.wait_until_synced();
+        }
+        (master, replicas)
+    }
+
+    /// Blocks until `replicas` replicas have acknowledged everything this
+    /// master has sent so far. (WAIT would not do: it waits for the offset of
+    /// the last write of the connection it runs on, which for a fresh
+    /// connection is 0, so it returns at once.)
     pub fn wait_for_replicas(&self, replicas: usize) {
         let mut con = self.connect();
-        let acked: i64 = redis::cmd("WAIT")
-            .arg(replicas)
-            .arg(10_000)
-            .query(&mut con)
-            .expect("WAIT");
-        assert_eq!(acked, replicas as i64, "replicas did not acknowledge");
+        let info = |con: &mut Connection| -> String { query(con, &["INFO", "replication"]) };
+        let field = |line: &str, name: &str| -> Option<i64> {
+            let start = line.find(&format!("{name}="))? + name.len() + 1;
+            line[start..].split([',', '\r']).next()?.parse().ok()
+        };
+        let sent: i64 = info(&mut con)
+            .lines()
+            .find_map(|l| l.strip_prefix("master_repl_offset:"))
+            .and_then(|v| v.trim().parse().ok())
+            .expect("master_repl_offset in INFO replication");
+        wait_for(Duration::from_secs(20), || {
+            let acked = info(&mut con)
+                .lines()
+                .filter(|l| l.starts_with("slave") && l.contains("state=online"))
+                .filter(|l| field(l, "offset").is_some_and(|offset| offset >= sent))
+                .count();
+            acked >= replicas
+        });
     }
 
     /// Waits until this replica reports its link to the master up.
@@ -279,6 +322,12 @@ pub fn run(con: &mut Connection, words: &[&str]) -> redis::RedisResult<Value> {
     cmd.query(con)
 }
 
+/// A command line split on spaces, for arguments without spaces:
+/// `query(&mut con, &words("ZADD k 1 m"))`.
+pub fn words(line: &str) -> Vec<&str> {
+    line.split(' ').collect()
+}
+
 /// Runs a command that must succeed.
 pub fn ok(con: &mut Connection, words: &[&str]) -> Value {
     run(con, words).unwrap_or_else(|e| panic!("{words:?} failed: {e}"))
@@ -327,6 +376,84 @@ pub fn db_snapshot(con: &mut Connection) -> Vec<(String, Vec<u8>)> {
             (k, dump)
         })
         .collect()
+}
+
+/// A key's value in a form that compares equal across servers holding the
+/// same data.
+#[derive(Debug, PartialEq)]
+pub enum KeyContents {
+    /// The DUMP payload, compared byte for byte.
+    Dump(Vec<u8>),
+    /// A set or hash in a hash table, whose DUMP lists elements in bucket
+    /// order, which depends on each server's random hash seed: its type and
+    /// its elements (hash fields as `field\0value`), sorted.
+    HashTable {
+        kind: String,
+        elements: Vec<Vec<u8>>,
+    },
+}
+
+/// Every key of a database with its [`KeyContents`], sorted by key.
+pub type DbContents = Vec<(String, KeyContents)>;
+
+/// What two servers that replicated the same writes must agree on. Sorted
+/// sets, strings, lists and compact sets and hashes compare by DUMP bytes.
+pub fn db_contents(con: &mut Connection) -> DbContents {
+    let mut keys: Vec<String> = query(con, &["KEYS", "*"]);
+    keys.sort();
+    keys.into_iter()
+        .map(|k| {
+            let kind: String = query(con, &["TYPE", &k]);
+            let encoding: String = query(con, &["OBJECT", "ENCODING", &k]);
+            let contents = match (kind.as_str(), encoding.as_str()) {
+                ("set", "hashtable") => {
+                    let mut elements: Vec<Vec<u8>> = query(con, &["SMEMBERS", &k]);
+                    elements.sort();
+                    KeyContents::HashTable { kind, elements }
+                }
+                ("hash", "hashtable") => {
+                    let pairs: Vec<(Vec<u8>, Vec<u8>)> = query(con, &["HGETALL", &k]);
+                    let mut elements: Vec<Vec<u8>> = pairs
+                        .into_iter()
+                        .map(|(mut field, value)| {
+                            field.push(0);
+                            field.extend(value);
+                            field
+                        })
+                        .collect();
+                    elements.sort();
+                    KeyContents::HashTable { kind, elements }
+                }
+                _ => KeyContents::Dump(query(con, &["DUMP", &k])),
+            };
+            (k, contents)
+        })
+        .collect()
+}
+
+/// Runs `writes` on a server with zkit that logs every write to its AOF,
+/// then starts a server without zkit on the same folder: returns the
+/// contents before the restart and after the AOF replay.
+pub fn replay_aof_without_module(writes: impl FnOnce(&mut Connection)) -> (DbContents, DbContents) {
+    let server = Server::with(
+        ServerConfig::default()
+            .arg("appendonly", "yes")
+            .arg("appendfsync", "always"),
+    );
+    let mut con = server.connect();
+    writes(&mut con);
+    let before = db_contents(&mut con);
+    drop(con);
+    let dir = server.shutdown_keep_dir();
+    let plain = Server::with(
+        ServerConfig::without_module()
+            .arg("appendonly", "yes")
+            .in_dir(&dir),
+    );
+    let after = db_contents(&mut plain.connect());
+    drop(plain);
+    let _ = std::fs::remove_dir_all(dir);
+    (before, after)
 }
 
 /// Keyspace events published while `action` runs, as (channel, message).
