@@ -59,6 +59,22 @@ impl Ctx {
         self.flags() & raw::REDISMODULE_CTX_FLAGS_RESP3 as c_int != 0
     }
 
+    /// True when Redis calls the command only to learn where its keys are
+    /// (commands registered with `getkeys-api`), not to run it.
+    pub fn is_keys_position_request(&self) -> bool {
+        // SAFETY: valid context of the running callback.
+        unsafe { api!(RedisModule_IsKeysPositionRequest)(self.raw) != 0 }
+    }
+
+    /// Answers a key-position request: argv index `pos` is a key with these
+    /// key-spec flags.
+    pub fn report_key(&self, pos: usize, flags: u32) {
+        let pos = c_int::try_from(pos).expect("argv positions fit in an int");
+        // SAFETY: valid context; Redis ignores the call outside a
+        // key-position request and bounds are Redis's argv.
+        unsafe { api!(RedisModule_KeyAtPosWithFlags)(self.raw, pos, flags as c_int) };
+    }
+
     fn flags(&self) -> c_int {
         // SAFETY: valid context of the running command.
         unsafe { api!(RedisModule_GetContextFlags)(self.raw) }

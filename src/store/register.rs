@@ -19,6 +19,12 @@ pub fn dispatch(
 ) -> c_int {
     let ctx = Ctx::new(ctx);
     let args = RStr::slice_from_argv(argv, usize::try_from(argc).unwrap_or(0));
+    if command.needs_key_position_api() && ctx.is_keys_position_request() {
+        for (pos, flags) in command.key_positions(args) {
+            ctx.report_key(pos, flags);
+        }
+        return raw::REDISMODULE_OK as c_int;
+    }
     command.stats.record_call();
     let outcome = panic::catch_unwind(AssertUnwindSafe(|| {
         if !arity_fits(command.arity, args.len()) {
@@ -109,7 +115,16 @@ pub fn load_configs(ctx: &Context) -> Result<(), String> {
 /// where the server supports them (Redis 7.2+); 7.0 has no API for them.
 pub fn register_command(ctx: &Context, command: &'static Command) -> Result<(), String> {
     let name = CString::new(command.name).map_err(|e| e.to_string())?;
-    let flags = CString::new(command.flags).map_err(|e| e.to_string())?;
+    // Cluster routing on Redis 7.x reads keys from the legacy key range only,
+    // or from the command itself when it declares getkeys-api: commands whose
+    // key specs the legacy range misses (a WINDOW keyword, a keynum) answer
+    // key-position requests from their key specs in `dispatch`.
+    let flags = if command.needs_key_position_api() {
+        format!("{} getkeys-api", command.flags)
+    } else {
+        command.flags.to_string()
+    };
+    let flags = CString::new(flags).map_err(|e| e.to_string())?;
     // SAFETY: load context; strings outlive the calls, which copy them.
     unsafe {
         let status = api!(RedisModule_CreateCommand)(
