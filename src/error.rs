@@ -6,6 +6,7 @@
 use std::fmt;
 
 use crate::core::rank::RankError;
+use crate::core::vote::VoteError;
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum ZkitError {
@@ -26,6 +27,8 @@ pub enum ZkitError {
     },
     /// A rank score could not be built or read.
     Rank(RankError),
+    /// A vote was refused (direction, weights, keys, window).
+    Vote(VoteError),
     /// A bug or an unexpected server answer: the command changed nothing it
     /// could avoid changing, and the message says what happened.
     Internal(String),
@@ -45,6 +48,7 @@ impl fmt::Display for ZkitError {
             ZkitError::NotFloat => f.write_str("ERR value is not a valid float"),
             ZkitError::OutOfRange { what, limit } => write!(f, "ERR {what} {limit}"),
             ZkitError::Rank(e) => write!(f, "ERR {e}"),
+            ZkitError::Vote(e) => write!(f, "ERR {e}"),
             ZkitError::Internal(message) => write!(f, "ERR zkit internal error: {message}"),
         }
     }
@@ -53,6 +57,12 @@ impl fmt::Display for ZkitError {
 impl From<RankError> for ZkitError {
     fn from(e: RankError) -> ZkitError {
         ZkitError::Rank(e)
+    }
+}
+
+impl From<VoteError> for ZkitError {
+    fn from(e: VoteError) -> ZkitError {
+        ZkitError::Vote(e)
     }
 }
 
@@ -73,6 +83,10 @@ mod tests {
                 limit: "must not be negative",
             },
             ZkitError::Rank(RankError::TotalOutOfRange),
+            ZkitError::Vote(VoteError::VotingClosed {
+                posted_at_s: 1.0,
+                window_s: 2,
+            }),
             ZkitError::Internal("boom".into()),
         ];
         for e in errors {

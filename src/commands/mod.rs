@@ -5,9 +5,10 @@
 use crate::command::Command;
 
 pub mod rank;
+pub mod vote;
 
 /// Every zkit command, family by family.
-pub static FAMILIES: &[&[&Command]] = &[rank::COMMANDS];
+pub static FAMILIES: &[&[&Command]] = &[rank::COMMANDS, vote::COMMANDS];
 
 pub fn all() -> impl Iterator<Item = &'static Command> {
     FAMILIES.iter().flat_map(|family| family.iter().copied())

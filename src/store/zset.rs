@@ -59,12 +59,22 @@ impl Ctx {
     /// Checks that a key is absent or holds `expected` without keeping it open,
     /// so a command can validate every key before it writes any.
     pub fn check_key_type(&self, name: &RStr, expected: KeyKind) -> Result<(), ZkitError> {
-        let key = self.open_typed(name, raw::REDISMODULE_READ, expected.code())?;
-        if let Some(key) = key {
-            // SAFETY: the key was opened above and is closed once.
-            unsafe { api!(RedisModule_CloseKey)(key.as_ptr()) };
+        self.key_len(name, expected).map(|_| ())
+    }
+
+    /// The number of elements of a key that must be absent (0) or hold
+    /// `expected`: SCARD, ZCARD or HLEN without a native call, and the same
+    /// WRONGTYPE check as [`Ctx::check_key_type`].
+    pub fn key_len(&self, name: &RStr, expected: KeyKind) -> Result<usize, ZkitError> {
+        let Some(key) = self.open_typed(name, raw::REDISMODULE_READ, expected.code())? else {
+            return Ok(0);
+        };
+        // SAFETY: the key was opened above, is read once and closed once.
+        unsafe {
+            let len = api!(RedisModule_ValueLength)(key.as_ptr());
+            api!(RedisModule_CloseKey)(key.as_ptr());
+            Ok(len)
         }
-        Ok(())
     }
 
     /// Deletes a key of any type; true if it existed.
