@@ -245,8 +245,36 @@ fn replies_follow_zincrby_in_resp2_and_resp3() {
         reply,
         Value::Array(vec![zincrby, Value::Int(1), Value::Int(0), Value::Int(1)])
     );
+    // A vote that changes nothing replies the stored score: the same bytes
+    // as ZSCORE, whatever the score.
+    for score in [
+        "432",
+        "-432",
+        "1700000864",
+        "99999999999999984",
+        "1e17",
+        "-1e17",
+        "9007199254740993",
+        "0",
+        "-0",
+        "0.1",
+        "123456789.5",
+        "1e300",
+        "5e-324",
+        "inf",
+        "-inf",
+    ] {
+        ok(&mut con, &["ZADD", "s", score, "i"]);
+        let reply = ok(&mut con, &words("VOTE.CAST s u d i nobody CLEAR"));
+        let zscore = ok(&mut con, &words("ZSCORE s i"));
+        let Value::Array(fields) = reply else {
+            panic!("{reply:?}")
+        };
+        assert_eq!(fields[0], zscore, "{score}");
+    }
     let client = redis::Client::open(format!("{}?protocol=resp3", server.url())).unwrap();
     let mut con3 = client.get_connection().unwrap();
+    ok(&mut con3, &words("ZADD s 0.1 i"));
     let reply = ok(&mut con3, &words("VOTE.CAST s u d i v DOWN WEIGHT 0.1 1"));
     let Value::Array(fields) = reply else {
         panic!("{reply:?}")
@@ -254,6 +282,21 @@ fn replies_follow_zincrby_in_resp2_and_resp3() {
     // 0.1 for the up vote, then -(1 + 0.1) for the switch.
     assert_eq!(fields[0], Value::Double(0.1 + (-1.0 - 0.1)));
     assert_eq!(fields[1..], [Value::Int(0), Value::Int(1), Value::Int(1)]);
+    let reply = ok(&mut con3, &words("VOTE.CAST s u d i v DOWN"));
+    let Value::Array(fields) = reply else {
+        panic!("{reply:?}")
+    };
+    assert_eq!(fields[0], Value::Double(0.1 + (-1.0 - 0.1)));
+    ok(&mut con3, &words("ZADD s 432 i"));
+    let reply = ok(&mut con3, &words("VOTE.CAST s u d i v DOWN"));
+    let Value::Array(fields) = reply else {
+        panic!("{reply:?}")
+    };
+    assert_eq!(
+        fields[0],
+        Value::Double(432.0),
+        "integers are doubles in RESP3 too"
+    );
 }
 
 /// Every error leaves every key exactly as it was.

@@ -5,17 +5,19 @@
 //! An item's votes live in native keys: a sorted set of scores (member item),
 //! and two plain sets of voter ids, one for up votes and one for down votes.
 //! The low-level module API has no set access, so the sets are written with
-//! SADD and SREM through RM_Call. Their replies say whether the voter was in
-//! each set, which is all the vote needs to know, so no SISMEMBER is run;
-//! set sizes come from the key API (the sizes before the writes, read while
-//! checking the key types, plus what the writes changed). The score is
-//! written on the key API and replicated as `ZADD scores <exact score> item`.
+//! SADD and SREM through RM_Call, which propagates them as they are when they
+//! change a set. Their replies say whether the voter was in each set, which
+//! is all the vote needs to know, so no SISMEMBER is run; set sizes come from
+//! the key API (the sizes before the writes, read while checking the key
+//! types, plus what the writes changed). The score is incremented on the key
+//! API (ZINCRBY's arithmetic) and replicated as
+//! `ZADD scores <exact score> item`.
 
 use crate::args::{is_keyword, Options};
 use crate::command::{
     callback_for, key_flags as kf, Arg, BeginSearch, Command, CommandStats, FindKeys, KeySpec,
 };
-use crate::core::vote::{apply, check_window, outcome, Standing, Vote, VoteError, Weights};
+use crate::core::vote::{check_window, outcome, Standing, Vote, VoteError, Weights};
 use crate::error::ZkitError;
 use crate::store::{CallArg, Ctx, EventClass, KeyKind, RStr};
 
@@ -126,7 +128,7 @@ fn cast(ctx: &Ctx, args: &[RStr]) -> Result<(), ZkitError> {
     // Every check before the first write, so an error changes nothing.
     let ups_before = ctx.key_len(upvoters, KeyKind::Set)?;
     let downs_before = ctx.key_len(downvoters, KeyKind::Set)?;
-    let old_score = ctx.open_zset(scores)?.and_then(|z| z.score(item));
+    ctx.check_key_type(scores, KeyKind::Zset)?;
     if let Some((times, window_s)) = window {
         let posted_at_s = ctx.open_zset(times)?.and_then(|t| t.score(item));
         check_window(posted_at_s, window_s, ctx.now_ms())?;
@@ -134,13 +136,13 @@ fn cast(ctx: &Ctx, args: &[RStr]) -> Result<(), ZkitError> {
 
     let after = vote.target();
     let before = Standing {
-        in_up: place_voter(ctx, upvoters, voter, after.in_up)?,
-        in_down: place_voter(ctx, downvoters, voter, after.in_down)?,
+        in_up: place_voter(ctx, upvoters, ups_before, voter, after.in_up)?,
+        in_down: place_voter(ctx, downvoters, downs_before, voter, after.in_down)?,
     };
     let result = outcome(before, after, weights);
     let score = if result.changed {
-        let score = apply(old_score, result.delta);
-        ctx.open_zset_mut(scores)?.add(item, score)?;
+        // Never NaN: the delta is finite. An absent item starts at the delta.
+        let score = ctx.open_zset_mut(scores)?.incr(item, result.delta)?;
         ctx.replicate(
             c"ZADD",
             &[
@@ -152,7 +154,9 @@ fn cast(ctx: &Ctx, args: &[RStr]) -> Result<(), ZkitError> {
         ctx.notify(EventClass::Zset, c"zincr", scores);
         score
     } else {
-        old_score.unwrap_or(0.0)
+        // An item without a score counts as 0, as with ZINCRBY.
+        let score = ctx.open_zset(scores)?.and_then(|z| z.score(item));
+        score.unwrap_or(0.0)
     };
     ctx.reply_array(4);
     ctx.reply_f64(score);
@@ -162,13 +166,24 @@ fn cast(ctx: &Ctx, args: &[RStr]) -> Result<(), ZkitError> {
     Ok(())
 }
 
-/// Makes `voter` a member of `set` or not, with native SADD or SREM (which
-/// fire their own keyspace events), replicates the write if it changed the
-/// set, and returns whether the voter was a member before.
-fn place_voter(ctx: &Ctx, set: &RStr, voter: &RStr, member: bool) -> Result<bool, ZkitError> {
+/// Makes `voter` a member of `set` (of `size` members) or not, with native
+/// SADD or SREM (which fire their own keyspace events and propagate
+/// themselves when they change the set), and returns whether the voter was a
+/// member before.
+fn place_voter(
+    ctx: &Ctx,
+    set: &RStr,
+    size: usize,
+    voter: &RStr,
+    member: bool,
+) -> Result<bool, ZkitError> {
+    if size == 0 && !member {
+        // Nobody to remove from an empty set: skip the call.
+        return Ok(false);
+    }
     let command = if member { c"SADD" } else { c"SREM" };
     let args = [CallArg::Str(set), CallArg::Str(voter)];
-    let changed = match ctx.call(command, &args)?.get().integer() {
+    let changed = match ctx.call_replicated(command, &args)?.get().integer() {
         Some(0) => false,
         Some(1) => true,
         _ => {
@@ -178,9 +193,6 @@ fn place_voter(ctx: &Ctx, set: &RStr, voter: &RStr, member: bool) -> Result<bool
             )))
         }
     };
-    if changed {
-        ctx.replicate(command, &args);
-    }
     // A write that changed the set found the voter where it was not wanted.
     Ok(member != changed)
 }

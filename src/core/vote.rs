@@ -165,7 +165,10 @@ impl Weights {
 /// What a vote does to the item.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Outcome {
-    /// Added to the item's score; finite.
+    /// Added to the item's score, as ZINCRBY adds (an item without a score
+    /// starts at `delta`, which is never -0, so that is `0 + delta`). Finite,
+    /// so the score never becomes NaN; like ZINCRBY's, a score may overflow
+    /// to infinity, which further votes cannot bring back.
     pub delta: f64,
     /// The voter's standing changed, so the sets and the score are written.
     pub changed: bool,
@@ -177,13 +180,6 @@ pub fn outcome(before: Standing, after: Standing, weights: Weights) -> Outcome {
         delta: after.contribution(weights) - before.contribution(weights),
         changed: before != after,
     }
-}
-
-/// The item's score after a vote; an item without a score starts at 0, as
-/// with ZINCRBY. The result is never NaN: `delta` is finite. Like ZINCRBY, a
-/// score may overflow to infinity, which further votes cannot bring back.
-pub fn apply(score: Option<f64>, delta: f64) -> f64 {
-    score.unwrap_or(0.0) + delta
 }
 
 /// Refuses a vote on an item posted more than `window_s` seconds before
@@ -301,18 +297,22 @@ mod tests {
             Weights::new(f64::MAX, f64::MAX),
             Err(VoteError::WeightsTooLarge)
         );
-        // -0 is accepted and never produces a -0 score.
-        let w = weights(-0.0, -0.0);
-        let delta = outcome(Standing::NONE, Standing::UP, w).delta;
-        assert!(apply(Some(0.0), delta).is_sign_positive());
-        assert!(apply(None, delta).is_sign_positive());
     }
 
     #[test]
-    fn absent_scores_start_at_zero() {
-        assert_eq!(apply(None, 432.0), 432.0);
-        assert_eq!(apply(Some(1_700_000_000.0), -432.0), 1_699_999_568.0);
-        assert_eq!(apply(Some(f64::INFINITY), -432.0), f64::INFINITY);
+    fn deltas_are_never_negative_zero() {
+        // An absent item starts at the delta, so a -0 delta would store -0.
+        for w in [weights(-0.0, -0.0), weights(0.0, 0.0), weights(-0.0, 1.0)] {
+            for before in ALL {
+                for vote in [Vote::Up, Vote::Down, Vote::Clear] {
+                    let delta = outcome(before, vote.target(), w).delta;
+                    assert!(
+                        delta != 0.0 || delta.is_sign_positive(),
+                        "{before:?} {vote:?}"
+                    );
+                }
+            }
+        }
     }
 
     #[test]
@@ -407,8 +407,7 @@ mod tests {
             let start = score as f64;
             let (mut standing, mut current) = (Standing::NONE, start);
             for vote in votes.into_iter().chain([Vote::Clear]) {
-                let o = outcome(standing, vote.target(), w);
-                current = apply(Some(current), o.delta);
+                current += outcome(standing, vote.target(), w).delta;
                 standing = vote.target();
                 prop_assert_eq!(current - start, standing.contribution(w));
             }
@@ -417,11 +416,11 @@ mod tests {
 
         #[test]
         fn scores_never_become_nan(
-            score in prop_oneof![any::<f64>().prop_filter("not NaN", |s| !s.is_nan()).prop_map(Some), Just(None)],
+            score in any::<f64>().prop_filter("not NaN", |s| !s.is_nan()),
             before in any_standing(), vote in any_vote(), w in any_weights()
         ) {
             let o = outcome(before, vote.target(), w);
-            prop_assert!(!apply(score, o.delta).is_nan());
+            prop_assert!(!(score + o.delta).is_nan());
         }
 
         #[test]

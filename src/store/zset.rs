@@ -181,6 +181,29 @@ impl<'c> Zset<'c> {
         Ok(flags & raw::REDISMODULE_ZADD_ADDED as c_int != 0)
     }
 
+    /// Adds `delta` to a member's score in one lookup (an absent member
+    /// starts at `delta`, as with ZINCRBY) and returns the new score. Redis
+    /// refuses a NaN result (inf + -inf), as ZINCRBY does.
+    pub fn incr(&mut self, member: &RStr, delta: f64) -> Result<f64, ZkitError> {
+        let mut score = 0.0;
+        // SAFETY: open writable key and valid member; no flags in or out.
+        let status = unsafe {
+            api!(RedisModule_ZsetIncrby)(
+                self.ptr(),
+                delta,
+                member.as_ptr(),
+                std::ptr::null_mut(),
+                &mut score,
+            )
+        };
+        if status != raw::REDISMODULE_OK as c_int {
+            return Err(ZkitError::Internal(format!(
+                "RedisModule_ZsetIncrby refused an increment of {delta}"
+            )));
+        }
+        Ok(score)
+    }
+
     /// Removes a member; true if it was there. Removing the last member
     /// deletes the key, as native commands do.
     pub fn remove(&mut self, member: &RStr) -> bool {
