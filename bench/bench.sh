@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # zkit benchmarks: each zkit command beside the native command it builds on
 # and beside the Lua script a user would write instead, measured in one run
-# with redis-benchmark on loopback, unpipelined and pipelined.
+# with redis-benchmark on loopback, unpipelined and pipelined. Then VOTE.CAST
+# beside its script and beside client round trips with MULTI/EXEC, which
+# redis-benchmark cannot send, with benches/vote_load.rs.
 #
 # usage: bench/bench.sh path/to/libzkit.so
 # env:   BENCH_REQUESTS (default 200000), BENCH_CLIENTS (50), BENCH_PIPELINE (16),
@@ -15,6 +17,9 @@ pipeline=${BENCH_PIPELINE:-16}
 rounds=${BENCH_ROUNDS:-3}
 server=${REDIS_SERVER:-redis-server}
 here=$(cd "$(dirname "$0")" && pwd)
+
+# The VOTE load generator, built before the server starts.
+(cd "$here/.." && cargo bench --quiet --no-run --bench vote_load)
 
 # Server and load generator on different cores when the machine has two.
 pin_server=() pin_client=()
@@ -31,12 +36,15 @@ trap 'kill $server_pid 2>/dev/null; wait $server_pid 2>/dev/null; rm -rf "$data"
 for _ in $(seq 100); do redis-cli -p "$port" ping >/dev/null 2>&1 && break; sleep 0.05; done
 cli() { redis-cli -p "$port" "$@"; }
 
+# How many distinct values __rand_int__ takes; a case may change it.
+keyspace=100000
+
 # ops/s of one command: rps <pipeline> <command words...>
 rps() {
   local pipe=$1
   shift
   "${pin_client[@]}" redis-benchmark -p "$port" -n "$requests" -c "$clients" -P "$pipe" \
-    -r 100000 --csv "$@" | awk -F'"' 'NR == 2 { print $4 }'
+    -r "$keyspace" --csv "$@" | awk -F'"' 'NR == 2 { print $4 }'
 }
 
 median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
@@ -136,6 +144,17 @@ LUA=(delay_poll.lua 2 bench:lease:lua bench:lease:lua:held 1 600000)
 compare "DELAY.POLL LEASE | ZPOPMIN | Lua"
 check_not_dry bench:lease bench:lease:popmin bench:lease:lua
 
+# VOTE.CAST vs SADD vs Lua (SISMEMBER x2, SADD, ZINCRBY, SCARD x2): up votes
+# on one item from voters drawn out of 10^8, so nearly every vote is a new
+# one that writes (repeats and switches are in vote_load below); the bare SADD
+# of the voter is the native write a vote cannot do without.
+keyspace=100000000
+ZKIT=(VOTE.CAST bench:vote:score bench:vote:up bench:vote:down item user:__rand_int__ UP WEIGHT 432 432)
+NATIVE=(SADD bench:vote:sadd user:__rand_int__)
+LUA=(vote_cast.lua 3 bench:vote:lua-score bench:vote:lua-up bench:vote:lua-down item user:__rand_int__ UP 432 432)
+compare "VOTE.CAST | SADD | Lua"
+keyspace=100000
+
 # ---- report ----------------------------------------------------------------
 
 server_version=$(cli INFO server | awk -F: '/^redis_version/ { sub("\r", "", $2); print $2 }')
@@ -143,3 +162,10 @@ echo
 echo "zkit benchmarks: redis-server $server_version, $requests requests x $rounds rounds (median), $clients clients, loopback"
 printf '%-34s %4s %12s %12s %12s %9s %9s\n' "zkit | native | lua" pipe "zkit ops/s" "native ops/s" "lua ops/s" "vs native" "vs lua"
 printf '%s\n' "${results[@]}"
+
+# VOTE.CAST vs its Lua script vs round trips with MULTI/EXEC: a mixed
+# workload of new votes, repeats, switches and clears, on a database of its
+# own (db 9), from a Rust client (benches/vote_load.rs).
+echo
+(cd "$here/.." && "${pin_client[@]}" cargo bench --quiet --bench vote_load -- --port "$port" \
+  --requests "$requests" --connections "$clients" --pipeline "$pipeline" --rounds "$rounds")

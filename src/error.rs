@@ -7,6 +7,7 @@ use std::fmt;
 
 use crate::core::rank::RankError;
 use crate::core::recent::RecentError;
+use crate::core::vote::VoteError;
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum ZkitError {
@@ -29,6 +30,8 @@ pub enum ZkitError {
     Rank(RankError),
     /// A recently-viewed list cannot take a later view.
     Recent(RecentError),
+    /// A vote was refused (direction, weights, keys, window).
+    Vote(VoteError),
     /// A bug or an unexpected server answer: the command changed nothing it
     /// could avoid changing, and the message says what happened.
     Internal(String),
@@ -49,6 +52,7 @@ impl fmt::Display for ZkitError {
             ZkitError::OutOfRange { what, limit } => write!(f, "ERR {what} {limit}"),
             ZkitError::Rank(e) => write!(f, "ERR {e}"),
             ZkitError::Recent(e) => write!(f, "ERR {e}"),
+            ZkitError::Vote(e) => write!(f, "ERR {e}"),
             ZkitError::Internal(message) => write!(f, "ERR zkit internal error: {message}"),
         }
     }
@@ -63,6 +67,12 @@ impl From<RankError> for ZkitError {
 impl From<RecentError> for ZkitError {
     fn from(e: RecentError) -> ZkitError {
         ZkitError::Recent(e)
+    }
+}
+
+impl From<VoteError> for ZkitError {
+    fn from(e: VoteError) -> ZkitError {
+        ZkitError::Vote(e)
     }
 }
 
@@ -84,6 +94,10 @@ mod tests {
             },
             ZkitError::Rank(RankError::TotalOutOfRange),
             ZkitError::Recent(RecentError::NoLaterScore(f64::INFINITY)),
+            ZkitError::Vote(VoteError::VotingClosed {
+                posted_at_s: 1.0,
+                window_s: 2,
+            }),
             ZkitError::Internal("boom".into()),
         ];
         for e in errors {

@@ -681,3 +681,19 @@ fn command_getkeys_and_docs_tell_the_truth() {
         .expect("zkit in MODULE LIST");
     assert_eq!(zkit["ver"], Value::Int(100), "version 0.1.0 is 100");
 }
+
+#[test]
+fn cluster_routes_merge_by_every_source_key() {
+    // Redis 7.x routes module commands by their legacy key range unless they
+    // report their keys themselves; RANK.MERGE's keynum sources must count.
+    let server = Server::single_node_cluster();
+    let mut con = server.connect();
+    ok(&mut con, &cmdline("RANK.GIFT {room}:mon a 1"));
+    let n: i64 = query(&mut con, &cmdline("RANK.MERGE {room}:week 1 {room}:mon"));
+    assert_eq!(n, 1);
+    let e = err(
+        &mut con,
+        &cmdline("RANK.MERGE {room}:week 2 {room}:mon tue"),
+    );
+    assert!(e.starts_with("CROSSSLOT"), "{e}");
+}

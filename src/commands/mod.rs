@@ -9,6 +9,7 @@ pub mod delay;
 pub mod rank;
 pub mod rate;
 pub mod recent;
+pub mod vote;
 
 /// Every zkit command, family by family.
 pub static FAMILIES: &[&[&Command]] = &[
@@ -16,6 +17,7 @@ pub static FAMILIES: &[&[&Command]] = &[
     delay::COMMANDS,
     rate::COMMANDS,
     recent::COMMANDS,
+    vote::COMMANDS,
 ];
 
 pub fn all() -> impl Iterator<Item = &'static Command> {

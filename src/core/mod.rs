@@ -5,3 +5,4 @@ pub mod delay;
 pub mod rank;
 pub mod rate;
 pub mod recent;
+pub mod vote;

@@ -155,18 +155,49 @@ impl Ctx {
     /// commands replicate their effects explicitly with [`Ctx::replicate`].
     /// Replies come in RESP3, so scores arrive as doubles.
     pub fn call(&self, command: &CStr, args: &[CallArg<'_>]) -> Result<CallReply, ZkitError> {
+        self.call_native(command, args, false)
+    }
+
+    /// Like [`Ctx::call`] for a write whose effect is the native command
+    /// itself (SADD, SREM): Redis propagates it to replicas and the AOF, only
+    /// if it changed something, with the other effects of this command.
+    pub fn call_replicated(
+        &self,
+        command: &CStr,
+        args: &[CallArg<'_>],
+    ) -> Result<CallReply, ZkitError> {
+        self.call_native(command, args, true)
+    }
+
+    fn call_native(
+        &self,
+        command: &CStr,
+        args: &[CallArg<'_>],
+        replicate: bool,
+    ) -> Result<CallReply, ZkitError> {
         let call_args = CallArgs::new(args);
-        // SAFETY: valid context; "3E": RESP3 replies, errors as error replies;
-        // then one string per "s", or a vector and its length for "v", all
-        // alive until the call returns (Redis takes its own references).
+        // SAFETY: valid context; "!": propagate the call, "3": RESP3
+        // replies, "E": errors as error replies; then one string per "s", or
+        // a vector and its length for "v", all alive until the call returns
+        // (Redis takes its own references).
         let reply = unsafe {
-            call_with_args!(
-                api!(RedisModule_Call),
-                self.as_ptr(),
-                command.as_ptr(),
-                "3E",
-                call_args
-            )
+            if replicate {
+                call_with_args!(
+                    api!(RedisModule_Call),
+                    self.as_ptr(),
+                    command.as_ptr(),
+                    "!3E",
+                    call_args
+                )
+            } else {
+                call_with_args!(
+                    api!(RedisModule_Call),
+                    self.as_ptr(),
+                    command.as_ptr(),
+                    "3E",
+                    call_args
+                )
+            }
         };
         let ptr = NonNull::new(reply).ok_or_else(|| {
             ZkitError::Internal(format!(

@@ -120,6 +120,14 @@ impl Ctx {
 
     /// A double: a bulk string in RESP2 (as ZSCORE gives), a double in RESP3.
     pub fn reply_f64(&self, value: f64) {
+        // Redis 7.0 formats doubles with printf's %.17g, a large part of a
+        // fast command's time. Integers below 10^17 come out of %.17g (and
+        // of 7.2+'s formatter) as their plain digits, which itoa writes
+        // too, so those RESP2 replies skip printf with the same bytes.
+        if value.fract() == 0.0 && value.abs() < 1e17 && value != 0.0 && !self.is_resp3() {
+            self.reply_bulk(itoa::Buffer::new().format(value as i64).as_bytes());
+            return;
+        }
         // SAFETY: valid context.
         unsafe { api!(RedisModule_ReplyWithDouble)(self.raw, value) };
     }

@@ -59,12 +59,22 @@ impl Ctx {
     /// Checks that a key is absent or holds `expected` without keeping it open,
     /// so a command can validate every key before it writes any.
     pub fn check_key_type(&self, name: &RStr, expected: KeyKind) -> Result<(), ZkitError> {
-        let key = self.open_typed(name, raw::REDISMODULE_READ, expected.code())?;
-        if let Some(key) = key {
-            // SAFETY: the key was opened above and is closed once.
-            unsafe { api!(RedisModule_CloseKey)(key.as_ptr()) };
+        self.key_len(name, expected).map(|_| ())
+    }
+
+    /// The number of elements of a key that must be absent (0) or hold
+    /// `expected`: SCARD, ZCARD or HLEN without a native call, and the same
+    /// WRONGTYPE check as [`Ctx::check_key_type`].
+    pub fn key_len(&self, name: &RStr, expected: KeyKind) -> Result<usize, ZkitError> {
+        let Some(key) = self.open_typed(name, raw::REDISMODULE_READ, expected.code())? else {
+            return Ok(0);
+        };
+        // SAFETY: the key was opened above, is read once and closed once.
+        unsafe {
+            let len = api!(RedisModule_ValueLength)(key.as_ptr());
+            api!(RedisModule_CloseKey)(key.as_ptr());
+            Ok(len)
         }
-        Ok(())
     }
 
     /// Deletes a key of any type; true if it existed.
@@ -169,6 +179,29 @@ impl<'c> Zset<'c> {
             )));
         }
         Ok(flags & raw::REDISMODULE_ZADD_ADDED as c_int != 0)
+    }
+
+    /// Adds `delta` to a member's score in one lookup (an absent member
+    /// starts at `delta`, as with ZINCRBY) and returns the new score. Redis
+    /// refuses a NaN result (inf + -inf), as ZINCRBY does.
+    pub fn incr(&mut self, member: &RStr, delta: f64) -> Result<f64, ZkitError> {
+        let mut score = 0.0;
+        // SAFETY: open writable key and valid member; no flags in or out.
+        let status = unsafe {
+            api!(RedisModule_ZsetIncrby)(
+                self.ptr(),
+                delta,
+                member.as_ptr(),
+                std::ptr::null_mut(),
+                &mut score,
+            )
+        };
+        if status != raw::REDISMODULE_OK as c_int {
+            return Err(ZkitError::Internal(format!(
+                "RedisModule_ZsetIncrby refused an increment of {delta}"
+            )));
+        }
+        Ok(score)
     }
 
     /// Removes a member; true if it was there. Removing the last member

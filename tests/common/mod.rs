@@ -153,6 +153,20 @@ impl Server {
         self.dir.clone()
     }
 
+    /// A one-node Redis Cluster with zkit, owning every slot: cross-slot
+    /// calls get CROSSSLOT, so tests can check that key specs route a
+    /// command by all of its keys.
+    pub fn single_node_cluster() -> Server {
+        let server = Server::with(ServerConfig::default().arg("cluster-enabled", "yes"));
+        let mut con = server.connect();
+        ok(&mut con, &["CLUSTER", "ADDSLOTSRANGE", "0", "16383"]);
+        wait_for(Duration::from_secs(20), || {
+            let info: String = query(&mut con, &["CLUSTER", "INFO"]);
+            info.contains("cluster_state:ok")
+        });
+        server
+    }
+
     /// Blocks until `replicas` replicas have processed everything the master
     /// sent so far.
     pub fn wait_for_replicas(&self, replicas: usize) {
@@ -336,6 +350,12 @@ pub fn run_bytes(
     cmd.query(con)
 }
 
+/// A command line split on spaces, for arguments without spaces:
+/// `query(&mut con, &cmdline("ZADD k 1 m"))`.
+pub fn cmdline(line: &str) -> Vec<&str> {
+    line.split(' ').collect()
+}
+
 /// Runs a command that must succeed.
 pub fn ok(con: &mut impl redis::ConnectionLike, words: &[&str]) -> Value {
     run(con, words).unwrap_or_else(|e| panic!("{words:?} failed: {e}"))
@@ -373,15 +393,56 @@ pub fn zset_dump(con: &mut impl redis::ConnectionLike, key: &str) -> Vec<(String
     query(con, &["ZRANGE", key, "0", "-1", "WITHSCORES"])
 }
 
-/// Every key with its DUMP payload, sorted: a byte-for-byte snapshot of a
-/// database for comparing servers.
-pub fn db_snapshot(con: &mut impl redis::ConnectionLike) -> Vec<(String, Vec<u8>)> {
+/// A key's value in a form that compares equal across servers holding the
+/// same data.
+#[derive(Clone, Debug, PartialEq)]
+pub enum KeyContents {
+    /// The DUMP payload, compared byte for byte.
+    Dump(Vec<u8>),
+    /// A set or hash in a hash table, whose DUMP lists elements in bucket
+    /// order, which depends on each server's random hash seed: its type and
+    /// its elements (hash fields as `field\0value`), sorted.
+    HashTable {
+        kind: String,
+        elements: Vec<Vec<u8>>,
+    },
+}
+
+/// Every key of a database with its [`KeyContents`], sorted by key.
+pub type DbContents = Vec<(String, KeyContents)>;
+
+/// Every key with its contents, sorted: a byte-for-byte snapshot of a
+/// database for comparing servers (sorted sets, strings, lists and compact
+/// sets and hashes by DUMP bytes; hash-table sets and hashes by elements).
+pub fn db_snapshot(con: &mut impl redis::ConnectionLike) -> DbContents {
     let mut keys: Vec<String> = query(con, &["KEYS", "*"]);
     keys.sort();
     keys.into_iter()
         .map(|k| {
-            let dump: Vec<u8> = query(con, &["DUMP", &k]);
-            (k, dump)
+            let kind: String = query(con, &["TYPE", &k]);
+            let encoding: String = query(con, &["OBJECT", "ENCODING", &k]);
+            let contents = match (kind.as_str(), encoding.as_str()) {
+                ("set", "hashtable") => {
+                    let mut elements: Vec<Vec<u8>> = query(con, &["SMEMBERS", &k]);
+                    elements.sort();
+                    KeyContents::HashTable { kind, elements }
+                }
+                ("hash", "hashtable") => {
+                    let pairs: Vec<(Vec<u8>, Vec<u8>)> = query(con, &["HGETALL", &k]);
+                    let mut elements: Vec<Vec<u8>> = pairs
+                        .into_iter()
+                        .map(|(mut field, value)| {
+                            field.push(0);
+                            field.extend(value);
+                            field
+                        })
+                        .collect();
+                    elements.sort();
+                    KeyContents::HashTable { kind, elements }
+                }
+                _ => KeyContents::Dump(query(con, &["DUMP", &k])),
+            };
+            (k, contents)
         })
         .collect()
 }
@@ -419,7 +480,7 @@ pub fn master_and_replicas() -> (Server, [Server; 2]) {
 
 /// Waits until the replicas processed everything, asserts each holds exactly
 /// the master's data and expiry times, and returns the master's snapshot.
-pub fn assert_replicas_match(master: &Server, replicas: &[Server]) -> Vec<(String, Vec<u8>)> {
+pub fn assert_replicas_match(master: &Server, replicas: &[Server]) -> DbContents {
     master.wait_for_replicas(replicas.len());
     let mut con = master.connect();
     let expected = db_snapshot(&mut con);

@@ -52,6 +52,7 @@ pub static FAMILIES: &[Family] = &[
     DELAY,  // DELAY.*
     RATE,   // RATE.*
     RECENT, // RECENT.*
+    VOTE,   // VOTE.*
 ];
 
 impl Family {
@@ -290,15 +291,8 @@ pub const RECENT: Family = Family {
     fuzz: &[
         &["RECENT.ADD", "$key", "$member"],
         &["RECENT.ADD", "$key", "$member", "$member", "CAP", "$int"],
-        &[
-            "RECENT.ADD",
-            "$key",
-            "$member",
-            "CAP",
-            "$int",
-            "TTL",
-            "$int",
-        ],
+        // A literal TTL, for the same reason as RATE's window.
+        &["RECENT.ADD", "$key", "$member", "CAP", "$int", "TTL", "600"],
     ],
 };
 
@@ -314,6 +308,101 @@ fn recent_write(rng: &mut Rng, keys: &[String]) -> Vec<String> {
         call.extend(["TTL".into(), "600".into()]);
     }
     call
+}
+
+// ---- VOTE -------------------------------------------------------------
+
+pub const VOTE: Family = Family {
+    name: "vote",
+    write: vote_write,
+    read: vote_read,
+    fuzz: &[
+        &[
+            "VOTE.CAST",
+            "$key",
+            "$key",
+            "$key",
+            "$member",
+            "$member",
+            "UP",
+        ],
+        &[
+            "VOTE.CAST",
+            "$key",
+            "$key",
+            "$key",
+            "$member",
+            "$member",
+            "DOWN",
+            "WEIGHT",
+            "$float",
+            "$float",
+        ],
+        &[
+            "VOTE.CAST",
+            "$key",
+            "$key",
+            "$key",
+            "$member",
+            "$member",
+            "$member",
+        ],
+        &[
+            "VOTE.CAST",
+            "$key",
+            "$key",
+            "$key",
+            "$member",
+            "$member",
+            "CLEAR",
+            "WINDOW",
+            "$key",
+            "$int",
+        ],
+        &["VOTE.STATE", "$key", "$key", "$member"],
+    ],
+};
+
+/// A vote's three keys: a scores zset and its up and down voter sets. Keys
+/// play fixed roles by position (`keys[3g]`, `keys[3g + 1]`, `keys[3g + 2]`),
+/// so a key always holds one type and a voter sits in one pair of sets only.
+fn vote_keys(rng: &mut Rng, keys: &[String]) -> [String; 3] {
+    assert!(keys.len() >= 3, "a vote needs three keys, got {keys:?}");
+    let group = rng.below((keys.len() / 3) as u64) as usize * 3;
+    [
+        keys[group].clone(),
+        keys[group + 1].clone(),
+        keys[group + 2].clone(),
+    ]
+}
+
+fn vote_write(rng: &mut Rng, keys: &[String]) -> Vec<String> {
+    let [scores, up, down] = vote_keys(rng, keys);
+    let direction = ["UP", "DOWN", "CLEAR"][rng.below(3) as usize];
+    let mut call = vec![
+        "VOTE.CAST".into(),
+        scores,
+        up,
+        down,
+        format!("item{}", rng.below(5)),
+        format!("user{}", rng.below(12)),
+        direction.into(),
+    ];
+    if rng.chance(50) {
+        // Fractional weights: replicas must receive the exact score.
+        call.extend(["WEIGHT".into(), "432".into(), "0.25".into()]);
+    }
+    call
+}
+
+fn vote_read(rng: &mut Rng, keys: &[String]) -> Vec<String> {
+    let [_, up, down] = vote_keys(rng, keys);
+    vec![
+        "VOTE.STATE".into(),
+        up,
+        down,
+        format!("user{}", rng.below(12)),
+    ]
 }
 
 /// DELAY, RATE and RECENT have no read command of their own: their keys are

@@ -1,0 +1,226 @@
+//! VOTE: up and down votes with dedup sets, switching and atomic score
+//! updates (seed 003, Redis in Action's article voting site; seed 002,
+//! section 11, weighted votes).
+//!
+//! An item's votes live in native keys: a sorted set of scores (member item),
+//! and two plain sets of voter ids, one for up votes and one for down votes.
+//! The low-level module API has no set access, so the sets are written with
+//! SADD and SREM through RM_Call, which propagates them as they are when they
+//! change a set. Their replies say whether the voter was in each set, which
+//! is all the vote needs to know, so no SISMEMBER is run; set sizes come from
+//! the key API (the sizes before the writes, read while checking the key
+//! types, plus what the writes changed). The score is incremented on the key
+//! API (ZINCRBY's arithmetic) and replicated as
+//! `ZADD scores <exact score> item`.
+
+use crate::args::{is_keyword, Options};
+use crate::command::{
+    callback_for, key_flags as kf, Arg, BeginSearch, Command, CommandStats, FindKeys, KeySpec,
+};
+use crate::core::vote::{check_window, outcome, Standing, Vote, VoteError, Weights};
+use crate::error::ZkitError;
+use crate::store::{CallArg, Ctx, EventClass, KeyKind, RStr};
+
+pub static COMMANDS: &[&Command] = &[&CAST, &STATE];
+
+/// The first argv index after VOTE.CAST's fixed arguments, where options
+/// start. The WINDOW key spec searches for its keyword from here, so an item,
+/// voter or direction spelled "WINDOW" is never mistaken for the option.
+const CAST_OPTIONS_AT: usize = 7;
+
+pub static CAST: Command = Command {
+    name: "vote.cast",
+    callback: callback_for!(CAST),
+    handler: cast,
+    flags: "write deny-oom fast",
+    acl_categories: "write sortedset set fast",
+    arity: -(CAST_OPTIONS_AT as i32),
+    key_specs: &[
+        KeySpec::at(1, kf::RW | kf::ACCESS | kf::UPDATE),
+        KeySpec::at(2, kf::RW | kf::UPDATE),
+        KeySpec::at(3, kf::RW | kf::UPDATE),
+        KeySpec {
+            flags: kf::RO,
+            begin: BeginSearch::Keyword {
+                keyword: "WINDOW",
+                start: CAST_OPTIONS_AT as i32,
+            },
+            find: FindKeys::Range {
+                last: 0,
+                step: 1,
+                limit: 0,
+            },
+        },
+    ],
+    summary: "Casts, switches or clears a voter's up or down vote on an item and updates the item's score; returns the score, the up and down counts and whether anything changed.",
+    complexity: "O(log(N)) with N the number of items in scores.",
+    since: "0.1.0",
+    args: &[
+        Arg::key("scores", 0),
+        Arg::key("upvoters", 1),
+        Arg::key("downvoters", 2),
+        Arg::string("item"),
+        Arg::string("voter"),
+        Arg::one_of(
+            "direction",
+            &[
+                Arg::pure_token("up", "UP"),
+                Arg::pure_token("down", "DOWN"),
+                Arg::pure_token("clear", "CLEAR"),
+            ],
+        ),
+        Arg::block("weight", &[Arg::double("up"), Arg::double("down")])
+            .token("WEIGHT")
+            .optional(),
+        Arg::block("window", &[Arg::key("times", 3), Arg::integer("seconds")])
+            .token("WINDOW")
+            .optional(),
+    ],
+    stats: CommandStats::new(),
+};
+
+pub static STATE: Command = Command {
+    name: "vote.state",
+    callback: callback_for!(STATE),
+    handler: state,
+    flags: "readonly fast",
+    acl_categories: "read set fast",
+    arity: 4,
+    key_specs: &[KeySpec::at(1, kf::RO), KeySpec::at(2, kf::RO)],
+    summary: "Returns a voter's vote: 1 up, -1 down, 0 none.",
+    complexity: "O(1)",
+    since: "0.1.0",
+    args: &[
+        Arg::key("upvoters", 0),
+        Arg::key("downvoters", 1),
+        Arg::string("voter"),
+    ],
+    stats: CommandStats::new(),
+};
+
+/// VOTE.CAST `scores upvoters downvoters item voter UP|DOWN|CLEAR
+/// [WEIGHT up down] [WINDOW times seconds]` -> `[score, ups, downs, changed]`.
+fn cast(ctx: &Ctx, args: &[RStr]) -> Result<(), ZkitError> {
+    let [_, scores, upvoters, downvoters, item, voter, direction, ..] = args else {
+        return Err(ZkitError::Arity(CAST.name));
+    };
+    let vote = Vote::parse(direction.as_bytes())?;
+    let mut weights = None;
+    let mut window = None;
+    let mut options = Options::new(&args[CAST_OPTIONS_AT..]);
+    while let Some(option) = options.next_keyword() {
+        if is_keyword(option, "WEIGHT") && weights.is_none() {
+            let (up, down) = (options.float()?, options.float()?);
+            weights = Some(Weights::new(up, down)?);
+        } else if is_keyword(option, "WINDOW") && window.is_none() {
+            let times = options.value()?;
+            window = Some((times, options.non_negative("window seconds")?));
+        } else {
+            return Err(ZkitError::Syntax);
+        }
+    }
+    let weights = weights.unwrap_or(Weights::ONE);
+    let keys = [scores, upvoters, downvoters].map(RStr::as_bytes);
+    if keys[0] == keys[1] || keys[0] == keys[2] || keys[1] == keys[2] {
+        return Err(VoteError::SharedKey.into());
+    }
+
+    // Every check before the first write, so an error changes nothing.
+    let ups_before = ctx.key_len(upvoters, KeyKind::Set)?;
+    let downs_before = ctx.key_len(downvoters, KeyKind::Set)?;
+    ctx.check_key_type(scores, KeyKind::Zset)?;
+    if let Some((times, window_s)) = window {
+        let posted_at_s = ctx.open_zset(times)?.and_then(|t| t.score(item));
+        check_window(posted_at_s, window_s, ctx.now_ms())?;
+    }
+
+    let after = vote.target();
+    let before = Standing {
+        in_up: place_voter(ctx, upvoters, ups_before, voter, after.in_up)?,
+        in_down: place_voter(ctx, downvoters, downs_before, voter, after.in_down)?,
+    };
+    let result = outcome(before, after, weights);
+    let score = if result.changed {
+        // Never NaN: the delta is finite. An absent item starts at the delta.
+        let score = ctx.open_zset_mut(scores)?.incr(item, result.delta)?;
+        ctx.replicate(
+            c"ZADD",
+            &[
+                CallArg::Str(scores),
+                CallArg::Float(score),
+                CallArg::Str(item),
+            ],
+        );
+        ctx.notify(EventClass::Zset, c"zincr", scores);
+        score
+    } else {
+        // An item without a score counts as 0, as with ZINCRBY.
+        let score = ctx.open_zset(scores)?.and_then(|z| z.score(item));
+        score.unwrap_or(0.0)
+    };
+    ctx.reply_array(4);
+    ctx.reply_f64(score);
+    ctx.reply_i64(set_size_after(ups_before, before.in_up, after.in_up));
+    ctx.reply_i64(set_size_after(downs_before, before.in_down, after.in_down));
+    ctx.reply_i64(i64::from(result.changed));
+    Ok(())
+}
+
+/// Makes `voter` a member of `set` (of `size` members) or not, with native
+/// SADD or SREM (which fire their own keyspace events and propagate
+/// themselves when they change the set), and returns whether the voter was a
+/// member before.
+fn place_voter(
+    ctx: &Ctx,
+    set: &RStr,
+    size: usize,
+    voter: &RStr,
+    member: bool,
+) -> Result<bool, ZkitError> {
+    if size == 0 && !member {
+        // Nobody to remove from an empty set: skip the call.
+        return Ok(false);
+    }
+    let command = if member { c"SADD" } else { c"SREM" };
+    let args = [CallArg::Str(set), CallArg::Str(voter)];
+    let changed = match ctx.call_replicated(command, &args)?.get().integer() {
+        Some(0) => false,
+        Some(1) => true,
+        _ => {
+            return Err(ZkitError::Internal(format!(
+                "{} did not return 0 or 1",
+                command.to_string_lossy()
+            )))
+        }
+    };
+    // A write that changed the set found the voter where it was not wanted.
+    Ok(member != changed)
+}
+
+fn set_size_after(size_before: usize, was_member: bool, is_member: bool) -> i64 {
+    size_before as i64 + i64::from(is_member) - i64::from(was_member)
+}
+
+/// VOTE.STATE `upvoters downvoters voter` -> 1 | -1 | 0.
+fn state(ctx: &Ctx, args: &[RStr]) -> Result<(), ZkitError> {
+    let [_, upvoters, downvoters, voter] = args else {
+        return Err(ZkitError::Arity(STATE.name));
+    };
+    ctx.check_key_type(upvoters, KeyKind::Set)?;
+    ctx.check_key_type(downvoters, KeyKind::Set)?;
+    let standing = Standing {
+        in_up: is_member(ctx, upvoters, voter)?,
+        in_down: is_member(ctx, downvoters, voter)?,
+    };
+    ctx.reply_i64(standing.state()?);
+    Ok(())
+}
+
+fn is_member(ctx: &Ctx, set: &RStr, voter: &RStr) -> Result<bool, ZkitError> {
+    let reply = ctx.call(c"SISMEMBER", &[CallArg::Str(set), CallArg::Str(voter)])?;
+    reply
+        .get()
+        .integer()
+        .map(|n| n == 1)
+        .ok_or_else(|| ZkitError::Internal("SISMEMBER did not return an integer".into()))
+}
