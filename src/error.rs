@@ -5,6 +5,7 @@
 
 use std::fmt;
 
+use crate::core::cursor::MalformedCursor;
 use crate::core::rank::RankError;
 
 #[derive(Debug, Clone, PartialEq)]
@@ -26,6 +27,8 @@ pub enum ZkitError {
     },
     /// A rank score could not be built or read.
     Rank(RankError),
+    /// A feed cursor that FEED.PAGE did not write.
+    Cursor(MalformedCursor),
     /// A bug or an unexpected server answer: the command changed nothing it
     /// could avoid changing, and the message says what happened.
     Internal(String),
@@ -45,6 +48,7 @@ impl fmt::Display for ZkitError {
             ZkitError::NotFloat => f.write_str("ERR value is not a valid float"),
             ZkitError::OutOfRange { what, limit } => write!(f, "ERR {what} {limit}"),
             ZkitError::Rank(e) => write!(f, "ERR {e}"),
+            ZkitError::Cursor(e) => write!(f, "ERR {e}"),
             ZkitError::Internal(message) => write!(f, "ERR zkit internal error: {message}"),
         }
     }
@@ -53,6 +57,12 @@ impl fmt::Display for ZkitError {
 impl From<RankError> for ZkitError {
     fn from(e: RankError) -> ZkitError {
         ZkitError::Rank(e)
+    }
+}
+
+impl From<MalformedCursor> for ZkitError {
+    fn from(e: MalformedCursor) -> ZkitError {
+        ZkitError::Cursor(e)
     }
 }
 
@@ -73,6 +83,7 @@ mod tests {
                 limit: "must not be negative",
             },
             ZkitError::Rank(RankError::TotalOutOfRange),
+            ZkitError::Cursor(MalformedCursor),
             ZkitError::Internal("boom".into()),
         ];
         for e in errors {

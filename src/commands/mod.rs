@@ -4,10 +4,11 @@
 
 use crate::command::Command;
 
+pub mod feed;
 pub mod rank;
 
 /// Every zkit command, family by family.
-pub static FAMILIES: &[&[&Command]] = &[rank::COMMANDS];
+pub static FAMILIES: &[&[&Command]] = &[rank::COMMANDS, feed::COMMANDS];
 
 pub fn all() -> impl Iterator<Item = &'static Command> {
     FAMILIES.iter().flat_map(|family| family.iter().copied())
