@@ -26,7 +26,7 @@ test: deps
 	$(CARGO) test
 
 bench: build
-	bash scripts/bench.sh $(CURDIR)/$(RELEASE_MODULE)
+	bash bench/bench.sh $(CURDIR)/$(RELEASE_MODULE)
 
 lint:
 	$(CARGO) fmt --check

@@ -74,6 +74,48 @@ NATIVE=(ZINCRBY bench:zincrby 5 __rand_int__)
 LUA=(rank_gift.lua 1 bench:lua __rand_int__ 5)
 compare "RANK.GIFT | ZINCRBY | Lua"
 
+# FEED: feeds of 10^3 and 10^6 items "item:<i>" scored i, loaded by a
+# server-side loop (1000 members per ZADD).
+preload_feed() {
+  cli EVAL "for i = 1, tonumber(ARGV[1]), 1000 do
+      local args = {}
+      for j = i, math.min(i + 999, tonumber(ARGV[1])) do
+        args[#args + 1] = j
+        args[#args + 1] = 'item:' .. j
+      end
+      redis.call('ZADD', KEYS[1], unpack(args))
+    end
+    return redis.call('ZCARD', KEYS[1])" 1 "$1" "$2" >/dev/null
+}
+preload_feed bench:feed:1k 1000
+preload_feed bench:feed:1m 1000000
+
+# The first page: FEED.PAGE vs the native range it builds on vs Lua.
+for size in 1k 1m; do
+  ZKIT=(FEED.PAGE "bench:feed:$size" COUNT 20)
+  NATIVE=(ZREVRANGEBYSCORE "bench:feed:$size" +inf -inf WITHSCORES LIMIT 0 20)
+  LUA=(feed_page.lua 1 "bench:feed:$size" 20)
+  compare "FEED.PAGE COUNT 20 first, $size"
+done
+
+# Pull-up from the middle: the cursor of item:500000 (score 500000.0, bits
+# 0x411e848000000000) vs the article's score-only query made exclusive.
+middle_cursor=f1:411e848000000000:$(printf 'item:500000' | od -An -tx1 | tr -d ' \n')
+if [[ $(cli FEED.PAGE bench:feed:1m COUNT 1 OLDER "$middle_cursor" | head -1) != item:499999 ]]; then
+  echo "bench: the middle cursor does not point at item:500000" >&2
+  exit 1
+fi
+ZKIT=(FEED.PAGE bench:feed:1m COUNT 20 OLDER "$middle_cursor")
+NATIVE=(ZREVRANGEBYSCORE bench:feed:1m "(500000" -inf WITHSCORES LIMIT 0 20)
+LUA=(feed_page.lua 1 bench:feed:1m 20 500000 item:500000)
+compare "FEED.PAGE COUNT 20 OLDER mid, 1m"
+
+# A capped insert: FEED.ADD CAP vs a bare ZADD vs ZADD+ZCARD+ZREMRANGEBYRANK.
+ZKIT=(FEED.ADD bench:feed:capped CAP 1000 __rand_int__ __rand_int__)
+NATIVE=(ZADD bench:feed:zadd __rand_int__ __rand_int__)
+LUA=(feed_add.lua 1 bench:feed:lua 1000 __rand_int__ __rand_int__)
+compare "FEED.ADD CAP 1000 | ZADD | Lua"
+
 # ---- report ----------------------------------------------------------------
 
 server_version=$(cli INFO server | awk -F: '/^redis_version/ { sub("\r", "", $2); print $2 }')

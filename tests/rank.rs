@@ -554,36 +554,22 @@ fn writes_replicate_as_native_zadd_to_replicas_with_and_without_zkit() {
 
 #[test]
 fn aof_replays_on_a_server_without_zkit() {
-    let server = Server::with(
-        ServerConfig::default()
-            .arg("appendonly", "yes")
-            .arg("appendfsync", "always"),
-    );
-    let mut con = server.connect();
-    for i in 0..20i64 {
-        let _: (i64, i64) = query(
-            &mut con,
-            &[
-                "RANK.GIFT",
-                "b",
-                &format!("m{}", i % 6),
-                &(i * 3).to_string(),
-            ],
-        );
-    }
-    ok(&mut con, &["RANK.MERGE", "w", "1", "b", "WEIGHTS", "2"]);
-    let expected = db_snapshot(&mut con);
-    drop(con);
-    let dir = server.shutdown_keep_dir();
-    let plain = Server::with(
-        ServerConfig::without_module()
-            .arg("appendonly", "yes")
-            .in_dir(&dir),
-    );
-    let mut con = plain.connect();
-    assert_eq!(db_snapshot(&mut con), expected);
-    drop(plain);
-    let _ = std::fs::remove_dir_all(dir);
+    let (written, replayed) = aof_replay_without_module(|con| {
+        for i in 0..20i64 {
+            let _: (i64, i64) = query(
+                con,
+                &[
+                    "RANK.GIFT",
+                    "b",
+                    &format!("m{}", i % 6),
+                    &(i * 3).to_string(),
+                ],
+            );
+        }
+        ok(con, &["RANK.MERGE", "w", "1", "b", "WEIGHTS", "2"]);
+    });
+    assert_eq!(written.len(), 2);
+    assert_eq!(replayed, written);
 }
 
 #[test]

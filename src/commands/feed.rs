@@ -17,6 +17,7 @@ use std::cmp::Ordering;
 use crate::args::{is_keyword, parse_f64, parse_i64, Options};
 use crate::command::{callback_for, key_flags as kf, Arg, Command, CommandStats, KeySpec};
 use crate::core::cursor::{self, Position};
+use crate::core::score::ScoreText;
 use crate::error::ZkitError;
 use crate::store::{CallArg, Ctx, EventClass, OwnedRStr, RStr, ScoreBound};
 
@@ -217,9 +218,17 @@ fn page(ctx: &Ctx, args: &[RStr]) -> Result<(), ZkitError> {
 
     ctx.reply_array(4);
     ctx.reply_array(2 * items.len());
+    // RESP2 scores are bulk strings: the shortest exact text is several
+    // times cheaper than the server's %.17g. RESP3 has a double type.
+    let resp3 = ctx.is_resp3();
+    let mut text = ScoreText::new();
     for (member, score) in &items {
         ctx.reply_str(member);
-        ctx.reply_f64(*score);
+        if resp3 {
+            ctx.reply_f64(*score);
+        } else {
+            ctx.reply_bulk(text.format(*score).as_bytes());
+        }
     }
     for (member, score) in [newest, oldest] {
         ctx.reply_bulk(&cursor::encode(*score, member.as_bytes()));

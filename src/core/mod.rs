@@ -2,3 +2,4 @@
 
 pub mod cursor;
 pub mod rank;
+pub mod score;

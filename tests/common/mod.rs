@@ -316,9 +316,12 @@ pub fn zset_dump(con: &mut Connection, key: &str) -> Vec<(String, String)> {
     query(con, &["ZRANGE", key, "0", "-1", "WITHSCORES"])
 }
 
+/// Every key with its DUMP payload, sorted.
+pub type Snapshot = Vec<(String, Vec<u8>)>;
+
 /// Every key with its DUMP payload, sorted: a byte-for-byte snapshot of a
 /// database for comparing servers.
-pub fn db_snapshot(con: &mut Connection) -> Vec<(String, Vec<u8>)> {
+pub fn db_snapshot(con: &mut Connection) -> Snapshot {
     let mut keys: Vec<String> = query(con, &["KEYS", "*"]);
     keys.sort();
     keys.into_iter()
@@ -327,6 +330,31 @@ pub fn db_snapshot(con: &mut Connection) -> Vec<(String, Vec<u8>)> {
             (k, dump)
         })
         .collect()
+}
+
+/// Runs `writes` on a server with zkit and an fsync-always AOF, then replays
+/// that AOF on a server without zkit. Returns the snapshots ([`db_snapshot`])
+/// before and after the replay, which must be equal.
+pub fn aof_replay_without_module(writes: impl FnOnce(&mut Connection)) -> (Snapshot, Snapshot) {
+    let server = Server::with(
+        ServerConfig::default()
+            .arg("appendonly", "yes")
+            .arg("appendfsync", "always"),
+    );
+    let mut con = server.connect();
+    writes(&mut con);
+    let written = db_snapshot(&mut con);
+    drop(con);
+    let dir = server.shutdown_keep_dir();
+    let plain = Server::with(
+        ServerConfig::without_module()
+            .arg("appendonly", "yes")
+            .in_dir(&dir),
+    );
+    let replayed = db_snapshot(&mut plain.connect());
+    drop(plain);
+    let _ = std::fs::remove_dir_all(dir);
+    (written, replayed)
 }
 
 /// Keyspace events published while `action` runs, as (channel, message).
