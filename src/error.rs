@@ -5,6 +5,7 @@
 
 use std::fmt;
 
+use crate::core::cursor::MalformedCursor;
 use crate::core::rank::RankError;
 use crate::core::recent::RecentError;
 use crate::core::vote::VoteError;
@@ -32,6 +33,8 @@ pub enum ZkitError {
     Recent(RecentError),
     /// A vote was refused (direction, weights, keys, window).
     Vote(VoteError),
+    /// A feed cursor that FEED.PAGE did not write.
+    Cursor(MalformedCursor),
     /// A bug or an unexpected server answer: the command changed nothing it
     /// could avoid changing, and the message says what happened.
     Internal(String),
@@ -53,6 +56,7 @@ impl fmt::Display for ZkitError {
             ZkitError::Rank(e) => write!(f, "ERR {e}"),
             ZkitError::Recent(e) => write!(f, "ERR {e}"),
             ZkitError::Vote(e) => write!(f, "ERR {e}"),
+            ZkitError::Cursor(e) => write!(f, "ERR {e}"),
             ZkitError::Internal(message) => write!(f, "ERR zkit internal error: {message}"),
         }
     }
@@ -73,6 +77,12 @@ impl From<RecentError> for ZkitError {
 impl From<VoteError> for ZkitError {
     fn from(e: VoteError) -> ZkitError {
         ZkitError::Vote(e)
+    }
+}
+
+impl From<MalformedCursor> for ZkitError {
+    fn from(e: MalformedCursor) -> ZkitError {
+        ZkitError::Cursor(e)
     }
 }
 
@@ -98,6 +108,7 @@ mod tests {
                 posted_at_s: 1.0,
                 window_s: 2,
             }),
+            ZkitError::Cursor(MalformedCursor),
             ZkitError::Internal("boom".into()),
         ];
         for e in errors {

@@ -6,6 +6,7 @@ use crate::command::Command;
 
 pub mod debug;
 pub mod delay;
+pub mod feed;
 pub mod rank;
 pub mod rate;
 pub mod recent;
@@ -14,6 +15,7 @@ pub mod vote;
 /// Every zkit command, family by family.
 pub static FAMILIES: &[&[&Command]] = &[
     rank::COMMANDS,
+    feed::COMMANDS,
     delay::COMMANDS,
     rate::COMMANDS,
     recent::COMMANDS,

@@ -1,8 +1,10 @@
 //! Pure logic with no Redis types, unit- and property-tested on its own.
 
 pub mod clock;
+pub mod cursor;
 pub mod delay;
 pub mod rank;
 pub mod rate;
 pub mod recent;
+pub mod score;
 pub mod vote;

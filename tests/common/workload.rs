@@ -49,6 +49,7 @@ pub struct Family {
 /// Every family, one line each.
 pub static FAMILIES: &[Family] = &[
     RANK,   // RANK.*
+    FEED,   // FEED.*
     DELAY,  // DELAY.*
     RATE,   // RATE.*
     RECENT, // RECENT.*
@@ -195,12 +196,53 @@ fn rank_read(rng: &mut Rng, keys: &[String]) -> Vec<String> {
     words
 }
 
+// ---- FEED -------------------------------------------------------------
+
+pub const FEED: Family = Family {
+    name: "feed",
+    write: feed_write,
+    read: feed_read,
+    fuzz: &[
+        &["FEED.ADD", "$key", "$float", "$member"],
+        &[
+            "FEED.ADD", "$key", "CAP", "$int", "$float", "$member", "$float", "$member",
+        ],
+        &["FEED.PAGE", "$key"],
+        &["FEED.PAGE", "$key", "COUNT", "$int"],
+        &["FEED.PAGE", "$key", "COUNT", "$int", "OLDER", "$member"],
+        &["FEED.PAGE", "$key", "NEWER", "$member"],
+    ],
+};
+
+fn feed_write(rng: &mut Rng, keys: &[String]) -> Vec<String> {
+    let mut call = vec!["FEED.ADD".into(), rng.pick(keys).clone()];
+    if rng.chance(50) {
+        call.extend(["CAP".into(), rng.range(1, 20).to_string()]);
+    }
+    for _ in 0..rng.range(1, 3) {
+        // Few distinct scores, so equal-score runs and re-scores happen.
+        call.push((rng.range(0, 8) as f64 * 0.5).to_string());
+        call.push(format!("post{}", rng.below(30)));
+    }
+    call
+}
+
+/// The newest page of a feed, or of any zset zkit writes.
+fn feed_read(rng: &mut Rng, keys: &[String]) -> Vec<String> {
+    vec![
+        "FEED.PAGE".into(),
+        rng.pick(keys).clone(),
+        "COUNT".into(),
+        rng.range(1, 10).to_string(),
+    ]
+}
+
 // ---- DELAY ------------------------------------------------------------
 
 pub const DELAY: Family = Family {
     name: "delay",
     write: delay_write,
-    read: zset_read,
+    read: feed_read,
     fuzz: &[
         &["DELAY.POLL", "$key"],
         &[
@@ -257,7 +299,7 @@ fn delay_write(rng: &mut Rng, keys: &[String]) -> Vec<String> {
 pub const RATE: Family = Family {
     name: "rate",
     write: rate_write,
-    read: zset_read,
+    read: feed_read,
     fuzz: &[
         // The window is the key's TTL: fuzzed, it would let keys expire in
         // the middle of a check, so it stays literal (tests/rate.rs covers
@@ -287,7 +329,7 @@ fn rate_write(rng: &mut Rng, keys: &[String]) -> Vec<String> {
 pub const RECENT: Family = Family {
     name: "recent",
     write: recent_write,
-    read: zset_read,
+    read: feed_read,
     fuzz: &[
         &["RECENT.ADD", "$key", "$member"],
         &["RECENT.ADD", "$key", "$member", "$member", "CAP", "$int"],
@@ -402,16 +444,6 @@ fn vote_read(rng: &mut Rng, keys: &[String]) -> Vec<String> {
         up,
         down,
         format!("user{}", rng.below(12)),
-    ]
-}
-
-/// DELAY, RATE and RECENT have no read command of their own: their keys are
-/// plain zsets scored by unix ms, which a zkit reader pages like any board.
-fn zset_read(rng: &mut Rng, keys: &[String]) -> Vec<String> {
-    vec![
-        "RANK.TOP".into(),
-        rng.pick(keys).clone(),
-        rng.range(0, 10).to_string(),
     ]
 }
 

@@ -1,0 +1,268 @@
+//! Feed positions: the display order of a feed and the cursor that names a
+//! position in it.
+//!
+//! A feed is shown newest first: score descending, and among equal scores
+//! member descending, the exact reverse of the sorted set's own order. So a
+//! position `(score, member)` splits the feed exactly, whatever is inserted
+//! or removed around it, and whether or not its own member still exists.
+//!
+//! A cursor carries that position as printable ASCII a client can put in a
+//! URL or JSON as it is: `f1:<16 hex digits: the bits of the score>:<the
+//! member's bytes in hex>`, all lowercase. The score travels as its bits, so
+//! it comes back identical (-0.0, infinities and subnormals included), and the
+//! member as hex, so any bytes survive. Each position has exactly one cursor
+//! text; anything else is refused, never guessed at.
+
+use std::cmp::Ordering;
+use std::fmt;
+
+/// The version tag every cursor starts with; a future format takes another.
+const PREFIX: &[u8] = b"f1:";
+/// Hex digits of the score's 64 bits.
+const SCORE_DIGITS: usize = 16;
+/// Bytes before the member: prefix, score, separator.
+const HEADER_LEN: usize = PREFIX.len() + SCORE_DIGITS + 1;
+const HEX: &[u8; 16] = b"0123456789abcdef";
+
+/// A position in a feed: where an item with this score and member sits, or
+/// would sit.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Position {
+    pub score: f64,
+    pub member: Vec<u8>,
+}
+
+/// A cursor that is not one `Position::cursor` wrote.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MalformedCursor;
+
+impl fmt::Display for MalformedCursor {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(
+            "invalid cursor: pass back a top or bottom cursor exactly as FEED.PAGE returned it",
+        )
+    }
+}
+
+/// The cursor text of the position `(score, member)`.
+pub fn encode(score: f64, member: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(HEADER_LEN + 2 * member.len());
+    out.extend_from_slice(PREFIX);
+    let bits = score.to_bits();
+    out.extend(
+        (0..SCORE_DIGITS)
+            .rev()
+            .map(|i| HEX[(bits >> (4 * i)) as usize & 0xf]),
+    );
+    out.push(b':');
+    for byte in member {
+        out.push(HEX[usize::from(byte >> 4)]);
+        out.push(HEX[usize::from(byte & 0xf)]);
+    }
+    out
+}
+
+impl Position {
+    /// Reads a cursor back. A NaN score cannot name a position (sorted sets
+    /// hold none), so it is malformed too.
+    pub fn decode(cursor: &[u8]) -> Result<Position, MalformedCursor> {
+        let rest = cursor.strip_prefix(PREFIX).ok_or(MalformedCursor)?;
+        if rest.len() < SCORE_DIGITS + 1 || rest[SCORE_DIGITS] != b':' {
+            return Err(MalformedCursor);
+        }
+        let (score_hex, member_hex) = (&rest[..SCORE_DIGITS], &rest[SCORE_DIGITS + 1..]);
+        let bits = score_hex
+            .iter()
+            .try_fold(0u64, |bits, &digit| {
+                Some(bits << 4 | u64::from(nibble(digit)?))
+            })
+            .ok_or(MalformedCursor)?;
+        let score = f64::from_bits(bits);
+        if score.is_nan() || member_hex.len() % 2 != 0 {
+            return Err(MalformedCursor);
+        }
+        let member = member_hex
+            .chunks_exact(2)
+            .map(|pair| Some(nibble(pair[0])? << 4 | nibble(pair[1])?))
+            .collect::<Option<Vec<u8>>>()
+            .ok_or(MalformedCursor)?;
+        Ok(Position { score, member })
+    }
+
+    /// Where `(score, member)` is shown relative to this position: `Less` is
+    /// above it (newer), `Greater` below it (older).
+    pub fn locate(&self, score: f64, member: &[u8]) -> Ordering {
+        display_order((score, member), (self.score, &self.member))
+    }
+}
+
+/// The display order of two feed items: newest (highest score) first, and
+/// among equal scores the higher member first, the reverse of ZRANGE. Scores
+/// compare as numbers (-0.0 equals 0.0, as in a sorted set).
+pub fn display_order(a: (f64, &[u8]), b: (f64, &[u8])) -> Ordering {
+    let by_score = if a.0 > b.0 {
+        Ordering::Less
+    } else if a.0 < b.0 {
+        Ordering::Greater
+    } else {
+        Ordering::Equal
+    };
+    by_score.then_with(|| b.1.cmp(a.1))
+}
+
+/// The value of one lowercase hex digit.
+fn nibble(digit: u8) -> Option<u8> {
+    match digit {
+        b'0'..=b'9' => Some(digit - b'0'),
+        b'a'..=b'f' => Some(digit - b'a' + 10),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn cursor_text_is_versioned_lowercase_hex() {
+        assert_eq!(
+            encode(100.0, b"item:1"),
+            b"f1:4059000000000000:6974656d3a31"
+        );
+        assert_eq!(encode(-0.0, b""), b"f1:8000000000000000:");
+        assert_eq!(
+            Position::decode(b"f1:fff0000000000000:ff00"),
+            Ok(Position {
+                score: f64::NEG_INFINITY,
+                member: vec![0xff, 0x00]
+            })
+        );
+    }
+
+    #[test]
+    fn refuses_anything_it_did_not_write() {
+        for bad in [
+            &b""[..],
+            b"f1:",
+            b"f1:4059000000000000",
+            b"f2:4059000000000000:",
+            b"F1:4059000000000000:",
+            b"f1:4059000000000000:6",
+            b"f1:4059000000000000:6g",
+            b"f1:4059000000000000:6A",
+            b"f1:405900000000000:61",
+            b"f1:40590000000000000:61",
+            b"f1:405900000000000g:61",
+            b"f1:4059000000000000;61",
+            b"f1:+059000000000000:61",
+            b"f1:7ff8000000000000:61",
+            b"f1:fff0000000000001:61",
+            b"100",
+            b"(100",
+        ] {
+            assert_eq!(
+                Position::decode(bad),
+                Err(MalformedCursor),
+                "{}",
+                String::from_utf8_lossy(bad)
+            );
+        }
+    }
+
+    #[test]
+    fn display_order_is_newest_first_then_member_descending() {
+        let mut items = [
+            (1.0, &b"b"[..]),
+            (2.0, b"a"),
+            (1.0, b"c"),
+            (f64::INFINITY, b"a"),
+            (1.0, b"ba"),
+            (-0.0, b"z"),
+            (0.0, b"y"),
+        ];
+        items.sort_by(|a, b| display_order(*a, *b));
+        let members: Vec<&[u8]> = items.iter().map(|(_, m)| *m).collect();
+        assert_eq!(members, [&b"a"[..], b"a", b"c", b"ba", b"b", b"z", b"y"]);
+        let at = Position {
+            score: 1.0,
+            member: b"b".to_vec(),
+        };
+        assert_eq!(at.locate(1.0, b"ba"), Ordering::Less);
+        assert_eq!(at.locate(1.0, b"b"), Ordering::Equal);
+        assert_eq!(at.locate(1.0, b"a"), Ordering::Greater);
+        assert_eq!(at.locate(0.5, b"zzz"), Ordering::Greater);
+    }
+
+    fn any_score() -> impl Strategy<Value = f64> {
+        prop_oneof![
+            any::<f64>().prop_filter("sorted sets hold no NaN", |s| !s.is_nan()),
+            Just(0.0),
+            Just(-0.0),
+            Just(f64::INFINITY),
+            Just(f64::NEG_INFINITY),
+            Just(f64::MIN_POSITIVE),
+            Just(f64::from_bits(1)),
+            Just(-f64::from_bits(0x000f_ffff_ffff_ffff)),
+            (-5i32..5).prop_map(f64::from),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+
+        #[test]
+        fn every_position_round_trips(score in any_score(), member in proptest::collection::vec(any::<u8>(), 0..80)) {
+            let cursor = encode(score, &member);
+            prop_assert!(cursor.iter().all(|b| b.is_ascii_graphic()));
+            let back = Position::decode(&cursor).unwrap();
+            prop_assert_eq!(back.score.to_bits(), score.to_bits());
+            prop_assert_eq!(back.member, member);
+        }
+
+        #[test]
+        fn decoding_arbitrary_bytes_never_panics(bytes in proptest::collection::vec(any::<u8>(), 0..60)) {
+            if let Ok(position) = Position::decode(&bytes) {
+                // Whatever it accepts is canonical: it re-encodes to the same text.
+                prop_assert_eq!(encode(position.score, &position.member), bytes);
+            }
+        }
+
+        #[test]
+        fn decoding_mangled_cursors_never_panics(
+            score in any_score(),
+            member in proptest::collection::vec(any::<u8>(), 0..20),
+            at in any::<prop::sample::Index>(),
+            byte in any::<u8>(),
+        ) {
+            let mut cursor = encode(score, &member);
+            let i = at.index(cursor.len());
+            cursor[i] = byte;
+            if let Ok(position) = Position::decode(&cursor) {
+                prop_assert_eq!(encode(position.score, &position.member), cursor);
+            }
+        }
+
+        #[test]
+        fn display_order_reverses_the_sorted_set_order(
+            mut items in proptest::collection::vec((any_score(), proptest::collection::vec(0u8..4, 0..3)), 0..30),
+        ) {
+            // A sorted set orders by score (as numbers), then by member bytes.
+            let mut zset_order = items.clone();
+            zset_order.sort_by(|a, b| a.0.partial_cmp(&b.0).unwrap().then_with(|| a.1.cmp(&b.1)));
+            items.sort_by(|a, b| display_order((a.0, &a.1), (b.0, &b.1)));
+            zset_order.reverse();
+            let key = |v: &[(f64, Vec<u8>)]| v.iter().map(|(s, m)| (if *s == 0.0 { 0.0 } else { *s }, m.clone())).collect::<Vec<_>>();
+            prop_assert_eq!(key(&items), key(&zset_order));
+        }
+
+        #[test]
+        fn locate_agrees_with_the_display_order(a in any_score(), b in any_score(), ma in proptest::collection::vec(0u8..3, 0..3), mb in proptest::collection::vec(0u8..3, 0..3)) {
+            let at = Position { score: b, member: mb.clone() };
+            let order = at.locate(a, &ma);
+            prop_assert_eq!(order, display_order((a, &ma), (b, &mb)));
+            prop_assert_eq!(order.reverse(), display_order((b, &mb), (a, &ma)));
+            prop_assert_eq!(order == Ordering::Equal, a == b && ma == mb);
+        }
+    }
+}
