@@ -32,14 +32,25 @@ pub fn parse_i64(bytes: &[u8]) -> Result<i64, ZkitError> {
         .ok_or(ZkitError::NotInteger)
 }
 
-/// Parses a double as Redis does (`inf`, `-inf`, exponents), refusing NaN.
+/// Parses a double as Redis does (`inf`, `-inf`, exponents), refusing NaN
+/// and, like Redis's `strtod` check, a finite number too large for a double
+/// (`1e400`) or so small it would round to zero (`1e-400`).
 pub fn parse_f64(bytes: &[u8]) -> Result<f64, ZkitError> {
     let text = std::str::from_utf8(bytes).map_err(|_| ZkitError::NotFloat)?;
-    let first_is_space = text.starts_with(|c: char| c.is_ascii_whitespace());
-    match text.parse::<f64>() {
-        Ok(v) if !v.is_nan() && !first_is_space => Ok(v),
-        _ => Err(ZkitError::NotFloat),
+    if text.starts_with(|c: char| c.is_ascii_whitespace()) {
+        return Err(ZkitError::NotFloat);
     }
+    let value = text.parse::<f64>().map_err(|_| ZkitError::NotFloat)?;
+    let digits = text.trim_start_matches(['+', '-']);
+    let mantissa = digits.split(['e', 'E']).next().unwrap_or_default();
+    let overflowed = value.is_infinite()
+        && !digits.eq_ignore_ascii_case("inf")
+        && !digits.eq_ignore_ascii_case("infinity");
+    let underflowed = value == 0.0 && mantissa.bytes().any(|b| (b'1'..=b'9').contains(&b));
+    if value.is_nan() || overflowed || underflowed {
+        return Err(ZkitError::NotFloat);
+    }
+    Ok(value)
 }
 
 /// A non-negative integer such as a count or an offset.
@@ -174,10 +185,29 @@ mod tests {
             ("inf", f64::INFINITY),
             ("-inf", f64::NEG_INFINITY),
             ("+inf", f64::INFINITY),
+            ("-infinity", f64::NEG_INFINITY),
+            ("0e999", 0.0),
+            ("-0.000", -0.0),
+            ("5e-324", 5e-324),
+            ("1.7976931348623157e308", f64::MAX),
         ] {
             assert_eq!(parse_f64(text.as_bytes()), Ok(value), "{text}");
         }
-        for text in ["", "nan", "NaN", "-nan", " 1", "1 ", "abc", "1,5", "\u{ff}"] {
+        for text in [
+            "",
+            "nan",
+            "NaN",
+            "-nan",
+            " 1",
+            "1 ",
+            "abc",
+            "1,5",
+            "\u{ff}",
+            "1e400",
+            "-1e400",
+            "1e-400",
+            "-2.5e-999",
+        ] {
             assert_eq!(
                 parse_f64(text.as_bytes()),
                 Err(ZkitError::NotFloat),
