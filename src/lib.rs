@@ -45,6 +45,7 @@ mod entry {
 
     fn load(ctx: &Context, args: &[RedisString]) -> Result<(), String> {
         crate::store::ensure_server_supported()?;
+        crate::store::disable_implicit_key_signals(ctx);
         crate::config::register(ctx);
         crate::store::load_configs(ctx)?;
         for command in crate::commands::all() {

@@ -617,22 +617,17 @@ fn writes_fire_the_native_keyspace_events() {
 #[test]
 fn polls_that_claim_nothing_keep_watch() {
     let server = Server::start();
-    let mut watcher = server.connect();
-    let mut other = server.connect();
-    let now = server_time_ms(&mut other);
-    schedule(&mut other, "q", now + HOUR, "later");
-    ok(&mut watcher, &["WATCH", "q"]);
-    assert_eq!(poll(&mut other, &["q"]), vec![]);
-    ok(&mut watcher, &["MULTI"]);
-    ok(&mut watcher, &["ZCARD", "q"]);
-    assert_ne!(ok(&mut watcher, &["EXEC"]), Value::Nil);
+    let mut con = server.connect();
+    let now = server_time_ms(&mut con);
+    schedule(&mut con, "q", now + HOUR, "later");
+    assert!(watch_survives(&server, "q", |other| {
+        assert_eq!(poll(other, &["q"]), vec![]);
+    }));
     // A claim does invalidate it.
-    schedule(&mut other, "q", 0, "now");
-    ok(&mut watcher, &["WATCH", "q"]);
-    assert_eq!(names(&poll(&mut other, &["q"])), ["now"]);
-    ok(&mut watcher, &["MULTI"]);
-    ok(&mut watcher, &["ZCARD", "q"]);
-    assert_eq!(ok(&mut watcher, &["EXEC"]), Value::Nil);
+    schedule(&mut con, "q", 0, "now");
+    assert!(!watch_survives(&server, "q", |other| {
+        assert_eq!(names(&poll(other, &["q"])), ["now"]);
+    }));
 }
 
 #[test]

@@ -780,17 +780,15 @@ fn writes_fire_the_native_keyspace_events() {
 #[test]
 fn add_invalidates_watch() {
     let server = Server::start();
-    let mut watcher = server.connect();
-    let mut writer = server.connect();
-    ok(&mut watcher, &["WATCH", "f"]);
-    ok(&mut writer, &["FEED.ADD", "f", "1", "a"]);
-    ok(&mut watcher, &["MULTI"]);
-    ok(&mut watcher, &["FEED.ADD", "f", "2", "b"]);
-    assert_eq!(ok(&mut watcher, &["EXEC"]), Value::Nil);
-    ok(&mut watcher, &["MULTI"]);
-    ok(&mut watcher, &["FEED.ADD", "f", "CAP", "1", "2", "b"]);
-    ok(&mut watcher, &["FEED.PAGE", "f"]);
-    let exec: Vec<Value> = query(&mut watcher, &["EXEC"]);
+    assert!(!watch_survives(&server, "f", |con| {
+        ok(con, &["FEED.ADD", "f", "1", "a"]);
+    }));
+    // Inside MULTI it runs like any command.
+    let mut con = server.connect();
+    ok(&mut con, &["MULTI"]);
+    ok(&mut con, &["FEED.ADD", "f", "CAP", "1", "2", "b"]);
+    ok(&mut con, &["FEED.PAGE", "f"]);
+    let exec: Vec<Value> = query(&mut con, &["EXEC"]);
     assert_eq!(exec[0], Value::Int(1));
     let page = parse_page(exec[1].clone());
     assert_eq!(page.members(), ["b"]);

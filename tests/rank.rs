@@ -602,17 +602,18 @@ fn writes_fire_the_native_keyspace_events() {
 #[test]
 fn writes_invalidate_watch() {
     let server = Server::start();
-    let mut watcher = server.connect();
-    let mut writer = server.connect();
-    ok(&mut watcher, &["WATCH", "b"]);
-    ok(&mut writer, &["RANK.GIFT", "b", "m", "5"]);
-    ok(&mut watcher, &["MULTI"]);
-    ok(&mut watcher, &["RANK.GIFT", "b", "m", "1"]);
-    assert_eq!(ok(&mut watcher, &["EXEC"]), Value::Nil);
-    // Inside MULTI without a conflicting write it runs normally.
-    ok(&mut watcher, &["MULTI"]);
-    ok(&mut watcher, &["RANK.GIFT", "b", "m", "1"]);
-    let exec: Vec<(i64, i64)> = query(&mut watcher, &["EXEC"]);
+    assert!(!watch_survives(&server, "b", |con| {
+        ok(con, &["RANK.GIFT", "b", "m", "5"]);
+    }));
+    // A gift that leaves the total as it is writes nothing.
+    assert!(watch_survives(&server, "b", |con| {
+        ok(con, &["RANK.GIFT", "b", "m", "0"]);
+    }));
+    // Inside MULTI it runs like any command.
+    let mut con = server.connect();
+    ok(&mut con, &["MULTI"]);
+    ok(&mut con, &["RANK.GIFT", "b", "m", "1"]);
+    let exec: Vec<(i64, i64)> = query(&mut con, &["EXEC"]);
     assert_eq!(exec, vec![(6, 1)]);
 }
 

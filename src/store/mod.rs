@@ -22,7 +22,8 @@ pub use block::{Attempt, ZsetWaiter};
 pub use call::{CallArg, CallReply};
 pub use ctx::{Ctx, EventClass};
 pub use register::{
-    dispatch, ensure_server_supported, load_configs, register_command, register_info, InfoSink,
+    disable_implicit_key_signals, dispatch, ensure_server_supported, load_configs,
+    register_command, register_info, InfoSink,
 };
 pub use string::{OwnedRStr, RStr};
 pub use zset::{KeyKind, ScoreBound, Zset, ZsetIter};

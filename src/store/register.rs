@@ -112,6 +112,19 @@ pub fn ensure_server_supported() -> Result<(), String> {
     ))
 }
 
+/// Makes zkit signal modified keys itself, after writes that change
+/// something (see `Zset`), instead of Redis signalling every key a command
+/// opened for writing, changed or not.
+pub fn disable_implicit_key_signals(ctx: &Context) {
+    // SAFETY: load context; the option exists since Redis 6.2.
+    unsafe {
+        api!(RedisModule_SetModuleOptions)(
+            ctx.ctx,
+            raw::REDISMODULE_OPTION_NO_IMPLICIT_SIGNAL_MODIFIED as c_int,
+        )
+    };
+}
+
 /// Applies the module configs read from redis.conf or the load arguments.
 pub fn load_configs(ctx: &Context) -> Result<(), String> {
     // SAFETY: load context; availability checked by ensure_server_supported.

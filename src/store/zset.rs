@@ -1,5 +1,4 @@
 use std::ffi::c_int;
-use std::marker::PhantomData;
 use std::ptr::NonNull;
 
 use redis_module::raw;
@@ -10,10 +9,15 @@ use crate::error::ZkitError;
 /// A sorted-set key opened on the low-level key API. Absent keys open as
 /// empty (and, when writable, are created by the first add); keys of another
 /// type are refused with WRONGTYPE before anything is touched. Closed when
-/// dropped, which also signals WATCH on writable keys.
+/// dropped, which also signals WATCH (and client-side caching) when, and only
+/// when, something was written: the module turns the server's implicit
+/// signal off (`disable_implicit_key_signals`), so a write that changes
+/// nothing leaves WATCH alone, as with native commands.
 pub struct Zset<'c> {
     key: NonNull<raw::RedisModuleKey>,
-    _ctx: PhantomData<&'c Ctx>,
+    /// For writable keys: the context and name to signal on drop.
+    writer: Option<(&'c Ctx, &'c RStr)>,
+    modified: bool,
 }
 
 /// One end of a score range.
@@ -43,17 +47,18 @@ impl Ctx {
             raw::REDISMODULE_READ,
             raw::REDISMODULE_KEYTYPE_ZSET as u32,
         )
-        .map(|key| key.map(Zset::wrap))
+        .map(|key| key.map(|key| Zset::wrap(key, None)))
     }
 
     /// Opens a sorted set for writing, absent or not.
-    pub fn open_zset_mut(&self, name: &RStr) -> Result<Zset<'_>, ZkitError> {
+    pub fn open_zset_mut<'a>(&'a self, name: &'a RStr) -> Result<Zset<'a>, ZkitError> {
         let key = self.open_typed(
             name,
             raw::REDISMODULE_READ | raw::REDISMODULE_WRITE,
             raw::REDISMODULE_KEYTYPE_ZSET as u32,
         )?;
-        Ok(Zset::wrap(key.expect("a writable key always opens")))
+        let key = key.expect("a writable key always opens");
+        Ok(Zset::wrap(key, Some((self, name))))
     }
 
     /// Checks that a key is absent or holds `expected` without keeping it open,
@@ -91,8 +96,17 @@ impl Ctx {
                 api!(RedisModule_DeleteKey)(key);
             }
             api!(RedisModule_CloseKey)(key);
+            if existed {
+                self.signal_modified(name);
+            }
             existed
         }
+    }
+
+    /// Tells WATCH and client-side caching that `name` changed.
+    pub(super) fn signal_modified(&self, name: &RStr) {
+        // SAFETY: valid context and key name.
+        unsafe { api!(RedisModule_SignalModifiedKey)(self.as_ptr(), name.as_ptr()) };
     }
 
     fn open_typed(
@@ -137,10 +151,11 @@ impl KeyKind {
 }
 
 impl<'c> Zset<'c> {
-    fn wrap(key: NonNull<raw::RedisModuleKey>) -> Zset<'c> {
+    fn wrap(key: NonNull<raw::RedisModuleKey>, writer: Option<(&'c Ctx, &'c RStr)>) -> Zset<'c> {
         Zset {
             key,
-            _ctx: PhantomData,
+            writer,
+            modified: false,
         }
     }
 
@@ -178,7 +193,9 @@ impl<'c> Zset<'c> {
                 "RedisModule_ZsetAdd refused score {score}"
             )));
         }
-        Ok(flags & raw::REDISMODULE_ZADD_ADDED as c_int != 0)
+        let added = flags & raw::REDISMODULE_ZADD_ADDED as c_int != 0;
+        self.modified |= added || flags & raw::REDISMODULE_ZADD_UPDATED as c_int != 0;
+        Ok(added)
     }
 
     /// Adds `delta` to a member's score in one lookup (an absent member
@@ -201,6 +218,7 @@ impl<'c> Zset<'c> {
                 "RedisModule_ZsetIncrby refused an increment of {delta}"
             )));
         }
+        self.modified |= delta != 0.0;
         Ok(score)
     }
 
@@ -210,6 +228,7 @@ impl<'c> Zset<'c> {
         let mut deleted: c_int = 0;
         // SAFETY: open writable key and valid member.
         unsafe { api!(RedisModule_ZsetRem)(self.ptr(), member.as_ptr(), &mut deleted) };
+        self.modified |= deleted != 0;
         deleted != 0
     }
 
@@ -224,6 +243,7 @@ impl<'c> Zset<'c> {
                 "RedisModule_SetAbsExpire refused {unix_ms}"
             )));
         }
+        self.modified = true;
         Ok(())
     }
 
@@ -265,6 +285,9 @@ impl Drop for Zset<'_> {
     fn drop(&mut self) {
         // SAFETY: closed once; the handle is not used afterwards.
         unsafe { api!(RedisModule_CloseKey)(self.ptr()) }
+        if let (true, Some((ctx, name))) = (self.modified, self.writer) {
+            ctx.signal_modified(name);
+        }
     }
 }
 

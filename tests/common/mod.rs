@@ -552,6 +552,18 @@ pub fn event_pairs(events: &[(String, String)]) -> Vec<(&str, &str)> {
         .collect()
 }
 
+/// Whether a transaction WATCHing `key` still commits after `write` ran on
+/// another connection (false: the write invalidated the WATCH).
+pub fn watch_survives(server: &Server, key: &str, write: impl FnOnce(&mut Connection)) -> bool {
+    let mut watcher = server.connect();
+    let mut writer = server.connect();
+    ok(&mut watcher, &["WATCH", key]);
+    write(&mut writer);
+    ok(&mut watcher, &["MULTI"]);
+    ok(&mut watcher, &["PING"]);
+    ok(&mut watcher, &["EXEC"]) != Value::Nil
+}
+
 /// Keyspace events published while `action` runs, as (channel, message).
 pub fn keyspace_events(
     server: &Server,
