@@ -118,20 +118,16 @@ fn add(ctx: &Ctx, args: &[RStr]) -> Result<(), ZkitError> {
     drop(feed);
 
     if !changed.is_empty() {
-        let mut zadd = Vec::with_capacity(1 + 2 * changed.len());
-        zadd.push(CallArg::Str(key));
-        for (score, member) in changed {
-            zadd.push(CallArg::Float(score));
-            zadd.push(CallArg::Str(member));
-        }
-        ctx.replicate(c"ZADD", &zadd);
+        let zadd: Vec<CallArg> = changed
+            .into_iter()
+            .flat_map(|(score, member)| [CallArg::Float(score), CallArg::Str(member)])
+            .collect();
+        ctx.replicate_items(c"ZADD", key, &zadd, 2);
         ctx.notify(EventClass::Zset, c"zadd", key);
     }
     if !trimmed.is_empty() {
-        let mut zrem = Vec::with_capacity(1 + trimmed.len());
-        zrem.push(CallArg::Str(key));
-        zrem.extend(trimmed.iter().map(|member| CallArg::Str(member)));
-        ctx.replicate(c"ZREM", &zrem);
+        let zrem: Vec<CallArg> = trimmed.iter().map(|member| CallArg::Str(member)).collect();
+        ctx.replicate_items(c"ZREM", key, &zrem, 1);
         ctx.notify(EventClass::Zset, c"zrem", key);
     }
     ctx.reply_i64(added);

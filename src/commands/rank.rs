@@ -257,10 +257,8 @@ fn top(ctx: &Ctx, args: &[RStr]) -> Result<(), ZkitError> {
 fn around(ctx: &Ctx, args: &[RStr]) -> Result<(), ZkitError> {
     let (key, member) = (&args[1], &args[2]);
     let radius = parse_non_negative(args[3].as_bytes(), "radius")?;
-    let present = ctx
-        .open_zset(key)?
-        .is_some_and(|board| board.score(member).is_some());
-    let rank = if present {
+    // The type check; ZREVRANK then answers nil for an absent member.
+    let rank = if ctx.open_zset(key)?.is_some() {
         rank_of(ctx, key, member)?
     } else {
         None
