@@ -30,15 +30,6 @@ fn schedule(con: &mut Connection, key: &str, due_ms: i64, task: &str) {
     ok(con, &["ZADD", key, &due_ms.to_string(), task]);
 }
 
-/// Waits until `n` clients are blocked on the server.
-fn wait_blocked(server: &Server, n: usize) {
-    let mut con = server.connect();
-    wait_for(Duration::from_secs(20), || {
-        let info: String = query(&mut con, &["INFO", "clients"]);
-        info.contains(&format!("blocked_clients:{n}\r\n"))
-    });
-}
-
 const HOUR: i64 = 3_600_000;
 
 #[test]

@@ -22,7 +22,7 @@ use crate::core::clock::{deadline, MAX_DURATION_MS};
 use crate::core::delay::{due_bound, wake_at_ms};
 use crate::error::ZkitError;
 use crate::store::{
-    Attempt, CallArg, Ctx, EventClass, KeyKind, OwnedRStr, RStr, ScoreBound, ZsetWaiter,
+    Attempt, CallArg, Ctx, EventClass, KeyKind, OwnedRStr, RStr, Readiness, ScoreBound, ZsetWaiter,
 };
 
 pub static COMMANDS: &[&Command] = &[&POLL, &BPOLL, &ACK];
@@ -299,7 +299,24 @@ impl ZsetWaiter for PollWaiter {
         &self.key
     }
 
-    fn try_serve(&mut self, ctx: &Ctx) -> Result<Attempt, ZkitError> {
+    fn readiness(&mut self, ctx: &Ctx) -> Result<Readiness, ZkitError> {
+        let now = ctx.now_ms();
+        let Some(mut queue) = ctx.open_zset(&self.key)? else {
+            return Ok(Readiness::Wait { wake_at_ms: None });
+        };
+        let earliest = queue
+            .iter_asc(ScoreBound::MIN, ScoreBound::MAX)
+            .next()
+            .map(|(_, score)| score);
+        Ok(match earliest {
+            Some(due) if due <= due_bound(now) => Readiness::Ready,
+            earliest => Readiness::Wait {
+                wake_at_ms: earliest.map(|due| wake_at_ms(due, now)),
+            },
+        })
+    }
+
+    fn serve(&mut self, ctx: &Ctx) -> Result<Attempt, ZkitError> {
         let lease = self.lease.as_ref().map(|(inflight, ms)| (&**inflight, *ms));
         match claim(ctx, &self.key, self.count, lease)? {
             Claim::Claimed(tasks) => {

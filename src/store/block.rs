@@ -28,28 +28,44 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use redis_module::raw;
 
+use super::gate::{WriteVerdict, POSTPONED_RETRY_MS};
 use super::register::panic_reason;
 use super::{api, Ctx, RStr};
 use crate::error::ZkitError;
 
 /// What a blocked command does each time it may be served.
 pub trait ZsetWaiter: Sized + 'static {
-    /// The sorted set the client waits on.
+    /// The sorted set the client waits on; also the key the write gate asks
+    /// about before [`ZsetWaiter::serve`] writes.
     fn key(&self) -> &RStr;
 
-    /// Serves the client if it can: replies and returns [`Attempt::Served`],
-    /// or replies nothing and returns [`Attempt::Wait`]. An error is replied
-    /// to the client, which is then unblocked; it must have changed nothing.
-    fn try_serve(&mut self, ctx: &Ctx) -> Result<Attempt, ZkitError>;
+    /// Looks, without writing, whether the client can be served now. An
+    /// error is replied to the client, which is then unblocked.
+    fn readiness(&mut self, ctx: &Ctx) -> Result<Readiness, ZkitError>;
+
+    /// Serves the client: writes, replies and returns [`Attempt::Served`],
+    /// or replies nothing and returns [`Attempt::Wait`]. Called only in the
+    /// callback where [`ZsetWaiter::readiness`] answered `Ready` and the write
+    /// gate accepted a write. An error is replied to the client, which is
+    /// then unblocked; it must have changed nothing.
+    fn serve(&mut self, ctx: &Ctx) -> Result<Attempt, ZkitError>;
 
     /// Replies when the timeout passed or CLIENT UNBLOCK was called.
     fn time_out(&mut self, ctx: &Ctx);
 }
 
-pub enum Attempt {
-    Served,
+/// Whether a blocked client can be served now.
+pub enum Readiness {
+    /// Serving it now would write (a task is due).
+    Ready,
     /// Nothing to serve yet: try again when the key is signalled, and at
     /// `wake_at_ms` (unix ms) if given.
+    Wait { wake_at_ms: Option<i64> },
+}
+
+pub enum Attempt {
+    Served,
+    /// Nothing to serve after all; as [`Readiness::Wait`].
     Wait {
         wake_at_ms: Option<i64>,
     },
@@ -143,7 +159,7 @@ extern "C" fn reply_blocked<W: ZsetWaiter>(
     _argc: c_int,
 ) -> c_int {
     let ctx = Ctx::new(ctx);
-    let (blocked, outcome) = run_waiter(&ctx, |waiter: &mut W, ctx| waiter.try_serve(ctx));
+    let (blocked, outcome) = run_waiter(&ctx, try_to_serve::<W>);
     let wait = match outcome {
         Ok(Attempt::Wait { wake_at_ms }) => Some(wake_at_ms),
         Ok(Attempt::Served) => None,
@@ -157,6 +173,27 @@ extern "C" fn reply_blocked<W: ZsetWaiter>(
     match wait {
         Some(_) => raw::REDISMODULE_ERR as c_int,
         None => raw::REDISMODULE_OK as c_int,
+    }
+}
+
+/// One try to serve a blocked client, outside any command call: the waiter
+/// writes only if the write gate accepts a write now (see `gate.rs`).
+fn try_to_serve<W: ZsetWaiter>(waiter: &mut W, ctx: &Ctx) -> Result<Attempt, ZkitError> {
+    if let Readiness::Wait { wake_at_ms } = waiter.readiness(ctx)? {
+        return Ok(Attempt::Wait { wake_at_ms });
+    }
+    match ctx.deferred_write_verdict(waiter.key()) {
+        WriteVerdict::Accepted => waiter.serve(ctx),
+        // Stay blocked (the timeout still runs) and look again soon: no event
+        // tells a module that a pause ended.
+        WriteVerdict::Postponed => Ok(Attempt::Wait {
+            wake_at_ms: Some(ctx.now_ms() + POSTPONED_RETRY_MS),
+        }),
+        // The answer the same command would get now; nothing was written.
+        WriteVerdict::Refused(error) => {
+            ctx.reply_error(&error);
+            Ok(Attempt::Served)
+        }
     }
 }
 

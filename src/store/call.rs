@@ -199,14 +199,13 @@ impl Ctx {
                 )
             }
         };
-        let ptr = NonNull::new(reply).ok_or_else(|| {
+        let reply = CallReply::adopt(reply).ok_or_else(|| {
             ZkitError::Internal(format!(
                 "{} could not be called ({})",
                 command.to_string_lossy(),
                 std::io::Error::last_os_error()
             ))
         })?;
-        let reply = CallReply { ptr };
         if let Some(message) = reply.get().error() {
             return Err(ZkitError::Internal(format!(
                 "{} failed: {message}",
@@ -218,6 +217,11 @@ impl Ctx {
 }
 
 impl CallReply {
+    /// Takes ownership of a reply RM_Call returned; `None` for NULL.
+    pub(super) fn adopt(ptr: *mut raw::RedisModuleCallReply) -> Option<CallReply> {
+        NonNull::new(ptr).map(|ptr| CallReply { ptr })
+    }
+
     pub fn get(&self) -> ReplyRef<'_> {
         ReplyRef {
             ptr: self.ptr,
@@ -287,7 +291,8 @@ impl<'a> ReplyRef<'a> {
         })
     }
 
-    fn error(&self) -> Option<String> {
+    /// The text of an error reply (`ERR ...`), `None` for other replies.
+    pub(super) fn error(&self) -> Option<String> {
         (self.kind() == raw::REDISMODULE_REPLY_ERROR as c_int)
             .then(|| String::from_utf8_lossy(self.bytes().unwrap_or_default()).into_owned())
     }

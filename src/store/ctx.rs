@@ -87,7 +87,7 @@ impl Ctx {
         unsafe { api!(RedisModule_KeyAtPosWithFlags)(self.raw, position, flags as c_int) };
     }
 
-    fn flags(&self) -> c_int {
+    pub(super) fn flags(&self) -> c_int {
         // SAFETY: valid context of the running command.
         unsafe { api!(RedisModule_GetContextFlags)(self.raw) }
     }

@@ -14,11 +14,12 @@
 mod block;
 mod call;
 mod ctx;
+mod gate;
 mod register;
 mod string;
 mod zset;
 
-pub use block::{Attempt, ZsetWaiter};
+pub use block::{Attempt, Readiness, ZsetWaiter};
 pub use call::{CallArg, CallReply};
 pub use ctx::{Ctx, EventClass};
 pub use register::{

@@ -322,6 +322,36 @@ pub fn wait_for(timeout: Duration, mut condition: impl FnMut() -> bool) {
     }
 }
 
+/// Waits until exactly `n` clients are blocked on the server.
+pub fn wait_blocked(server: &Server, n: usize) {
+    let mut con = server.connect();
+    wait_for(Duration::from_secs(20), || {
+        let info: String = query(&mut con, &["INFO", "clients"]);
+        info.contains(&format!("blocked_clients:{n}\r\n"))
+    });
+}
+
+/// Runs a (blocking) command on a connection of its own in a thread; the
+/// thread returns the reply, or the error the server answered.
+pub fn spawn_call(
+    server: &Server,
+    words: &[&str],
+) -> std::thread::JoinHandle<redis::RedisResult<Value>> {
+    let mut con = server.connect();
+    let words: Vec<String> = words.iter().map(|w| w.to_string()).collect();
+    std::thread::spawn(move || run(&mut con, &self::words(&words)))
+}
+
+/// `master` or `slave`, as INFO replication reports the server's role.
+pub fn role(server: &Server) -> String {
+    let info: String = query(&mut server.connect(), &["INFO", "replication"]);
+    info.lines()
+        .find_map(|line| line.strip_prefix("role:"))
+        .expect("role in INFO replication")
+        .trim()
+        .to_string()
+}
+
 // ---- commands ---------------------------------------------------------
 
 /// Runs a command given as words and returns the raw reply (errors too).
