@@ -29,46 +29,38 @@ pub const MODULE_VERSION: i32 = {
     parts[0] * 10_000 + parts[1] * 100 + parts[2]
 };
 
-#[cfg(all(feature = "module", not(test)))]
+/// The module's entry points, left out of unit tests, which run without a
+/// server.
+#[cfg(not(test))]
 mod entry {
-    use redis_module::{redis_module, Context, RedisString, Status};
+    use crate::{commands, config, info, store};
 
-    fn init(ctx: &Context, args: &[RedisString]) -> Status {
-        match load(ctx, args) {
-            Ok(()) => Status::Ok,
-            Err(message) => {
-                ctx.log_warning(&format!("zkit: {message}"));
-                Status::Err
-            }
-        }
-    }
+    /// Every allocation of the module goes through the server's allocator,
+    /// so `INFO memory` and `maxmemory` count it.
+    #[global_allocator]
+    static ALLOCATOR: redis_module::alloc::RedisAlloc = redis_module::alloc::RedisAlloc;
 
-    fn load(ctx: &Context, args: &[RedisString]) -> Result<(), String> {
-        crate::store::ensure_server_supported()?;
-        crate::store::disable_implicit_key_signals(ctx);
-        crate::config::register(ctx);
-        crate::store::load_configs(ctx)?;
-        for command in crate::commands::all() {
-            crate::store::register_command(ctx, command)?;
+    crate::export_module!(name: c"zkit", version: crate::MODULE_VERSION, load: load);
+
+    /// Registers everything zkit is: configs, commands, INFO.
+    fn load(ctx: &store::Ctx, args: &[store::RStr]) -> Result<(), String> {
+        store::ensure_server_supported()?;
+        store::disable_implicit_key_signals(ctx);
+        config::register(ctx)?;
+        ctx.load_configs()?;
+        for command in commands::all() {
+            store::register_command(ctx, command)?;
         }
         for arg in args {
-            let arg = arg.to_string_lossy();
-            if arg.eq_ignore_ascii_case(crate::commands::debug::LOAD_ARGUMENT) {
-                crate::store::register_command(ctx, &crate::commands::debug::PANIC)?;
+            let arg = String::from_utf8_lossy(arg.as_bytes());
+            if arg.eq_ignore_ascii_case(commands::debug::LOAD_ARGUMENT) {
+                store::register_command(ctx, &commands::debug::PANIC)?;
             } else {
                 return Err(format!(
                     "unknown load argument '{arg}' (configs are set as zkit.<name> <value>)"
                 ));
             }
         }
-        crate::store::register_info(ctx, crate::info::write)
-    }
-
-    redis_module! {
-        name: "zkit",
-        version: crate::MODULE_VERSION,
-        allocator: (redis_module::alloc::RedisAlloc, redis_module::alloc::RedisAlloc),
-        data_types: [],
-        init: init,
+        store::register_info(ctx, info::write)
     }
 }

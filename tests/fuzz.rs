@@ -125,14 +125,14 @@ fn a_panic_inside_a_command_becomes_an_error_reply() {
 }
 
 /// The workload `make leakcheck` runs with REDIS_SERVER set to a valgrind
-/// wrapper: every family's writes, reads, errors, MULTI and Lua, then a clean
-/// SHUTDOWN so valgrind reports. Run normally it checks only that the server
-/// survives it.
+/// wrapper: every family's writes, reads, errors, MULTI and Lua, 20 module
+/// unload and load cycles, then a clean SHUTDOWN so valgrind reports. Run
+/// normally it checks only that the server survives it.
 #[test]
 #[ignore = "make leakcheck runs it under valgrind"]
 fn leakcheck_workload() {
     let mut rng = Rng::seeded("leakcheck");
-    let server = Server::start();
+    let server = Server::with(ServerConfig::default().arg("enable-module-command", "local"));
     let mut con = server.connect();
     con.set_read_timeout(Some(Duration::from_secs(120)))
         .unwrap();
@@ -159,6 +159,15 @@ fn leakcheck_workload() {
         ok(&mut con, &words(&call));
     }
     let _: String = query(&mut con, &["INFO", "zkit"]);
+    // What one load allocates must be freed by the unload.
+    let path = module_path().to_string_lossy().into_owned();
+    for _ in 0..20 {
+        ok(&mut con, &["MODULE", "UNLOAD", "zkit"]);
+        ok(&mut con, &["MODULE", "LOAD", &path]);
+        for call in mixed_calls(&mut rng, "", 3, 5) {
+            ok(&mut con, &words(&call));
+        }
+    }
     drop(con);
     let dir = server.shutdown_keep_dir();
     let _ = std::fs::remove_dir_all(dir);

@@ -265,6 +265,39 @@ fn module_unload_keeps_data_native_and_reload_serves_it_again() {
     assert_eq!(span[1], "86400000000");
 }
 
+/// The server's own count of the memory it allocated (`INFO memory`).
+fn used_memory(con: &mut Connection) -> i64 {
+    stat(con, "memory", "used_memory")
+}
+
+#[test]
+fn unload_and_load_cycles_leave_no_memory_behind() {
+    let server = Server::with(ServerConfig::default().arg("enable-module-command", "local"));
+    let mut con = server.connect();
+    let path = module_path().to_string_lossy().into_owned();
+    let cycle = |con: &mut Connection| {
+        // A command and a blocked-then-served poll, so each load has run.
+        ok(con, &["RANK.GIFT", "board", "m", "1"]);
+        ok(con, &["DELAY.BPOLL", "q", "1"]);
+        ok(con, &["MODULE", "UNLOAD", "zkit"]);
+        ok(con, &["MODULE", "LOAD", &path]);
+    };
+    // The first cycles may set up the server's own one-off structures.
+    for _ in 0..2 {
+        cycle(&mut con);
+    }
+    let before = used_memory(&mut con);
+    for _ in 0..20 {
+        cycle(&mut con);
+    }
+    let grown = used_memory(&mut con) - before;
+    // A leak of a context per cycle is about 19 KB; allow noise far below.
+    assert!(
+        grown < 64 * 1024,
+        "20 unload/load cycles grew memory by {grown} bytes"
+    );
+}
+
 // ---- ACL -----------------------------------------------------------------
 
 /// Connects as `user` (created with `nopass`).

@@ -260,7 +260,14 @@ extern "C" fn wake_blocked<W: ZsetWaiter>(ctx: *mut raw::RedisModuleCtx, data: *
     }
 }
 
+/// Whether zkit subscribed to keyspace events since it was loaded.
 static SUBSCRIBED: AtomicBool = AtomicBool::new(false);
+
+/// The server drops a module's subscriptions when it unloads it; if the
+/// library stays mapped until the next load, its statics must not claim one.
+pub(super) fn forget_subscription() {
+    SUBSCRIBED.store(false, Ordering::Relaxed);
+}
 
 fn subscribe_to_zset_writes(ctx: &Ctx) {
     if SUBSCRIBED.swap(true, Ordering::Relaxed) {

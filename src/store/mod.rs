@@ -13,7 +13,10 @@
 
 mod block;
 mod call;
+mod config;
 mod ctx;
+#[doc(hidden)]
+pub mod entry;
 mod gate;
 mod register;
 mod string;
@@ -23,8 +26,8 @@ pub use block::{Attempt, Readiness, ZsetWaiter};
 pub use call::{CallArg, CallReply};
 pub use ctx::{Ctx, EventClass};
 pub use register::{
-    disable_implicit_key_signals, dispatch, ensure_server_supported, load_configs,
-    register_command, register_info, InfoSink,
+    disable_implicit_key_signals, dispatch, ensure_server_supported, register_command,
+    register_info, InfoSink,
 };
 pub use string::{OwnedRStr, RStr};
 pub use zset::{KeyKind, ScoreBound, Zset, ZsetIter};

@@ -2,7 +2,7 @@ use std::ffi::{c_int, CString};
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::OnceLock;
 
-use redis_module::{raw, Context};
+use redis_module::raw;
 
 use super::ctx::c_text;
 use super::{api, Ctx, RStr};
@@ -115,30 +115,19 @@ pub fn ensure_server_supported() -> Result<(), String> {
 /// Makes zkit signal modified keys itself, after writes that change
 /// something (see `Zset`), instead of Redis signalling every key a command
 /// opened for writing, changed or not.
-pub fn disable_implicit_key_signals(ctx: &Context) {
+pub fn disable_implicit_key_signals(ctx: &Ctx) {
     // SAFETY: load context; the option exists since Redis 6.2.
     unsafe {
         api!(RedisModule_SetModuleOptions)(
-            ctx.ctx,
+            ctx.as_ptr(),
             raw::REDISMODULE_OPTION_NO_IMPLICIT_SIGNAL_MODIFIED as c_int,
         )
     };
 }
 
-/// Applies the module configs read from redis.conf or the load arguments.
-pub fn load_configs(ctx: &Context) -> Result<(), String> {
-    // SAFETY: load context; availability checked by ensure_server_supported.
-    let status = unsafe { api!(RedisModule_LoadConfigs)(ctx.ctx) };
-    if status == raw::REDISMODULE_OK as c_int {
-        Ok(())
-    } else {
-        Err("RedisModule_LoadConfigs failed (a zkit.* config value was refused)".into())
-    }
-}
-
 /// Registers one command and its metadata. ACL categories are applied only
 /// where the server supports them (Redis 7.2+); 7.0 has no API for them.
-pub fn register_command(ctx: &Context, command: &'static Command) -> Result<(), String> {
+pub fn register_command(ctx: &Ctx, command: &'static Command) -> Result<(), String> {
     let name = CString::new(command.name).map_err(|e| e.to_string())?;
     let flags = if needs_getkeys_api(command.key_specs) {
         format!("{} getkeys-api", command.flags)
@@ -149,7 +138,7 @@ pub fn register_command(ctx: &Context, command: &'static Command) -> Result<(), 
     // SAFETY: load context; strings outlive the calls, which copy them.
     unsafe {
         let status = api!(RedisModule_CreateCommand)(
-            ctx.ctx,
+            ctx.as_ptr(),
             name.as_ptr(),
             Some(command.callback as RawCmdFunc),
             flags.as_ptr(),
@@ -160,7 +149,7 @@ pub fn register_command(ctx: &Context, command: &'static Command) -> Result<(), 
         if status != raw::REDISMODULE_OK as c_int {
             return Err(format!("could not create command {}", command.name));
         }
-        let handle = api!(RedisModule_GetCommand)(ctx.ctx, name.as_ptr());
+        let handle = api!(RedisModule_GetCommand)(ctx.as_ptr(), name.as_ptr());
         if handle.is_null() {
             return Err(format!(
                 "could not find command {} after creating it",
@@ -430,10 +419,10 @@ extern "C" fn info_callback(ctx: *mut raw::RedisModuleInfoCtx, _for_crash_report
 }
 
 /// Makes `write` the module's INFO section writer.
-pub fn register_info(ctx: &Context, write: fn(&mut InfoSink)) -> Result<(), String> {
+pub fn register_info(ctx: &Ctx, write: fn(&mut InfoSink)) -> Result<(), String> {
     let _ = INFO_WRITER.set(write);
     // SAFETY: load context and a callback with the C signature Redis expects.
-    let status = unsafe { api!(RedisModule_RegisterInfoFunc)(ctx.ctx, Some(info_callback)) };
+    let status = unsafe { api!(RedisModule_RegisterInfoFunc)(ctx.as_ptr(), Some(info_callback)) };
     if status == raw::REDISMODULE_OK as c_int {
         Ok(())
     } else {

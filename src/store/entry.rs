@@ -1,0 +1,104 @@
+//! The module's C entry points, `RedisModule_OnLoad` and
+//! `RedisModule_OnUnload`, written here rather than with the redis-module
+//! crate's `redis_module!` macro: that macro keeps a detached thread-safe
+//! context for each load and boxes each config's private data, and neither
+//! is freed by `MODULE UNLOAD`, so every unload and load cycle leaked. zkit
+//! allocates nothing at load that outlives the call.
+
+use std::ffi::{c_int, CStr};
+use std::panic::{self, AssertUnwindSafe};
+
+use redis_module::raw;
+
+use super::register::panic_reason;
+use super::{Ctx, RStr};
+
+/// What the module does once the API is ready: register commands, configs
+/// and INFO. An error refuses the load and is logged.
+pub type LoadFn = fn(&Ctx, &[RStr]) -> Result<(), String>;
+
+/// Defines the module's C entry points: `export_module!(name: c"zkit",
+/// version: 100, load: load_fn)`.
+#[macro_export]
+macro_rules! export_module {
+    (name: $name:expr, version: $version:expr, load: $load:path $(,)?) => {
+        /// Called by the server when it loads the module.
+        #[no_mangle]
+        #[allow(non_snake_case)]
+        pub extern "C" fn RedisModule_OnLoad(
+            ctx: *mut $crate::store::raw::RedisModuleCtx,
+            argv: *mut *mut $crate::store::raw::RedisModuleString,
+            argc: std::ffi::c_int,
+        ) -> std::ffi::c_int {
+            let name: &std::ffi::CStr = $name;
+            let version: i32 = $version;
+            let load: $crate::store::entry::LoadFn = $load;
+            // SAFETY: the server calls this once per load, with its load
+            // context and the load arguments.
+            #[allow(unsafe_code)]
+            unsafe {
+                $crate::store::entry::on_load(ctx, argv, argc, name, version, load)
+            }
+        }
+
+        /// Called by the server before it unloads the module.
+        #[no_mangle]
+        #[allow(non_snake_case)]
+        pub extern "C" fn RedisModule_OnUnload(
+            ctx: *mut $crate::store::raw::RedisModuleCtx,
+        ) -> std::ffi::c_int {
+            $crate::store::entry::on_unload(ctx)
+        }
+    };
+}
+
+/// The body of `RedisModule_OnLoad`: initialises the module API, then runs
+/// `load`. Nothing may allocate before the API is initialised: zkit's global
+/// allocator is the server's.
+///
+/// # Safety
+/// `ctx` is the server's load context and `argv` its `argc` load arguments.
+#[doc(hidden)]
+pub unsafe fn on_load(
+    ctx: *mut raw::RedisModuleCtx,
+    argv: *mut *mut raw::RedisModuleString,
+    argc: c_int,
+    name: &CStr,
+    version: i32,
+    load: LoadFn,
+) -> c_int {
+    // SAFETY: the server's load context, on the main thread; Init fills the
+    // API table every other call reads.
+    let status = unsafe {
+        raw::Export_RedisModule_Init(
+            ctx,
+            name.as_ptr(),
+            version,
+            raw::REDISMODULE_APIVER_1 as c_int,
+        )
+    };
+    if status != raw::REDISMODULE_OK as c_int {
+        return raw::REDISMODULE_ERR as c_int;
+    }
+    let ctx = Ctx::new(ctx);
+    let args = RStr::slice_from_argv(argv, usize::try_from(argc).unwrap_or(0));
+    let outcome =
+        panic::catch_unwind(AssertUnwindSafe(|| load(&ctx, args))).unwrap_or_else(|payload| {
+            Err(format!("load panicked: {}", panic_reason(payload.as_ref())))
+        });
+    match outcome {
+        Ok(()) => raw::REDISMODULE_OK as c_int,
+        Err(message) => {
+            ctx.log_warning(&format!("zkit: {message}"));
+            raw::REDISMODULE_ERR as c_int
+        }
+    }
+}
+
+/// The body of `RedisModule_OnUnload`. zkit holds nothing to free: the
+/// server drops its commands, configs, INFO section and subscriptions.
+#[doc(hidden)]
+pub fn on_unload(_ctx: *mut raw::RedisModuleCtx) -> c_int {
+    super::block::forget_subscription();
+    raw::REDISMODULE_OK as c_int
+}
