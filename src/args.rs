@@ -71,18 +71,43 @@ pub fn is_keyword(arg: &[u8], keyword: &str) -> bool {
 }
 
 /// Walks the optional `KEYWORD value` arguments at the end of a command.
+///
+/// One rule for every command, as for Redis's own: an option keyword the
+/// command does not know, or one given a second time, is a syntax error
+/// (`RANK.GIFT key m 1 AT 5 AT 6` does not quietly take the last value).
 pub struct Options<'a, A> {
     rest: std::slice::Iter<'a, A>,
+    keywords: &'static [&'static str],
+    /// Bit `i` is set once `keywords[i]` was read.
+    seen: u64,
 }
 
 impl<'a, A: AsRef<[u8]>> Options<'a, A> {
-    pub fn new(rest: &'a [A]) -> Self {
-        Options { rest: rest.iter() }
+    /// Options among `keywords` (at most 64), matched ignoring ASCII case.
+    pub fn new(rest: &'a [A], keywords: &'static [&'static str]) -> Self {
+        debug_assert!(keywords.len() <= 64);
+        Options {
+            rest: rest.iter(),
+            keywords,
+            seen: 0,
+        }
     }
 
-    /// The next option keyword, or `None` at the end.
-    pub fn next_keyword(&mut self) -> Option<&'a [u8]> {
-        self.rest.next().map(AsRef::as_ref)
+    /// The next option keyword, spelled as in `keywords`; `None` at the end.
+    pub fn next_option(&mut self) -> Result<Option<&'static str>, ZkitError> {
+        let Some(word) = self.rest.next() else {
+            return Ok(None);
+        };
+        let index = self
+            .keywords
+            .iter()
+            .position(|k| is_keyword(word.as_ref(), k))
+            .ok_or(ZkitError::Syntax)?;
+        if self.seen & (1 << index) != 0 {
+            return Err(ZkitError::Syntax);
+        }
+        self.seen |= 1 << index;
+        Ok(Some(self.keywords[index]))
     }
 
     /// The argument after a keyword; a missing one is a syntax error.
@@ -219,18 +244,32 @@ mod tests {
     #[test]
     fn options_walk_keyword_value_pairs() {
         let args: Vec<&[u8]> = vec![b"at", b"5", b"OFFSET"];
-        let mut opts = Options::new(&args);
-        assert!(is_keyword(opts.next_keyword().unwrap(), "AT"));
+        let mut opts = Options::new(&args, &["AT", "OFFSET"]);
+        assert_eq!(opts.next_option(), Ok(Some("AT")));
         assert_eq!(opts.int(), Ok(5));
-        assert!(is_keyword(opts.next_keyword().unwrap(), "offset"));
+        assert_eq!(opts.next_option(), Ok(Some("OFFSET")));
         assert_eq!(opts.int(), Err(ZkitError::Syntax));
-        assert_eq!(opts.next_keyword(), None);
+        assert_eq!(opts.next_option(), Ok(None));
         assert_eq!(
             parse_non_negative(b"-1", "count"),
             Err(ZkitError::OutOfRange {
                 what: "count",
                 limit: "must not be negative"
             })
+        );
+    }
+
+    #[test]
+    fn an_unknown_or_repeated_option_is_a_syntax_error() {
+        let args: Vec<&[u8]> = vec![b"AT", b"5", b"at", b"6"];
+        let mut opts = Options::new(&args, &["AT"]);
+        assert_eq!(opts.next_option(), Ok(Some("AT")));
+        assert_eq!(opts.int(), Ok(5));
+        assert_eq!(opts.next_option(), Err(ZkitError::Syntax));
+        let args: Vec<&[u8]> = vec![b"NOPE", b"1"];
+        assert_eq!(
+            Options::new(&args, &["AT"]).next_option(),
+            Err(ZkitError::Syntax)
         );
     }
 
@@ -273,9 +312,9 @@ mod tests {
             reads in proptest::collection::vec(0u8..4, 0..8),
         ) {
             // Any argument vector, walked with any sequence of value reads.
-            let mut options = Options::new(&args);
+            let mut options = Options::new(&args, &["A", "B"]);
             for read in reads {
-                if options.next_keyword().is_none() {
+                if !matches!(options.next_option(), Ok(Some(_))) {
                     break;
                 }
                 let _ = match read {

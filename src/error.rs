@@ -5,7 +5,7 @@
 
 use std::fmt;
 
-use crate::core::cursor::MalformedCursor;
+use crate::core::cursor::CursorError;
 use crate::core::rank::RankError;
 use crate::core::recent::RecentError;
 use crate::core::vote::VoteError;
@@ -33,8 +33,8 @@ pub enum ZkitError {
     Recent(RecentError),
     /// A vote was refused (direction, weights, keys, window).
     Vote(VoteError),
-    /// A feed cursor that FEED.PAGE did not write.
-    Cursor(MalformedCursor),
+    /// A feed cursor that FEED.PAGE did not write, or could not hand out.
+    Cursor(CursorError),
     /// A bug or an unexpected server answer: the command changed nothing it
     /// could avoid changing, and the message says what happened.
     Internal(String),
@@ -80,8 +80,8 @@ impl From<VoteError> for ZkitError {
     }
 }
 
-impl From<MalformedCursor> for ZkitError {
-    fn from(e: MalformedCursor) -> ZkitError {
+impl From<CursorError> for ZkitError {
+    fn from(e: CursorError) -> ZkitError {
         ZkitError::Cursor(e)
     }
 }
@@ -108,7 +108,7 @@ mod tests {
                 posted_at_s: 1.0,
                 window_s: 2,
             }),
-            ZkitError::Cursor(MalformedCursor),
+            ZkitError::Cursor(CursorError::Malformed),
             ZkitError::Internal("boom".into()),
         ];
         for e in errors {

@@ -14,7 +14,7 @@
 //! (`LEASE inflight ms`), so a keyword key spec can declare it: COMMAND
 //! GETKEYS, ACL key patterns and cluster routing all see both keys.
 
-use crate::args::{is_keyword, parse_i64, Options};
+use crate::args::{parse_i64, Options};
 use crate::command::{
     callback_for, key_flags as kf, Arg, BeginSearch, Command, CommandStats, FindKeys, KeySpec,
 };
@@ -113,13 +113,13 @@ struct PollOptions<K> {
     lease: Option<(K, i64)>,
 }
 
-/// `[COUNT n] [LEASE inflight ms]`, each at most once: a second LEASE would
-/// name a key the key specs do not declare.
+/// `[COUNT n] [LEASE inflight ms]`, each at most once (a second LEASE would
+/// also name a key the key specs do not declare).
 fn parse_poll_options(args: &[RStr]) -> Result<PollOptions<&RStr>, ZkitError> {
     let (mut count, mut lease) = (None, None);
-    let mut options = Options::new(args);
-    while let Some(option) = options.next_keyword() {
-        if is_keyword(option, "COUNT") && count.is_none() {
+    let mut options = Options::new(args, &["COUNT", "LEASE"]);
+    while let Some(option) = options.next_option()? {
+        if option == "COUNT" {
             let n = options.int()?;
             count = Some(usize::try_from(n).ok().filter(|&n| n > 0).ok_or(
                 ZkitError::OutOfRange {
@@ -127,15 +127,13 @@ fn parse_poll_options(args: &[RStr]) -> Result<PollOptions<&RStr>, ZkitError> {
                     limit: "must be positive",
                 },
             )?);
-        } else if is_keyword(option, "LEASE") && lease.is_none() {
+        } else {
             let inflight = options.value()?;
             let ms = options.int()?;
             if !(1..=MAX_DURATION_MS).contains(&ms) {
                 return Err(lease_out_of_range());
             }
             lease = Some((inflight, ms));
-        } else {
-            return Err(ZkitError::Syntax);
         }
     }
     Ok(PollOptions {

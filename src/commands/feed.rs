@@ -82,7 +82,12 @@ fn add(ctx: &Ctx, args: &[RStr]) -> Result<(), ZkitError> {
         }
         pairs => (None, pairs),
     };
-    if pairs.is_empty() || pairs.len() % 2 != 0 {
+    // CAP goes first, once (a second one would sit where a score belongs).
+    let repeated_cap = cap.is_some()
+        && pairs
+            .first()
+            .is_some_and(|w| is_keyword(w.as_bytes(), "CAP"));
+    if pairs.is_empty() || pairs.len() % 2 != 0 || repeated_cap {
         return Err(ZkitError::Syntax);
     }
     let items = pairs
@@ -158,17 +163,22 @@ fn page(ctx: &Ctx, args: &[RStr]) -> Result<(), ZkitError> {
     let key = &args[1];
     let mut count = None;
     let mut from: Option<(Direction, &RStr)> = None;
-    let mut options = Options::new(&args[2..]);
-    while let Some(option) = options.next_keyword() {
-        if is_keyword(option, "COUNT") && count.is_none() {
+    let mut options = Options::new(&args[2..], &["COUNT", "NEWER", "OLDER"]);
+    while let Some(option) = options.next_option()? {
+        if option == "COUNT" {
             count = Some(parse_count(options.value()?.as_bytes())?);
-        } else if is_keyword(option, "NEWER") && from.is_none() {
-            from = Some((Direction::Newer, options.value()?));
-        } else if is_keyword(option, "OLDER") && from.is_none() {
-            from = Some((Direction::Older, options.value()?));
-        } else {
+            continue;
+        }
+        // NEWER and OLDER exclude each other.
+        if from.is_some() {
             return Err(ZkitError::Syntax);
         }
+        let direction = if option == "NEWER" {
+            Direction::Newer
+        } else {
+            Direction::Older
+        };
+        from = Some((direction, options.value()?));
     }
     let count = count.unwrap_or(DEFAULT_COUNT);
     let from = match from {
@@ -212,6 +222,10 @@ fn page(ctx: &Ctx, args: &[RStr]) -> Result<(), ZkitError> {
         return Ok(());
     };
 
+    for (member, _) in [newest, oldest] {
+        check_cursor_fits(ctx, member.as_bytes().len())?;
+    }
+
     ctx.reply_array(4);
     ctx.reply_array(2 * items.len());
     // RESP2 scores are bulk strings: the shortest exact text is several
@@ -230,6 +244,17 @@ fn page(ctx: &Ctx, args: &[RStr]) -> Result<(), ZkitError> {
         ctx.reply_bulk(&cursor::encode(*score, member.as_bytes()));
     }
     ctx.reply_i64(i64::from(more));
+    Ok(())
+}
+
+/// Refuses a page whose cursor a client could not send back. Cursors of up
+/// to a mebibyte always fit; only longer ones ask for the server's limit.
+fn check_cursor_fits(ctx: &Ctx, member_len: usize) -> Result<(), ZkitError> {
+    if cursor::encoded_len(member_len) <= cursor::SMALLEST_BULK_LIMIT {
+        return Ok(());
+    }
+    let limit = ctx.server_config_number("proto-max-bulk-len")?;
+    cursor::check_fits(member_len, usize::try_from(limit).unwrap_or(0))?;
     Ok(())
 }
 

@@ -167,13 +167,9 @@ fn set(ctx: &Ctx, args: &[RStr]) -> Result<(), ZkitError> {
 fn write_total(ctx: &Ctx, args: &[RStr], update: TotalUpdate) -> Result<(), ZkitError> {
     let (key, member, value) = (&args[1], &args[2], parse_i64(args[3].as_bytes())?);
     let mut at_ms = None;
-    let mut options = Options::new(&args[4..]);
-    while let Some(option) = options.next_keyword() {
-        if is_keyword(option, "AT") {
-            at_ms = Some(options.int()?);
-        } else {
-            return Err(ZkitError::Syntax);
-        }
+    let mut options = Options::new(&args[4..], &["AT"]);
+    while options.next_option()?.is_some() {
+        at_ms = Some(options.int()?);
     }
     let clock = tiebreak_clock();
     let at_ms = at_ms.unwrap_or_else(|| ctx.now_ms());
@@ -238,13 +234,9 @@ fn top(ctx: &Ctx, args: &[RStr]) -> Result<(), ZkitError> {
     let key = &args[1];
     let count = parse_non_negative(args[2].as_bytes(), "count")?;
     let mut offset = 0;
-    let mut options = Options::new(&args[3..]);
-    while let Some(option) = options.next_keyword() {
-        if is_keyword(option, "OFFSET") {
-            offset = options.non_negative("offset")?;
-        } else {
-            return Err(ZkitError::Syntax);
-        }
+    let mut options = Options::new(&args[3..], &["OFFSET"]);
+    while options.next_option()?.is_some() {
+        offset = options.non_negative("offset")?;
     }
     if ctx.open_zset(key)?.is_none() || count == 0 {
         ctx.reply_array(0);

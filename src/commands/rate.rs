@@ -8,7 +8,7 @@
 //! per key (each `<unix-ms>-<seq>`, 15 to 20 bytes), gone with the key one
 //! window after its newest hit.
 
-use crate::args::{is_keyword, parse_i64, Options};
+use crate::args::{parse_i64, Options};
 use crate::command::{callback_for, key_flags as kf, Arg, Command, CommandStats, KeySpec};
 use crate::core::clock::MAX_DURATION_MS;
 use crate::core::rate::{
@@ -70,11 +70,8 @@ fn hit(ctx: &Ctx, args: &[RStr]) -> Result<(), ZkitError> {
         });
     }
     let mut cost = 1;
-    let mut options = Options::new(&args[4..]);
-    while let Some(option) = options.next_keyword() {
-        if !is_keyword(option, "COST") {
-            return Err(ZkitError::Syntax);
-        }
+    let mut options = Options::new(&args[4..], &["COST"]);
+    while options.next_option()?.is_some() {
         cost = options.int()?;
         if !(1..=limit).contains(&cost) {
             return Err(ZkitError::OutOfRange {

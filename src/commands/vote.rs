@@ -13,7 +13,7 @@
 //! API (ZINCRBY's arithmetic) and replicated as
 //! `ZADD scores <exact score> item`.
 
-use crate::args::{is_keyword, Options};
+use crate::args::Options;
 use crate::command::{
     callback_for, key_flags as kf, Arg, BeginSearch, Command, CommandStats, FindKeys, KeySpec,
 };
@@ -107,16 +107,14 @@ fn cast(ctx: &Ctx, args: &[RStr]) -> Result<(), ZkitError> {
     let vote = Vote::parse(direction.as_bytes())?;
     let mut weights = None;
     let mut window = None;
-    let mut options = Options::new(&args[CAST_OPTIONS_AT..]);
-    while let Some(option) = options.next_keyword() {
-        if is_keyword(option, "WEIGHT") && weights.is_none() {
+    let mut options = Options::new(&args[CAST_OPTIONS_AT..], &["WEIGHT", "WINDOW"]);
+    while let Some(option) = options.next_option()? {
+        if option == "WEIGHT" {
             let (up, down) = (options.float()?, options.float()?);
             weights = Some(Weights::new(up, down)?);
-        } else if is_keyword(option, "WINDOW") && window.is_none() {
+        } else {
             let times = options.value()?;
             window = Some((times, options.non_negative("window seconds")?));
-        } else {
-            return Err(ZkitError::Syntax);
         }
     }
     let weights = weights.unwrap_or(Weights::ONE);

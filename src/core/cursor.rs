@@ -32,21 +32,65 @@ pub struct Position {
     pub member: Vec<u8>,
 }
 
-/// A cursor that is not one `Position::cursor` wrote.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct MalformedCursor;
+/// The smallest `proto-max-bulk-len` a server accepts (1 MiB): shorter
+/// cursors always fit, so only longer ones need the server's setting.
+pub const SMALLEST_BULK_LIMIT: usize = 1 << 20;
 
-impl fmt::Display for MalformedCursor {
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CursorError {
+    /// A cursor that is not one [`encode`] wrote.
+    Malformed,
+    /// The cursor of a member this long could not be sent back: it is longer
+    /// than the server's `proto-max-bulk-len`.
+    TooLong {
+        member_len: usize,
+        cursor_len: usize,
+        limit: usize,
+    },
+}
+
+impl fmt::Display for CursorError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(
-            "invalid cursor: pass back a top or bottom cursor exactly as FEED.PAGE returned it",
-        )
+        match self {
+            CursorError::Malformed => f.write_str(
+                "invalid cursor: pass back a top or bottom cursor exactly as FEED.PAGE returned it",
+            ),
+            CursorError::TooLong {
+                member_len,
+                cursor_len,
+                limit,
+            } => write!(
+                f,
+                "the cursor of a member of {member_len} bytes would be {cursor_len} bytes, \
+                 more than proto-max-bulk-len ({limit}) lets a client send back"
+            ),
+        }
+    }
+}
+
+/// The length of the cursor of a member of `member_len` bytes.
+pub fn encoded_len(member_len: usize) -> usize {
+    HEADER_LEN.saturating_add(member_len.saturating_mul(2))
+}
+
+/// Refuses a cursor that a client could not send back as one argument of at
+/// most `limit` bytes (the server's `proto-max-bulk-len`).
+pub fn check_fits(member_len: usize, limit: usize) -> Result<(), CursorError> {
+    let cursor_len = encoded_len(member_len);
+    if cursor_len <= limit {
+        Ok(())
+    } else {
+        Err(CursorError::TooLong {
+            member_len,
+            cursor_len,
+            limit,
+        })
     }
 }
 
 /// The cursor text of the position `(score, member)`.
 pub fn encode(score: f64, member: &[u8]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(HEADER_LEN + 2 * member.len());
+    let mut out = Vec::with_capacity(encoded_len(member.len()));
     out.extend_from_slice(PREFIX);
     let bits = score.to_bits();
     out.extend(
@@ -65,10 +109,10 @@ pub fn encode(score: f64, member: &[u8]) -> Vec<u8> {
 impl Position {
     /// Reads a cursor back. A NaN score cannot name a position (sorted sets
     /// hold none), so it is malformed too.
-    pub fn decode(cursor: &[u8]) -> Result<Position, MalformedCursor> {
-        let rest = cursor.strip_prefix(PREFIX).ok_or(MalformedCursor)?;
+    pub fn decode(cursor: &[u8]) -> Result<Position, CursorError> {
+        let rest = cursor.strip_prefix(PREFIX).ok_or(CursorError::Malformed)?;
         if rest.len() < SCORE_DIGITS + 1 || rest[SCORE_DIGITS] != b':' {
-            return Err(MalformedCursor);
+            return Err(CursorError::Malformed);
         }
         let (score_hex, member_hex) = (&rest[..SCORE_DIGITS], &rest[SCORE_DIGITS + 1..]);
         let bits = score_hex
@@ -76,16 +120,16 @@ impl Position {
             .try_fold(0u64, |bits, &digit| {
                 Some(bits << 4 | u64::from(nibble(digit)?))
             })
-            .ok_or(MalformedCursor)?;
+            .ok_or(CursorError::Malformed)?;
         let score = f64::from_bits(bits);
         if score.is_nan() || member_hex.len() % 2 != 0 {
-            return Err(MalformedCursor);
+            return Err(CursorError::Malformed);
         }
         let member = member_hex
             .chunks_exact(2)
             .map(|pair| Some(nibble(pair[0])? << 4 | nibble(pair[1])?))
             .collect::<Option<Vec<u8>>>()
-            .ok_or(MalformedCursor)?;
+            .ok_or(CursorError::Malformed)?;
         Ok(Position { score, member })
     }
 
@@ -163,11 +207,29 @@ mod tests {
         ] {
             assert_eq!(
                 Position::decode(bad),
-                Err(MalformedCursor),
+                Err(CursorError::Malformed),
                 "{}",
                 String::from_utf8_lossy(bad)
             );
         }
+    }
+
+    #[test]
+    fn a_cursor_must_fit_in_one_request_argument() {
+        assert_eq!(encoded_len(0), HEADER_LEN);
+        assert_eq!(encode(1.0, b"abc").len(), encoded_len(3));
+        assert_eq!(check_fits(10, SMALLEST_BULK_LIMIT), Ok(()));
+        let member_len = (SMALLEST_BULK_LIMIT - HEADER_LEN) / 2;
+        assert_eq!(check_fits(member_len, SMALLEST_BULK_LIMIT), Ok(()));
+        assert_eq!(
+            check_fits(member_len + 1, SMALLEST_BULK_LIMIT),
+            Err(CursorError::TooLong {
+                member_len: member_len + 1,
+                cursor_len: encoded_len(member_len + 1),
+                limit: SMALLEST_BULK_LIMIT
+            })
+        );
+        assert!(check_fits(usize::MAX, usize::MAX).is_err());
     }
 
     #[test]

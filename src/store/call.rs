@@ -216,6 +216,30 @@ impl Ctx {
     }
 }
 
+impl Ctx {
+    /// A numeric server config, as `CONFIG GET name` reads it.
+    pub fn server_config_number(&self, name: &str) -> Result<i64, ZkitError> {
+        let args = CallArgs::new(&[CallArg::Bytes(b"GET"), CallArg::Bytes(name.as_bytes())]);
+        // SAFETY: valid context; "E": errors as replies, RESP2 (so the reply
+        // is the array `[name, value]`); strings alive until the call returns.
+        let reply = unsafe {
+            call_with_args!(
+                api!(RedisModule_Call),
+                self.as_ptr(),
+                c"CONFIG".as_ptr(),
+                "E",
+                args
+            )
+        };
+        CallReply::adopt(reply)
+            .and_then(|reply| {
+                let value = reply.get().element(1)?.bytes()?;
+                std::str::from_utf8(value).ok()?.parse().ok()
+            })
+            .ok_or_else(|| ZkitError::Internal(format!("CONFIG GET {name} gave no number")))
+    }
+}
+
 impl CallReply {
     /// Takes ownership of a reply RM_Call returned; `None` for NULL.
     pub(super) fn adopt(ptr: *mut raw::RedisModuleCallReply) -> Option<CallReply> {
