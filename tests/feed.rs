@@ -690,7 +690,7 @@ fn errors_change_nothing() {
         ),
         (
             &["FEED.ADD", "f", "CAP", "1", "CAP", "1", "1", "m"],
-            "ERR value is not a valid float",
+            "ERR syntax error",
         ),
         (
             &["FEED.PAGE", "f", "COUNT", "0"],
