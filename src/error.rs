@@ -1,14 +1,15 @@
 //! Every error a zkit command can reply with, and its Redis error text.
 //!
-//! Commands return `Result<(), ZkitError>`; the dispatcher in `store` turns an
+//! Commands return `Result<(), ZkitError>`; the host's dispatcher turns an
 //! `Err` into the error reply, so every message is spelled here and only here.
 
 use std::fmt;
 
-use crate::core::cursor::CursorError;
-use crate::core::rank::RankError;
-use crate::core::recent::RecentError;
-use crate::core::vote::VoteError;
+use crate::host::HostError;
+use crate::logic::cursor::CursorError;
+use crate::logic::rank::RankError;
+use crate::logic::recent::RecentError;
+use crate::logic::vote::VoteError;
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum ZkitError {
@@ -58,6 +59,18 @@ impl fmt::Display for ZkitError {
             ZkitError::Vote(e) => write!(f, "ERR {e}"),
             ZkitError::Cursor(e) => write!(f, "ERR {e}"),
             ZkitError::Internal(message) => write!(f, "ERR zkit internal error: {message}"),
+        }
+    }
+}
+
+impl From<HostError> for ZkitError {
+    fn from(e: HostError) -> ZkitError {
+        match e {
+            HostError::WrongType => ZkitError::WrongType,
+            HostError::Arity(command) => ZkitError::Arity(command),
+            HostError::Panicked { .. } | HostError::Internal(_) => {
+                ZkitError::Internal(e.to_string())
+            }
         }
     }
 }

@@ -14,16 +14,16 @@
 //! (`LEASE inflight ms`), so a keyword key spec can declare it: COMMAND
 //! GETKEYS, ACL key patterns and cluster routing all see both keys.
 
-use crate::args::{parse_i64, Options};
-use crate::command::{
-    callback_for, key_flags as kf, Arg, BeginSearch, Command, CommandStats, FindKeys, KeySpec,
-};
-use crate::core::clock::{deadline, MAX_DURATION_MS};
-use crate::core::delay::{due_bound, wake_at_ms};
+use super::args::{parse_i64, Options};
+use super::Command;
+use crate::declare_command;
 use crate::error::ZkitError;
-use crate::store::{
+use crate::host::{key_flags as kf, Arg, BeginSearch, FindKeys, KeySpec};
+use crate::host::{
     Attempt, CallArg, Ctx, EventClass, KeyKind, OwnedRStr, RStr, Readiness, ScoreBound, ZsetWaiter,
 };
+use crate::logic::clock::{deadline, MAX_DURATION_MS};
+use crate::logic::delay::{due_bound, wake_at_ms};
 
 pub static COMMANDS: &[&Command] = &[&POLL, &BPOLL, &ACK];
 
@@ -50,61 +50,61 @@ const LEASE_ARG: Arg = Arg::block("lease", &[Arg::key("inflight", 1), Arg::integ
     .token("LEASE")
     .optional();
 
-pub static POLL: Command = Command {
-    name: "delay.poll",
-    callback: callback_for!(POLL),
-    handler: poll,
-    // No deny-oom: polling drains the queue, and refusing it under memory
-    // pressure would stop the workers that free memory.
-    flags: "write",
-    acl_categories: "write sortedset slow",
-    arity: -2,
-    key_specs: &poll_keys(2),
-    summary: "Claims up to count tasks that are due (score <= the server's unix ms), earliest first: removes them from the queue, or with LEASE moves them into inflight scored by the lease's end. Returns [[member, due-ms], ...].",
-    complexity: "O((M+1)*log(N)) with M the tasks claimed and N the tasks in the queue.",
-    since: "0.1.0",
-    args: &[
-        Arg::key("key", 0),
-        Arg::integer("count").token("COUNT").optional(),
-        LEASE_ARG,
-    ],
-    stats: CommandStats::new(),
-};
+declare_command! {
+    pub static POLL: Command = {
+        name: "delay.poll",
+        handler: poll,
+        // No deny-oom: polling drains the queue, and refusing it under memory
+        // pressure would stop the workers that free memory.
+        flags: "write",
+        acl_categories: "write sortedset slow",
+        arity: -2,
+        key_specs: &poll_keys(2),
+        summary: "Claims up to count tasks that are due (score <= the server's unix ms), earliest first: removes them from the queue, or with LEASE moves them into inflight scored by the lease's end. Returns [[member, due-ms], ...].",
+        complexity: "O((M+1)*log(N)) with M the tasks claimed and N the tasks in the queue.",
+        since: "0.1.0",
+        args: &[
+            Arg::key("key", 0),
+            Arg::integer("count").token("COUNT").optional(),
+            LEASE_ARG,
+        ],
+    }
+}
 
-pub static BPOLL: Command = Command {
-    name: "delay.bpoll",
-    callback: callback_for!(BPOLL),
-    handler: bpoll,
-    flags: "write blocking",
-    acl_categories: "write sortedset slow blocking",
-    arity: -3,
-    key_specs: &poll_keys(3),
-    summary: "DELAY.POLL that blocks until a task is due or timeout-ms passes (0: forever); nil on timeout. Inside MULTI or a script it does not block.",
-    complexity: "O((M+1)*log(N)) with M the tasks claimed and N the tasks in the queue.",
-    since: "0.1.0",
-    args: &[
-        Arg::key("key", 0),
-        Arg::integer("timeout-ms"),
-        Arg::integer("count").token("COUNT").optional(),
-        LEASE_ARG,
-    ],
-    stats: CommandStats::new(),
-};
+declare_command! {
+    pub static BPOLL: Command = {
+        name: "delay.bpoll",
+        handler: bpoll,
+        flags: "write blocking",
+        acl_categories: "write sortedset slow blocking",
+        arity: -3,
+        key_specs: &poll_keys(3),
+        summary: "DELAY.POLL that blocks until a task is due or timeout-ms passes (0: forever); nil on timeout. Inside MULTI or a script it does not block.",
+        complexity: "O((M+1)*log(N)) with M the tasks claimed and N the tasks in the queue.",
+        since: "0.1.0",
+        args: &[
+            Arg::key("key", 0),
+            Arg::integer("timeout-ms"),
+            Arg::integer("count").token("COUNT").optional(),
+            LEASE_ARG,
+        ],
+    }
+}
 
-pub static ACK: Command = Command {
-    name: "delay.ack",
-    callback: callback_for!(ACK),
-    handler: ack,
-    flags: "write fast",
-    acl_categories: "write sortedset fast",
-    arity: -3,
-    key_specs: &[KeySpec::at(1, kf::RW | kf::DELETE)],
-    summary: "Removes finished tasks from an in-flight zset; returns how many were there.",
-    complexity: "O(M*log(N)) with M the members given and N the tasks in flight.",
-    since: "0.1.0",
-    args: &[Arg::key("inflight", 0), Arg::string("member").multiple()],
-    stats: CommandStats::new(),
-};
+declare_command! {
+    pub static ACK: Command = {
+        name: "delay.ack",
+        handler: ack,
+        flags: "write fast",
+        acl_categories: "write sortedset fast",
+        arity: -3,
+        key_specs: &[KeySpec::at(1, kf::RW | kf::DELETE)],
+        summary: "Removes finished tasks from an in-flight zset; returns how many were there.",
+        complexity: "O(M*log(N)) with M the members given and N the tasks in flight.",
+        since: "0.1.0",
+        args: &[Arg::key("inflight", 0), Arg::string("member").multiple()],
+    }
+}
 
 /// A poll's options: how many tasks, and where to lease them.
 struct PollOptions<K> {
@@ -281,7 +281,7 @@ fn bpoll(ctx: &Ctx, args: &[RStr]) -> Result<(), ZkitError> {
             .map(|(inflight, ms)| (OwnedRStr::new(inflight.as_bytes()), ms)),
     };
     let wake_at = earliest.map(|due| wake_at_ms(due, ctx.now_ms()));
-    ctx.block_on_zset(waiter, timeout, wake_at)
+    Ok(ctx.block_on_zset(waiter, timeout, wake_at)?)
 }
 
 /// A blocked DELAY.BPOLL: its own copy of the arguments, tried whenever the
@@ -293,6 +293,8 @@ struct PollWaiter {
 }
 
 impl ZsetWaiter for PollWaiter {
+    type Error = ZkitError;
+
     fn key(&self) -> &RStr {
         &self.key
     }

@@ -14,12 +14,14 @@
 
 use std::cmp::Ordering;
 
-use crate::args::{is_keyword, parse_f64, parse_i64, Options};
-use crate::command::{callback_for, key_flags as kf, Arg, Command, CommandStats, KeySpec};
-use crate::core::cursor::{self, Position};
-use crate::core::score::ScoreText;
+use super::args::{is_keyword, parse_f64, parse_i64, Options};
+use super::Command;
+use crate::declare_command;
 use crate::error::ZkitError;
-use crate::store::{CallArg, Ctx, EventClass, OwnedRStr, RStr, ScoreBound};
+use crate::host::{key_flags as kf, Arg, KeySpec};
+use crate::host::{CallArg, Ctx, EventClass, OwnedRStr, RStr, ScoreBound};
+use crate::logic::cursor::{self, Position};
+use crate::logic::score::ScoreText;
 
 pub static COMMANDS: &[&Command] = &[&ADD, &PAGE];
 
@@ -28,50 +30,50 @@ const DEFAULT_COUNT: usize = 10;
 /// The largest COUNT: one page stays a bounded amount of work and reply.
 const MAX_COUNT: i64 = 1000;
 
-pub static ADD: Command = Command {
-    name: "feed.add",
-    callback: callback_for!(ADD),
-    handler: add,
-    flags: "write deny-oom",
-    acl_categories: "write sortedset slow",
-    arity: -4,
-    key_specs: &[KeySpec::at(1, kf::RW | kf::UPDATE)],
-    summary: "Adds or re-scores feed items like ZADD; with CAP, then removes the lowest-scored items beyond n in the same step.",
-    complexity: "O((M+R) log(N)) with M the items given, R the items CAP removes and N the items in the feed.",
-    since: "0.1.0",
-    args: &[
-        Arg::key("key", 0),
-        Arg::integer("n").token("CAP").optional(),
-        Arg::block("data", &[Arg::double("score"), Arg::string("member")]).multiple(),
-    ],
-    stats: CommandStats::new(),
-};
+declare_command! {
+    pub static ADD: Command = {
+        name: "feed.add",
+        handler: add,
+        flags: "write deny-oom",
+        acl_categories: "write sortedset slow",
+        arity: -4,
+        key_specs: &[KeySpec::at(1, kf::RW | kf::UPDATE)],
+        summary: "Adds or re-scores feed items like ZADD; with CAP, then removes the lowest-scored items beyond n in the same step.",
+        complexity: "O((M+R) log(N)) with M the items given, R the items CAP removes and N the items in the feed.",
+        since: "0.1.0",
+        args: &[
+            Arg::key("key", 0),
+            Arg::integer("n").token("CAP").optional(),
+            Arg::block("data", &[Arg::double("score"), Arg::string("member")]).multiple(),
+        ],
+    }
+}
 
-pub static PAGE: Command = Command {
-    name: "feed.page",
-    callback: callback_for!(PAGE),
-    handler: page,
-    flags: "readonly",
-    acl_categories: "read sortedset slow",
-    arity: -2,
-    key_specs: &[KeySpec::at(1, kf::RO | kf::ACCESS)],
-    summary: "Returns a page of a feed, newest first, with exact top and bottom cursors: the newest items, or the items newer or older than a cursor.",
-    complexity: "O(log(N)+K+COUNT) with N the items in the feed and K the items that share the cursor's score and sort on the cursor's side of it (0 without ties).",
-    since: "0.1.0",
-    args: &[
-        Arg::key("key", 0),
-        Arg::integer("count").token("COUNT").optional(),
-        Arg::one_of(
-            "direction",
-            &[
-                Arg::string("cursor").token("NEWER"),
-                Arg::string("cursor").token("OLDER"),
-            ],
-        )
-        .optional(),
-    ],
-    stats: CommandStats::new(),
-};
+declare_command! {
+    pub static PAGE: Command = {
+        name: "feed.page",
+        handler: page,
+        flags: "readonly",
+        acl_categories: "read sortedset slow",
+        arity: -2,
+        key_specs: &[KeySpec::at(1, kf::RO | kf::ACCESS)],
+        summary: "Returns a page of a feed, newest first, with exact top and bottom cursors: the newest items, or the items newer or older than a cursor.",
+        complexity: "O(log(N)+K+COUNT) with N the items in the feed and K the items that share the cursor's score and sort on the cursor's side of it (0 without ties).",
+        since: "0.1.0",
+        args: &[
+            Arg::key("key", 0),
+            Arg::integer("count").token("COUNT").optional(),
+            Arg::one_of(
+                "direction",
+                &[
+                    Arg::string("cursor").token("NEWER"),
+                    Arg::string("cursor").token("OLDER"),
+                ],
+            )
+            .optional(),
+        ],
+    }
+}
 
 /// FEED.ADD `key [CAP n] score member [score member ...]` -> members added.
 fn add(ctx: &Ctx, args: &[RStr]) -> Result<(), ZkitError> {

@@ -9,144 +9,175 @@
 
 use std::collections::HashMap;
 
-use crate::args::{is_keyword, parse_i64, parse_non_negative, Options};
-use crate::command::{
-    callback_for, key_flags as kf, Arg, BeginSearch, Command, CommandStats, FindKeys, KeySpec,
-};
-use crate::config::tiebreak_clock;
-use crate::core::rank::{add_totals, check_total, weigh_total, RankEntry, TieBreakClock};
+use std::sync::atomic::{AtomicI64, Ordering};
+
+use super::args::{is_keyword, parse_i64, parse_non_negative, Options};
+use super::{Command, NumericConfig};
+use crate::declare_command;
 use crate::error::ZkitError;
-use crate::store::{CallArg, Ctx, EventClass, OwnedRStr, RStr, ScoreBound};
+use crate::host::{key_flags as kf, Arg, BeginSearch, FindKeys, KeySpec};
+use crate::host::{CallArg, Ctx, EventClass, OwnedRStr, RStr, ScoreBound};
+use crate::logic::rank::{
+    add_totals, check_total, weigh_total, RankEntry, TieBreakClock, CLOCK_LIMIT_MS,
+    DEFAULT_EPOCH_MS, DEFAULT_SPAN_MS,
+};
 
 pub static COMMANDS: &[&Command] = &[&GIFT, &SET, &GET, &TOP, &AROUND, &MERGE];
+
+/// `zkit.tiebreak-epoch-ms`: the start of the tie-break window (unix ms).
+pub static TIEBREAK_EPOCH_MS: NumericConfig = NumericConfig {
+    name: "tiebreak-epoch-ms",
+    value: AtomicI64::new(DEFAULT_EPOCH_MS),
+    default: DEFAULT_EPOCH_MS,
+    min: 0,
+    max: CLOCK_LIMIT_MS,
+};
+
+/// `zkit.tiebreak-span-ms`: the length of the tie-break window.
+pub static TIEBREAK_SPAN_MS: NumericConfig = NumericConfig {
+    name: "tiebreak-span-ms",
+    value: AtomicI64::new(DEFAULT_SPAN_MS),
+    default: DEFAULT_SPAN_MS,
+    min: 1,
+    max: CLOCK_LIMIT_MS,
+};
+
+/// The tie-break clock boards encode and decode with now.
+pub fn tiebreak_clock() -> TieBreakClock {
+    TieBreakClock::new(
+        TIEBREAK_EPOCH_MS.value.load(Ordering::Relaxed),
+        TIEBREAK_SPAN_MS.value.load(Ordering::Relaxed),
+    )
+    .expect("the config bounds keep the clock valid")
+}
 
 const BOARD_WRITE: &[KeySpec] = &[KeySpec::at(1, kf::RW | kf::ACCESS | kf::UPDATE)];
 const BOARD_READ: &[KeySpec] = &[KeySpec::at(1, kf::RO | kf::ACCESS)];
 
-pub static GIFT: Command = Command {
-    name: "rank.gift",
-    callback: callback_for!(GIFT),
-    handler: gift,
-    flags: "write deny-oom fast",
-    acl_categories: "write sortedset fast",
-    arity: -4,
-    key_specs: BOARD_WRITE,
-    summary: "Adds an amount to a member's total and returns the new total and rank; equal totals rank first-come.",
-    complexity: "O(log(N)) with N the number of members in the board.",
-    since: "0.1.0",
-    args: &[
-        Arg::key("key", 0),
-        Arg::string("member"),
-        Arg::integer("amount"),
-        Arg::unix_time("unix-ms").token("AT").optional(),
-    ],
-    stats: CommandStats::new(),
-};
+declare_command! {
+    pub static GIFT: Command = {
+        name: "rank.gift",
+        handler: gift,
+        flags: "write deny-oom fast",
+        acl_categories: "write sortedset fast",
+        arity: -4,
+        key_specs: BOARD_WRITE,
+        summary: "Adds an amount to a member's total and returns the new total and rank; equal totals rank first-come.",
+        complexity: "O(log(N)) with N the number of members in the board.",
+        since: "0.1.0",
+        args: &[
+            Arg::key("key", 0),
+            Arg::string("member"),
+            Arg::integer("amount"),
+            Arg::unix_time("unix-ms").token("AT").optional(),
+        ],
+    }
+}
 
-pub static SET: Command = Command {
-    name: "rank.set",
-    callback: callback_for!(SET),
-    handler: set,
-    flags: "write deny-oom fast",
-    acl_categories: "write sortedset fast",
-    arity: -4,
-    key_specs: BOARD_WRITE,
-    summary:
-        "Sets a member's total and returns it with the member's rank; equal totals rank first-come.",
-    complexity: "O(log(N)) with N the number of members in the board.",
-    since: "0.1.0",
-    args: &[
-        Arg::key("key", 0),
-        Arg::string("member"),
-        Arg::integer("total"),
-        Arg::unix_time("unix-ms").token("AT").optional(),
-    ],
-    stats: CommandStats::new(),
-};
+declare_command! {
+    pub static SET: Command = {
+        name: "rank.set",
+        handler: set,
+        flags: "write deny-oom fast",
+        acl_categories: "write sortedset fast",
+        arity: -4,
+        key_specs: BOARD_WRITE,
+        summary:
+            "Sets a member's total and returns it with the member's rank; equal totals rank first-come.",
+        complexity: "O(log(N)) with N the number of members in the board.",
+        since: "0.1.0",
+        args: &[
+            Arg::key("key", 0),
+            Arg::string("member"),
+            Arg::integer("total"),
+            Arg::unix_time("unix-ms").token("AT").optional(),
+        ],
+    }
+}
 
-pub static GET: Command = Command {
-    name: "rank.get",
-    callback: callback_for!(GET),
-    handler: get,
-    flags: "readonly fast",
-    acl_categories: "read sortedset fast",
-    arity: 3,
-    key_specs: BOARD_READ,
-    summary: "Returns a member's total, rank and the time it reached its total, or nil.",
-    complexity: "O(log(N)) with N the number of members in the board.",
-    since: "0.1.0",
-    args: &[Arg::key("key", 0), Arg::string("member")],
-    stats: CommandStats::new(),
-};
+declare_command! {
+    pub static GET: Command = {
+        name: "rank.get",
+        handler: get,
+        flags: "readonly fast",
+        acl_categories: "read sortedset fast",
+        arity: 3,
+        key_specs: BOARD_READ,
+        summary: "Returns a member's total, rank and the time it reached its total, or nil.",
+        complexity: "O(log(N)) with N the number of members in the board.",
+        since: "0.1.0",
+        args: &[Arg::key("key", 0), Arg::string("member")],
+    }
+}
 
-pub static TOP: Command = Command {
-    name: "rank.top",
-    callback: callback_for!(TOP),
-    handler: top,
-    flags: "readonly",
-    acl_categories: "read sortedset slow",
-    arity: -3,
-    key_specs: BOARD_READ,
-    summary: "Returns a page of the board from the highest total down: rank, member, total.",
-    complexity: "O(log(N)+M) with N the number of members in the board and M the count.",
-    since: "0.1.0",
-    args: &[
-        Arg::key("key", 0),
-        Arg::integer("count"),
-        Arg::integer("offset").token("OFFSET").optional(),
-    ],
-    stats: CommandStats::new(),
-};
+declare_command! {
+    pub static TOP: Command = {
+        name: "rank.top",
+        handler: top,
+        flags: "readonly",
+        acl_categories: "read sortedset slow",
+        arity: -3,
+        key_specs: BOARD_READ,
+        summary: "Returns a page of the board from the highest total down: rank, member, total.",
+        complexity: "O(log(N)+M) with N the number of members in the board and M the count.",
+        since: "0.1.0",
+        args: &[
+            Arg::key("key", 0),
+            Arg::integer("count"),
+            Arg::integer("offset").token("OFFSET").optional(),
+        ],
+    }
+}
 
-pub static AROUND: Command = Command {
-    name: "rank.around",
-    callback: callback_for!(AROUND),
-    handler: around,
-    flags: "readonly",
-    acl_categories: "read sortedset slow",
-    arity: 4,
-    key_specs: BOARD_READ,
-    summary: "Returns the member and up to radius entries above and below it: rank, member, total.",
-    complexity: "O(log(N)+M) with N the number of members in the board and M the radius.",
-    since: "0.1.0",
-    args: &[
-        Arg::key("key", 0),
-        Arg::string("member"),
-        Arg::integer("radius"),
-    ],
-    stats: CommandStats::new(),
-};
+declare_command! {
+    pub static AROUND: Command = {
+        name: "rank.around",
+        handler: around,
+        flags: "readonly",
+        acl_categories: "read sortedset slow",
+        arity: 4,
+        key_specs: BOARD_READ,
+        summary: "Returns the member and up to radius entries above and below it: rank, member, total.",
+        complexity: "O(log(N)+M) with N the number of members in the board and M the radius.",
+        since: "0.1.0",
+        args: &[
+            Arg::key("key", 0),
+            Arg::string("member"),
+            Arg::integer("radius"),
+        ],
+    }
+}
 
-pub static MERGE: Command = Command {
-    name: "rank.merge",
-    callback: callback_for!(MERGE),
-    handler: merge,
-    flags: "write deny-oom",
-    acl_categories: "write sortedset slow",
-    arity: -4,
-    key_specs: &[
-        KeySpec::at(1, kf::OW | kf::UPDATE),
-        KeySpec {
-            flags: kf::RO | kf::ACCESS,
-            begin: BeginSearch::Index(2),
-            find: FindKeys::KeyNum {
-                count_index: 0,
-                first: 1,
-                step: 1,
+declare_command! {
+    pub static MERGE: Command = {
+        name: "rank.merge",
+        handler: merge,
+        flags: "write deny-oom",
+        acl_categories: "write sortedset slow",
+        arity: -4,
+        key_specs: &[
+            KeySpec::at(1, kf::OW | kf::UPDATE),
+            KeySpec {
+                flags: kf::RO | kf::ACCESS,
+                begin: BeginSearch::Index(2),
+                find: FindKeys::KeyNum {
+                    count_index: 0,
+                    first: 1,
+                    step: 1,
+                },
             },
-        },
-    ],
-    summary: "Stores the sum of several boards (times integer weights) in destkey, keeping first-come order: a merged entry reached its total when its last contributor did.",
-    complexity: "O(N+M log(M)) with N the members of all inputs and M the members of the result.",
-    since: "0.1.0",
-    args: &[
-        Arg::key("destkey", 0),
-        Arg::integer("numkeys"),
-        Arg::key("key", 1).multiple(),
-        Arg::integer("weight").token("WEIGHTS").optional().multiple(),
-    ],
-    stats: CommandStats::new(),
-};
+        ],
+        summary: "Stores the sum of several boards (times integer weights) in destkey, keeping first-come order: a merged entry reached its total when its last contributor did.",
+        complexity: "O(N+M log(M)) with N the members of all inputs and M the members of the result.",
+        since: "0.1.0",
+        args: &[
+            Arg::key("destkey", 0),
+            Arg::integer("numkeys"),
+            Arg::key("key", 1).multiple(),
+            Arg::integer("weight").token("WEIGHTS").optional().multiple(),
+        ],
+    }
+}
 
 /// How a write changes a member's total.
 #[derive(Clone, Copy)]

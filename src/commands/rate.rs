@@ -8,36 +8,38 @@
 //! per key (each `<unix-ms>-<seq>`, 15 to 20 bytes), gone with the key one
 //! window after its newest hit.
 
-use crate::args::{parse_i64, Options};
-use crate::command::{callback_for, key_flags as kf, Arg, Command, CommandStats, KeySpec};
-use crate::core::clock::MAX_DURATION_MS;
-use crate::core::rate::{
+use super::args::{parse_i64, Options};
+use super::Command;
+use crate::declare_command;
+use crate::error::ZkitError;
+use crate::host::{key_flags as kf, Arg, KeySpec};
+use crate::host::{CallArg, Ctx, EventClass, OwnedRStr, RStr, ScoreBound};
+use crate::logic::clock::MAX_DURATION_MS;
+use crate::logic::rate::{
     cutoff, decide, expire_at, hit_member, retry_after_ms, Decision, MAX_LIMIT,
 };
-use crate::error::ZkitError;
-use crate::store::{CallArg, Ctx, EventClass, OwnedRStr, RStr, ScoreBound};
 
 pub static COMMANDS: &[&Command] = &[&HIT];
 
-pub static HIT: Command = Command {
-    name: "rate.hit",
-    callback: callback_for!(HIT),
-    handler: hit,
-    flags: "write deny-oom",
-    acl_categories: "write sortedset slow",
-    arity: -4,
-    key_specs: &[KeySpec::at(1, kf::RW | kf::UPDATE)],
-    summary: "Counts a hit against an exact sliding-window limit: logs it if at most limit units fall within the last window-ms, and returns [allowed, count, remaining, retry-after-ms].",
-    complexity: "O((E+C)*log(N)) with E the entries that left the window, C the cost and N the entries in the log.",
-    since: "0.1.0",
-    args: &[
-        Arg::key("key", 0),
-        Arg::integer("window-ms"),
-        Arg::integer("limit"),
-        Arg::integer("cost").token("COST").optional(),
-    ],
-    stats: CommandStats::new(),
-};
+declare_command! {
+    pub static HIT: Command = {
+        name: "rate.hit",
+        handler: hit,
+        flags: "write deny-oom",
+        acl_categories: "write sortedset slow",
+        arity: -4,
+        key_specs: &[KeySpec::at(1, kf::RW | kf::UPDATE)],
+        summary: "Counts a hit against an exact sliding-window limit: logs it if at most limit units fall within the last window-ms, and returns [allowed, count, remaining, retry-after-ms].",
+        complexity: "O((E+C)*log(N)) with E the entries that left the window, C the cost and N the entries in the log.",
+        since: "0.1.0",
+        args: &[
+            Arg::key("key", 0),
+            Arg::integer("window-ms"),
+            Arg::integer("limit"),
+            Arg::integer("cost").token("COST").optional(),
+        ],
+    }
+}
 
 /// What the log holds for one hit, read before anything is written.
 struct LogState {

@@ -8,34 +8,36 @@
 //! stay strictly increasing even within one millisecond (see
 //! `core::recent`), so the order is the order of the views.
 
-use crate::args::{parse_i64, split_trailing_options};
-use crate::command::{callback_for, key_flags as kf, Arg, Command, CommandStats, KeySpec};
-use crate::core::clock::{deadline, MAX_DURATION_MS};
-use crate::core::recent::view_scores;
+use super::args::{parse_i64, split_trailing_options};
+use super::Command;
+use crate::declare_command;
 use crate::error::ZkitError;
-use crate::store::{CallArg, Ctx, EventClass, OwnedRStr, RStr, ScoreBound};
+use crate::host::{key_flags as kf, Arg, KeySpec};
+use crate::host::{CallArg, Ctx, EventClass, OwnedRStr, RStr, ScoreBound};
+use crate::logic::clock::{deadline, MAX_DURATION_MS};
+use crate::logic::recent::view_scores;
 
 pub static COMMANDS: &[&Command] = &[&ADD];
 
-pub static ADD: Command = Command {
-    name: "recent.add",
-    callback: callback_for!(ADD),
-    handler: add,
-    flags: "write deny-oom",
-    acl_categories: "write sortedset slow",
-    arity: -3,
-    key_specs: &[KeySpec::at(1, kf::RW | kf::UPDATE)],
-    summary: "Records views of members in a recently-viewed list (newest first), keeps at most CAP of them and refreshes the TTL; returns the list's size.",
-    complexity: "O((M+T)*log(N)) with M the members given, T the members trimmed and N the size of the list.",
-    since: "0.1.0",
-    args: &[
-        Arg::key("key", 0),
-        Arg::string("member").multiple(),
-        Arg::integer("cap").token("CAP").optional(),
-        Arg::integer("seconds").token("TTL").optional(),
-    ],
-    stats: CommandStats::new(),
-};
+declare_command! {
+    pub static ADD: Command = {
+        name: "recent.add",
+        handler: add,
+        flags: "write deny-oom",
+        acl_categories: "write sortedset slow",
+        arity: -3,
+        key_specs: &[KeySpec::at(1, kf::RW | kf::UPDATE)],
+        summary: "Records views of members in a recently-viewed list (newest first), keeps at most CAP of them and refreshes the TTL; returns the list's size.",
+        complexity: "O((M+T)*log(N)) with M the members given, T the members trimmed and N the size of the list.",
+        since: "0.1.0",
+        args: &[
+            Arg::key("key", 0),
+            Arg::string("member").multiple(),
+            Arg::integer("cap").token("CAP").optional(),
+            Arg::integer("seconds").token("TTL").optional(),
+        ],
+    }
+}
 
 const TTL_RANGE: &str = "must be between 1 and 3155760000 seconds (100 years)";
 

@@ -13,13 +13,13 @@
 //! API (ZINCRBY's arithmetic) and replicated as
 //! `ZADD scores <exact score> item`.
 
-use crate::args::Options;
-use crate::command::{
-    callback_for, key_flags as kf, Arg, BeginSearch, Command, CommandStats, FindKeys, KeySpec,
-};
-use crate::core::vote::{check_window, outcome, Standing, Vote, VoteError, Weights};
+use super::args::Options;
+use super::Command;
+use crate::declare_command;
 use crate::error::ZkitError;
-use crate::store::{CallArg, Ctx, EventClass, KeyKind, RStr};
+use crate::host::{key_flags as kf, Arg, BeginSearch, FindKeys, KeySpec};
+use crate::host::{CallArg, Ctx, EventClass, KeyKind, RStr};
+use crate::logic::vote::{check_window, outcome, Standing, Vote, VoteError, Weights};
 
 pub static COMMANDS: &[&Command] = &[&CAST, &STATE];
 
@@ -28,75 +28,75 @@ pub static COMMANDS: &[&Command] = &[&CAST, &STATE];
 /// voter or direction spelled "WINDOW" is never mistaken for the option.
 const CAST_OPTIONS_AT: usize = 7;
 
-pub static CAST: Command = Command {
-    name: "vote.cast",
-    callback: callback_for!(CAST),
-    handler: cast,
-    flags: "write deny-oom fast",
-    acl_categories: "write sortedset set fast",
-    arity: -(CAST_OPTIONS_AT as i32),
-    key_specs: &[
-        KeySpec::at(1, kf::RW | kf::ACCESS | kf::UPDATE),
-        KeySpec::at(2, kf::RW | kf::UPDATE),
-        KeySpec::at(3, kf::RW | kf::UPDATE),
-        KeySpec {
-            flags: kf::RO,
-            begin: BeginSearch::Keyword {
-                keyword: "WINDOW",
-                start: CAST_OPTIONS_AT as i32,
+declare_command! {
+    pub static CAST: Command = {
+        name: "vote.cast",
+        handler: cast,
+        flags: "write deny-oom fast",
+        acl_categories: "write sortedset set fast",
+        arity: -(CAST_OPTIONS_AT as i32),
+        key_specs: &[
+            KeySpec::at(1, kf::RW | kf::ACCESS | kf::UPDATE),
+            KeySpec::at(2, kf::RW | kf::UPDATE),
+            KeySpec::at(3, kf::RW | kf::UPDATE),
+            KeySpec {
+                flags: kf::RO,
+                begin: BeginSearch::Keyword {
+                    keyword: "WINDOW",
+                    start: CAST_OPTIONS_AT as i32,
+                },
+                find: FindKeys::Range {
+                    last: 0,
+                    step: 1,
+                    limit: 0,
+                },
             },
-            find: FindKeys::Range {
-                last: 0,
-                step: 1,
-                limit: 0,
-            },
-        },
-    ],
-    summary: "Casts, switches or clears a voter's up or down vote on an item and updates the item's score; returns the score, the up and down counts and whether anything changed.",
-    complexity: "O(log(N)) with N the number of items in scores.",
-    since: "0.1.0",
-    args: &[
-        Arg::key("scores", 0),
-        Arg::key("upvoters", 1),
-        Arg::key("downvoters", 2),
-        Arg::string("item"),
-        Arg::string("voter"),
-        Arg::one_of(
-            "direction",
-            &[
-                Arg::pure_token("up", "UP"),
-                Arg::pure_token("down", "DOWN"),
-                Arg::pure_token("clear", "CLEAR"),
-            ],
-        ),
-        Arg::block("weight", &[Arg::double("up"), Arg::double("down")])
-            .token("WEIGHT")
-            .optional(),
-        Arg::block("window", &[Arg::key("times", 3), Arg::integer("seconds")])
-            .token("WINDOW")
-            .optional(),
-    ],
-    stats: CommandStats::new(),
-};
+        ],
+        summary: "Casts, switches or clears a voter's up or down vote on an item and updates the item's score; returns the score, the up and down counts and whether anything changed.",
+        complexity: "O(log(N)) with N the number of items in scores.",
+        since: "0.1.0",
+        args: &[
+            Arg::key("scores", 0),
+            Arg::key("upvoters", 1),
+            Arg::key("downvoters", 2),
+            Arg::string("item"),
+            Arg::string("voter"),
+            Arg::one_of(
+                "direction",
+                &[
+                    Arg::pure_token("up", "UP"),
+                    Arg::pure_token("down", "DOWN"),
+                    Arg::pure_token("clear", "CLEAR"),
+                ],
+            ),
+            Arg::block("weight", &[Arg::double("up"), Arg::double("down")])
+                .token("WEIGHT")
+                .optional(),
+            Arg::block("window", &[Arg::key("times", 3), Arg::integer("seconds")])
+                .token("WINDOW")
+                .optional(),
+        ],
+    }
+}
 
-pub static STATE: Command = Command {
-    name: "vote.state",
-    callback: callback_for!(STATE),
-    handler: state,
-    flags: "readonly fast",
-    acl_categories: "read set fast",
-    arity: 4,
-    key_specs: &[KeySpec::at(1, kf::RO), KeySpec::at(2, kf::RO)],
-    summary: "Returns a voter's vote: 1 up, -1 down, 0 none.",
-    complexity: "O(1)",
-    since: "0.1.0",
-    args: &[
-        Arg::key("upvoters", 0),
-        Arg::key("downvoters", 1),
-        Arg::string("voter"),
-    ],
-    stats: CommandStats::new(),
-};
+declare_command! {
+    pub static STATE: Command = {
+        name: "vote.state",
+        handler: state,
+        flags: "readonly fast",
+        acl_categories: "read set fast",
+        arity: 4,
+        key_specs: &[KeySpec::at(1, kf::RO), KeySpec::at(2, kf::RO)],
+        summary: "Returns a voter's vote: 1 up, -1 down, 0 none.",
+        complexity: "O(1)",
+        since: "0.1.0",
+        args: &[
+            Arg::key("upvoters", 0),
+            Arg::key("downvoters", 1),
+            Arg::string("voter"),
+        ],
+    }
+}
 
 /// VOTE.CAST `scores upvoters downvoters item voter UP|DOWN|CLEAR
 /// [WEIGHT up down] [WINDOW times seconds]` -> `[score, ups, downs, changed]`.

@@ -4,8 +4,8 @@ use std::ptr::NonNull;
 
 use redis_module::raw;
 
+use super::HostError;
 use super::{api, Ctx, OwnedRStr, RStr};
-use crate::error::ZkitError;
 
 /// One argument of a native command zkit runs or replicates.
 #[derive(Clone, Copy, Debug)]
@@ -154,7 +154,7 @@ impl Ctx {
     /// cannot do (ranks, sets). The call is not replicated on its own:
     /// commands replicate their effects explicitly with [`Ctx::replicate`].
     /// Replies come in RESP3, so scores arrive as doubles.
-    pub fn call(&self, command: &CStr, args: &[CallArg<'_>]) -> Result<CallReply, ZkitError> {
+    pub fn call(&self, command: &CStr, args: &[CallArg<'_>]) -> Result<CallReply, HostError> {
         self.call_native(command, args, false)
     }
 
@@ -165,7 +165,7 @@ impl Ctx {
         &self,
         command: &CStr,
         args: &[CallArg<'_>],
-    ) -> Result<CallReply, ZkitError> {
+    ) -> Result<CallReply, HostError> {
         self.call_native(command, args, true)
     }
 
@@ -174,7 +174,7 @@ impl Ctx {
         command: &CStr,
         args: &[CallArg<'_>],
         replicate: bool,
-    ) -> Result<CallReply, ZkitError> {
+    ) -> Result<CallReply, HostError> {
         let call_args = CallArgs::new(args);
         // SAFETY: valid context; "!": propagate the call, "3": RESP3
         // replies, "E": errors as error replies; then one string per "s", or
@@ -200,14 +200,14 @@ impl Ctx {
             }
         };
         let reply = CallReply::adopt(reply).ok_or_else(|| {
-            ZkitError::Internal(format!(
+            HostError::Internal(format!(
                 "{} could not be called ({})",
                 command.to_string_lossy(),
                 std::io::Error::last_os_error()
             ))
         })?;
         if let Some(message) = reply.get().error() {
-            return Err(ZkitError::Internal(format!(
+            return Err(HostError::Internal(format!(
                 "{} failed: {message}",
                 command.to_string_lossy()
             )));
@@ -218,7 +218,7 @@ impl Ctx {
 
 impl Ctx {
     /// A numeric server config, as `CONFIG GET name` reads it.
-    pub fn server_config_number(&self, name: &str) -> Result<i64, ZkitError> {
+    pub fn server_config_number(&self, name: &str) -> Result<i64, HostError> {
         let args = CallArgs::new(&[CallArg::Bytes(b"GET"), CallArg::Bytes(name.as_bytes())]);
         // SAFETY: valid context; "E": errors as replies, RESP2 (so the reply
         // is the array `[name, value]`); strings alive until the call returns.
@@ -236,7 +236,7 @@ impl Ctx {
                 let value = reply.get().element(1)?.bytes()?;
                 std::str::from_utf8(value).ok()?.parse().ok()
             })
-            .ok_or_else(|| ZkitError::Internal(format!("CONFIG GET {name} gave no number")))
+            .ok_or_else(|| HostError::Internal(format!("CONFIG GET {name} gave no number")))
     }
 }
 

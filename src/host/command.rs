@@ -1,30 +1,32 @@
-//! The declaration of a zkit command: one static value per command holds its
-//! handler and everything Redis is told about it (flags, arity, key specs,
-//! ACL categories, COMMAND DOCS text, arguments), so registration, COMMAND
-//! DOCS, COMMAND GETKEYS and INFO all read the same source.
+//! A command as the server sees it: one static declaration holds its handler
+//! and everything the server is told about it (flags, arity, key specs, ACL
+//! categories, COMMAND DOCS text, arguments), so registration, COMMAND DOCS,
+//! COMMAND GETKEYS and INFO all read the same value; and the dispatcher that
+//! runs it when the server calls.
 
 use std::ffi::c_int;
+use std::fmt::Display;
+use std::panic::{self, AssertUnwindSafe};
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use redis_module::raw as ffi;
+use redis_module::raw;
 
-use crate::args::{is_keyword, parse_i64};
-use crate::error::ZkitError;
-use crate::store::raw::{RedisModuleCtx, RedisModuleString};
-use crate::store::{Ctx, RStr};
+use super::{Ctx, HostError, RStr};
 
-/// The C entry point Redis calls; [`callback_for!`] writes one per command.
-pub type Callback = extern "C" fn(*mut RedisModuleCtx, *mut *mut RedisModuleString, c_int) -> c_int;
+/// The C entry point the server calls; [`declare_command!`] writes one per
+/// command, bound to its own declaration.
+pub type CommandCallback =
+    extern "C" fn(*mut raw::RedisModuleCtx, *mut *mut raw::RedisModuleString, c_int) -> c_int;
 
 /// A command body: parse, validate, act, reply. On `Err` nothing has been
-/// written or replied, and the dispatcher replies with the error.
-pub type Handler = fn(&Ctx, &[RStr]) -> Result<(), ZkitError>;
+/// replied, and the dispatcher replies with the error.
+pub type Handler<E> = fn(&Ctx, &[RStr]) -> Result<(), E>;
 
-pub struct Command {
+/// One command's declaration. `E` is the error type its handler returns;
+/// its `Display` text is the error reply.
+pub struct Command<E: 'static> {
     /// Lowercase, `family.verb`.
     pub name: &'static str,
-    pub callback: Callback,
-    pub handler: Handler,
     /// Command flags as RedisModule_CreateCommand takes them.
     pub flags: &'static str,
     /// ACL categories, applied on servers that support them (7.2+).
@@ -37,24 +39,46 @@ pub struct Command {
     pub complexity: &'static str,
     pub since: &'static str,
     pub args: &'static [Arg],
+    pub handler: Handler<E>,
     pub stats: CommandStats,
+    pub callback: CommandCallback,
 }
 
-/// Declares the C callback of a command static:
-/// `callback: callback_for!(GIFT)` inside `pub static GIFT: Command`.
-macro_rules! callback_for {
-    ($command:path) => {{
-        extern "C" fn callback(
-            ctx: *mut $crate::store::raw::RedisModuleCtx,
-            argv: *mut *mut $crate::store::raw::RedisModuleString,
-            argc: std::ffi::c_int,
-        ) -> std::ffi::c_int {
-            $crate::store::dispatch(&$command, ctx, argv, argc)
-        }
-        callback
-    }};
+/// Declares a command static and its C callback, which dispatches to that
+/// very static (the macro names it once, so a copied declaration cannot
+/// dispatch to another command). Give every field of [`Command`] but
+/// `stats` and `callback`:
+///
+/// ```ignore
+/// declare_command! {
+///     pub static GIFT: Command = {
+///         name: "rank.gift",
+///         handler: gift,
+///         flags: "write deny-oom fast",
+///         ...
+///     }
+/// }
+/// ```
+#[macro_export]
+macro_rules! declare_command {
+    ($(#[$meta:meta])* $vis:vis static $name:ident: $ty:ty = { $($field:ident: $value:expr),* $(,)? }) => {
+        $(#[$meta])*
+        $vis static $name: $ty = $crate::host::Command {
+            $($field: $value,)*
+            stats: $crate::host::CommandStats::new(),
+            callback: {
+                extern "C" fn callback(
+                    ctx: *mut $crate::host::RawCtx,
+                    argv: *mut *mut $crate::host::RawString,
+                    argc: std::ffi::c_int,
+                ) -> std::ffi::c_int {
+                    $crate::host::dispatch(&$name, ctx, argv, argc)
+                }
+                callback
+            },
+        };
+    };
 }
-pub(crate) use callback_for;
 
 /// Calls and errors of one command since the module loaded, for INFO.
 pub struct CommandStats {
@@ -68,14 +92,6 @@ impl CommandStats {
             calls: AtomicU64::new(0),
             errors: AtomicU64::new(0),
         }
-    }
-
-    pub fn record_call(&self) {
-        self.calls.fetch_add(1, Ordering::Relaxed);
-    }
-
-    pub fn record_error(&self) {
-        self.errors.fetch_add(1, Ordering::Relaxed);
     }
 
     pub fn calls(&self) -> u64 {
@@ -93,25 +109,89 @@ impl Default for CommandStats {
     }
 }
 
+/// Runs one command for the server: answers key-position requests, counts
+/// the call, checks arity, runs the handler, and turns an error or a panic
+/// into the error reply. A panic never unwinds into the server.
+#[doc(hidden)]
+pub fn dispatch<E: Display + From<HostError>>(
+    command: &'static Command<E>,
+    ctx: *mut raw::RedisModuleCtx,
+    argv: *mut *mut raw::RedisModuleString,
+    argc: c_int,
+) -> c_int {
+    let ctx = Ctx::new(ctx);
+    let args = RStr::slice_from_argv(argv, usize::try_from(argc).unwrap_or(0));
+    if ctx.is_keys_position_request() {
+        // Redis Cluster asks where the keys are (see `needs_getkeys_api`).
+        for (position, flags) in key_positions(command.key_specs, args) {
+            ctx.key_at_position(position, flags);
+        }
+        return raw::REDISMODULE_OK as c_int;
+    }
+    command.stats.calls.fetch_add(1, Ordering::Relaxed);
+    let outcome = panic::catch_unwind(AssertUnwindSafe(|| {
+        if !arity_fits(command.arity, args.len()) {
+            return Err(E::from(HostError::Arity(command.name)));
+        }
+        (command.handler)(&ctx, args)
+    }));
+    let error = match outcome {
+        Ok(Ok(())) => return raw::REDISMODULE_OK as c_int,
+        Ok(Err(error)) => error,
+        Err(payload) => E::from(ctx.panicked(command.name, payload.as_ref())),
+    };
+    command.stats.errors.fetch_add(1, Ordering::Relaxed);
+    ctx.reply_error(&error.to_string());
+    raw::REDISMODULE_OK as c_int
+}
+
+impl Ctx {
+    /// Logs a caught panic of `what` and turns it into an error.
+    pub(super) fn panicked(&self, what: &str, payload: &(dyn std::any::Any + Send)) -> HostError {
+        let reason = payload
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "unknown panic".to_string());
+        self.log_warning(&format!("zkit: {what} panicked: {reason}"));
+        HostError::Panicked {
+            what: what.to_string(),
+            reason,
+        }
+    }
+}
+
+/// The server checks arity before calling a command, but RM_Call from other
+/// modules and future server versions may not; handlers index argv freely.
+fn arity_fits(arity: i32, argc: usize) -> bool {
+    let argc = argc as i64;
+    let arity = i64::from(arity);
+    if arity >= 0 {
+        argc == arity
+    } else {
+        argc >= -arity
+    }
+}
+
 /// Key-spec flags, as Redis defines them (see "key specs" in the Redis docs).
 pub mod key_flags {
-    use super::ffi;
+    use redis_module::raw;
     /// Read-only access to the value.
-    pub const RO: u32 = ffi::REDISMODULE_CMD_KEY_RO;
+    pub const RO: u32 = raw::REDISMODULE_CMD_KEY_RO;
     /// Read-write: the command reads and modifies the value.
-    pub const RW: u32 = ffi::REDISMODULE_CMD_KEY_RW;
+    pub const RW: u32 = raw::REDISMODULE_CMD_KEY_RW;
     /// Overwrite: the value is replaced without being read.
-    pub const OW: u32 = ffi::REDISMODULE_CMD_KEY_OW;
+    pub const OW: u32 = raw::REDISMODULE_CMD_KEY_OW;
     /// The key may be deleted.
-    pub const RM: u32 = ffi::REDISMODULE_CMD_KEY_RM;
+    pub const RM: u32 = raw::REDISMODULE_CMD_KEY_RM;
     /// User data of the value is returned or copied.
-    pub const ACCESS: u32 = ffi::REDISMODULE_CMD_KEY_ACCESS;
+    pub const ACCESS: u32 = raw::REDISMODULE_CMD_KEY_ACCESS;
     /// Data is updated, the new value may depend on the old one.
-    pub const UPDATE: u32 = ffi::REDISMODULE_CMD_KEY_UPDATE;
+    pub const UPDATE: u32 = raw::REDISMODULE_CMD_KEY_UPDATE;
     /// Data is only added.
-    pub const INSERT: u32 = ffi::REDISMODULE_CMD_KEY_INSERT;
+    pub const INSERT: u32 = raw::REDISMODULE_CMD_KEY_INSERT;
     /// Data is explicitly removed.
-    pub const DELETE: u32 = ffi::REDISMODULE_CMD_KEY_DELETE;
+    pub const DELETE: u32 = raw::REDISMODULE_CMD_KEY_DELETE;
 }
 
 /// Where Redis finds a command's keys (COMMAND GETKEYS, cluster routing, ACL
@@ -156,6 +236,20 @@ impl KeySpec {
             },
         }
     }
+
+    /// One key right after `keyword`, searched from argv index `start`
+    /// (`LEASE inflight ms`, `WINDOW times seconds`).
+    pub const fn after_keyword(keyword: &'static str, start: i32, flags: u32) -> KeySpec {
+        KeySpec {
+            flags,
+            begin: BeginSearch::Keyword { keyword, start },
+            find: FindKeys::Range {
+                last: 0,
+                step: 1,
+                limit: 0,
+            },
+        }
+    }
 }
 
 /// Whether Redis Cluster can find every key of these specs on its own.
@@ -180,6 +274,11 @@ pub fn needs_getkeys_api(specs: &[KeySpec]) -> bool {
 /// inside `args`: a malformed call yields the keys that can be found.
 pub fn key_positions<A: AsRef<[u8]>>(specs: &[KeySpec], args: &[A]) -> Vec<(usize, u32)> {
     let argc = args.len() as i64;
+    let is_keyword = |i: i64, keyword: &str| {
+        args[i as usize]
+            .as_ref()
+            .eq_ignore_ascii_case(keyword.as_bytes())
+    };
     let mut keys = Vec::new();
     for spec in specs {
         let first = match spec.begin {
@@ -187,11 +286,11 @@ pub fn key_positions<A: AsRef<[u8]>>(specs: &[KeySpec], args: &[A]) -> Vec<(usiz
             BeginSearch::Keyword { keyword, start } => {
                 let start = i64::from(start);
                 let found = if start >= 0 {
-                    (start..argc).find(|&i| is_keyword(args[i as usize].as_ref(), keyword))
+                    (start..argc).find(|&i| is_keyword(i, keyword))
                 } else {
                     (1..=(argc + start).min(argc - 1))
                         .rev()
-                        .find(|&i| is_keyword(args[i as usize].as_ref(), keyword))
+                        .find(|&i| is_keyword(i, keyword))
                 };
                 match found {
                     Some(i) => i + 1,
@@ -219,8 +318,8 @@ pub fn key_positions<A: AsRef<[u8]>>(specs: &[KeySpec], args: &[A]) -> Vec<(usiz
                 let count = usize::try_from(first + i64::from(count_index))
                     .ok()
                     .and_then(|i| args.get(i))
-                    .and_then(|count| parse_i64(count.as_ref()).ok());
-                let Some(count) = count.filter(|&n| n > 0) else {
+                    .and_then(|count| positive_count(count.as_ref()));
+                let Some(count) = count else {
                     continue;
                 };
                 let step = i64::from(step);
@@ -240,6 +339,17 @@ pub fn key_positions<A: AsRef<[u8]>>(specs: &[KeySpec], args: &[A]) -> Vec<(usiz
         }
     }
     keys
+}
+
+/// A key count as the server's `string2ll` reads it, if positive: digits
+/// only, no sign, no leading zero.
+fn positive_count(text: &[u8]) -> Option<i64> {
+    match text {
+        [b'1'..=b'9', rest @ ..] if rest.iter().all(u8::is_ascii_digit) => {
+            std::str::from_utf8(text).ok()?.parse().ok()
+        }
+        _ => None,
+    }
 }
 
 /// One argument in COMMAND DOCS.
@@ -369,12 +479,25 @@ mod tests {
         assert_eq!(positions(&merge, "m dest 5 a"), [1, 3]);
         assert_eq!(positions(&merge, "m dest x a"), [1]);
         assert_eq!(positions(&merge, "m dest -1 a"), [1]);
+        assert_eq!(positions(&merge, "m dest +1 a"), [1]);
+        assert_eq!(positions(&merge, "m dest 01 a"), [1]);
         assert_eq!(positions(&merge, "m dest"), [1]);
         assert_eq!(positions(&[AFTER_KEYS], "c x KEYS k1 k2"), [3, 4]);
         assert_eq!(positions(&[AFTER_KEYS], "c x keys"), Vec::<usize>::new());
         assert_eq!(positions(&[AFTER_KEYS], "c x y"), Vec::<usize>::new());
+        let lease = KeySpec::after_keyword("LEASE", 2, key_flags::RW);
+        assert_eq!(positions(&[DEST, lease], "p q LEASE held 5"), [1, 3]);
         assert!(needs_getkeys_api(&merge));
         assert!(!needs_getkeys_api(&[DEST]));
+    }
+
+    #[test]
+    fn arity_is_exact_or_minimum() {
+        assert!(arity_fits(3, 3));
+        assert!(!arity_fits(3, 4));
+        assert!(arity_fits(-4, 4));
+        assert!(arity_fits(-4, 9));
+        assert!(!arity_fits(-4, 3));
     }
 
     proptest! {

@@ -1,133 +1,25 @@
+//! Registration: each [`Command`] declaration becomes a server command with
+//! its metadata (RedisModule_CreateCommand, then RedisModule_SetCommandInfo
+//! and, where the server has them, ACL categories).
+
 use std::ffi::{c_int, CString};
-use std::panic::{self, AssertUnwindSafe};
-use std::sync::OnceLock;
 
 use redis_module::raw;
 
+use super::command::{needs_getkeys_api, Arg, ArgKind, BeginSearch, Command, FindKeys, KeySpec};
 use super::ctx::c_text;
-use super::{api, Ctx, RStr};
-use crate::command::{
-    key_positions, needs_getkeys_api, Arg, ArgKind, BeginSearch, Command, FindKeys, KeySpec,
-};
-use crate::error::ZkitError;
+use super::{api, Ctx};
 
-/// Runs one command for Redis: counts it, runs its handler, turns an error or
-/// a panic into an error reply. A panic must never unwind into the server.
-pub fn dispatch(
-    command: &'static Command,
-    ctx: *mut raw::RedisModuleCtx,
-    argv: *mut *mut raw::RedisModuleString,
-    argc: c_int,
-) -> c_int {
-    let ctx = Ctx::new(ctx);
-    let args = RStr::slice_from_argv(argv, usize::try_from(argc).unwrap_or(0));
-    if ctx.is_keys_position_request() {
-        // Redis Cluster asks where the keys are (see `needs_getkeys_api`).
-        for (position, flags) in key_positions(command.key_specs, args) {
-            ctx.key_at_position(position, flags);
-        }
-        return raw::REDISMODULE_OK as c_int;
-    }
-    command.stats.record_call();
-    let outcome = panic::catch_unwind(AssertUnwindSafe(|| {
-        if !arity_fits(command.arity, args.len()) {
-            return Err(ZkitError::Arity(command.name));
-        }
-        (command.handler)(&ctx, args)
-    }));
-    let error = match outcome {
-        Ok(Ok(())) => return raw::REDISMODULE_OK as c_int,
-        Ok(Err(error)) => error,
-        Err(payload) => {
-            let reason = panic_reason(payload.as_ref());
-            ctx.log_warning(&format!("zkit: {} panicked: {reason}", command.name));
-            ZkitError::Internal(format!("{} panicked: {reason}", command.name))
-        }
-    };
-    command.stats.record_error();
-    ctx.reply_error(&error.to_string());
-    raw::REDISMODULE_OK as c_int
-}
-
-/// The message of a caught panic, for the log and the error reply.
-pub(super) fn panic_reason(payload: &(dyn std::any::Any + Send)) -> String {
-    payload
-        .downcast_ref::<&str>()
-        .map(|s| s.to_string())
-        .or_else(|| payload.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "unknown panic".to_string())
-}
-
-/// Redis checks arity before calling a command, but RM_Call from other
-/// modules and future server versions may not; handlers index argv freely.
-fn arity_fits(arity: i32, argc: usize) -> bool {
-    let argc = argc as i64;
-    let arity = i64::from(arity);
-    if arity >= 0 {
-        argc == arity
-    } else {
-        argc >= -arity
-    }
-}
-
-/// Refuses to load on servers without the module API zkit needs (Redis 6.2
-/// and older) before anything is registered; the caller logs why.
-pub fn ensure_server_supported() -> Result<(), String> {
-    // SAFETY: reading function pointers the server filled in at load.
-    let missing: Vec<&str> = unsafe {
-        [
-            (
-                "RedisModule_GetCommand",
-                { raw::RedisModule_GetCommand }.is_some(),
-            ),
-            (
-                "RedisModule_SetCommandInfo",
-                { raw::RedisModule_SetCommandInfo }.is_some(),
-            ),
-            (
-                "RedisModule_RegisterNumericConfig",
-                { raw::RedisModule_RegisterNumericConfig }.is_some(),
-            ),
-            (
-                "RedisModule_LoadConfigs",
-                { raw::RedisModule_LoadConfigs }.is_some(),
-            ),
-            (
-                "RedisModule_KeyAtPosWithFlags",
-                { raw::RedisModule_KeyAtPosWithFlags }.is_some(),
-            ),
-        ]
-    }
-    .into_iter()
-    .filter(|(_, present)| !present)
-    .map(|(name, _)| name)
-    .collect();
-    if missing.is_empty() {
-        return Ok(());
-    }
-    Err(format!(
-        "zkit needs Redis 7.0 or later (or Valkey 7.2 or later): this server lacks {}; \
-         the module is not loaded",
-        missing.join(", ")
-    ))
-}
-
-/// Makes zkit signal modified keys itself, after writes that change
-/// something (see `Zset`), instead of Redis signalling every key a command
-/// opened for writing, changed or not.
-pub fn disable_implicit_key_signals(ctx: &Ctx) {
-    // SAFETY: load context; the option exists since Redis 6.2.
-    unsafe {
-        api!(RedisModule_SetModuleOptions)(
-            ctx.as_ptr(),
-            raw::REDISMODULE_OPTION_NO_IMPLICIT_SIGNAL_MODIFIED as c_int,
-        )
-    };
-}
+/// The callback type RedisModule_CreateCommand takes.
+type RawCommandFn = unsafe extern "C" fn(
+    *mut raw::RedisModuleCtx,
+    *mut *mut raw::RedisModuleString,
+    c_int,
+) -> c_int;
 
 /// Registers one command and its metadata. ACL categories are applied only
 /// where the server supports them (Redis 7.2+); 7.0 has no API for them.
-pub fn register_command(ctx: &Ctx, command: &'static Command) -> Result<(), String> {
+pub fn register_command<E>(ctx: &Ctx, command: &'static Command<E>) -> Result<(), String> {
     let name = CString::new(command.name).map_err(|e| e.to_string())?;
     let flags = if needs_getkeys_api(command.key_specs) {
         format!("{} getkeys-api", command.flags)
@@ -140,7 +32,7 @@ pub fn register_command(ctx: &Ctx, command: &'static Command) -> Result<(), Stri
         let status = api!(RedisModule_CreateCommand)(
             ctx.as_ptr(),
             name.as_ptr(),
-            Some(command.callback as RawCmdFunc),
+            Some(command.callback as RawCommandFn),
             flags.as_ptr(),
             0,
             0,
@@ -178,12 +70,6 @@ pub fn register_command(ctx: &Ctx, command: &'static Command) -> Result<(), Stri
     Ok(())
 }
 
-type RawCmdFunc = unsafe extern "C" fn(
-    *mut raw::RedisModuleCtx,
-    *mut *mut raw::RedisModuleString,
-    c_int,
-) -> c_int;
-
 static COMMAND_INFO_VERSION: raw::RedisModuleCommandInfoVersion =
     raw::RedisModuleCommandInfoVersion {
         version: 1,
@@ -195,7 +81,12 @@ static COMMAND_INFO_VERSION: raw::RedisModuleCommandInfoVersion =
 /// The C form of a command's metadata. Owns every string and array the raw
 /// structs point to until RedisModule_SetCommandInfo has copied them.
 struct CommandInfo {
-    command: &'static Command,
+    summary: &'static str,
+    complexity: &'static str,
+    since: &'static str,
+    arity: i32,
+    key_spec_list: &'static [KeySpec],
+    arg_list: &'static [Arg],
     strings: Vec<CString>,
     key_specs: Vec<raw::RedisModuleCommandKeySpec>,
     arg_arrays: Vec<Vec<raw::RedisModuleCommandArg>>,
@@ -203,9 +94,14 @@ struct CommandInfo {
 }
 
 impl CommandInfo {
-    fn new(command: &'static Command) -> CommandInfo {
+    fn new<E>(command: &'static Command<E>) -> CommandInfo {
         CommandInfo {
-            command,
+            summary: command.summary,
+            complexity: command.complexity,
+            since: command.since,
+            arity: command.arity,
+            key_spec_list: command.key_specs,
+            arg_list: command.args,
             strings: Vec::new(),
             key_specs: Vec::new(),
             arg_arrays: Vec::new(),
@@ -222,19 +118,18 @@ impl CommandInfo {
     }
 
     fn build(&mut self) -> *const raw::RedisModuleCommandInfo {
-        let command = self.command;
-        let mut specs: Vec<raw::RedisModuleCommandKeySpec> = command
-            .key_specs
+        let mut specs: Vec<raw::RedisModuleCommandKeySpec> = self
+            .key_spec_list
             .iter()
             .map(|spec| self.key_spec(spec))
             .collect();
         // SAFETY: an all-zero key spec is the documented array terminator.
         specs.push(unsafe { std::mem::zeroed() });
         self.key_specs = specs;
-        let args = self.args(command.args);
-        let summary = self.text(command.summary);
-        let complexity = self.text(command.complexity);
-        let since = self.text(command.since);
+        let args = self.args(self.arg_list);
+        let summary = self.text(self.summary);
+        let complexity = self.text(self.complexity);
+        let since = self.text(self.since);
         self.info = Some(raw::RedisModuleCommandInfo {
             version: &COMMAND_INFO_VERSION,
             summary,
@@ -242,7 +137,7 @@ impl CommandInfo {
             since,
             history: std::ptr::null_mut(),
             tips: std::ptr::null(),
-            arity: command.arity,
+            arity: self.arity,
             key_specs: self.key_specs.as_mut_ptr(),
             args,
         });
@@ -365,81 +260,5 @@ impl CommandInfo {
             subargs,
             display_text: std::ptr::null(),
         }
-    }
-}
-
-/// Where an INFO callback writes its fields.
-pub struct InfoSink {
-    raw: *mut raw::RedisModuleInfoCtx,
-}
-
-impl InfoSink {
-    /// Starts a section; the server prefixes its name with `zkit_`
-    /// (an empty name gives the section `zkit`).
-    pub fn section(&mut self, name: &str) {
-        let name = c_text(name);
-        // SAFETY: valid info context inside the INFO callback.
-        unsafe { api!(RedisModule_InfoAddSection)(self.raw, name.as_ptr()) };
-    }
-
-    pub fn field_str(&mut self, name: &str, value: &str) {
-        let (name, value) = (c_text(name), c_text(value));
-        // SAFETY: valid info context; strings are copied.
-        unsafe { api!(RedisModule_InfoAddFieldCString)(self.raw, name.as_ptr(), value.as_ptr()) };
-    }
-
-    pub fn field_i64(&mut self, name: &str, value: i64) {
-        let name = c_text(name);
-        // SAFETY: valid info context.
-        unsafe { api!(RedisModule_InfoAddFieldLongLong)(self.raw, name.as_ptr(), value) };
-    }
-
-    /// A `name:key=value,...` line, like INFO commandstats.
-    pub fn dict(&mut self, name: &str, fields: &[(&str, u64)]) {
-        let name = c_text(name);
-        // SAFETY: valid info context; begin and end are paired.
-        unsafe {
-            api!(RedisModule_InfoBeginDictField)(self.raw, name.as_ptr());
-            for (key, value) in fields {
-                let key = c_text(key);
-                api!(RedisModule_InfoAddFieldULongLong)(self.raw, key.as_ptr(), *value);
-            }
-            api!(RedisModule_InfoEndDictField)(self.raw);
-        }
-    }
-}
-
-static INFO_WRITER: OnceLock<fn(&mut InfoSink)> = OnceLock::new();
-
-extern "C" fn info_callback(ctx: *mut raw::RedisModuleInfoCtx, _for_crash_report: c_int) {
-    if let Some(write) = INFO_WRITER.get() {
-        // INFO runs during crash reports too: never unwind from here.
-        let _ = panic::catch_unwind(AssertUnwindSafe(|| write(&mut InfoSink { raw: ctx })));
-    }
-}
-
-/// Makes `write` the module's INFO section writer.
-pub fn register_info(ctx: &Ctx, write: fn(&mut InfoSink)) -> Result<(), String> {
-    let _ = INFO_WRITER.set(write);
-    // SAFETY: load context and a callback with the C signature Redis expects.
-    let status = unsafe { api!(RedisModule_RegisterInfoFunc)(ctx.as_ptr(), Some(info_callback)) };
-    if status == raw::REDISMODULE_OK as c_int {
-        Ok(())
-    } else {
-        Err("could not register the INFO section".into())
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::arity_fits;
-
-    #[test]
-    fn arity_is_exact_or_minimum() {
-        assert!(arity_fits(3, 3));
-        assert!(!arity_fits(3, 4));
-        assert!(arity_fits(-4, 4));
-        assert!(arity_fits(-4, 9));
-        assert!(!arity_fits(-4, 3));
     }
 }

@@ -10,8 +10,7 @@ use std::panic::{self, AssertUnwindSafe};
 
 use redis_module::raw;
 
-use super::register::panic_reason;
-use super::{Ctx, RStr};
+use super::{api, Ctx, RStr};
 
 /// What the module does once the API is ready: register commands, configs
 /// and INFO. An error refuses the load and is logged.
@@ -24,30 +23,28 @@ macro_rules! export_module {
     (name: $name:expr, version: $version:expr, load: $load:path $(,)?) => {
         /// Called by the server when it loads the module.
         #[no_mangle]
-        #[allow(non_snake_case)]
+        #[allow(non_snake_case, unsafe_code)]
         pub extern "C" fn RedisModule_OnLoad(
-            ctx: *mut $crate::store::raw::RedisModuleCtx,
-            argv: *mut *mut $crate::store::raw::RedisModuleString,
+            ctx: *mut $crate::host::RawCtx,
+            argv: *mut *mut $crate::host::RawString,
             argc: std::ffi::c_int,
         ) -> std::ffi::c_int {
             let name: &std::ffi::CStr = $name;
             let version: i32 = $version;
-            let load: $crate::store::entry::LoadFn = $load;
+            let load: $crate::host::entry::LoadFn = $load;
             // SAFETY: the server calls this once per load, with its load
             // context and the load arguments.
             #[allow(unsafe_code)]
             unsafe {
-                $crate::store::entry::on_load(ctx, argv, argc, name, version, load)
+                $crate::host::entry::on_load(ctx, argv, argc, name, version, load)
             }
         }
 
         /// Called by the server before it unloads the module.
         #[no_mangle]
-        #[allow(non_snake_case)]
-        pub extern "C" fn RedisModule_OnUnload(
-            ctx: *mut $crate::store::raw::RedisModuleCtx,
-        ) -> std::ffi::c_int {
-            $crate::store::entry::on_unload(ctx)
+        #[allow(non_snake_case, unsafe_code)]
+        pub extern "C" fn RedisModule_OnUnload(ctx: *mut $crate::host::RawCtx) -> std::ffi::c_int {
+            $crate::host::entry::on_unload(ctx)
         }
     };
 }
@@ -82,10 +79,8 @@ pub unsafe fn on_load(
     }
     let ctx = Ctx::new(ctx);
     let args = RStr::slice_from_argv(argv, usize::try_from(argc).unwrap_or(0));
-    let outcome =
-        panic::catch_unwind(AssertUnwindSafe(|| load(&ctx, args))).unwrap_or_else(|payload| {
-            Err(format!("load panicked: {}", panic_reason(payload.as_ref())))
-        });
+    let outcome = panic::catch_unwind(AssertUnwindSafe(|| load(&ctx, args)))
+        .unwrap_or_else(|payload| Err(ctx.panicked("load", payload.as_ref()).to_string()));
     match outcome {
         Ok(()) => raw::REDISMODULE_OK as c_int,
         Err(message) => {
@@ -101,4 +96,59 @@ pub unsafe fn on_load(
 pub fn on_unload(_ctx: *mut raw::RedisModuleCtx) -> c_int {
     super::block::forget_subscription();
     raw::REDISMODULE_OK as c_int
+}
+
+/// Refuses to load on servers without the module API zkit needs (Redis 6.2
+/// and older) before anything is registered; the caller logs why.
+pub fn ensure_server_supported() -> Result<(), String> {
+    // SAFETY: reading function pointers the server filled in at load.
+    let missing: Vec<&str> = unsafe {
+        [
+            (
+                "RedisModule_GetCommand",
+                { raw::RedisModule_GetCommand }.is_some(),
+            ),
+            (
+                "RedisModule_SetCommandInfo",
+                { raw::RedisModule_SetCommandInfo }.is_some(),
+            ),
+            (
+                "RedisModule_RegisterNumericConfig",
+                { raw::RedisModule_RegisterNumericConfig }.is_some(),
+            ),
+            (
+                "RedisModule_LoadConfigs",
+                { raw::RedisModule_LoadConfigs }.is_some(),
+            ),
+            (
+                "RedisModule_KeyAtPosWithFlags",
+                { raw::RedisModule_KeyAtPosWithFlags }.is_some(),
+            ),
+        ]
+    }
+    .into_iter()
+    .filter(|(_, present)| !present)
+    .map(|(name, _)| name)
+    .collect();
+    if missing.is_empty() {
+        return Ok(());
+    }
+    Err(format!(
+        "zkit needs Redis 7.0 or later (or Valkey 7.2 or later): this server lacks {}; \
+         the module is not loaded",
+        missing.join(", ")
+    ))
+}
+
+/// Makes zkit signal modified keys itself, after writes that change
+/// something (see `Zset`), instead of Redis signalling every key a command
+/// opened for writing, changed or not.
+pub fn disable_implicit_key_signals(ctx: &Ctx) {
+    // SAFETY: load context; the option exists since Redis 6.2.
+    unsafe {
+        api!(RedisModule_SetModuleOptions)(
+            ctx.as_ptr(),
+            raw::REDISMODULE_OPTION_NO_IMPLICIT_SIGNAL_MODIFIED as c_int,
+        )
+    };
 }

@@ -3,8 +3,8 @@ use std::ptr::NonNull;
 
 use redis_module::raw;
 
+use super::HostError;
 use super::{api, Ctx, OwnedRStr, RStr};
-use crate::error::ZkitError;
 
 /// A sorted-set key opened on the low-level key API. Absent keys open as
 /// empty (and, when writable, are created by the first add); keys of another
@@ -41,7 +41,7 @@ impl ScoreBound {
 
 impl Ctx {
     /// Opens a sorted set for reading; `None` when the key does not exist.
-    pub fn open_zset(&self, name: &RStr) -> Result<Option<Zset<'_>>, ZkitError> {
+    pub fn open_zset(&self, name: &RStr) -> Result<Option<Zset<'_>>, HostError> {
         self.open_typed(
             name,
             raw::REDISMODULE_READ,
@@ -51,7 +51,7 @@ impl Ctx {
     }
 
     /// Opens a sorted set for writing, absent or not.
-    pub fn open_zset_mut<'a>(&'a self, name: &'a RStr) -> Result<Zset<'a>, ZkitError> {
+    pub fn open_zset_mut<'a>(&'a self, name: &'a RStr) -> Result<Zset<'a>, HostError> {
         let key = self.open_typed(
             name,
             raw::REDISMODULE_READ | raw::REDISMODULE_WRITE,
@@ -63,14 +63,14 @@ impl Ctx {
 
     /// Checks that a key is absent or holds `expected` without keeping it open,
     /// so a command can validate every key before it writes any.
-    pub fn check_key_type(&self, name: &RStr, expected: KeyKind) -> Result<(), ZkitError> {
+    pub fn check_key_type(&self, name: &RStr, expected: KeyKind) -> Result<(), HostError> {
         self.key_len(name, expected).map(|_| ())
     }
 
     /// The number of elements of a key that must be absent (0) or hold
     /// `expected`: SCARD, ZCARD or HLEN without a native call, and the same
     /// WRONGTYPE check as [`Ctx::check_key_type`].
-    pub fn key_len(&self, name: &RStr, expected: KeyKind) -> Result<usize, ZkitError> {
+    pub fn key_len(&self, name: &RStr, expected: KeyKind) -> Result<usize, HostError> {
         let Some(key) = self.open_typed(name, raw::REDISMODULE_READ, expected.code())? else {
             return Ok(0);
         };
@@ -114,7 +114,7 @@ impl Ctx {
         name: &RStr,
         mode: u32,
         expected: u32,
-    ) -> Result<Option<NonNull<raw::RedisModuleKey>>, ZkitError> {
+    ) -> Result<Option<NonNull<raw::RedisModuleKey>>, HostError> {
         // SAFETY: valid context and key name. A read-only open of an absent
         // key returns NULL; a writable open always returns a handle.
         let key = unsafe { api!(RedisModule_OpenKey)(self.as_ptr(), name.as_ptr(), mode as c_int) };
@@ -126,7 +126,7 @@ impl Ctx {
         if kind != expected && kind != raw::REDISMODULE_KEYTYPE_EMPTY as u32 {
             // SAFETY: closed once, never used again.
             unsafe { api!(RedisModule_CloseKey)(key.as_ptr()) };
-            return Err(ZkitError::WrongType);
+            return Err(HostError::WrongType);
         }
         Ok(Some(key))
     }
@@ -183,13 +183,13 @@ impl<'c> Zset<'c> {
 
     /// Sets a member's score; true if the member was new. The score must not
     /// be NaN (callers validate input first).
-    pub fn add(&mut self, member: &RStr, score: f64) -> Result<bool, ZkitError> {
+    pub fn add(&mut self, member: &RStr, score: f64) -> Result<bool, HostError> {
         let mut flags: c_int = 0;
         // SAFETY: open writable key and valid member.
         let status =
             unsafe { api!(RedisModule_ZsetAdd)(self.ptr(), score, member.as_ptr(), &mut flags) };
         if status != raw::REDISMODULE_OK as c_int {
-            return Err(ZkitError::Internal(format!(
+            return Err(HostError::Internal(format!(
                 "RedisModule_ZsetAdd refused score {score}"
             )));
         }
@@ -201,7 +201,7 @@ impl<'c> Zset<'c> {
     /// Adds `delta` to a member's score in one lookup (an absent member
     /// starts at `delta`, as with ZINCRBY) and returns the new score. Redis
     /// refuses a NaN result (inf + -inf), as ZINCRBY does.
-    pub fn incr(&mut self, member: &RStr, delta: f64) -> Result<f64, ZkitError> {
+    pub fn incr(&mut self, member: &RStr, delta: f64) -> Result<f64, HostError> {
         let mut score = 0.0;
         // SAFETY: open writable key and valid member; no flags in or out.
         let status = unsafe {
@@ -214,7 +214,7 @@ impl<'c> Zset<'c> {
             )
         };
         if status != raw::REDISMODULE_OK as c_int {
-            return Err(ZkitError::Internal(format!(
+            return Err(HostError::Internal(format!(
                 "RedisModule_ZsetIncrby refused an increment of {delta}"
             )));
         }
@@ -234,12 +234,12 @@ impl<'c> Zset<'c> {
 
     /// Sets the key's expiry to an absolute unix time in milliseconds, as
     /// `PEXPIREAT` does. The key must exist: call after adding members.
-    pub fn expire_at(&mut self, unix_ms: i64) -> Result<(), ZkitError> {
+    pub fn expire_at(&mut self, unix_ms: i64) -> Result<(), HostError> {
         // SAFETY: open writable key. Redis refuses (ERR) an empty key or a
         // negative time, which the caller maps to an internal error.
         let status = unsafe { api!(RedisModule_SetAbsExpire)(self.ptr(), unix_ms) };
         if status != raw::REDISMODULE_OK as c_int {
-            return Err(ZkitError::Internal(format!(
+            return Err(HostError::Internal(format!(
                 "RedisModule_SetAbsExpire refused {unix_ms}"
             )));
         }

@@ -1,8 +1,8 @@
 //! The `INFO zkit` sections: version, tie-break clock, per-command counters.
 
 use crate::commands;
-use crate::config::tiebreak_clock;
-use crate::store::InfoSink;
+use crate::commands::rank::tiebreak_clock;
+use crate::host::InfoSink;
 
 pub fn write(sink: &mut InfoSink) {
     sink.section("");

@@ -29,26 +29,27 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use redis_module::raw;
 
 use super::gate::{WriteVerdict, POSTPONED_RETRY_MS};
-use super::register::panic_reason;
-use super::{api, Ctx, RStr};
-use crate::error::ZkitError;
+use super::{api, Ctx, HostError, RStr};
 
 /// What a blocked command does each time it may be served.
 pub trait ZsetWaiter: Sized + 'static {
+    /// What `readiness` and `serve` fail with; its text is the error reply.
+    type Error: std::fmt::Display + From<HostError>;
+
     /// The sorted set the client waits on; also the key the write gate asks
     /// about before [`ZsetWaiter::serve`] writes.
     fn key(&self) -> &RStr;
 
     /// Looks, without writing, whether the client can be served now. An
     /// error is replied to the client, which is then unblocked.
-    fn readiness(&mut self, ctx: &Ctx) -> Result<Readiness, ZkitError>;
+    fn readiness(&mut self, ctx: &Ctx) -> Result<Readiness, Self::Error>;
 
     /// Serves the client: writes, replies and returns [`Attempt::Served`],
     /// or replies nothing and returns [`Attempt::Wait`]. Called only in the
     /// callback where [`ZsetWaiter::readiness`] answered `Ready` and the write
     /// gate accepted a write. An error is replied to the client, which is
     /// then unblocked; it must have changed nothing.
-    fn serve(&mut self, ctx: &Ctx) -> Result<Attempt, ZkitError>;
+    fn serve(&mut self, ctx: &Ctx) -> Result<Attempt, Self::Error>;
 
     /// Replies when the timeout passed or CLIENT UNBLOCK was called.
     fn time_out(&mut self, ctx: &Ctx);
@@ -92,9 +93,9 @@ impl Ctx {
         waiter: W,
         timeout_ms: i64,
         wake_at_ms: Option<i64>,
-    ) -> Result<(), ZkitError> {
+    ) -> Result<(), HostError> {
         if !self.may_block() {
-            return Err(ZkitError::Internal(
+            return Err(HostError::Internal(
                 "cannot block inside MULTI, a script or RM_Call".into(),
             ));
         }
@@ -178,7 +179,7 @@ extern "C" fn reply_blocked<W: ZsetWaiter>(
 
 /// One try to serve a blocked client, outside any command call: the waiter
 /// writes only if the write gate accepts a write now (see `gate.rs`).
-fn try_to_serve<W: ZsetWaiter>(waiter: &mut W, ctx: &Ctx) -> Result<Attempt, ZkitError> {
+fn try_to_serve<W: ZsetWaiter>(waiter: &mut W, ctx: &Ctx) -> Result<Attempt, W::Error> {
     if let Readiness::Wait { wake_at_ms } = waiter.readiness(ctx)? {
         return Ok(Attempt::Wait { wake_at_ms });
     }
@@ -218,8 +219,8 @@ extern "C" fn time_out_blocked<W: ZsetWaiter>(
 /// too, for re-arming its timer.
 fn run_waiter<W: ZsetWaiter, R>(
     ctx: &Ctx,
-    step: impl FnOnce(&mut W, &Ctx) -> Result<R, ZkitError>,
-) -> (*mut Blocked<W>, Result<R, ZkitError>) {
+    step: impl FnOnce(&mut W, &Ctx) -> Result<R, W::Error>,
+) -> (*mut Blocked<W>, Result<R, W::Error>) {
     // SAFETY: reply and timeout callbacks run while Redis still owns the
     // state it got from `block_on_zset` (it is freed only after unblocking),
     // and no other reference to it is alive during the callback.
@@ -229,11 +230,8 @@ fn run_waiter<W: ZsetWaiter, R>(
     let outcome = panic::catch_unwind(AssertUnwindSafe(|| unsafe {
         step(&mut (*blocked).waiter, ctx)
     }));
-    let outcome = outcome.unwrap_or_else(|payload| {
-        let reason = panic_reason(payload.as_ref());
-        ctx.log_warning(&format!("zkit: blocked command panicked: {reason}"));
-        Err(ZkitError::Internal(format!("panicked: {reason}")))
-    });
+    let outcome = outcome
+        .unwrap_or_else(|payload| Err(ctx.panicked("a blocked command", payload.as_ref()).into()));
     (blocked, outcome)
 }
 

@@ -1,0 +1,27 @@
+//! What can go wrong in the host layer. zkit's own error type converts it,
+//! so every reply text is spelled in one place (`src/error.rs`).
+
+/// A failure the host layer reports to the code above it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum HostError {
+    /// A key holds another type than the caller works on.
+    WrongType,
+    /// A call with the wrong number of arguments for the named command (the
+    /// server checks too, but RM_Call from other modules may not).
+    Arity(&'static str),
+    /// Code run for the server panicked; the panic was caught and logged.
+    Panicked { what: String, reason: String },
+    /// The server answered something unexpected; the text says what.
+    Internal(String),
+}
+
+impl std::fmt::Display for HostError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            HostError::WrongType => f.write_str("a key holds the wrong kind of value"),
+            HostError::Arity(command) => write!(f, "wrong number of arguments for '{command}'"),
+            HostError::Panicked { what, reason } => write!(f, "{what} panicked: {reason}"),
+            HostError::Internal(message) => f.write_str(message),
+        }
+    }
+}

@@ -1,0 +1,72 @@
+//! The module's INFO section: where an INFO callback writes its fields.
+
+use std::ffi::c_int;
+use std::panic::{self, AssertUnwindSafe};
+use std::sync::OnceLock;
+
+use redis_module::raw;
+
+use super::ctx::c_text;
+use super::{api, Ctx};
+
+/// Where an INFO callback writes its fields.
+pub struct InfoSink {
+    raw: *mut raw::RedisModuleInfoCtx,
+}
+
+impl InfoSink {
+    /// Starts a section; the server prefixes its name with `zkit_`
+    /// (an empty name gives the section `zkit`).
+    pub fn section(&mut self, name: &str) {
+        let name = c_text(name);
+        // SAFETY: valid info context inside the INFO callback.
+        unsafe { api!(RedisModule_InfoAddSection)(self.raw, name.as_ptr()) };
+    }
+
+    pub fn field_str(&mut self, name: &str, value: &str) {
+        let (name, value) = (c_text(name), c_text(value));
+        // SAFETY: valid info context; strings are copied.
+        unsafe { api!(RedisModule_InfoAddFieldCString)(self.raw, name.as_ptr(), value.as_ptr()) };
+    }
+
+    pub fn field_i64(&mut self, name: &str, value: i64) {
+        let name = c_text(name);
+        // SAFETY: valid info context.
+        unsafe { api!(RedisModule_InfoAddFieldLongLong)(self.raw, name.as_ptr(), value) };
+    }
+
+    /// A `name:key=value,...` line, like INFO commandstats.
+    pub fn dict(&mut self, name: &str, fields: &[(&str, u64)]) {
+        let name = c_text(name);
+        // SAFETY: valid info context; begin and end are paired.
+        unsafe {
+            api!(RedisModule_InfoBeginDictField)(self.raw, name.as_ptr());
+            for (key, value) in fields {
+                let key = c_text(key);
+                api!(RedisModule_InfoAddFieldULongLong)(self.raw, key.as_ptr(), *value);
+            }
+            api!(RedisModule_InfoEndDictField)(self.raw);
+        }
+    }
+}
+
+static INFO_WRITER: OnceLock<fn(&mut InfoSink)> = OnceLock::new();
+
+extern "C" fn info_callback(ctx: *mut raw::RedisModuleInfoCtx, _for_crash_report: c_int) {
+    if let Some(write) = INFO_WRITER.get() {
+        // INFO runs during crash reports too: never unwind from here.
+        let _ = panic::catch_unwind(AssertUnwindSafe(|| write(&mut InfoSink { raw: ctx })));
+    }
+}
+
+/// Makes `write` the module's INFO section writer.
+pub fn register_info(ctx: &Ctx, write: fn(&mut InfoSink)) -> Result<(), String> {
+    let _ = INFO_WRITER.set(write);
+    // SAFETY: load context and a callback with the C signature Redis expects.
+    let status = unsafe { api!(RedisModule_RegisterInfoFunc)(ctx.as_ptr(), Some(info_callback)) };
+    if status == raw::REDISMODULE_OK as c_int {
+        Ok(())
+    } else {
+        Err("could not register the INFO section".into())
+    }
+}

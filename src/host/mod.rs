@@ -1,0 +1,68 @@
+//! The host layer: the only code that talks to the Redis module API, and the
+//! only `unsafe` code of the crate. It imports nothing from the rest of zkit;
+//! the code above it sees safe types:
+//!
+//! - [`Ctx`]: one call from the server (a command, a callback, the load):
+//!   replies, flags, the clock, logging;
+//! - [`RStr`], [`OwnedRStr`]: server strings;
+//! - [`Zset`]: a sorted-set key on the low-level key API;
+//! - [`CallReply`]: the reply of a native command run through RM_Call, for
+//!   what the key API cannot do (ranks, sets);
+//! - [`Command`] and [`declare_command!`]: a command's declaration, its
+//!   registration and its dispatch (panics caught, errors replied);
+//! - blocking on a key ([`ZsetWaiter`]), guarded by the write gate (`gate.rs`);
+//! - configs, the INFO section, the module's entry points.
+//!
+//! The server runs module code on its main thread, one call at a time, and
+//! every pointer wrapped here is valid for the duration of the call that
+//! received or created it; the wrappers borrow from [`Ctx`] so they cannot
+//! outlive it.
+#![allow(unsafe_code)]
+
+mod block;
+mod call;
+mod command;
+mod config;
+mod ctx;
+#[doc(hidden)]
+pub mod entry;
+mod error;
+mod gate;
+mod info;
+mod registration;
+mod string;
+mod zset;
+
+pub use block::{Attempt, Readiness, ZsetWaiter};
+pub use call::{CallArg, CallReply};
+#[doc(hidden)]
+pub use command::dispatch;
+pub use command::{
+    key_flags, key_positions, Arg, ArgKind, BeginSearch, Command, CommandStats, FindKeys, Handler,
+    KeySpec,
+};
+pub use ctx::{Ctx, EventClass};
+pub use entry::{disable_implicit_key_signals, ensure_server_supported};
+pub use error::HostError;
+pub use info::{register_info, InfoSink};
+pub use registration::register_command;
+pub use string::{OwnedRStr, RStr};
+pub use zset::{KeyKind, ScoreBound, Zset, ZsetIter};
+
+/// The server's context and string types, as the C callbacks that
+/// [`declare_command!`] writes take them.
+#[doc(hidden)]
+pub use redis_module::raw::{RedisModuleCtx as RawCtx, RedisModuleString as RawString};
+
+/// Fetches a function pointer of the module API; use inside the `unsafe`
+/// block that calls it. The table is written once by RedisModule_Init before
+/// any command runs and only read afterwards. `ensure_server_supported`
+/// refuses to load on servers that lack what zkit needs, so a missing entry
+/// here is a bug in zkit (and panics, which `dispatch` turns into an error).
+macro_rules! api {
+    ($name:ident) => {
+        redis_module::raw::$name
+            .unwrap_or_else(|| panic!(concat!(stringify!($name), " is not available")))
+    };
+}
+pub(crate) use api;

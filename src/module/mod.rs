@@ -1,0 +1,51 @@
+//! The module's wiring: what `MODULE LOAD` sets up (configs, every declared
+//! command, the INFO section) and the entry points the server calls.
+
+mod info;
+
+use crate::commands;
+use crate::host::{self, Ctx, RStr};
+
+/// Every allocation of the module goes through the server's allocator, so
+/// `INFO memory` and `maxmemory` count it. Unit tests run without a server.
+#[cfg(not(test))]
+#[global_allocator]
+static ALLOCATOR: redis_module::alloc::RedisAlloc = redis_module::alloc::RedisAlloc;
+
+#[cfg(not(test))]
+crate::export_module!(name: c"zkit", version: crate::MODULE_VERSION, load: load);
+
+/// Registers everything zkit is: configs, commands, INFO.
+#[cfg_attr(test, allow(dead_code))]
+fn load(ctx: &Ctx, args: &[RStr]) -> Result<(), String> {
+    host::ensure_server_supported()?;
+    host::disable_implicit_key_signals(ctx);
+    for config in commands::CONFIGS {
+        // A reload starts from the default, not from the last load's value.
+        config
+            .value
+            .store(config.default, std::sync::atomic::Ordering::Relaxed);
+        ctx.register_numeric_config(
+            config.name,
+            &config.value,
+            config.default,
+            config.min,
+            config.max,
+        )?;
+    }
+    ctx.load_configs()?;
+    for command in commands::all() {
+        host::register_command(ctx, command)?;
+    }
+    for arg in args {
+        let arg = String::from_utf8_lossy(arg.as_bytes());
+        if arg.eq_ignore_ascii_case(commands::debug::LOAD_ARGUMENT) {
+            host::register_command(ctx, &commands::debug::PANIC)?;
+        } else {
+            return Err(format!(
+                "unknown load argument '{arg}' (configs are set as zkit.<name> <value>)"
+            ));
+        }
+    }
+    host::register_info(ctx, info::write)
+}
