@@ -102,7 +102,7 @@ fn random_argument_vectors_never_crash_and_errors_change_nothing() {
 
 #[test]
 fn a_panic_inside_a_command_becomes_an_error_reply() {
-    let server = Server::with(ServerConfig::default().module_arg("debug-panic-command"));
+    let server = Server::with(ServerConfig::default().module_arg("debug-commands"));
     let mut con = server.connect();
     for _ in 0..3 {
         let e = err(&mut con, &["ZKIT.DEBUG-PANIC"]);
@@ -122,6 +122,35 @@ fn a_panic_inside_a_command_becomes_an_error_reply() {
     let plain = Server::start();
     let e = err(&mut plain.connect(), &["ZKIT.DEBUG-PANIC"]);
     assert!(e.contains("unknown command"), "{e}");
+}
+
+#[test]
+fn a_command_that_fails_after_writing_still_replicates_and_is_named_a_bug() {
+    let master = Server::with(ServerConfig::default().module_arg("debug-commands"));
+    let replica = Server::with(ServerConfig::without_module().replica_of(&master));
+    replica.wait_until_synced();
+    let mut con = master.connect();
+    let e = err(&mut con, &["ZKIT.DEBUG-WRITE-THEN-FAIL", "k"]);
+    // The reply names the breach of the rule "check everything before the
+    // first write", so a partial write never passes for a clean refusal.
+    assert_eq!(
+        e,
+        "ERR zkit internal error: zkit.debug-write-then-fail failed after writing: ERR syntax error"
+    );
+    assert!(server_log_mentions(
+        &master,
+        "zkit: bug: zkit.debug-write-then-fail failed after writing"
+    ));
+    // What was written reached the replica all the same.
+    assert_replicas_match(&master, std::slice::from_ref(&replica));
+    assert_eq!(
+        zset_dump(&mut replica.connect(), "k"),
+        [("written".to_string(), "1".to_string())]
+    );
+}
+
+fn server_log_mentions(server: &Server, text: &str) -> bool {
+    server.log().contains(text)
 }
 
 /// The workload `make leakcheck` runs with REDIS_SERVER set to a valgrind

@@ -1,18 +1,25 @@
-//! ZKIT.DEBUG-PANIC: a command that panics, to prove that a panic inside a
-//! command becomes an error reply and never takes the server down.
+//! Commands that misbehave on purpose, to prove the dispatcher's guarantees:
 //!
-//! It is not part of zkit's surface: it is registered only when the module is
-//! loaded with the argument [`LOAD_ARGUMENT`]
-//! (`loadmodule /path/libzkit.so debug-panic-command`), and it is absent from
-//! `FAMILIES`, so INFO and the docs do not list it.
+//! - ZKIT.DEBUG-PANIC panics: the panic becomes an error reply and never
+//!   takes the server down;
+//! - ZKIT.DEBUG-WRITE-THEN-FAIL writes, then fails: what it wrote is still
+//!   replicated, and the reply names the breach of the "validate before the
+//!   first write" rule.
+//!
+//! They are not part of zkit's surface: they are registered only when the
+//! module is loaded with the argument [`LOAD_ARGUMENT`]
+//! (`loadmodule /path/libzkit.so debug-commands`), and they are absent from
+//! `FAMILIES`, so INFO and the docs do not list them.
 
 use super::Command;
 use crate::declare_command;
 use crate::error::ZkitError;
 use crate::host::{Ctx, RStr};
 
-/// The load argument that registers [`PANIC`].
-pub const LOAD_ARGUMENT: &str = "debug-panic-command";
+/// The load argument that registers [`COMMANDS`].
+pub const LOAD_ARGUMENT: &str = "debug-commands";
+
+pub static COMMANDS: &[&Command] = &[&PANIC, &WRITE_THEN_FAIL];
 
 declare_command! {
     pub static PANIC: Command = {
@@ -22,13 +29,34 @@ declare_command! {
         acl_categories: "dangerous",
         arity: 1,
         key_specs: &[],
-        summary: "Panics inside the command (testing only; registered by the load argument debug-panic-command).",
+        summary: "Panics inside the command (testing only; registered by the load argument debug-commands).",
         complexity: "O(1)",
         since: "0.1.0",
         args: &[],
     }
 }
 
+declare_command! {
+    pub static WRITE_THEN_FAIL: Command = {
+        name: "zkit.debug-write-then-fail",
+        handler: write_then_fail,
+        flags: "write",
+        acl_categories: "dangerous",
+        arity: 2,
+        key_specs: &[crate::host::KeySpec::at(1, crate::host::key_flags::RW | crate::host::key_flags::INSERT)],
+        summary: "Adds the member 'written' to a sorted set, then fails (testing only; registered by the load argument debug-commands).",
+        complexity: "O(log(N))",
+        since: "0.2.0",
+        args: &[crate::host::Arg::key("key", 0)],
+    }
+}
+
 fn panic_now(_ctx: &Ctx, _args: &[RStr]) -> Result<(), ZkitError> {
     panic!("ZKIT.DEBUG-PANIC was called")
+}
+
+fn write_then_fail(ctx: &Ctx, args: &[RStr]) -> Result<(), ZkitError> {
+    let written = crate::host::OwnedRStr::new(b"written");
+    ctx.open_zset_mut(&args[1])?.add(&written, 1.0)?;
+    Err(ZkitError::Syntax)
 }

@@ -18,9 +18,9 @@ use super::args::{parse_i64, Options};
 use super::Command;
 use crate::declare_command;
 use crate::error::ZkitError;
-use crate::host::{key_flags as kf, Arg, BeginSearch, FindKeys, KeySpec};
 use crate::host::{
-    Attempt, CallArg, Ctx, EventClass, KeyKind, OwnedRStr, RStr, Readiness, ScoreBound, ZsetWaiter,
+    key_flags as kf, Arg, Attempt, BeginSearch, Ctx, FindKeys, KeyKind, KeySpec, OwnedRStr, RStr,
+    Readiness, ScoreBound, ZsetWaiter,
 };
 use crate::logic::clock::{deadline, MAX_DURATION_MS};
 use crate::logic::delay::{due_bound, wake_at_ms};
@@ -197,28 +197,12 @@ fn claim(
     for (member, _) in &due {
         queue.remove(member);
     }
-    let emptied = queue.is_empty();
     drop(queue);
     if let Some((inflight, until)) = lease {
         let mut held = ctx.open_zset_mut(inflight)?;
         for (member, _) in &due {
             held.add(member, until as f64)?;
         }
-    }
-
-    let zrem: Vec<CallArg> = due.iter().map(|(member, _)| CallArg::Str(member)).collect();
-    ctx.replicate_items(c"ZREM", key, &zrem, 1);
-    ctx.notify(EventClass::Zset, c"zrem", key);
-    if emptied {
-        ctx.notify(EventClass::Generic, c"del", key);
-    }
-    if let Some((inflight, until)) = lease {
-        let zadd: Vec<CallArg> = due
-            .iter()
-            .flat_map(|(member, _)| [CallArg::Int(until), CallArg::Str(member)])
-            .collect();
-        ctx.replicate_items(c"ZADD", inflight, &zadd, 2);
-        ctx.notify(EventClass::Zset, c"zadd", inflight);
     }
     Ok(Claim::Claimed(due))
 }
@@ -345,18 +329,8 @@ fn ack(ctx: &Ctx, args: &[RStr]) -> Result<(), ZkitError> {
         return Ok(());
     }
     let mut held = ctx.open_zset_mut(key)?;
-    let removed: Vec<CallArg> = members
-        .iter()
-        .filter(|member| held.remove(member))
-        .map(CallArg::Str)
-        .collect();
-    let emptied = held.is_empty();
+    let removed = members.iter().filter(|member| held.remove(member)).count();
     drop(held);
-    ctx.replicate_items(c"ZREM", key, &removed, 1);
-    ctx.notify(EventClass::Zset, c"zrem", key);
-    if emptied {
-        ctx.notify(EventClass::Generic, c"del", key);
-    }
-    ctx.reply_i64(removed.len() as i64);
+    ctx.reply_i64(removed as i64);
     Ok(())
 }

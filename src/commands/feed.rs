@@ -18,8 +18,7 @@ use super::args::{is_keyword, parse_f64, parse_i64, Options};
 use super::Command;
 use crate::declare_command;
 use crate::error::ZkitError;
-use crate::host::{key_flags as kf, Arg, KeySpec};
-use crate::host::{CallArg, Ctx, EventClass, OwnedRStr, RStr, ScoreBound};
+use crate::host::{key_flags as kf, Arg, Ctx, KeySpec, OwnedRStr, RStr, ScoreBound};
 use crate::logic::cursor::{self, Position};
 use crate::logic::score::ScoreText;
 
@@ -99,16 +98,11 @@ fn add(ctx: &Ctx, args: &[RStr]) -> Result<(), ZkitError> {
 
     let mut feed = ctx.open_zset_mut(key)?;
     let mut added = 0;
-    let mut changed = Vec::with_capacity(items.len());
     for &(score, member) in &items {
         // As ZADD: an equal score (-0.0 equals 0.0) changes nothing.
-        if feed.score(member) == Some(score) {
-            continue;
-        }
         if feed.add(member, score)? {
             added += 1;
         }
-        changed.push((score, member));
     }
     let excess = cap.map_or(0, |cap| feed.len().saturating_sub(cap));
     let trimmed: Vec<OwnedRStr> = if excess > 0 {
@@ -123,20 +117,6 @@ fn add(ctx: &Ctx, args: &[RStr]) -> Result<(), ZkitError> {
         feed.remove(member);
     }
     drop(feed);
-
-    if !changed.is_empty() {
-        let zadd: Vec<CallArg> = changed
-            .into_iter()
-            .flat_map(|(score, member)| [CallArg::Float(score), CallArg::Str(member)])
-            .collect();
-        ctx.replicate_items(c"ZADD", key, &zadd, 2);
-        ctx.notify(EventClass::Zset, c"zadd", key);
-    }
-    if !trimmed.is_empty() {
-        let zrem: Vec<CallArg> = trimmed.iter().map(|member| CallArg::Str(member)).collect();
-        ctx.replicate_items(c"ZREM", key, &zrem, 1);
-        ctx.notify(EventClass::Zset, c"zrem", key);
-    }
     ctx.reply_i64(added);
     Ok(())
 }

@@ -15,8 +15,9 @@ use super::args::{is_keyword, parse_i64, parse_non_negative, Options};
 use super::{Command, NumericConfig};
 use crate::declare_command;
 use crate::error::ZkitError;
-use crate::host::{key_flags as kf, Arg, BeginSearch, FindKeys, KeySpec};
-use crate::host::{CallArg, Ctx, EventClass, OwnedRStr, RStr, ScoreBound};
+use crate::host::{
+    key_flags as kf, Arg, BeginSearch, CallArg, Ctx, FindKeys, KeySpec, OwnedRStr, RStr, ScoreBound,
+};
 use crate::logic::rank::{
     add_totals, check_total, weigh_total, RankEntry, TieBreakClock, CLOCK_LIMIT_MS,
     DEFAULT_EPOCH_MS, DEFAULT_SPAN_MS,
@@ -216,24 +217,12 @@ fn write_total(ctx: &Ctx, args: &[RStr], update: TotalUpdate) -> Result<(), Zkit
     let score = clock.encode(total, at_ms)?;
     // A member that already has this total keeps the time it reached it.
     if previous.map(|e| e.total) != Some(total) {
-        board.add(member, score)?;
-        drop(board);
-        ctx.replicate(
-            c"ZADD",
-            &[
-                CallArg::Str(key),
-                CallArg::Float(score),
-                CallArg::Str(member),
-            ],
-        );
-        let event = match update {
-            TotalUpdate::Add => c"zincr",
-            TotalUpdate::Replace => c"zadd",
+        match update {
+            TotalUpdate::Add => board.add_incremented(member, score)?,
+            TotalUpdate::Replace => board.add(member, score)?,
         };
-        ctx.notify(EventClass::Zset, event, key);
-    } else {
-        drop(board);
     }
+    drop(board);
     let rank = rank_of(ctx, key, member)?
         .ok_or_else(|| ZkitError::Internal("member vanished after its write".into()))?;
     ctx.reply_array(2);
@@ -326,29 +315,8 @@ fn merge(ctx: &Ctx, args: &[RStr]) -> Result<(), ZkitError> {
         }
     }
     let scored = merged.scores(&clock)?;
-
-    let existed = ctx.delete_key(dest);
-    if existed {
-        ctx.replicate(c"DEL", &[CallArg::Str(dest)]);
-    }
-    if scored.is_empty() {
-        if existed {
-            ctx.notify(EventClass::Generic, c"del", dest);
-        }
-        ctx.reply_i64(0);
-        return Ok(());
-    }
-    let mut board = ctx.open_zset_mut(dest)?;
-    for (member, score) in &scored {
-        board.add(member, *score)?;
-    }
-    drop(board);
-    let zadd: Vec<CallArg> = scored
-        .iter()
-        .flat_map(|(member, score)| [CallArg::Float(*score), CallArg::Str(member)])
-        .collect();
-    ctx.replicate_items(c"ZADD", dest, &zadd, 2);
-    ctx.notify(EventClass::Zset, c"zunionstore", dest);
+    // Stored like ZUNIONSTORE stores: the same writes, the same event.
+    ctx.store_zset(dest, &scored, c"zunionstore")?;
     ctx.reply_i64(scored.len() as i64);
     Ok(())
 }

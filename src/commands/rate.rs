@@ -12,8 +12,7 @@ use super::args::{parse_i64, Options};
 use super::Command;
 use crate::declare_command;
 use crate::error::ZkitError;
-use crate::host::{key_flags as kf, Arg, KeySpec};
-use crate::host::{CallArg, Ctx, EventClass, OwnedRStr, RStr, ScoreBound};
+use crate::host::{key_flags as kf, Arg, Ctx, KeySpec, OwnedRStr, RStr, ScoreBound};
 use crate::logic::clock::MAX_DURATION_MS;
 use crate::logic::rate::{
     cutoff, decide, expire_at, hit_member, retry_after_ms, Decision, MAX_LIMIT,
@@ -43,8 +42,8 @@ declare_command! {
 
 /// What the log holds for one hit, read before anything is written.
 struct LogState {
-    /// Entries at or below the cutoff: they have left the window.
-    expired: Vec<OwnedRStr>,
+    /// How many entries are at or below the cutoff: they left the window.
+    expired: usize,
     /// Entries still in the window.
     live: u64,
     decision: Decision,
@@ -88,13 +87,9 @@ fn hit(ctx: &Ctx, args: &[RStr]) -> Result<(), ZkitError> {
     let state = read_log(ctx, key, cutoff, cost, limit)?;
 
     let allowed = state.decision == Decision::Allowed;
-    let mut added = Vec::new();
-    let mut expires_at = None;
-    if allowed || !state.expired.is_empty() {
+    if allowed || state.expired > 0 {
         let mut log = ctx.open_zset_mut(key)?;
-        for member in &state.expired {
-            log.remove(member);
-        }
+        log.remove_up_to(cutoff);
         if allowed {
             // Units already logged this millisecond took the first names.
             let mut seq = log
@@ -103,40 +98,18 @@ fn hit(ctx: &Ctx, args: &[RStr]) -> Result<(), ZkitError> {
                     ScoreBound::Inclusive(now as f64),
                 )
                 .count() as u64;
-            while (added.len() as u64) < cost {
+            let mut logged = 0;
+            while logged < cost {
                 let name = OwnedRStr::new(&hit_member(now, seq));
                 seq += 1;
                 if log.score(&name).is_none() {
                     log.add(&name, now as f64)?;
-                    added.push(name);
+                    logged += 1;
                 }
             }
             let at = expire_at(now, state.pivot_score.unwrap_or(f64::NEG_INFINITY), window);
             log.expire_at(at)?;
-            expires_at = Some(at);
         }
-    }
-
-    if !state.expired.is_empty() {
-        ctx.replicate(
-            c"ZREMRANGEBYSCORE",
-            &[
-                CallArg::Str(key),
-                CallArg::Bytes(b"-inf"),
-                CallArg::Int(cutoff),
-            ],
-        );
-        ctx.notify(EventClass::Zset, c"zremrangebyscore", key);
-    }
-    if let Some(at) = expires_at {
-        let zadd: Vec<CallArg> = added
-            .iter()
-            .flat_map(|member| [CallArg::Int(now), CallArg::Str(member)])
-            .collect();
-        ctx.replicate_items(c"ZADD", key, &zadd, 2);
-        ctx.notify(EventClass::Zset, c"zadd", key);
-        ctx.replicate(c"PEXPIREAT", &[CallArg::Str(key), CallArg::Int(at)]);
-        ctx.notify(EventClass::Generic, c"expire", key);
     }
 
     let (count, retry_after) = match state.decision {
@@ -168,18 +141,17 @@ fn read_log(
 ) -> Result<LogState, ZkitError> {
     let Some(mut log) = ctx.open_zset(key)? else {
         return Ok(LogState {
-            expired: Vec::new(),
+            expired: 0,
             live: 0,
             decision: decide(0, cost, limit),
             pivot_score: None,
         });
     };
     let cutoff = cutoff as f64;
-    let expired: Vec<OwnedRStr> = log
+    let expired = log
         .iter_asc(ScoreBound::MIN, ScoreBound::Inclusive(cutoff))
-        .map(|(member, _)| member)
-        .collect();
-    let live = (log.len() - expired.len()) as u64;
+        .count();
+    let live = (log.len() - expired) as u64;
     let decision = decide(live, cost, limit);
     let pivot_score = match decision {
         Decision::Allowed => log

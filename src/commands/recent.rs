@@ -12,8 +12,7 @@ use super::args::{parse_i64, split_trailing_options};
 use super::Command;
 use crate::declare_command;
 use crate::error::ZkitError;
-use crate::host::{key_flags as kf, Arg, KeySpec};
-use crate::host::{CallArg, Ctx, EventClass, OwnedRStr, RStr, ScoreBound};
+use crate::host::{key_flags as kf, Arg, Ctx, KeySpec, OwnedRStr, RStr, ScoreBound};
 use crate::logic::clock::{deadline, MAX_DURATION_MS};
 use crate::logic::recent::view_scores;
 
@@ -95,23 +94,6 @@ fn add(ctx: &Ctx, args: &[RStr]) -> Result<(), ZkitError> {
     }
     let size = list.len();
     drop(list);
-
-    let zadd: Vec<CallArg> = members
-        .iter()
-        .zip(&scores)
-        .flat_map(|(member, score)| [CallArg::Int(*score), CallArg::Str(member)])
-        .collect();
-    ctx.replicate_items(c"ZADD", key, &zadd, 2);
-    ctx.notify(EventClass::Zset, c"zadd", key);
-    if !trimmed.is_empty() {
-        let zrem: Vec<CallArg> = trimmed.iter().map(|m| CallArg::Str(m)).collect();
-        ctx.replicate_items(c"ZREM", key, &zrem, 1);
-        ctx.notify(EventClass::Zset, c"zrem", key);
-    }
-    if let Some(at) = expire_at {
-        ctx.replicate(c"PEXPIREAT", &[CallArg::Str(key), CallArg::Int(at)]);
-        ctx.notify(EventClass::Generic, c"expire", key);
-    }
     ctx.reply_i64(size as i64);
     Ok(())
 }

@@ -17,8 +17,9 @@ use super::args::Options;
 use super::Command;
 use crate::declare_command;
 use crate::error::ZkitError;
-use crate::host::{key_flags as kf, Arg, BeginSearch, FindKeys, KeySpec};
-use crate::host::{CallArg, Ctx, EventClass, KeyKind, RStr};
+use crate::host::{
+    key_flags as kf, Arg, BeginSearch, CallArg, Ctx, FindKeys, KeyKind, KeySpec, RStr,
+};
 use crate::logic::vote::{check_window, outcome, Standing, Vote, VoteError, Weights};
 
 pub static COMMANDS: &[&Command] = &[&CAST, &STATE];
@@ -140,17 +141,7 @@ fn cast(ctx: &Ctx, args: &[RStr]) -> Result<(), ZkitError> {
     let result = outcome(before, after, weights);
     let score = if result.changed {
         // Never NaN: the delta is finite. An absent item starts at the delta.
-        let score = ctx.open_zset_mut(scores)?.incr(item, result.delta)?;
-        ctx.replicate(
-            c"ZADD",
-            &[
-                CallArg::Str(scores),
-                CallArg::Float(score),
-                CallArg::Str(item),
-            ],
-        );
-        ctx.notify(EventClass::Zset, c"zincr", scores);
-        score
+        ctx.open_zset_mut(scores)?.incr(item, result.delta)?
     } else {
         // An item without a score counts as 0, as with ZINCRBY.
         let score = ctx.open_zset(scores)?.and_then(|z| z.score(item));

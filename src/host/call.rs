@@ -13,10 +13,15 @@ pub enum CallArg<'a> {
     Str(&'a RStr),
     Bytes(&'a [u8]),
     Int(i64),
-    /// Formatted with Rust's shortest round-trip representation, which Redis
-    /// parses back to the identical double.
+    /// Formatted as the shortest text that reads back as the identical
+    /// double: whole numbers below 2^53 as plain digits, others as Rust's
+    /// shortest round-trip representation, which the server parses back
+    /// exactly.
     Float(f64),
 }
+
+/// Doubles below this magnitude that are whole numbers are exact integers.
+const EXACT_INTEGERS: f64 = (1u64 << 53) as f64;
 
 /// Up to this many arguments travel through fixed formats (`"ss"`, `"sss"`,
 /// ...); more go through the vector format, which makes Redis reallocate its
@@ -50,6 +55,9 @@ impl CallArgs {
                 CallArg::Str(_) => None,
                 CallArg::Bytes(b) => Some(OwnedRStr::new(b)),
                 CallArg::Int(n) => Some(OwnedRStr::new(integers.format(*n).as_bytes())),
+                CallArg::Float(f) if f.fract() == 0.0 && f.abs() < EXACT_INTEGERS => {
+                    Some(OwnedRStr::new(integers.format(*f as i64).as_bytes()))
+                }
                 CallArg::Float(f) => Some(OwnedRStr::new(numbers.format(*f).as_bytes())),
             };
             let ptr = match (&created, arg) {
@@ -175,6 +183,7 @@ impl Ctx {
         args: &[CallArg<'_>],
         replicate: bool,
     ) -> Result<CallReply, HostError> {
+        self.effects.borrow_mut().called_a_write |= replicate;
         let call_args = CallArgs::new(args);
         // SAFETY: valid context; "!": propagate the call, "3": RESP3
         // replies, "E": errors as error replies; then one string per "s", or

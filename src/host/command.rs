@@ -137,6 +137,16 @@ pub fn dispatch<E: Display + From<HostError>>(
     }));
     let error = match outcome {
         Ok(Ok(())) => return raw::REDISMODULE_OK as c_int,
+        // Commands check everything before their first write, so an error
+        // reply means nothing changed. A command that breaks that rule is a
+        // bug: say so in the reply and the log, rather than let a partial
+        // write pass for a clean refusal. What it wrote is replicated when
+        // `ctx` ends, as always.
+        Ok(Err(error)) if ctx.has_written() => {
+            let bug = format!("{} failed after writing: {error}", command.name);
+            ctx.log_warning(&format!("zkit: bug: {bug}"));
+            E::from(HostError::Internal(bug))
+        }
         Ok(Err(error)) => error,
         Err(payload) => E::from(ctx.panicked(command.name, payload.as_ref())),
     };

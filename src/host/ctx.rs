@@ -1,17 +1,19 @@
+use std::cell::RefCell;
 use std::ffi::{c_int, c_long, CStr};
 
 use redis_module::raw;
 
 use super::call::{call_with_args, CallArg, CallArgs};
+use super::effects::Effects;
 use super::{api, RStr};
 
-/// The most items one replicated command carries (see [`Ctx::replicate_items`]).
-pub const REPLICATION_CHUNK: usize = 512;
-
-/// One invocation of a zkit command: what it may read, write, reply and
-/// propagate goes through here.
+/// One call from the server (a command, a blocked client's callback, the
+/// load): what it may read, write, reply and log goes through here. When it
+/// ends (is dropped), what it wrote is replicated, announced and signalled
+/// (`effects.rs`).
 pub struct Ctx {
     raw: *mut raw::RedisModuleCtx,
+    pub(super) effects: RefCell<Effects>,
 }
 
 /// The keyspace-event class of a notification, as `notify-keyspace-events`
@@ -37,7 +39,10 @@ impl EventClass {
 
 impl Ctx {
     pub(super) fn new(raw: *mut raw::RedisModuleCtx) -> Ctx {
-        Ctx { raw }
+        Ctx {
+            raw,
+            effects: RefCell::default(),
+        }
     }
 
     pub(super) fn as_ptr(&self) -> *mut raw::RedisModuleCtx {
@@ -168,11 +173,11 @@ impl Ctx {
         unsafe { api!(RedisModule_ReplyWithError)(self.raw, text.as_ptr()) };
     }
 
-    // ---- effects -------------------------------------------------------
+    // ---- what the effects recorder sends ---------------------------------
 
     /// Propagates a native command to replicas and the AOF. All commands one
-    /// zkit command replicates reach them wrapped in one MULTI/EXEC.
-    pub fn replicate(&self, command: &CStr, args: &[CallArg<'_>]) {
+    /// call replicates reach them wrapped in one MULTI/EXEC.
+    pub(super) fn replicate(&self, command: &CStr, args: &[CallArg<'_>]) {
         let args = CallArgs::new(args);
         // SAFETY: valid context; one string per "s" (or a vector and its
         // length for "v"), alive until the call returns: Redis takes its own
@@ -189,29 +194,8 @@ impl Ctx {
         debug_assert_eq!(status, raw::REDISMODULE_OK as c_int);
     }
 
-    /// Replicates `command key item...` for any number of items, split into
-    /// commands of at most `REPLICATION_CHUNK` (512) items each so no single
-    /// command grows without bound; they all travel in this command's one
-    /// MULTI/EXEC. An item is `item_len` consecutive arguments (a member, or
-    /// a score and a member).
-    pub fn replicate_items(
-        &self,
-        command: &CStr,
-        key: &RStr,
-        items: &[CallArg<'_>],
-        item_len: usize,
-    ) {
-        debug_assert_eq!(items.len() % item_len, 0);
-        for chunk in items.chunks(REPLICATION_CHUNK * item_len) {
-            let mut args = Vec::with_capacity(1 + chunk.len());
-            args.push(CallArg::Str(key));
-            args.extend_from_slice(chunk);
-            self.replicate(command, &args);
-        }
-    }
-
     /// Fires the keyspace event a native command with the same effect fires.
-    pub fn notify(&self, class: EventClass, event: &CStr, key: &RStr) {
+    pub(super) fn notify(&self, class: EventClass, event: &CStr, key: &RStr) {
         // SAFETY: valid context, event name and key.
         unsafe {
             api!(RedisModule_NotifyKeyspaceEvent)(
@@ -223,12 +207,24 @@ impl Ctx {
         };
     }
 
+    /// Tells WATCH and client-side caching that `name` changed.
+    pub(super) fn signal_modified(&self, name: &RStr) {
+        // SAFETY: valid context and key name.
+        unsafe { api!(RedisModule_SignalModifiedKey)(self.raw, name.as_ptr()) };
+    }
+
     pub fn log_warning(&self, message: &str) {
         let text = c_text(message);
         // SAFETY: "%s" with one NUL-terminated argument and a valid context.
         unsafe {
             api!(RedisModule_Log)(self.raw, c"warning".as_ptr(), c"%s".as_ptr(), text.as_ptr())
         };
+    }
+}
+
+impl Drop for Ctx {
+    fn drop(&mut self) {
+        self.flush_effects();
     }
 }
 

@@ -24,6 +24,7 @@ mod call;
 mod command;
 mod config;
 mod ctx;
+mod effects;
 #[doc(hidden)]
 pub mod entry;
 mod error;

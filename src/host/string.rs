@@ -42,6 +42,15 @@ impl RStr {
     pub(super) fn as_ptr(&self) -> *mut raw::RedisModuleString {
         self.0.as_ptr()
     }
+
+    /// A reference of its own to this string (no copy: the server counts
+    /// references), to keep past the borrow.
+    pub(super) fn retain(&self) -> OwnedRStr {
+        // SAFETY: a valid string; with a NULL context the new reference is
+        // outside automatic memory management, and `OwnedRStr` frees it.
+        unsafe { api!(RedisModule_RetainString)(std::ptr::null_mut(), self.as_ptr()) };
+        OwnedRStr(RStr(self.0))
+    }
 }
 
 impl AsRef<[u8]> for RStr {

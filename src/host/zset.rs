@@ -3,21 +3,26 @@ use std::ptr::NonNull;
 
 use redis_module::raw;
 
-use super::HostError;
-use super::{api, Ctx, OwnedRStr, RStr};
+use super::effects::{native, Word, Write};
+use super::EventClass;
+use super::{api, Ctx, HostError, OwnedRStr, RStr};
 
 /// A sorted-set key opened on the low-level key API. Absent keys open as
 /// empty (and, when writable, are created by the first add); keys of another
 /// type are refused with WRONGTYPE before anything is touched. Closed when
-/// dropped, which also signals WATCH (and client-side caching) when, and only
-/// when, something was written: the module turns the server's implicit
-/// signal off (`disable_implicit_key_signals`), so a write that changes
-/// nothing leaves WATCH alone, as with native commands.
+/// dropped.
+///
+/// Every write that changes something is recorded (`effects.rs`) as the
+/// native command that replays it, and replicated, announced and signalled
+/// to WATCH when the call ends; a write that changes nothing records nothing
+/// and leaves WATCH alone, as with native commands (the module turns the
+/// server's implicit signal off, `disable_implicit_key_signals`).
 pub struct Zset<'c> {
     key: NonNull<raw::RedisModuleKey>,
-    /// For writable keys: the context and name to signal on drop.
+    /// For writable keys: the context that records writes, and the key name.
     writer: Option<(&'c Ctx, &'c RStr)>,
-    modified: bool,
+    /// A member was removed: if that emptied the key, `del` fires too.
+    removed: bool,
 }
 
 /// One end of a score range.
@@ -82,8 +87,56 @@ impl Ctx {
         }
     }
 
-    /// Deletes a key of any type; true if it existed.
-    pub fn delete_key(&self, name: &RStr) -> bool {
+    /// Replaces `name` with a sorted set of `members`, as a native `*STORE`
+    /// command does: recorded as `DEL` (when the key existed) and `ZADD`s,
+    /// firing `event` (the storing command's, e.g. `zunionstore`), or `del`
+    /// when nothing is stored over an existing key.
+    pub fn store_zset(
+        &self,
+        name: &RStr,
+        members: &[(OwnedRStr, f64)],
+        event: &'static std::ffi::CStr,
+    ) -> Result<(), HostError> {
+        let existed = self.delete_key(name);
+        if existed {
+            self.record(Write {
+                command: native::DEL,
+                key: name,
+                fixed: Vec::new(),
+                item: Vec::new(),
+                event: None,
+            });
+        }
+        if members.is_empty() {
+            if existed {
+                self.record_event_only(native::DEL_EVENT, name);
+            }
+            return Ok(());
+        }
+        let key = self.open_typed(
+            name,
+            raw::REDISMODULE_READ | raw::REDISMODULE_WRITE,
+            raw::REDISMODULE_KEYTYPE_ZSET as u32,
+        )?;
+        let mut zset = Zset::wrap(key.expect("a writable key always opens"), None);
+        for (member, score) in members {
+            zset.raw_add(member, *score)?;
+            self.record(Write {
+                command: native::ZADD,
+                key: name,
+                fixed: Vec::new(),
+                item: vec![Word::Float(*score), Word::Str(member.retain())],
+                event: None,
+            });
+        }
+        drop(zset);
+        self.record_event_only((EventClass::Zset, event), name);
+        Ok(())
+    }
+
+    /// Deletes a key of any type; true if it existed. Not recorded: the
+    /// caller records what the deletion stands for.
+    fn delete_key(&self, name: &RStr) -> bool {
         // SAFETY: valid context and key name; the key is closed before return.
         unsafe {
             let key = api!(RedisModule_OpenKey)(
@@ -96,17 +149,8 @@ impl Ctx {
                 api!(RedisModule_DeleteKey)(key);
             }
             api!(RedisModule_CloseKey)(key);
-            if existed {
-                self.signal_modified(name);
-            }
             existed
         }
-    }
-
-    /// Tells WATCH and client-side caching that `name` changed.
-    pub(super) fn signal_modified(&self, name: &RStr) {
-        // SAFETY: valid context and key name.
-        unsafe { api!(RedisModule_SignalModifiedKey)(self.as_ptr(), name.as_ptr()) };
     }
 
     fn open_typed(
@@ -155,7 +199,7 @@ impl<'c> Zset<'c> {
         Zset {
             key,
             writer,
-            modified: false,
+            removed: false,
         }
     }
 
@@ -181,9 +225,41 @@ impl<'c> Zset<'c> {
         (status == raw::REDISMODULE_OK as c_int).then_some(score)
     }
 
-    /// Sets a member's score; true if the member was new. The score must not
-    /// be NaN (callers validate input first).
+    /// Sets a member's score, as `ZADD`; true if the member was new. The
+    /// score must not be NaN (callers validate input first).
     pub fn add(&mut self, member: &RStr, score: f64) -> Result<bool, HostError> {
+        self.add_as(member, score, native::ZADD_EVENT)
+    }
+
+    /// Sets a member's score to the result of an increment the caller
+    /// computed, as `ZINCRBY` would leave it: replayed as `ZADD` with the
+    /// exact score, announced as `zincr`.
+    pub fn add_incremented(&mut self, member: &RStr, score: f64) -> Result<bool, HostError> {
+        self.add_as(member, score, native::ZINCR_EVENT)
+    }
+
+    fn add_as(
+        &mut self,
+        member: &RStr,
+        score: f64,
+        event: (EventClass, &'static std::ffi::CStr),
+    ) -> Result<bool, HostError> {
+        let flags = self.raw_add(member, score)?;
+        let added = flags & raw::REDISMODULE_ZADD_ADDED as c_int != 0;
+        if added || flags & raw::REDISMODULE_ZADD_UPDATED as c_int != 0 {
+            self.record(Write {
+                command: native::ZADD,
+                key: self.name(),
+                fixed: Vec::new(),
+                item: vec![Word::Float(score), Word::Str(member.retain())],
+                event: Some(event),
+            });
+        }
+        Ok(added)
+    }
+
+    /// RedisModule_ZsetAdd, unrecorded; returns its output flags.
+    fn raw_add(&mut self, member: &RStr, score: f64) -> Result<c_int, HostError> {
         let mut flags: c_int = 0;
         // SAFETY: open writable key and valid member.
         let status =
@@ -193,13 +269,12 @@ impl<'c> Zset<'c> {
                 "RedisModule_ZsetAdd refused score {score}"
             )));
         }
-        let added = flags & raw::REDISMODULE_ZADD_ADDED as c_int != 0;
-        self.modified |= added || flags & raw::REDISMODULE_ZADD_UPDATED as c_int != 0;
-        Ok(added)
+        Ok(flags)
     }
 
     /// Adds `delta` to a member's score in one lookup (an absent member
-    /// starts at `delta`, as with ZINCRBY) and returns the new score. Redis
+    /// starts at `delta`, as with ZINCRBY) and returns the new score: replayed
+    /// as `ZADD` with that exact score, announced as `zincr`. The server
     /// refuses a NaN result (inf + -inf), as ZINCRBY does.
     pub fn incr(&mut self, member: &RStr, delta: f64) -> Result<f64, HostError> {
         let mut score = 0.0;
@@ -218,18 +293,60 @@ impl<'c> Zset<'c> {
                 "RedisModule_ZsetIncrby refused an increment of {delta}"
             )));
         }
-        self.modified |= delta != 0.0;
+        self.record(Write {
+            command: native::ZADD,
+            key: self.name(),
+            fixed: Vec::new(),
+            item: vec![Word::Float(score), Word::Str(member.retain())],
+            event: Some(native::ZINCR_EVENT),
+        });
         Ok(score)
     }
 
-    /// Removes a member; true if it was there. Removing the last member
-    /// deletes the key, as native commands do.
+    /// Removes a member, as `ZREM`; true if it was there. Removing the last
+    /// member deletes the key (and fires `del`), as native commands do.
     pub fn remove(&mut self, member: &RStr) -> bool {
+        let deleted = self.raw_remove(member);
+        if deleted {
+            self.record(Write {
+                command: native::ZREM,
+                key: self.name(),
+                fixed: Vec::new(),
+                item: vec![Word::Str(member.retain())],
+                event: Some(native::ZREM_EVENT),
+            });
+        }
+        deleted
+    }
+
+    fn raw_remove(&mut self, member: &RStr) -> bool {
         let mut deleted: c_int = 0;
         // SAFETY: open writable key and valid member.
         unsafe { api!(RedisModule_ZsetRem)(self.ptr(), member.as_ptr(), &mut deleted) };
-        self.modified |= deleted != 0;
+        self.removed |= deleted != 0;
         deleted != 0
+    }
+
+    /// Removes every member scored at or below `max`, as
+    /// `ZREMRANGEBYSCORE key -inf max`; returns how many.
+    pub fn remove_up_to(&mut self, max: i64) -> usize {
+        let doomed: Vec<OwnedRStr> = self
+            .iter_asc(ScoreBound::MIN, ScoreBound::Inclusive(max as f64))
+            .map(|(member, _)| member)
+            .collect();
+        for member in &doomed {
+            self.raw_remove(member);
+        }
+        if !doomed.is_empty() {
+            self.record(Write {
+                command: native::ZREMRANGEBYSCORE,
+                key: self.name(),
+                fixed: vec![Word::Literal(b"-inf"), Word::Int(max)],
+                item: Vec::new(),
+                event: Some(native::ZREMRANGEBYSCORE_EVENT),
+            });
+        }
+        doomed.len()
     }
 
     /// Sets the key's expiry to an absolute unix time in milliseconds, as
@@ -243,8 +360,26 @@ impl<'c> Zset<'c> {
                 "RedisModule_SetAbsExpire refused {unix_ms}"
             )));
         }
-        self.modified = true;
+        self.record(Write {
+            command: native::PEXPIREAT,
+            key: self.name(),
+            fixed: vec![Word::Int(unix_ms)],
+            item: Vec::new(),
+            event: Some(native::EXPIRE_EVENT),
+        });
         Ok(())
+    }
+
+    /// The name of a writable key.
+    fn name(&self) -> &'c RStr {
+        self.writer.expect("writes need a writable key").1
+    }
+
+    fn record(&self, write: Write<'_>) {
+        self.writer
+            .expect("writes need a writable key")
+            .0
+            .record(write);
     }
 
     /// Members from the highest score down, within `[min, max]`. Among equal
@@ -283,10 +418,11 @@ impl<'c> Zset<'c> {
 
 impl Drop for Zset<'_> {
     fn drop(&mut self) {
+        let emptied = self.removed && self.is_empty();
         // SAFETY: closed once; the handle is not used afterwards.
         unsafe { api!(RedisModule_CloseKey)(self.ptr()) }
-        if let (true, Some((ctx, name))) = (self.modified, self.writer) {
-            ctx.signal_modified(name);
+        if let (true, Some((ctx, name))) = (emptied, self.writer) {
+            ctx.record_event_only(native::DEL_EVENT, name);
         }
     }
 }

@@ -40,7 +40,9 @@ fn load(ctx: &Ctx, args: &[RStr]) -> Result<(), String> {
     for arg in args {
         let arg = String::from_utf8_lossy(arg.as_bytes());
         if arg.eq_ignore_ascii_case(commands::debug::LOAD_ARGUMENT) {
-            host::register_command(ctx, &commands::debug::PANIC)?;
+            for command in commands::debug::COMMANDS {
+                host::register_command(ctx, command)?;
+            }
         } else {
             return Err(format!(
                 "unknown load argument '{arg}' (configs are set as zkit.<name> <value>)"

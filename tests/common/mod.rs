@@ -62,7 +62,7 @@ impl ServerConfig {
         self
     }
 
-    /// A word for zkit's load function, e.g. `debug-panic-command`.
+    /// A word for zkit's load function, e.g. `debug-commands`.
     pub fn module_arg(mut self, word: &str) -> Self {
         self.module_args.push(word.to_string());
         self
