@@ -11,6 +11,26 @@ use crate::logic::rank::RankError;
 use crate::logic::recent::RecentError;
 use crate::logic::vote::VoteError;
 
+/// The bounds [`ZkitError::OutOfRange`] names, each spelled once.
+pub mod bound {
+    /// Durations: 1 ms to `logic::clock::MAX_DURATION_MS` (100 years).
+    pub const DURATION_MS: &str = "must be between 1 and 3155760000000 ms (100 years)";
+    /// Durations in seconds, to the same 100 years.
+    pub const DURATION_S: &str = "must be between 1 and 3155760000 seconds (100 years)";
+    /// A rate limit: 1 to `logic::rate::MAX_LIMIT`.
+    pub const RATE_LIMIT: &str = "must be between 1 and 1000000";
+    /// A cost within its limit.
+    pub const UP_TO_LIMIT: &str = "must be between 1 and the limit";
+    /// A page of a feed: 1 to `commands::feed::MAX_COUNT`.
+    pub const PAGE_COUNT: &str = "must be between 1 and 1000";
+    pub const POSITIVE_INTEGER: &str = "must be a positive integer";
+    pub const NOT_NEGATIVE: &str = "must not be negative";
+    pub const AT_LEAST_ONE: &str = "must be at least 1";
+    /// A blocking timeout, as BLPOP words it.
+    pub const NEGATIVE: &str = "is negative";
+    pub const TOO_LARGE: &str = "is out of range";
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub enum ZkitError {
     /// A key holds a different type than the command works on.
@@ -102,6 +122,15 @@ impl From<CursorError> for ZkitError {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn bounds_name_the_limits_the_code_applies() {
+        use crate::logic::clock::MAX_DURATION_MS;
+        use crate::logic::rate::MAX_LIMIT;
+        assert!(bound::DURATION_MS.contains(&format!(" {MAX_DURATION_MS} ms")));
+        assert!(bound::DURATION_S.contains(&format!(" {} seconds", MAX_DURATION_MS / 1000)));
+        assert!(bound::RATE_LIMIT.ends_with(&format!(" {MAX_LIMIT}")));
+    }
 
     #[test]
     fn every_message_starts_with_an_error_code() {

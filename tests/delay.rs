@@ -434,7 +434,7 @@ fn errors_change_nothing() {
     ok(&mut con, &["ZADD", "q", "1", "a", "2", "b"]);
     ok(&mut con, &["ZADD", "held", "1", "x"]);
     ok(&mut con, &["SET", "str", "x"]);
-    let count = "ERR count must be positive";
+    let count = "ERR count must be a positive integer";
     let lease = "ERR lease must be between 1 and 3155760000000 ms";
     let cases: &[(&[&str], &str)] = &[
         (&["DELAY.POLL", "str"], "WRONGTYPE"),

@@ -167,11 +167,11 @@ fn errors_change_nothing() {
         (&["RECENT.ADD", "r"], "ERR wrong number of arguments"),
         (
             &["RECENT.ADD", "r", "c", "CAP", "0"],
-            "ERR cap must be positive",
+            "ERR cap must be a positive integer",
         ),
         (
             &["RECENT.ADD", "r", "c", "CAP", "-3"],
-            "ERR cap must be positive",
+            "ERR cap must be a positive integer",
         ),
         (
             &["RECENT.ADD", "r", "c", "CAP", "x"],

@@ -6,7 +6,7 @@
 //! `+`, no leading zeros, no spaces, within i64), floats are what `strtod`
 //! accepts minus NaN.
 
-use crate::error::ZkitError;
+use crate::error::{bound, ZkitError};
 
 /// Parses a 64-bit integer exactly as Redis does.
 pub fn parse_i64(bytes: &[u8]) -> Result<i64, ZkitError> {
@@ -59,10 +59,22 @@ pub fn parse_non_negative(bytes: &[u8], what: &'static str) -> Result<i64, ZkitE
     if n < 0 {
         return Err(ZkitError::OutOfRange {
             what,
-            limit: "must not be negative",
+            limit: bound::NOT_NEGATIVE,
         });
     }
     Ok(n)
+}
+
+/// A positive integer such as a cap or a count.
+pub fn parse_positive(bytes: &[u8], what: &'static str) -> Result<usize, ZkitError> {
+    let n = parse_i64(bytes)?;
+    usize::try_from(n)
+        .ok()
+        .filter(|&n| n > 0)
+        .ok_or(ZkitError::OutOfRange {
+            what,
+            limit: bound::POSITIVE_INTEGER,
+        })
 }
 
 /// True when `arg` is `keyword`, ignoring ASCII case as Redis does.
@@ -254,7 +266,16 @@ mod tests {
             parse_non_negative(b"-1", "count"),
             Err(ZkitError::OutOfRange {
                 what: "count",
-                limit: "must not be negative"
+                limit: bound::NOT_NEGATIVE
+            })
+        );
+        assert_eq!(parse_positive(b"3", "cap"), Ok(3));
+        assert_eq!(parse_positive(b"x", "cap"), Err(ZkitError::NotInteger));
+        assert_eq!(
+            parse_positive(b"0", "cap"),
+            Err(ZkitError::OutOfRange {
+                what: "cap",
+                limit: bound::POSITIVE_INTEGER
             })
         );
     }

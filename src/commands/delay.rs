@@ -14,16 +14,16 @@
 //! (`LEASE inflight ms`), so a keyword key spec can declare it: COMMAND
 //! GETKEYS, ACL key patterns and cluster routing all see both keys.
 
-use super::args::{parse_i64, Options};
+use super::args::{parse_i64, parse_positive, Options};
 use super::Command;
 use crate::declare_command;
-use crate::error::ZkitError;
+use crate::error::{bound, ZkitError};
 use crate::host::{
     key_flags as kf, Arg, Attempt, BeginSearch, Ctx, FindKeys, KeyKind, KeySpec, OwnedRStr, RStr,
     Readiness, ScoreBound, ZsetWaiter,
 };
 use crate::logic::clock::{deadline, MAX_DURATION_MS};
-use crate::logic::delay::{due_bound, wake_at_ms};
+use crate::logic::delay::{self, due_bound, wake_at_ms, Claim, TaskQueue};
 
 pub static COMMANDS: &[&Command] = &[&POLL, &BPOLL, &ACK];
 
@@ -120,13 +120,7 @@ fn parse_poll_options(args: &[RStr]) -> Result<PollOptions<&RStr>, ZkitError> {
     let mut options = Options::new(args, &["COUNT", "LEASE"]);
     while let Some(option) = options.next_option()? {
         if option == "COUNT" {
-            let n = options.int()?;
-            count = Some(usize::try_from(n).ok().filter(|&n| n > 0).ok_or(
-                ZkitError::OutOfRange {
-                    what: "count",
-                    limit: "must be positive",
-                },
-            )?);
+            count = Some(parse_positive(options.value()?.as_bytes(), "count")?);
         } else {
             let inflight = options.value()?;
             let ms = options.int()?;
@@ -145,15 +139,8 @@ fn parse_poll_options(args: &[RStr]) -> Result<PollOptions<&RStr>, ZkitError> {
 fn lease_out_of_range() -> ZkitError {
     ZkitError::OutOfRange {
         what: "lease",
-        limit: "must be between 1 and 3155760000000 ms (100 years)",
+        limit: bound::DURATION_MS,
     }
-}
-
-enum Claim {
-    /// The tasks claimed, earliest first, with their due times.
-    Claimed(Vec<(OwnedRStr, f64)>),
-    /// Nothing is due; the earliest task's due time, if the queue has any.
-    NothingDue { earliest: Option<f64> },
 }
 
 /// Claims up to `count` due tasks of `key` at the server's now, checking
@@ -163,48 +150,69 @@ fn claim(
     key: &RStr,
     count: usize,
     lease: Option<(&RStr, i64)>,
-) -> Result<Claim, ZkitError> {
+) -> Result<Claim<OwnedRStr>, ZkitError> {
     if let Some((inflight, _)) = lease {
         ctx.check_key_type(inflight, KeyKind::Zset)?;
     }
     let now = ctx.now_ms();
-    let lease = lease
-        .map(|(inflight, ms)| {
-            deadline(now, ms)
-                .map(|until| (inflight, until))
-                .ok_or_else(lease_out_of_range)
-        })
+    let lease_until = lease
+        .map(|(_, ms)| deadline(now, ms).ok_or_else(lease_out_of_range))
         .transpose()?;
-    // Read first: a poll that finds nothing due does not open the key for
-    // writing, which would signal WATCH.
-    let Some(mut queue) = ctx.open_zset(key)? else {
-        return Ok(Claim::NothingDue { earliest: None });
+    let mut queue = ZsetQueue {
+        ctx,
+        key,
+        inflight: lease.map(|(inflight, _)| inflight),
     };
-    let due: Vec<(OwnedRStr, f64)> = queue
-        .iter_asc(ScoreBound::MIN, ScoreBound::Inclusive(due_bound(now)))
-        .take(count)
-        .collect();
-    if due.is_empty() {
-        let earliest = queue
-            .iter_asc(ScoreBound::MIN, ScoreBound::MAX)
-            .next()
-            .map(|(_, score)| score);
-        return Ok(Claim::NothingDue { earliest });
-    }
-    drop(queue);
+    delay::claim(&mut queue, now, count, lease_until)
+}
 
-    let mut queue = ctx.open_zset_mut(key)?;
-    for (member, _) in &due {
-        queue.remove(member);
+/// A queue kept in a sorted set, and its in-flight set. It is read on a
+/// read-only handle, so a poll that finds nothing due does not signal WATCH.
+struct ZsetQueue<'c> {
+    ctx: &'c Ctx,
+    key: &'c RStr,
+    inflight: Option<&'c RStr>,
+}
+
+impl TaskQueue for ZsetQueue<'_> {
+    type Task = OwnedRStr;
+    type Error = ZkitError;
+
+    fn due(&mut self, due: f64, count: usize) -> Result<Vec<(OwnedRStr, f64)>, ZkitError> {
+        Ok(match self.ctx.open_zset(self.key)? {
+            Some(mut queue) => queue
+                .iter_asc(ScoreBound::MIN, ScoreBound::Inclusive(due))
+                .take(count)
+                .collect(),
+            None => Vec::new(),
+        })
     }
-    drop(queue);
-    if let Some((inflight, until)) = lease {
-        let mut held = ctx.open_zset_mut(inflight)?;
-        for (member, _) in &due {
-            held.add(member, until as f64)?;
+
+    fn earliest(&mut self) -> Result<Option<f64>, ZkitError> {
+        Ok(self.ctx.open_zset(self.key)?.and_then(|mut queue| {
+            queue
+                .iter_asc(ScoreBound::MIN, ScoreBound::MAX)
+                .next()
+                .map(|(_, score)| score)
+        }))
+    }
+
+    fn take(&mut self, tasks: &[(OwnedRStr, f64)]) -> Result<(), ZkitError> {
+        let mut queue = self.ctx.open_zset_mut(self.key)?;
+        for (task, _) in tasks {
+            queue.remove(task);
         }
+        Ok(())
     }
-    Ok(Claim::Claimed(due))
+
+    fn lease(&mut self, tasks: &[(OwnedRStr, f64)], until: i64) -> Result<(), ZkitError> {
+        let inflight = self.inflight.expect("a lease names its in-flight set");
+        let mut held = self.ctx.open_zset_mut(inflight)?;
+        for (task, _) in tasks {
+            held.add(task, until as f64)?;
+        }
+        Ok(())
+    }
 }
 
 /// `[[member, due-ms], ...]`, due-ms as ZSCORE prints it.
@@ -235,13 +243,13 @@ fn bpoll(ctx: &Ctx, args: &[RStr]) -> Result<(), ZkitError> {
     if timeout < 0 {
         return Err(ZkitError::OutOfRange {
             what: "timeout",
-            limit: "is negative",
+            limit: bound::NEGATIVE,
         });
     }
     if timeout > MAX_DURATION_MS {
         return Err(ZkitError::OutOfRange {
             what: "timeout",
-            limit: "is out of range",
+            limit: bound::TOO_LARGE,
         });
     }
     let options = parse_poll_options(&args[3..])?;
@@ -285,14 +293,12 @@ impl ZsetWaiter for PollWaiter {
 
     fn readiness(&mut self, ctx: &Ctx) -> Result<Readiness, ZkitError> {
         let now = ctx.now_ms();
-        let Some(mut queue) = ctx.open_zset(&self.key)? else {
-            return Ok(Readiness::Wait { wake_at_ms: None });
+        let mut queue = ZsetQueue {
+            ctx,
+            key: &self.key,
+            inflight: None,
         };
-        let earliest = queue
-            .iter_asc(ScoreBound::MIN, ScoreBound::MAX)
-            .next()
-            .map(|(_, score)| score);
-        Ok(match earliest {
+        Ok(match queue.earliest()? {
             Some(due) if due <= due_bound(now) => Readiness::Ready,
             earliest => Readiness::Wait {
                 wake_at_ms: earliest.map(|due| wake_at_ms(due, now)),

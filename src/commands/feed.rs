@@ -14,10 +14,10 @@
 
 use std::cmp::Ordering;
 
-use super::args::{is_keyword, parse_f64, parse_i64, Options};
+use super::args::{is_keyword, parse_f64, parse_i64, parse_positive, Options};
 use super::Command;
 use crate::declare_command;
-use crate::error::ZkitError;
+use crate::error::{bound, ZkitError};
 use crate::host::{key_flags as kf, Arg, Ctx, KeySpec, OwnedRStr, RStr, ScoreBound};
 use crate::logic::cursor::{self, Position};
 use crate::logic::score::ScoreText;
@@ -79,7 +79,7 @@ fn add(ctx: &Ctx, args: &[RStr]) -> Result<(), ZkitError> {
     let key = &args[1];
     let (cap, pairs) = match &args[2..] {
         [keyword, n, pairs @ ..] if is_keyword(keyword.as_bytes(), "CAP") => {
-            (Some(parse_cap(n.as_bytes())?), pairs)
+            (Some(parse_positive(n.as_bytes(), "CAP")?), pairs)
         }
         pairs => (None, pairs),
     };
@@ -119,18 +119,6 @@ fn add(ctx: &Ctx, args: &[RStr]) -> Result<(), ZkitError> {
     drop(feed);
     ctx.reply_i64(added);
     Ok(())
-}
-
-/// CAP n: a positive integer.
-fn parse_cap(bytes: &[u8]) -> Result<usize, ZkitError> {
-    let cap = parse_i64(bytes)?;
-    usize::try_from(cap)
-        .ok()
-        .filter(|&cap| cap > 0)
-        .ok_or(ZkitError::OutOfRange {
-            what: "CAP",
-            limit: "must be a positive integer",
-        })
 }
 
 /// Which way a page goes from its cursor.
@@ -246,7 +234,7 @@ fn parse_count(bytes: &[u8]) -> Result<usize, ZkitError> {
     if !(1..=MAX_COUNT).contains(&count) {
         return Err(ZkitError::OutOfRange {
             what: "COUNT",
-            limit: "must be between 1 and 1000",
+            limit: bound::PAGE_COUNT,
         });
     }
     Ok(count as usize)
@@ -276,16 +264,5 @@ mod tests {
         assert!(e.ends_with(&format!("between 1 and {MAX_COUNT}")), "{e}");
         assert!(parse_count(b"0").is_err());
         assert_eq!(parse_count(b"x"), Err(ZkitError::NotInteger));
-    }
-
-    #[test]
-    fn cap_is_a_positive_integer() {
-        assert_eq!(parse_cap(b"1"), Ok(1));
-        assert!(matches!(parse_cap(b"0"), Err(ZkitError::OutOfRange { .. })));
-        assert!(matches!(
-            parse_cap(b"-3"),
-            Err(ZkitError::OutOfRange { .. })
-        ));
-        assert_eq!(parse_cap(b"1.5"), Err(ZkitError::NotInteger));
     }
 }

@@ -14,7 +14,7 @@ use std::sync::atomic::{AtomicI64, Ordering};
 use super::args::{is_keyword, parse_i64, parse_non_negative, Options};
 use super::{Command, NumericConfig};
 use crate::declare_command;
-use crate::error::ZkitError;
+use crate::error::{bound, ZkitError};
 use crate::host::{
     key_flags as kf, Arg, BeginSearch, CallArg, Ctx, FindKeys, KeySpec, OwnedRStr, RStr, ScoreBound,
 };
@@ -295,7 +295,7 @@ fn merge(ctx: &Ctx, args: &[RStr]) -> Result<(), ZkitError> {
     if numkeys < 1 {
         return Err(ZkitError::OutOfRange {
             what: "numkeys",
-            limit: "must be at least 1",
+            limit: bound::AT_LEAST_ONE,
         });
     }
     let rest = &args[3..];

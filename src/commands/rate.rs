@@ -4,19 +4,18 @@
 //! then ZADD: two round trips, and two clients can both pass the check. Here
 //! the check and the write are one command over a native zset log with one
 //! member per accepted unit of cost, scored by the server clock (see
-//! `core::rate` for the window arithmetic). Memory: at most `limit` members
+//! `logic::rate` for the window arithmetic). Memory: at most `limit` members
 //! per key (each `<unix-ms>-<seq>`, 15 to 20 bytes), gone with the key one
 //! window after its newest hit.
 
 use super::args::{parse_i64, Options};
 use super::Command;
 use crate::declare_command;
+use crate::error::bound;
 use crate::error::ZkitError;
-use crate::host::{key_flags as kf, Arg, Ctx, KeySpec, OwnedRStr, RStr, ScoreBound};
+use crate::host::{key_flags as kf, Arg, Ctx, KeySpec, OwnedRStr, RStr, ScoreBound, Zset};
 use crate::logic::clock::MAX_DURATION_MS;
-use crate::logic::rate::{
-    cutoff, decide, expire_at, hit_member, retry_after_ms, Decision, MAX_LIMIT,
-};
+use crate::logic::rate::{self, HitLog, Limit, MAX_LIMIT};
 
 pub static COMMANDS: &[&Command] = &[&HIT];
 
@@ -40,34 +39,22 @@ declare_command! {
     }
 }
 
-/// What the log holds for one hit, read before anything is written.
-struct LogState {
-    /// How many entries are at or below the cutoff: they left the window.
-    expired: usize,
-    /// Entries still in the window.
-    live: u64,
-    decision: Decision,
-    /// Allowed: the highest score in the log (the TTL follows it).
-    /// Refused: the score of the last entry the hit has to wait for.
-    pivot_score: Option<f64>,
-}
-
 /// RATE.HIT `key window-ms limit [COST n]`
 /// -> `[allowed, count, remaining, retry-after-ms]`.
 fn hit(ctx: &Ctx, args: &[RStr]) -> Result<(), ZkitError> {
     let key = &args[1];
-    let window = parse_i64(args[2].as_bytes())?;
-    if !(1..=MAX_DURATION_MS).contains(&window) {
+    let window_ms = parse_i64(args[2].as_bytes())?;
+    if !(1..=MAX_DURATION_MS).contains(&window_ms) {
         return Err(ZkitError::OutOfRange {
             what: "window",
-            limit: "must be between 1 and 3155760000000 ms (100 years)",
+            limit: bound::DURATION_MS,
         });
     }
     let limit = parse_i64(args[3].as_bytes())?;
     if !(1..=MAX_LIMIT).contains(&limit) {
         return Err(ZkitError::OutOfRange {
             what: "limit",
-            limit: "must be between 1 and 1000000",
+            limit: bound::RATE_LIMIT,
         });
     }
     let mut cost = 1;
@@ -77,96 +64,121 @@ fn hit(ctx: &Ctx, args: &[RStr]) -> Result<(), ZkitError> {
         if !(1..=limit).contains(&cost) {
             return Err(ZkitError::OutOfRange {
                 what: "cost",
-                limit: "must be between 1 and the limit",
+                limit: bound::UP_TO_LIMIT,
             });
         }
     }
-    let (limit, cost) = (limit as u64, cost as u64);
-    let now = ctx.now_ms();
-    let cutoff = cutoff(now, window);
-    let state = read_log(ctx, key, cutoff, cost, limit)?;
-
-    let allowed = state.decision == Decision::Allowed;
-    if allowed || state.expired > 0 {
-        let mut log = ctx.open_zset_mut(key)?;
-        log.remove_up_to(cutoff);
-        if allowed {
-            // Units already logged this millisecond took the first names.
-            let mut seq = log
-                .iter_asc(
-                    ScoreBound::Inclusive(now as f64),
-                    ScoreBound::Inclusive(now as f64),
-                )
-                .count() as u64;
-            let mut logged = 0;
-            while logged < cost {
-                let name = OwnedRStr::new(&hit_member(now, seq));
-                seq += 1;
-                if log.score(&name).is_none() {
-                    log.add(&name, now as f64)?;
-                    logged += 1;
-                }
-            }
-            let at = expire_at(now, state.pivot_score.unwrap_or(f64::NEG_INFINITY), window);
-            log.expire_at(at)?;
-        }
-    }
-
-    let (count, retry_after) = match state.decision {
-        Decision::Allowed => (state.live + cost, -1),
-        Decision::Refused { .. } => {
-            let score = state.pivot_score.ok_or_else(|| {
-                ZkitError::Internal("a refused hit found no entry to wait for".into())
-            })?;
-            (state.live, retry_after_ms(score, window, now))
-        }
+    let limits = [Limit {
+        window_ms,
+        limit: limit as u64,
+    }];
+    let mut log = ZsetLog {
+        ctx,
+        key,
+        state: LogKey::Unopened,
     };
+    let verdict = rate::hit(&mut log, ctx.now_ms(), &limits, cost as u64)?;
+    drop(log);
     ctx.reply_array(4);
-    ctx.reply_i64(i64::from(allowed));
-    ctx.reply_i64(count as i64);
-    ctx.reply_i64(limit.saturating_sub(count) as i64);
-    ctx.reply_i64(retry_after);
+    ctx.reply_i64(i64::from(verdict.allowed));
+    ctx.reply_i64(verdict.count as i64);
+    ctx.reply_i64(verdict.remaining as i64);
+    ctx.reply_i64(verdict.retry_after_ms);
     Ok(())
 }
 
-/// Reads the log without writing (so a refused hit with nothing to expire
-/// does not even touch WATCH): what left the window, what is live, and the
-/// decision.
-fn read_log(
-    ctx: &Ctx,
-    key: &RStr,
-    cutoff: i64,
-    cost: u64,
-    limit: u64,
-) -> Result<LogState, ZkitError> {
-    let Some(mut log) = ctx.open_zset(key)? else {
-        return Ok(LogState {
-            expired: 0,
-            live: 0,
-            decision: decide(0, cost, limit),
-            pivot_score: None,
-        });
-    };
-    let cutoff = cutoff as f64;
-    let expired = log
-        .iter_asc(ScoreBound::MIN, ScoreBound::Inclusive(cutoff))
-        .count();
-    let live = (log.len() - expired) as u64;
-    let decision = decide(live, cost, limit);
-    let pivot_score = match decision {
-        Decision::Allowed => log
-            .iter_desc(ScoreBound::MIN, ScoreBound::MAX)
-            .next()
-            .map(|(_, score)| score),
-        Decision::Refused { blocking } => log
-            .iter_asc(ScoreBound::Exclusive(cutoff), ScoreBound::MAX)
-            .nth((blocking - 1) as usize)
-            .map(|(_, score)| score),
-    };
-    Ok(LogState {
-        expired,
-        live,
-        decision,
-        pivot_score,
-    })
+/// A rate log kept in a sorted set. Reads go through a read-only handle
+/// until the first write reopens the key writable, so a refused hit that
+/// drops nothing leaves the key, and WATCH, alone.
+struct ZsetLog<'c> {
+    ctx: &'c Ctx,
+    key: &'c RStr,
+    state: LogKey<'c>,
+}
+
+enum LogKey<'c> {
+    Unopened,
+    Absent,
+    Open(Zset<'c>),
+}
+
+impl<'c> ZsetLog<'c> {
+    /// The key for reading; `None` when it does not exist.
+    fn reader(&mut self) -> Result<Option<&mut Zset<'c>>, ZkitError> {
+        if let LogKey::Unopened = self.state {
+            self.state = match self.ctx.open_zset(self.key)? {
+                Some(zset) => LogKey::Open(zset),
+                None => LogKey::Absent,
+            };
+        }
+        Ok(match &mut self.state {
+            LogKey::Open(zset) => Some(zset),
+            _ => None,
+        })
+    }
+
+    fn writer(&mut self) -> Result<&mut Zset<'c>, ZkitError> {
+        if !matches!(&self.state, LogKey::Open(zset) if zset.is_writable()) {
+            // Close the read-only handle before opening the key again.
+            self.state = LogKey::Unopened;
+            self.state = LogKey::Open(self.ctx.open_zset_mut(self.key)?);
+        }
+        match &mut self.state {
+            LogKey::Open(zset) => Ok(zset),
+            _ => unreachable!("just opened for writing"),
+        }
+    }
+
+    fn count(&mut self, min: ScoreBound, max: ScoreBound) -> Result<u64, ZkitError> {
+        Ok(self.reader()?.map_or(0, |log| log.count(min, max) as u64))
+    }
+}
+
+impl HitLog for ZsetLog<'_> {
+    type Error = ZkitError;
+
+    fn count_up_to(&mut self, score: i64) -> Result<u64, ZkitError> {
+        self.count(ScoreBound::MIN, ScoreBound::Inclusive(score as f64))
+    }
+
+    fn count_above(&mut self, score: i64) -> Result<u64, ZkitError> {
+        // The log's size less what is at or below: the walk covers only the
+        // entries that left the window, not the live ones.
+        let len = self.reader()?.map_or(0, |log| log.len() as u64);
+        Ok(len - self.count_up_to(score)?)
+    }
+
+    fn nth_above(&mut self, score: i64, n: u64) -> Result<Option<f64>, ZkitError> {
+        Ok(self.reader()?.and_then(|log| {
+            log.iter_asc(ScoreBound::Exclusive(score as f64), ScoreBound::MAX)
+                .nth(n as usize)
+                .map(|(_, score)| score)
+        }))
+    }
+
+    fn newest(&mut self) -> Result<Option<f64>, ZkitError> {
+        Ok(self.reader()?.and_then(|log| {
+            log.iter_desc(ScoreBound::MIN, ScoreBound::MAX)
+                .next()
+                .map(|(_, score)| score)
+        }))
+    }
+
+    fn remove_up_to(&mut self, score: i64) -> Result<(), ZkitError> {
+        self.writer()?.remove_up_to(score);
+        Ok(())
+    }
+
+    fn add(&mut self, member: &[u8], score: i64) -> Result<bool, ZkitError> {
+        let member = OwnedRStr::new(member);
+        let log = self.writer()?;
+        if log.score(&member).is_some() {
+            return Ok(false);
+        }
+        Ok(log.add(&member, score as f64)?)
+    }
+
+    fn expire_at(&mut self, unix_ms: i64) -> Result<(), ZkitError> {
+        Ok(self.writer()?.expire_at(unix_ms)?)
+    }
 }

@@ -8,10 +8,10 @@
 //! stay strictly increasing even within one millisecond (see
 //! `core::recent`), so the order is the order of the views.
 
-use super::args::{parse_i64, split_trailing_options};
+use super::args::{parse_i64, parse_positive, split_trailing_options};
 use super::Command;
 use crate::declare_command;
-use crate::error::ZkitError;
+use crate::error::{bound, ZkitError};
 use crate::host::{key_flags as kf, Arg, Ctx, KeySpec, OwnedRStr, RStr, ScoreBound};
 use crate::logic::clock::{deadline, MAX_DURATION_MS};
 use crate::logic::recent::view_scores;
@@ -38,24 +38,16 @@ declare_command! {
     }
 }
 
-const TTL_RANGE: &str = "must be between 1 and 3155760000 seconds (100 years)";
-
 /// RECENT.ADD `key member [member ...] [CAP n] [TTL seconds]` -> size after.
 fn add(ctx: &Ctx, args: &[RStr]) -> Result<(), ZkitError> {
     let key = &args[1];
     let (members, options) = split_trailing_options(&args[2..], &["CAP", "TTL"])?;
     let (mut cap, mut ttl_seconds) = (None, None);
     for (option, value) in options {
-        let n = parse_i64(value.as_bytes())?;
         if option == 0 {
-            cap = Some(usize::try_from(n).ok().filter(|&n| n > 0).ok_or(
-                ZkitError::OutOfRange {
-                    what: "cap",
-                    limit: "must be positive",
-                },
-            )?);
+            cap = Some(parse_positive(value.as_bytes(), "cap")?);
         } else {
-            ttl_seconds = Some(n);
+            ttl_seconds = Some(parse_i64(value.as_bytes())?);
         }
     }
     let now = ctx.now_ms();
@@ -66,7 +58,7 @@ fn add(ctx: &Ctx, args: &[RStr]) -> Result<(), ZkitError> {
                 .and_then(|ms| deadline(now, ms))
                 .ok_or(ZkitError::OutOfRange {
                     what: "TTL",
-                    limit: TTL_RANGE,
+                    limit: bound::DURATION_S,
                 })
         })
         .transpose()?;

@@ -207,6 +207,11 @@ impl<'c> Zset<'c> {
         self.key.as_ptr()
     }
 
+    /// Whether writes through this handle are allowed (and recorded).
+    pub fn is_writable(&self) -> bool {
+        self.writer.is_some()
+    }
+
     /// The number of members (0 for an absent key).
     pub fn len(&self) -> usize {
         // SAFETY: open key.
@@ -382,6 +387,17 @@ impl<'c> Zset<'c> {
             .record(write);
     }
 
+    /// How many members score within `[min, max]`, walked without reading
+    /// them: O(log N + the count).
+    pub fn count(&mut self, min: ScoreBound, max: ScoreBound) -> usize {
+        let mut walk = self.iter(min, max, Direction::Asc);
+        let mut count = 0;
+        while walk.step() {
+            count += 1;
+        }
+        count
+    }
+
     /// Members from the highest score down, within `[min, max]`. Among equal
     /// scores the order is member descending: the exact reverse of ZRANGE.
     pub fn iter_desc(&mut self, min: ScoreBound, max: ScoreBound) -> ZsetIter<'_, 'c> {
@@ -441,10 +457,9 @@ pub struct ZsetIter<'z, 'c> {
     started: bool,
 }
 
-impl Iterator for ZsetIter<'_, '_> {
-    type Item = (OwnedRStr, f64);
-
-    fn next(&mut self) -> Option<(OwnedRStr, f64)> {
+impl ZsetIter<'_, '_> {
+    /// Moves to the next member of the range; false at its end.
+    fn step(&mut self) -> bool {
         let key = self.zset.ptr();
         // SAFETY: the iterator was set up on this open key in `Zset::iter` and
         // nothing else touches the key while it is borrowed.
@@ -454,19 +469,27 @@ impl Iterator for ZsetIter<'_, '_> {
                     Direction::Asc => api!(RedisModule_ZsetRangeNext)(key),
                     Direction::Desc => api!(RedisModule_ZsetRangePrev)(key),
                 };
-                if moved == 0 {
-                    return None;
-                }
+                moved != 0
             } else {
                 self.started = true;
-                if api!(RedisModule_ZsetRangeEndReached)(key) != 0 {
-                    return None;
-                }
+                api!(RedisModule_ZsetRangeEndReached)(key) == 0
             }
-            let mut score = 0.0;
-            let member = api!(RedisModule_ZsetRangeCurrentElement)(key, &mut score);
-            OwnedRStr::adopt(member).map(|member| (member, score))
         }
+    }
+}
+
+impl Iterator for ZsetIter<'_, '_> {
+    type Item = (OwnedRStr, f64);
+
+    fn next(&mut self) -> Option<(OwnedRStr, f64)> {
+        if !self.step() {
+            return None;
+        }
+        let mut score = 0.0;
+        // SAFETY: the iterator stands on a member of the open key.
+        let member =
+            unsafe { api!(RedisModule_ZsetRangeCurrentElement)(self.zset.ptr(), &mut score) };
+        OwnedRStr::adopt(member).map(|member| (member, score))
     }
 }
 

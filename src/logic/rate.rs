@@ -66,6 +66,130 @@ pub fn hit_member(now_ms: i64, seq: u64) -> Vec<u8> {
     name
 }
 
+/// One limit: at most `limit` units in any `window_ms` milliseconds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limit {
+    pub window_ms: i64,
+    pub limit: u64,
+}
+
+/// What a hit reads and writes: a log of accepted units, each a member
+/// scored by the unix ms of its hit. A sorted set serves it on the server;
+/// the unit tests use an in-memory one.
+pub trait HitLog {
+    type Error;
+
+    /// How many entries are scored at or below `score`.
+    fn count_up_to(&mut self, score: i64) -> Result<u64, Self::Error>;
+    /// How many entries are scored above `score`.
+    fn count_above(&mut self, score: i64) -> Result<u64, Self::Error>;
+    /// The score of the `n`-th entry (0-based, oldest first) above `score`.
+    fn nth_above(&mut self, score: i64, n: u64) -> Result<Option<f64>, Self::Error>;
+    /// The highest score in the log.
+    fn newest(&mut self) -> Result<Option<f64>, Self::Error>;
+    /// Removes every entry scored at or below `score`.
+    fn remove_up_to(&mut self, score: i64) -> Result<(), Self::Error>;
+    /// Adds `member` at `score` unless it is there; true if added.
+    fn add(&mut self, member: &[u8], score: i64) -> Result<bool, Self::Error>;
+    /// Lets the whole log expire at `unix_ms`.
+    fn expire_at(&mut self, unix_ms: i64) -> Result<(), Self::Error>;
+}
+
+/// What a hit was told.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Verdict {
+    pub allowed: bool,
+    /// Units in the binding limit's window, this hit's included if allowed.
+    pub count: u64,
+    /// Units the binding limit still takes.
+    pub remaining: u64,
+    /// Refused: ms until the hit would fit every limit's window; -1 when
+    /// allowed.
+    pub retry_after_ms: i64,
+}
+
+/// Counts a hit of `cost` units at `now_ms` against every limit (at least
+/// one, every cost within each limit): allowed only if every limit allows,
+/// and then logged. Entries that left the widest window go either way, so
+/// the log never holds more than the widest window's limit, and the log
+/// expires when its newest entry leaves that window. A refused hit with
+/// nothing to drop writes nothing.
+///
+/// The verdict reports the limit that binds: when refused, the one that
+/// makes the hit wait longest; when allowed, the one with the least room
+/// left (the first such).
+pub fn hit<L: HitLog>(
+    log: &mut L,
+    now_ms: i64,
+    limits: &[Limit],
+    cost: u64,
+) -> Result<Verdict, L::Error> {
+    let widest = limits
+        .iter()
+        .map(|l| l.window_ms)
+        .max()
+        .expect("at least one limit");
+    let oldest_kept = cutoff(now_ms, widest);
+    let mut verdicts = Vec::with_capacity(limits.len());
+    for limit in limits {
+        let window_start = cutoff(now_ms, limit.window_ms);
+        let live = log.count_above(window_start)?;
+        let verdict = match decide(live, cost, limit.limit) {
+            Decision::Allowed => Verdict {
+                allowed: true,
+                count: live + cost,
+                remaining: limit.limit - (live + cost),
+                retry_after_ms: -1,
+            },
+            Decision::Refused { blocking } => {
+                // `blocking` <= live, so the entry exists.
+                let waits_for = log.nth_above(window_start, blocking - 1)?;
+                Verdict {
+                    allowed: false,
+                    count: live,
+                    remaining: limit.limit.saturating_sub(live),
+                    retry_after_ms: waits_for
+                        .map_or(1, |score| retry_after_ms(score, limit.window_ms, now_ms)),
+                }
+            }
+        };
+        verdicts.push(verdict);
+    }
+    let allowed = verdicts.iter().all(|v| v.allowed);
+    let binding = if allowed {
+        verdicts.iter().min_by_key(|v| v.remaining)
+    } else {
+        verdicts
+            .iter()
+            .filter(|v| !v.allowed)
+            .max_by_key(|v| v.retry_after_ms)
+    }
+    .copied()
+    .expect("at least one limit");
+
+    if allowed || log.count_up_to(oldest_kept)? > 0 {
+        log.remove_up_to(oldest_kept)?;
+    }
+    if allowed {
+        let newest = log.newest()?;
+        // Units already logged this millisecond took the first names.
+        let mut seq = log.count_above(now_ms - 1)? - log.count_above(now_ms)?;
+        let mut logged = 0;
+        while logged < cost {
+            if log.add(&hit_member(now_ms, seq), now_ms)? {
+                logged += 1;
+            }
+            seq += 1;
+        }
+        log.expire_at(expire_at(
+            now_ms,
+            newest.unwrap_or(f64::NEG_INFINITY),
+            widest,
+        ))?;
+    }
+    Ok(binding)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -109,6 +233,133 @@ mod tests {
         assert_eq!(hit_member(5, 12), b"5-12");
     }
 
+    /// The log as a plain ordered map: (score, member) -> ().
+    #[derive(Default)]
+    struct MemoryLog {
+        entries: std::collections::BTreeSet<(i64, Vec<u8>)>,
+        expires_at: Option<i64>,
+        writes: usize,
+    }
+
+    impl HitLog for MemoryLog {
+        type Error = std::convert::Infallible;
+
+        fn count_up_to(&mut self, score: i64) -> Result<u64, Self::Error> {
+            Ok(self.entries.iter().filter(|(s, _)| *s <= score).count() as u64)
+        }
+        fn count_above(&mut self, score: i64) -> Result<u64, Self::Error> {
+            Ok(self.entries.iter().filter(|(s, _)| *s > score).count() as u64)
+        }
+        fn nth_above(&mut self, score: i64, n: u64) -> Result<Option<f64>, Self::Error> {
+            let mut above = self.entries.iter().filter(|(s, _)| *s > score);
+            Ok(above.nth(n as usize).map(|(s, _)| *s as f64))
+        }
+        fn newest(&mut self) -> Result<Option<f64>, Self::Error> {
+            Ok(self.entries.iter().next_back().map(|(s, _)| *s as f64))
+        }
+        fn remove_up_to(&mut self, score: i64) -> Result<(), Self::Error> {
+            self.writes += 1;
+            self.entries.retain(|(s, _)| *s > score);
+            Ok(())
+        }
+        fn add(&mut self, member: &[u8], score: i64) -> Result<bool, Self::Error> {
+            self.writes += 1;
+            if self.entries.iter().any(|(_, m)| m == member) {
+                return Ok(false);
+            }
+            Ok(self.entries.insert((score, member.to_vec())))
+        }
+        fn expire_at(&mut self, unix_ms: i64) -> Result<(), Self::Error> {
+            self.writes += 1;
+            self.expires_at = Some(unix_ms);
+            Ok(())
+        }
+    }
+
+    fn limit(window_ms: i64, limit: u64) -> Limit {
+        Limit { window_ms, limit }
+    }
+
+    fn hit_once(log: &mut MemoryLog, now: i64, limits: &[Limit], cost: u64) -> Verdict {
+        let Ok(verdict) = hit(log, now, limits, cost);
+        verdict
+    }
+
+    #[test]
+    fn a_window_counts_hits_and_refuses_past_the_limit() {
+        let mut log = MemoryLog::default();
+        let two_per_5s = [limit(5_000, 2)];
+        let v = hit_once(&mut log, 10_000, &two_per_5s, 1);
+        assert_eq!(
+            (v.allowed, v.count, v.remaining, v.retry_after_ms),
+            (true, 1, 1, -1)
+        );
+        let v = hit_once(&mut log, 11_000, &two_per_5s, 1);
+        assert_eq!((v.allowed, v.count, v.remaining), (true, 2, 0));
+        assert_eq!(log.expires_at, Some(16_000));
+        let writes = log.writes;
+        let v = hit_once(&mut log, 12_000, &two_per_5s, 1);
+        // Refused until the hit at 10,000 leaves the window: at 15,000.
+        assert_eq!(
+            (v.allowed, v.count, v.remaining, v.retry_after_ms),
+            (false, 2, 0, 3_000)
+        );
+        assert_eq!(
+            log.writes, writes,
+            "a refused hit with nothing to drop writes nothing"
+        );
+        let v = hit_once(&mut log, 15_000, &two_per_5s, 1);
+        assert!(v.allowed);
+        // The expired entry is gone; the log holds the two live ones.
+        assert_eq!(log.entries.len(), 2);
+    }
+
+    #[test]
+    fn units_of_one_millisecond_get_distinct_names() {
+        let mut log = MemoryLog::default();
+        let v = hit_once(&mut log, 7, &[limit(100, 10)], 3);
+        assert_eq!(v.count, 3);
+        let v = hit_once(&mut log, 7, &[limit(100, 10)], 2);
+        assert_eq!(v.count, 5);
+        let names: Vec<Vec<u8>> = log.entries.iter().map(|(_, m)| m.clone()).collect();
+        assert_eq!(
+            names,
+            [
+                b"7-0".to_vec(),
+                b"7-1".to_vec(),
+                b"7-2".to_vec(),
+                b"7-3".to_vec(),
+                b"7-4".to_vec()
+            ]
+        );
+    }
+
+    #[test]
+    fn every_limit_must_allow_and_the_binding_one_is_reported() {
+        // 2 per second and 3 per 10 seconds.
+        let limits = [limit(1_000, 2), limit(10_000, 3)];
+        let mut log = MemoryLog::default();
+        let v = hit_once(&mut log, 0, &limits, 1);
+        // Allowed: the per-second limit has 1 left, the 10 s one 2.
+        assert_eq!((v.allowed, v.count, v.remaining), (true, 1, 1));
+        hit_once(&mut log, 1, &limits, 1);
+        let v = hit_once(&mut log, 2, &limits, 1);
+        // The per-second limit refuses until the hit at 0 leaves: 998 ms.
+        assert_eq!(
+            (v.allowed, v.count, v.remaining, v.retry_after_ms),
+            (false, 2, 0, 998)
+        );
+        let v = hit_once(&mut log, 1_000, &limits, 1);
+        // Both have no room left now; the first one listed is reported.
+        assert_eq!((v.allowed, v.count, v.remaining), (true, 2, 0));
+        let v = hit_once(&mut log, 2_000, &limits, 1);
+        // Both refuse now; the 10 s one waits longest (until 10,000).
+        assert_eq!((v.allowed, v.count, v.retry_after_ms), (false, 3, 8_000));
+        // The log keeps only the widest window and expires with it.
+        assert_eq!(log.expires_at, Some(11_000));
+        assert!(log.entries.len() <= 3);
+    }
+
     proptest! {
         #[test]
         fn allowed_hits_never_exceed_the_limit(
@@ -135,6 +386,37 @@ mod tests {
             // At now + retry the entry is out; one millisecond earlier it was in.
             prop_assert!((t as f64) <= cutoff(now + retry, window) as f64);
             prop_assert!((t as f64) > cutoff(now + retry - 1, window) as f64);
+        }
+
+        #[test]
+        fn the_log_never_lets_a_window_hold_more_than_its_limit(
+            hits in proptest::collection::vec((0i64..50, 1u64..4), 1..80),
+            short in 1i64..100, long in 100i64..1_000, per_short in 1u64..6, per_long in 4u64..20,
+        ) {
+            let limits = [limit(short, per_short), limit(long, per_long.max(per_short))];
+            let mut log = MemoryLog::default();
+            let mut now = 0;
+            let mut accepted: Vec<(i64, u64)> = Vec::new();
+            for (step, cost) in hits {
+                now += step;
+                if cost > per_short {
+                    continue;
+                }
+                let verdict = hit_once(&mut log, now, &limits, cost);
+                if verdict.allowed {
+                    accepted.push((now, cost));
+                }
+                // Checked against every hit ever accepted, not the log.
+                for l in &limits {
+                    let in_window: u64 = accepted
+                        .iter()
+                        .filter(|(at, _)| *at > now - l.window_ms)
+                        .map(|(_, c)| c)
+                        .sum();
+                    prop_assert!(in_window <= l.limit);
+                }
+                prop_assert!(log.entries.len() as u64 <= per_long.max(per_short));
+            }
         }
 
         #[test]
