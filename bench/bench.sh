@@ -3,7 +3,7 @@
 # and beside the Lua script a user would write instead, measured in one run
 # with redis-benchmark on loopback, unpipelined and pipelined. Then VOTE.CAST
 # beside its script and beside client round trips with MULTI/EXEC, which
-# redis-benchmark cannot send, with benches/vote_load.rs.
+# redis-benchmark cannot send, with bench/vote_load.rs.
 #
 # usage: bench/bench.sh path/to/libzkit.so
 # env:   BENCH_REQUESTS (default 200000), BENCH_CLIENTS (50), BENCH_PIPELINE (16),
@@ -245,7 +245,7 @@ printf '%s\n' "${results[@]}"
 
 # VOTE.CAST vs its Lua script vs round trips with MULTI/EXEC: a mixed
 # workload of new votes, repeats, switches and clears, on a database of its
-# own (db 9), from a Rust client (benches/vote_load.rs).
+# own (db 9), from a Rust client (bench/vote_load.rs).
 echo
 (cd "$here/.." && "${pin_client[@]}" cargo bench --quiet --bench vote_load -- --port "$port" \
   --requests "$requests" --connections "$clients" --pipeline "$pipeline" --rounds "$rounds")

@@ -33,7 +33,7 @@ fn schedule(con: &mut Connection, key: &str, due_ms: i64, task: &str) {
 const HOUR: i64 = 3_600_000;
 
 #[test]
-fn seed_001_due_tasks_are_claimed_once_earliest_first() {
+fn due_tasks_are_claimed_once_earliest_first() {
     let server = Server::start();
     let mut con = server.connect();
     let now = server_time_ms(&mut con);
@@ -44,7 +44,7 @@ fn seed_001_due_tasks_are_claimed_once_earliest_first() {
     schedule(&mut con, "tasks", now + HOUR, "t4");
     let claimed = poll(&mut con, &["tasks"]);
     assert_eq!(claimed, vec![("t1".to_string(), (now - 3000) as f64)]);
-    // The seed's bug: ZRANGEBYSCORE without ZREM returns t1 again. Here t1
+    // The usual recipe's bug: ZRANGEBYSCORE without ZREM returns t1 again. Here t1
     // is gone: the next poll gets t2, then nothing is due.
     assert_eq!(names(&poll(&mut con, &["tasks", "COUNT", "10"])), ["t2"]);
     assert_eq!(poll(&mut con, &["tasks", "COUNT", "10"]), vec![]);

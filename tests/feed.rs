@@ -174,7 +174,7 @@ fn both_encodings() -> [ServerConfig; 2] {
 }
 
 #[test]
-fn seed_000_waterfall_walk_through() {
+fn waterfall_feed_walk_through() {
     let server = Server::start();
     let mut con = server.connect();
     let feed = "feed:user:7";

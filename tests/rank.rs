@@ -28,7 +28,7 @@ fn names(rows: &[(i64, String, i64)]) -> Vec<&str> {
 }
 
 #[test]
-fn seed_004_live_stream_gift_board() {
+fn live_stream_gift_board_walk_through() {
     // Every gift returns the giver's rank; more coins rank higher; on equal
     // coins whoever reached the amount first ranks higher.
     let server = Server::start();
@@ -210,7 +210,7 @@ fn get_top_and_around() {
 
 #[test]
 fn merge_daily_boards_into_a_weekly_one() {
-    // Seed 002 merges rank:YYYYMMDD boards with ZUNIONSTORE.
+    // The usual recipe merges rank:YYYYMMDD boards with ZUNIONSTORE.
     let server = Server::start();
     let mut con = server.connect();
     let hour = 60 * MIN;

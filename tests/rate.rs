@@ -22,7 +22,7 @@ fn newest_score(con: &mut Connection, key: &str) -> f64 {
 }
 
 #[test]
-fn seed_002_anti_spam_at_most_two_comments_in_five_seconds() {
+fn anti_spam_at_most_two_comments_in_five_seconds() {
     let server = Server::start();
     let mut con = server.connect();
     let key = "user:1000:comment";
@@ -31,7 +31,7 @@ fn seed_002_anti_spam_at_most_two_comments_in_five_seconds() {
     let (allowed, count, remaining, retry) = hit(&mut con, &[key, "5000", "2"]);
     assert_eq!((allowed, count, remaining), (0, 2, 0));
     assert!((1..=5000).contains(&retry), "{retry}");
-    // The log is a native zset: the seed's own query sees the two comments.
+    // The log is a native zset: the recipe's own ZCOUNT sees the two comments.
     let now = server_time_ms(&mut con);
     let seen: i64 = query(
         &mut con,

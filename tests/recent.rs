@@ -15,7 +15,7 @@ fn add(con: &mut Connection, words: &[&str]) -> i64 {
 }
 
 #[test]
-fn seed_002_recently_viewed_goods() {
+fn recently_viewed_goods_walk_through() {
     // Keep the 60 most recent goods per member, deduplicated, for 30 days.
     let server = Server::start();
     let mut con = server.connect();

@@ -60,7 +60,7 @@ fn post(con: &mut Connection, item: &str, poster: &str, posted_at_s: i64) {
 const BOOK: &str = "WEIGHT 432 432 WINDOW {news}:time 604800";
 
 #[test]
-fn seed_003_redis_in_action_voting_site() {
+fn redis_in_action_voting_site_walk_through() {
     let server = Server::start();
     let mut con = server.connect();
     let now = server_now_s(&mut con);
@@ -127,8 +127,8 @@ fn seed_003_redis_in_action_voting_site() {
 }
 
 #[test]
-fn every_switch_with_seed_002_weights() {
-    // Seed 002 weighs an up vote 2 and a down vote 0.5.
+fn every_switch_with_weighted_votes() {
+    // Weighted votes: an up vote weighs 2, a down vote 0.5.
     let server = Server::start();
     let mut con = server.connect();
     ok(&mut con, &["ZADD", SCORES, "10", "a1"]);

@@ -1,7 +1,7 @@
-//! DELAY.*: a delayed-task queue with exactly-one claim (seed 001).
+//! DELAY.*: a delayed-task queue with exactly-one claim (a job queue).
 //!
 //! Tasks are scheduled with native ZADD, scored by their due time in unix ms.
-//! The seed polls ZRANGEBYSCORE and then ZREMs, so two workers can take the
+//! The usual recipe polls ZRANGEBYSCORE and then ZREMs, so two workers can take the
 //! same task, and sleeps a second when idle. DELAY.POLL claims due tasks in
 //! one command: removed from the queue (and, with LEASE, moved into an
 //! in-flight zset scored by the lease's end) before anyone else runs, so no

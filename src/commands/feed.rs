@@ -1,6 +1,7 @@
-//! FEED: waterfall feeds paged by exact cursors, with capped inserts (seed 000).
+//! FEED: waterfall feeds (a recommendation or timeline stream) paged by exact
+//! cursors, with capped inserts.
 //!
-//! A feed is a plain sorted set shown newest first (`core::cursor`). A page
+//! A feed is a plain sorted set shown newest first (`logic::cursor`). A page
 //! starts at an exclusive `(score, member)` position and walks the low-level
 //! zset iterator from there: O(log N) to seek plus one step per item, with no
 //! RM_Call on the path. The seek is by score only (the module API has no

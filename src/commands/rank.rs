@@ -1,7 +1,9 @@
-//! RANK: leaderboards where equal totals rank first-come (seed 004).
+//! RANK: leaderboards where equal totals rank first-come (a live-stream gift
+//! board: more coins rank higher, and whoever reached an amount first ranks
+//! higher among equals).
 //!
 //! A board is a plain sorted set whose scores are rank scores
-//! (`core::rank`): `floor(score)` is the member's total, the fraction orders
+//! (`logic::rank`): `floor(score)` is the member's total, the fraction orders
 //! equal totals by when they were reached. Writes use the low-level key API
 //! and replicate `ZADD` with the exact score; ranks come from `ZREVRANK` and
 //! `ZRANGE ... REV` through RM_Call, because the low-level API has no rank

@@ -1,6 +1,7 @@
-//! RATE.*: exact sliding-window rate limits (seed 002, anti-spam).
+//! RATE.*: exact sliding-window rate limits (anti-spam: "at most N comments
+//! in T seconds").
 //!
-//! The seed checks "at most N comments in T seconds" with ZRANGEBYSCORE and
+//! The usual recipe checks "at most N comments in T seconds" with ZRANGEBYSCORE and
 //! then ZADD: two round trips, and two clients can both pass the check. Here
 //! the check and the write are one command over a native zset log with one
 //! member per accepted unit of cost, scored by the server clock (see

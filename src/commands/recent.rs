@@ -1,12 +1,12 @@
-//! RECENT.*: recently-viewed lists (seed 002, section 7).
+//! RECENT.*: recently-viewed lists (a shop's "recently viewed items").
 //!
-//! The seed keeps a list per user with LREM + LPUSH + LTRIM + EXPIRE: four
+//! The usual recipe keeps a list per user with LREM + LPUSH + LTRIM + EXPIRE: four
 //! round trips that race with each other, and a list that can hold a member
 //! twice. Here the list is a sorted set scored by the server clock: viewing a
 //! member again moves it to the front, the oldest beyond CAP are dropped and
 //! the TTL is refreshed, in one atomic command. Read it with ZREVRANGE. Scores
 //! stay strictly increasing even within one millisecond (see
-//! `core::recent`), so the order is the order of the views.
+//! `logic::recent`), so the order is the order of the views.
 
 use super::args::{parse_i64, parse_positive, split_trailing_options};
 use super::Command;

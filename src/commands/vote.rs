@@ -1,6 +1,6 @@
 //! VOTE: up and down votes with dedup sets, switching and atomic score
-//! updates (seed 003, Redis in Action's article voting site; seed 002,
-//! section 11, weighted votes).
+//! updates: an article-voting site (as in Redis in Action, chapter 1), with
+//! down votes, switching and weighted votes built in.
 //!
 //! An item's votes live in native keys: a sorted set of scores (member item),
 //! and two plain sets of voter ids, one for up votes and one for down votes.
@@ -10,8 +10,8 @@
 //! is all the vote needs to know, so no SISMEMBER is run; set sizes come from
 //! the key API (the sizes before the writes, read while checking the key
 //! types, plus what the writes changed). The score is incremented on the key
-//! API (ZINCRBY's arithmetic) and replicated as
-//! `ZADD scores <exact score> item`.
+//! API (ZINCRBY's arithmetic) and recorded as `ZADD scores <exact score>
+//! item`.
 
 use super::args::Options;
 use super::Command;

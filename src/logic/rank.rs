@@ -240,7 +240,7 @@ mod tests {
     }
 
     #[test]
-    fn seed_004_large_amounts_keep_exact_totals() {
+    fn gift_board_totals_stay_exact_above_a_billion() {
         // The article's packing breaks above a billion coins; here the total
         // stays exact up to 2^52 - 1.
         let c = clock();

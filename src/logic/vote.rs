@@ -1,5 +1,6 @@
 //! Vote arithmetic: where a voter stands, what a vote changes, and the voting
-//! window (seed 003, Redis in Action ch. 1; seed 002, section 11).
+//! window (an article-voting site as in Redis in Action, chapter 1, and
+//! weighted votes).
 //!
 //! A voter stands in the up-voter set, the down-voter set or neither. The
 //! item's score holds the sum of every voter's contribution: `+up` for an up
@@ -251,7 +252,7 @@ mod tests {
 
     #[test]
     fn unequal_weights_apply_per_direction() {
-        // Seed 002: an up vote weighs 2, a down vote 0.5.
+        // Weighted votes: an up vote weighs 2, a down vote 0.5.
         let w = weights(2.0, 0.5);
         assert_eq!(outcome(Standing::NONE, Standing::UP, w).delta, 2.0);
         assert_eq!(outcome(Standing::NONE, Standing::DOWN, w).delta, -0.5);

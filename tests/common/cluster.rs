@@ -4,7 +4,7 @@
 use std::process::Command;
 use std::time::Duration;
 
-use super::{free_port, query, wait_for, Server, ServerConfig};
+use super::{free_port, ok, query, wait_for, Server, ServerConfig};
 
 /// `REDIS_CLI` (default `redis-cli` on PATH) creates the cluster; any
 /// redis-cli 7.0+ drives the servers of the compatibility matrix.
@@ -95,6 +95,20 @@ impl Cluster {
 }
 
 impl Server {
+    /// A one-node Redis Cluster with zkit, owning every slot: cross-slot
+    /// calls get CROSSSLOT, so tests can check that key specs route a
+    /// command by all of its keys.
+    pub fn single_node_cluster() -> Server {
+        let server = Server::with(ServerConfig::default().arg("cluster-enabled", "yes"));
+        let mut con = server.connect();
+        ok(&mut con, &["CLUSTER", "ADDSLOTSRANGE", "0", "16383"]);
+        wait_for(Duration::from_secs(20), || {
+            let info: String = query(&mut con, &["CLUSTER", "INFO"]);
+            info.contains("cluster_state:ok")
+        });
+        server
+    }
+
     /// This node's id and slot ranges, from the `myself` line of CLUSTER NODES.
     pub fn cluster_entry(&self) -> NodeEntry {
         let nodes: String = query(&mut self.connect(), &["CLUSTER", "NODES"]);

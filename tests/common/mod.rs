@@ -1,7 +1,15 @@
-//! The one harness every integration test shares: it starts real
+//! The one harness every integration test shares. This file starts real
 //! `redis-server` processes on free loopback ports, each in a fresh data
 //! folder, with the freshly built zkit module loaded (or not), and stops them
-//! when dropped.
+//! when dropped; the rest is split by concern:
+//!
+//! - `client`: running commands (words, bytes, expected errors, threads);
+//! - `data`: what a server holds, comparable across servers;
+//! - `replication`: replicas, the AOF, roles;
+//! - `keyspace`: keyspace events and WATCH;
+//! - `facts`: what COMMAND INFO and COMMAND GETKEYS say about zkit;
+//! - `cluster`: Redis Cluster on loopback;
+//! - `workload`: the family registry every production check iterates.
 //!
 //! Environment:
 //! - `REDIS_SERVER`: the server binary (default `redis-server` on PATH), so the
@@ -11,7 +19,12 @@
 // Each test binary uses part of the harness.
 #![allow(dead_code, unused_imports)]
 
+pub mod client;
 pub mod cluster;
+pub mod data;
+pub mod facts;
+pub mod keyspace;
+pub mod replication;
 pub mod workload;
 
 use std::io::{BufRead, BufReader};
@@ -21,8 +34,13 @@ use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
+pub use client::*;
 pub use cluster::Cluster;
+pub use data::*;
+pub use facts::*;
+pub use keyspace::*;
 pub use redis::{Connection, Value};
+pub use replication::*;
 pub use workload::{Family, Rng, FAMILIES};
 
 /// How to start a server.
@@ -151,49 +169,6 @@ impl Server {
         let _ = self.child.wait();
         self.owns_dir = false;
         self.dir.clone()
-    }
-
-    /// A one-node Redis Cluster with zkit, owning every slot: cross-slot
-    /// calls get CROSSSLOT, so tests can check that key specs route a
-    /// command by all of its keys.
-    pub fn single_node_cluster() -> Server {
-        let server = Server::with(ServerConfig::default().arg("cluster-enabled", "yes"));
-        let mut con = server.connect();
-        ok(&mut con, &["CLUSTER", "ADDSLOTSRANGE", "0", "16383"]);
-        wait_for(Duration::from_secs(20), || {
-            let info: String = query(&mut con, &["CLUSTER", "INFO"]);
-            info.contains("cluster_state:ok")
-        });
-        server
-    }
-
-    /// Blocks until `replicas` replicas have processed everything the master
-    /// sent so far.
-    pub fn wait_for_replicas(&self, replicas: usize) {
-        let mut con = self.connect();
-        // WAIT waits for the offset of this connection's last propagated
-        // command, which is 0 on a fresh connection (WAIT would return at
-        // once). PUBLISH propagates to replicas without touching any key, so
-        // it moves this connection's offset to the end of the stream.
-        let _: i64 = query(&mut con, &["PUBLISH", "zkit:test:wait", "sync"]);
-        let acked: i64 = redis::cmd("WAIT")
-            .arg(replicas)
-            .arg(10_000)
-            .query(&mut con)
-            .expect("WAIT");
-        assert_eq!(acked, replicas as i64, "replicas did not acknowledge");
-    }
-
-    /// Waits until this replica reports its link to the master up.
-    pub fn wait_until_synced(&self) {
-        let mut con = self.connect();
-        wait_for(Duration::from_secs(20), || {
-            let info: String = redis::cmd("INFO")
-                .arg("replication")
-                .query(&mut con)
-                .unwrap();
-            info.contains("master_link_status:up")
-        });
     }
 }
 
@@ -329,376 +304,4 @@ pub fn wait_blocked(server: &Server, n: usize) {
         let info: String = query(&mut con, &["INFO", "clients"]);
         info.contains(&format!("blocked_clients:{n}\r\n"))
     });
-}
-
-/// Runs a (blocking) command on a connection of its own in a thread; the
-/// thread returns the reply, or the error the server answered.
-pub fn spawn_call(
-    server: &Server,
-    words: &[&str],
-) -> std::thread::JoinHandle<redis::RedisResult<Value>> {
-    let mut con = server.connect();
-    let words: Vec<String> = words.iter().map(|w| w.to_string()).collect();
-    std::thread::spawn(move || run(&mut con, &self::words(&words)))
-}
-
-/// `master` or `slave`, as INFO replication reports the server's role.
-pub fn role(server: &Server) -> String {
-    let info: String = query(&mut server.connect(), &["INFO", "replication"]);
-    info.lines()
-        .find_map(|line| line.strip_prefix("role:"))
-        .expect("role in INFO replication")
-        .trim()
-        .to_string()
-}
-
-// ---- commands ---------------------------------------------------------
-
-/// Runs a command given as words and returns the raw reply (errors too).
-pub fn run(con: &mut impl redis::ConnectionLike, words: &[&str]) -> redis::RedisResult<Value> {
-    let mut cmd = redis::cmd(words[0]);
-    for w in &words[1..] {
-        cmd.arg(*w);
-    }
-    cmd.query(con)
-}
-
-/// The words of a call built as owned strings, for [`run`] and friends.
-pub fn words(call: &[String]) -> Vec<&str> {
-    call.iter().map(String::as_str).collect()
-}
-
-/// Runs a command given as raw byte strings (which may not be UTF-8).
-pub fn run_bytes(
-    con: &mut impl redis::ConnectionLike,
-    args: &[Vec<u8>],
-) -> redis::RedisResult<Value> {
-    let mut cmd = redis::cmd(std::str::from_utf8(&args[0]).unwrap_or("?"));
-    for a in &args[1..] {
-        cmd.arg(a.as_slice());
-    }
-    cmd.query(con)
-}
-
-/// A command line split on spaces, for arguments without spaces:
-/// `query(&mut con, &cmdline("ZADD k 1 m"))`.
-pub fn cmdline(line: &str) -> Vec<&str> {
-    line.split(' ').collect()
-}
-
-/// Runs a command that must succeed.
-pub fn ok(con: &mut impl redis::ConnectionLike, words: &[&str]) -> Value {
-    run(con, words).unwrap_or_else(|e| panic!("{words:?} failed: {e}"))
-}
-
-/// Runs a command that must fail, and returns its error text (code included).
-pub fn err(con: &mut impl redis::ConnectionLike, words: &[&str]) -> String {
-    match run(con, words) {
-        Ok(v) => panic!("{words:?} should fail, got {v:?}"),
-        Err(e) => error_text(&e),
-    }
-}
-
-/// An error as the server sent it, e.g. "ERR syntax error".
-pub fn error_text(e: &redis::RedisError) -> String {
-    match (e.code(), e.detail()) {
-        (Some(code), Some(detail)) => format!("{code} {detail}"),
-        (Some(code), None) => code.to_string(),
-        _ => e.to_string(),
-    }
-}
-
-/// Runs a command and converts the reply.
-pub fn query<T: redis::FromRedisValue>(con: &mut impl redis::ConnectionLike, words: &[&str]) -> T {
-    let mut cmd = redis::cmd(words[0]);
-    for w in &words[1..] {
-        cmd.arg(*w);
-    }
-    cmd.query(con)
-        .unwrap_or_else(|e| panic!("{words:?} failed: {e}"))
-}
-
-/// A whole sorted set as (member, exact score text) pairs, lowest first.
-pub fn zset_dump(con: &mut impl redis::ConnectionLike, key: &str) -> Vec<(String, String)> {
-    query(con, &["ZRANGE", key, "0", "-1", "WITHSCORES"])
-}
-
-/// A key's value in a form that compares equal across servers holding the
-/// same data.
-#[derive(Clone, Debug, PartialEq)]
-pub enum KeyContents {
-    /// The DUMP payload, compared byte for byte.
-    Dump(Vec<u8>),
-    /// A set or hash in a hash table, whose DUMP lists elements in bucket
-    /// order, which depends on each server's random hash seed: its type and
-    /// its elements (hash fields as `field\0value`), sorted.
-    HashTable {
-        kind: String,
-        elements: Vec<Vec<u8>>,
-    },
-}
-
-/// Every key of a database with its [`KeyContents`], sorted by key.
-pub type DbContents = Vec<(String, KeyContents)>;
-
-/// Every key with its contents, sorted: a byte-for-byte snapshot of a
-/// database for comparing servers (sorted sets, strings, lists and compact
-/// sets and hashes by DUMP bytes; hash-table sets and hashes by elements).
-pub fn db_snapshot(con: &mut impl redis::ConnectionLike) -> DbContents {
-    let mut keys: Vec<String> = query(con, &["KEYS", "*"]);
-    keys.sort();
-    keys.into_iter()
-        .map(|k| {
-            let kind: String = query(con, &["TYPE", &k]);
-            let encoding: String = query(con, &["OBJECT", "ENCODING", &k]);
-            let contents = match (kind.as_str(), encoding.as_str()) {
-                ("set", "hashtable") => {
-                    let mut elements: Vec<Vec<u8>> = query(con, &["SMEMBERS", &k]);
-                    elements.sort();
-                    KeyContents::HashTable { kind, elements }
-                }
-                ("hash", "hashtable") => {
-                    let pairs: Vec<(Vec<u8>, Vec<u8>)> = query(con, &["HGETALL", &k]);
-                    let mut elements: Vec<Vec<u8>> = pairs
-                        .into_iter()
-                        .map(|(mut field, value)| {
-                            field.push(0);
-                            field.extend(value);
-                            field
-                        })
-                        .collect();
-                    elements.sort();
-                    KeyContents::HashTable { kind, elements }
-                }
-                _ => KeyContents::Dump(query(con, &["DUMP", &k])),
-            };
-            (k, contents)
-        })
-        .collect()
-}
-
-/// Every key with its absolute expiry in unix ms (`PEXPIRETIME`, -1 for none),
-/// sorted. DUMP payloads leave expiry out, so replication tests of commands
-/// that set TTLs compare this beside [`db_snapshot`].
-pub fn expiry_snapshot(con: &mut Connection) -> Vec<(String, i64)> {
-    let mut keys: Vec<String> = query(con, &["KEYS", "*"]);
-    keys.sort();
-    keys.into_iter()
-        .map(|k| {
-            let at: i64 = query(con, &["PEXPIRETIME", &k]);
-            (k, at)
-        })
-        .collect()
-}
-
-/// The server's clock in unix ms (`TIME`).
-pub fn server_time_ms(con: &mut Connection) -> i64 {
-    let (secs, micros): (i64, i64) = query(con, &["TIME"]);
-    secs * 1000 + micros / 1000
-}
-
-/// A master with zkit, and two replicas of it, synced: one with zkit, one
-/// without (effects replication must not need the module).
-pub fn master_and_replicas() -> (Server, [Server; 2]) {
-    let master = Server::start();
-    let with_module = Server::with(ServerConfig::default().replica_of(&master));
-    let without_module = Server::with(ServerConfig::without_module().replica_of(&master));
-    with_module.wait_until_synced();
-    without_module.wait_until_synced();
-    (master, [with_module, without_module])
-}
-
-/// Waits until the replicas processed everything, asserts each holds exactly
-/// the master's data and expiry times, and returns the master's snapshot.
-pub fn assert_replicas_match(master: &Server, replicas: &[Server]) -> DbContents {
-    master.wait_for_replicas(replicas.len());
-    let mut con = master.connect();
-    let expected = db_snapshot(&mut con);
-    let expected_expiry = expiry_snapshot(&mut con);
-    for (i, replica) in replicas.iter().enumerate() {
-        let mut rcon = replica.connect();
-        assert_eq!(db_snapshot(&mut rcon), expected, "replica {i}");
-        assert_eq!(
-            expiry_snapshot(&mut rcon),
-            expected_expiry,
-            "replica {i} TTLs"
-        );
-    }
-    expected
-}
-
-/// Runs each command, which must fail with an error starting with its
-/// expected text and leave every key and TTL as it was.
-pub fn assert_errors_change_nothing(con: &mut Connection, cases: &[(&[&str], &str)]) {
-    let snapshot = db_snapshot(con);
-    let expiry = expiry_snapshot(con);
-    for (words, expected) in cases {
-        let e = err(con, words);
-        assert!(
-            e.starts_with(expected),
-            "{words:?}: got {e:?}, want {expected:?}"
-        );
-        assert_eq!(db_snapshot(con), snapshot, "{words:?} changed data");
-        assert_eq!(expiry_snapshot(con), expiry, "{words:?} changed a TTL");
-    }
-}
-
-/// A zkit server that appends every write to its AOF, fsynced at once.
-pub fn aof_server() -> Server {
-    Server::with(
-        ServerConfig::default()
-            .arg("appendonly", "yes")
-            .arg("appendfsync", "always"),
-    )
-}
-
-/// Stops `server` (started with [`aof_server`]), replays its AOF on a server
-/// without zkit, and asserts the replay holds exactly the data the server
-/// held (keys, values, and expiry times).
-pub fn assert_aof_replays_without_module(server: Server) {
-    let (expected, expected_expiry) = {
-        let mut con = server.connect();
-        (db_snapshot(&mut con), expiry_snapshot(&mut con))
-    };
-    let dir = server.shutdown_keep_dir();
-    let plain = Server::with(
-        ServerConfig::without_module()
-            .arg("appendonly", "yes")
-            .in_dir(&dir),
-    );
-    let mut con = plain.connect();
-    assert_eq!(db_snapshot(&mut con), expected);
-    assert_eq!(expiry_snapshot(&mut con), expected_expiry);
-    drop(plain);
-    let _ = std::fs::remove_dir_all(dir);
-}
-
-/// Keyspace events as (`__keyevent@0__:<event>`, key) string slices, for
-/// comparing with a literal list.
-pub fn event_pairs(events: &[(String, String)]) -> Vec<(&str, &str)> {
-    events
-        .iter()
-        .map(|(c, k)| (c.as_str(), k.as_str()))
-        .collect()
-}
-
-/// Whether a transaction WATCHing `key` still commits after `write` ran on
-/// another connection (false: the write invalidated the WATCH).
-pub fn watch_survives(server: &Server, key: &str, write: impl FnOnce(&mut Connection)) -> bool {
-    let mut watcher = server.connect();
-    let mut writer = server.connect();
-    ok(&mut watcher, &["WATCH", key]);
-    write(&mut writer);
-    ok(&mut watcher, &["MULTI"]);
-    ok(&mut watcher, &["PING"]);
-    ok(&mut watcher, &["EXEC"]) != Value::Nil
-}
-
-/// Keyspace events published while `action` runs, as (channel, message).
-pub fn keyspace_events(
-    server: &Server,
-    action: impl FnOnce(&mut Connection),
-) -> Vec<(String, String)> {
-    let mut con = server.connect();
-    ok(
-        &mut con,
-        &["CONFIG", "SET", "notify-keyspace-events", "KEA"],
-    );
-    let mut sub_con = server.connect();
-    let mut pubsub = sub_con.as_pubsub();
-    pubsub.psubscribe("__keyevent@*").unwrap();
-    pubsub
-        .set_read_timeout(Some(Duration::from_millis(300)))
-        .unwrap();
-    action(&mut con);
-    let mut events = Vec::new();
-    while let Ok(msg) = pubsub.get_message() {
-        let channel = msg.get_channel_name().to_string();
-        let payload: String = msg.get_payload().unwrap_or_default();
-        events.push((channel, payload));
-    }
-    events
-}
-
-// ---- what the server says about zkit -------------------------------------
-
-/// A zkit command as COMMAND INFO describes it.
-#[derive(Clone, Debug)]
-pub struct CommandFacts {
-    pub name: String,
-    pub arity: i64,
-    pub flags: Vec<String>,
-    /// ACL categories, `@write` style (empty before Redis 7.2).
-    pub acl_categories: Vec<String>,
-}
-
-impl CommandFacts {
-    pub fn is_write(&self) -> bool {
-        self.flags.iter().any(|f| f == "write")
-    }
-
-    /// Whether the server refuses the command once maxmemory is reached.
-    pub fn denies_oom(&self) -> bool {
-        self.flags.iter().any(|f| f == "denyoom")
-    }
-
-    /// Whether Redis lets `argc` words (the name included) reach the module.
-    pub fn arity_fits(&self, argc: usize) -> bool {
-        let argc = argc as i64;
-        if self.arity >= 0 {
-            argc == self.arity
-        } else {
-            argc >= -self.arity
-        }
-    }
-}
-
-/// Every command the loaded zkit registered, sorted by name.
-pub fn zkit_commands(con: &mut impl redis::ConnectionLike) -> Vec<CommandFacts> {
-    let mut names: Vec<String> = query(con, &["COMMAND", "LIST", "FILTERBY", "MODULE", "zkit"]);
-    names.sort();
-    names
-        .into_iter()
-        .map(|name| {
-            let info: Vec<Value> = query(con, &["COMMAND", "INFO", &name]);
-            let Some(Value::Array(fields)) = info.first() else {
-                panic!("COMMAND INFO {name}: {info:?}")
-            };
-            let arity: i64 = redis::from_redis_value(fields[1].clone()).expect("arity");
-            let flags: Vec<String> = redis::from_redis_value(fields[2].clone()).expect("flags");
-            let acl_categories: Vec<String> =
-                redis::from_redis_value(fields[6].clone()).expect("ACL categories");
-            CommandFacts {
-                name,
-                arity,
-                flags,
-                acl_categories,
-            }
-        })
-        .collect()
-}
-
-/// The facts of the command a call runs (`None` if zkit has no such command).
-pub fn facts_of<'a>(commands: &'a [CommandFacts], call_name: &[u8]) -> Option<&'a CommandFacts> {
-    commands
-        .iter()
-        .find(|c| c.name.as_bytes().eq_ignore_ascii_case(call_name))
-}
-
-/// The keys of a call and their key-spec flags (`RW`, `access`, `update`...),
-/// as COMMAND GETKEYSANDFLAGS reports them.
-pub fn keys_and_flags(
-    con: &mut impl redis::ConnectionLike,
-    call: &[String],
-) -> Vec<(String, Vec<String>)> {
-    let mut words = vec!["COMMAND", "GETKEYSANDFLAGS"];
-    words.extend(call.iter().map(String::as_str));
-    query(con, &words)
-}
-
-/// The keys of a call, as COMMAND GETKEYS reports them.
-pub fn keys_of(con: &mut impl redis::ConnectionLike, call: &[String]) -> Vec<String> {
-    let mut words = vec!["COMMAND", "GETKEYS"];
-    words.extend(call.iter().map(String::as_str));
-    query(con, &words)
 }

@@ -1,0 +1,100 @@
+//! What a server holds, in forms that compare equal across servers holding
+//! the same data: for replication, persistence and "errors change nothing"
+//! checks.
+
+use super::{err, query, Connection};
+
+/// A whole sorted set as (member, exact score text) pairs, lowest first.
+pub fn zset_dump(con: &mut impl redis::ConnectionLike, key: &str) -> Vec<(String, String)> {
+    query(con, &["ZRANGE", key, "0", "-1", "WITHSCORES"])
+}
+
+/// A key's value in a form that compares equal across servers holding the
+/// same data.
+#[derive(Clone, Debug, PartialEq)]
+pub enum KeyContents {
+    /// The DUMP payload, compared byte for byte.
+    Dump(Vec<u8>),
+    /// A set or hash in a hash table, whose DUMP lists elements in bucket
+    /// order, which depends on each server's random hash seed: its type and
+    /// its elements (hash fields as `field\0value`), sorted.
+    HashTable {
+        kind: String,
+        elements: Vec<Vec<u8>>,
+    },
+}
+
+/// Every key of a database with its [`KeyContents`], sorted by key.
+pub type DbContents = Vec<(String, KeyContents)>;
+
+/// Every key with its contents, sorted: a byte-for-byte snapshot of a
+/// database for comparing servers (sorted sets, strings, lists and compact
+/// sets and hashes by DUMP bytes; hash-table sets and hashes by elements).
+pub fn db_snapshot(con: &mut impl redis::ConnectionLike) -> DbContents {
+    let mut keys: Vec<String> = query(con, &["KEYS", "*"]);
+    keys.sort();
+    keys.into_iter()
+        .map(|k| {
+            let kind: String = query(con, &["TYPE", &k]);
+            let encoding: String = query(con, &["OBJECT", "ENCODING", &k]);
+            let contents = match (kind.as_str(), encoding.as_str()) {
+                ("set", "hashtable") => {
+                    let mut elements: Vec<Vec<u8>> = query(con, &["SMEMBERS", &k]);
+                    elements.sort();
+                    KeyContents::HashTable { kind, elements }
+                }
+                ("hash", "hashtable") => {
+                    let pairs: Vec<(Vec<u8>, Vec<u8>)> = query(con, &["HGETALL", &k]);
+                    let mut elements: Vec<Vec<u8>> = pairs
+                        .into_iter()
+                        .map(|(mut field, value)| {
+                            field.push(0);
+                            field.extend(value);
+                            field
+                        })
+                        .collect();
+                    elements.sort();
+                    KeyContents::HashTable { kind, elements }
+                }
+                _ => KeyContents::Dump(query(con, &["DUMP", &k])),
+            };
+            (k, contents)
+        })
+        .collect()
+}
+
+/// Every key with its absolute expiry in unix ms (`PEXPIRETIME`, -1 for none),
+/// sorted. DUMP payloads leave expiry out, so replication tests of commands
+/// that set TTLs compare this beside [`db_snapshot`].
+pub fn expiry_snapshot(con: &mut Connection) -> Vec<(String, i64)> {
+    let mut keys: Vec<String> = query(con, &["KEYS", "*"]);
+    keys.sort();
+    keys.into_iter()
+        .map(|k| {
+            let at: i64 = query(con, &["PEXPIRETIME", &k]);
+            (k, at)
+        })
+        .collect()
+}
+
+/// The server's clock in unix ms (`TIME`).
+pub fn server_time_ms(con: &mut Connection) -> i64 {
+    let (secs, micros): (i64, i64) = query(con, &["TIME"]);
+    secs * 1000 + micros / 1000
+}
+
+/// Runs each command, which must fail with an error starting with its
+/// expected text and leave every key and TTL as it was.
+pub fn assert_errors_change_nothing(con: &mut Connection, cases: &[(&[&str], &str)]) {
+    let snapshot = db_snapshot(con);
+    let expiry = expiry_snapshot(con);
+    for (words, expected) in cases {
+        let e = err(con, words);
+        assert!(
+            e.starts_with(expected),
+            "{words:?}: got {e:?}, want {expected:?}"
+        );
+        assert_eq!(db_snapshot(con), snapshot, "{words:?} changed data");
+        assert_eq!(expiry_snapshot(con), expiry, "{words:?} changed a TTL");
+    }
+}
