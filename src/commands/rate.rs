@@ -138,15 +138,17 @@ impl<'c> ZsetLog<'c> {
 impl HitLog for ZsetLog<'_> {
     type Error = ZkitError;
 
+    fn size(&mut self) -> Result<u64, ZkitError> {
+        Ok(self.reader()?.map_or(0, |log| log.len() as u64))
+    }
+
     fn count_up_to(&mut self, score: i64) -> Result<u64, ZkitError> {
         self.count(ScoreBound::MIN, ScoreBound::Inclusive(score as f64))
     }
 
-    fn count_above(&mut self, score: i64) -> Result<u64, ZkitError> {
-        // The log's size less what is at or below: the walk covers only the
-        // entries that left the window, not the live ones.
-        let len = self.reader()?.map_or(0, |log| log.len() as u64);
-        Ok(len - self.count_up_to(score)?)
+    fn count_at(&mut self, score: i64) -> Result<u64, ZkitError> {
+        let at = ScoreBound::Inclusive(score as f64);
+        self.count(at, at)
     }
 
     fn nth_above(&mut self, score: i64, n: u64) -> Result<Option<f64>, ZkitError> {

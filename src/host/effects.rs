@@ -19,6 +19,8 @@
 
 use std::ffi::CStr;
 
+use smallvec::SmallVec;
+
 use super::call::CallArg;
 use super::{Ctx, EventClass, OwnedRStr, RStr};
 
@@ -47,6 +49,10 @@ impl Word {
     }
 }
 
+/// Words of one command or item; most calls write one member, so they stay
+/// inline (no allocation on a command's hot path).
+pub(super) type Words = SmallVec<[Word; 2]>;
+
 /// One native command to replicate: `name key fixed... items...`. Items
 /// come in groups of `item_len` words (a member, or a score and a member),
 /// and consecutive writes of the same command to the same key share one
@@ -54,9 +60,10 @@ impl Word {
 #[derive(Debug)]
 struct Replicated {
     name: &'static CStr,
-    key: OwnedRStr,
-    fixed: Vec<Word>,
-    items: Vec<Word>,
+    /// Index into [`Effects::keys`].
+    key: usize,
+    fixed: Words,
+    items: Words,
     item_len: usize,
 }
 
@@ -64,15 +71,16 @@ struct Replicated {
 struct Event {
     class: EventClass,
     name: &'static CStr,
-    key: OwnedRStr,
+    key: usize,
 }
 
 /// What one call wrote, waiting for the call to end.
 #[derive(Debug, Default)]
 pub(super) struct Effects {
-    replicated: Vec<Replicated>,
-    events: Vec<Event>,
-    modified: Vec<OwnedRStr>,
+    /// Every key written, once: each is signalled as modified at the end.
+    keys: SmallVec<[OwnedRStr; 2]>,
+    replicated: SmallVec<[Replicated; 2]>,
+    events: SmallVec<[Event; 2]>,
     /// A write command ran through RM_Call with replication on: the server
     /// replicates and announces it itself.
     pub(super) called_a_write: bool,
@@ -80,7 +88,32 @@ pub(super) struct Effects {
 
 impl Effects {
     fn is_empty(&self) -> bool {
-        self.replicated.is_empty() && self.modified.is_empty() && !self.called_a_write
+        self.keys.is_empty() && !self.called_a_write
+    }
+
+    /// The index of `key` in [`Effects::keys`], added if new.
+    fn key(&mut self, key: &RStr) -> usize {
+        let found = self
+            .keys
+            .iter()
+            .position(|k| k.as_ptr() == key.as_ptr() || k.as_bytes() == key.as_bytes());
+        found.unwrap_or_else(|| {
+            self.keys.push(key.retain());
+            self.keys.len() - 1
+        })
+    }
+
+    fn event(&mut self, event: (EventClass, &'static CStr), key: usize) {
+        let (class, name) = event;
+        // An event fires once for a run of writes of one kind to one key, as
+        // the native command that makes them all fires it once.
+        let repeated = self
+            .events
+            .last()
+            .is_some_and(|last| last.class == class && last.name == name && last.key == key);
+        if !repeated {
+            self.events.push(Event { class, name, key });
+        }
     }
 }
 
@@ -89,9 +122,9 @@ pub(super) struct Write<'a> {
     pub command: &'static CStr,
     pub key: &'a RStr,
     /// Words between the key and the items (`-inf <cutoff>`, `<unix-ms>`).
-    pub fixed: Vec<Word>,
+    pub fixed: Words,
     /// One item (`[score, member]`, `[member]`), or none.
-    pub item: Vec<Word>,
+    pub item: Words,
     /// The keyspace event of the write, if it fires one of its own.
     pub event: Option<(EventClass, &'static CStr)>,
 }
@@ -101,64 +134,37 @@ impl Ctx {
     /// call ends.
     pub(super) fn record(&self, write: Write<'_>) {
         let mut effects = self.effects.borrow_mut();
-        let effects = &mut *effects;
+        let key = effects.key(write.key);
         let item_len = write.item.len();
         let batch = effects.replicated.last_mut().filter(|last| {
             item_len > 0
                 && last.name == write.command
+                && last.key == key
                 && last.item_len == item_len
                 && last.fixed.is_empty()
                 && write.fixed.is_empty()
-                && last.key.as_bytes() == write.key.as_bytes()
         });
         match batch {
             Some(last) => last.items.extend(write.item),
             None => effects.replicated.push(Replicated {
                 name: write.command,
-                key: write.key.retain(),
+                key,
                 fixed: write.fixed,
                 items: write.item,
                 item_len,
             }),
         }
         if let Some(event) = write.event {
-            self.record_event(&mut effects.events, event, write.key);
-        }
-        if !effects
-            .modified
-            .iter()
-            .any(|key| key.as_bytes() == write.key.as_bytes())
-        {
-            effects.modified.push(write.key.retain());
+            effects.event(event, key);
         }
     }
 
     /// Records a keyspace event with no write of its own (`del` when the
-    /// last member of a key was removed).
+    /// last member of a key was removed, the event of a `*STORE`).
     pub(super) fn record_event_only(&self, event: (EventClass, &'static CStr), key: &RStr) {
         let mut effects = self.effects.borrow_mut();
-        self.record_event(&mut effects.events, event, key);
-    }
-
-    /// An event fires once for a run of writes of one kind to one key, as
-    /// the native command that makes them all fires it once.
-    fn record_event(
-        &self,
-        events: &mut Vec<Event>,
-        event: (EventClass, &'static CStr),
-        key: &RStr,
-    ) {
-        let (class, name) = event;
-        let repeated = events.last().is_some_and(|last| {
-            last.class == class && last.name == name && last.key.as_bytes() == key.as_bytes()
-        });
-        if !repeated {
-            events.push(Event {
-                class,
-                name,
-                key: key.retain(),
-            });
-        }
+        let key = effects.key(key);
+        effects.event(event, key);
     }
 
     /// Whether this call has written anything yet.
@@ -169,26 +175,32 @@ impl Ctx {
     /// Replicates, announces and signals what this call wrote; called when
     /// the call ends (see `Ctx`'s `Drop`).
     pub(super) fn flush_effects(&self) {
+        if self.effects.borrow().keys.is_empty() {
+            return;
+        }
         let effects = std::mem::take(&mut *self.effects.borrow_mut());
+        let mut args: SmallVec<[CallArg; 8]> = SmallVec::new();
         for command in &effects.replicated {
-            let head = std::iter::once(CallArg::Str(&command.key))
-                .chain(command.fixed.iter().map(Word::as_call_arg));
-            if command.items.is_empty() {
-                self.replicate(command.name, &head.collect::<Vec<_>>());
-                continue;
-            }
-            for chunk in command.items.chunks(REPLICATION_CHUNK * command.item_len) {
-                let args: Vec<CallArg> = head
-                    .clone()
-                    .chain(chunk.iter().map(Word::as_call_arg))
-                    .collect();
+            let chunk_len = REPLICATION_CHUNK * command.item_len.max(1);
+            let mut items = command.items.chunks(chunk_len);
+            let mut first = true;
+            loop {
+                let chunk = items.next();
+                if chunk.is_none() && !first {
+                    break;
+                }
+                first = false;
+                args.clear();
+                args.push(CallArg::Str(&effects.keys[command.key]));
+                args.extend(command.fixed.iter().map(Word::as_call_arg));
+                args.extend(chunk.unwrap_or(&[]).iter().map(Word::as_call_arg));
                 self.replicate(command.name, &args);
             }
         }
         for event in &effects.events {
-            self.notify(event.class, event.name, &event.key);
+            self.notify(event.class, event.name, &effects.keys[event.key]);
         }
-        for key in &effects.modified {
+        for key in &effects.keys {
             self.signal_modified(key);
         }
     }

@@ -3,7 +3,9 @@ use std::ptr::NonNull;
 
 use redis_module::raw;
 
-use super::effects::{native, Word, Write};
+use smallvec::smallvec;
+
+use super::effects::{native, Word, Words, Write};
 use super::EventClass;
 use super::{api, Ctx, HostError, OwnedRStr, RStr};
 
@@ -102,8 +104,8 @@ impl Ctx {
             self.record(Write {
                 command: native::DEL,
                 key: name,
-                fixed: Vec::new(),
-                item: Vec::new(),
+                fixed: Words::new(),
+                item: Words::new(),
                 event: None,
             });
         }
@@ -124,8 +126,8 @@ impl Ctx {
             self.record(Write {
                 command: native::ZADD,
                 key: name,
-                fixed: Vec::new(),
-                item: vec![Word::Float(*score), Word::Str(member.retain())],
+                fixed: Words::new(),
+                item: smallvec![Word::Float(*score), Word::Str(member.retain())],
                 event: None,
             });
         }
@@ -255,8 +257,8 @@ impl<'c> Zset<'c> {
             self.record(Write {
                 command: native::ZADD,
                 key: self.name(),
-                fixed: Vec::new(),
-                item: vec![Word::Float(score), Word::Str(member.retain())],
+                fixed: Words::new(),
+                item: smallvec![Word::Float(score), Word::Str(member.retain())],
                 event: Some(event),
             });
         }
@@ -301,8 +303,8 @@ impl<'c> Zset<'c> {
         self.record(Write {
             command: native::ZADD,
             key: self.name(),
-            fixed: Vec::new(),
-            item: vec![Word::Float(score), Word::Str(member.retain())],
+            fixed: Words::new(),
+            item: smallvec![Word::Float(score), Word::Str(member.retain())],
             event: Some(native::ZINCR_EVENT),
         });
         Ok(score)
@@ -316,8 +318,8 @@ impl<'c> Zset<'c> {
             self.record(Write {
                 command: native::ZREM,
                 key: self.name(),
-                fixed: Vec::new(),
-                item: vec![Word::Str(member.retain())],
+                fixed: Words::new(),
+                item: smallvec![Word::Str(member.retain())],
                 event: Some(native::ZREM_EVENT),
             });
         }
@@ -346,8 +348,8 @@ impl<'c> Zset<'c> {
             self.record(Write {
                 command: native::ZREMRANGEBYSCORE,
                 key: self.name(),
-                fixed: vec![Word::Literal(b"-inf"), Word::Int(max)],
-                item: Vec::new(),
+                fixed: smallvec![Word::Literal(b"-inf"), Word::Int(max)],
+                item: Words::new(),
                 event: Some(native::ZREMRANGEBYSCORE_EVENT),
             });
         }
@@ -368,8 +370,8 @@ impl<'c> Zset<'c> {
         self.record(Write {
             command: native::PEXPIREAT,
             key: self.name(),
-            fixed: vec![Word::Int(unix_ms)],
-            item: Vec::new(),
+            fixed: smallvec![Word::Int(unix_ms)],
+            item: Words::new(),
             event: Some(native::EXPIRE_EVENT),
         });
         Ok(())

@@ -79,10 +79,12 @@ pub struct Limit {
 pub trait HitLog {
     type Error;
 
+    /// How many entries the log holds.
+    fn size(&mut self) -> Result<u64, Self::Error>;
     /// How many entries are scored at or below `score`.
     fn count_up_to(&mut self, score: i64) -> Result<u64, Self::Error>;
-    /// How many entries are scored above `score`.
-    fn count_above(&mut self, score: i64) -> Result<u64, Self::Error>;
+    /// How many entries are scored exactly `score`.
+    fn count_at(&mut self, score: i64) -> Result<u64, Self::Error>;
     /// The score of the `n`-th entry (0-based, oldest first) above `score`.
     fn nth_above(&mut self, score: i64, n: u64) -> Result<Option<f64>, Self::Error>;
     /// The highest score in the log.
@@ -130,10 +132,19 @@ pub fn hit<L: HitLog>(
         .max()
         .expect("at least one limit");
     let oldest_kept = cutoff(now_ms, widest);
-    let mut verdicts = Vec::with_capacity(limits.len());
+    let len = log.size()?;
+    // Walks cover only what left a window, not the live entries.
+    let expired = log.count_up_to(oldest_kept)?;
+    // The binding limit so far: the allowed one with the least room, and the
+    // refused one that waits longest.
+    let (mut tightest, mut longest_wait): (Option<Verdict>, Option<Verdict>) = (None, None);
     for limit in limits {
         let window_start = cutoff(now_ms, limit.window_ms);
-        let live = log.count_above(window_start)?;
+        let live = if window_start == oldest_kept {
+            len - expired
+        } else {
+            len - log.count_up_to(window_start)?
+        };
         let verdict = match decide(live, cost, limit.limit) {
             Decision::Allowed => Verdict {
                 allowed: true,
@@ -153,27 +164,24 @@ pub fn hit<L: HitLog>(
                 }
             }
         };
-        verdicts.push(verdict);
+        if verdict.allowed {
+            if tightest.is_none_or(|t| verdict.remaining < t.remaining) {
+                tightest = Some(verdict);
+            }
+        } else if longest_wait.is_none_or(|w| verdict.retry_after_ms > w.retry_after_ms) {
+            longest_wait = Some(verdict);
+        }
     }
-    let allowed = verdicts.iter().all(|v| v.allowed);
-    let binding = if allowed {
-        verdicts.iter().min_by_key(|v| v.remaining)
-    } else {
-        verdicts
-            .iter()
-            .filter(|v| !v.allowed)
-            .max_by_key(|v| v.retry_after_ms)
-    }
-    .copied()
-    .expect("at least one limit");
+    let binding = longest_wait.or(tightest).expect("at least one limit");
+    let allowed = binding.allowed;
 
-    if allowed || log.count_up_to(oldest_kept)? > 0 {
+    if allowed || expired > 0 {
         log.remove_up_to(oldest_kept)?;
     }
     if allowed {
         let newest = log.newest()?;
         // Units already logged this millisecond took the first names.
-        let mut seq = log.count_above(now_ms - 1)? - log.count_above(now_ms)?;
+        let mut seq = log.count_at(now_ms)?;
         let mut logged = 0;
         while logged < cost {
             if log.add(&hit_member(now_ms, seq), now_ms)? {
@@ -244,11 +252,14 @@ mod tests {
     impl HitLog for MemoryLog {
         type Error = std::convert::Infallible;
 
+        fn size(&mut self) -> Result<u64, Self::Error> {
+            Ok(self.entries.len() as u64)
+        }
         fn count_up_to(&mut self, score: i64) -> Result<u64, Self::Error> {
             Ok(self.entries.iter().filter(|(s, _)| *s <= score).count() as u64)
         }
-        fn count_above(&mut self, score: i64) -> Result<u64, Self::Error> {
-            Ok(self.entries.iter().filter(|(s, _)| *s > score).count() as u64)
+        fn count_at(&mut self, score: i64) -> Result<u64, Self::Error> {
+            Ok(self.entries.iter().filter(|(s, _)| *s == score).count() as u64)
         }
         fn nth_above(&mut self, score: i64, n: u64) -> Result<Option<f64>, Self::Error> {
             let mut above = self.entries.iter().filter(|(s, _)| *s > score);
