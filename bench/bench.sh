@@ -231,6 +231,38 @@ NATIVE=(ZADD bench:feed:zadd __rand_int__ __rand_int__)
 LUA=(feed_add.lua 1 bench:feed:lua 1000 __rand_int__ __rand_int__)
 compare "FEED.ADD CAP 1000 | ZADD | Lua"
 
+# ---- RANK ... SHARED (issue 16) -----------------------------------------------
+# Each call with SHARED beside the same call without it, and beside the Lua a
+# user would write for competition ranks. One board of 100k members
+# "m:<12 digits>" (the names __rand_int__ draws) with 1,000 distinct totals,
+# so every total is a run of 100 ties; loaded as plain integer scores, which
+# RANK reads as totals. Writes go to boards of their own.
+cli EVAL "for i = 0, 99999, 1000 do
+    local args = {}
+    for j = i, i + 999 do
+      args[#args + 1] = j % 1000
+      args[#args + 1] = string.format('m:%012d', j)
+    end
+    redis.call('ZADD', KEYS[1], unpack(args))
+  end" 1 bench:shared >/dev/null
+ZKIT=(RANK.GET bench:shared m:__rand_int__ SHARED)
+NATIVE=(RANK.GET bench:shared m:__rand_int__)
+LUA=(rank_get_shared.lua 1 bench:shared m:__rand_int__)
+compare "RANK.GET SHARED | RANK.GET | Lua"
+# A page from the middle of the board, inside a run of ties.
+ZKIT=(RANK.TOP bench:shared 10 OFFSET 50005 SHARED)
+NATIVE=(RANK.TOP bench:shared 10 OFFSET 50005)
+LUA=(rank_page_shared.lua 1 bench:shared 10 50005)
+compare "RANK.TOP 10 mid SHARED | RANK.TOP | Lua"
+ZKIT=(RANK.AROUND bench:shared m:__rand_int__ 5 SHARED)
+NATIVE=(RANK.AROUND bench:shared m:__rand_int__ 5)
+LUA=(rank_page_shared.lua 1 bench:shared around m:__rand_int__ 5)
+compare "RANK.AROUND 5 SHARED | RANK.AROUND | Lua"
+ZKIT=(RANK.GIFT bench:shared:gift m:__rand_int__ 5 SHARED)
+NATIVE=(RANK.GIFT bench:shared:gift-first-come m:__rand_int__ 5)
+LUA=(rank_gift.lua 1 bench:shared:lua m:__rand_int__ 5 shared)
+compare "RANK.GIFT SHARED | RANK.GIFT | Lua"
+
 # ---- report ----------------------------------------------------------------
 
 server_version=$(cli INFO server | awk -F: '/^redis_version/ { sub("\r", "", $2); print $2 }')

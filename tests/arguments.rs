@@ -15,9 +15,27 @@ const CURSOR: &str = "f1:3ff0000000000000:61";
 /// COMMAND DOCS lists an option no call here gives, so a new option cannot
 /// skip the check.
 const CALLS_WITH_EVERY_OPTION: &[&[&str]] = &[
-    &["RANK.GIFT", "board", "m", "1", "AT", "1718000000000"],
-    &["RANK.SET", "board", "m", "1", "AT", "1718000000000"],
-    &["RANK.TOP", "board", "10", "OFFSET", "0"],
+    &[
+        "RANK.GIFT",
+        "board",
+        "m",
+        "1",
+        "AT",
+        "1718000000000",
+        "SHARED",
+    ],
+    &[
+        "RANK.SET",
+        "board",
+        "m",
+        "1",
+        "AT",
+        "1718000000000",
+        "SHARED",
+    ],
+    &["RANK.GET", "board", "m", "SHARED"],
+    &["RANK.TOP", "board", "10", "OFFSET", "0", "SHARED"],
+    &["RANK.AROUND", "board", "m", "1", "SHARED"],
     &["RANK.MERGE", "merged", "1", "board", "WEIGHTS", "2"],
     &["FEED.ADD", "feed", "CAP", "10", "1", "a"],
     &["FEED.PAGE", "feed", "COUNT", "5", "NEWER", CURSOR],

@@ -47,6 +47,16 @@ fn live_stream_gift_board_walk_through() {
             (3, "bob".to_string(), 100)
         ]
     );
+    // The same page with equal totals shown as equal.
+    let shared: Vec<(i64, String, i64)> = query(&mut con, &["RANK.TOP", room, "3", "SHARED"]);
+    assert_eq!(
+        shared,
+        vec![
+            (1, "carol".to_string(), 300),
+            (2, "alice".to_string(), 100),
+            (2, "bob".to_string(), 100)
+        ]
+    );
     // dave reaches 100 last; a name that sorts first does not help him.
     assert_eq!(gift(&mut con, room, "aaron", 100, &at(5 * MIN)), (100, 4));
     // alice gives again and takes the lead.
@@ -65,6 +75,153 @@ fn live_stream_gift_board_walk_through() {
     assert_eq!(count, 2);
     let by_amount: Vec<String> = query(&mut con, &["ZRANGEBYSCORE", room, "300", "+inf"]);
     assert_eq!(by_amount, ["carol", "alice"]);
+}
+
+#[test]
+fn shared_ranks_show_equal_totals_as_equal() {
+    // The board: a and b reach 100, c 99, then d 100 later.
+    let server = Server::start();
+    let mut con = server.connect();
+    gift(&mut con, "board", "a", 100, &at(MIN));
+    gift(&mut con, "board", "b", 100, &at(2 * MIN));
+    gift(&mut con, "board", "c", 99, &at(3 * MIN));
+    gift(&mut con, "board", "d", 100, &at(4 * MIN));
+    // Positions stay first-come: a, b, d, c.
+    assert_eq!(
+        top(&mut con, "board", 10),
+        vec![
+            (1, "a".to_string(), 100),
+            (2, "b".to_string(), 100),
+            (3, "d".to_string(), 100),
+            (4, "c".to_string(), 99)
+        ]
+    );
+    // SHARED: same order and totals, competition ranks 1, 1, 1, 4.
+    let shared: Vec<(i64, String, i64)> = query(&mut con, &["RANK.TOP", "board", "10", "SHARED"]);
+    assert_eq!(
+        shared,
+        vec![
+            (1, "a".to_string(), 100),
+            (1, "b".to_string(), 100),
+            (1, "d".to_string(), 100),
+            (4, "c".to_string(), 99)
+        ]
+    );
+    // A page that starts inside the run of ties.
+    let page: Vec<(i64, String, i64)> = query(
+        &mut con,
+        &["RANK.TOP", "board", "2", "OFFSET", "2", "shared"],
+    );
+    assert_eq!(
+        page,
+        vec![(1, "d".to_string(), 100), (4, "c".to_string(), 99)]
+    );
+    let around: Vec<(i64, String, i64)> =
+        query(&mut con, &["RANK.AROUND", "board", "d", "1", "SHARED"]);
+    assert_eq!(
+        around,
+        vec![
+            (1, "b".to_string(), 100),
+            (1, "d".to_string(), 100),
+            (4, "c".to_string(), 99)
+        ]
+    );
+    for (member, rank, position) in [("a", 1, 1), ("b", 1, 2), ("d", 1, 3), ("c", 4, 4)] {
+        let shared: (i64, i64, i64) = query(&mut con, &["RANK.GET", "board", member, "SHARED"]);
+        let plain: (i64, i64, i64) = query(&mut con, &["RANK.GET", "board", member]);
+        assert_eq!((shared.1, plain.1), (rank, position), "{member}");
+        // Every other field is the same.
+        assert_eq!((shared.0, shared.2), (plain.0, plain.2), "{member}");
+    }
+    // Writes reply shared ranks too: e joins the 100s last, c climbs to them.
+    let r: (i64, i64) = query(
+        &mut con,
+        &[
+            "RANK.GIFT",
+            "board",
+            "e",
+            "100",
+            "AT",
+            &at(5 * MIN),
+            "SHARED",
+        ],
+    );
+    assert_eq!(r, (100, 1));
+    let r: (i64, i64) = query(
+        &mut con,
+        &[
+            "RANK.SET",
+            "board",
+            "c",
+            "101",
+            "SHARED",
+            "AT",
+            &at(6 * MIN),
+        ],
+    );
+    assert_eq!(r, (101, 1));
+    let r: (i64, i64) = query(&mut con, &["RANK.GIFT", "board", "a", "0", "SHARED"]);
+    assert_eq!(r, (100, 2));
+    let absent = ok(&mut con, &["RANK.GET", "board", "nobody", "SHARED"]);
+    assert_eq!(absent, Value::Nil);
+    let empty: Vec<Value> = query(&mut con, &["RANK.TOP", "nokey", "5", "SHARED"]);
+    assert!(empty.is_empty());
+}
+
+#[test]
+fn shared_ranks_match_a_count_on_every_page_of_a_large_board() {
+    // 300 members (a skiplist, not a listpack) with negative and positive
+    // totals in long runs of ties: every page, wherever it starts, agrees
+    // with 1 + the members whose total is higher, counted by the client.
+    let server = Server::start();
+    let mut con = server.connect();
+    for i in 0..300i64 {
+        let total = (i * 7919 % 13) - 6;
+        ok(
+            &mut con,
+            &[
+                "RANK.SET",
+                "big",
+                &format!("m{i}"),
+                &total.to_string(),
+                "AT",
+                &at(i),
+            ],
+        );
+    }
+    let encoding: String = query(&mut con, &["OBJECT", "ENCODING", "big"]);
+    assert_eq!(encoding, "skiplist");
+    let board = top(&mut con, "big", 300);
+    let shared_rank = |total: i64| 1 + board.iter().filter(|(_, _, t)| *t > total).count() as i64;
+    for (offset, count) in [(0, 300), (0, 1), (22, 10), (23, 47), (150, 3), (299, 5)] {
+        let page: Vec<(i64, String, i64)> = query(
+            &mut con,
+            &[
+                "RANK.TOP",
+                "big",
+                &count.to_string(),
+                "OFFSET",
+                &offset.to_string(),
+                "SHARED",
+            ],
+        );
+        let expected: Vec<(i64, String, i64)> = board
+            .iter()
+            .skip(offset)
+            .take(count)
+            .map(|(_, member, total)| (shared_rank(*total), member.clone(), *total))
+            .collect();
+        assert_eq!(page, expected, "OFFSET {offset} COUNT {count}");
+    }
+    for (_, member, total) in board.iter().step_by(17) {
+        let (_, rank, _): (i64, i64, i64) = query(&mut con, &["RANK.GET", "big", member, "SHARED"]);
+        assert_eq!(rank, shared_rank(*total), "{member}");
+        let around: Vec<(i64, String, i64)> =
+            query(&mut con, &["RANK.AROUND", "big", member, "4", "SHARED"]);
+        for (rank, member, total) in around {
+            assert_eq!(rank, shared_rank(total), "{member}");
+        }
+    }
 }
 
 #[test]
@@ -345,10 +502,6 @@ fn errors_change_nothing() {
         (&["RANK.MERGE", "dest", "2", "b", "str"], "WRONGTYPE"),
         (&["RANK.GIFT", "b", "m"], "ERR wrong number of arguments"),
         (&["RANK.GET", "b"], "ERR wrong number of arguments"),
-        (
-            &["RANK.GET", "b", "m", "x"],
-            "ERR wrong number of arguments",
-        ),
         (&["RANK.TOP", "b"], "ERR wrong number of arguments"),
         (&["RANK.AROUND", "b", "m"], "ERR wrong number of arguments"),
         (
@@ -422,6 +575,25 @@ fn errors_change_nothing() {
         ),
         (&["RANK.TOP", "b", "1", "OFFSET"], "ERR syntax error"),
         (&["RANK.TOP", "b", "1", "LIMIT", "1"], "ERR syntax error"),
+        (&["RANK.TOP", "b", "1", "SHARED", "1"], "ERR syntax error"),
+        // RANK.GET takes SHARED now: another word is a syntax error, no
+        // longer a wrong number of arguments.
+        (&["RANK.GET", "b", "m", "x"], "ERR syntax error"),
+        (&["RANK.GET", "b", "m", "SHARE"], "ERR syntax error"),
+        (
+            &["RANK.GET", "b", "m", "SHARED", "SHARED"],
+            "ERR syntax error",
+        ),
+        (
+            &["RANK.AROUND", "b", "m", "1", "SHARED", "x"],
+            "ERR syntax error",
+        ),
+        (
+            &["RANK.GIFT", "b", "m", "1", "SHARED", "AT"],
+            "ERR syntax error",
+        ),
+        (&["RANK.GET", "str", "m", "SHARED"], "WRONGTYPE"),
+        (&["RANK.TOP", "str", "1", "SHARED"], "WRONGTYPE"),
         (
             &["RANK.AROUND", "b", "m", "-1"],
             "ERR radius must not be negative",

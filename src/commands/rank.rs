@@ -8,6 +8,13 @@
 //! and replicate `ZADD` with the exact score; ranks come from `ZREVRANK` and
 //! `ZRANGE ... REV` through RM_Call, because the low-level API has no rank
 //! access and they are O(log N) there.
+//!
+//! With `SHARED`, replies carry competition ranks instead (equal totals share
+//! a rank: 1 + the members whose total is strictly higher). Since
+//! `floor(score)` is the total, those members are exactly the ones scored at
+//! `total + 1` or more: one `ZCOUNT`, O(log N) on a skiplist (two rank
+//! lookups) however long the run of ties, where walking the key API would
+//! cost a step per member above.
 
 use std::collections::HashMap;
 
@@ -21,7 +28,7 @@ use crate::host::{
     key_flags as kf, Arg, BeginSearch, CallArg, Ctx, FindKeys, KeySpec, OwnedRStr, RStr, ScoreBound,
 };
 use crate::logic::rank::{
-    add_totals, check_total, weigh_total, RankEntry, TieBreakClock, CLOCK_LIMIT_MS,
+    add_totals, check_total, shared_ranks, weigh_total, RankEntry, TieBreakClock, CLOCK_LIMIT_MS,
     DEFAULT_EPOCH_MS, DEFAULT_SPAN_MS,
 };
 
@@ -57,6 +64,9 @@ pub fn tiebreak_clock() -> TieBreakClock {
 const BOARD_WRITE: &[KeySpec] = &[KeySpec::at(1, kf::RW | kf::ACCESS | kf::UPDATE)];
 const BOARD_READ: &[KeySpec] = &[KeySpec::at(1, kf::RO | kf::ACCESS)];
 
+/// `SHARED`: every rank in the reply is a competition rank.
+const SHARED_ARG: Arg = Arg::pure_token("shared", "SHARED").optional();
+
 declare_command! {
     pub static GIFT: Command = {
         name: "rank.gift",
@@ -65,7 +75,7 @@ declare_command! {
         acl_categories: "write sortedset fast",
         arity: -4,
         key_specs: BOARD_WRITE,
-        summary: "Adds an amount to a member's total and returns the new total and rank; equal totals rank first-come.",
+        summary: "Adds an amount to a member's total and returns the new total and rank; equal totals rank first-come (with SHARED, equal totals share a rank).",
         complexity: "O(log(N)) with N the number of members in the board.",
         since: "0.1.0",
         args: &[
@@ -73,6 +83,7 @@ declare_command! {
             Arg::string("member"),
             Arg::integer("amount"),
             Arg::unix_time("unix-ms").token("AT").optional(),
+            SHARED_ARG,
         ],
     }
 }
@@ -86,7 +97,7 @@ declare_command! {
         arity: -4,
         key_specs: BOARD_WRITE,
         summary:
-            "Sets a member's total and returns it with the member's rank; equal totals rank first-come.",
+            "Sets a member's total and returns it with the member's rank; equal totals rank first-come (with SHARED, equal totals share a rank).",
         complexity: "O(log(N)) with N the number of members in the board.",
         since: "0.1.0",
         args: &[
@@ -94,6 +105,7 @@ declare_command! {
             Arg::string("member"),
             Arg::integer("total"),
             Arg::unix_time("unix-ms").token("AT").optional(),
+            SHARED_ARG,
         ],
     }
 }
@@ -104,12 +116,12 @@ declare_command! {
         handler: get,
         flags: "readonly fast",
         acl_categories: "read sortedset fast",
-        arity: 3,
+        arity: -3,
         key_specs: BOARD_READ,
         summary: "Returns a member's total, rank and the time it reached its total, or nil.",
         complexity: "O(log(N)) with N the number of members in the board.",
         since: "0.1.0",
-        args: &[Arg::key("key", 0), Arg::string("member")],
+        args: &[Arg::key("key", 0), Arg::string("member"), SHARED_ARG],
     }
 }
 
@@ -128,6 +140,7 @@ declare_command! {
             Arg::key("key", 0),
             Arg::integer("count"),
             Arg::integer("offset").token("OFFSET").optional(),
+            SHARED_ARG,
         ],
     }
 }
@@ -138,7 +151,7 @@ declare_command! {
         handler: around,
         flags: "readonly",
         acl_categories: "read sortedset slow",
-        arity: 4,
+        arity: -4,
         key_specs: BOARD_READ,
         summary: "Returns the member and up to radius entries above and below it: rank, member, total.",
         complexity: "O(log(N)+M) with N the number of members in the board and M the radius.",
@@ -147,6 +160,7 @@ declare_command! {
             Arg::key("key", 0),
             Arg::string("member"),
             Arg::integer("radius"),
+            SHARED_ARG,
         ],
     }
 }
@@ -189,6 +203,15 @@ enum TotalUpdate {
     Replace,
 }
 
+/// Which ranks a reply carries.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Ranks {
+    /// Positions: equal totals rank first-come.
+    FirstCome,
+    /// `SHARED`: competition ranks, equal totals share one.
+    Shared,
+}
+
 fn gift(ctx: &Ctx, args: &[RStr]) -> Result<(), ZkitError> {
     write_total(ctx, args, TotalUpdate::Add)
 }
@@ -197,13 +220,18 @@ fn set(ctx: &Ctx, args: &[RStr]) -> Result<(), ZkitError> {
     write_total(ctx, args, TotalUpdate::Replace)
 }
 
-/// RANK.GIFT / RANK.SET: `key member value [AT unix-ms]` -> `[total, rank]`.
+/// RANK.GIFT / RANK.SET: `key member value [AT unix-ms] [SHARED]` ->
+/// `[total, rank]`.
 fn write_total(ctx: &Ctx, args: &[RStr], update: TotalUpdate) -> Result<(), ZkitError> {
     let (key, member, value) = (&args[1], &args[2], parse_i64(args[3].as_bytes())?);
-    let mut at_ms = None;
-    let mut options = Options::new(&args[4..], &["AT"]);
-    while options.next_option()?.is_some() {
-        at_ms = Some(options.int()?);
+    let (mut at_ms, mut ranks) = (None, Ranks::FirstCome);
+    let mut options = Options::new(&args[4..], &["AT", "SHARED"]);
+    while let Some(option) = options.next_option()? {
+        if option == "AT" {
+            at_ms = Some(options.int()?);
+        } else {
+            ranks = Ranks::Shared;
+        }
     }
     let clock = tiebreak_clock();
     let at_ms = at_ms.unwrap_or_else(|| ctx.now_ms());
@@ -225,25 +253,34 @@ fn write_total(ctx: &Ctx, args: &[RStr], update: TotalUpdate) -> Result<(), Zkit
         };
     }
     drop(board);
-    let rank = rank_of(ctx, key, member)?
-        .ok_or_else(|| ZkitError::Internal("member vanished after its write".into()))?;
+    let rank = rank_of_member(ctx, key, member, total, ranks)?;
     ctx.reply_array(2);
     ctx.reply_i64(total);
     ctx.reply_i64(rank);
     Ok(())
 }
 
-/// RANK.GET `key member` -> `[total, rank, reached-at-ms]` or nil.
+/// `[SHARED]`, the only option of the RANK reads that take no other.
+fn parse_ranks(options: &[RStr]) -> Result<Ranks, ZkitError> {
+    let mut ranks = Ranks::FirstCome;
+    let mut options = Options::new(options, &["SHARED"]);
+    while options.next_option()?.is_some() {
+        ranks = Ranks::Shared;
+    }
+    Ok(ranks)
+}
+
+/// RANK.GET `key member [SHARED]` -> `[total, rank, reached-at-ms]` or nil.
 fn get(ctx: &Ctx, args: &[RStr]) -> Result<(), ZkitError> {
     let (key, member) = (&args[1], &args[2]);
+    let ranks = parse_ranks(&args[3..])?;
     let score = ctx.open_zset(key)?.and_then(|board| board.score(member));
     let Some(score) = score else {
         ctx.reply_null();
         return Ok(());
     };
     let entry = tiebreak_clock().decode(score)?;
-    let rank = rank_of(ctx, key, member)?
-        .ok_or_else(|| ZkitError::Internal("member vanished while reading it".into()))?;
+    let rank = rank_of_member(ctx, key, member, entry.total, ranks)?;
     ctx.reply_array(3);
     ctx.reply_i64(entry.total);
     ctx.reply_i64(rank);
@@ -251,26 +288,31 @@ fn get(ctx: &Ctx, args: &[RStr]) -> Result<(), ZkitError> {
     Ok(())
 }
 
-/// RANK.TOP `key count [OFFSET offset]` -> `[[rank, member, total], ...]`.
+/// RANK.TOP `key count [OFFSET offset] [SHARED]` -> `[[rank, member, total], ...]`.
 fn top(ctx: &Ctx, args: &[RStr]) -> Result<(), ZkitError> {
     let key = &args[1];
     let count = parse_non_negative(args[2].as_bytes(), "count")?;
-    let mut offset = 0;
-    let mut options = Options::new(&args[3..], &["OFFSET"]);
-    while options.next_option()?.is_some() {
-        offset = options.non_negative("offset")?;
+    let (mut offset, mut ranks) = (0, Ranks::FirstCome);
+    let mut options = Options::new(&args[3..], &["OFFSET", "SHARED"]);
+    while let Some(option) = options.next_option()? {
+        if option == "OFFSET" {
+            offset = options.non_negative("offset")?;
+        } else {
+            ranks = Ranks::Shared;
+        }
     }
     if ctx.open_zset(key)?.is_none() || count == 0 {
         ctx.reply_array(0);
         return Ok(());
     }
-    reply_rank_range(ctx, key, offset, offset.saturating_add(count - 1))
+    reply_rank_range(ctx, key, offset, offset.saturating_add(count - 1), ranks)
 }
 
-/// RANK.AROUND `key member radius` -> `[[rank, member, total], ...]`.
+/// RANK.AROUND `key member radius [SHARED]` -> `[[rank, member, total], ...]`.
 fn around(ctx: &Ctx, args: &[RStr]) -> Result<(), ZkitError> {
     let (key, member) = (&args[1], &args[2]);
     let radius = parse_non_negative(args[3].as_bytes(), "radius")?;
+    let ranks = parse_ranks(&args[4..])?;
     // The type check; ZREVRANK then answers nil for an absent member.
     let rank = if ctx.open_zset(key)?.is_some() {
         rank_of(ctx, key, member)?
@@ -287,6 +329,7 @@ fn around(ctx: &Ctx, args: &[RStr]) -> Result<(), ZkitError> {
         key,
         index.saturating_sub(radius).max(0),
         index.saturating_add(radius),
+        ranks,
     )
 }
 
@@ -388,8 +431,49 @@ fn rank_of(ctx: &Ctx, key: &RStr, member: &RStr) -> Result<Option<i64>, ZkitErro
         .ok_or_else(|| ZkitError::Internal("ZREVRANK did not return an integer".into()))
 }
 
-/// Replies `[[rank, member, total], ...]` for 0-based ranks `start..=stop`.
-fn reply_rank_range(ctx: &Ctx, key: &RStr, start: i64, stop: i64) -> Result<(), ZkitError> {
+/// The rank a reply gives a member that is on the board with `total`.
+fn rank_of_member(
+    ctx: &Ctx,
+    key: &RStr,
+    member: &RStr,
+    total: i64,
+    ranks: Ranks,
+) -> Result<i64, ZkitError> {
+    match ranks {
+        Ranks::FirstCome => rank_of(ctx, key, member)?
+            .ok_or_else(|| ZkitError::Internal("the member is not on the board".into())),
+        Ranks::Shared => shared_rank(ctx, key, total),
+    }
+}
+
+/// The competition rank of `total`: 1 + the members whose total is higher,
+/// i.e. scored at `total + 1` or more (|total| < 2^52, so the bound is an
+/// exact double).
+fn shared_rank(ctx: &Ctx, key: &RStr, total: i64) -> Result<i64, ZkitError> {
+    let higher = ctx.call(
+        c"ZCOUNT",
+        &[
+            CallArg::Str(key),
+            CallArg::Int(total + 1),
+            CallArg::Bytes(b"+inf"),
+        ],
+    )?;
+    higher
+        .get()
+        .integer()
+        .map(|higher| higher + 1)
+        .ok_or_else(|| ZkitError::Internal("ZCOUNT did not return an integer".into()))
+}
+
+/// Replies `[[rank, member, total], ...]` for 0-based positions
+/// `start..=stop`. Shared ranks cost one count for the whole page.
+fn reply_rank_range(
+    ctx: &Ctx,
+    key: &RStr,
+    start: i64,
+    stop: i64,
+    ranks: Ranks,
+) -> Result<(), ZkitError> {
     let reply = ctx.call(
         c"ZRANGE",
         &[
@@ -402,7 +486,10 @@ fn reply_rank_range(ctx: &Ctx, key: &RStr, start: i64, stop: i64) -> Result<(), 
     )?;
     let clock = tiebreak_clock();
     let rows = reply.get();
-    let mut entries = Vec::with_capacity(rows.len());
+    let (mut members, mut totals) = (
+        Vec::with_capacity(rows.len()),
+        Vec::with_capacity(rows.len()),
+    );
     for i in 0..rows.len() {
         let row = rows.element(i);
         let member = row.and_then(|r| r.element(0)).and_then(|m| m.bytes());
@@ -412,14 +499,25 @@ fn reply_rank_range(ctx: &Ctx, key: &RStr, start: i64, stop: i64) -> Result<(), 
                 "unexpected ZRANGE WITHSCORES reply".into(),
             ));
         };
-        entries.push((member, clock.decode(score)?.total));
+        members.push(member);
+        totals.push(clock.decode(score)?.total);
     }
-    ctx.reply_array(entries.len());
-    for (i, (member, total)) in entries.into_iter().enumerate() {
+    let Some(&first_total) = totals.first() else {
+        ctx.reply_array(0);
+        return Ok(());
+    };
+    // The page holds a member at `start`, so `start + 1` does not overflow.
+    let first_position = start + 1;
+    let rank_list = match ranks {
+        Ranks::Shared => shared_ranks(first_position, shared_rank(ctx, key, first_total)?, &totals),
+        Ranks::FirstCome => (first_position..).take(totals.len()).collect(),
+    };
+    ctx.reply_array(members.len());
+    for ((member, total), rank) in members.iter().zip(&totals).zip(&rank_list) {
         ctx.reply_array(3);
-        ctx.reply_i64(start + i as i64 + 1);
+        ctx.reply_i64(*rank);
         ctx.reply_bulk(member);
-        ctx.reply_i64(total);
+        ctx.reply_i64(*total);
     }
     Ok(())
 }

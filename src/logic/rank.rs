@@ -184,6 +184,29 @@ pub fn weigh_total(total: i64, weight: i64) -> Result<i64, RankError> {
         .and_then(check_total)
 }
 
+/// Competition ranks ("1, 1, 3") of consecutive entries of a board, listed
+/// highest first, as `RANK.* SHARED` replies them: equal totals share a rank,
+/// 1 + the number of members whose total is strictly higher.
+///
+/// `first_position` is the 1-based position of the first entry and
+/// `first_shared` its shared rank (one range count on the server); `totals`
+/// are the entries' totals in board order. Every other rank follows without
+/// a count: an entry whose total equals the one above it shares that entry's
+/// rank, and any other entry has only higher totals above it, so its shared
+/// rank is its position.
+pub fn shared_ranks(first_position: i64, first_shared: i64, totals: &[i64]) -> Vec<i64> {
+    let mut ranks = Vec::with_capacity(totals.len());
+    for (i, total) in totals.iter().enumerate() {
+        let rank = match ranks.last() {
+            Some(&above) if totals[i - 1] == *total => above,
+            Some(_) => first_position + i as i64,
+            None => first_shared,
+        };
+        ranks.push(rank);
+    }
+    ranks
+}
+
 /// 2^exp, built from its bits so it is exact (for |exp| <= 1022).
 fn pow2(exp: i32) -> f64 {
     f64::from_bits(((1023 + exp) as u64) << 52)
@@ -313,6 +336,17 @@ mod tests {
         assert!(TieBreakClock::new(CLOCK_LIMIT_MS + 1, 1).is_none());
     }
 
+    #[test]
+    fn shared_ranks_of_the_issue_board() {
+        // a 100, b 100, c 99, then d 100: positions a 1, b 2, d 3, c 4.
+        assert_eq!(shared_ranks(1, 1, &[100, 100, 100, 99]), [1, 1, 1, 4]);
+        // A page that starts inside the run of 100s (d at position 3).
+        assert_eq!(shared_ranks(3, 1, &[100, 99]), [1, 4]);
+        // Negative totals order the same way.
+        assert_eq!(shared_ranks(2, 2, &[-1, -1, -5, -5, -6]), [2, 2, 4, 4, 6]);
+        assert_eq!(shared_ranks(7, 5, &[]), Vec::<i64>::new());
+    }
+
     fn any_total() -> impl Strategy<Value = i64> {
         prop_oneof![
             -5000i64..5000,
@@ -365,6 +399,22 @@ mod tests {
             if t1 < t2 { prop_assert!(s1 >= s2); }
             // Times one slot apart or more never tie.
             if (t2 - t1) as f64 >= c.resolution_ms(total) { prop_assert!(s1 > s2); }
+        }
+
+        #[test]
+        fn shared_ranks_of_any_page_match_a_count_per_entry(
+            mut board in proptest::collection::vec(-4i64..4, 1..40),
+            start in 0usize..40,
+            len in 0usize..40,
+        ) {
+            // Few distinct totals, so runs of ties start and end inside pages.
+            board.sort_unstable_by(|a, b| b.cmp(a));
+            let start = start % board.len();
+            let page = &board[start..(start + len).min(board.len())];
+            let higher = |total: i64| board.iter().filter(|t| **t > total).count() as i64;
+            let expected: Vec<i64> = page.iter().map(|t| 1 + higher(*t)).collect();
+            let first_shared = page.first().map_or(0, |t| 1 + higher(*t));
+            prop_assert_eq!(shared_ranks(start as i64 + 1, first_shared, page), expected);
         }
 
         #[test]

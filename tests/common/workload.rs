@@ -107,10 +107,17 @@ pub const RANK: Family = Family {
     fuzz: &[
         &["RANK.GIFT", "$key", "$member", "$int"],
         &["RANK.GIFT", "$key", "$member", "$int", "AT", "$time"],
+        &["RANK.GIFT", "$key", "$member", "$int", "SHARED"],
         &["RANK.SET", "$key", "$member", "$int", "AT", "$time"],
+        &[
+            "RANK.SET", "$key", "$member", "$int", "SHARED", "AT", "$time",
+        ],
         &["RANK.GET", "$key", "$member"],
+        &["RANK.GET", "$key", "$member", "SHARED"],
         &["RANK.TOP", "$key", "$int", "OFFSET", "$int"],
+        &["RANK.TOP", "$key", "$int", "OFFSET", "$int", "SHARED"],
         &["RANK.AROUND", "$key", "$member", "$int"],
+        &["RANK.AROUND", "$key", "$member", "$int", "SHARED"],
         &[
             "RANK.MERGE",
             "$key",
@@ -137,17 +144,26 @@ fn rank_write(rng: &mut Rng, keys: &[String]) -> Vec<String> {
             vec!["AT".into(), (RANK_EPOCH_MS + offset).to_string()]
         }
     };
+    let shared = |rng: &mut Rng| -> Vec<String> {
+        if rng.chance(30) {
+            vec!["SHARED".into()]
+        } else {
+            vec![]
+        }
+    };
     match rng.below(10) {
         0..=5 => {
             let mut call = vec!["RANK.GIFT".into(), key, member];
             call.push(rng.range(-1000, 1000).to_string());
             call.extend(at(rng));
+            call.extend(shared(rng));
             call
         }
         6..=8 => {
             let mut call = vec!["RANK.SET".into(), key, member];
             call.push(rng.range(-100_000, 100_000).to_string());
             call.extend(at(rng));
+            call.extend(shared(rng));
             call
         }
         _ => {
@@ -177,7 +193,7 @@ fn rank_write(rng: &mut Rng, keys: &[String]) -> Vec<String> {
 fn rank_read(rng: &mut Rng, keys: &[String]) -> Vec<String> {
     let key = rng.pick(keys).clone();
     let member = format!("m{}", rng.below(12));
-    let words: Vec<String> = match rng.below(3) {
+    let mut words: Vec<String> = match rng.below(3) {
         0 => vec!["RANK.GET".into(), key, member],
         1 => vec![
             "RANK.TOP".into(),
@@ -193,6 +209,9 @@ fn rank_read(rng: &mut Rng, keys: &[String]) -> Vec<String> {
             rng.range(0, 5).to_string(),
         ],
     };
+    if rng.chance(40) {
+        words.push("SHARED".into());
+    }
     words
 }
 
