@@ -231,20 +231,23 @@ NATIVE=(ZADD bench:feed:zadd __rand_int__ __rand_int__)
 LUA=(feed_add.lua 1 bench:feed:lua 1000 __rand_int__ __rand_int__)
 compare "FEED.ADD CAP 1000 | ZADD | Lua"
 
-# ---- RANK ... SHARED (issue 16) -----------------------------------------------
+# ---- RANK: SHARED (issue 16); SET GT, MGIFT, MGET (issue 15) ------------------
+# Boards of 100k members "m:<12 digits>" (the names __rand_int__ draws) with
+# 1,000 distinct totals, so every total is a run of 100 ties; loaded as plain
+# integer scores, which RANK reads as totals.
+preload_board() {
+  cli EVAL "for i = 0, 99999, 1000 do
+      local args = {}
+      for j = i, i + 999 do
+        args[#args + 1] = j % 1000
+        args[#args + 1] = string.format('m:%012d', j)
+      end
+      redis.call('ZADD', KEYS[1], unpack(args))
+    end" 1 "$1" >/dev/null
+}
 # Each call with SHARED beside the same call without it, and beside the Lua a
-# user would write for competition ranks. One board of 100k members
-# "m:<12 digits>" (the names __rand_int__ draws) with 1,000 distinct totals,
-# so every total is a run of 100 ties; loaded as plain integer scores, which
-# RANK reads as totals. Writes go to boards of their own.
-cli EVAL "for i = 0, 99999, 1000 do
-    local args = {}
-    for j = i, i + 999 do
-      args[#args + 1] = j % 1000
-      args[#args + 1] = string.format('m:%012d', j)
-    end
-    redis.call('ZADD', KEYS[1], unpack(args))
-  end" 1 bench:shared >/dev/null
+# user would write for competition ranks. Writes go to boards of their own.
+preload_board bench:shared
 ZKIT=(RANK.GET bench:shared m:__rand_int__ SHARED)
 NATIVE=(RANK.GET bench:shared m:__rand_int__)
 LUA=(rank_get_shared.lua 1 bench:shared m:__rand_int__)
@@ -262,6 +265,28 @@ ZKIT=(RANK.GIFT bench:shared:gift m:__rand_int__ 5 SHARED)
 NATIVE=(RANK.GIFT bench:shared:gift-first-come m:__rand_int__ 5)
 LUA=(rank_gift.lua 1 bench:shared:lua m:__rand_int__ 5 shared)
 compare "RANK.GIFT SHARED | RANK.GIFT | Lua"
+
+# A best-score board: runs of 500 against bests spread over 0..999, so after
+# the first pass most runs do not beat the best and change nothing.
+for key in bench:best bench:best:zadd bench:best:lua; do preload_board "$key"; done
+ZKIT=(RANK.SET bench:best m:__rand_int__ 500 GT)
+NATIVE=(ZADD bench:best:zadd GT 500 m:__rand_int__)
+LUA=(rank_set_gt.lua 1 bench:best:lua m:__rand_int__ 500)
+compare "RANK.SET GT | ZADD GT | Lua"
+
+# One gift on three boards (day, week, all time) vs one ZINCRBY vs Lua.
+ZKIT=(RANK.MGIFT 3 {bench}:day {bench}:week {bench}:all m:__rand_int__ 5)
+NATIVE=(ZINCRBY {bench}:zincrby 5 m:__rand_int__)
+LUA=(rank_mgift.lua 3 {bench}:lua:day {bench}:lua:week {bench}:lua:all m:__rand_int__ 5)
+compare "RANK.MGIFT 3 boards | ZINCRBY | Lua"
+
+# Ten members of the 100k board at once vs ZMSCORE of the same ten vs Lua.
+ten=(m:__rand_int__ m:__rand_int__ m:__rand_int__ m:__rand_int__ m:__rand_int__
+  m:__rand_int__ m:__rand_int__ m:__rand_int__ m:__rand_int__ m:__rand_int__)
+ZKIT=(RANK.MGET bench:shared "${ten[@]}")
+NATIVE=(ZMSCORE bench:shared "${ten[@]}")
+LUA=(rank_mget.lua 1 bench:shared "${ten[@]}")
+compare "RANK.MGET 10 | ZMSCORE | Lua"
 
 # ---- report ----------------------------------------------------------------
 

@@ -118,6 +118,30 @@ pub const RANK: Family = Family {
         &["RANK.TOP", "$key", "$int", "OFFSET", "$int", "SHARED"],
         &["RANK.AROUND", "$key", "$member", "$int"],
         &["RANK.AROUND", "$key", "$member", "$int", "SHARED"],
+        &["RANK.SET", "$key", "$member", "$int", "GT", "AT", "$time"],
+        &["RANK.SET", "$key", "$member", "$int", "LT", "SHARED"],
+        &["RANK.MGIFT", "$int", "$key", "$key", "$member", "$int"],
+        &[
+            "RANK.MGIFT",
+            "$int",
+            "$key",
+            "$key",
+            "$key",
+            "$member",
+            "$int",
+            "AT",
+            "$time",
+            "SHARED",
+        ],
+        &["RANK.MGET", "$key", "$member", "$member"],
+        &[
+            "RANK.MGET",
+            "$key",
+            "$member",
+            "$member",
+            "$member",
+            "SHARED",
+        ],
         &[
             "RANK.MERGE",
             "$key",
@@ -152,8 +176,20 @@ fn rank_write(rng: &mut Rng, keys: &[String]) -> Vec<String> {
         }
     };
     match rng.below(10) {
-        0..=5 => {
+        0..=4 => {
             let mut call = vec!["RANK.GIFT".into(), key, member];
+            call.push(rng.range(-1000, 1000).to_string());
+            call.extend(at(rng));
+            call.extend(shared(rng));
+            call
+        }
+        5 => {
+            // Distinct boards: a board named twice is refused.
+            let count = rng.range(1, 3) as usize;
+            let boards = rng.sample(keys, count);
+            let mut call = vec!["RANK.MGIFT".into(), boards.len().to_string()];
+            call.extend(boards);
+            call.push(member);
             call.push(rng.range(-1000, 1000).to_string());
             call.extend(at(rng));
             call.extend(shared(rng));
@@ -163,6 +199,11 @@ fn rank_write(rng: &mut Rng, keys: &[String]) -> Vec<String> {
             let mut call = vec!["RANK.SET".into(), key, member];
             call.push(rng.range(-100_000, 100_000).to_string());
             call.extend(at(rng));
+            match rng.below(3) {
+                0 => call.push("GT".into()),
+                1 => call.push("LT".into()),
+                _ => {}
+            }
             call.extend(shared(rng));
             call
         }
@@ -193,9 +234,16 @@ fn rank_write(rng: &mut Rng, keys: &[String]) -> Vec<String> {
 fn rank_read(rng: &mut Rng, keys: &[String]) -> Vec<String> {
     let key = rng.pick(keys).clone();
     let member = format!("m{}", rng.below(12));
-    let mut words: Vec<String> = match rng.below(3) {
+    let mut words: Vec<String> = match rng.below(4) {
         0 => vec!["RANK.GET".into(), key, member],
-        1 => vec![
+        1 => {
+            let mut call = vec!["RANK.MGET".into(), key, member];
+            for _ in 0..rng.below(4) {
+                call.push(format!("m{}", rng.below(12)));
+            }
+            call
+        }
+        2 => vec![
             "RANK.TOP".into(),
             key,
             rng.range(0, 20).to_string(),
