@@ -324,17 +324,46 @@ pub const DELAY: Family = Family {
         &["DELAY.BPOLL", "$key", "1", "COUNT", "$int"],
         &["DELAY.BPOLL", "$key", "1", "LEASE", "$key", "$int"],
         &["DELAY.ACK", "$key", "$member", "$member"],
+        &[
+            "DELAY.POLL",
+            "$key",
+            "COUNT",
+            "$int",
+            "LEASE",
+            "$key",
+            "$int",
+            "DEADLETTER",
+            "$key",
+            "$key",
+            "$int",
+        ],
+        &[
+            "DELAY.BPOLL",
+            "$key",
+            "1",
+            "LEASE",
+            "$key",
+            "$int",
+            "DEADLETTER",
+            "$key",
+            "$key",
+            "$int",
+        ],
+        &["DELAY.ACK", "$key", "$member", "DELIVERIES", "$key"],
+        &["DELAY.NACK", "$key", "$key", "$member", "$int"],
+        &["DELAY.TOUCH", "$key", "$member", "$int"],
     ],
 };
 
 fn delay_write(rng: &mut Rng, keys: &[String]) -> Vec<String> {
     let [queue, inflight] = [rng.pick(keys).clone(), rng.pick(keys).clone()];
     let count = rng.range(1, 4).to_string();
-    match rng.below(10) {
+    let task = format!("task{}", rng.below(20));
+    match rng.below(14) {
         // Tasks are scheduled with any zset write scored by unix ms; RECENT.ADD
         // scores by the server clock, so it schedules tasks due now while the
         // call stays a zkit command (the checks read its flags and key specs).
-        0..=3 => vec!["RECENT.ADD".into(), queue, format!("task{}", rng.below(20))],
+        0..=3 => vec!["RECENT.ADD".into(), queue, task],
         4..=5 => vec!["DELAY.POLL".into(), queue, "COUNT".into(), count],
         // Short leases expire during a check, so re-delivery happens too.
         6..=7 => vec![
@@ -353,10 +382,55 @@ fn delay_write(rng: &mut Rng, keys: &[String]) -> Vec<String> {
             "COUNT".into(),
             count,
         ],
-        _ => vec![
+        9 => vec!["DELAY.ACK".into(), inflight, task],
+        10 => {
+            // Dead letters need sets of their own; the queue leases into
+            // itself (a visibility timeout), so three keys suffice.
+            let [queue, dead, deliveries]: [String; 3] = rng
+                .sample(keys, 3)
+                .try_into()
+                .expect("dead letters need three keys");
+            let command = if rng.chance(50) {
+                "DELAY.POLL"
+            } else {
+                "DELAY.BPOLL"
+            };
+            let mut call = vec![command.into(), queue.clone()];
+            if command == "DELAY.BPOLL" {
+                call.push("1".into());
+            }
+            call.extend([
+                "COUNT".into(),
+                count,
+                "LEASE".into(),
+                queue,
+                rng.range(1, 50).to_string(),
+                "DEADLETTER".into(),
+                dead,
+                deliveries,
+                rng.range(1, 3).to_string(),
+            ]);
+            call
+        }
+        11 => vec![
             "DELAY.ACK".into(),
             inflight,
-            format!("task{}", rng.below(20)),
+            task,
+            "DELIVERIES".into(),
+            queue,
+        ],
+        12 => vec![
+            "DELAY.NACK".into(),
+            inflight,
+            queue,
+            task,
+            rng.range(0, 50).to_string(),
+        ],
+        _ => vec![
+            "DELAY.TOUCH".into(),
+            inflight,
+            task,
+            rng.range(1, 50).to_string(),
         ],
     }
 }
