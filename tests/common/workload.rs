@@ -447,6 +447,10 @@ pub const RATE: Family = Family {
         // its parsing).
         &["RATE.HIT", "$key", "600000", "$int"],
         &["RATE.HIT", "$key", "600000", "$int", "COST", "$int"],
+        &["RATE.HIT", "$key", "600000", "$int", "1200000", "$int"],
+        &[
+            "RATE.HIT", "$key", "600000", "$int", "1200000", "$int", "COST", "$int",
+        ],
     ],
 };
 
@@ -459,8 +463,15 @@ fn rate_write(rng: &mut Rng, keys: &[String]) -> Vec<String> {
         "600000".into(),
         limit.to_string(),
     ];
+    let mut smallest = limit;
+    if rng.chance(40) {
+        // A second, longer limit (twenty minutes: it outlives a check too).
+        let second = rng.range(1, 30);
+        smallest = smallest.min(second);
+        call.extend(["1200000".into(), second.to_string()]);
+    }
     if rng.chance(50) {
-        call.extend(["COST".into(), rng.range(1, limit).to_string()]);
+        call.extend(["COST".into(), rng.range(1, smallest).to_string()]);
     }
     call
 }
