@@ -231,20 +231,24 @@ NATIVE=(ZADD bench:feed:zadd __rand_int__ __rand_int__)
 LUA=(feed_add.lua 1 bench:feed:lua 1000 __rand_int__ __rand_int__)
 compare "FEED.ADD CAP 1000 | ZADD | Lua"
 
-# ---- RANK: SHARED (issue 16); SET GT, MGIFT, MGET (issue 15) ------------------
-# Boards of 100k members "m:<12 digits>" (the names __rand_int__ draws) with
-# 1,000 distinct totals, so every total is a run of 100 ties; loaded as plain
-# integer scores, which RANK reads as totals.
-preload_board() {
-  cli EVAL "for i = 0, 99999, 1000 do
+# ---- issues 15 and 16: RANK SHARED, SET GT, MGIFT, MGET; DELAY NACK, TOUCH,
+# ---- dead letters; RATE with several limits --------------------------------
+# preload_zset <key> <members> <format> [score]: <members> members named by
+# the Lua format ('m:%012d' gives the names __rand_int__ draws), all scored
+# <score>, or without one i % 1000: 1,000 distinct totals, every total a run
+# of 100 ties on a board of 100k, as plain integer scores RANK reads as totals.
+preload_zset() {
+  cli EVAL "for i = 0, tonumber(ARGV[1]) - 1, 1000 do
       local args = {}
-      for j = i, i + 999 do
-        args[#args + 1] = j % 1000
-        args[#args + 1] = string.format('m:%012d', j)
+      for j = i, math.min(i + 999, tonumber(ARGV[1]) - 1) do
+        args[#args + 1] = ARGV[3] or j % 1000
+        args[#args + 1] = string.format(ARGV[2], j)
       end
       redis.call('ZADD', KEYS[1], unpack(args))
-    end" 1 "$1" >/dev/null
+    end" 1 "$1" "$2" "$3" ${4:+"$4"} >/dev/null
 }
+preload_board() { preload_zset "$1" 100000 'm:%012d'; }
+
 # Each call with SHARED beside the same call without it, and beside the Lua a
 # user would write for competition ranks. Writes go to boards of their own.
 preload_board bench:shared
@@ -287,6 +291,41 @@ ZKIT=(RANK.MGET bench:shared "${ten[@]}")
 NATIVE=(ZMSCORE bench:shared "${ten[@]}")
 LUA=(rank_mget.lua 1 bench:shared "${ten[@]}")
 compare "RANK.MGET 10 | ZMSCORE | Lua"
+
+# DELAY.NACK and DELAY.TOUCH on 100k tasks "t:<12 digits>" leased for a day.
+# Each NACK hands a task back to its own set (a visibility timeout) a day
+# later, so every call finds its task still held and moves it.
+lease_end=$(($(date +%s%3N) + 86400000))
+for key in bench:nack bench:nack:lua bench:touch bench:touch:lua; do
+  preload_zset "$key" 100000 't:%012d' "$lease_end"
+done
+ZKIT=(DELAY.NACK bench:nack bench:nack t:__rand_int__ 86400000)
+NATIVE=(ZADD bench:nack:zadd "$lease_end" t:__rand_int__)
+LUA=(delay_nack.lua 2 bench:nack:lua bench:nack:lua t:__rand_int__ 86400000)
+compare "DELAY.NACK | ZADD | Lua"
+ZKIT=(DELAY.TOUCH bench:touch t:__rand_int__ 86400000)
+NATIVE=(ZADD bench:touch:zadd "$lease_end" t:__rand_int__)
+LUA=(delay_touch.lua 1 bench:touch:lua t:__rand_int__ 86400000)
+compare "DELAY.TOUCH | ZADD | Lua"
+
+# A leased poll with dead letters: each claim looks up, leases and counts a
+# real task (queues filled as for DELAY.POLL above, checked not to run dry).
+due_tasks=$((requests * rounds * 2 + requests))
+for key in bench:dl bench:dl:popmin bench:dl:lua; do preload_zset "$key" "$due_tasks" 't:%d' 1; done
+ZKIT=(DELAY.POLL bench:dl LEASE bench:dl:held 600000 DEADLETTER bench:dl:dead bench:dl:n 3)
+NATIVE=(ZPOPMIN bench:dl:popmin)
+LUA=(delay_poll_deadletter.lua 4 bench:dl:lua bench:dl:lua:held bench:dl:lua:dead bench:dl:lua:n 1 600000 3)
+compare "DELAY.POLL DEADLETTER | ZPOPMIN | Lua"
+for key in bench:dl bench:dl:popmin bench:dl:lua; do
+  (($(cli ZCARD "$key") > 0)) || echo "warning: $key ran dry: its numbers are void" >&2
+done
+
+# RATE.HIT with two limits (100 a minute, 1,000 a day), one log per user over
+# 100k users: every hit is allowed.
+ZKIT=(RATE.HIT bench:rate2:__rand_int__ 60000 100 86400000 1000)
+NATIVE=(ZADD bench:rate2:zadd:__rand_int__ __rand_int__ __rand_int__)
+LUA=(rate_hit_limits.lua 1 bench:rate2:lua:__rand_int__ 60000 100 86400000 1000)
+compare "RATE.HIT 2 limits | ZADD | Lua"
 
 # ---- report ----------------------------------------------------------------
 
