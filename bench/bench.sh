@@ -314,7 +314,7 @@ due_tasks=$((requests * rounds * 2 + requests))
 for key in bench:dl bench:dl:popmin bench:dl:lua; do preload_zset "$key" "$due_tasks" 't:%d' 1; done
 ZKIT=(DELAY.POLL bench:dl LEASE bench:dl:held 600000 DEADLETTER bench:dl:dead bench:dl:n 3)
 NATIVE=(ZPOPMIN bench:dl:popmin)
-LUA=(delay_poll_deadletter.lua 4 bench:dl:lua bench:dl:lua:held bench:dl:lua:dead bench:dl:lua:n 1 600000 3)
+LUA=(delay_poll.lua 4 bench:dl:lua bench:dl:lua:held bench:dl:lua:dead bench:dl:lua:n 1 600000 3)
 compare "DELAY.POLL DEADLETTER | ZPOPMIN | Lua"
 for key in bench:dl bench:dl:popmin bench:dl:lua; do
   (($(cli ZCARD "$key") > 0)) || echo "warning: $key ran dry: its numbers are void" >&2

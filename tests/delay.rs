@@ -1007,237 +1007,55 @@ fn new_delay_errors_change_nothing() {
     let max = "ERR max-deliveries must be a positive integer";
     let delay = "ERR delay must be between 0 and 3155760000000 ms";
     let lease = "ERR lease must be between 1 and 3155760000000 ms";
-    let cases: &[(&[&str], &str)] = &[
+    let not_integer = "ERR value is not an integer";
+    let syntax = "ERR syntax error";
+    let arity = "ERR wrong number of arguments";
+    let leased = "DELAY.POLL q LEASE held 10 DEADLETTER";
+    let lines: Vec<(String, &str)> = [
+        ("DELAY.POLL q DEADLETTER d n 3", needs_lease),
+        ("DELAY.BPOLL q 0 DEADLETTER d n 3", needs_lease),
+        (&format!("{leased} q n 3"), shared),
+        (&format!("{leased} d held 3"), shared),
+        (&format!("{leased} d d 3"), shared),
+        ("DELAY.POLL q LEASE q 10 DEADLETTER d q 3", shared),
+        (&format!("{leased} d n 0"), max),
+        (&format!("{leased} d n -1"), max),
+        (&format!("{leased} d n x"), not_integer),
+        (&format!("{leased} d n"), syntax),
+        (&format!("{leased} d n 3 DEADLETTER e m 3"), syntax),
+        (&format!("{leased} str n 3"), "WRONGTYPE"),
+        (&format!("{leased} d str 3"), "WRONGTYPE"),
         (
-            &["DELAY.POLL", "q", "DEADLETTER", "d", "n", "3"],
-            needs_lease,
-        ),
-        (
-            &["DELAY.BPOLL", "q", "0", "DEADLETTER", "d", "n", "3"],
-            needs_lease,
-        ),
-        (
-            &[
-                "DELAY.POLL",
-                "q",
-                "LEASE",
-                "held",
-                "10",
-                "DEADLETTER",
-                "q",
-                "n",
-                "3",
-            ],
-            shared,
-        ),
-        (
-            &[
-                "DELAY.POLL",
-                "q",
-                "LEASE",
-                "held",
-                "10",
-                "DEADLETTER",
-                "d",
-                "held",
-                "3",
-            ],
-            shared,
-        ),
-        (
-            &[
-                "DELAY.POLL",
-                "q",
-                "LEASE",
-                "held",
-                "10",
-                "DEADLETTER",
-                "d",
-                "d",
-                "3",
-            ],
-            shared,
-        ),
-        (
-            &[
-                "DELAY.POLL",
-                "q",
-                "LEASE",
-                "q",
-                "10",
-                "DEADLETTER",
-                "d",
-                "q",
-                "3",
-            ],
-            shared,
-        ),
-        (
-            &[
-                "DELAY.POLL",
-                "q",
-                "LEASE",
-                "held",
-                "10",
-                "DEADLETTER",
-                "d",
-                "n",
-                "0",
-            ],
-            max,
-        ),
-        (
-            &[
-                "DELAY.POLL",
-                "q",
-                "LEASE",
-                "held",
-                "10",
-                "DEADLETTER",
-                "d",
-                "n",
-                "-1",
-            ],
-            max,
-        ),
-        (
-            &[
-                "DELAY.POLL",
-                "q",
-                "LEASE",
-                "held",
-                "10",
-                "DEADLETTER",
-                "d",
-                "n",
-                "x",
-            ],
-            "ERR value is not an integer",
-        ),
-        (
-            &[
-                "DELAY.POLL",
-                "q",
-                "LEASE",
-                "held",
-                "10",
-                "DEADLETTER",
-                "d",
-                "n",
-            ],
-            "ERR syntax error",
-        ),
-        (
-            &[
-                "DELAY.POLL",
-                "q",
-                "LEASE",
-                "held",
-                "10",
-                "DEADLETTER",
-                "d",
-                "n",
-                "3",
-                "DEADLETTER",
-                "e",
-                "m",
-                "3",
-            ],
-            "ERR syntax error",
-        ),
-        (
-            &[
-                "DELAY.POLL",
-                "q",
-                "LEASE",
-                "held",
-                "10",
-                "DEADLETTER",
-                "str",
-                "n",
-                "3",
-            ],
+            "DELAY.BPOLL q 0 LEASE held 10 DEADLETTER d str 3",
             "WRONGTYPE",
         ),
-        (
-            &[
-                "DELAY.POLL",
-                "q",
-                "LEASE",
-                "held",
-                "10",
-                "DEADLETTER",
-                "d",
-                "str",
-                "3",
-            ],
-            "WRONGTYPE",
-        ),
-        (
-            &[
-                "DELAY.BPOLL",
-                "q",
-                "0",
-                "LEASE",
-                "held",
-                "10",
-                "DEADLETTER",
-                "d",
-                "str",
-                "3",
-            ],
-            "WRONGTYPE",
-        ),
-        (
-            &["DELAY.NACK", "held", "q", "x"],
-            "ERR wrong number of arguments",
-        ),
-        (
-            &["DELAY.NACK", "held", "q", "x", "0", "1"],
-            "ERR wrong number of arguments",
-        ),
-        (&["DELAY.NACK", "held", "q", "x", "-1"], delay),
-        (&["DELAY.NACK", "held", "q", "x", "3155760000001"], delay),
-        (
-            &["DELAY.NACK", "held", "q", "x", "1.5"],
-            "ERR value is not an integer",
-        ),
-        (&["DELAY.NACK", "held", "str", "x", "0"], "WRONGTYPE"),
-        (&["DELAY.NACK", "str", "q", "x", "0"], "WRONGTYPE"),
-        (
-            &["DELAY.TOUCH", "held", "x"],
-            "ERR wrong number of arguments",
-        ),
-        (&["DELAY.TOUCH", "held", "x", "0"], lease),
-        (&["DELAY.TOUCH", "held", "x", "-5"], lease),
-        (&["DELAY.TOUCH", "held", "x", "3155760000001"], lease),
-        (
-            &["DELAY.TOUCH", "held", "x", "soon"],
-            "ERR value is not an integer",
-        ),
-        (&["DELAY.TOUCH", "str", "x", "1000"], "WRONGTYPE"),
-        (
-            &["DELAY.ACK", "held", "x", "DELIVERIES", "str"],
-            "WRONGTYPE",
-        ),
-        (
-            &["DELAY.ACK", "held", "DELIVERIES", "n"],
-            "ERR syntax error",
-        ),
-        (
-            &[
-                "DELAY.ACK",
-                "held",
-                "x",
-                "DELIVERIES",
-                "n",
-                "DELIVERIES",
-                "m",
-            ],
-            "ERR syntax error",
-        ),
-    ];
-    assert_errors_change_nothing(&mut con, cases);
+        ("DELAY.NACK held q x", arity),
+        ("DELAY.NACK held q x 0 1", arity),
+        ("DELAY.NACK held q x -1", delay),
+        ("DELAY.NACK held q x 3155760000001", delay),
+        ("DELAY.NACK held q x 1.5", not_integer),
+        ("DELAY.NACK held str x 0", "WRONGTYPE"),
+        ("DELAY.NACK str q x 0", "WRONGTYPE"),
+        ("DELAY.TOUCH held x", arity),
+        ("DELAY.TOUCH held x 0", lease),
+        ("DELAY.TOUCH held x -5", lease),
+        ("DELAY.TOUCH held x 3155760000001", lease),
+        ("DELAY.TOUCH held x soon", not_integer),
+        ("DELAY.TOUCH str x 1000", "WRONGTYPE"),
+        ("DELAY.ACK held x DELIVERIES str", "WRONGTYPE"),
+        ("DELAY.ACK held DELIVERIES n", syntax),
+        ("DELAY.ACK held x DELIVERIES n DELIVERIES m", syntax),
+    ]
+    .into_iter()
+    .map(|(line, expected)| (line.to_string(), expected))
+    .collect();
+    let words: Vec<Vec<&str>> = lines.iter().map(|(line, _)| cmdline(line)).collect();
+    let cases: Vec<(&[&str], &str)> = words
+        .iter()
+        .zip(&lines)
+        .map(|(words, (_, expected))| (words.as_slice(), *expected))
+        .collect();
+    assert_errors_change_nothing(&mut con, &cases);
 }
 
 #[test]

@@ -11,6 +11,11 @@ use common::*;
 type Verdict = (i64, i64, i64, i64);
 
 fn hit(con: &mut Connection, words: &[&str]) -> Verdict {
+    rate_hit(con, words)
+}
+
+/// RATE.HIT with `words` after the command name, its reply as `T`.
+fn rate_hit<T: redis::FromRedisValue>(con: &mut Connection, words: &[&str]) -> T {
     let mut command = vec!["RATE.HIT"];
     command.extend_from_slice(words);
     query(con, &command)
@@ -317,9 +322,7 @@ fn command_getkeys_info_and_docs() {
 type Stacked = (i64, i64, i64, i64, i64);
 
 fn hit_stacked(con: &mut Connection, words: &[&str]) -> Stacked {
-    let mut command = vec!["RATE.HIT"];
-    command.extend_from_slice(words);
-    query(con, &command)
+    rate_hit(con, words)
 }
 
 #[test]
