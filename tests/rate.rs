@@ -290,23 +290,3 @@ fn writes_fire_the_native_keyspace_events() {
         ]
     );
 }
-
-#[test]
-fn command_getkeys_info_and_docs() {
-    let server = Server::start();
-    let mut con = server.connect();
-    let keys: Vec<String> = query(
-        &mut con,
-        &[
-            "COMMAND", "GETKEYS", "RATE.HIT", "k", "1000", "5", "COST", "2",
-        ],
-    );
-    assert_eq!(keys, ["k"]);
-    let info = format!("{:?}", ok(&mut con, &["COMMAND", "INFO", "rate.hit"]));
-    assert!(info.contains("write") && info.contains("denyoom"), "{info}");
-    assert!(!info.contains("fast"), "{info}");
-    let docs = format!("{:?}", ok(&mut con, &["COMMAND", "DOCS", "rate.hit"]));
-    for field in ["summary", "complexity", "since", "window-ms", "COST"] {
-        assert!(docs.contains(field), "docs lack {field}: {docs}");
-    }
-}

@@ -15,7 +15,7 @@
 //! GETKEYS, ACL key patterns and cluster routing all see both keys.
 
 use super::args::{parse_i64, parse_positive, Options};
-use super::Command;
+use super::{Command, Counter};
 use crate::declare_command;
 use crate::error::{bound, ZkitError};
 use crate::host::{
@@ -26,6 +26,10 @@ use crate::logic::clock::{deadline, MAX_DURATION_MS};
 use crate::logic::delay::{self, due_bound, wake_at_ms, Claim, TaskQueue};
 
 pub static COMMANDS: &[&Command] = &[&POLL, &BPOLL, &ACK];
+
+/// Tasks handed to pollers (with or without a lease), and tasks acknowledged.
+pub static TASKS_CLAIMED: Counter = Counter::new();
+pub static TASKS_ACKED: Counter = Counter::new();
 
 /// The queue, then the in-flight zset after `LEASE` (searched from `start`).
 const fn poll_keys(start: i32) -> [KeySpec; 2] {
@@ -163,7 +167,11 @@ fn claim(
         key,
         inflight: lease.map(|(inflight, _)| inflight),
     };
-    delay::claim(&mut queue, now, count, lease_until)
+    let claim = delay::claim(&mut queue, now, count, lease_until)?;
+    if let Claim::Claimed(tasks) = &claim {
+        TASKS_CLAIMED.add(tasks.len() as u64);
+    }
+    Ok(claim)
 }
 
 /// A queue kept in a sorted set, and its in-flight set. It is read on a
@@ -337,6 +345,7 @@ fn ack(ctx: &Ctx, args: &[RStr]) -> Result<(), ZkitError> {
     let mut held = ctx.open_zset_mut(key)?;
     let removed = members.iter().filter(|member| held.remove(member)).count();
     drop(held);
+    TASKS_ACKED.add(removed as u64);
     ctx.reply_i64(removed as i64);
     Ok(())
 }
