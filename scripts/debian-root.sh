@@ -11,7 +11,7 @@
 # resolved: the caller lists every package whose libraries its binaries load.
 set -euo pipefail
 
-root=$1 suite=$2 arch=$3
+root=$(realpath -m "$1") suite=$2 arch=$3
 shift 3
 packages=("$@")
 cache=$root.apt

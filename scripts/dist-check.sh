@@ -10,7 +10,7 @@
 #   resolves RedisModule_OnLoad to its source line.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-source scripts/dist-lib.sh
+source scripts/lib.sh
 
 version=$(dist_version)
 work=$(mktemp -d)

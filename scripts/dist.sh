@@ -12,7 +12,7 @@
 # Debian's aarch64 binutils (apt-get) to split the debug symbols.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-source scripts/dist-lib.sh
+source scripts/lib.sh
 
 zigbuild_version=0.24.1
 zig_version=0.14.1
@@ -26,14 +26,6 @@ if ! grep -q "^## \[$version\]" CHANGELOG.md; then
   echo "dist: refusing to build $version: CHANGELOG.md has no '## [$version]' section describing it" >&2
   exit 1
 fi
-
-sudo=(); ((EUID == 0)) || sudo=(sudo)
-apt_install() {
-  echo "dist: installing $* with apt-get" >&2
-  export DEBIAN_FRONTEND=noninteractive
-  "${sudo[@]}" apt-get install -y -q "$@" >/dev/null ||
-    { "${sudo[@]}" apt-get update -q >/dev/null && "${sudo[@]}" apt-get install -y -q "$@" >/dev/null; }
-}
 
 if [[ $(cargo-zigbuild --version 2>/dev/null) != "cargo-zigbuild $zigbuild_version" ]]; then
   echo "dist: installing cargo-zigbuild $zigbuild_version with cargo install (about a minute)" >&2

@@ -1,5 +1,16 @@
-# What a release is, shared by the scripts that build, check and run it
-# (sourced, not run). Run from the repository root.
+# Helpers the scripts share (sourced, not run; from the repository root).
+
+# Installs Debian packages, updating the package lists only if needed.
+apt_install() { # package...
+  local sudo=()
+  ((EUID == 0)) || sudo=(sudo)
+  echo "zkit: installing $* with apt-get" >&2
+  export DEBIAN_FRONTEND=noninteractive
+  "${sudo[@]}" apt-get install -y -q "$@" >/dev/null ||
+    { "${sudo[@]}" apt-get update -q >/dev/null && "${sudo[@]}" apt-get install -y -q "$@" >/dev/null; }
+}
+
+# ---- release artifacts: what `make dist` builds and the others read ----
 
 # The architectures a release ships, as Rust and `uname -m` spell them.
 dist_arches=(x86_64 aarch64)
