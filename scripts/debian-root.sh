@@ -50,10 +50,12 @@ apt=(apt-get -q
 
 echo "debian-root: fetching ${packages[*]} ($suite, $arch)" >&2
 # The lists are refreshed once a day: a stale list names files the mirror
-# has since replaced.
-if [[ -z $(find "$cache/lists" -maxdepth 1 -name '*Packages*' -mtime -1) ]]; then
+# has since replaced. (apt dates the list files by the mirror's clock, hence
+# a stamp of our own.)
+if [[ -z $(find "$cache/lists/updated" -mtime -1 2>/dev/null) ]]; then
   "${apt[@]}" update >"$cache/update.log" 2>&1 ||
     { echo "debian-root: apt-get update for $suite/$arch failed, see $cache/update.log" >&2; exit 1; }
+  touch "$cache/lists/updated"
 fi
 (cd "$cache/debs" && "${apt[@]}" download "${packages[@]}" >"$cache/download.log" 2>&1) ||
   { echo "debian-root: apt-get download failed, see $cache/download.log" >&2; exit 1; }
