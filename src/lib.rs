@@ -31,7 +31,33 @@ pub const MODULE_VERSION: i32 = {
 
 #[cfg(all(feature = "module", not(test)))]
 mod entry {
+    use std::alloc::{GlobalAlloc, Layout};
+
+    use redis_module::alloc::RedisAlloc;
     use redis_module::{redis_module, Context, RedisString, Status};
+
+    /// The server's allocator, with every block aligned to 16 bytes.
+    ///
+    /// Rust allocates a panic's unwind exception with alignment 8, and the
+    /// LLVM libunwind that release builds link (cargo-zigbuild) writes it
+    /// with 16-byte SSE stores. Redis builds whose jemalloc has an 8-byte
+    /// quantum (Redis 7.4's own build) hand out 8-aligned blocks, so a
+    /// caught panic crashed the server there. RedisAlloc aligns a block by
+    /// rounding its size up to a multiple of the alignment.
+    pub struct RedisAlloc16;
+
+    unsafe impl GlobalAlloc for RedisAlloc16 {
+        unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+            match layout.align_to(16) {
+                Ok(aligned) => RedisAlloc.alloc(aligned),
+                Err(_) => std::ptr::null_mut(),
+            }
+        }
+
+        unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+            RedisAlloc.dealloc(ptr, layout)
+        }
+    }
 
     fn init(ctx: &Context, args: &[RedisString]) -> Status {
         match load(ctx, args) {
@@ -67,7 +93,7 @@ mod entry {
     redis_module! {
         name: "zkit",
         version: crate::MODULE_VERSION,
-        allocator: (redis_module::alloc::RedisAlloc, redis_module::alloc::RedisAlloc),
+        allocator: (crate::entry::RedisAlloc16, crate::entry::RedisAlloc16),
         data_types: [],
         init: init,
     }
