@@ -37,7 +37,7 @@ if [[ ! -x $zig/zig ]]; then
   python3 -m pip --version >/dev/null 2>&1 || apt_install python3-pip
   command -v unzip >/dev/null || apt_install unzip
   rm -rf "$tools/zig-$zig_version" "$tools/wheel"
-  python3 -m pip download -q --no-deps --only-binary=:all: --platform manylinux2014_x86_64 \
+  python3 -m pip download -q --no-deps --only-binary=:all: \
     -d "$tools/wheel" "ziglang==$zig_version"
   unzip -q "$tools"/wheel/ziglang-*.whl 'ziglang/*' -d "$tools/zig-$zig_version"
   chmod +x "$zig/zig"
