@@ -29,7 +29,8 @@ fi
 
 if [[ $(cargo-zigbuild --version 2>/dev/null) != "cargo-zigbuild $zigbuild_version" ]]; then
   echo "dist: installing cargo-zigbuild $zigbuild_version with cargo install (about a minute)" >&2
-  cargo install -q --locked --version "$zigbuild_version" cargo-zigbuild
+  cargo install -q --locked --version "$zigbuild_version" cargo-zigbuild ||
+    { echo "dist: could not install cargo-zigbuild $zigbuild_version" >&2; exit 1; }
 fi
 zig=$tools/zig-$zig_version/ziglang
 if [[ ! -x $zig/zig ]]; then
@@ -51,6 +52,8 @@ command -v aarch64-linux-gnu-objcopy >/dev/null || apt_install binutils-aarch64-
 export RUSTFLAGS="-C link-arg=-Wl,--build-id=sha1"
 # Reproducible tarballs: entries dated at the last commit, owned by root.
 epoch=$(git log -1 --format=%ct 2>/dev/null || echo 0)
+staging=$(mktemp -d)
+trap 'rm -rf "$staging"' EXIT
 mkdir -p dist
 built=()
 for arch in "${dist_arches[@]}"; do
@@ -72,8 +75,7 @@ for arch in "${dist_arches[@]}"; do
   objcopy=objcopy
   [[ $arch == x86_64 ]] || objcopy=$arch-linux-gnu-objcopy
 
-  stage=$tools/stage/$name
-  rm -rf "$stage"
+  stage=$staging/$name
   mkdir -p "$stage"
   module=target/$triple/release/libzkit.so
   "$objcopy" --only-keep-debug --compress-debug-sections=zlib "$module" "$base.debug"
@@ -81,8 +83,7 @@ for arch in "${dist_arches[@]}"; do
   "$objcopy" --strip-all --add-gnu-debuglink="$base.debug" "$module" "$stage/libzkit.so"
   cp README.md LICENSE CHANGELOG.md "$stage/"
   tar --sort=name --owner=0 --group=0 --numeric-owner --mtime="@$epoch" \
-    -C "$tools/stage" -cf - "$name" | gzip -9n >"$base.tar.gz"
-  rm -rf "$stage"
+    -C "$staging" -cf - "$name" | gzip -9n >"$base.tar.gz"
   (cd dist && sha256sum "$name.tar.gz" >"$name.tar.gz.sha256" && sha256sum "$name.debug" >"$name.debug.sha256")
   echo "dist: $base.tar.gz ($(du -k "$base.tar.gz" | cut -f1) KiB), $base.debug ($(du -k "$base.debug" | cut -f1) KiB) in $((SECONDS - start)) s" >&2
   built+=("$arch")

@@ -16,7 +16,8 @@ apt_install() { # package...
 dist_arches=(x86_64 aarch64)
 # What each tarball holds, under its top folder zkit-<version>-linux-<arch>/.
 dist_contents=(libzkit.so README.md LICENSE CHANGELOG.md)
-# Oldest glibc the module may need: RHEL/CentOS 7, Amazon Linux 2.
+# The newest glibc symbol version the module may need: RHEL/CentOS 7's glibc,
+# the oldest in use on servers we target.
 dist_glibc=2.17
 
 # The version in Cargo.toml.
