@@ -19,6 +19,7 @@
 //! outlive it.
 #![allow(unsafe_code)]
 
+mod alloc;
 mod block;
 mod call;
 mod command;
@@ -34,6 +35,7 @@ mod registration;
 mod string;
 mod zset;
 
+pub use alloc::ServerAllocator;
 pub use block::{blocked_clients, Attempt, Readiness, ZsetWaiter};
 pub use call::{CallArg, CallReply};
 #[doc(hidden)]

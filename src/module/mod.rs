@@ -8,11 +8,11 @@ mod reference;
 use crate::commands;
 use crate::host::{self, Ctx, RStr};
 
-/// Every allocation of the module goes through the server's allocator, so
-/// `INFO memory` and `maxmemory` count it. Unit tests run without a server.
+/// Every allocation of the module goes through the server's allocator (see
+/// `host/alloc.rs`). Unit tests run without a server.
 #[cfg(not(test))]
 #[global_allocator]
-static ALLOCATOR: redis_module::alloc::RedisAlloc = redis_module::alloc::RedisAlloc;
+static ALLOCATOR: host::ServerAllocator = host::ServerAllocator;
 
 #[cfg(not(test))]
 crate::export_module!(name: c"zkit", version: crate::MODULE_VERSION, load: load);
