@@ -10,6 +10,7 @@ as direct calls. A side effect: the client's own ``execute_command("RANK.GIFT",
 
 from __future__ import annotations
 
+import inspect
 from typing import Any, Awaitable, List, Mapping, Optional, Sequence, Tuple, TypeVar, Union
 
 import redis
@@ -239,13 +240,18 @@ class AsyncZkit(_Methods):
         _register_parsers(self._cluster or client)
 
     async def _call(self, command: Command, *positional: Any, **options: Any) -> Any:
-        # A client's execute_command returns a coroutine; a pipeline's queues
-        # the command and returns the pipeline, which awaits to itself.
         call = build_call(command, positional, options)
         if self._cluster is None:
-            return await self.client.execute_command(*call.argv)
+            return await _reply(self.client.execute_command(*call.argv))
         slot = slot_of(command.name, call.keys)
         if not self._cluster.nodes_manager.slots_cache:
             await self._cluster.initialize()
         node = self._cluster.nodes_manager.get_node_from_slot(slot)
-        return await self.client.execute_command(*call.argv, target_nodes=node)
+        return await _reply(self.client.execute_command(*call.argv, target_nodes=node))
+
+
+async def _reply(sent: Any) -> Any:
+    """A client's execute_command returns a coroutine; a pipeline's queues
+    the command and returns the pipeline, which must not be awaited: that
+    would (re)initialize it and drop the queued commands."""
+    return await sent if inspect.iscoroutine(sent) else sent
