@@ -38,6 +38,7 @@ function commandClass(): ZkitCommandClass {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { Command } = require('ioredis');
     zkitCommandClass = class extends Command {
+      declare inTransaction: boolean;
       private readonly zkitKeys: Array<string | Buffer>;
       private readonly zkitParse: (reply: unknown) => unknown;
       constructor(spec: CommandSpec, call: Call) {
@@ -49,7 +50,10 @@ function commandClass(): ZkitCommandClass {
         return this.zkitKeys;
       }
       transformReply(reply: unknown) {
-        return this.zkitParse(super.transformReply(reply));
+        const value = super.transformReply(reply);
+        // Inside MULTI the command's own reply is QUEUED; ioredis passes
+        // its EXEC result through transformReply again.
+        return this.inTransaction && value === 'QUEUED' ? value : this.zkitParse(value);
       }
     } as unknown as ZkitCommandClass;
   }
