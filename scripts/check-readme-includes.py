@@ -10,7 +10,8 @@ Each block is written as
     <!-- end include -->
 
 and this check fails unless the fenced text equals the file, and unless
-every example file is included somewhere.
+every example file is included somewhere. With --write it first copies
+each included file into its block.
 """
 
 import pathlib
@@ -25,8 +26,24 @@ BLOCK = re.compile(
 EXAMPLE_DIRS = ["clients/python/examples", "clients/node/examples"]
 
 
+def refresh(readme: str) -> str:
+    """README with every block's text replaced by its file's."""
+
+    def copy(block: "re.Match[str]") -> str:
+        file = ROOT / block["path"]
+        if not file.is_file():
+            return block[0]
+        fence = block[0][: block[0].index("\n", block[0].index("```")) + 1]
+        return f"{fence}{file.read_text()}```\n<!-- end include -->"
+
+    return BLOCK.sub(copy, readme)
+
+
 def main() -> int:
     readme = (ROOT / "README.md").read_text()
+    if sys.argv[1:] == ["--write"]:
+        readme = refresh(readme)
+        (ROOT / "README.md").write_text(readme)
     problems = []
     included = set()
     for block in BLOCK.finditer(readme):

@@ -109,8 +109,10 @@ check_stats() {
 
 say "python: fresh venv, pip install ./clients/python"
 python3 -m venv "$WORK/venv"
-"$WORK/venv/bin/pip" install --quiet --disable-pip-version-check ./clients/python pytest
+"$WORK/venv/bin/pip" install --quiet --disable-pip-version-check ./clients/python pytest mypy
 "$WORK/venv/bin/python" -c 'import redis, zkit; print("test-clients: python: redis-py", redis.__version__, "zkit from", zkit.__file__)'
+say "python: mypy on the package and the examples"
+(cd clients/python && "$WORK/venv/bin/mypy" --cache-dir "$WORK/mypy-cache" src/zkit examples)
 reset_stats
 (cd clients/python && "$WORK/venv/bin/python" -m pytest -p no:cacheprovider -q tests)
 check_stats python
@@ -124,6 +126,9 @@ cp -r clients/node/test clients/node/examples "$WORK/node-app/"
   npm init -y >/dev/null
   npm install --silent --no-audit --no-fund "$WORK"/zkit-*.tgz ioredis redis
   echo "test-clients: node: $(node -p '`ioredis ${require("ioredis/package.json").version}, redis ${require("redis/package.json").version}`')"
+  echo "test-clients: node: tsc --strict on a typed use of the installed .d.ts"
+  npm install --silent --no-audit --no-fund --no-save typescript@~5.9.3 @types/node@^20.19.0
+  npx tsc --noEmit --strict --module nodenext --moduleResolution nodenext --target es2022 --skipLibCheck test/types.ts
   reset_stats
   node --test --test-concurrency=1 test/*.test.mjs test/*.test.cjs
 )

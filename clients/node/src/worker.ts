@@ -5,6 +5,7 @@
 // dies, stays in the in-flight set until its lease ends; polling the
 // in-flight set then delivers it again.
 
+import type { EventEmitter } from 'node:events';
 import { Zkit, zkit } from './client';
 import type { Key } from './commands';
 import type { Task } from './replies';
@@ -31,7 +32,9 @@ export interface DelayWorkerOptions {
 /**
  * Runs `handler` for the tasks of a DELAY queue, at least once each.
  * Give it a client of its own (`redis.duplicate()`): DELAY.BPOLL holds its
- * connection while it waits.
+ * connection while it waits. The worker listens to the client's 'error'
+ * events (passing them to onError): ioredis and node-redis reconnect by
+ * themselves, but an 'error' event nobody listens to ends the process.
  */
 export class DelayWorker {
   private readonly zkit: Zkit;
@@ -54,6 +57,7 @@ export class DelayWorker {
     this.blockMs = options.blockMs ?? 1_000;
     this.reconnectDelayMs = options.reconnectDelayMs ?? 500;
     this.onError = options.onError ?? ((error) => console.error('zkit worker:', error));
+    (client as Partial<EventEmitter>).on?.('error', (error: unknown) => this.onError(error));
   }
 
   /** Polls and handles tasks until stop(); resolves once stopped. */

@@ -15,7 +15,7 @@ def feed(r: redis.Redis) -> None:
     top, bottom = page.top, page.bottom  # keep both cursors
 
     z.feed_add(key, {f"item:{n}": n for n in range(116, 120)}, cap=500)
-    newer = []
+    newer: list = []
     while True:  # pull-down: repeat until nothing newer remains
         page = z.feed_page(key, count=3, newer=top)
         newer = [item.member for item in page.items] + newer  # later pages show above

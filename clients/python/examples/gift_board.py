@@ -21,7 +21,7 @@ def gift_board(r: redis.Redis) -> None:
     for rank, member, total in z.rank_top(board, 3):
         print(rank, member, total)  # 1 carol 300 / 2 alice 100 / 3 bob 100
     bob = z.rank_get(board, "bob")
-    assert (bob.total, bob.rank) == (100, 3)  # bob.reached_at_ms: when he reached 100
+    assert bob is not None and (bob.total, bob.rank) == (100, 3)  # bob.reached_at_ms: when he reached 100
     assert [e.member for e in z.rank_around(board, "alice", 1)] == ["carol", "alice", "bob"]
 
     # Daily boards merge into a weekly one in first-come order; keys used

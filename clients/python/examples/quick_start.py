@@ -23,7 +23,8 @@ def quick_start(r: redis.Redis) -> None:
 
 async def quick_start_async(r: redis.asyncio.Redis) -> None:
     z = zkit.AsyncZkit(r)  # r: redis.asyncio.Redis(...) or redis.asyncio.cluster.RedisCluster(...)
-    assert (await z.rank_get("gifts:room:1", "alice")).total == 100
+    alice = await z.rank_get("gifts:room:1", "alice")  # None if absent
+    assert alice is not None and alice.total == 100
 
 
 if __name__ == "__main__":

@@ -11,7 +11,7 @@ as direct calls. A side effect: the client's own ``execute_command("RANK.GIFT",
 from __future__ import annotations
 
 import inspect
-from typing import Any, Awaitable, List, Mapping, Optional, Sequence, Tuple, TypeVar, Union
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Generic, List, Mapping, Optional, Sequence, Tuple, TypeVar, Union, cast, overload
 
 import redis
 import redis.asyncio
@@ -22,54 +22,80 @@ from .commands import COMMANDS, Command, build_call
 from .replies import FeedPage, RankEntry, RankInfo, RateResult, Task, Text, TotalRank, VoteResult
 from .routing import slot_of
 
-T = TypeVar("T")
-#: ``T`` from ``Zkit``; an awaitable of ``T`` from ``AsyncZkit``. In a
-#: pipeline a call queues the command and returns the pipeline; its
-#: ``execute()`` returns the ``T``s.
-Reply = Union[T, Awaitable[T]]
 KeyT = Union[str, bytes]
 Number = Union[int, float, str]
+
+if TYPE_CHECKING:
+    from typing_extensions import Concatenate, ParamSpec
+
+    P = ParamSpec("P")
+    T = TypeVar("T")
+
+    class _Method(Generic[P, T]):
+        """For type checkers: a command method returns its reply on Zkit
+        and an awaitable of it on AsyncZkit."""
+
+        @overload
+        def __get__(self, obj: "AsyncZkit", owner: Any) -> Callable[P, Awaitable[T]]: ...
+        @overload
+        def __get__(self, obj: Any, owner: Any) -> Callable[P, T]: ...
+        def __get__(self, obj: Any, owner: Any) -> Any: ...
+
+    def command_method(method: Callable[Concatenate[Any, P], T]) -> _Method[P, T]: ...
+
+else:
+
+    def command_method(method):
+        return method
 
 
 class _Methods:
     """The command methods, shared by Zkit and AsyncZkit; each subclass
-    defines ``_call``, which sends and returns (or awaits) the reply."""
+    defines ``_call``, which sends and returns (or awaits) the reply. In a
+    pipeline a call queues the command and returns the pipeline, whose
+    ``execute()`` returns the typed replies."""
 
     def _call(self, command: Command, *positional: Any, **options: Any) -> Any:
         raise NotImplementedError
 
     # RANK: first-come leaderboards
 
-    def rank_gift(self, key: KeyT, member: Text, amount: int, *, at: Optional[int] = None) -> Reply[TotalRank]:
+    @command_method
+    def rank_gift(self, key: KeyT, member: Text, amount: int, *, at: Optional[int] = None) -> TotalRank:
         """RANK.GIFT: add ``amount`` (negative allowed) to the member's total
         (absent members start at 0); equal totals rank first-come. ``at``
         (unix ms) replaces the server clock as the time the total was
         reached. Returns ``(total, rank)``, rank 1-based."""
         return self._call(COMMANDS["RANK.GIFT"], key, member, amount, at=at)
 
-    def rank_set(self, key: KeyT, member: Text, total: int, *, at: Optional[int] = None) -> Reply[TotalRank]:
+    @command_method
+    def rank_set(self, key: KeyT, member: Text, total: int, *, at: Optional[int] = None) -> TotalRank:
         """RANK.SET: replace the member's total. Returns ``(total, rank)``;
         a total that does not change keeps its reached-at time."""
         return self._call(COMMANDS["RANK.SET"], key, member, total, at=at)
 
-    def rank_get(self, key: KeyT, member: Text) -> Reply[Optional[RankInfo]]:
+    @command_method
+    def rank_get(self, key: KeyT, member: Text) -> Optional[RankInfo]:
         """RANK.GET: ``(total, rank, reached_at_ms)``, or None when the key
         or the member is absent."""
         return self._call(COMMANDS["RANK.GET"], key, member)
 
-    def rank_top(self, key: KeyT, count: int, *, offset: Optional[int] = None) -> Reply[List[RankEntry]]:
+    @command_method
+    def rank_top(self, key: KeyT, count: int, *, offset: Optional[int] = None) -> List[RankEntry]:
         """RANK.TOP: up to ``count`` entries from rank ``offset + 1`` down,
         each ``(rank, member, total)``; empty for an absent key."""
         return self._call(COMMANDS["RANK.TOP"], key, count, offset=offset)
 
-    def rank_around(self, key: KeyT, member: Text, radius: int) -> Reply[List[RankEntry]]:
+    @command_method
+    def rank_around(self, key: KeyT, member: Text, radius: int) -> List[RankEntry]:
         """RANK.AROUND: the member and up to ``radius`` entries above and
         below it, each ``(rank, member, total)``; empty when it is absent."""
         return self._call(COMMANDS["RANK.AROUND"], key, member, radius)
 
+    @command_method
     def rank_merge(
         self, destkey: KeyT, sources: Sequence[KeyT], *, weights: Optional[Sequence[int]] = None
-    ) -> Reply[int]:
+    ) -> int:
         """RANK.MERGE: store the sum of ``sources`` (times integer
         ``weights``, one per source) in ``destkey``, keeping first-come
         order. ``numkeys`` is sent for you. All keys must share a hash slot
@@ -78,12 +104,14 @@ class _Methods:
 
     # FEED: waterfall feeds with exact cursors
 
-    def feed_add(self, key: KeyT, items: Mapping[Text, Number], *, cap: Optional[int] = None) -> Reply[int]:
+    @command_method
+    def feed_add(self, key: KeyT, items: Mapping[Text, Number], *, cap: Optional[int] = None) -> int:
         """FEED.ADD: add or re-score ``{member: score}`` items like ZADD;
         with ``cap``, keep only the ``cap`` newest. Returns how many members
         were new."""
         return self._call(COMMANDS["FEED.ADD"], key, items, cap=cap)
 
+    @command_method
     def feed_page(
         self,
         key: KeyT,
@@ -91,7 +119,7 @@ class _Methods:
         count: Optional[int] = None,
         newer: Optional[Text] = None,
         older: Optional[Text] = None,
-    ) -> Reply[FeedPage]:
+    ) -> FeedPage:
         """FEED.PAGE: a page newest first (``count`` 1..1000, default 10):
         the newest items, or those strictly ``newer`` or ``older`` than a
         cursor FEED.PAGE returned. Returns ``(items, top, bottom, more)``;
@@ -101,9 +129,10 @@ class _Methods:
 
     # DELAY: delayed tasks with leases
 
+    @command_method
     def delay_poll(
         self, key: KeyT, *, count: Optional[int] = None, lease: Optional[Tuple[KeyT, int]] = None
-    ) -> Reply[List[Task]]:
+    ) -> List[Task]:
         """DELAY.POLL: claim up to ``count`` (default 1) due tasks, earliest
         first. Without ``lease`` they are removed (at-most-once); with
         ``lease=(inflight, ms)`` they move into ``inflight`` scored by the
@@ -111,6 +140,7 @@ class _Methods:
         ``[(task, due_ms), ...]``, empty when nothing is due."""
         return self._call(COMMANDS["DELAY.POLL"], key, count=count, lease=lease)
 
+    @command_method
     def delay_bpoll(
         self,
         key: KeyT,
@@ -118,13 +148,14 @@ class _Methods:
         *,
         count: Optional[int] = None,
         lease: Optional[Tuple[KeyT, int]] = None,
-    ) -> Reply[Optional[List[Task]]]:
+    ) -> Optional[List[Task]]:
         """DELAY.BPOLL: ``delay_poll`` that blocks until a task is due or
         ``timeout_ms`` passes (0: forever); None on timeout. The client's
         ``socket_timeout``, if set, must exceed ``timeout_ms``."""
         return self._call(COMMANDS["DELAY.BPOLL"], key, timeout_ms, count=count, lease=lease)
 
-    def delay_ack(self, inflight: KeyT, *tasks: Text) -> Reply[int]:
+    @command_method
+    def delay_ack(self, inflight: KeyT, *tasks: Text) -> int:
         """DELAY.ACK: remove finished tasks from an in-flight set. Returns
         how many were there (a task whose lease ended and that was delivered
         again is not)."""
@@ -132,7 +163,8 @@ class _Methods:
 
     # RATE: exact sliding-window limits
 
-    def rate_hit(self, key: KeyT, window_ms: int, limit: int, *, cost: Optional[int] = None) -> Reply[RateResult]:
+    @command_method
+    def rate_hit(self, key: KeyT, window_ms: int, limit: int, *, cost: Optional[int] = None) -> RateResult:
         """RATE.HIT: count a hit (``cost`` units, default 1) against "at
         most ``limit`` units in any ``window_ms``". Returns ``(allowed,
         count, remaining, retry_after_ms)``; a refused hit logs nothing."""
@@ -140,9 +172,10 @@ class _Methods:
 
     # RECENT: recently-viewed lists
 
+    @command_method
     def recent_add(
         self, key: KeyT, *members: Text, cap: Optional[int] = None, ttl: Optional[int] = None
-    ) -> Reply[int]:
+    ) -> int:
         """RECENT.ADD: record views (in argument order, the last newest);
         keep the ``cap`` newest; with ``ttl`` (seconds) the key expires that
         long after this call. Returns the list's size. Read it with
@@ -151,6 +184,7 @@ class _Methods:
 
     # VOTE: up and down votes with dedup sets
 
+    @command_method
     def vote_cast(
         self,
         scores: KeyT,
@@ -162,7 +196,7 @@ class _Methods:
         *,
         weight: Optional[Tuple[Number, Number]] = None,
         window: Optional[Tuple[KeyT, int]] = None,
-    ) -> Reply[VoteResult]:
+    ) -> VoteResult:
         """VOTE.CAST: cast, switch or take back (``direction`` "UP", "DOWN"
         or "CLEAR") ``voter``'s vote on ``item``. ``weight=(up, down)``
         (default 1, 1); ``window=(times, seconds)`` refuses votes that many
@@ -180,7 +214,8 @@ class _Methods:
             window=window,
         )
 
-    def vote_state(self, upvoters: KeyT, downvoters: KeyT, voter: Text) -> Reply[int]:
+    @command_method
+    def vote_state(self, upvoters: KeyT, downvoters: KeyT, voter: Text) -> int:
         """VOTE.STATE: the voter's vote, 1 up, -1 down, 0 none."""
         return self._call(COMMANDS["VOTE.STATE"], upvoters, downvoters, voter)
 
@@ -212,7 +247,8 @@ class Zkit(_Methods):
             return self.client.execute_command(*call.argv)
         # Passing target_nodes also turns off redis-py's retry of the call on
         # a connection error (MOVED and ASK are still followed).
-        node = self.client.nodes_manager.get_node_from_slot(slot_of(command.name, call.keys))
+        cluster = cast(redis.cluster.RedisCluster, self.client)
+        node = cluster.nodes_manager.get_node_from_slot(slot_of(command.name, call.keys))
         return self.client.execute_command(*call.argv, target_nodes=node)
 
 
@@ -223,7 +259,7 @@ def _async_cluster(client: Any) -> Optional[redis.asyncio.cluster.RedisCluster]:
     if isinstance(client, redis.asyncio.cluster.RedisCluster):
         return client
     if isinstance(client, redis.asyncio.cluster.ClusterPipeline):
-        return getattr(client, "cluster_client", None) or client._client
+        return getattr(client, "cluster_client", None) or getattr(client, "_client")
     return None
 
 

@@ -72,7 +72,7 @@ class RateResult(NamedTuple):
     allowed)."""
 
     allowed: bool
-    count: int
+    count: int  # type: ignore[assignment]  # the docs' name; shadows tuple.count()
     remaining: int
     retry_after_ms: int
 
