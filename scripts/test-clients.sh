@@ -15,6 +15,9 @@ CLI=${REDIS_CLI:-redis-cli}
 say() { echo "test-clients: $*"; }
 fail() { echo "test-clients: FAILED: $*" >&2; exit 1; }
 
+for tool in cargo redis-server "$CLI" python3 node npm; do
+  command -v "$tool" >/dev/null || fail "$tool is missing (make deps installs redis; Python 3.8+ and Node.js 18+ come from the system)"
+done
 say "building the release module"
 cargo build --release --quiet
 

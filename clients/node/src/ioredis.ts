@@ -60,8 +60,17 @@ function commandClass(): ZkitCommandClass {
   return zkitCommandClass;
 }
 
+/** Queues a command for the next auto-pipelined batch of its slot's nodes. */
+type AutoPipeliner = (command: ZkitCommand, slot: number) => void;
+/** One auto-pipeliner per client, shared by every zkit(client) wrapper of it. */
+const autoPipeliners = new WeakMap<IoredisClient, AutoPipeliner>();
+
 export function ioredisTransport(client: IoredisClient): Transport {
-  const batcher = client.options.enableAutoPipelining && !client.isPipeline ? autoPipeliner(client) : undefined;
+  let batcher: AutoPipeliner | undefined;
+  if (client.options.enableAutoPipelining && !client.isPipeline) {
+    batcher = autoPipeliners.get(client) ?? autoPipeliner(client);
+    autoPipeliners.set(client, batcher);
+  }
   return async (spec, unprefixed) => {
     const call = withKeyPrefix(unprefixed, client.options.keyPrefix);
     const slot = client.isCluster ? slotOf(spec.command, keysOf(call)) : 0;
@@ -75,8 +84,10 @@ export function ioredisTransport(client: IoredisClient): Transport {
 // ioredis's auto-pipelining queues only calls made through its own command
 // methods, and keeps its queues private; zkit batches its commands the same
 // way: one pipeline per group of slots served by the same nodes, sent on the
-// next turn of the event loop.
-function autoPipeliner(client: IoredisClient): (command: ZkitCommand, slot: number) => void {
+// next turn of the event loop. Like calls to different nodes under ioredis's
+// own auto-pipelining, a zkit call and a native call made in the same tick
+// may then reach the server in either order: await the one that must be first.
+function autoPipeliner(client: IoredisClient): AutoPipeliner {
   const pending = new Map<string, { pipeline: ReturnType<IoredisClient['pipeline']>; commands: ZkitCommand[] }>();
   return (command, slot) => {
     const group = client.isCluster ? (client.slots?.[slot]?.join(',') ?? `slot ${slot}`) : 'main';

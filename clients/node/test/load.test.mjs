@@ -24,6 +24,16 @@ const calls = (z) => [
   (i) => z.rankTop(`{u${i}}:board`, 3),
 ];
 
+/** CALLS calls in waves of 100 concurrent ones (ioredis's auto-pipelining batches each wave), over KEYS keys. */
+async function inWaves(makers) {
+  for (let wave = 0; wave < CALLS / 100; wave++) {
+    await Promise.all(Array.from({ length: 100 }, (_, j) => {
+      const n = wave * 100 + j;
+      return makers[n % makers.length](n % KEYS);
+    }));
+  }
+}
+
 async function assertRoutedFirstTry(run) {
   const before = await h.nodeStats();
   await run();
@@ -42,29 +52,12 @@ async function assertRoutedFirstTry(run) {
 
 test('ioredis Cluster, auto-pipelined, keyPrefix: 10,000 calls, 0 redirects', async () => {
   const r = h.ioredisCluster({ enableAutoPipelining: true, keyPrefix: 'app:' });
-  const makers = calls(zkit(r));
-  await assertRoutedFirstTry(async () => {
-    // 100 waves of 100 concurrent calls: the auto-pipeliner batches them.
-    for (let wave = 0; wave < CALLS / 100; wave++) {
-      await Promise.all(Array.from({ length: 100 }, (_, j) => {
-        const n = wave * 100 + j;
-        return makers[n % makers.length](n % KEYS);
-      }));
-    }
-  });
+  await assertRoutedFirstTry(() => inWaves(calls(zkit(r))));
   await r.quit();
 });
 
 test('node-redis cluster with zkitModule: 10,000 calls, 0 redirects', async () => {
   const cluster = await h.nodeRedisCluster();
-  const makers = calls(cluster.zkit);
-  await assertRoutedFirstTry(async () => {
-    for (let wave = 0; wave < CALLS / 100; wave++) {
-      await Promise.all(Array.from({ length: 100 }, (_, j) => {
-        const n = wave * 100 + j;
-        return makers[n % makers.length](n % KEYS);
-      }));
-    }
-  });
+  await assertRoutedFirstTry(() => inWaves(calls(cluster.zkit)));
   await cluster.close();
 });
