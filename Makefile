@@ -66,7 +66,7 @@ leakcheck: deps
 bench: build
 	bash bench/bench.sh $(CURDIR)/$(RELEASE_MODULE)
 
-lint:
+lint: deps
 	$(CARGO) fmt --check
 	$(CARGO) clippy --all-targets -- -D warnings
 
