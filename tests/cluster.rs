@@ -106,8 +106,22 @@ fn moved_and_ask_redirects_are_followed_while_a_slot_migrates() {
             .iter()
             .find(|n| n.port != source.port)
             .unwrap();
-        for _ in 0..20 {
+        // Writes until every key of the family exists (some writes delete
+        // keys: a poll that empties its queue), so that later any write's
+        // keys have all moved once the slot's keys have.
+        let mut writes = 0;
+        while writes < 20
+            || !keys
+                .iter()
+                .all(|k| query::<i64>(&mut client, &["EXISTS", k]) == 1)
+        {
             ok(&mut client, &words(&(family.write)(&mut rng, &keys)));
+            writes += 1;
+            assert!(
+                writes < 5_000,
+                "{} never had all its keys at once",
+                family.name
+            );
         }
 
         // A node that does not serve the slot redirects, and changes nothing.

@@ -621,51 +621,6 @@ fn polls_that_claim_nothing_keep_watch() {
     }));
 }
 
-#[test]
-fn command_getkeys_info_and_docs() {
-    let server = Server::start();
-    let mut con = server.connect();
-    let cases: &[(&[&str], &[&str])] = &[
-        (&["DELAY.POLL", "q"], &["q"]),
-        (&["DELAY.POLL", "q", "COUNT", "5"], &["q"]),
-        (
-            &["DELAY.POLL", "q", "COUNT", "5", "LEASE", "q:held", "100"],
-            &["q", "q:held"],
-        ),
-        (
-            &["DELAY.POLL", "q", "LEASE", "q:held", "100", "COUNT", "5"],
-            &["q", "q:held"],
-        ),
-        (
-            &["DELAY.BPOLL", "q", "0", "LEASE", "q:held", "100"],
-            &["q", "q:held"],
-        ),
-        (&["DELAY.BPOLL", "q", "1000", "COUNT", "2"], &["q"]),
-        (&["DELAY.ACK", "q:held", "a", "b"], &["q:held"]),
-    ];
-    for (words, keys) in cases {
-        let mut getkeys = vec!["COMMAND", "GETKEYS"];
-        getkeys.extend_from_slice(words);
-        let got: Vec<String> = query(&mut con, &getkeys);
-        assert_eq!(got, *keys, "{words:?}");
-    }
-    for (name, blocking, fast) in [
-        ("delay.poll", false, false),
-        ("delay.bpoll", true, false),
-        ("delay.ack", false, true),
-    ] {
-        let info = format!("{:?}", ok(&mut con, &["COMMAND", "INFO", name]));
-        assert!(info.contains("write"), "{name}: {info}");
-        assert!(!info.contains("denyoom"), "{name}: {info}");
-        assert_eq!(info.contains("blocking"), blocking, "{name}: {info}");
-        assert_eq!(info.contains("fast"), fast, "{name}: {info}");
-        let docs = format!("{:?}", ok(&mut con, &["COMMAND", "DOCS", name]));
-        for field in ["summary", "complexity", "since", "arguments"] {
-            assert!(docs.contains(field), "{name} docs lack {field}: {docs}");
-        }
-    }
-}
-
 // ---- retries (DELAY.NACK), lease renewal (DELAY.TOUCH), dead letters -----
 
 /// The score of `task` in `key`, if there.
@@ -941,11 +896,7 @@ fn a_task_named_like_the_keyword_is_still_a_task() {
         query::<Vec<String>>(&mut con, &["ZRANGE", "n", "0", "-1"]),
         ["a"]
     );
-    let keys: Vec<String> = query(
-        &mut con,
-        &["COMMAND", "GETKEYS", "DELAY.ACK", "held", "a", "DELIVERIES"],
-    );
-    assert_eq!(keys, ["held"]);
+    // (COMMAND GETKEYS of such calls: tests/commands_json.rs.)
 }
 
 #[test]
@@ -1144,65 +1095,7 @@ fn new_delay_writes_fire_the_native_keyspace_events() {
 }
 
 #[test]
-fn new_delay_commands_declare_their_keys() {
-    let server = Server::start();
-    let mut con = server.connect();
-    let cases: &[(&[&str], &[&str])] = &[
-        (
-            &[
-                "DELAY.POLL",
-                "q",
-                "LEASE",
-                "q:held",
-                "100",
-                "DEADLETTER",
-                "q:dead",
-                "q:n",
-                "3",
-            ],
-            &["q", "q:held", "q:dead", "q:n"],
-        ),
-        (
-            &[
-                "DELAY.BPOLL",
-                "q",
-                "0",
-                "DEADLETTER",
-                "q:dead",
-                "q:n",
-                "3",
-                "LEASE",
-                "q:held",
-                "100",
-            ],
-            &["q", "q:held", "q:dead", "q:n"],
-        ),
-        (
-            &["DELAY.ACK", "q:held", "a", "b", "DELIVERIES", "q:n"],
-            &["q:held", "q:n"],
-        ),
-        (&["DELAY.ACK", "q:held", "a", "DELIVERIES"], &["q:held"]),
-        (&["DELAY.NACK", "q:held", "q", "a", "0"], &["q:held", "q"]),
-        (&["DELAY.TOUCH", "q:held", "a", "1000"], &["q:held"]),
-    ];
-    for (words, keys) in cases {
-        let mut getkeys = vec!["COMMAND", "GETKEYS"];
-        getkeys.extend_from_slice(words);
-        let got: Vec<String> = query(&mut con, &getkeys);
-        assert_eq!(got, *keys, "{words:?}");
-    }
-    for name in ["delay.nack", "delay.touch"] {
-        let info = format!("{:?}", ok(&mut con, &["COMMAND", "INFO", name]));
-        assert!(
-            info.contains("write") && info.contains("fast"),
-            "{name}: {info}"
-        );
-        assert!(!info.contains("denyoom"), "{name}: {info}");
-        let docs = format!("{:?}", ok(&mut con, &["COMMAND", "DOCS", name]));
-        for field in ["summary", "complexity", "since", "arguments"] {
-            assert!(docs.contains(field), "{name} docs lack {field}: {docs}");
-        }
-    }
+fn new_delay_calls_need_their_keys_in_one_slot() {
     // In a cluster every key of a call must share a slot.
     let cluster = Server::single_node_cluster();
     let mut con = cluster.connect();

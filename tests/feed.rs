@@ -735,8 +735,6 @@ fn errors_change_nothing() {
         ),
     ];
     assert_errors_change_nothing(&mut con, cases);
-    let info: String = query(&mut con, &["INFO", "zkit"]);
-    assert!(info.contains("zkit_feed_add:calls="), "{info}");
 }
 
 #[test]
@@ -835,53 +833,6 @@ fn add_invalidates_watch() {
     assert_eq!(exec[0], Value::Int(1));
     let page = parse_page(exec[1].clone());
     assert_eq!(page.members(), ["b"]);
-}
-
-#[test]
-fn command_getkeys_and_info_tell_the_truth() {
-    let server = Server::start();
-    let mut con = server.connect();
-    let cases: &[(&[&str], &[&str])] = &[
-        (&["FEED.ADD", "f", "1", "m"], &["f"]),
-        (&["FEED.ADD", "f", "CAP", "5", "1", "m", "2", "n"], &["f"]),
-        (&["FEED.PAGE", "f"], &["f"]),
-        (&["FEED.PAGE", "f", "COUNT", "5", "OLDER", "c"], &["f"]),
-    ];
-    for (words, keys) in cases {
-        let mut getkeys = vec!["COMMAND", "GETKEYS"];
-        getkeys.extend_from_slice(words);
-        let got: Vec<String> = query(&mut con, &getkeys);
-        assert_eq!(got, *keys, "{words:?}");
-    }
-    for (name, write, arity) in [("feed.add", true, -4), ("feed.page", false, -2)] {
-        let info: Vec<Value> = query(&mut con, &["COMMAND", "INFO", name]);
-        let Value::Array(fields) = &info[0] else {
-            panic!("{info:?}")
-        };
-        assert_eq!(fields[0], Value::BulkString(name.as_bytes().to_vec()));
-        assert_eq!(fields[1], Value::Int(arity));
-        let flags = format!("{:?}", fields[2]);
-        assert_eq!(flags.contains("write"), write, "{name}: {flags}");
-        assert_eq!(flags.contains("denyoom"), write, "{name}: {flags}");
-        assert_eq!(flags.contains("readonly"), !write, "{name}: {flags}");
-        assert!(!flags.contains("fast"), "{name} walks ranges: {flags}");
-        let specs = format!("{:?}", fields[8]);
-        let spec_flags = if write {
-            ["RW", "update"]
-        } else {
-            ["RO", "access"]
-        };
-        for flag in spec_flags {
-            assert!(
-                specs.contains(flag),
-                "{name} key spec lacks {flag}: {specs}"
-            );
-        }
-        let docs = format!("{:?}", ok(&mut con, &["COMMAND", "DOCS", name]));
-        for field in ["summary", "complexity", "since", "arguments"] {
-            assert!(docs.contains(field), "{name} docs lack {field}: {docs}");
-        }
-    }
 }
 
 // ---- model-based walk ------------------------------------------------------

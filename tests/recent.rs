@@ -278,36 +278,3 @@ fn writes_fire_the_native_keyspace_events() {
         ]
     );
 }
-
-#[test]
-fn command_getkeys_info_and_docs() {
-    let server = Server::start();
-    let mut con = server.connect();
-    let keys: Vec<String> = query(
-        &mut con,
-        &[
-            "COMMAND",
-            "GETKEYS",
-            "RECENT.ADD",
-            "r",
-            "a",
-            "b",
-            "CAP",
-            "5",
-            "TTL",
-            "9",
-        ],
-    );
-    assert_eq!(keys, ["r"]);
-    let info: Vec<Value> = query(&mut con, &["COMMAND", "INFO", "recent.add"]);
-    let flags = format!("{info:?}");
-    assert!(
-        flags.contains("write") && flags.contains("denyoom"),
-        "{flags}"
-    );
-    assert!(!flags.contains("fast"), "{flags}");
-    let docs = format!("{:?}", ok(&mut con, &["COMMAND", "DOCS", "recent.add"]));
-    for field in ["summary", "complexity", "since", "arguments", "CAP", "TTL"] {
-        assert!(docs.contains(field), "docs lack {field}: {docs}");
-    }
-}

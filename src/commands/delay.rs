@@ -24,7 +24,7 @@
 //! routing see every key a call touches.
 
 use super::args::{parse_i64, parse_positive, split_trailing_options, Options};
-use super::Command;
+use super::{Command, Counter};
 use crate::declare_command;
 use crate::error::{bound, ZkitError};
 use crate::host::{
@@ -38,6 +38,10 @@ use crate::logic::delay::{
 };
 
 pub static COMMANDS: &[&Command] = &[&POLL, &BPOLL, &ACK, &NACK, &TOUCH];
+
+/// Tasks handed to pollers (with or without a lease), and tasks acknowledged.
+pub static TASKS_CLAIMED: Counter = Counter::new();
+pub static TASKS_ACKED: Counter = Counter::new();
 
 /// The queue, the in-flight zset after `LEASE`, and the dead-letter and
 /// deliveries zsets after `DEADLETTER` (keywords searched from `start`).
@@ -319,7 +323,11 @@ fn claim(
         })
         .transpose()?;
     let mut queue = ZsetQueue { ctx, key, lease };
-    delay::claim(&mut queue, now, count, lease_terms)
+    let claim = delay::claim(&mut queue, now, count, lease_terms)?;
+    if let Claim::Claimed(tasks) = &claim {
+        TASKS_CLAIMED.add(tasks.len() as u64);
+    }
+    Ok(claim)
 }
 
 /// A queue kept in a sorted set, and the sorted sets its lease names. Reads
@@ -573,6 +581,7 @@ fn ack(ctx: &Ctx, args: &[RStr]) -> Result<(), ZkitError> {
             counts.remove(task);
         }
     }
+    TASKS_ACKED.add(removed.len() as u64);
     ctx.reply_i64(removed.len() as i64);
     Ok(())
 }

@@ -16,7 +16,7 @@
 use std::cmp::Ordering;
 
 use super::args::{is_keyword, parse_f64, parse_i64, parse_positive, Options};
-use super::Command;
+use super::{Command, Counter};
 use crate::declare_command;
 use crate::error::{bound, ZkitError};
 use crate::host::{key_flags as kf, Arg, Ctx, KeySpec, OwnedRStr, RStr, ScoreBound};
@@ -24,6 +24,9 @@ use crate::logic::cursor::{self, Position};
 use crate::logic::score::ScoreText;
 
 pub static COMMANDS: &[&Command] = &[&ADD, &PAGE];
+
+/// Items FEED.ADD's CAP removed.
+pub static ITEMS_TRIMMED: Counter = Counter::new();
 
 /// COUNT when none is given.
 const DEFAULT_COUNT: usize = 10;
@@ -118,6 +121,7 @@ fn add(ctx: &Ctx, args: &[RStr]) -> Result<(), ZkitError> {
         feed.remove(member);
     }
     drop(feed);
+    ITEMS_TRIMMED.add(trimmed.len() as u64);
     ctx.reply_i64(added);
     Ok(())
 }

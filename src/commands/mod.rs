@@ -13,7 +13,7 @@ pub mod rate;
 pub mod recent;
 pub mod vote;
 
-use std::sync::atomic::AtomicI64;
+use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 
 use crate::error::ZkitError;
 use crate::host;
@@ -47,3 +47,39 @@ pub struct NumericConfig {
 
 /// Every zkit config.
 pub static CONFIGS: &[&NumericConfig] = &[&rank::TIEBREAK_EPOCH_MS, &rank::TIEBREAK_SPAN_MS];
+
+/// A count of events since the module loaded, for INFO zkit: what
+/// commandstats (calls, errors per command) does not already say.
+pub struct Counter(AtomicU64);
+
+impl Counter {
+    pub const fn new() -> Counter {
+        Counter(AtomicU64::new(0))
+    }
+
+    pub fn add(&self, n: u64) {
+        self.0.fetch_add(n, Ordering::Relaxed);
+    }
+
+    pub fn get(&self) -> u64 {
+        self.0.load(Ordering::Relaxed)
+    }
+
+    pub fn reset(&self) {
+        self.0.store(0, Ordering::Relaxed);
+    }
+}
+
+impl Default for Counter {
+    fn default() -> Self {
+        Counter::new()
+    }
+}
+
+/// Every counter, by its INFO field name (docs/commands.md, "INFO zkit").
+pub static COUNTERS: &[(&str, &Counter)] = &[
+    ("delay_tasks_claimed", &delay::TASKS_CLAIMED),
+    ("delay_tasks_acked", &delay::TASKS_ACKED),
+    ("rate_hits_refused", &rate::HITS_REFUSED),
+    ("feed_items_trimmed", &feed::ITEMS_TRIMMED),
+];

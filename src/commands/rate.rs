@@ -10,7 +10,7 @@
 //! window after its newest hit.
 
 use super::args::{parse_i64, Options};
-use super::Command;
+use super::{Command, Counter};
 use crate::declare_command;
 use crate::error::bound;
 use crate::error::ZkitError;
@@ -19,6 +19,9 @@ use crate::logic::clock::MAX_DURATION_MS;
 use crate::logic::rate::{self, HitLog, Limit, MAX_LIMIT};
 
 pub static COMMANDS: &[&Command] = &[&HIT];
+
+/// Hits refused because a limit was reached.
+pub static HITS_REFUSED: Counter = Counter::new();
 
 declare_command! {
     pub static HIT: Command = {
@@ -73,6 +76,9 @@ fn hit(ctx: &Ctx, args: &[RStr]) -> Result<(), ZkitError> {
     };
     let verdict = rate::hit(&mut log, ctx.now_ms(), &limits, cost as u64)?;
     drop(log);
+    if !verdict.allowed {
+        HITS_REFUSED.add(1);
+    }
     let several = limits.len() > 1;
     ctx.reply_array(if several { 5 } else { 4 });
     ctx.reply_i64(i64::from(verdict.allowed));

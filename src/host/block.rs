@@ -24,7 +24,7 @@
 
 use std::ffi::{c_int, c_void, CStr};
 use std::panic::{self, AssertUnwindSafe};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use redis_module::raw;
 
@@ -77,6 +77,16 @@ pub enum Attempt {
 struct Blocked<W> {
     waiter: W,
     timer: Option<Timer>,
+    /// The write gate postponed this client's claim (counted once).
+    postponed: bool,
+}
+
+/// Clients blocked by zkit now, for INFO.
+static BLOCKED_CLIENTS: AtomicU64 = AtomicU64::new(0);
+
+/// How many clients are blocked in zkit commands now.
+pub fn blocked_clients() -> u64 {
+    BLOCKED_CLIENTS.load(Ordering::Relaxed)
 }
 
 #[derive(Clone, Copy)]
@@ -105,7 +115,9 @@ impl Ctx {
         let blocked = Box::into_raw(Box::new(Blocked {
             waiter,
             timer: None,
+            postponed: false,
         }));
+        BLOCKED_CLIENTS.fetch_add(1, Ordering::Relaxed);
         // SAFETY: `blocked` is a fresh, valid allocation. Redis owns it from
         // here on and hands it back to `free_blocked` exactly once; the key
         // array is read during the call only.
@@ -164,14 +176,23 @@ extern "C" fn reply_blocked<W: ZsetWaiter>(
     let ctx = Ctx::new(ctx);
     let (blocked, outcome) = run_waiter(&ctx, try_to_serve::<W>);
     let wait = match outcome {
-        Ok(Attempt::Wait { wake_at_ms }) => {
+        Ok(Try::Waits { wake_at_ms }) => {
             debug_assert!(
                 !ctx.has_written(),
                 "a blocked client wrote but was not served"
             );
             Some(wake_at_ms)
         }
-        Ok(Attempt::Served) => None,
+        Ok(Try::Postponed) => {
+            // SAFETY: the state is still owned by Redis and not borrowed.
+            let state = unsafe { &mut *blocked };
+            if !std::mem::replace(&mut state.postponed, true) {
+                super::gate::count_postponed();
+            }
+            // Look again soon: no event tells a module that a pause ended.
+            Some(Some(ctx.now_ms() + POSTPONED_RETRY_MS))
+        }
+        Ok(Try::Done) => None,
         Err(error) => {
             ctx.reply_error(&error.to_string());
             None
@@ -185,23 +206,33 @@ extern "C" fn reply_blocked<W: ZsetWaiter>(
     }
 }
 
+/// What one try to serve a blocked client came to.
+enum Try {
+    /// Served, or answered with an error: unblock.
+    Done,
+    /// Nothing to serve yet.
+    Waits { wake_at_ms: Option<i64> },
+    /// Something to serve, but the server takes no writes now (paused):
+    /// stay blocked (the timeout still runs) and look again soon.
+    Postponed,
+}
+
 /// One try to serve a blocked client, outside any command call: the waiter
 /// writes only if the write gate accepts a write now (see `gate.rs`).
-fn try_to_serve<W: ZsetWaiter>(waiter: &mut W, ctx: &Ctx) -> Result<Attempt, W::Error> {
+fn try_to_serve<W: ZsetWaiter>(waiter: &mut W, ctx: &Ctx) -> Result<Try, W::Error> {
     if let Readiness::Wait { wake_at_ms } = waiter.readiness(ctx)? {
-        return Ok(Attempt::Wait { wake_at_ms });
+        return Ok(Try::Waits { wake_at_ms });
     }
     match ctx.deferred_write_verdict(waiter.key()) {
-        WriteVerdict::Accepted => waiter.serve(ctx),
-        // Stay blocked (the timeout still runs) and look again soon: no event
-        // tells a module that a pause ended.
-        WriteVerdict::Postponed => Ok(Attempt::Wait {
-            wake_at_ms: Some(ctx.now_ms() + POSTPONED_RETRY_MS),
+        WriteVerdict::Accepted => Ok(match waiter.serve(ctx)? {
+            Attempt::Served => Try::Done,
+            Attempt::Wait { wake_at_ms } => Try::Waits { wake_at_ms },
         }),
+        WriteVerdict::Postponed => Ok(Try::Postponed),
         // The answer the same command would get now; nothing was written.
         WriteVerdict::Refused(error) => {
             ctx.reply_error(&error);
-            Ok(Attempt::Served)
+            Ok(Try::Done)
         }
     }
 }
@@ -244,6 +275,7 @@ fn run_waiter<W: ZsetWaiter, R>(
 }
 
 extern "C" fn free_blocked<W: ZsetWaiter>(ctx: *mut raw::RedisModuleCtx, privdata: *mut c_void) {
+    BLOCKED_CLIENTS.fetch_sub(1, Ordering::Relaxed);
     // SAFETY: Redis hands back the state it got from `block_on_zset`, once.
     // The timer is stopped first so it can never fire on freed memory.
     unsafe {
@@ -273,6 +305,12 @@ static SUBSCRIBED: AtomicBool = AtomicBool::new(false);
 /// library stays mapped until the next load, its statics must not claim one.
 pub(super) fn forget_subscription() {
     SUBSCRIBED.store(false, Ordering::Relaxed);
+}
+
+/// A new load starts with nothing blocked (the server refuses MODULE UNLOAD
+/// while a module holds blocked clients).
+pub(super) fn reset_blocked_clients() {
+    BLOCKED_CLIENTS.store(0, Ordering::Relaxed);
 }
 
 fn subscribe_to_zset_writes(ctx: &Ctx) {

@@ -7,7 +7,6 @@
 use std::ffi::c_int;
 use std::fmt::Display;
 use std::panic::{self, AssertUnwindSafe};
-use std::sync::atomic::{AtomicU64, Ordering};
 
 use redis_module::raw;
 
@@ -40,14 +39,13 @@ pub struct Command<E: 'static> {
     pub since: &'static str,
     pub args: &'static [Arg],
     pub handler: Handler<E>,
-    pub stats: CommandStats,
     pub callback: CommandCallback,
 }
 
 /// Declares a command static and its C callback, which dispatches to that
 /// very static (the macro names it once, so a copied declaration cannot
 /// dispatch to another command). Give every field of [`Command`] but
-/// `stats` and `callback`:
+/// `callback`:
 ///
 /// ```ignore
 /// declare_command! {
@@ -65,7 +63,6 @@ macro_rules! declare_command {
         $(#[$meta])*
         $vis static $name: $ty = $crate::host::Command {
             $($field: $value,)*
-            stats: $crate::host::CommandStats::new(),
             callback: {
                 extern "C" fn callback(
                     ctx: *mut $crate::host::RawCtx,
@@ -80,37 +77,8 @@ macro_rules! declare_command {
     };
 }
 
-/// Calls and errors of one command since the module loaded, for INFO.
-pub struct CommandStats {
-    calls: AtomicU64,
-    errors: AtomicU64,
-}
-
-impl CommandStats {
-    pub const fn new() -> CommandStats {
-        CommandStats {
-            calls: AtomicU64::new(0),
-            errors: AtomicU64::new(0),
-        }
-    }
-
-    pub fn calls(&self) -> u64 {
-        self.calls.load(Ordering::Relaxed)
-    }
-
-    pub fn errors(&self) -> u64 {
-        self.errors.load(Ordering::Relaxed)
-    }
-}
-
-impl Default for CommandStats {
-    fn default() -> Self {
-        CommandStats::new()
-    }
-}
-
-/// Runs one command for the server: answers key-position requests, counts
-/// the call, checks arity, runs the handler, and turns an error or a panic
+/// Runs one command for the server: answers key-position requests, checks
+/// arity, runs the handler, and turns an error or a panic
 /// into the error reply. A panic never unwinds into the server.
 #[doc(hidden)]
 pub fn dispatch<E: Display + From<HostError>>(
@@ -128,7 +96,6 @@ pub fn dispatch<E: Display + From<HostError>>(
         }
         return raw::REDISMODULE_OK as c_int;
     }
-    command.stats.calls.fetch_add(1, Ordering::Relaxed);
     let outcome = panic::catch_unwind(AssertUnwindSafe(|| {
         if !arity_fits(command.arity, args.len()) {
             return Err(E::from(HostError::Arity(command.name)));
@@ -150,7 +117,6 @@ pub fn dispatch<E: Display + From<HostError>>(
         Ok(Err(error)) => error,
         Err(payload) => E::from(ctx.panicked(command.name, payload.as_ref())),
     };
-    command.stats.errors.fetch_add(1, Ordering::Relaxed);
     ctx.reply_error(&error.to_string());
     raw::REDISMODULE_OK as c_int
 }

@@ -78,6 +78,10 @@ pub unsafe fn on_load(
         return raw::REDISMODULE_ERR as c_int;
     }
     let ctx = Ctx::new(ctx);
+    // Counters start at zero with every load, whether or not the library
+    // was unmapped since the last one.
+    super::gate::reset_counts();
+    super::block::reset_blocked_clients();
     let args = RStr::slice_from_argv(argv, usize::try_from(argc).unwrap_or(0));
     let outcome = panic::catch_unwind(AssertUnwindSafe(|| load(&ctx, args)))
         .unwrap_or_else(|payload| Err(ctx.panicked("load", payload.as_ref()).to_string()));

@@ -37,6 +37,7 @@
 //! callback runs for them there.
 
 use std::ffi::c_int;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use redis_module::raw;
 
@@ -54,6 +55,28 @@ pub enum WriteVerdict {
     Postponed,
     /// The server refuses writes; the text is its own error reply.
     Refused(String),
+}
+
+/// Blocked clients whose claim the gate postponed (once per client), and
+/// claims it refused, since the module loaded: for INFO.
+static POSTPONED: AtomicU64 = AtomicU64::new(0);
+static REFUSED: AtomicU64 = AtomicU64::new(0);
+
+/// The gate's counts since load: (clients postponed, claims refused).
+pub fn write_gate_counts() -> (u64, u64) {
+    (
+        POSTPONED.load(Ordering::Relaxed),
+        REFUSED.load(Ordering::Relaxed),
+    )
+}
+
+pub(super) fn count_postponed() {
+    POSTPONED.fetch_add(1, Ordering::Relaxed);
+}
+
+pub(super) fn reset_counts() {
+    POSTPONED.store(0, Ordering::Relaxed);
+    REFUSED.store(0, Ordering::Relaxed);
 }
 
 /// How often a postponed client is tried again: the module API has no event
@@ -87,7 +110,10 @@ impl Ctx {
         }
         match self.probe_write(key) {
             None => WriteVerdict::Accepted,
-            Some(refusal) => WriteVerdict::Refused(refusal),
+            Some(refusal) => {
+                REFUSED.fetch_add(1, Ordering::Relaxed);
+                WriteVerdict::Refused(refusal)
+            }
         }
     }
 

@@ -35,18 +35,10 @@ impl InfoSink {
         unsafe { api!(RedisModule_InfoAddFieldLongLong)(self.raw, name.as_ptr(), value) };
     }
 
-    /// A `name:key=value,...` line, like INFO commandstats.
-    pub fn dict(&mut self, name: &str, fields: &[(&str, u64)]) {
+    pub fn field_u64(&mut self, name: &str, value: u64) {
         let name = c_text(name);
-        // SAFETY: valid info context; begin and end are paired.
-        unsafe {
-            api!(RedisModule_InfoBeginDictField)(self.raw, name.as_ptr());
-            for (key, value) in fields {
-                let key = c_text(key);
-                api!(RedisModule_InfoAddFieldULongLong)(self.raw, key.as_ptr(), *value);
-            }
-            api!(RedisModule_InfoEndDictField)(self.raw);
-        }
+        // SAFETY: valid info context.
+        unsafe { api!(RedisModule_InfoAddFieldULongLong)(self.raw, name.as_ptr(), value) };
     }
 }
 

@@ -19,6 +19,7 @@
 //! outlive it.
 #![allow(unsafe_code)]
 
+mod alloc;
 mod block;
 mod call;
 mod command;
@@ -34,19 +35,20 @@ mod registration;
 mod string;
 mod zset;
 
-pub use block::{Attempt, Readiness, ZsetWaiter};
+pub use alloc::ServerAllocator;
+pub use block::{blocked_clients, Attempt, Readiness, ZsetWaiter};
 pub use call::{CallArg, CallReply};
 #[doc(hidden)]
 pub use command::dispatch;
 pub use command::{
-    key_flags, key_positions, Arg, ArgKind, BeginSearch, Command, CommandStats, FindKeys, Handler,
-    KeySpec,
+    key_flags, key_positions, Arg, ArgKind, BeginSearch, Command, FindKeys, Handler, KeySpec,
 };
 pub use ctx::{Ctx, EventClass};
 pub use entry::{disable_implicit_key_signals, ensure_server_supported};
 pub use error::HostError;
+pub use gate::write_gate_counts;
 pub use info::{register_info, InfoSink};
-pub use registration::register_command;
+pub use registration::{add_acl_category, register_command};
 pub use string::{OwnedRStr, RStr};
 pub use zset::{KeyKind, ScoreBound, Zset, ZsetIter};
 

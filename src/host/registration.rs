@@ -17,9 +17,40 @@ type RawCommandFn = unsafe extern "C" fn(
     c_int,
 ) -> c_int;
 
+/// Adds the ACL category `@name` for the module's commands where the server
+/// lets a module add one (RedisModule_AddACLCategory: Redis 7.4+, Valkey
+/// 8+); `Ok(false)` where it does not. Call during load, before registering
+/// commands in it. The server keeps a category after MODULE UNLOAD, so one
+/// left by an earlier load counts as added.
+pub fn add_acl_category(ctx: &Ctx, name: &str) -> Result<bool, String> {
+    // SAFETY: reading a function pointer the server filled in at load.
+    let Some(add) = (unsafe { raw::RedisModule_AddACLCategory }) else {
+        return Ok(false);
+    };
+    let c_name = CString::new(name).map_err(|e| e.to_string())?;
+    // SAFETY: load context; the server copies the name.
+    if unsafe { add(ctx.as_ptr(), c_name.as_ptr()) } == raw::REDISMODULE_OK as c_int {
+        return Ok(true);
+    }
+    // The server says EBUSY for a category that exists.
+    let error = std::io::Error::last_os_error();
+    if error.kind() == std::io::ErrorKind::ResourceBusy {
+        return Ok(true);
+    }
+    Err(format!(
+        "the server refused the ACL category {name} ({error})"
+    ))
+}
+
 /// Registers one command and its metadata. ACL categories are applied only
-/// where the server supports them (Redis 7.2+); 7.0 has no API for them.
-pub fn register_command<E>(ctx: &Ctx, command: &'static Command<E>) -> Result<(), String> {
+/// where the server supports them (Redis 7.2+; 7.0 has no API for them),
+/// with `module_category` (the module's own, from [`add_acl_category`])
+/// added to the command's own.
+pub fn register_command<E>(
+    ctx: &Ctx,
+    command: &'static Command<E>,
+    module_category: Option<&str>,
+) -> Result<(), String> {
     let name = CString::new(command.name).map_err(|e| e.to_string())?;
     let flags = if needs_getkeys_api(command.key_specs) {
         format!("{} getkeys-api", command.flags)
@@ -58,7 +89,11 @@ pub fn register_command<E>(ctx: &Ctx, command: &'static Command<E>) -> Result<()
             ));
         }
         if let Some(set_categories) = raw::RedisModule_SetCommandACLCategories {
-            let categories = CString::new(command.acl_categories).map_err(|e| e.to_string())?;
+            let categories = match module_category {
+                Some(category) => format!("{} {category}", command.acl_categories),
+                None => command.acl_categories.to_string(),
+            };
+            let categories = CString::new(categories).map_err(|e| e.to_string())?;
             if set_categories(handle, categories.as_ptr()) != raw::REDISMODULE_OK as c_int {
                 return Err(format!(
                     "the server refused the ACL categories of {}",

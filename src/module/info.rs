@@ -1,8 +1,8 @@
-//! The `INFO zkit` sections: version, tie-break clock, per-command counters.
+//! The `INFO zkit` section: what commandstats does not already say. Every
+//! field is documented in docs/commands.md ("INFO zkit").
 
-use crate::commands;
-use crate::commands::rank::tiebreak_clock;
-use crate::host::InfoSink;
+use crate::commands::{self, rank::tiebreak_clock};
+use crate::host::{self, InfoSink};
 
 pub fn write(sink: &mut InfoSink) {
     sink.section("");
@@ -10,15 +10,11 @@ pub fn write(sink: &mut InfoSink) {
     let (start, end) = tiebreak_clock().window();
     sink.field_i64("tiebreak_window_start_ms", start);
     sink.field_i64("tiebreak_window_end_ms", end);
-
-    sink.section("commands");
-    for command in commands::all() {
-        sink.dict(
-            &command.name.replace('.', "_"),
-            &[
-                ("calls", command.stats.calls()),
-                ("errors", command.stats.errors()),
-            ],
-        );
+    sink.field_u64("blocked_clients", host::blocked_clients());
+    for (name, counter) in commands::COUNTERS {
+        sink.field_u64(name, counter.get());
     }
+    let (postponed, refused) = host::write_gate_counts();
+    sink.field_u64("write_gate_postponed_clients", postponed);
+    sink.field_u64("write_gate_refused_claims", refused);
 }

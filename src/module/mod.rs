@@ -2,18 +2,24 @@
 //! command, the INFO section) and the entry points the server calls.
 
 mod info;
+#[cfg(test)]
+mod reference;
 
 use crate::commands;
 use crate::host::{self, Ctx, RStr};
 
-/// Every allocation of the module goes through the server's allocator, so
-/// `INFO memory` and `maxmemory` count it. Unit tests run without a server.
+/// Every allocation of the module goes through the server's allocator (see
+/// `host/alloc.rs`). Unit tests run without a server.
 #[cfg(not(test))]
 #[global_allocator]
-static ALLOCATOR: redis_module::alloc::RedisAlloc = redis_module::alloc::RedisAlloc;
+static ALLOCATOR: host::ServerAllocator = host::ServerAllocator;
 
 #[cfg(not(test))]
 crate::export_module!(name: c"zkit", version: crate::MODULE_VERSION, load: load);
+
+/// The ACL category of every zkit command (`+@zkit`, `-@zkit`), on servers
+/// that let modules add categories.
+const ACL_CATEGORY: &str = "zkit";
 
 /// Registers everything zkit is: configs, commands, INFO.
 #[cfg_attr(test, allow(dead_code))]
@@ -34,14 +40,18 @@ fn load(ctx: &Ctx, args: &[RStr]) -> Result<(), String> {
         )?;
     }
     ctx.load_configs()?;
+    for (_, counter) in commands::COUNTERS {
+        counter.reset();
+    }
+    let category = host::add_acl_category(ctx, ACL_CATEGORY)?.then_some(ACL_CATEGORY);
     for command in commands::all() {
-        host::register_command(ctx, command)?;
+        host::register_command(ctx, command, category)?;
     }
     for arg in args {
         let arg = String::from_utf8_lossy(arg.as_bytes());
         if arg.eq_ignore_ascii_case(commands::debug::LOAD_ARGUMENT) {
             for command in commands::debug::COMMANDS {
-                host::register_command(ctx, command)?;
+                host::register_command(ctx, command, category)?;
             }
         } else {
             return Err(format!(

@@ -83,3 +83,19 @@ pub fn keys_of(con: &mut impl redis::ConnectionLike, call: &[String]) -> Vec<Str
     words.extend(call.iter().map(String::as_str));
     query(con, &words)
 }
+
+/// A field of a command's line in INFO commandstats (`calls`,
+/// `failed_calls`...), 0 for a command not called yet.
+pub fn command_stat(con: &mut impl redis::ConnectionLike, command: &str, field: &str) -> u64 {
+    let stats: String = query(con, &["INFO", "commandstats"]);
+    let prefix = format!("cmdstat_{}:", command.to_lowercase());
+    stats
+        .lines()
+        .find_map(|line| line.strip_prefix(&prefix))
+        .and_then(|line| {
+            line.trim()
+                .split(',')
+                .find_map(|pair| pair.strip_prefix(&format!("{field}=")))
+        })
+        .map_or(0, |value| value.parse().expect("a number"))
+}

@@ -1,0 +1,37 @@
+// Gift board: every gift returns the giver's total and rank; equal totals
+// rank whoever reached them first. (ioredis)
+import assert from 'node:assert/strict';
+import { setTimeout as sleep } from 'node:timers/promises';
+import Redis from 'ioredis';
+import { zkit } from 'zkit';
+
+export async function giftBoard(redis) {
+  const z = zkit(redis);
+  const board = 'gifts:room:42';
+  assert.deepEqual(await z.rankGift(board, 'alice', 100), { total: 100, rank: 1 });
+  assert.deepEqual(await z.rankGift(board, 'bob', 50), { total: 50, rank: 2 });
+  assert.deepEqual(await z.rankGift(board, 'carol', 300), { total: 300, rank: 1 });
+  await sleep(10); // a moment later
+  const { total, rank } = await z.rankGift(board, 'bob', 50);
+  assert.deepEqual([total, rank], [100, 3]); // bob has 100 too, but alice got there first
+
+  for (const entry of await z.rankTop(board, 3)) {
+    console.log(entry.rank, entry.member, entry.total); // 1 carol 300 / 2 alice 100 / 3 bob 100
+  }
+  const bob = await z.rankGet(board, 'bob'); // { total, rank, reachedAtMs }
+  assert.deepEqual([bob.total, bob.rank], [100, 3]);
+  const around = await z.rankAround(board, 'alice', 1);
+  assert.deepEqual(around.map((entry) => entry.member), ['carol', 'alice', 'bob']);
+
+  // Daily boards merge into a weekly one in first-come order; keys used
+  // together share a hash tag, for Redis Cluster.
+  await z.rankGift('{room42}:mon', 'alice', 10);
+  await z.rankGift('{room42}:tue', 'bob', 10);
+  assert.equal(await z.rankMerge('{room42}:week', ['{room42}:mon', '{room42}:tue']), 2);
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const redis = new Redis();
+  await giftBoard(redis);
+  redis.disconnect();
+}

@@ -1,0 +1,25 @@
+// Quick start: wrap an ioredis Redis, Cluster or pipeline, or a node-redis
+// client or cluster; or give node-redis zkit as a module.
+import assert from 'node:assert/strict';
+import Redis from 'ioredis';
+import { createClient } from 'redis';
+import { zkit, zkitModule } from 'zkit';
+
+export async function quickStart(redis, client) {
+  const z = zkit(redis); // redis: new Redis(...) or new Redis.Cluster([...])
+  const { total, rank } = await z.rankGift('gifts:room:1', 'alice', 100);
+  assert.deepEqual([total, rank], [100, 1]);
+
+  // client: createClient({ modules: { zkit: zkitModule } }), or createCluster with the same modules
+  assert.deepEqual(await client.zkit.rankGift('gifts:room:1', 'bob', 50), { total: 50, rank: 2 });
+  const [gift, top] = await client.multi().zkit.rankGift('gifts:room:1', 'carol', 10).zkit.rankTop('gifts:room:1', 2).exec();
+  assert.deepEqual([gift.rank, top.map((entry) => entry.member)], [3, ['alice', 'bob']]);
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const redis = new Redis();
+  const client = await createClient({ modules: { zkit: zkitModule } }).connect();
+  await quickStart(redis, client);
+  redis.disconnect();
+  await client.close();
+}

@@ -1,0 +1,12 @@
+// zkit for Node.js: typed methods for the zkit Redis module's commands over
+// ioredis and node-redis, routed to the right cluster node on the first try.
+
+export { Zkit, zkit } from './client';
+export { COMMANDS } from './commands';
+export type { Key, ZkitCommands } from './commands';
+export { zkitModule } from './node-redis';
+export type { ZkitModule } from './node-redis';
+export { CrossSlotError, keySlot } from './slot';
+export { DelayWorker } from './worker';
+export type { DelayWorkerOptions } from './worker';
+export type * from './replies';

@@ -1,0 +1,115 @@
+// Typed replies of zkit commands and the parsers that build them, in the
+// reply order of docs/commands.md. Scores arrive as strings in RESP2 and as
+// numbers in RESP3; Number() reads both exactly. Members, tasks and cursors
+// stay what the client returns (strings, or Buffers in a buffer mode).
+
+export type Text = string | Buffer;
+
+/** RANK.GIFT and RANK.SET: the member's total and its 1-based rank. */
+export interface TotalRank {
+  total: number;
+  rank: number;
+}
+
+/** RANK.GET: total, rank and when the total was reached (unix ms). */
+export interface RankInfo {
+  total: number;
+  rank: number;
+  reachedAtMs: number;
+}
+
+/** One row of RANK.TOP and RANK.AROUND. */
+export interface RankEntry {
+  rank: number;
+  member: Text;
+  total: number;
+}
+
+/** One item of a FEED.PAGE page. */
+export interface FeedItem {
+  member: Text;
+  score: number;
+}
+
+/**
+ * FEED.PAGE: items newest first, the cursors of the first and last item
+ * (the cursor given, or null, when the page is empty), and whether more
+ * items remain in the direction asked.
+ */
+export interface FeedPage {
+  items: FeedItem[];
+  top: Text | null;
+  bottom: Text | null;
+  more: boolean;
+}
+
+/**
+ * A task claimed by DELAY.POLL or DELAY.BPOLL and the score it was due at
+ * in the polled key (unix ms; for an in-flight set, its lease's end).
+ */
+export interface Task {
+  task: Text;
+  dueMs: number;
+}
+
+/**
+ * RATE.HIT: whether the hit was allowed, the units in the window after it,
+ * the units left, and the ms until the same hit would pass (-1 if allowed).
+ */
+export interface RateResult {
+  allowed: boolean;
+  count: number;
+  remaining: number;
+  retryAfterMs: number;
+}
+
+/** VOTE.CAST: the item's score, the up and down counts, and whether the vote changed anything. */
+export interface VoteResult {
+  score: number;
+  ups: number;
+  downs: number;
+  changed: boolean;
+}
+
+type Raw = any; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+export const parseNumber = (reply: Raw): number => Number(reply);
+
+export const parseTotalRank = ([total, rank]: Raw): TotalRank => ({
+  total: Number(total),
+  rank: Number(rank),
+});
+
+export const parseRankInfo = (reply: Raw): RankInfo | null =>
+  reply === null
+    ? null
+    : { total: Number(reply[0]), rank: Number(reply[1]), reachedAtMs: Number(reply[2]) };
+
+export const parseRankEntries = (reply: Raw): RankEntry[] =>
+  reply.map(([rank, member, total]: Raw) => ({ rank: Number(rank), member, total: Number(total) }));
+
+export function parseFeedPage([flat, top, bottom, more]: Raw): FeedPage {
+  const items: FeedItem[] = [];
+  for (let i = 0; i < flat.length; i += 2) {
+    items.push({ member: flat[i], score: Number(flat[i + 1]) });
+  }
+  return { items, top, bottom, more: Number(more) === 1 };
+}
+
+// DELAY.BPOLL answers nil on timeout; DELAY.POLL never does.
+export const parseTasks = (reply: Raw): Task[] | null =>
+  reply === null ? null : reply.map(([task, dueMs]: Raw) => ({ task, dueMs: Number(dueMs) }));
+
+export const parseRate = ([allowed, count, remaining, retryAfterMs]: Raw): RateResult => ({
+  allowed: Number(allowed) === 1,
+  count: Number(count),
+  remaining: Number(remaining),
+  retryAfterMs: Number(retryAfterMs),
+});
+
+export const parseVote = ([score, ups, downs, changed]: Raw): VoteResult => ({
+  score: Number(score),
+  ups: Number(ups),
+  downs: Number(downs),
+  changed: Number(changed) === 1,
+});

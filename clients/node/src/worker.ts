@@ -1,0 +1,119 @@
+// A DELAY queue worker: at-least-once delivery with leases. The loop
+// README's DELAY section describes, as tested code: block on the queue with
+// DELAY.BPOLL, lease every claimed task into an in-flight set, run the
+// handler, DELAY.ACK on success. A task whose handler fails, or whose worker
+// dies, stays in the in-flight set until its lease ends; polling the
+// in-flight set then delivers it again.
+
+import type { EventEmitter } from 'node:events';
+import { Zkit, zkit } from './client';
+import type { Key } from './commands';
+import type { Task } from './replies';
+
+export interface DelayWorkerOptions {
+  /** The queue: a sorted set of task ids scored by due time (unix ms). */
+  queue: Key;
+  /** Where claimed tasks wait for their ack; in the queue's hash slot on a cluster ('{jobs}', '{jobs}:inflight'). */
+  inflight: Key;
+  /** Runs one task; a rejection leaves the task to be delivered again when its lease ends. Must be idempotent. */
+  handler: (task: Task) => Promise<void> | void;
+  /** Longer than any handler runs: a task whose lease ends is delivered again, and its first worker then does not ack it. Default 60000. */
+  leaseMs?: number;
+  /** Tasks claimed per poll. Default 10. */
+  count?: number;
+  /** How long one DELAY.BPOLL waits, and so how soon stop() takes effect. Default 1000. */
+  blockMs?: number;
+  /** Pause after a failed poll (a dropped connection) before polling again. Default 500. */
+  reconnectDelayMs?: number;
+  /** Told of failed polls, handlers and acks. Default: console.error. */
+  onError?: (error: unknown, task?: Task) => void;
+}
+
+/**
+ * Runs `handler` for the tasks of a DELAY queue, at least once each.
+ * Give it a client of its own (`redis.duplicate()`): DELAY.BPOLL holds its
+ * connection while it waits. The worker listens to the client's 'error'
+ * events (passing them to onError): ioredis and node-redis reconnect by
+ * themselves, but an 'error' event nobody listens to ends the process.
+ */
+export class DelayWorker {
+  private readonly zkit: Zkit;
+  private readonly leaseMs: number;
+  private readonly count: number;
+  private readonly blockMs: number;
+  private readonly reconnectDelayMs: number;
+  private readonly onError: (error: unknown, task?: Task) => void;
+  private stopping = false;
+  /** When the in-flight set was last polled for expired leases. */
+  private recoveredAt = -Infinity;
+
+  constructor(
+    client: unknown,
+    private readonly options: DelayWorkerOptions,
+  ) {
+    this.zkit = zkit(client);
+    this.leaseMs = options.leaseMs ?? 60_000;
+    this.count = options.count ?? 10;
+    this.blockMs = options.blockMs ?? 1_000;
+    this.reconnectDelayMs = options.reconnectDelayMs ?? 500;
+    this.onError = options.onError ?? ((error) => console.error('zkit worker:', error));
+    (client as Partial<EventEmitter>).on?.('error', (error: unknown) => this.onError(error));
+  }
+
+  /** Polls and handles tasks until stop(); resolves once stopped. */
+  async run(): Promise<void> {
+    while (!this.stopping) await this.runOnce();
+  }
+
+  /** Asks run() to finish the tasks it holds and resolve, within blockMs. */
+  stop(): void {
+    this.stopping = true;
+  }
+
+  /** Claims one batch (waiting up to blockMs), handles it, and resolves to how many tasks were acked. */
+  async runOnce(): Promise<number> {
+    const claimedAt = Date.now();
+    let tasks: Task[];
+    try {
+      tasks = await this.claim(claimedAt);
+    } catch (error) {
+      this.onError(error);
+      await new Promise((resolve) => setTimeout(resolve, this.reconnectDelayMs));
+      return 0;
+    }
+    const leaseEnds = claimedAt + this.leaseMs;
+    let acked = 0;
+    for (const task of tasks) {
+      try {
+        await this.options.handler(task);
+      } catch (error) {
+        this.onError(error, task);
+        continue;
+      }
+      // Past its lease another worker may hold the task; acking would end
+      // that worker's lease.
+      if (Date.now() >= leaseEnds) {
+        this.onError(new Error(`task ${task.task.toString()} outran its lease; not acked`), task);
+        continue;
+      }
+      try {
+        acked += await this.zkit.delayAck(this.options.inflight, task.task);
+      } catch (error) {
+        this.onError(error, task);
+      }
+    }
+    return acked;
+  }
+
+  private async claim(now: number): Promise<Task[]> {
+    const lease = { key: this.options.inflight, ms: this.leaseMs };
+    // Expired leases first, at most once per blockMs: a busy queue must not
+    // starve the tasks of a dead worker.
+    if (now - this.recoveredAt >= this.blockMs) {
+      this.recoveredAt = now;
+      const recovered = await this.zkit.delayPoll(this.options.inflight, { count: this.count, lease });
+      if (recovered.length) return recovered;
+    }
+    return (await this.zkit.delayBpoll(this.options.queue, this.blockMs, { count: this.count, lease })) ?? [];
+  }
+}

@@ -1,0 +1,73 @@
+// One call or more of every zkit command through a zkit wrapper (or a
+// node-redis client's `zkit` module namespace), checking every reply.
+import assert from 'node:assert/strict';
+
+const POSTED_AT = 1795313748;
+
+/** Runs every command on `z` (its methods), with `native` for ZADD/ZREVRANGE; returns the method names called. */
+export async function everyCommand(z, native) {
+  const called = new Set();
+  const c = new Proxy(z, { get: (target, name) => (called.add(name), target[name].bind(target)) });
+
+  assert.deepEqual(await c.rankGift('{t}:mon', 'alice', 100, { at: 1718000000000 }), { total: 100, rank: 1 });
+  assert.deepEqual(await c.rankGift('{t}:mon', 'bob', 50), { total: 50, rank: 2 });
+  assert.deepEqual(await c.rankSet('{t}:mon', 'bob', 100, { at: 1718000001000 }), { total: 100, rank: 2 });
+  assert.deepEqual(await c.rankGet('{t}:mon', 'bob'), { total: 100, rank: 2, reachedAtMs: 1718000001000 });
+  assert.equal(await c.rankGet('{t}:mon', 'nobody'), null);
+  const top = [{ rank: 1, member: 'alice', total: 100 }, { rank: 2, member: 'bob', total: 100 }];
+  assert.deepEqual(await c.rankTop('{t}:mon', 10), top);
+  assert.deepEqual(await c.rankTop('{t}:mon', 1, { offset: 1 }), top.slice(1));
+  assert.deepEqual(await c.rankAround('{t}:mon', 'bob', 1), top);
+  assert.equal(await c.rankMerge('{t}:week', ['{t}:mon', '{t}:mon'], { weights: [1, 2] }), 2);
+  assert.equal((await c.rankGet('{t}:week', 'alice')).total, 300);
+
+  const items = [{ score: 1, member: 'item:1' }, { score: 2, member: 'item:2' }, { score: 3.5, member: 'item:3' }];
+  assert.equal(await c.feedAdd('{t}:feed', items, { cap: 2 }), 3);
+  const first = await c.feedPage('{t}:feed', { count: 1 });
+  assert.deepEqual(first.items, [{ member: 'item:3', score: 3.5 }]);
+  assert.equal(first.more, true);
+  const older = await c.feedPage('{t}:feed', { count: 5, older: first.bottom });
+  assert.deepEqual([older.items, older.more], [[{ member: 'item:2', score: 2 }], false]);
+  const newer = await c.feedPage('{t}:feed', { newer: older.top });
+  assert.deepEqual(newer.items, [{ member: 'item:3', score: 3.5 }]);
+  assert.deepEqual(await c.feedPage('{t}:nofeed'), { items: [], top: null, bottom: null, more: false });
+
+  await native.zadd('{t}:jobs', 1000, 'mail:1', 2000, 'mail:2', 3000, 'mail:3');
+  const lease = { key: '{t}:jobs:inflight', ms: 60000 };
+  assert.deepEqual(await c.delayPoll('{t}:jobs', { count: 2, lease }), [
+    { task: 'mail:1', dueMs: 1000 },
+    { task: 'mail:2', dueMs: 2000 },
+  ]);
+  assert.deepEqual(await c.delayBpoll('{t}:jobs', 100, { lease }), [{ task: 'mail:3', dueMs: 3000 }]);
+  assert.equal(await c.delayBpoll('{t}:jobs', 1), null);
+  assert.deepEqual(await c.delayPoll('{t}:jobs'), []);
+  assert.equal(await c.delayAck('{t}:jobs:inflight', ['mail:1', 'mail:2', 'mail:9']), 2);
+
+  assert.deepEqual(await c.rateHit('{t}:rate', 60000, 2, { cost: 2 }), { allowed: true, count: 2, remaining: 0, retryAfterMs: -1 });
+  const refused = await c.rateHit('{t}:rate', 60000, 2);
+  assert.equal(refused.allowed, false);
+  assert.ok(refused.retryAfterMs > 0 && refused.retryAfterMs <= 60000);
+
+  assert.equal(await c.recentAdd('{t}:recent', ['3002', '3001', '3004'], { cap: 2, ttl: 60 }), 2);
+  assert.deepEqual(await native.zrevrange('{t}:recent', 0, -1), ['3004', '3001']);
+
+  await native.zadd('{t}:time', POSTED_AT, '100408');
+  const keys = ['{t}:score', '{t}:up:100408', '{t}:down:100408'];
+  const weight = { up: 432, down: 432 };
+  const window = { key: '{t}:time', seconds: 1e10 };
+  assert.deepEqual(await c.voteCast(...keys, '100408', 'user:1', 'UP', { weight, window }), { score: 432, ups: 1, downs: 0, changed: true });
+  assert.deepEqual(await c.voteCast(...keys, '100408', 'user:1', 'DOWN', { weight }), { score: -432, ups: 0, downs: 1, changed: true });
+  assert.deepEqual(await c.voteCast(...keys, '100408', 'user:1', 'DOWN', { weight }), { score: -432, ups: 0, downs: 1, changed: false });
+  assert.equal(await c.voteState(keys[1], keys[2], 'user:1'), -1);
+  return called;
+}
+
+/** ioredis-style ZADD/ZREVRANGE over a node-redis client. */
+export const nodeRedisNative = (client) => ({
+  zadd: (key, ...scoreMembers) => {
+    const members = [];
+    for (let i = 0; i < scoreMembers.length; i += 2) members.push({ score: scoreMembers[i], value: scoreMembers[i + 1] });
+    return client.zAdd(key, members);
+  },
+  zrevrange: (key, start, stop) => client.zRange(key, start, stop, { REV: true }),
+});

@@ -1,0 +1,35 @@
+"""Gift board: every gift returns the giver's total and rank; equal totals
+rank whoever reached them first."""
+
+import time
+
+import redis
+
+import zkit
+
+
+def gift_board(r: redis.Redis) -> None:
+    z = zkit.Zkit(r)
+    board = "gifts:room:42"
+    assert z.rank_gift(board, "alice", 100) == (100, 1)  # (total, rank)
+    assert z.rank_gift(board, "bob", 50) == (50, 2)
+    assert z.rank_gift(board, "carol", 300) == (300, 1)
+    time.sleep(0.01)  # a moment later
+    total, rank = z.rank_gift(board, "bob", 50)
+    assert (total, rank) == (100, 3)  # bob has 100 too, but alice got there first
+
+    for rank, member, total in z.rank_top(board, 3):
+        print(rank, member, total)  # 1 carol 300 / 2 alice 100 / 3 bob 100
+    bob = z.rank_get(board, "bob")
+    assert bob is not None and (bob.total, bob.rank) == (100, 3)  # bob.reached_at_ms: when he reached 100
+    assert [e.member for e in z.rank_around(board, "alice", 1)] == ["carol", "alice", "bob"]
+
+    # Daily boards merge into a weekly one in first-come order; keys used
+    # together share a hash tag, for Redis Cluster.
+    z.rank_gift("{room42}:mon", "alice", 10)
+    z.rank_gift("{room42}:tue", "bob", 10)
+    assert z.rank_merge("{room42}:week", ["{room42}:mon", "{room42}:tue"]) == 2
+
+
+if __name__ == "__main__":
+    gift_board(redis.Redis(decode_responses=True))

@@ -1,0 +1,32 @@
+"""Quick start: wrap a redis-py client (Redis, RedisCluster, a pipeline, or
+their asyncio versions) and call zkit's commands as methods."""
+
+import asyncio
+
+import redis
+import redis.asyncio
+
+import zkit
+
+
+def quick_start(r: redis.Redis) -> None:
+    z = zkit.Zkit(r)  # r: redis.Redis(...) or redis.cluster.RedisCluster(...)
+    total, rank = z.rank_gift("gifts:room:1", "alice", 100)
+    assert (total, rank) == (100, 1)
+
+    pipe = r.pipeline()
+    zkit.Zkit(pipe).rank_gift("gifts:room:1", "bob", 50)  # queued
+    zkit.Zkit(pipe).rank_top("gifts:room:1", 2)
+    gift, top = pipe.execute()  # typed replies here too
+    assert gift == (50, 2) and [entry.member for entry in top] == ["alice", "bob"]
+
+
+async def quick_start_async(r: redis.asyncio.Redis) -> None:
+    z = zkit.AsyncZkit(r)  # r: redis.asyncio.Redis(...) or redis.asyncio.cluster.RedisCluster(...)
+    alice = await z.rank_get("gifts:room:1", "alice")  # None if absent
+    assert alice is not None and alice.total == 100
+
+
+if __name__ == "__main__":
+    quick_start(redis.Redis(decode_responses=True))
+    asyncio.run(quick_start_async(redis.asyncio.Redis(decode_responses=True)))

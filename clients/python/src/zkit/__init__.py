@@ -1,0 +1,24 @@
+"""Python client for zkit, the Redis module of composite-score commands on
+native sorted sets: ``Zkit(redis_client)`` adds one method per command,
+``AsyncZkit`` the same for ``redis.asyncio``, ``DelayWorker`` runs a DELAY
+queue. See docs/commands.md of the zkit repository for every command."""
+
+from .client import AsyncZkit, Zkit
+from .replies import FeedItem, FeedPage, RankEntry, RankInfo, RateResult, Task, TotalRank, VoteResult
+from .routing import CrossSlotError
+from .worker import DelayWorker
+
+__all__ = [
+    "AsyncZkit",
+    "CrossSlotError",
+    "DelayWorker",
+    "FeedItem",
+    "FeedPage",
+    "RankEntry",
+    "RankInfo",
+    "RateResult",
+    "Task",
+    "TotalRank",
+    "VoteResult",
+    "Zkit",
+]

@@ -1,0 +1,293 @@
+"""``Zkit`` and ``AsyncZkit``: one method per zkit command over a redis-py
+client, cluster client or pipeline.
+
+Replies are parsed by response callbacks registered on the wrapped client
+(``set_response_callback``, as redis-py's own RedisJSON and RedisBloom
+wrappers do), so a pipeline's ``execute()`` returns the same typed values
+as direct calls. A side effect: the client's own ``execute_command("RANK.GIFT",
+...)`` then returns them too.
+"""
+
+from __future__ import annotations
+
+import inspect
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Generic, List, Mapping, Optional, Sequence, Tuple, TypeVar, Union, cast, overload
+
+import redis
+import redis.asyncio
+import redis.asyncio.cluster
+import redis.cluster
+
+from .commands import COMMANDS, Command, build_call
+from .replies import FeedPage, RankEntry, RankInfo, RateResult, Task, Text, TotalRank, VoteResult
+from .routing import slot_of
+
+KeyT = Union[str, bytes]
+Number = Union[int, float, str]
+
+if TYPE_CHECKING:
+    from typing_extensions import Concatenate, ParamSpec
+
+    P = ParamSpec("P")
+    T = TypeVar("T")
+
+    class _Method(Generic[P, T]):
+        """For type checkers: a command method returns its reply on Zkit
+        and an awaitable of it on AsyncZkit."""
+
+        @overload
+        def __get__(self, obj: "AsyncZkit", owner: Any) -> Callable[P, Awaitable[T]]: ...
+        @overload
+        def __get__(self, obj: Any, owner: Any) -> Callable[P, T]: ...
+        def __get__(self, obj: Any, owner: Any) -> Any: ...
+
+    def command_method(method: Callable[Concatenate[Any, P], T]) -> _Method[P, T]: ...
+
+else:
+
+    def command_method(method):
+        return method
+
+
+class _Methods:
+    """The command methods, shared by Zkit and AsyncZkit; each subclass
+    defines ``_call``, which sends and returns (or awaits) the reply. In a
+    pipeline a call queues the command and returns the pipeline, whose
+    ``execute()`` returns the typed replies."""
+
+    def _call(self, command: Command, *positional: Any, **options: Any) -> Any:
+        raise NotImplementedError
+
+    # RANK: first-come leaderboards
+
+    @command_method
+    def rank_gift(self, key: KeyT, member: Text, amount: int, *, at: Optional[int] = None) -> TotalRank:
+        """RANK.GIFT: add ``amount`` (negative allowed) to the member's total
+        (absent members start at 0); equal totals rank first-come. ``at``
+        (unix ms) replaces the server clock as the time the total was
+        reached. Returns ``(total, rank)``, rank 1-based."""
+        return self._call(COMMANDS["RANK.GIFT"], key, member, amount, at=at)
+
+    @command_method
+    def rank_set(self, key: KeyT, member: Text, total: int, *, at: Optional[int] = None) -> TotalRank:
+        """RANK.SET: replace the member's total. Returns ``(total, rank)``;
+        a total that does not change keeps its reached-at time."""
+        return self._call(COMMANDS["RANK.SET"], key, member, total, at=at)
+
+    @command_method
+    def rank_get(self, key: KeyT, member: Text) -> Optional[RankInfo]:
+        """RANK.GET: ``(total, rank, reached_at_ms)``, or None when the key
+        or the member is absent."""
+        return self._call(COMMANDS["RANK.GET"], key, member)
+
+    @command_method
+    def rank_top(self, key: KeyT, count: int, *, offset: Optional[int] = None) -> List[RankEntry]:
+        """RANK.TOP: up to ``count`` entries from rank ``offset + 1`` down,
+        each ``(rank, member, total)``; empty for an absent key."""
+        return self._call(COMMANDS["RANK.TOP"], key, count, offset=offset)
+
+    @command_method
+    def rank_around(self, key: KeyT, member: Text, radius: int) -> List[RankEntry]:
+        """RANK.AROUND: the member and up to ``radius`` entries above and
+        below it, each ``(rank, member, total)``; empty when it is absent."""
+        return self._call(COMMANDS["RANK.AROUND"], key, member, radius)
+
+    @command_method
+    def rank_merge(
+        self, destkey: KeyT, sources: Sequence[KeyT], *, weights: Optional[Sequence[int]] = None
+    ) -> int:
+        """RANK.MERGE: store the sum of ``sources`` (times integer
+        ``weights``, one per source) in ``destkey``, keeping first-come
+        order. ``numkeys`` is sent for you. All keys must share a hash slot
+        on a cluster. Returns the members in ``destkey``."""
+        return self._call(COMMANDS["RANK.MERGE"], destkey, sources, weights=weights)
+
+    # FEED: waterfall feeds with exact cursors
+
+    @command_method
+    def feed_add(self, key: KeyT, items: Mapping[Text, Number], *, cap: Optional[int] = None) -> int:
+        """FEED.ADD: add or re-score ``{member: score}`` items like ZADD;
+        with ``cap``, keep only the ``cap`` newest. Returns how many members
+        were new."""
+        return self._call(COMMANDS["FEED.ADD"], key, items, cap=cap)
+
+    @command_method
+    def feed_page(
+        self,
+        key: KeyT,
+        *,
+        count: Optional[int] = None,
+        newer: Optional[Text] = None,
+        older: Optional[Text] = None,
+    ) -> FeedPage:
+        """FEED.PAGE: a page newest first (``count`` 1..1000, default 10):
+        the newest items, or those strictly ``newer`` or ``older`` than a
+        cursor FEED.PAGE returned. Returns ``(items, top, bottom, more)``;
+        an empty page returns the cursor given (None without one) as
+        ``top`` and ``bottom``."""
+        return self._call(COMMANDS["FEED.PAGE"], key, count=count, newer=newer, older=older)
+
+    # DELAY: delayed tasks with leases
+
+    @command_method
+    def delay_poll(
+        self, key: KeyT, *, count: Optional[int] = None, lease: Optional[Tuple[KeyT, int]] = None
+    ) -> List[Task]:
+        """DELAY.POLL: claim up to ``count`` (default 1) due tasks, earliest
+        first. Without ``lease`` they are removed (at-most-once); with
+        ``lease=(inflight, ms)`` they move into ``inflight`` scored by the
+        lease's end (at-least-once; ack with ``delay_ack``). Returns
+        ``[(task, due_ms), ...]``, empty when nothing is due."""
+        return self._call(COMMANDS["DELAY.POLL"], key, count=count, lease=lease)
+
+    @command_method
+    def delay_bpoll(
+        self,
+        key: KeyT,
+        timeout_ms: int,
+        *,
+        count: Optional[int] = None,
+        lease: Optional[Tuple[KeyT, int]] = None,
+    ) -> Optional[List[Task]]:
+        """DELAY.BPOLL: ``delay_poll`` that blocks until a task is due or
+        ``timeout_ms`` passes (0: forever); None on timeout. The client's
+        ``socket_timeout``, if set, must exceed ``timeout_ms``."""
+        return self._call(COMMANDS["DELAY.BPOLL"], key, timeout_ms, count=count, lease=lease)
+
+    @command_method
+    def delay_ack(self, inflight: KeyT, *tasks: Text) -> int:
+        """DELAY.ACK: remove finished tasks from an in-flight set. Returns
+        how many were there (a task whose lease ended and that was delivered
+        again is not)."""
+        return self._call(COMMANDS["DELAY.ACK"], inflight, tasks)
+
+    # RATE: exact sliding-window limits
+
+    @command_method
+    def rate_hit(self, key: KeyT, window_ms: int, limit: int, *, cost: Optional[int] = None) -> RateResult:
+        """RATE.HIT: count a hit (``cost`` units, default 1) against "at
+        most ``limit`` units in any ``window_ms``". Returns ``(allowed,
+        count, remaining, retry_after_ms)``; a refused hit logs nothing."""
+        return self._call(COMMANDS["RATE.HIT"], key, window_ms, limit, cost=cost)
+
+    # RECENT: recently-viewed lists
+
+    @command_method
+    def recent_add(
+        self, key: KeyT, *members: Text, cap: Optional[int] = None, ttl: Optional[int] = None
+    ) -> int:
+        """RECENT.ADD: record views (in argument order, the last newest);
+        keep the ``cap`` newest; with ``ttl`` (seconds) the key expires that
+        long after this call. Returns the list's size. Read it with
+        ``zrevrange(key, 0, 9)``."""
+        return self._call(COMMANDS["RECENT.ADD"], key, members, cap=cap, ttl=ttl)
+
+    # VOTE: up and down votes with dedup sets
+
+    @command_method
+    def vote_cast(
+        self,
+        scores: KeyT,
+        upvoters: KeyT,
+        downvoters: KeyT,
+        item: Text,
+        voter: Text,
+        direction: str,
+        *,
+        weight: Optional[Tuple[Number, Number]] = None,
+        window: Optional[Tuple[KeyT, int]] = None,
+    ) -> VoteResult:
+        """VOTE.CAST: cast, switch or take back (``direction`` "UP", "DOWN"
+        or "CLEAR") ``voter``'s vote on ``item``. ``weight=(up, down)``
+        (default 1, 1); ``window=(times, seconds)`` refuses votes that many
+        seconds after the item's post time in ``times``. All keys must share
+        a hash slot on a cluster. Returns ``(score, ups, downs, changed)``."""
+        return self._call(
+            COMMANDS["VOTE.CAST"],
+            scores,
+            upvoters,
+            downvoters,
+            item,
+            voter,
+            direction,
+            weight=weight,
+            window=window,
+        )
+
+    @command_method
+    def vote_state(self, upvoters: KeyT, downvoters: KeyT, voter: Text) -> int:
+        """VOTE.STATE: the voter's vote, 1 up, -1 down, 0 none."""
+        return self._call(COMMANDS["VOTE.STATE"], upvoters, downvoters, voter)
+
+
+SyncClient = Union[redis.Redis, redis.cluster.RedisCluster]
+AsyncClient = Union[redis.asyncio.Redis, redis.asyncio.cluster.RedisCluster, redis.asyncio.cluster.ClusterPipeline]
+
+
+def _register_parsers(client: Any) -> None:
+    for command in COMMANDS.values():
+        client.set_response_callback(command.name, command.parse)
+
+
+class Zkit(_Methods):
+    """zkit's commands on a ``redis.Redis``, ``redis.cluster.RedisCluster``
+    or a pipeline of either. On a cluster every call goes straight to the
+    primary that owns its keys' slot, with no ``COMMAND GETKEYS`` round
+    trip; keys of one call in different slots raise CrossSlotError before
+    anything is sent."""
+
+    def __init__(self, client: SyncClient) -> None:
+        self.client = client
+        self._cluster = isinstance(client, redis.cluster.RedisCluster)
+        _register_parsers(client)
+
+    def _call(self, command: Command, *positional: Any, **options: Any) -> Any:
+        call = build_call(command, positional, options)
+        if not self._cluster:
+            return self.client.execute_command(*call.argv)
+        # Passing target_nodes also turns off redis-py's retry of the call on
+        # a connection error (MOVED and ASK are still followed).
+        cluster = cast(redis.cluster.RedisCluster, self.client)
+        node = cluster.nodes_manager.get_node_from_slot(slot_of(command.name, call.keys))
+        return self.client.execute_command(*call.argv, target_nodes=node)
+
+
+def _async_cluster(client: Any) -> Optional[redis.asyncio.cluster.RedisCluster]:
+    """The asyncio RedisCluster behind a cluster client or cluster pipeline
+    (redis-py 6+ calls the pipeline's client ``cluster_client``, 5.x
+    ``_client``), or None for a single server."""
+    if isinstance(client, redis.asyncio.cluster.RedisCluster):
+        return client
+    if isinstance(client, redis.asyncio.cluster.ClusterPipeline):
+        return getattr(client, "cluster_client", None) or getattr(client, "_client")
+    return None
+
+
+class AsyncZkit(_Methods):
+    """``Zkit`` for ``redis.asyncio`` clients, cluster clients and
+    pipelines: await every call (in a pipeline it queues the command and
+    returns the pipeline)."""
+
+    def __init__(self, client: AsyncClient) -> None:
+        self.client = client
+        self._cluster = _async_cluster(client)
+        # An asyncio cluster pipeline of redis-py 5 has no callbacks of its
+        # own: it parses with its cluster client's.
+        _register_parsers(self._cluster or client)
+
+    async def _call(self, command: Command, *positional: Any, **options: Any) -> Any:
+        call = build_call(command, positional, options)
+        if self._cluster is None:
+            return await _reply(self.client.execute_command(*call.argv))
+        slot = slot_of(command.name, call.keys)
+        if not self._cluster.nodes_manager.slots_cache:
+            await self._cluster.initialize()
+        node = self._cluster.nodes_manager.get_node_from_slot(slot)
+        return await _reply(self.client.execute_command(*call.argv, target_nodes=node))
+
+
+async def _reply(sent: Any) -> Any:
+    """A client's execute_command returns a coroutine; a pipeline's queues
+    the command and returns the pipeline, which must not be awaited: that
+    would (re)initialize it and drop the queued commands."""
+    return await sent if inspect.iscoroutine(sent) else sent

@@ -1,0 +1,134 @@
+"""Typed replies of zkit commands, and the parsers that build them.
+
+Each reply type is a NamedTuple whose fields follow the order of the
+command's reply in docs/commands.md, so it unpacks like the raw reply:
+``total, rank = z.rank_gift("board", "alice", 10)``.
+
+Members, tasks and cursors stay what the client returns (``str`` with
+``decode_responses=True``, else ``bytes``). Scores are floats: RESP2 sends
+them as bulk strings, RESP3 as doubles, and ``float()`` reads both exactly.
+"""
+
+from __future__ import annotations
+
+from typing import Any, List, NamedTuple, Optional, Union
+
+#: A member, task id, voter or cursor as the client returns it.
+Text = Union[str, bytes]
+
+
+class TotalRank(NamedTuple):
+    """RANK.GIFT and RANK.SET: the member's total and its 1-based rank."""
+
+    total: int
+    rank: int
+
+
+class RankInfo(NamedTuple):
+    """RANK.GET: total, rank and when the total was reached (unix ms)."""
+
+    total: int
+    rank: int
+    reached_at_ms: int
+
+
+class RankEntry(NamedTuple):
+    """One row of RANK.TOP and RANK.AROUND."""
+
+    rank: int
+    member: Text
+    total: int
+
+
+class FeedItem(NamedTuple):
+    """One item of a FEED.PAGE page."""
+
+    member: Text
+    score: float
+
+
+class FeedPage(NamedTuple):
+    """FEED.PAGE: items newest first, the cursors of the first and last
+    item (the cursor given, or None, when the page is empty) and whether
+    more items remain in the direction asked."""
+
+    items: List[FeedItem]
+    top: Optional[Text]
+    bottom: Optional[Text]
+    more: bool
+
+
+class Task(NamedTuple):
+    """A task claimed by DELAY.POLL or DELAY.BPOLL and the score it was due
+    at in the polled key (unix ms; for an in-flight set, its lease's end)."""
+
+    task: Text
+    due_ms: float
+
+
+class RateResult(NamedTuple):
+    """RATE.HIT: whether the hit was allowed, the units in the window after
+    it, the units left, and the ms until the same hit would pass (-1 when
+    allowed)."""
+
+    allowed: bool
+    count: int  # type: ignore[assignment]  # the docs' name; shadows tuple.count()
+    remaining: int
+    retry_after_ms: int
+
+
+class VoteResult(NamedTuple):
+    """VOTE.CAST: the item's score, the up and down counts, and whether the
+    vote changed anything."""
+
+    score: float
+    ups: int
+    downs: int
+    changed: bool
+
+
+# Parsers take the raw reply (RESP2 or RESP3) and ``**options`` because
+# redis-py calls response callbacks that way.
+
+
+def parse_int(reply: Any, **options: Any) -> int:
+    return int(reply)
+
+
+def parse_total_rank(reply: Any, **options: Any) -> TotalRank:
+    total, rank = reply
+    return TotalRank(int(total), int(rank))
+
+
+def parse_rank_info(reply: Any, **options: Any) -> Optional[RankInfo]:
+    if reply is None:
+        return None
+    total, rank, reached_at_ms = reply
+    return RankInfo(int(total), int(rank), int(reached_at_ms))
+
+
+def parse_rank_entries(reply: Any, **options: Any) -> List[RankEntry]:
+    return [RankEntry(int(rank), member, int(total)) for rank, member, total in reply]
+
+
+def parse_feed_page(reply: Any, **options: Any) -> FeedPage:
+    flat, top, bottom, more = reply
+    items = [FeedItem(flat[i], float(flat[i + 1])) for i in range(0, len(flat), 2)]
+    return FeedPage(items, top, bottom, bool(more))
+
+
+def parse_tasks(reply: Any, **options: Any) -> Optional[List[Task]]:
+    # DELAY.BPOLL answers nil on timeout; DELAY.POLL never does.
+    if reply is None:
+        return None
+    return [Task(task, float(due_ms)) for task, due_ms in reply]
+
+
+def parse_rate(reply: Any, **options: Any) -> RateResult:
+    allowed, count, remaining, retry_after_ms = reply
+    return RateResult(bool(allowed), int(count), int(remaining), int(retry_after_ms))
+
+
+def parse_vote(reply: Any, **options: Any) -> VoteResult:
+    score, ups, downs, changed = reply
+    return VoteResult(float(score), int(ups), int(downs), bool(changed))

@@ -1,0 +1,73 @@
+"""Fixtures: clients of the servers scripts/test-clients.sh started, given
+as ZKIT_TEST_SERVER (host:port) and ZKIT_TEST_CLUSTER (host:port,...)."""
+
+from __future__ import annotations
+
+import os
+from typing import Dict, Iterator, List
+
+import pytest
+import redis
+import redis.asyncio
+import redis.asyncio.cluster
+import redis.cluster
+
+SERVER = os.environ["ZKIT_TEST_SERVER"]
+CLUSTER = os.environ["ZKIT_TEST_CLUSTER"].split(",")
+
+
+def _host_port(address: str) -> Dict[str, object]:
+    host, port = address.rsplit(":", 1)
+    return {"host": host, "port": int(port)}
+
+
+def node_connections() -> List[redis.Redis]:
+    """One plain connection per cluster node, for INFO and flushing."""
+    return [redis.Redis(**_host_port(a), decode_responses=True) for a in CLUSTER]
+
+
+def flush_all() -> None:
+    for node in [redis.Redis(**_host_port(SERVER))] + node_connections():
+        node.flushall()
+
+
+@pytest.fixture(autouse=True)
+def _empty_servers() -> None:
+    flush_all()
+
+
+@pytest.fixture
+def single() -> Iterator[redis.Redis]:
+    client = redis.Redis(**_host_port(SERVER), decode_responses=True)
+    yield client
+    client.close()
+
+
+@pytest.fixture
+def cluster() -> Iterator[redis.cluster.RedisCluster]:
+    client = redis.cluster.RedisCluster(**_host_port(CLUSTER[0]), decode_responses=True)
+    yield client
+    client.close()
+
+
+@pytest.fixture(params=["single", "cluster"])
+def client(request: pytest.FixtureRequest) -> redis.Redis:
+    return request.getfixturevalue(request.param)
+
+
+def async_client(topology: str) -> redis.asyncio.Redis:
+    if topology == "single":
+        return redis.asyncio.Redis(**_host_port(SERVER), decode_responses=True)
+    return redis.asyncio.cluster.RedisCluster(**_host_port(CLUSTER[0]), decode_responses=True)
+
+
+def zkit_command_stats(nodes: List[redis.Redis]) -> Dict[str, int]:
+    """Calls per zkit command (and per redirect error, GETKEYS) summed over
+    ``nodes``, from INFO commandstats and errorstats."""
+    totals: Dict[str, int] = {}
+    for node in nodes:
+        for name, stat in node.info("commandstats").items():
+            totals[name] = totals.get(name, 0) + int(stat["calls"])
+        for name, stat in node.info("errorstats").items():
+            totals[name] = totals.get(name, 0) + int(stat["count"])
+    return totals

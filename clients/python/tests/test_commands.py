@@ -1,0 +1,187 @@
+"""Every zkit command through Zkit and AsyncZkit, on one server and on a
+3-master cluster, directly and in pipelines, with typed replies."""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+from typing import Any, Set
+
+import pytest
+import redis
+import redis.cluster
+
+import zkit
+from zkit.commands import COMMANDS
+from zkit.replies import FeedItem, RankEntry, Task
+
+from conftest import SERVER, _host_port, async_client, node_connections, zkit_command_stats
+
+POSTED_AT = 1795313748  # unix s, for VOTE.CAST WINDOW
+
+
+async def _get(value: Any) -> Any:
+    return await value if inspect.isawaitable(value) else value
+
+
+class Recorder:
+    """Records which command methods a scenario called."""
+
+    def __init__(self, z: Any) -> None:
+        self.z = z
+        self.called: Set[str] = set()
+
+    def __getattr__(self, name: str) -> Any:
+        self.called.add(name)
+        return getattr(self.z, name)
+
+
+async def every_command(z: Any, r: Any) -> None:
+    """One call or more of every command, checking each reply; ``z`` is a
+    Zkit or AsyncZkit over ``r``. Multi-key calls share the tag {t}."""
+    assert await _get(z.rank_gift("{t}:mon", "alice", 100, at=1718000000000)) == (100, 1)
+    assert await _get(z.rank_gift("{t}:mon", "bob", 50)) == (50, 2)
+    assert await _get(z.rank_set("{t}:mon", "bob", 100, at=1718000001000)) == (100, 2)  # alice got there first
+    assert await _get(z.rank_get("{t}:mon", "bob")) == (100, 2, 1718000001000)
+    assert await _get(z.rank_get("{t}:mon", "nobody")) is None
+    top = [RankEntry(1, "alice", 100), RankEntry(2, "bob", 100)]
+    assert await _get(z.rank_top("{t}:mon", 10)) == top
+    assert await _get(z.rank_top("{t}:mon", 1, offset=1)) == top[1:]
+    assert await _get(z.rank_around("{t}:mon", "bob", 1)) == top
+    assert await _get(z.rank_merge("{t}:week", ["{t}:mon", "{t}:mon"], weights=[1, 2])) == 2
+    assert (await _get(z.rank_get("{t}:week", "alice"))).total == 300
+
+    assert await _get(z.feed_add("{t}:feed", {"item:1": 1, "item:2": 2, "item:3": 3.5}, cap=2)) == 3
+    first = await _get(z.feed_page("{t}:feed", count=1))
+    assert first.items == [FeedItem("item:3", 3.5)] and first.more is True
+    older = await _get(z.feed_page("{t}:feed", count=5, older=first.bottom))
+    assert older.items == [FeedItem("item:2", 2.0)] and older.more is False
+    newer = await _get(z.feed_page("{t}:feed", newer=older.top))
+    assert newer.items == [FeedItem("item:3", 3.5)] and newer.more is False
+    assert await _get(z.feed_page("{t}:nofeed")) == ([], None, None, False)
+
+    await _get(r.zadd("{t}:jobs", {"mail:1": 1000, "mail:2": 2000, "mail:3": 3000}))
+    lease = ("{t}:jobs:inflight", 60000)
+    assert await _get(z.delay_poll("{t}:jobs", count=2, lease=lease)) == [Task("mail:1", 1000.0), Task("mail:2", 2000.0)]
+    assert await _get(z.delay_bpoll("{t}:jobs", 100, lease=lease)) == [Task("mail:3", 3000.0)]
+    assert await _get(z.delay_bpoll("{t}:jobs", 1)) is None
+    assert await _get(z.delay_poll("{t}:jobs")) == []
+    assert await _get(z.delay_ack("{t}:jobs:inflight", "mail:1", "mail:2", "mail:9")) == 2
+
+    assert await _get(z.rate_hit("{t}:rate", 60000, 2, cost=2)) == (True, 2, 0, -1)
+    allowed, count, remaining, retry_after_ms = await _get(z.rate_hit("{t}:rate", 60000, 2))
+    assert (allowed, count, remaining) == (False, 2, 0) and 0 < retry_after_ms <= 60000
+
+    assert await _get(z.recent_add("{t}:recent", "3002", "3001", "3004", cap=2, ttl=60)) == 2
+    assert await _get(r.zrevrange("{t}:recent", 0, -1)) == ["3004", "3001"]
+
+    await _get(r.zadd("{t}:time", {"100408": POSTED_AT}))
+    keys = ("{t}:score", "{t}:up:100408", "{t}:down:100408")
+    window = ("{t}:time", 10**10)
+    assert await _get(z.vote_cast(*keys, "100408", "user:1", "UP", weight=(432, 432), window=window)) == (432.0, 1, 0, True)
+    assert await _get(z.vote_cast(*keys, "100408", "user:1", "DOWN", weight=(432, 432))) == (-432.0, 0, 1, True)
+    assert await _get(z.vote_cast(*keys, "100408", "user:1", "DOWN", weight=(432, 432))) == (-432.0, 0, 1, False)
+    assert await _get(z.vote_state(keys[1], keys[2], "user:1")) == -1
+
+
+def _method_names() -> Set[str]:
+    return {name.lower().replace(".", "_") for name in COMMANDS}
+
+
+def test_every_command_sync(client: redis.Redis) -> None:
+    z = Recorder(zkit.Zkit(client))
+    asyncio.run(every_command(z, client))
+    assert z.called == _method_names()
+
+
+@pytest.mark.parametrize("topology", ["single", "cluster"])
+def test_every_command_async(topology: str) -> None:
+    async def run() -> Set[str]:
+        client = async_client(topology)
+        try:
+            z = Recorder(zkit.AsyncZkit(client))
+            await every_command(z, client)
+            return z.called
+        finally:
+            await client.aclose()
+
+    assert asyncio.run(run()) == _method_names()
+
+
+def test_every_command_is_a_server_command(single: redis.Redis) -> None:
+    """The table covers exactly what the module registers (but its test-only
+    debug command)."""
+    registered = {name.upper() for name in single.command_list(module="zkit")}
+    assert registered - {"ZKIT.DEBUG-PANIC"} == set(COMMANDS)
+
+
+def test_pipelines_return_typed_replies(client: redis.Redis) -> None:
+    pipe = client.pipeline(transaction=False)
+    z = zkit.Zkit(pipe)
+    z.rank_gift("{p}:board", "alice", 5)
+    z.rank_top("{p}:board", 1)
+    z.vote_cast("{p}:s", "{p}:u", "{p}:d", "item", "voter", "UP")
+    z.rate_hit("other", 1000, 1)
+    assert pipe.execute() == [
+        (5, 1),
+        [RankEntry(1, "alice", 5)],
+        (1.0, 1, 0, True),
+        (True, 1, 0, -1),
+    ]
+
+
+def test_async_cluster_pipeline() -> None:
+    async def run() -> Any:
+        client = async_client("cluster")
+        try:
+            pipe = client.pipeline()
+            z = zkit.AsyncZkit(pipe)
+            await z.rank_gift("{p}:board", "alice", 5)
+            await z.delay_poll("{p}:q", lease=("{p}:in", 1000))
+            await z.rank_gift("elsewhere", "bob", 1)
+            return await pipe.execute()
+        finally:
+            await client.aclose()
+
+    assert asyncio.run(run()) == [(5, 1), [], (1, 1)]
+
+
+def test_resp3_and_bytes_replies(single: redis.Redis) -> None:
+    r3 = redis.Redis(**_host_port(SERVER), protocol=3)
+    z = zkit.Zkit(r3)
+    z.feed_add("feed", {"a": 0.1, "b": 2})
+    page = z.feed_page("feed")
+    assert page.items == [FeedItem(b"b", 2.0), FeedItem(b"a", 0.1)] and isinstance(page.top, bytes)
+    assert z.vote_cast("s", "u", "d", "i", "v", "UP", weight=(0.5, 1)) == (0.5, 1, 0, True)
+    r3.zadd("q", {"t": 5})
+    assert z.delay_poll("q") == [Task(b"t", 5.0)]
+    assert z.rank_get("board", "nobody") is None
+
+
+def test_server_errors_surface_unchanged(client: redis.Redis) -> None:
+    z = zkit.Zkit(client)
+    with pytest.raises(redis.ResponseError, match="^value is not an integer or out of range$"):
+        z.rank_gift("board", "alice", "ten")
+    client.set("{v}:up", "not a set")
+    with pytest.raises(redis.ResponseError, match="^WRONGTYPE"):
+        z.vote_cast("{v}:s", "{v}:up", "{v}:down", "item", "voter", "UP")
+
+
+def test_cross_slot_keys_fail_before_sending(cluster: redis.cluster.RedisCluster) -> None:
+    z = zkit.Zkit(cluster)
+    before = zkit_command_stats(node_connections())
+    with pytest.raises(zkit.CrossSlotError, match=r"RANK\.MERGE: .*'week'.*'mon'"):
+        z.rank_merge("week", ["mon"])
+    with pytest.raises(zkit.CrossSlotError, match=r"'\{jobs\}:inflight'.*'jobs-inflight'"):
+        z.delay_poll("{jobs}:inflight", lease=("jobs-inflight", 1000))
+    with pytest.raises(zkit.CrossSlotError, match="'times'"):
+        z.vote_cast("{n}:s", "{n}:u", "{n}:d", "item", "voter", "UP", window=("times", 60))
+    after = zkit_command_stats(node_connections())
+    for name in ("cmdstat_rank.merge", "cmdstat_delay.poll", "cmdstat_vote.cast"):
+        assert after.get(name) == before.get(name), f"{name} reached a server"
+
+
+def test_cross_slot_keys_work_on_one_server(single: redis.Redis) -> None:
+    z = zkit.Zkit(single)
+    z.rank_gift("mon", "alice", 3)
+    assert z.rank_merge("week", ["mon"]) == 1

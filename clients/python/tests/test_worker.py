@@ -1,0 +1,74 @@
+"""DelayWorker drains 1,000 tasks with 4 worker processes while one is
+killed and every worker's connection is dropped: every task runs, none is
+lost, and no two workers ever hold the same task at once."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections import defaultdict
+from typing import Dict, List, Tuple
+
+import pytest
+import redis
+import redis.cluster
+
+from conftest import CLUSTER, SERVER, _host_port
+
+TASKS = 1_000
+WORKERS = 4
+
+
+def _jobs_server(topology: str) -> redis.Redis:
+    """A plain connection to the server that holds {jobs}."""
+    address = SERVER
+    if topology == "cluster":
+        cluster = redis.cluster.RedisCluster(**_host_port(CLUSTER[0]))
+        node = cluster.get_node_from_key("{jobs}")
+        address = f"{node.host}:{node.port}"
+        cluster.close()
+    return redis.Redis(**_host_port(address), decode_responses=True)
+
+
+def _wait(condition, timeout_s: float, what: str) -> None:
+    deadline = time.monotonic() + timeout_s
+    while not condition():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.05)
+
+
+@pytest.mark.parametrize("topology", ["single", "cluster"])
+def test_four_workers_drain_while_one_is_killed(topology: str) -> None:
+    r = _jobs_server(topology)
+    r.zadd("{jobs}", {f"task:{n}": n for n in range(TASKS)})
+    address = SERVER if topology == "single" else CLUSTER[0]
+    workers = [
+        subprocess.Popen([sys.executable, os.path.join(os.path.dirname(__file__), "drain_worker.py"), topology, address, str(w)])
+        for w in range(WORKERS)
+    ]
+    try:
+        _wait(lambda: r.llen("{jobs}:log") >= 200, 30, "200 tasks done")
+        workers[0].send_signal(signal.SIGKILL)  # dies holding leased tasks
+        assert r.execute_command("CLIENT", "KILL", "TYPE", "normal", "SKIPME", "yes") >= 3  # drop the others' connections
+        _wait(lambda: r.scard("{jobs}:done") == TASKS and r.zcard("{jobs}:inflight") == 0, 60, "the drain")
+    finally:
+        for worker in workers[1:]:
+            worker.send_signal(signal.SIGTERM)
+        exits = [worker.wait(timeout=10) for worker in workers[1:]]
+        workers[0].wait(timeout=10)
+    assert exits == [0, 0, 0]  # stopped cleanly on request
+    assert r.zcard("{jobs}") == 0
+
+    runs: Dict[str, List[Tuple[str, float, float]]] = defaultdict(list)
+    for line in r.lrange("{jobs}:log", 0, -1):
+        task, worker, start_ms, end_ms = line.split()
+        runs[task].append((worker, float(start_ms), float(end_ms)))
+    assert set(runs) == {f"task:{n}" for n in range(TASKS)}  # every task ran, none lost
+    for task, task_runs in runs.items():
+        for i, (worker_a, start_a, end_a) in enumerate(task_runs):
+            for worker_b, start_b, end_b in task_runs[i + 1 :]:
+                overlap = start_a < end_b and start_b < end_a
+                assert not (overlap and worker_a != worker_b), f"{task} held by workers {worker_a} and {worker_b} at once"

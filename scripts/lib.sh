@@ -1,0 +1,46 @@
+# Helpers the scripts share (sourced, not run; from the repository root).
+
+# Installs Debian packages, updating the package lists only if needed.
+apt_install() { # package...
+  local sudo=()
+  ((EUID == 0)) || sudo=(sudo)
+  echo "zkit: installing $* with apt-get" >&2
+  export DEBIAN_FRONTEND=noninteractive
+  "${sudo[@]}" apt-get install -y -q "$@" >/dev/null ||
+    { "${sudo[@]}" apt-get update -q >/dev/null && "${sudo[@]}" apt-get install -y -q "$@" >/dev/null; }
+}
+
+# ---- release artifacts: what `make dist` builds and the others read ----
+
+# The architectures a release ships, as Rust and `uname -m` spell them.
+dist_arches=(x86_64 aarch64)
+# What each tarball holds, under its top folder zkit-<version>-linux-<arch>/.
+dist_contents=(libzkit.so README.md LICENSE CHANGELOG.md)
+# The newest glibc symbol version the module may need: RHEL/CentOS 7's glibc,
+# the oldest in use on servers we target.
+dist_glibc=2.17
+
+# The version in Cargo.toml.
+dist_version() {
+  local id
+  id=$(cargo pkgid)
+  echo "${id##*[#@]}"
+}
+
+# dist/zkit-<version>-linux-<arch>: add .tar.gz for the tarball, .debug for
+# its debug symbols, .sha256 to either for its checksum.
+dist_base() { # version arch
+  echo "dist/zkit-$1-linux-$2"
+}
+
+# Unpacks one arch's tarball into a folder (replacing it) and prints the
+# module's path there.
+dist_unpack() { # version arch folder
+  local tarball
+  tarball=$(dist_base "$1" "$2").tar.gz
+  [[ -f $tarball ]] || { echo "dist: $tarball is missing: run make dist" >&2; return 1; }
+  rm -rf "$3"
+  mkdir -p "$3"
+  tar -xzf "$tarball" -C "$3"
+  echo "$3/zkit-$1-linux-$2/libzkit.so"
+}
