@@ -789,6 +789,9 @@ fn a_poison_task_stops_after_n_deliveries_while_the_others_flow() {
     assert!((dead[0].1 as i64 - server_time_ms(&mut con)).abs() < 30_000);
     let keys: Vec<String> = query(&mut con, &["KEYS", "*"]);
     assert_eq!(keys, ["{jobs}:dead"]);
+    // Operators see it in INFO zkit too.
+    let info: String = query(&mut con, &["INFO", "zkit"]);
+    assert!(info.contains("zkit_delay_tasks_dead:1\r\n"), "{info}");
 }
 
 #[test]

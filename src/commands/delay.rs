@@ -42,6 +42,8 @@ pub static COMMANDS: &[&Command] = &[&POLL, &BPOLL, &ACK, &NACK, &TOUCH];
 /// Tasks handed to pollers (with or without a lease), and tasks acknowledged.
 pub static TASKS_CLAIMED: Counter = Counter::new();
 pub static TASKS_ACKED: Counter = Counter::new();
+/// Tasks moved to a dead-letter set: the number operators watch.
+pub static TASKS_DEAD: Counter = Counter::new();
 
 /// The queue, the in-flight zset after `LEASE`, and the dead-letter and
 /// deliveries zsets after `DEADLETTER` (keywords searched from `start`).
@@ -422,6 +424,7 @@ impl TaskQueue for ZsetQueue<'_> {
             dead.add(task, now_ms as f64)?;
         }
         drop(dead);
+        TASKS_DEAD.add(tasks.len() as u64);
         let mut counts = self.ctx.open_zset_mut(dead_letter.deliveries)?;
         for (task, _) in tasks {
             counts.remove(task);
