@@ -231,6 +231,102 @@ NATIVE=(ZADD bench:feed:zadd __rand_int__ __rand_int__)
 LUA=(feed_add.lua 1 bench:feed:lua 1000 __rand_int__ __rand_int__)
 compare "FEED.ADD CAP 1000 | ZADD | Lua"
 
+# ---- issues 15 and 16: RANK SHARED, SET GT, MGIFT, MGET; DELAY NACK, TOUCH,
+# ---- dead letters; RATE with several limits --------------------------------
+# preload_zset <key> <members> <format> [score]: <members> members named by
+# the Lua format ('m:%012d' gives the names __rand_int__ draws), all scored
+# <score>, or without one i % 1000: 1,000 distinct totals, every total a run
+# of 100 ties on a board of 100k, as plain integer scores RANK reads as totals.
+preload_zset() {
+  cli EVAL "for i = 0, tonumber(ARGV[1]) - 1, 1000 do
+      local args = {}
+      for j = i, math.min(i + 999, tonumber(ARGV[1]) - 1) do
+        args[#args + 1] = ARGV[3] or j % 1000
+        args[#args + 1] = string.format(ARGV[2], j)
+      end
+      redis.call('ZADD', KEYS[1], unpack(args))
+    end" 1 "$1" "$2" "$3" ${4:+"$4"} >/dev/null
+}
+preload_board() { preload_zset "$1" 100000 'm:%012d'; }
+
+# Each call with SHARED beside the same call without it, and beside the Lua a
+# user would write for competition ranks. Writes go to boards of their own.
+preload_board bench:shared
+ZKIT=(RANK.GET bench:shared m:__rand_int__ SHARED)
+NATIVE=(RANK.GET bench:shared m:__rand_int__)
+LUA=(rank_get_shared.lua 1 bench:shared m:__rand_int__)
+compare "RANK.GET SHARED | RANK.GET | Lua"
+# A page from the middle of the board, inside a run of ties.
+ZKIT=(RANK.TOP bench:shared 10 OFFSET 50005 SHARED)
+NATIVE=(RANK.TOP bench:shared 10 OFFSET 50005)
+LUA=(rank_page_shared.lua 1 bench:shared 10 50005)
+compare "RANK.TOP 10 mid SHARED | RANK.TOP | Lua"
+ZKIT=(RANK.AROUND bench:shared m:__rand_int__ 5 SHARED)
+NATIVE=(RANK.AROUND bench:shared m:__rand_int__ 5)
+LUA=(rank_page_shared.lua 1 bench:shared around m:__rand_int__ 5)
+compare "RANK.AROUND 5 SHARED | RANK.AROUND | Lua"
+ZKIT=(RANK.GIFT bench:shared:gift m:__rand_int__ 5 SHARED)
+NATIVE=(RANK.GIFT bench:shared:gift-first-come m:__rand_int__ 5)
+LUA=(rank_gift.lua 1 bench:shared:lua m:__rand_int__ 5 shared)
+compare "RANK.GIFT SHARED | RANK.GIFT | Lua"
+
+# A best-score board: runs of 500 against bests spread over 0..999, so after
+# the first pass most runs do not beat the best and change nothing.
+for key in bench:best bench:best:zadd bench:best:lua; do preload_board "$key"; done
+ZKIT=(RANK.SET bench:best m:__rand_int__ 500 GT)
+NATIVE=(ZADD bench:best:zadd GT 500 m:__rand_int__)
+LUA=(rank_set_gt.lua 1 bench:best:lua m:__rand_int__ 500)
+compare "RANK.SET GT | ZADD GT | Lua"
+
+# One gift on three boards (day, week, all time) vs one ZINCRBY vs Lua.
+ZKIT=(RANK.MGIFT 3 {bench}:day {bench}:week {bench}:all m:__rand_int__ 5)
+NATIVE=(ZINCRBY {bench}:zincrby 5 m:__rand_int__)
+LUA=(rank_mgift.lua 3 {bench}:lua:day {bench}:lua:week {bench}:lua:all m:__rand_int__ 5)
+compare "RANK.MGIFT 3 boards | ZINCRBY | Lua"
+
+# Ten members of the 100k board at once vs ZMSCORE of the same ten vs Lua.
+ten=(m:__rand_int__ m:__rand_int__ m:__rand_int__ m:__rand_int__ m:__rand_int__
+  m:__rand_int__ m:__rand_int__ m:__rand_int__ m:__rand_int__ m:__rand_int__)
+ZKIT=(RANK.MGET bench:shared "${ten[@]}")
+NATIVE=(ZMSCORE bench:shared "${ten[@]}")
+LUA=(rank_mget.lua 1 bench:shared "${ten[@]}")
+compare "RANK.MGET 10 | ZMSCORE | Lua"
+
+# DELAY.NACK and DELAY.TOUCH on 100k tasks "t:<12 digits>" leased for a day.
+# Each NACK hands a task back to its own set (a visibility timeout) a day
+# later, so every call finds its task still held and moves it.
+lease_end=$(($(date +%s%3N) + 86400000))
+for key in bench:nack bench:nack:lua bench:touch bench:touch:lua; do
+  preload_zset "$key" 100000 't:%012d' "$lease_end"
+done
+ZKIT=(DELAY.NACK bench:nack bench:nack t:__rand_int__ 86400000)
+NATIVE=(ZADD bench:nack:zadd "$lease_end" t:__rand_int__)
+LUA=(delay_nack.lua 2 bench:nack:lua bench:nack:lua t:__rand_int__ 86400000)
+compare "DELAY.NACK | ZADD | Lua"
+ZKIT=(DELAY.TOUCH bench:touch t:__rand_int__ 86400000)
+NATIVE=(ZADD bench:touch:zadd "$lease_end" t:__rand_int__)
+LUA=(delay_touch.lua 1 bench:touch:lua t:__rand_int__ 86400000)
+compare "DELAY.TOUCH | ZADD | Lua"
+
+# A leased poll with dead letters: each claim looks up, leases and counts a
+# real task (queues filled as for DELAY.POLL above, checked not to run dry).
+due_tasks=$((requests * rounds * 2 + requests))
+for key in bench:dl bench:dl:popmin bench:dl:lua; do preload_zset "$key" "$due_tasks" 't:%d' 1; done
+ZKIT=(DELAY.POLL bench:dl LEASE bench:dl:held 600000 DEADLETTER bench:dl:dead bench:dl:n 3)
+NATIVE=(ZPOPMIN bench:dl:popmin)
+LUA=(delay_poll.lua 4 bench:dl:lua bench:dl:lua:held bench:dl:lua:dead bench:dl:lua:n 1 600000 3)
+compare "DELAY.POLL DEADLETTER | ZPOPMIN | Lua"
+for key in bench:dl bench:dl:popmin bench:dl:lua; do
+  (($(cli ZCARD "$key") > 0)) || echo "warning: $key ran dry: its numbers are void" >&2
+done
+
+# RATE.HIT with two limits (100 a minute, 1,000 a day), one log per user over
+# 100k users: every hit is allowed.
+ZKIT=(RATE.HIT bench:rate2:__rand_int__ 60000 100 86400000 1000)
+NATIVE=(ZADD bench:rate2:zadd:__rand_int__ __rand_int__ __rand_int__)
+LUA=(rate_hit_limits.lua 1 bench:rate2:lua:__rand_int__ 60000 100 86400000 1000)
+compare "RATE.HIT 2 limits | ZADD | Lua"
+
 # ---- report ----------------------------------------------------------------
 
 server_version=$(cli INFO server | awk -F: '/^redis_version/ { sub("\r", "", $2); print $2 }')

@@ -7,6 +7,7 @@ use std::fmt;
 
 use crate::host::HostError;
 use crate::logic::cursor::CursorError;
+use crate::logic::delay::DelayError;
 use crate::logic::rank::RankError;
 use crate::logic::recent::RecentError;
 use crate::logic::vote::VoteError;
@@ -15,6 +16,8 @@ use crate::logic::vote::VoteError;
 pub mod bound {
     /// Durations: 1 ms to `logic::clock::MAX_DURATION_MS` (100 years).
     pub const DURATION_MS: &str = "must be between 1 and 3155760000000 ms (100 years)";
+    /// A retry delay: 0 (now) to the same 100 years.
+    pub const DELAY_MS: &str = "must be between 0 and 3155760000000 ms (100 years)";
     /// Durations in seconds, to the same 100 years.
     pub const DURATION_S: &str = "must be between 1 and 3155760000 seconds (100 years)";
     /// A rate limit: 1 to `logic::rate::MAX_LIMIT`.
@@ -56,6 +59,8 @@ pub enum ZkitError {
     Vote(VoteError),
     /// A feed cursor that FEED.PAGE did not write, or could not hand out.
     Cursor(CursorError),
+    /// A dead-letter clause that cannot work.
+    Delay(DelayError),
     /// A bug or an unexpected server answer: the command changed nothing it
     /// could avoid changing, and the message says what happened.
     Internal(String),
@@ -78,6 +83,7 @@ impl fmt::Display for ZkitError {
             ZkitError::Recent(e) => write!(f, "ERR {e}"),
             ZkitError::Vote(e) => write!(f, "ERR {e}"),
             ZkitError::Cursor(e) => write!(f, "ERR {e}"),
+            ZkitError::Delay(e) => write!(f, "ERR {e}"),
             ZkitError::Internal(message) => write!(f, "ERR zkit internal error: {message}"),
         }
     }
@@ -113,6 +119,12 @@ impl From<VoteError> for ZkitError {
     }
 }
 
+impl From<DelayError> for ZkitError {
+    fn from(e: DelayError) -> ZkitError {
+        ZkitError::Delay(e)
+    }
+}
+
 impl From<CursorError> for ZkitError {
     fn from(e: CursorError) -> ZkitError {
         ZkitError::Cursor(e)
@@ -128,6 +140,7 @@ mod tests {
         use crate::logic::clock::MAX_DURATION_MS;
         use crate::logic::rate::MAX_LIMIT;
         assert!(bound::DURATION_MS.contains(&format!(" {MAX_DURATION_MS} ms")));
+        assert!(bound::DELAY_MS.contains(&format!("0 and {MAX_DURATION_MS} ms")));
         assert!(bound::DURATION_S.contains(&format!(" {} seconds", MAX_DURATION_MS / 1000)));
         assert!(bound::RATE_LIMIT.ends_with(&format!(" {MAX_LIMIT}")));
     }
@@ -151,6 +164,7 @@ mod tests {
                 window_s: 2,
             }),
             ZkitError::Cursor(CursorError::Malformed),
+            ZkitError::Delay(DelayError::DeadLetterWithoutLease),
             ZkitError::Internal("boom".into()),
         ];
         for e in errors {

@@ -214,10 +214,18 @@ fn commands_json_agrees_with_command_info_and_command_docs() {
 /// keyword and `numkeys` key specs, options in any order, keywords in any case.
 const CALLS_AND_KEYS: &[(&str, &[&str])] = &[
     ("RANK.GIFT b m 1", &["b"]),
+    ("RANK.GIFT b m 1 SHARED", &["b"]),
     ("RANK.SET b m 1 AT 5", &["b"]),
+    ("RANK.SET b m 1 GT SHARED", &["b"]),
     ("RANK.GET b m", &["b"]),
+    ("RANK.GET b m shared", &["b"]),
     ("RANK.TOP b 10 OFFSET 2", &["b"]),
+    ("RANK.TOP b 10 SHARED OFFSET 2", &["b"]),
     ("RANK.AROUND b m 2", &["b"]),
+    ("RANK.AROUND b m 2 SHARED", &["b"]),
+    ("RANK.MGIFT 3 d w a m 5 AT 1 SHARED", &["d", "w", "a"]),
+    ("RANK.MGIFT 1 d m 5", &["d"]),
+    ("RANK.MGET b m1 m2 SHARED", &["b"]),
     (
         "RANK.MERGE w 3 d1 d2 d3 WEIGHTS 1 2 3",
         &["w", "d1", "d2", "d3"],
@@ -232,7 +240,21 @@ const CALLS_AND_KEYS: &[(&str, &[&str])] = &[
     ("DELAY.BPOLL q 0 lease q:held 100", &["q", "q:held"]),
     ("DELAY.BPOLL q 1000 COUNT 2", &["q"]),
     ("DELAY.ACK q:held a b", &["q:held"]),
+    (
+        "DELAY.POLL q LEASE q:held 100 DEADLETTER q:dead q:n 3",
+        &["q", "q:held", "q:dead", "q:n"],
+    ),
+    (
+        "DELAY.BPOLL q 0 deadletter q:dead q:n 3 LEASE q:held 100",
+        &["q", "q:held", "q:dead", "q:n"],
+    ),
+    ("DELAY.ACK q:held a b DELIVERIES q:n", &["q:held", "q:n"]),
+    // Last, DELIVERIES is a task, not the option.
+    ("DELAY.ACK q:held a DELIVERIES", &["q:held"]),
+    ("DELAY.NACK q:held q a 0", &["q:held", "q"]),
+    ("DELAY.TOUCH q:held a 1000", &["q:held"]),
     ("RATE.HIT k 1000 5 COST 2", &["k"]),
+    ("RATE.HIT k 1000 5 9000 50 COST 2", &["k"]),
     ("RECENT.ADD r a b CAP 5 TTL 9", &["r"]),
     ("VOTE.CAST s u d i v UP", &["s", "u", "d"]),
     ("VOTE.CAST s u d i v UP WEIGHT 1 2", &["s", "u", "d"]),

@@ -620,3 +620,496 @@ fn polls_that_claim_nothing_keep_watch() {
         assert_eq!(names(&poll(other, &["q"])), ["now"]);
     }));
 }
+
+// ---- retries (DELAY.NACK), lease renewal (DELAY.TOUCH), dead letters -----
+
+/// The score of `task` in `key`, if there.
+fn score_of(con: &mut Connection, key: &str, task: &str) -> Option<f64> {
+    query(con, &["ZSCORE", key, task])
+}
+
+#[test]
+fn a_failed_task_is_handed_back_with_nack() {
+    let server = Server::start();
+    let mut con = server.connect();
+    ok(
+        &mut con,
+        &["ZADD", "{jobs}", "1", "mail:17", "2", "mail:18"],
+    );
+    let lease = ["LEASE", "{jobs}:inflight", "60000"];
+    let mut words = vec!["{jobs}", "COUNT", "2"];
+    words.extend_from_slice(&lease);
+    assert_eq!(names(&poll(&mut con, &words)), ["mail:17", "mail:18"]);
+    // The worker failed: retry in a minute.
+    let before = server_time_ms(&mut con);
+    let nack = |con: &mut Connection, task: &str, delay: &str| -> i64 {
+        query(
+            con,
+            &["DELAY.NACK", "{jobs}:inflight", "{jobs}", task, delay],
+        )
+    };
+    assert_eq!(nack(&mut con, "mail:17", "60000"), 1);
+    let due = score_of(&mut con, "{jobs}", "mail:17").unwrap() as i64;
+    assert!(
+        (before + 60000..=server_time_ms(&mut con) + 60000).contains(&due),
+        "{due}"
+    );
+    assert_eq!(score_of(&mut con, "{jobs}:inflight", "mail:17"), None);
+    // Not in flight any more: nothing changes.
+    assert_eq!(nack(&mut con, "mail:17", "0"), 0);
+    assert_eq!(nack(&mut con, "nobody", "0"), 0);
+    assert_eq!(score_of(&mut con, "{jobs}", "mail:17"), Some(due as f64));
+    // 0: due now, the next poll delivers it.
+    assert_eq!(nack(&mut con, "mail:18", "0"), 1);
+    assert_eq!(names(&poll(&mut con, &["{jobs}"])), ["mail:18"]);
+    assert_eq!(query::<i64>(&mut con, &["EXISTS", "{jobs}:inflight"]), 0);
+
+    // A lease that has ended is lost: NACK leaves the task to be delivered
+    // again, as any expired lease.
+    ok(&mut con, &["ZADD", "q", "1", "late"]);
+    poll(&mut con, &["q", "LEASE", "q:held", "50"]);
+    thread::sleep(Duration::from_millis(100));
+    assert_eq!(
+        query::<i64>(&mut con, &["DELAY.NACK", "q:held", "q", "late", "0"]),
+        0
+    );
+    assert_eq!(names(&poll(&mut con, &["q:held"])), ["late"]);
+
+    // A queue that is its own in-flight set (a visibility timeout): the task
+    // only moves to its new due time.
+    ok(&mut con, &["ZADD", "vq", "1", "v"]);
+    poll(&mut con, &["vq", "LEASE", "vq", "60000"]);
+    assert_eq!(
+        query::<i64>(&mut con, &["DELAY.NACK", "vq", "vq", "v", "5000"]),
+        1
+    );
+    let due = score_of(&mut con, "vq", "v").unwrap() as i64;
+    assert!(due - server_time_ms(&mut con) <= 5000, "{due}");
+    assert_eq!(query::<i64>(&mut con, &["ZCARD", "vq"]), 1);
+}
+
+#[test]
+fn touch_extends_a_lease_until_it_has_ended() {
+    let server = Server::start();
+    let mut con = server.connect();
+    ok(&mut con, &["ZADD", "q", "1", "long", "2", "short"]);
+    poll(&mut con, &["q", "COUNT", "2", "LEASE", "q:held", "300"]);
+    let before = server_time_ms(&mut con);
+    let touched: i64 = query(&mut con, &["DELAY.TOUCH", "q:held", "long", "60000"]);
+    assert_eq!(touched, 1);
+    let until = score_of(&mut con, "q:held", "long").unwrap() as i64;
+    assert!((before + 60000..=server_time_ms(&mut con) + 60000).contains(&until));
+    // The untouched lease ends and its task comes back; the touched one not.
+    let mut back = vec![];
+    wait_for(Duration::from_secs(20), || {
+        back = poll(&mut con, &["q:held", "COUNT", "5"]);
+        !back.is_empty()
+    });
+    assert_eq!(names(&back), ["short"]);
+    // short's lease has ended (it was delivered again, without a lease):
+    // its worker learns it must stop.
+    assert_eq!(
+        query::<i64>(&mut con, &["DELAY.TOUCH", "q:held", "short", "60000"]),
+        0
+    );
+    assert_eq!(
+        query::<i64>(&mut con, &["DELAY.TOUCH", "q:held", "nobody", "60000"]),
+        0
+    );
+    ok(&mut con, &["ZADD", "q:held", "1", "expired"]);
+    assert_eq!(
+        query::<i64>(&mut con, &["DELAY.TOUCH", "q:held", "expired", "60000"]),
+        0
+    );
+    assert_eq!(score_of(&mut con, "q:held", "expired"), Some(1.0));
+}
+
+/// One worker's poll with leases and dead letters after 3 deliveries.
+const DEAD_LETTERS: [&str; 7] = [
+    "LEASE",
+    "{jobs}:inflight",
+    "100",
+    "DEADLETTER",
+    "{jobs}:dead",
+    "{jobs}:deliveries",
+    "3",
+];
+
+#[test]
+fn a_poison_task_stops_after_n_deliveries_while_the_others_flow() {
+    let server = Server::start();
+    let mut con = server.connect();
+    let mut zadd = vec!["ZADD".to_string(), "{jobs}".to_string()];
+    zadd.extend(["0".into(), "poison".into()]);
+    for i in 0..20 {
+        zadd.extend([(i + 1).to_string(), format!("good:{i:02}")]);
+    }
+    ok(&mut con, &words(&zadd));
+    let mut delivered: std::collections::HashMap<String, usize> = Default::default();
+    wait_for(Duration::from_secs(30), || {
+        // Due tasks first, then tasks whose lease ended (the README loop).
+        let mut tasks = poll(
+            &mut con,
+            &[&["{jobs}", "COUNT", "3"][..], &DEAD_LETTERS].concat(),
+        );
+        if tasks.is_empty() {
+            tasks = poll(
+                &mut con,
+                &[&["{jobs}:inflight", "COUNT", "3"][..], &DEAD_LETTERS].concat(),
+            );
+        }
+        for (task, _) in tasks {
+            *delivered.entry(task.clone()).or_default() += 1;
+            if task != "poison" {
+                let acked: i64 = query(
+                    &mut con,
+                    &[
+                        "DELAY.ACK",
+                        "{jobs}:inflight",
+                        &task,
+                        "DELIVERIES",
+                        "{jobs}:deliveries",
+                    ],
+                );
+                assert_eq!(acked, 1);
+            }
+        }
+        query::<i64>(&mut con, &["EXISTS", "{jobs}:dead"]) == 1
+    });
+    assert_eq!(delivered["poison"], 3, "{delivered:?}");
+    assert_eq!(delivered.len(), 21);
+    assert!(delivered.iter().all(|(t, n)| t == "poison" || *n == 1));
+    // The poison task rests in the dead-letter set, scored by when it died;
+    // nothing else is left anywhere, counts included.
+    let dead: Vec<(String, f64)> = query(
+        &mut con,
+        &["ZRANGE", "{jobs}:dead", "0", "-1", "WITHSCORES"],
+    );
+    assert_eq!(names(&dead), ["poison"]);
+    assert!((dead[0].1 as i64 - server_time_ms(&mut con)).abs() < 30_000);
+    let keys: Vec<String> = query(&mut con, &["KEYS", "*"]);
+    assert_eq!(keys, ["{jobs}:dead"]);
+    // Operators see it in INFO zkit too.
+    let info: String = query(&mut con, &["INFO", "zkit"]);
+    assert!(info.contains("zkit_delay_tasks_dead:1\r\n"), "{info}");
+}
+
+#[test]
+fn deliveries_are_counted_for_operators_and_nack_keeps_the_count() {
+    let server = Server::start();
+    let mut con = server.connect();
+    ok(&mut con, &["ZADD", "{jobs}", "1", "a", "2", "b"]);
+    let clause = [
+        "LEASE",
+        "{jobs}:inflight",
+        "60000",
+        "DEADLETTER",
+        "{jobs}:dead",
+        "{jobs}:n",
+        "2",
+    ];
+    poll(&mut con, &[&["{jobs}", "COUNT", "2"][..], &clause].concat());
+    let counts: Vec<(String, f64)> =
+        query(&mut con, &["ZRANGE", "{jobs}:n", "0", "-1", "WITHSCORES"]);
+    assert_eq!(counts, [("a".to_string(), 1.0), ("b".to_string(), 1.0)]);
+    // A retry keeps its count: the second delivery is the last.
+    let moved: i64 = query(
+        &mut con,
+        &["DELAY.NACK", "{jobs}:inflight", "{jobs}", "a", "0"],
+    );
+    assert_eq!(moved, 1);
+    assert_eq!(
+        names(&poll(&mut con, &[&["{jobs}"][..], &clause].concat())),
+        ["a"]
+    );
+    assert_eq!(score_of(&mut con, "{jobs}:n", "a"), Some(2.0));
+    let moved: i64 = query(
+        &mut con,
+        &["DELAY.NACK", "{jobs}:inflight", "{jobs}", "a", "0"],
+    );
+    assert_eq!(moved, 1);
+    assert!(poll(&mut con, &[&["{jobs}"][..], &clause].concat()).is_empty());
+    assert_eq!(
+        names(&query::<Tasks>(
+            &mut con,
+            &["ZRANGE", "{jobs}:dead", "0", "-1", "WITHSCORES"]
+        )),
+        ["a"]
+    );
+    assert_eq!(score_of(&mut con, "{jobs}:n", "a"), None);
+    // An ACK without DELIVERIES leaves the count (the operator sees it);
+    // with it, the count goes. A task not in flight keeps its count.
+    let acked: i64 = query(
+        &mut con,
+        &[
+            "DELAY.ACK",
+            "{jobs}:inflight",
+            "nobody",
+            "DELIVERIES",
+            "{jobs}:n",
+        ],
+    );
+    assert_eq!(acked, 0);
+    assert_eq!(score_of(&mut con, "{jobs}:n", "b"), Some(1.0));
+    let acked: i64 = query(
+        &mut con,
+        &[
+            "DELAY.ACK",
+            "{jobs}:inflight",
+            "b",
+            "DELIVERIES",
+            "{jobs}:n",
+        ],
+    );
+    assert_eq!(acked, 1);
+    assert_eq!(query::<i64>(&mut con, &["EXISTS", "{jobs}:n"]), 0);
+}
+
+#[test]
+fn a_task_named_like_the_keyword_is_still_a_task() {
+    let server = Server::start();
+    let mut con = server.connect();
+    ok(
+        &mut con,
+        &[
+            "ZADD",
+            "held",
+            "9999999999999",
+            "DELIVERIES",
+            "9999999999999",
+            "a",
+        ],
+    );
+    ok(&mut con, &["ZADD", "n", "1", "DELIVERIES", "1", "a"]);
+    // Last, or alone, DELIVERIES is a task.
+    assert_eq!(
+        query::<i64>(&mut con, &["DELAY.ACK", "held", "a", "DELIVERIES"]),
+        2
+    );
+    ok(&mut con, &["ZADD", "held", "9999999999999", "DELIVERIES"]);
+    // Second-to-last it is the keyword: name the task with the option.
+    assert_eq!(
+        query::<i64>(
+            &mut con,
+            &["DELAY.ACK", "held", "DELIVERIES", "DELIVERIES", "n"]
+        ),
+        1
+    );
+    assert_eq!(
+        query::<Vec<String>>(&mut con, &["ZRANGE", "n", "0", "-1"]),
+        ["a"]
+    );
+    // (COMMAND GETKEYS of such calls: tests/commands_json.rs.)
+}
+
+#[test]
+fn a_blocked_poll_skips_dead_tasks_and_moves_them_when_it_delivers() {
+    let (master, replicas) = master_and_replicas();
+    let mut con = master.connect();
+    ok(&mut con, &["ZADD", "{q}", "1", "poison"]);
+    let clause = [
+        "LEASE",
+        "{q}:held",
+        "150",
+        "DEADLETTER",
+        "{q}:dead",
+        "{q}:n",
+        "1",
+    ];
+    assert_eq!(
+        names(&poll(&mut con, &[&["{q}"][..], &clause].concat())),
+        ["poison"]
+    );
+    // A recovery worker blocks on the in-flight set. poison's lease ends
+    // (delivered once: dead), which does not wake the worker: a blocked
+    // poll writes only when it delivers.
+    let worker = spawn_call(
+        &master,
+        &[&["DELAY.BPOLL", "{q}:held", "0"][..], &clause].concat(),
+    );
+    wait_blocked(&master, 1);
+    thread::sleep(Duration::from_millis(400));
+    wait_blocked(&master, 1);
+    assert_eq!(score_of(&mut con, "{q}:n", "poison"), Some(1.0));
+    // The next due task is served, and poison moves to the dead letters in
+    // the same claim (served from the blocked state, after the write gate).
+    // (Due after poison, so the claim meets poison first.)
+    let now = server_time_ms(&mut con).to_string();
+    ok(&mut con, &["ZADD", "{q}:held", &now, "next"]);
+    let served: Tasks = redis::from_redis_value(worker.join().unwrap().unwrap()).unwrap();
+    assert_eq!(names(&served), ["next"]);
+    assert_eq!(score_of(&mut con, "{q}:n", "next"), Some(1.0));
+    assert_eq!(score_of(&mut con, "{q}:n", "poison"), None);
+    assert!(score_of(&mut con, "{q}:dead", "poison").is_some());
+    // A plain poll moves dead tasks at once, delivering or not.
+    ok(&mut con, &["ZADD", "{q}:held", "0", "poison2"]);
+    ok(&mut con, &["ZADD", "{q}:n", "1", "poison2"]);
+    assert!(poll(&mut con, &[&["{q}:held"][..], &clause].concat()).is_empty());
+    assert!(score_of(&mut con, "{q}:dead", "poison2").is_some());
+    assert_replicas_match(&master, &replicas);
+}
+
+#[test]
+fn new_delay_errors_change_nothing() {
+    let server = Server::start();
+    let mut con = server.connect();
+    ok(&mut con, &["ZADD", "q", "1", "a"]);
+    ok(&mut con, &["ZADD", "held", "9999999999999", "x"]);
+    ok(&mut con, &["SET", "str", "v"]);
+    let needs_lease = "ERR DEADLETTER needs LEASE";
+    let shared = "ERR the dead-letter and deliveries sets must differ";
+    let max = "ERR max-deliveries must be a positive integer";
+    let delay = "ERR delay must be between 0 and 3155760000000 ms";
+    let lease = "ERR lease must be between 1 and 3155760000000 ms";
+    let not_integer = "ERR value is not an integer";
+    let syntax = "ERR syntax error";
+    let arity = "ERR wrong number of arguments";
+    let leased = "DELAY.POLL q LEASE held 10 DEADLETTER";
+    let lines: Vec<(String, &str)> = [
+        ("DELAY.POLL q DEADLETTER d n 3", needs_lease),
+        ("DELAY.BPOLL q 0 DEADLETTER d n 3", needs_lease),
+        (&format!("{leased} q n 3"), shared),
+        (&format!("{leased} d held 3"), shared),
+        (&format!("{leased} d d 3"), shared),
+        ("DELAY.POLL q LEASE q 10 DEADLETTER d q 3", shared),
+        (&format!("{leased} d n 0"), max),
+        (&format!("{leased} d n -1"), max),
+        (&format!("{leased} d n x"), not_integer),
+        (&format!("{leased} d n"), syntax),
+        (&format!("{leased} d n 3 DEADLETTER e m 3"), syntax),
+        (&format!("{leased} str n 3"), "WRONGTYPE"),
+        (&format!("{leased} d str 3"), "WRONGTYPE"),
+        (
+            "DELAY.BPOLL q 0 LEASE held 10 DEADLETTER d str 3",
+            "WRONGTYPE",
+        ),
+        ("DELAY.NACK held q x", arity),
+        ("DELAY.NACK held q x 0 1", arity),
+        ("DELAY.NACK held q x -1", delay),
+        ("DELAY.NACK held q x 3155760000001", delay),
+        ("DELAY.NACK held q x 1.5", not_integer),
+        ("DELAY.NACK held str x 0", "WRONGTYPE"),
+        ("DELAY.NACK str q x 0", "WRONGTYPE"),
+        ("DELAY.TOUCH held x", arity),
+        ("DELAY.TOUCH held x 0", lease),
+        ("DELAY.TOUCH held x -5", lease),
+        ("DELAY.TOUCH held x 3155760000001", lease),
+        ("DELAY.TOUCH held x soon", not_integer),
+        ("DELAY.TOUCH str x 1000", "WRONGTYPE"),
+        ("DELAY.ACK held x DELIVERIES str", "WRONGTYPE"),
+        ("DELAY.ACK held DELIVERIES n", syntax),
+        ("DELAY.ACK held x DELIVERIES n DELIVERIES m", syntax),
+    ]
+    .into_iter()
+    .map(|(line, expected)| (line.to_string(), expected))
+    .collect();
+    let words: Vec<Vec<&str>> = lines.iter().map(|(line, _)| cmdline(line)).collect();
+    let cases: Vec<(&[&str], &str)> = words
+        .iter()
+        .zip(&lines)
+        .map(|(words, (_, expected))| (words.as_slice(), *expected))
+        .collect();
+    assert_errors_change_nothing(&mut con, &cases);
+}
+
+#[test]
+fn new_delay_writes_replicate_and_replay_without_zkit() {
+    fn workload(con: &mut Connection) {
+        let clause = [
+            "LEASE",
+            "{j}:held",
+            "60000",
+            "DEADLETTER",
+            "{j}:dead",
+            "{j}:n",
+            "2",
+        ];
+        ok(
+            con,
+            &["ZADD", "{j}", "1", "a", "2", "b", "3", "c", "4", "d"],
+        );
+        poll(con, &[&["{j}", "COUNT", "4"][..], &clause].concat());
+        let _: i64 = query(con, &["DELAY.NACK", "{j}:held", "{j}", "a", "0"]);
+        let _: i64 = query(con, &["DELAY.NACK", "{j}:held", "{j}", "b", "90000"]);
+        let _: i64 = query(con, &["DELAY.TOUCH", "{j}:held", "c", "120000"]);
+        poll(con, &[&["{j}"][..], &clause].concat());
+        let _: i64 = query(con, &["DELAY.NACK", "{j}:held", "{j}", "a", "0"]);
+        // a was delivered twice: buried.
+        poll(con, &[&["{j}"][..], &clause].concat());
+        let _: i64 = query(
+            con,
+            &["DELAY.ACK", "{j}:held", "c", "d", "DELIVERIES", "{j}:n"],
+        );
+    }
+    let (master, replicas) = master_and_replicas();
+    workload(&mut master.connect());
+    let data = assert_replicas_match(&master, &replicas);
+    let keys: Vec<&str> = data.iter().map(|(k, _)| k.as_str()).collect();
+    assert_eq!(keys, ["{j}", "{j}:dead", "{j}:n"]);
+
+    let server = aof_server();
+    workload(&mut server.connect());
+    assert_aof_replays_without_module(server);
+}
+
+#[test]
+fn new_delay_writes_fire_the_native_keyspace_events() {
+    let server = Server::start();
+    let mut con = server.connect();
+    ok(&mut con, &["ZADD", "q", "1", "a"]);
+    let clause = ["LEASE", "held", "60000", "DEADLETTER", "dead", "n", "1"];
+    let events = keyspace_events(&server, |con| {
+        poll(con, &[&["q"][..], &clause].concat()); // a: delivered, counted
+        let _: i64 = query(con, &["DELAY.TOUCH", "held", "a", "90000"]);
+        let _: i64 = query(con, &["DELAY.NACK", "held", "q", "a", "0"]);
+        let _: i64 = query(con, &["DELAY.NACK", "held", "q", "a", "0"]); // nothing
+        poll(con, &[&["q"][..], &clause].concat()); // a: dead
+        ok(con, &["ZADD", "q", "1", "b"]);
+        poll(con, &[&["q"][..], &clause].concat()); // b: delivered, counted
+        let _: i64 = query(con, &["DELAY.ACK", "held", "b", "DELIVERIES", "n"]);
+    });
+    assert_eq!(
+        event_pairs(&events),
+        [
+            ("__keyevent@0__:zrem", "q"),
+            ("__keyevent@0__:del", "q"),
+            ("__keyevent@0__:zadd", "held"),
+            ("__keyevent@0__:zincr", "n"),
+            ("__keyevent@0__:zadd", "held"),
+            ("__keyevent@0__:zrem", "held"),
+            ("__keyevent@0__:del", "held"),
+            ("__keyevent@0__:zadd", "q"),
+            ("__keyevent@0__:zrem", "q"),
+            ("__keyevent@0__:del", "q"),
+            ("__keyevent@0__:zadd", "dead"),
+            ("__keyevent@0__:zrem", "n"),
+            ("__keyevent@0__:del", "n"),
+            ("__keyevent@0__:zadd", "q"),
+            ("__keyevent@0__:zrem", "q"),
+            ("__keyevent@0__:del", "q"),
+            ("__keyevent@0__:zadd", "held"),
+            ("__keyevent@0__:zincr", "n"),
+            ("__keyevent@0__:zrem", "held"),
+            ("__keyevent@0__:del", "held"),
+            ("__keyevent@0__:zrem", "n"),
+            ("__keyevent@0__:del", "n"),
+        ]
+    );
+}
+
+#[test]
+fn new_delay_calls_need_their_keys_in_one_slot() {
+    // In a cluster every key of a call must share a slot.
+    let cluster = Server::single_node_cluster();
+    let mut con = cluster.connect();
+    for words in [
+        "DELAY.NACK {q}:held other t 0",
+        "DELAY.POLL {q} LEASE {q}:held 100 DEADLETTER dead {q}:n 3",
+        "DELAY.ACK {q}:held t DELIVERIES n",
+    ] {
+        let e = err(&mut con, &cmdline(words));
+        assert!(e.starts_with("CROSSSLOT"), "{words}: {e}");
+    }
+    let moved: i64 = query(&mut con, &cmdline("DELAY.NACK {q}:held {q} t 0"));
+    assert_eq!(moved, 0);
+}

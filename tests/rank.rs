@@ -47,6 +47,29 @@ fn live_stream_gift_board_walk_through() {
             (3, "bob".to_string(), 100)
         ]
     );
+    // The same page with equal totals shown as equal.
+    let shared: Vec<(i64, String, i64)> = query(&mut con, &["RANK.TOP", room, "3", "SHARED"]);
+    assert_eq!(
+        shared,
+        vec![
+            (1, "carol".to_string(), 300),
+            (2, "alice".to_string(), 100),
+            (2, "bob".to_string(), 100)
+        ]
+    );
+    // "My friends on this board", with shared ranks.
+    let friends: Vec<Option<(i64, i64, i64)>> = query(
+        &mut con,
+        &["RANK.MGET", room, "bob", "nobody", "carol", "SHARED"],
+    );
+    assert_eq!(
+        friends,
+        [
+            Some((100, 2, EPOCH + 4 * MIN)),
+            None,
+            Some((300, 1, EPOCH + 3 * MIN))
+        ]
+    );
     // dave reaches 100 last; a name that sorts first does not help him.
     assert_eq!(gift(&mut con, room, "aaron", 100, &at(5 * MIN)), (100, 4));
     // alice gives again and takes the lead.
@@ -65,6 +88,153 @@ fn live_stream_gift_board_walk_through() {
     assert_eq!(count, 2);
     let by_amount: Vec<String> = query(&mut con, &["ZRANGEBYSCORE", room, "300", "+inf"]);
     assert_eq!(by_amount, ["carol", "alice"]);
+}
+
+#[test]
+fn shared_ranks_show_equal_totals_as_equal() {
+    // The board: a and b reach 100, c 99, then d 100 later.
+    let server = Server::start();
+    let mut con = server.connect();
+    gift(&mut con, "board", "a", 100, &at(MIN));
+    gift(&mut con, "board", "b", 100, &at(2 * MIN));
+    gift(&mut con, "board", "c", 99, &at(3 * MIN));
+    gift(&mut con, "board", "d", 100, &at(4 * MIN));
+    // Positions stay first-come: a, b, d, c.
+    assert_eq!(
+        top(&mut con, "board", 10),
+        vec![
+            (1, "a".to_string(), 100),
+            (2, "b".to_string(), 100),
+            (3, "d".to_string(), 100),
+            (4, "c".to_string(), 99)
+        ]
+    );
+    // SHARED: same order and totals, competition ranks 1, 1, 1, 4.
+    let shared: Vec<(i64, String, i64)> = query(&mut con, &["RANK.TOP", "board", "10", "SHARED"]);
+    assert_eq!(
+        shared,
+        vec![
+            (1, "a".to_string(), 100),
+            (1, "b".to_string(), 100),
+            (1, "d".to_string(), 100),
+            (4, "c".to_string(), 99)
+        ]
+    );
+    // A page that starts inside the run of ties.
+    let page: Vec<(i64, String, i64)> = query(
+        &mut con,
+        &["RANK.TOP", "board", "2", "OFFSET", "2", "shared"],
+    );
+    assert_eq!(
+        page,
+        vec![(1, "d".to_string(), 100), (4, "c".to_string(), 99)]
+    );
+    let around: Vec<(i64, String, i64)> =
+        query(&mut con, &["RANK.AROUND", "board", "d", "1", "SHARED"]);
+    assert_eq!(
+        around,
+        vec![
+            (1, "b".to_string(), 100),
+            (1, "d".to_string(), 100),
+            (4, "c".to_string(), 99)
+        ]
+    );
+    for (member, rank, position) in [("a", 1, 1), ("b", 1, 2), ("d", 1, 3), ("c", 4, 4)] {
+        let shared: (i64, i64, i64) = query(&mut con, &["RANK.GET", "board", member, "SHARED"]);
+        let plain: (i64, i64, i64) = query(&mut con, &["RANK.GET", "board", member]);
+        assert_eq!((shared.1, plain.1), (rank, position), "{member}");
+        // Every other field is the same.
+        assert_eq!((shared.0, shared.2), (plain.0, plain.2), "{member}");
+    }
+    // Writes reply shared ranks too: e joins the 100s last, c climbs to them.
+    let r: (i64, i64) = query(
+        &mut con,
+        &[
+            "RANK.GIFT",
+            "board",
+            "e",
+            "100",
+            "AT",
+            &at(5 * MIN),
+            "SHARED",
+        ],
+    );
+    assert_eq!(r, (100, 1));
+    let r: (i64, i64) = query(
+        &mut con,
+        &[
+            "RANK.SET",
+            "board",
+            "c",
+            "101",
+            "SHARED",
+            "AT",
+            &at(6 * MIN),
+        ],
+    );
+    assert_eq!(r, (101, 1));
+    let r: (i64, i64) = query(&mut con, &["RANK.GIFT", "board", "a", "0", "SHARED"]);
+    assert_eq!(r, (100, 2));
+    let absent = ok(&mut con, &["RANK.GET", "board", "nobody", "SHARED"]);
+    assert_eq!(absent, Value::Nil);
+    let empty: Vec<Value> = query(&mut con, &["RANK.TOP", "nokey", "5", "SHARED"]);
+    assert!(empty.is_empty());
+}
+
+#[test]
+fn shared_ranks_match_a_count_on_every_page_of_a_large_board() {
+    // 300 members (a skiplist, not a listpack) with negative and positive
+    // totals in long runs of ties: every page, wherever it starts, agrees
+    // with 1 + the members whose total is higher, counted by the client.
+    let server = Server::start();
+    let mut con = server.connect();
+    for i in 0..300i64 {
+        let total = (i * 7919 % 13) - 6;
+        ok(
+            &mut con,
+            &[
+                "RANK.SET",
+                "big",
+                &format!("m{i}"),
+                &total.to_string(),
+                "AT",
+                &at(i),
+            ],
+        );
+    }
+    let encoding: String = query(&mut con, &["OBJECT", "ENCODING", "big"]);
+    assert_eq!(encoding, "skiplist");
+    let board = top(&mut con, "big", 300);
+    let shared_rank = |total: i64| 1 + board.iter().filter(|(_, _, t)| *t > total).count() as i64;
+    for (offset, count) in [(0, 300), (0, 1), (22, 10), (23, 47), (150, 3), (299, 5)] {
+        let page: Vec<(i64, String, i64)> = query(
+            &mut con,
+            &[
+                "RANK.TOP",
+                "big",
+                &count.to_string(),
+                "OFFSET",
+                &offset.to_string(),
+                "SHARED",
+            ],
+        );
+        let expected: Vec<(i64, String, i64)> = board
+            .iter()
+            .skip(offset)
+            .take(count)
+            .map(|(_, member, total)| (shared_rank(*total), member.clone(), *total))
+            .collect();
+        assert_eq!(page, expected, "OFFSET {offset} COUNT {count}");
+    }
+    for (_, member, total) in board.iter().step_by(17) {
+        let (_, rank, _): (i64, i64, i64) = query(&mut con, &["RANK.GET", "big", member, "SHARED"]);
+        assert_eq!(rank, shared_rank(*total), "{member}");
+        let around: Vec<(i64, String, i64)> =
+            query(&mut con, &["RANK.AROUND", "big", member, "4", "SHARED"]);
+        for (rank, member, total) in around {
+            assert_eq!(rank, shared_rank(total), "{member}");
+        }
+    }
 }
 
 #[test]
@@ -345,10 +515,6 @@ fn errors_change_nothing() {
         (&["RANK.MERGE", "dest", "2", "b", "str"], "WRONGTYPE"),
         (&["RANK.GIFT", "b", "m"], "ERR wrong number of arguments"),
         (&["RANK.GET", "b"], "ERR wrong number of arguments"),
-        (
-            &["RANK.GET", "b", "m", "x"],
-            "ERR wrong number of arguments",
-        ),
         (&["RANK.TOP", "b"], "ERR wrong number of arguments"),
         (&["RANK.AROUND", "b", "m"], "ERR wrong number of arguments"),
         (
@@ -422,6 +588,25 @@ fn errors_change_nothing() {
         ),
         (&["RANK.TOP", "b", "1", "OFFSET"], "ERR syntax error"),
         (&["RANK.TOP", "b", "1", "LIMIT", "1"], "ERR syntax error"),
+        (&["RANK.TOP", "b", "1", "SHARED", "1"], "ERR syntax error"),
+        // RANK.GET takes SHARED now: another word is a syntax error, no
+        // longer a wrong number of arguments.
+        (&["RANK.GET", "b", "m", "x"], "ERR syntax error"),
+        (&["RANK.GET", "b", "m", "SHARE"], "ERR syntax error"),
+        (
+            &["RANK.GET", "b", "m", "SHARED", "SHARED"],
+            "ERR syntax error",
+        ),
+        (
+            &["RANK.AROUND", "b", "m", "1", "SHARED", "x"],
+            "ERR syntax error",
+        ),
+        (
+            &["RANK.GIFT", "b", "m", "1", "SHARED", "AT"],
+            "ERR syntax error",
+        ),
+        (&["RANK.GET", "str", "m", "SHARED"], "WRONGTYPE"),
+        (&["RANK.TOP", "str", "1", "SHARED"], "WRONGTYPE"),
         (
             &["RANK.AROUND", "b", "m", "-1"],
             "ERR radius must not be negative",
@@ -621,4 +806,358 @@ fn cluster_routes_merge_by_every_source_key() {
         &cmdline("RANK.MERGE {room}:week 2 {room}:mon tue"),
     );
     assert!(e.starts_with("CROSSSLOT"), "{e}");
+}
+
+// ---- best scores (RANK.SET GT/LT), several boards (RANK.MGIFT), batch reads (RANK.MGET)
+
+fn set(con: &mut Connection, words: &[&str]) -> (i64, i64) {
+    let mut command = vec!["RANK.SET"];
+    command.extend_from_slice(words);
+    query(con, &command)
+}
+
+#[test]
+fn a_best_score_board_keeps_each_players_best_run() {
+    // A game board of best runs: a run that does not beat the player's best
+    // changes nothing; an equal best keeps the time it was first reached.
+    let server = Server::start();
+    let mut con = server.connect();
+    let best = "best:level:3";
+    assert_eq!(
+        set(&mut con, &[best, "alice", "120", "AT", &at(MIN), "GT"]),
+        (120, 1)
+    );
+    assert_eq!(
+        set(&mut con, &[best, "bob", "120", "AT", &at(2 * MIN), "GT"]),
+        (120, 2)
+    );
+    // A worse run: the reply is the best that stands.
+    assert_eq!(
+        set(&mut con, &[best, "alice", "90", "AT", &at(3 * MIN), "GT"]),
+        (120, 1)
+    );
+    // alice reaches 120 again, later than bob did: she keeps her first time.
+    assert_eq!(
+        set(&mut con, &[best, "alice", "120", "AT", &at(4 * MIN), "GT"]),
+        (120, 1)
+    );
+    let (_, _, reached): (i64, i64, i64) = query(&mut con, &["RANK.GET", best, "alice"]);
+    assert_eq!(reached, EPOCH + MIN);
+    // A better run takes the lead; SHARED works alongside.
+    assert_eq!(
+        set(
+            &mut con,
+            &[best, "bob", "150", "GT", "AT", &at(5 * MIN), "SHARED"]
+        ),
+        (150, 1)
+    );
+    assert_eq!(
+        set(&mut con, &[best, "carol", "150", "gt", "SHARED"]),
+        (150, 1)
+    );
+    assert_eq!(names(&top(&mut con, best, 3)), ["bob", "carol", "alice"]);
+
+    // A fastest-lap board keeps the lowest time with LT.
+    let laps = "laps:track:1";
+    assert_eq!(set(&mut con, &[laps, "dave", "-62000", "LT"]), (-62000, 1));
+    assert_eq!(set(&mut con, &[laps, "dave", "-58000", "LT"]), (-62000, 1));
+    assert_eq!(set(&mut con, &[laps, "dave", "-65000", "lt"]), (-65000, 1));
+
+    // A run that changes nothing writes nothing: WATCH survives, no event.
+    assert!(watch_survives(&server, best, |con| {
+        set(con, &[best, "bob", "100", "GT"]);
+    }));
+    let events = keyspace_events(&server, |con| {
+        set(con, &[best, "bob", "100", "GT"]);
+        set(con, &[best, "bob", "151", "GT"]);
+    });
+    assert_eq!(event_pairs(&events), [("__keyevent@0__:zadd", best)]);
+}
+
+#[test]
+fn one_gift_lands_on_the_daily_weekly_and_all_time_boards() {
+    let server = Server::start();
+    let mut con = server.connect();
+    let boards = ["{room42}:day", "{room42}:week", "{room42}:all"];
+    // bob was on the week and all-time boards before today.
+    gift(&mut con, boards[1], "bob", 100, &at(MIN));
+    gift(&mut con, boards[2], "bob", 900, &at(MIN));
+    let mgift = |con: &mut Connection, member: &str, amount: &str, when: &str| {
+        let mut words = vec!["RANK.MGIFT", "3"];
+        words.extend_from_slice(&boards);
+        words.extend_from_slice(&[member, amount, "AT", when]);
+        query::<Vec<(i64, i64)>>(con, &words)
+    };
+    assert_eq!(
+        mgift(&mut con, "alice", "100", &at(2 * MIN)),
+        [(100, 1), (100, 2), (100, 2)]
+    );
+    // Each board is first-come on its own: bob reaches 100 on the day board
+    // after alice, but he reached 100 on the week board before her.
+    assert_eq!(
+        mgift(&mut con, "bob", "100", &at(3 * MIN)),
+        [(100, 2), (200, 1), (1000, 1)]
+    );
+    assert_eq!(names(&top(&mut con, boards[0], 5)), ["alice", "bob"]);
+    // SHARED: one reply per board with competition ranks.
+    let shared: Vec<(i64, i64)> = query(
+        &mut con,
+        &[
+            "RANK.MGIFT",
+            "2",
+            boards[0],
+            boards[2],
+            "carol",
+            "100",
+            "SHARED",
+        ],
+    );
+    assert_eq!(shared, [(100, 1), (100, 2)]);
+    // A gift of 0 writes nothing; replies still come per board.
+    assert!(watch_survives(&server, boards[0], |con| {
+        mgift(con, "alice", "0", &at(4 * MIN));
+    }));
+    let events = keyspace_events(&server, |con| {
+        mgift(con, "dave", "5", &at(5 * MIN));
+        mgift(con, "dave", "0", &at(6 * MIN));
+    });
+    assert_eq!(
+        event_pairs(&events),
+        [
+            ("__keyevent@0__:zincr", boards[0]),
+            ("__keyevent@0__:zincr", boards[1]),
+            ("__keyevent@0__:zincr", boards[2]),
+        ]
+    );
+}
+
+#[test]
+fn mget_answers_as_get_for_each_member() {
+    let server = Server::start();
+    let mut con = server.connect();
+    gift(&mut con, "b", "ann", 100, &at(MIN));
+    gift(&mut con, "b", "ben", 100, &at(2 * MIN));
+    gift(&mut con, "b", "SHARED", 90, &at(3 * MIN));
+    gift(&mut con, "b", "cat", 80, &at(4 * MIN));
+    // "My friends on this board": one call, one reply per member, in order.
+    let friends = ["cat", "nobody", "ben", "ann"];
+    for shared in [false, true] {
+        let mut words = vec!["RANK.MGET", "b"];
+        words.extend_from_slice(&friends);
+        if shared {
+            words.push("SHARED");
+        }
+        let replies: Vec<Value> = query(&mut con, &words);
+        let each: Vec<Value> = friends
+            .iter()
+            .map(|friend| {
+                let mut get = vec!["RANK.GET", "b", friend];
+                if shared {
+                    get.push("SHARED");
+                }
+                ok(&mut con, &get)
+            })
+            .collect();
+        assert_eq!(replies, each, "SHARED {shared}");
+    }
+    let ranks: Vec<Option<(i64, i64, i64)>> = query(
+        &mut con,
+        &["RANK.MGET", "b", "ben", "nobody", "ann", "SHARED"],
+    );
+    assert_eq!(
+        ranks,
+        [
+            Some((100, 1, EPOCH + 2 * MIN)),
+            None,
+            Some((100, 1, EPOCH + MIN))
+        ]
+    );
+    // A member spelled SHARED is one anywhere but last.
+    let named: Vec<Option<(i64, i64, i64)>> = query(&mut con, &["RANK.MGET", "b", "SHARED", "cat"]);
+    assert_eq!(
+        named,
+        [
+            Some((90, 3, EPOCH + 3 * MIN)),
+            Some((80, 4, EPOCH + 4 * MIN))
+        ]
+    );
+    // With the option it must not be last either (the flag is read once).
+    let named: Vec<Option<(i64, i64, i64)>> =
+        query(&mut con, &["RANK.MGET", "b", "SHARED", "cat", "SHARED"]);
+    assert_eq!(
+        named,
+        [
+            Some((90, 3, EPOCH + 3 * MIN)),
+            Some((80, 4, EPOCH + 4 * MIN))
+        ]
+    );
+    let absent: Vec<Value> = query(&mut con, &["RANK.MGET", "nokey", "a", "b"]);
+    assert_eq!(absent, [Value::Nil, Value::Nil]);
+}
+
+#[test]
+fn new_rank_errors_change_nothing() {
+    let server = Server::start();
+    let mut con = server.connect();
+    gift(&mut con, "{r}:day", "m", 10, &at(0));
+    gift(&mut con, "{r}:week", "m", (1i64 << 52) - 5, &at(0));
+    ok(&mut con, &["SET", "{r}:str", "x"]);
+    ok(&mut con, &["ZADD", "{r}:foreign", "inf", "m"]);
+    let end = (EPOCH + (1i64 << 41)).to_string();
+    let cases: &[(&[&str], &str)] = &[
+        (
+            &["RANK.SET", "{r}:day", "m", "1", "GT", "LT"],
+            "ERR syntax error",
+        ),
+        (
+            &["RANK.SET", "{r}:day", "m", "1", "LT", "GT"],
+            "ERR syntax error",
+        ),
+        (
+            &["RANK.SET", "{r}:day", "m", "1", "GT", "GT"],
+            "ERR syntax error",
+        ),
+        (
+            &["RANK.GIFT", "{r}:day", "m", "1", "GT"],
+            "ERR syntax error",
+        ),
+        (&["RANK.SET", "{r}:day", "m", "1", "GE"], "ERR syntax error"),
+        (&["RANK.SET", "{r}:str", "m", "1", "GT"], "WRONGTYPE"),
+        (
+            &["RANK.SET", "{r}:day", "m", "4503599627370496", "GT"],
+            "ERR total out of range",
+        ),
+        // Refused even though GT would keep the total: the time is checked.
+        (
+            &["RANK.SET", "{r}:day", "m", "5", "GT", "AT", &end],
+            "ERR time",
+        ),
+        (
+            &["RANK.SET", "{r}:foreign", "m", "5", "LT"],
+            "ERR the member's score inf is not a rank score",
+        ),
+        // RANK.MGIFT checks every board before it writes any.
+        (
+            &["RANK.MGIFT", "3", "{r}:day", "{r}:new", "{r}:str", "m", "1"],
+            "WRONGTYPE",
+        ),
+        (
+            &["RANK.MGIFT", "2", "{r}:day", "{r}:week", "m", "10"],
+            "ERR total out of range",
+        ),
+        (
+            &["RANK.MGIFT", "2", "{r}:day", "{r}:foreign", "m", "1"],
+            "ERR the member's score inf is not a rank score",
+        ),
+        (
+            &["RANK.MGIFT", "2", "{r}:day", "{r}:day", "m", "1"],
+            "ERR a board is named twice",
+        ),
+        (
+            &["RANK.MGIFT", "1", "{r}:day", "m", "1", "AT", &end],
+            "ERR time",
+        ),
+        (
+            &["RANK.MGIFT", "0", "{r}:day", "m", "1"],
+            "ERR numkeys must be at least 1",
+        ),
+        (
+            &["RANK.MGIFT", "-1", "{r}:day", "m", "1"],
+            "ERR numkeys must be at least 1",
+        ),
+        (
+            &["RANK.MGIFT", "x", "{r}:day", "m", "1"],
+            "ERR value is not an integer",
+        ),
+        (
+            &["RANK.MGIFT", "2", "{r}:day", "{r}:week", "m"],
+            "ERR syntax error",
+        ),
+        (
+            &["RANK.MGIFT", "3", "{r}:day", "{r}:week", "m"],
+            "ERR syntax error",
+        ),
+        (
+            &["RANK.MGIFT", "1", "{r}:day", "m", "1.5"],
+            "ERR value is not an integer",
+        ),
+        (
+            &["RANK.MGIFT", "1", "{r}:day", "m", "1", "GT"],
+            "ERR syntax error",
+        ),
+        (
+            &["RANK.MGIFT", "1", "{r}:day", "m", "1", "AT"],
+            "ERR syntax error",
+        ),
+        (
+            &["RANK.MGIFT", "1", "{r}:day", "m"],
+            "ERR wrong number of arguments",
+        ),
+        (&["RANK.MGET", "{r}:day"], "ERR wrong number of arguments"),
+        (&["RANK.MGET", "{r}:day", "SHARED"], "ERR syntax error"),
+        (
+            &["RANK.MGET", "{r}:day", "m", "SHARED", "SHARED"],
+            "ERR syntax error",
+        ),
+        (&["RANK.MGET", "{r}:str", "m"], "WRONGTYPE"),
+        (
+            &["RANK.MGET", "{r}:foreign", "x", "m"],
+            "ERR the member's score inf is not a rank score",
+        ),
+    ];
+    assert_errors_change_nothing(&mut con, cases);
+}
+
+#[test]
+fn new_rank_writes_replicate_and_replay_without_zkit() {
+    let writes: &[&[&str]] = &[
+        &["RANK.SET", "{r}:best", "a", "10", "GT"],
+        &["RANK.SET", "{r}:best", "a", "5", "GT"],
+        &["RANK.SET", "{r}:best", "a", "12", "GT", "SHARED"],
+        &["RANK.SET", "{r}:laps", "a", "-70", "LT"],
+        &["RANK.SET", "{r}:laps", "a", "-60", "LT"],
+        &[
+            "RANK.MGIFT",
+            "3",
+            "{r}:day",
+            "{r}:week",
+            "{r}:all",
+            "a",
+            "7",
+        ],
+        &["RANK.MGIFT", "2", "{r}:day", "{r}:all", "b", "-3", "SHARED"],
+        &["RANK.MGIFT", "2", "{r}:day", "{r}:week", "a", "0"],
+    ];
+    // Server clock, no AT: replicas and the AOF get the master's exact scores.
+    let (master, replicas) = master_and_replicas();
+    let mut con = master.connect();
+    for words in writes {
+        ok(&mut con, words);
+    }
+    let data = assert_replicas_match(&master, &replicas);
+    assert_eq!(data.len(), 5);
+    assert_eq!(zset_dump(&mut con, "{r}:week").len(), 1);
+
+    let server = aof_server();
+    let mut con = server.connect();
+    for words in writes {
+        ok(&mut con, words);
+    }
+    drop(con);
+    assert_aof_replays_without_module(server);
+}
+
+#[test]
+fn mgift_needs_its_boards_in_one_slot() {
+    // In a cluster every board of a gift must share a slot.
+    let cluster = Server::single_node_cluster();
+    let mut con = cluster.connect();
+    let replies: Vec<(i64, i64)> = query(
+        &mut con,
+        &cmdline("RANK.MGIFT 2 {room}:day {room}:week a 5"),
+    );
+    assert_eq!(replies, [(5, 1), (5, 1)]);
+    let e = err(&mut con, &cmdline("RANK.MGIFT 2 {room}:day week a 5"));
+    assert!(e.starts_with("CROSSSLOT"), "{e}");
+    assert_eq!(query::<i64>(&mut con, &["EXISTS", "week"]), 0);
 }

@@ -11,6 +11,11 @@ use common::*;
 type Verdict = (i64, i64, i64, i64);
 
 fn hit(con: &mut Connection, words: &[&str]) -> Verdict {
+    rate_hit(con, words)
+}
+
+/// RATE.HIT with `words` after the command name, its reply as `T`.
+fn rate_hit<T: redis::FromRedisValue>(con: &mut Connection, words: &[&str]) -> T {
     let mut command = vec!["RATE.HIT"];
     command.extend_from_slice(words);
     query(con, &command)
@@ -288,5 +293,124 @@ fn writes_fire_the_native_keyspace_events() {
             ("__keyevent@0__:zadd", "s"),
             ("__keyevent@0__:expire", "s"),
         ]
+    );
+}
+
+// ---- several limits in one call ---------------------------------------------
+
+/// `[allowed, count, remaining, retry-after-ms, binding limit]`
+type Stacked = (i64, i64, i64, i64, i64);
+
+fn hit_stacked(con: &mut Connection, words: &[&str]) -> Stacked {
+    rate_hit(con, words)
+}
+
+#[test]
+fn anti_spam_with_a_burst_limit_and_a_daily_limit() {
+    // 2 comments per 300 ms and 3 per day: allowed only if both allow; the
+    // fifth element says which limit binds (1: the first pair, 2: the second).
+    let server = Server::start();
+    let mut con = server.connect();
+    let key = "user:1000:comment";
+    let both = [key, "300", "2", "86400000", "3"];
+    assert_eq!(hit_stacked(&mut con, &both), (1, 1, 1, -1, 1));
+    assert_eq!(hit_stacked(&mut con, &both), (1, 2, 0, -1, 1));
+    // The burst limit refuses: retry when the first comment leaves 300 ms.
+    let (allowed, count, remaining, retry, binding) = hit_stacked(&mut con, &both);
+    assert_eq!((allowed, count, remaining, binding), (0, 2, 0, 1));
+    assert!((1..=300).contains(&retry), "{retry}");
+    // Later the burst limit has room, and the day limit binds: one left...
+    thread_sleep_ms(350);
+    assert_eq!(hit_stacked(&mut con, &both), (1, 3, 0, -1, 2));
+    // ... then none, for about a day.
+    thread_sleep_ms(350);
+    let (allowed, count, remaining, retry, binding) = hit_stacked(&mut con, &both);
+    assert_eq!((allowed, count, remaining, binding), (0, 3, 0, 2));
+    assert!(retry > 86_000_000, "{retry}");
+    // The log holds at most the largest limit and expires with the widest
+    // window after its newest hit.
+    assert_eq!(query::<i64>(&mut con, &["ZCARD", key]), 3);
+    let expires: i64 = query(&mut con, &["PEXPIRETIME", key]);
+    assert_eq!(expires, newest_score(&mut con, key) as i64 + 86_400_000);
+    // The same key with one limit still replies four elements.
+    let one: Vec<i64> = query(&mut con, &["RATE.HIT", key, "86400000", "10"]);
+    assert_eq!(one.len(), 4);
+    // COST counts against every limit.
+    let costly: Stacked = hit_stacked(&mut con, &["c", "60000", "5", "3600000", "8", "COST", "4"]);
+    assert_eq!(costly, (1, 4, 1, -1, 1));
+}
+
+fn thread_sleep_ms(ms: u64) {
+    std::thread::sleep(Duration::from_millis(ms));
+}
+
+#[test]
+fn stacked_limit_errors_change_nothing() {
+    let server = Server::start();
+    let mut con = server.connect();
+    hit(&mut con, &["k", "60000", "5"]);
+    ok(&mut con, &["SET", "str", "x"]);
+    let cases: &[(&[&str], &str)] = &[
+        (&["RATE.HIT", "k", "1000", "5", "2000"], "ERR syntax error"),
+        (
+            &["RATE.HIT", "k", "1000", "5", "2000", "x"],
+            "ERR value is not an integer",
+        ),
+        (
+            &["RATE.HIT", "k", "1000", "5", "0", "3"],
+            "ERR window must be between 1 and 3155760000000 ms",
+        ),
+        (
+            &["RATE.HIT", "k", "1000", "5", "2000", "1000001"],
+            "ERR limit must be between 1 and 1000000",
+        ),
+        (
+            &["RATE.HIT", "k", "1000", "5", "60000", "2", "COST", "3"],
+            "ERR cost must be between 1 and the limit",
+        ),
+        (
+            &["RATE.HIT", "k", "1000", "5", "2000", "9", "COST"],
+            "ERR syntax error",
+        ),
+        (
+            &["RATE.HIT", "k", "1000", "5", "COST", "1", "2000", "9"],
+            "ERR syntax error",
+        ),
+        (&["RATE.HIT", "str", "1000", "5", "2000", "9"], "WRONGTYPE"),
+    ];
+    assert_errors_change_nothing(&mut con, cases);
+}
+
+#[test]
+fn stacked_limits_replicate_and_replay_without_zkit() {
+    fn workload(con: &mut Connection) {
+        let t = server_time_ms(con);
+        ok(con, &["ZADD", "k", &(t - 500_000).to_string(), "stale"]);
+        for _ in 0..12 {
+            hit_stacked(con, &["k", "1000", "3", "300000", "7", "COST", "2"]);
+        }
+        hit_stacked(
+            con,
+            &["big", "300000", "5000", "600000", "6000", "COST", "1500"],
+        );
+    }
+    let (master, replicas) = master_and_replicas();
+    workload(&mut master.connect());
+    assert_eq!(assert_replicas_match(&master, &replicas).len(), 2);
+    let server = aof_server();
+    workload(&mut server.connect());
+    assert_aof_replays_without_module(server);
+}
+
+#[test]
+fn stacked_limits_fire_the_same_events() {
+    let server = Server::start();
+    let events = keyspace_events(&server, |con| {
+        hit_stacked(con, &["k", "60000", "1", "120000", "5"]); // allowed
+        hit_stacked(con, &["k", "60000", "1", "120000", "5"]); // refused
+    });
+    assert_eq!(
+        event_pairs(&events),
+        [("__keyevent@0__:zadd", "k"), ("__keyevent@0__:expire", "k")]
     );
 }

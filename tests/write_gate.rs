@@ -464,3 +464,47 @@ fn workers_drain_a_queue_while_master_and_replica_swap_roles() {
         assert_eq!(query::<String>(&mut node.connect(), &["PING"]), "PONG");
     }
 }
+
+#[test]
+fn dead_letters_and_delivery_counts_wait_for_the_pause_to_end_too() {
+    // A blocked poll with dead letters writes more (counts, dead tasks):
+    // all of it goes through the same gate as the claim.
+    let master = aof_server();
+    let replica = Server::with(ServerConfig::without_module().replica_of(&master));
+    replica.wait_until_synced();
+    let mut con = master.connect();
+    // poison was delivered twice already; both fall due during the pause.
+    schedule_in(&mut con, "q", 200, "poison");
+    ok(&mut con, &["ZADD", "q:n", "2", "poison"]);
+    let due = schedule_in(&mut con, "q", 300, "task");
+    let worker = spawn_call(
+        &master,
+        &[
+            "DELAY.BPOLL",
+            "q",
+            "0",
+            "LEASE",
+            "q:inflight",
+            LONG_LEASE,
+            "DEADLETTER",
+            "q:dead",
+            "q:n",
+            "2",
+        ],
+    );
+    wait_blocked(&master, 1);
+    let paused_at = Instant::now();
+    ok(&mut con, &["CLIENT", "PAUSE", "1500", "WRITE"]);
+    thread::sleep(Duration::from_millis(800));
+    // Well after the task fell due: nothing claimed, counted or buried.
+    assert_eq!(members(&mut con, "q"), ["poison", "task"]);
+    assert_eq!(members(&mut con, "q:n"), ["poison"]);
+    assert!(members(&mut con, "q:dead").is_empty());
+    assert_eq!(served(worker.join().unwrap()), vec![("task".into(), due)]);
+    assert!(paused_at.elapsed() >= Duration::from_millis(1500));
+    assert_eq!(members(&mut con, "q:dead"), ["poison"]);
+    assert_eq!(members(&mut con, "q:n"), ["task"]);
+    assert_replicas_match(&master, std::slice::from_ref(&replica));
+    drop(replica);
+    assert_aof_replays_without_module(master);
+}

@@ -172,6 +172,27 @@ pub fn split_trailing_options<'a, A: AsRef<[u8]>>(
     Ok((values, options))
 }
 
+/// Splits variadic values from a trailing flag (`RANK.MGET key member
+/// [member ...] [SHARED]`), read from the end as
+/// [`split_trailing_options`] reads pairs: the last argument is the flag
+/// when it is `keyword`. A flag given twice, or a flag with no value before
+/// it, is a syntax error, so a value spelled like the flag is read as one
+/// anywhere but last. Returns the values and whether the flag was given.
+pub fn split_trailing_flag<'a, A: AsRef<[u8]>>(
+    args: &'a [A],
+    keyword: &str,
+) -> Result<(&'a [A], bool), ZkitError> {
+    let is_flag = |arg: &A| is_keyword(arg.as_ref(), keyword);
+    let (values, flag) = match args {
+        [rest @ .., last] if is_flag(last) => (rest, true),
+        _ => (args, false),
+    };
+    if values.is_empty() || (flag && values.last().is_some_and(is_flag)) {
+        return Err(ZkitError::Syntax);
+    }
+    Ok((values, flag))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -319,6 +340,25 @@ mod tests {
             split(&["a", "CAP", "5", "CAP", "6"]),
             Err(ZkitError::Syntax)
         );
+    }
+
+    #[test]
+    fn a_trailing_flag_is_read_from_the_end() {
+        let split = |words: &'static [&'static str]| {
+            split_trailing_flag(words, "SHARED").map(|(values, flag)| (values.to_vec(), flag))
+        };
+        assert_eq!(split(&["a", "b"]), Ok((vec!["a", "b"], false)));
+        assert_eq!(split(&["a", "shared"]), Ok((vec!["a"], true)));
+        // Spelled like the flag anywhere but last, it is a value.
+        assert_eq!(
+            split(&["SHARED", "a", "SHARED"]),
+            Ok((vec!["SHARED", "a"], true))
+        );
+        assert_eq!(split(&["SHARED", "a"]), Ok((vec!["SHARED", "a"], false)));
+        // Twice, or with no value: refused.
+        assert_eq!(split(&["a", "SHARED", "SHARED"]), Err(ZkitError::Syntax));
+        assert_eq!(split(&["SHARED"]), Err(ZkitError::Syntax));
+        assert_eq!(split(&[]), Err(ZkitError::Syntax));
     }
 
     proptest! {

@@ -8,13 +8,22 @@
 //! task reaches two pollers; DELAY.BPOLL blocks until a task is due instead of
 //! sleeping. An in-flight zset is itself a queue: a task whose worker died
 //! becomes due there when its lease ends, and polling it re-delivers the task
-//! (at-least-once). DELAY.ACK removes finished tasks from it.
+//! (at-least-once). DELAY.ACK removes finished tasks from it, DELAY.NACK hands
+//! a failed one back to its queue, DELAY.TOUCH extends a lease.
 //!
-//! Syntax note: the lease's key comes right after `LEASE`
-//! (`LEASE inflight ms`), so a keyword key spec can declare it: COMMAND
-//! GETKEYS, ACL key patterns and cluster routing all see both keys.
+//! Dead letters (`DEADLETTER dead deliveries n` beside LEASE): leased claims
+//! count each task's deliveries in the sorted set `deliveries` (member task,
+//! score count), and a task already delivered `n` times is moved to the
+//! sorted set `dead` (scored by when it died) instead of being delivered
+//! again. DELAY.ACK forgets the counts of the tasks it removes when given
+//! `DELIVERIES deliveries`.
+//!
+//! Syntax note: every key comes right after its keyword (`LEASE inflight
+//! ms`, `DEADLETTER dead deliveries n`, `DELIVERIES deliveries`), so keyword
+//! key specs declare them: COMMAND GETKEYS, ACL key patterns and cluster
+//! routing see every key a call touches.
 
-use super::args::{parse_i64, parse_positive, Options};
+use super::args::{parse_i64, parse_positive, split_trailing_options, Options};
 use super::{Command, Counter};
 use crate::declare_command;
 use crate::error::{bound, ZkitError};
@@ -23,26 +32,35 @@ use crate::host::{
     Readiness, ScoreBound, ZsetWaiter,
 };
 use crate::logic::clock::{deadline, MAX_DURATION_MS};
-use crate::logic::delay::{self, due_bound, wake_at_ms, Claim, TaskQueue};
+use crate::logic::delay::{
+    self, check_dead_letter_keys, is_held, outlook, retry_at, wake_at_ms, Claim, DelayError, Lease,
+    Outlook, TaskQueue,
+};
 
-pub static COMMANDS: &[&Command] = &[&POLL, &BPOLL, &ACK];
+pub static COMMANDS: &[&Command] = &[&POLL, &BPOLL, &ACK, &NACK, &TOUCH];
 
 /// Tasks handed to pollers (with or without a lease), and tasks acknowledged.
 pub static TASKS_CLAIMED: Counter = Counter::new();
 pub static TASKS_ACKED: Counter = Counter::new();
+/// Tasks moved to a dead-letter set: the number operators watch.
+pub static TASKS_DEAD: Counter = Counter::new();
 
-/// The queue, then the in-flight zset after `LEASE` (searched from `start`).
-const fn poll_keys(start: i32) -> [KeySpec; 2] {
+/// The queue, the in-flight zset after `LEASE`, and the dead-letter and
+/// deliveries zsets after `DEADLETTER` (keywords searched from `start`).
+const fn poll_keys(start: i32) -> [KeySpec; 3] {
     [
         KeySpec::at(1, kf::RW | kf::ACCESS | kf::DELETE),
+        KeySpec::after_keyword("LEASE", start, kf::RW | kf::UPDATE),
+        // Tasks are added to the dead-letter set and counts both added and
+        // removed; a key spec takes one of INSERT, UPDATE, DELETE.
         KeySpec {
             flags: kf::RW | kf::UPDATE,
             begin: BeginSearch::Keyword {
-                keyword: "LEASE",
+                keyword: "DEADLETTER",
                 start,
             },
             find: FindKeys::Range {
-                last: 0,
+                last: 1,
                 step: 1,
                 limit: 0,
             },
@@ -54,6 +72,17 @@ const LEASE_ARG: Arg = Arg::block("lease", &[Arg::key("inflight", 1), Arg::integ
     .token("LEASE")
     .optional();
 
+const DEADLETTER_ARG: Arg = Arg::block(
+    "deadletter",
+    &[
+        Arg::key("dead", 2),
+        Arg::key("deliveries", 2),
+        Arg::integer("max-deliveries"),
+    ],
+)
+.token("DEADLETTER")
+.optional();
+
 declare_command! {
     pub static POLL: Command = {
         name: "delay.poll",
@@ -64,13 +93,14 @@ declare_command! {
         acl_categories: "write sortedset slow",
         arity: -2,
         key_specs: &poll_keys(2),
-        summary: "Claims up to count tasks that are due (score <= the server's unix ms), earliest first: removes them from the queue, or with LEASE moves them into inflight scored by the lease's end. Returns [[member, due-ms], ...].",
-        complexity: "O((M+1)*log(N)) with M the tasks claimed and N the tasks in the queue.",
+        summary: "Claims up to count tasks that are due (score <= the server's unix ms), earliest first: removes them from the queue, or with LEASE moves them into inflight scored by the lease's end; with DEADLETTER, a task already delivered max-deliveries times goes to dead instead. Returns [[member, due-ms], ...].",
+        complexity: "O((M+D+1)*log(N)) with M the tasks claimed, D the dead tasks moved and N the tasks in the queue.",
         since: "0.1.0",
         args: &[
             Arg::key("key", 0),
             Arg::integer("count").token("COUNT").optional(),
             LEASE_ARG,
+            DEADLETTER_ARG,
         ],
     }
 }
@@ -84,13 +114,14 @@ declare_command! {
         arity: -3,
         key_specs: &poll_keys(3),
         summary: "DELAY.POLL that blocks until a task is due or timeout-ms passes (0: forever); nil on timeout. Inside MULTI or a script it does not block.",
-        complexity: "O((M+1)*log(N)) with M the tasks claimed and N the tasks in the queue.",
+        complexity: "O((M+D+1)*log(N)) with M the tasks claimed, D the dead tasks moved and N the tasks in the queue.",
         since: "0.1.0",
         args: &[
             Arg::key("key", 0),
             Arg::integer("timeout-ms"),
             Arg::integer("count").token("COUNT").optional(),
             LEASE_ARG,
+            DEADLETTER_ARG,
         ],
     }
 }
@@ -102,38 +133,154 @@ declare_command! {
         flags: "write fast",
         acl_categories: "write sortedset fast",
         arity: -3,
-        key_specs: &[KeySpec::at(1, kf::RW | kf::DELETE)],
-        summary: "Removes finished tasks from an in-flight zset; returns how many were there.",
+        key_specs: &[
+            KeySpec::at(1, kf::RW | kf::DELETE),
+            // Read from the end, as the handler reads the option.
+            KeySpec::after_keyword("DELIVERIES", -2, kf::RW | kf::DELETE),
+        ],
+        summary: "Removes finished tasks from an in-flight zset (and, with DELIVERIES, their delivery counts); returns how many were in flight.",
         complexity: "O(M*log(N)) with M the members given and N the tasks in flight.",
         since: "0.1.0",
-        args: &[Arg::key("inflight", 0), Arg::string("member").multiple()],
+        args: &[
+            Arg::key("inflight", 0),
+            Arg::string("member").multiple(),
+            Arg::key("deliveries", 1).token("DELIVERIES").optional(),
+        ],
+    }
+}
+
+declare_command! {
+    pub static NACK: Command = {
+        name: "delay.nack",
+        handler: nack,
+        // No deny-oom, as DELAY.POLL and DELAY.ACK: a move never grows the
+        // data, and a worker must be able to hand a task back.
+        flags: "write fast",
+        acl_categories: "write sortedset fast",
+        arity: 5,
+        key_specs: &[
+            KeySpec::at(1, kf::RW | kf::DELETE),
+            KeySpec::at(2, kf::RW | kf::UPDATE),
+        ],
+        summary: "Hands a failed task back for a retry: moves it from inflight into queue, due delay-ms from now (0: now). Returns 1 when moved, 0 when its lease had already ended or it was not in flight.",
+        complexity: "O(log(N)) with N the tasks in the larger set.",
+        since: "0.1.0",
+        args: &[
+            Arg::key("inflight", 0),
+            Arg::key("queue", 1),
+            Arg::string("member"),
+            Arg::integer("delay-ms"),
+        ],
+    }
+}
+
+declare_command! {
+    pub static TOUCH: Command = {
+        name: "delay.touch",
+        handler: touch,
+        flags: "write fast",
+        acl_categories: "write sortedset fast",
+        arity: 4,
+        key_specs: &[KeySpec::at(1, kf::RW | kf::UPDATE)],
+        summary: "Extends a lease: the task's lease now ends ms from now. Returns 1 when extended, 0 when the lease had already ended or the task was not in flight (its worker must stop).",
+        complexity: "O(log(N)) with N the tasks in flight.",
+        since: "0.1.0",
+        args: &[
+            Arg::key("inflight", 0),
+            Arg::string("member"),
+            Arg::integer("ms"),
+        ],
+    }
+}
+
+/// Where claimed tasks go: the in-flight zset and the lease in ms, with dead
+/// letters or without.
+struct LeaseArgs<K> {
+    inflight: K,
+    ms: i64,
+    dead_letter: Option<DeadLetterArgs<K>>,
+}
+
+/// `DEADLETTER dead deliveries max-deliveries`.
+struct DeadLetterArgs<K> {
+    dead: K,
+    deliveries: K,
+    max_deliveries: u64,
+}
+
+impl LeaseArgs<&RStr> {
+    /// A copy of its own, for a blocked poll.
+    fn to_owned(&self) -> LeaseArgs<OwnedRStr> {
+        let own = |key: &RStr| OwnedRStr::new(key.as_bytes());
+        LeaseArgs {
+            inflight: own(self.inflight),
+            ms: self.ms,
+            dead_letter: self.dead_letter.as_ref().map(|d| DeadLetterArgs {
+                dead: own(d.dead),
+                deliveries: own(d.deliveries),
+                max_deliveries: d.max_deliveries,
+            }),
+        }
+    }
+}
+
+impl LeaseArgs<OwnedRStr> {
+    fn borrowed(&self) -> LeaseArgs<&RStr> {
+        LeaseArgs {
+            inflight: &self.inflight,
+            ms: self.ms,
+            dead_letter: self.dead_letter.as_ref().map(|d| DeadLetterArgs {
+                dead: &*d.dead,
+                deliveries: &*d.deliveries,
+                max_deliveries: d.max_deliveries,
+            }),
+        }
     }
 }
 
 /// A poll's options: how many tasks, and where to lease them.
-struct PollOptions<K> {
+struct PollOptions<'a> {
     count: usize,
-    /// The in-flight zset and the lease in ms.
-    lease: Option<(K, i64)>,
+    lease: Option<LeaseArgs<&'a RStr>>,
 }
 
-/// `[COUNT n] [LEASE inflight ms]`, each at most once (a second LEASE would
-/// also name a key the key specs do not declare).
-fn parse_poll_options(args: &[RStr]) -> Result<PollOptions<&RStr>, ZkitError> {
-    let (mut count, mut lease) = (None, None);
-    let mut options = Options::new(args, &["COUNT", "LEASE"]);
+/// `[COUNT n] [LEASE inflight ms] [DEADLETTER dead deliveries n]`, each at
+/// most once (a second LEASE would also name a key the key specs do not
+/// declare); DEADLETTER needs LEASE.
+fn parse_poll_options(args: &[RStr]) -> Result<PollOptions<'_>, ZkitError> {
+    let (mut count, mut lease, mut dead_letter) = (None, None, None);
+    let mut options = Options::new(args, &["COUNT", "LEASE", "DEADLETTER"]);
     while let Some(option) = options.next_option()? {
-        if option == "COUNT" {
-            count = Some(parse_positive(options.value()?.as_bytes(), "count")?);
-        } else {
-            let inflight = options.value()?;
-            let ms = options.int()?;
-            if !(1..=MAX_DURATION_MS).contains(&ms) {
-                return Err(lease_out_of_range());
+        match option {
+            "COUNT" => count = Some(parse_positive(options.value()?.as_bytes(), "count")?),
+            "LEASE" => {
+                let inflight = options.value()?;
+                let ms = options.int()?;
+                if !(1..=MAX_DURATION_MS).contains(&ms) {
+                    return Err(lease_out_of_range());
+                }
+                lease = Some((inflight, ms));
             }
-            lease = Some((inflight, ms));
+            _ => {
+                let (dead, deliveries) = (options.value()?, options.value()?);
+                let max = parse_positive(options.value()?.as_bytes(), "max-deliveries")?;
+                dead_letter = Some(DeadLetterArgs {
+                    dead,
+                    deliveries,
+                    max_deliveries: max as u64,
+                });
+            }
         }
     }
+    let lease = match (lease, dead_letter) {
+        (Some((inflight, ms)), dead_letter) => Some(LeaseArgs {
+            inflight,
+            ms,
+            dead_letter,
+        }),
+        (None, Some(_)) => return Err(DelayError::DeadLetterWithoutLease.into()),
+        (None, None) => None,
+    };
     Ok(PollOptions {
         count: count.unwrap_or(1),
         lease,
@@ -153,33 +300,53 @@ fn claim(
     ctx: &Ctx,
     key: &RStr,
     count: usize,
-    lease: Option<(&RStr, i64)>,
+    lease: Option<&LeaseArgs<&RStr>>,
 ) -> Result<Claim<OwnedRStr>, ZkitError> {
-    if let Some((inflight, _)) = lease {
-        ctx.check_key_type(inflight, KeyKind::Zset)?;
+    if let Some(lease) = lease {
+        ctx.check_key_type(lease.inflight, KeyKind::Zset)?;
+        if let Some(dead_letter) = &lease.dead_letter {
+            check_dead_letter_keys(
+                key.as_bytes(),
+                lease.inflight.as_bytes(),
+                dead_letter.dead.as_bytes(),
+                dead_letter.deliveries.as_bytes(),
+            )?;
+            ctx.check_key_type(dead_letter.dead, KeyKind::Zset)?;
+            ctx.check_key_type(dead_letter.deliveries, KeyKind::Zset)?;
+        }
     }
     let now = ctx.now_ms();
-    let lease_until = lease
-        .map(|(_, ms)| deadline(now, ms).ok_or_else(lease_out_of_range))
+    let lease_terms = lease
+        .map(|lease| {
+            Ok::<_, ZkitError>(Lease {
+                until: deadline(now, lease.ms).ok_or_else(lease_out_of_range)?,
+                max_deliveries: lease.dead_letter.as_ref().map(|d| d.max_deliveries),
+            })
+        })
         .transpose()?;
-    let mut queue = ZsetQueue {
-        ctx,
-        key,
-        inflight: lease.map(|(inflight, _)| inflight),
-    };
-    let claim = delay::claim(&mut queue, now, count, lease_until)?;
+    let mut queue = ZsetQueue { ctx, key, lease };
+    let claim = delay::claim(&mut queue, now, count, lease_terms)?;
     if let Claim::Claimed(tasks) = &claim {
         TASKS_CLAIMED.add(tasks.len() as u64);
     }
     Ok(claim)
 }
 
-/// A queue kept in a sorted set, and its in-flight set. It is read on a
-/// read-only handle, so a poll that finds nothing due does not signal WATCH.
+/// A queue kept in a sorted set, and the sorted sets its lease names. Reads
+/// go through read-only handles, so a poll that finds nothing due does not
+/// signal WATCH.
 struct ZsetQueue<'c> {
     ctx: &'c Ctx,
     key: &'c RStr,
-    inflight: Option<&'c RStr>,
+    lease: Option<&'c LeaseArgs<&'c RStr>>,
+}
+
+impl ZsetQueue<'_> {
+    fn dead_letter(&self) -> &DeadLetterArgs<&RStr> {
+        self.lease
+            .and_then(|lease| lease.dead_letter.as_ref())
+            .expect("counting deliveries needs DEADLETTER")
+    }
 }
 
 impl TaskQueue for ZsetQueue<'_> {
@@ -205,6 +372,15 @@ impl TaskQueue for ZsetQueue<'_> {
         }))
     }
 
+    fn next_after(&mut self, due: f64) -> Result<Option<f64>, ZkitError> {
+        Ok(self.ctx.open_zset(self.key)?.and_then(|mut queue| {
+            queue
+                .iter_asc(ScoreBound::Exclusive(due), ScoreBound::MAX)
+                .next()
+                .map(|(_, score)| score)
+        }))
+    }
+
     fn take(&mut self, tasks: &[(OwnedRStr, f64)]) -> Result<(), ZkitError> {
         let mut queue = self.ctx.open_zset_mut(self.key)?;
         for (task, _) in tasks {
@@ -214,10 +390,44 @@ impl TaskQueue for ZsetQueue<'_> {
     }
 
     fn lease(&mut self, tasks: &[(OwnedRStr, f64)], until: i64) -> Result<(), ZkitError> {
-        let inflight = self.inflight.expect("a lease names its in-flight set");
+        let inflight = self
+            .lease
+            .expect("a lease names its in-flight set")
+            .inflight;
         let mut held = self.ctx.open_zset_mut(inflight)?;
         for (task, _) in tasks {
             held.add(task, until as f64)?;
+        }
+        Ok(())
+    }
+
+    fn deliveries(&mut self, tasks: &[(OwnedRStr, f64)]) -> Result<Vec<f64>, ZkitError> {
+        let counts = self.ctx.open_zset(self.dead_letter().deliveries)?;
+        Ok(tasks
+            .iter()
+            .map(|(task, _)| counts.as_ref().and_then(|c| c.score(task)).unwrap_or(0.0))
+            .collect())
+    }
+
+    fn count_delivery(&mut self, tasks: &[(OwnedRStr, f64)]) -> Result<(), ZkitError> {
+        let mut counts = self.ctx.open_zset_mut(self.dead_letter().deliveries)?;
+        for (task, _) in tasks {
+            counts.incr(task, 1.0)?;
+        }
+        Ok(())
+    }
+
+    fn bury(&mut self, tasks: &[(OwnedRStr, f64)], now_ms: i64) -> Result<(), ZkitError> {
+        let dead_letter = self.dead_letter();
+        let mut dead = self.ctx.open_zset_mut(dead_letter.dead)?;
+        for (task, _) in tasks {
+            dead.add(task, now_ms as f64)?;
+        }
+        drop(dead);
+        TASKS_DEAD.add(tasks.len() as u64);
+        let mut counts = self.ctx.open_zset_mut(dead_letter.deliveries)?;
+        for (task, _) in tasks {
+            counts.remove(task);
         }
         Ok(())
     }
@@ -233,17 +443,18 @@ fn reply_tasks(ctx: &Ctx, tasks: &[(OwnedRStr, f64)]) {
     }
 }
 
-/// DELAY.POLL `key [COUNT n] [LEASE inflight ms]` -> `[[member, due-ms], ...]`.
+/// DELAY.POLL `key [COUNT n] [LEASE inflight ms [DEADLETTER dead deliveries n]]`
+/// -> `[[member, due-ms], ...]`.
 fn poll(ctx: &Ctx, args: &[RStr]) -> Result<(), ZkitError> {
     let options = parse_poll_options(&args[2..])?;
-    match claim(ctx, &args[1], options.count, options.lease)? {
+    match claim(ctx, &args[1], options.count, options.lease.as_ref())? {
         Claim::Claimed(tasks) => reply_tasks(ctx, &tasks),
         Claim::NothingDue { .. } => ctx.reply_array(0),
     }
     Ok(())
 }
 
-/// DELAY.BPOLL `key timeout-ms [COUNT n] [LEASE inflight ms]`
+/// DELAY.BPOLL `key timeout-ms [COUNT n] [LEASE ...] [DEADLETTER ...]`
 /// -> `[[member, due-ms], ...]`, or nil on timeout.
 fn bpoll(ctx: &Ctx, args: &[RStr]) -> Result<(), ZkitError> {
     let key = &args[1];
@@ -261,7 +472,7 @@ fn bpoll(ctx: &Ctx, args: &[RStr]) -> Result<(), ZkitError> {
         });
     }
     let options = parse_poll_options(&args[3..])?;
-    let earliest = match claim(ctx, key, options.count, options.lease)? {
+    let earliest = match claim(ctx, key, options.count, options.lease.as_ref())? {
         Claim::Claimed(tasks) => {
             reply_tasks(ctx, &tasks);
             return Ok(());
@@ -276,9 +487,7 @@ fn bpoll(ctx: &Ctx, args: &[RStr]) -> Result<(), ZkitError> {
     let waiter = PollWaiter {
         key: OwnedRStr::new(key.as_bytes()),
         count: options.count,
-        lease: options
-            .lease
-            .map(|(inflight, ms)| (OwnedRStr::new(inflight.as_bytes()), ms)),
+        lease: options.lease.as_ref().map(LeaseArgs::to_owned),
     };
     let wake_at = earliest.map(|due| wake_at_ms(due, ctx.now_ms()));
     Ok(ctx.block_on_zset(waiter, timeout, wake_at)?)
@@ -289,7 +498,7 @@ fn bpoll(ctx: &Ctx, args: &[RStr]) -> Result<(), ZkitError> {
 struct PollWaiter {
     key: OwnedRStr,
     count: usize,
-    lease: Option<(OwnedRStr, i64)>,
+    lease: Option<LeaseArgs<OwnedRStr>>,
 }
 
 impl ZsetWaiter for PollWaiter {
@@ -299,24 +508,35 @@ impl ZsetWaiter for PollWaiter {
         &self.key
     }
 
+    /// Ready when a claim would deliver a task; dead tasks alone do not
+    /// wake the client (see `logic::delay::outlook`), so `serve` never
+    /// writes without serving.
     fn readiness(&mut self, ctx: &Ctx) -> Result<Readiness, ZkitError> {
         let now = ctx.now_ms();
+        let lease = self.lease.as_ref().map(LeaseArgs::borrowed);
+        let max_deliveries = lease
+            .as_ref()
+            .and_then(|lease| lease.dead_letter.as_ref())
+            .map(|dead_letter| dead_letter.max_deliveries);
         let mut queue = ZsetQueue {
             ctx,
             key: &self.key,
-            inflight: None,
+            lease: lease.as_ref(),
         };
-        Ok(match queue.earliest()? {
-            Some(due) if due <= due_bound(now) => Readiness::Ready,
-            earliest => Readiness::Wait {
-                wake_at_ms: earliest.map(|due| wake_at_ms(due, now)),
+        Ok(match outlook(&mut queue, now, max_deliveries)? {
+            Outlook::Deliverable => Readiness::Ready,
+            Outlook::Wait { next_due } => Readiness::Wait {
+                wake_at_ms: next_due.map(|due| wake_at_ms(due, now)),
             },
         })
     }
 
+    /// Claims, counts deliveries and moves dead tasks: every write of a
+    /// blocked poll happens here, after the write gate accepted a write,
+    /// and only when `readiness` found a task to deliver.
     fn serve(&mut self, ctx: &Ctx) -> Result<Attempt, ZkitError> {
-        let lease = self.lease.as_ref().map(|(inflight, ms)| (&**inflight, *ms));
-        match claim(ctx, &self.key, self.count, lease)? {
+        let lease = self.lease.as_ref().map(LeaseArgs::borrowed);
+        match claim(ctx, &self.key, self.count, lease.as_ref())? {
             Claim::Claimed(tasks) => {
                 reply_tasks(ctx, &tasks);
                 Ok(Attempt::Served)
@@ -332,9 +552,17 @@ impl ZsetWaiter for PollWaiter {
     }
 }
 
-/// DELAY.ACK `inflight member [member ...]` -> the number removed.
+/// DELAY.ACK `inflight member [member ...] [DELIVERIES deliveries]` -> the
+/// number removed. The option is read from the end, as RECENT.ADD reads
+/// its options: a task spelled `DELIVERIES` is read as the keyword only in
+/// the second-to-last position.
 fn ack(ctx: &Ctx, args: &[RStr]) -> Result<(), ZkitError> {
-    let (key, members) = (&args[1], &args[2..]);
+    let key = &args[1];
+    let (members, options) = split_trailing_options(&args[2..], &["DELIVERIES"])?;
+    let deliveries = options.first().map(|(_, key)| *key);
+    if let Some(deliveries) = deliveries {
+        ctx.check_key_type(deliveries, KeyKind::Zset)?;
+    }
     let any_held = ctx
         .open_zset(key)?
         .is_some_and(|held| members.iter().any(|m| held.score(m).is_some()));
@@ -343,9 +571,63 @@ fn ack(ctx: &Ctx, args: &[RStr]) -> Result<(), ZkitError> {
         return Ok(());
     }
     let mut held = ctx.open_zset_mut(key)?;
-    let removed = members.iter().filter(|member| held.remove(member)).count();
+    let removed: Vec<&RStr> = members
+        .iter()
+        .filter(|member| held.remove(member))
+        .collect();
     drop(held);
-    TASKS_ACKED.add(removed as u64);
-    ctx.reply_i64(removed as i64);
+    // Only the counts of tasks that were in flight: a task handed back with
+    // DELAY.NACK keeps counting towards its dead letter.
+    if let Some(deliveries) = deliveries {
+        let mut counts = ctx.open_zset_mut(deliveries)?;
+        for task in &removed {
+            counts.remove(task);
+        }
+    }
+    TASKS_ACKED.add(removed.len() as u64);
+    ctx.reply_i64(removed.len() as i64);
+    Ok(())
+}
+
+/// DELAY.NACK `inflight queue member delay-ms` -> 1 when moved, else 0.
+fn nack(ctx: &Ctx, args: &[RStr]) -> Result<(), ZkitError> {
+    let [_, inflight, queue, task, delay_ms] = args else {
+        return Err(ZkitError::Arity(NACK.name));
+    };
+    let now = ctx.now_ms();
+    let due = retry_at(now, parse_i64(delay_ms.as_bytes())?).ok_or(ZkitError::OutOfRange {
+        what: "delay",
+        limit: bound::DELAY_MS,
+    })?;
+    ctx.check_key_type(queue, KeyKind::Zset)?;
+    let lease_end = ctx.open_zset(inflight)?.and_then(|held| held.score(task));
+    if !is_held(lease_end, now) {
+        ctx.reply_i64(0);
+        return Ok(());
+    }
+    // A queue that is its own in-flight set (a visibility timeout): the
+    // task only moves to its new due time.
+    if inflight.as_bytes() != queue.as_bytes() {
+        ctx.open_zset_mut(inflight)?.remove(task);
+    }
+    ctx.open_zset_mut(queue)?.add(task, due as f64)?;
+    ctx.reply_i64(1);
+    Ok(())
+}
+
+/// DELAY.TOUCH `inflight member ms` -> 1 when the lease was extended, else 0.
+fn touch(ctx: &Ctx, args: &[RStr]) -> Result<(), ZkitError> {
+    let [_, inflight, task, ms] = args else {
+        return Err(ZkitError::Arity(TOUCH.name));
+    };
+    let now = ctx.now_ms();
+    let until = deadline(now, parse_i64(ms.as_bytes())?).ok_or_else(lease_out_of_range)?;
+    let lease_end = ctx.open_zset(inflight)?.and_then(|held| held.score(task));
+    if !is_held(lease_end, now) {
+        ctx.reply_i64(0);
+        return Ok(());
+    }
+    ctx.open_zset_mut(inflight)?.add(task, until as f64)?;
+    ctx.reply_i64(1);
     Ok(())
 }

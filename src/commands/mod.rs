@@ -80,6 +80,7 @@ impl Default for Counter {
 pub static COUNTERS: &[(&str, &Counter)] = &[
     ("delay_tasks_claimed", &delay::TASKS_CLAIMED),
     ("delay_tasks_acked", &delay::TASKS_ACKED),
+    ("delay_tasks_dead", &delay::TASKS_DEAD),
     ("rate_hits_refused", &rate::HITS_REFUSED),
     ("feed_items_trimmed", &feed::ITEMS_TRIMMED),
 ];

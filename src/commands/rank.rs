@@ -8,24 +8,32 @@
 //! and replicate `ZADD` with the exact score; ranks come from `ZREVRANK` and
 //! `ZRANGE ... REV` through RM_Call, because the low-level API has no rank
 //! access and they are O(log N) there.
+//!
+//! With `SHARED`, replies carry competition ranks instead (equal totals share
+//! a rank: 1 + the members whose total is strictly higher). Since
+//! `floor(score)` is the total, those members are exactly the ones scored at
+//! `total + 1` or more: one `ZCOUNT`, O(log N) on a skiplist (two rank
+//! lookups) however long the run of ties, where walking the key API would
+//! cost a step per member above.
 
 use std::collections::HashMap;
 
 use std::sync::atomic::{AtomicI64, Ordering};
 
-use super::args::{is_keyword, parse_i64, parse_non_negative, Options};
+use super::args::{is_keyword, parse_i64, parse_non_negative, split_trailing_flag, Options};
 use super::{Command, NumericConfig};
 use crate::declare_command;
 use crate::error::{bound, ZkitError};
 use crate::host::{
-    key_flags as kf, Arg, BeginSearch, CallArg, Ctx, FindKeys, KeySpec, OwnedRStr, RStr, ScoreBound,
+    key_flags as kf, Arg, BeginSearch, CallArg, Ctx, FindKeys, KeySpec, OwnedRStr, RStr,
+    ScoreBound, Zset,
 };
 use crate::logic::rank::{
-    add_totals, check_total, weigh_total, RankEntry, TieBreakClock, CLOCK_LIMIT_MS,
-    DEFAULT_EPOCH_MS, DEFAULT_SPAN_MS,
+    add_totals, check_distinct_boards, next_total, shared_ranks, weigh_total, RankEntry,
+    SetCondition, TieBreakClock, TotalUpdate, CLOCK_LIMIT_MS, DEFAULT_EPOCH_MS, DEFAULT_SPAN_MS,
 };
 
-pub static COMMANDS: &[&Command] = &[&GIFT, &SET, &GET, &TOP, &AROUND, &MERGE];
+pub static COMMANDS: &[&Command] = &[&GIFT, &SET, &GET, &TOP, &AROUND, &MERGE, &MGIFT, &MGET];
 
 /// `zkit.tiebreak-epoch-ms`: the start of the tie-break window (unix ms).
 pub static TIEBREAK_EPOCH_MS: NumericConfig = NumericConfig {
@@ -54,8 +62,12 @@ pub fn tiebreak_clock() -> TieBreakClock {
     .expect("the config bounds keep the clock valid")
 }
 
-const BOARD_WRITE: &[KeySpec] = &[KeySpec::at(1, kf::RW | kf::ACCESS | kf::UPDATE)];
+const BOARD_WRITE_FLAGS: u32 = kf::RW | kf::ACCESS | kf::UPDATE;
+const BOARD_WRITE: &[KeySpec] = &[KeySpec::at(1, BOARD_WRITE_FLAGS)];
 const BOARD_READ: &[KeySpec] = &[KeySpec::at(1, kf::RO | kf::ACCESS)];
+
+/// `SHARED`: every rank in the reply is a competition rank.
+const SHARED_ARG: Arg = Arg::pure_token("shared", "SHARED").optional();
 
 declare_command! {
     pub static GIFT: Command = {
@@ -65,7 +77,7 @@ declare_command! {
         acl_categories: "write sortedset fast",
         arity: -4,
         key_specs: BOARD_WRITE,
-        summary: "Adds an amount to a member's total and returns the new total and rank; equal totals rank first-come.",
+        summary: "Adds an amount to a member's total and returns the new total and rank; equal totals rank first-come (with SHARED, equal totals share a rank).",
         complexity: "O(log(N)) with N the number of members in the board.",
         since: "0.1.0",
         args: &[
@@ -73,6 +85,7 @@ declare_command! {
             Arg::string("member"),
             Arg::integer("amount"),
             Arg::unix_time("unix-ms").token("AT").optional(),
+            SHARED_ARG,
         ],
     }
 }
@@ -86,7 +99,7 @@ declare_command! {
         arity: -4,
         key_specs: BOARD_WRITE,
         summary:
-            "Sets a member's total and returns it with the member's rank; equal totals rank first-come.",
+            "Sets a member's total (with GT only a higher one, with LT only a lower one) and returns the total that stands with the member's rank; equal totals rank first-come (with SHARED, equal totals share a rank).",
         complexity: "O(log(N)) with N the number of members in the board.",
         since: "0.1.0",
         args: &[
@@ -94,6 +107,12 @@ declare_command! {
             Arg::string("member"),
             Arg::integer("total"),
             Arg::unix_time("unix-ms").token("AT").optional(),
+            Arg::one_of(
+                "condition",
+                &[Arg::pure_token("gt", "GT"), Arg::pure_token("lt", "LT")],
+            )
+            .optional(),
+            SHARED_ARG,
         ],
     }
 }
@@ -104,12 +123,12 @@ declare_command! {
         handler: get,
         flags: "readonly fast",
         acl_categories: "read sortedset fast",
-        arity: 3,
+        arity: -3,
         key_specs: BOARD_READ,
         summary: "Returns a member's total, rank and the time it reached its total, or nil.",
         complexity: "O(log(N)) with N the number of members in the board.",
         since: "0.1.0",
-        args: &[Arg::key("key", 0), Arg::string("member")],
+        args: &[Arg::key("key", 0), Arg::string("member"), SHARED_ARG],
     }
 }
 
@@ -128,6 +147,7 @@ declare_command! {
             Arg::key("key", 0),
             Arg::integer("count"),
             Arg::integer("offset").token("OFFSET").optional(),
+            SHARED_ARG,
         ],
     }
 }
@@ -138,7 +158,7 @@ declare_command! {
         handler: around,
         flags: "readonly",
         acl_categories: "read sortedset slow",
-        arity: 4,
+        arity: -4,
         key_specs: BOARD_READ,
         summary: "Returns the member and up to radius entries above and below it: rank, member, total.",
         complexity: "O(log(N)+M) with N the number of members in the board and M the radius.",
@@ -147,6 +167,7 @@ declare_command! {
             Arg::key("key", 0),
             Arg::string("member"),
             Arg::integer("radius"),
+            SHARED_ARG,
         ],
     }
 }
@@ -182,95 +203,330 @@ declare_command! {
     }
 }
 
-/// How a write changes a member's total.
-#[derive(Clone, Copy)]
-enum TotalUpdate {
-    Add,
-    Replace,
+declare_command! {
+    pub static MGIFT: Command = {
+        name: "rank.mgift",
+        handler: mgift,
+        flags: "write deny-oom",
+        acl_categories: "write sortedset slow",
+        arity: -5,
+        key_specs: &[KeySpec {
+            flags: BOARD_WRITE_FLAGS,
+            begin: BeginSearch::Index(1),
+            find: FindKeys::KeyNum {
+                count_index: 0,
+                first: 1,
+                step: 1,
+            },
+        }],
+        summary: "Adds an amount to a member's total on several boards at once (each first-come on its own) and returns [total, rank] per board, in key order.",
+        complexity: "O(K*log(N)) with K the number of boards and N the members of the largest.",
+        since: "0.1.0",
+        args: &[
+            Arg::integer("numkeys"),
+            Arg::key("key", 0).multiple(),
+            Arg::string("member"),
+            Arg::integer("amount"),
+            Arg::unix_time("unix-ms").token("AT").optional(),
+            SHARED_ARG,
+        ],
+    }
+}
+
+declare_command! {
+    pub static MGET: Command = {
+        name: "rank.mget",
+        handler: mget,
+        flags: "readonly fast",
+        acl_categories: "read sortedset fast",
+        arity: -3,
+        key_specs: BOARD_READ,
+        summary: "Returns what RANK.GET returns for each member, in order: [total, rank, reached-at-ms] or nil.",
+        complexity: "O(M*log(N)) with M the members asked for and N the members of the board.",
+        since: "0.1.0",
+        args: &[
+            Arg::key("key", 0),
+            Arg::string("member").multiple(),
+            SHARED_ARG,
+        ],
+    }
+}
+
+/// Which ranks a reply carries.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Ranks {
+    /// Positions: equal totals rank first-come.
+    FirstCome,
+    /// `SHARED`: competition ranks, equal totals share one.
+    Shared,
 }
 
 fn gift(ctx: &Ctx, args: &[RStr]) -> Result<(), ZkitError> {
-    write_total(ctx, args, TotalUpdate::Add)
+    let amount = parse_i64(args[3].as_bytes())?;
+    let options = parse_write_options(&args[4..], &["AT", "SHARED"])?;
+    write_total(ctx, &args[1], &args[2], TotalUpdate::Add(amount), options)
 }
 
 fn set(ctx: &Ctx, args: &[RStr]) -> Result<(), ZkitError> {
-    write_total(ctx, args, TotalUpdate::Replace)
+    let total = parse_i64(args[3].as_bytes())?;
+    let options = parse_write_options(&args[4..], &["AT", "SHARED", "GT", "LT"])?;
+    let update = TotalUpdate::Set(total, options.condition);
+    write_total(ctx, &args[1], &args[2], update, options)
 }
 
-/// RANK.GIFT / RANK.SET: `key member value [AT unix-ms]` -> `[total, rank]`.
-fn write_total(ctx: &Ctx, args: &[RStr], update: TotalUpdate) -> Result<(), ZkitError> {
-    let (key, member, value) = (&args[1], &args[2], parse_i64(args[3].as_bytes())?);
-    let mut at_ms = None;
-    let mut options = Options::new(&args[4..], &["AT"]);
-    while options.next_option()?.is_some() {
-        at_ms = Some(options.int()?);
-    }
-    let clock = tiebreak_clock();
-    let at_ms = at_ms.unwrap_or_else(|| ctx.now_ms());
+/// The options of a RANK write: `[AT unix-ms] [GT|LT] [SHARED]`, those of
+/// `keywords` only.
+struct WriteOptions {
+    at_ms: Option<i64>,
+    condition: SetCondition,
+    ranks: Ranks,
+}
 
-    let mut board = ctx.open_zset_mut(key)?;
-    let previous = board.score(member).map(|s| clock.decode(s)).transpose()?;
-    let total = match update {
-        TotalUpdate::Add => add_totals(previous.map_or(0, |e| e.total), value)?,
-        TotalUpdate::Replace => check_total(value)?,
+fn parse_write_options(
+    options: &[RStr],
+    keywords: &'static [&'static str],
+) -> Result<WriteOptions, ZkitError> {
+    let mut parsed = WriteOptions {
+        at_ms: None,
+        condition: SetCondition::Always,
+        ranks: Ranks::FirstCome,
     };
-    // Encoding also validates the time, so a bad AT fails even when the total
-    // does not change.
-    let score = clock.encode(total, at_ms)?;
-    // A member that already has this total keeps the time it reached it.
-    if previous.map(|e| e.total) != Some(total) {
+    let mut options = Options::new(options, keywords);
+    while let Some(option) = options.next_option()? {
+        let condition = match option {
+            "AT" => {
+                parsed.at_ms = Some(options.int()?);
+                continue;
+            }
+            "SHARED" => {
+                parsed.ranks = Ranks::Shared;
+                continue;
+            }
+            "GT" => SetCondition::Higher,
+            _ => SetCondition::Lower,
+        };
+        // GT and LT exclude each other, as NEWER and OLDER do in FEED.PAGE.
+        if parsed.condition != SetCondition::Always {
+            return Err(ZkitError::Syntax);
+        }
+        parsed.condition = condition;
+    }
+    Ok(parsed)
+}
+
+/// A write to one board, checked and not yet made.
+struct PlannedWrite {
+    total: i64,
+    /// The score to write; `None` when the total stands as it was.
+    score: Option<f64>,
+}
+
+/// Plans `update` for a member scored `previous` (`None`: not on the
+/// board), reached at `at_ms`. Checks everything a write can refuse: a
+/// previous score that is not a rank score, the total's range and the time
+/// (even when the total does not change).
+fn plan_write(
+    clock: &TieBreakClock,
+    previous: Option<f64>,
+    update: TotalUpdate,
+    at_ms: i64,
+) -> Result<PlannedWrite, ZkitError> {
+    let previous = previous.map(|score| clock.decode(score)).transpose()?;
+    let after = next_total(previous.map(|entry| entry.total), update)?;
+    let score = clock.encode(after.total, at_ms)?;
+    Ok(PlannedWrite {
+        total: after.total,
+        score: after.changed.then_some(score),
+    })
+}
+
+/// Writes a planned total: replayed as `ZADD`, announced as the native peer
+/// of the update announces it (`zincr` for a gift, `zadd` for a set).
+fn apply_write(
+    board: &mut Zset,
+    member: &RStr,
+    update: TotalUpdate,
+    planned: &PlannedWrite,
+) -> Result<(), ZkitError> {
+    if let Some(score) = planned.score {
         match update {
-            TotalUpdate::Add => board.add_incremented(member, score)?,
-            TotalUpdate::Replace => board.add(member, score)?,
+            TotalUpdate::Add(_) => board.add_incremented(member, score)?,
+            TotalUpdate::Set(..) => board.add(member, score)?,
         };
     }
+    Ok(())
+}
+
+/// RANK.GIFT / RANK.SET: `key member value [AT unix-ms] [GT|LT] [SHARED]` ->
+/// `[total, rank]`, the total that stands after the call.
+fn write_total(
+    ctx: &Ctx,
+    key: &RStr,
+    member: &RStr,
+    update: TotalUpdate,
+    options: WriteOptions,
+) -> Result<(), ZkitError> {
+    let clock = tiebreak_clock();
+    let at_ms = options.at_ms.unwrap_or_else(|| ctx.now_ms());
+    let mut board = ctx.open_zset_mut(key)?;
+    let planned = plan_write(&clock, board.score(member), update, at_ms)?;
+    apply_write(&mut board, member, update, &planned)?;
     drop(board);
-    let rank = rank_of(ctx, key, member)?
-        .ok_or_else(|| ZkitError::Internal("member vanished after its write".into()))?;
+    let rank = rank_of_member(ctx, key, member, planned.total, options.ranks)?;
     ctx.reply_array(2);
-    ctx.reply_i64(total);
+    ctx.reply_i64(planned.total);
     ctx.reply_i64(rank);
     Ok(())
 }
 
-/// RANK.GET `key member` -> `[total, rank, reached-at-ms]` or nil.
-fn get(ctx: &Ctx, args: &[RStr]) -> Result<(), ZkitError> {
-    let (key, member) = (&args[1], &args[2]);
-    let score = ctx.open_zset(key)?.and_then(|board| board.score(member));
-    let Some(score) = score else {
-        ctx.reply_null();
-        return Ok(());
+/// RANK.MGIFT `numkeys key [key ...] member amount [AT unix-ms] [SHARED]`
+/// -> `[[total, rank], ...]`, one per key in key order. Every board is read
+/// and every write planned (types, scores, totals, time) before the first
+/// write, so an error changes no board.
+fn mgift(ctx: &Ctx, args: &[RStr]) -> Result<(), ZkitError> {
+    let (boards, rest) = split_numkeys(&args[1], &args[2..])?;
+    let [member, amount, options @ ..] = rest else {
+        return Err(ZkitError::Syntax);
     };
-    let entry = tiebreak_clock().decode(score)?;
-    let rank = rank_of(ctx, key, member)?
-        .ok_or_else(|| ZkitError::Internal("member vanished while reading it".into()))?;
-    ctx.reply_array(3);
-    ctx.reply_i64(entry.total);
-    ctx.reply_i64(rank);
-    ctx.reply_i64(entry.reached_at_ms);
+    let update = TotalUpdate::Add(parse_i64(amount.as_bytes())?);
+    let options = parse_write_options(options, &["AT", "SHARED"])?;
+    let names: Vec<&[u8]> = boards.iter().map(RStr::as_bytes).collect();
+    check_distinct_boards(&names)?;
+
+    let clock = tiebreak_clock();
+    let at_ms = options.at_ms.unwrap_or_else(|| ctx.now_ms());
+    let mut planned = Vec::with_capacity(boards.len());
+    for key in boards {
+        let previous = ctx.open_zset(key)?.and_then(|board| board.score(member));
+        planned.push(plan_write(&clock, previous, update, at_ms)?);
+    }
+    for (key, write) in boards.iter().zip(&planned) {
+        apply_write(&mut ctx.open_zset_mut(key)?, member, update, write)?;
+    }
+    ctx.reply_array(boards.len());
+    for (key, write) in boards.iter().zip(&planned) {
+        let rank = rank_of_member(ctx, key, member, write.total, options.ranks)?;
+        ctx.reply_array(2);
+        ctx.reply_i64(write.total);
+        ctx.reply_i64(rank);
+    }
     Ok(())
 }
 
-/// RANK.TOP `key count [OFFSET offset]` -> `[[rank, member, total], ...]`.
+/// `numkeys key [key ...] rest...`: the keys (at least one) and what
+/// follows them.
+fn split_numkeys<'a>(
+    numkeys: &RStr,
+    rest: &'a [RStr],
+) -> Result<(&'a [RStr], &'a [RStr]), ZkitError> {
+    let numkeys = parse_i64(numkeys.as_bytes())?;
+    if numkeys < 1 {
+        return Err(ZkitError::OutOfRange {
+            what: "numkeys",
+            limit: bound::AT_LEAST_ONE,
+        });
+    }
+    usize::try_from(numkeys)
+        .ok()
+        .filter(|&n| n <= rest.len())
+        .map(|n| rest.split_at(n))
+        .ok_or(ZkitError::Syntax)
+}
+
+/// `[SHARED]`, the only option of the RANK reads that take no other.
+fn parse_ranks(options: &[RStr]) -> Result<Ranks, ZkitError> {
+    let mut ranks = Ranks::FirstCome;
+    let mut options = Options::new(options, &["SHARED"]);
+    while options.next_option()?.is_some() {
+        ranks = Ranks::Shared;
+    }
+    Ok(ranks)
+}
+
+/// RANK.GET `key member [SHARED]` -> `[total, rank, reached-at-ms]` or nil.
+fn get(ctx: &Ctx, args: &[RStr]) -> Result<(), ZkitError> {
+    let ranks = parse_ranks(&args[3..])?;
+    reply_members(ctx, &args[1], &args[2..3], ranks, false)
+}
+
+/// RANK.MGET `key member [member ...] [SHARED]` -> one RANK.GET reply per
+/// member, in order. A member spelled `SHARED` is read as the option only in
+/// the last position.
+fn mget(ctx: &Ctx, args: &[RStr]) -> Result<(), ZkitError> {
+    let (members, shared) = split_trailing_flag(&args[2..], "SHARED")?;
+    let ranks = if shared {
+        Ranks::Shared
+    } else {
+        Ranks::FirstCome
+    };
+    reply_members(ctx, &args[1], members, ranks, true)
+}
+
+/// Replies `[total, rank, reached-at-ms]` or nil for each member; as an
+/// array of them with `as_array`, else the one member's reply alone. Every
+/// score is read and decoded before the first reply.
+fn reply_members(
+    ctx: &Ctx,
+    key: &RStr,
+    members: &[RStr],
+    ranks: Ranks,
+    as_array: bool,
+) -> Result<(), ZkitError> {
+    let clock = tiebreak_clock();
+    let scores: Vec<Option<f64>> = match ctx.open_zset(key)? {
+        Some(board) => members.iter().map(|member| board.score(member)).collect(),
+        None => vec![None; members.len()],
+    };
+    let mut entries = Vec::with_capacity(members.len());
+    for (member, score) in members.iter().zip(scores) {
+        let entry = score.map(|score| clock.decode(score)).transpose()?;
+        let rank = entry
+            .map(|entry| rank_of_member(ctx, key, member, entry.total, ranks))
+            .transpose()?;
+        entries.push(entry.zip(rank));
+    }
+    if as_array {
+        ctx.reply_array(entries.len());
+    }
+    for entry in entries {
+        match entry {
+            Some((entry, rank)) => {
+                ctx.reply_array(3);
+                ctx.reply_i64(entry.total);
+                ctx.reply_i64(rank);
+                ctx.reply_i64(entry.reached_at_ms);
+            }
+            None => ctx.reply_null(),
+        }
+    }
+    Ok(())
+}
+
+/// RANK.TOP `key count [OFFSET offset] [SHARED]` -> `[[rank, member, total], ...]`.
 fn top(ctx: &Ctx, args: &[RStr]) -> Result<(), ZkitError> {
     let key = &args[1];
     let count = parse_non_negative(args[2].as_bytes(), "count")?;
-    let mut offset = 0;
-    let mut options = Options::new(&args[3..], &["OFFSET"]);
-    while options.next_option()?.is_some() {
-        offset = options.non_negative("offset")?;
+    let (mut offset, mut ranks) = (0, Ranks::FirstCome);
+    let mut options = Options::new(&args[3..], &["OFFSET", "SHARED"]);
+    while let Some(option) = options.next_option()? {
+        if option == "OFFSET" {
+            offset = options.non_negative("offset")?;
+        } else {
+            ranks = Ranks::Shared;
+        }
     }
     if ctx.open_zset(key)?.is_none() || count == 0 {
         ctx.reply_array(0);
         return Ok(());
     }
-    reply_rank_range(ctx, key, offset, offset.saturating_add(count - 1))
+    reply_rank_range(ctx, key, offset, offset.saturating_add(count - 1), ranks)
 }
 
-/// RANK.AROUND `key member radius` -> `[[rank, member, total], ...]`.
+/// RANK.AROUND `key member radius [SHARED]` -> `[[rank, member, total], ...]`.
 fn around(ctx: &Ctx, args: &[RStr]) -> Result<(), ZkitError> {
     let (key, member) = (&args[1], &args[2]);
     let radius = parse_non_negative(args[3].as_bytes(), "radius")?;
+    let ranks = parse_ranks(&args[4..])?;
     // The type check; ZREVRANK then answers nil for an absent member.
     let rank = if ctx.open_zset(key)?.is_some() {
         rank_of(ctx, key, member)?
@@ -287,24 +543,15 @@ fn around(ctx: &Ctx, args: &[RStr]) -> Result<(), ZkitError> {
         key,
         index.saturating_sub(radius).max(0),
         index.saturating_add(radius),
+        ranks,
     )
 }
 
 /// RANK.MERGE `destkey numkeys key [key ...] [WEIGHTS w [w ...]]` -> integer.
 fn merge(ctx: &Ctx, args: &[RStr]) -> Result<(), ZkitError> {
     let dest = &args[1];
-    let numkeys = parse_i64(args[2].as_bytes())?;
-    if numkeys < 1 {
-        return Err(ZkitError::OutOfRange {
-            what: "numkeys",
-            limit: bound::AT_LEAST_ONE,
-        });
-    }
-    let rest = &args[3..];
-    let Some(sources) = usize::try_from(numkeys).ok().and_then(|n| rest.get(..n)) else {
-        return Err(ZkitError::Syntax);
-    };
-    let weights = parse_weights(&rest[sources.len()..], sources.len())?;
+    let (sources, options) = split_numkeys(&args[2], &args[3..])?;
+    let weights = parse_weights(options, sources.len())?;
 
     // Read and check everything before the first write.
     let clock = tiebreak_clock();
@@ -388,8 +635,49 @@ fn rank_of(ctx: &Ctx, key: &RStr, member: &RStr) -> Result<Option<i64>, ZkitErro
         .ok_or_else(|| ZkitError::Internal("ZREVRANK did not return an integer".into()))
 }
 
-/// Replies `[[rank, member, total], ...]` for 0-based ranks `start..=stop`.
-fn reply_rank_range(ctx: &Ctx, key: &RStr, start: i64, stop: i64) -> Result<(), ZkitError> {
+/// The rank a reply gives a member that is on the board with `total`.
+fn rank_of_member(
+    ctx: &Ctx,
+    key: &RStr,
+    member: &RStr,
+    total: i64,
+    ranks: Ranks,
+) -> Result<i64, ZkitError> {
+    match ranks {
+        Ranks::FirstCome => rank_of(ctx, key, member)?
+            .ok_or_else(|| ZkitError::Internal("the member is not on the board".into())),
+        Ranks::Shared => shared_rank(ctx, key, total),
+    }
+}
+
+/// The competition rank of `total`: 1 + the members whose total is higher,
+/// i.e. scored at `total + 1` or more (|total| < 2^52, so the bound is an
+/// exact double).
+fn shared_rank(ctx: &Ctx, key: &RStr, total: i64) -> Result<i64, ZkitError> {
+    let higher = ctx.call(
+        c"ZCOUNT",
+        &[
+            CallArg::Str(key),
+            CallArg::Int(total + 1),
+            CallArg::Bytes(b"+inf"),
+        ],
+    )?;
+    higher
+        .get()
+        .integer()
+        .map(|higher| higher + 1)
+        .ok_or_else(|| ZkitError::Internal("ZCOUNT did not return an integer".into()))
+}
+
+/// Replies `[[rank, member, total], ...]` for 0-based positions
+/// `start..=stop`. Shared ranks cost one count for the whole page.
+fn reply_rank_range(
+    ctx: &Ctx,
+    key: &RStr,
+    start: i64,
+    stop: i64,
+    ranks: Ranks,
+) -> Result<(), ZkitError> {
     let reply = ctx.call(
         c"ZRANGE",
         &[
@@ -402,7 +690,10 @@ fn reply_rank_range(ctx: &Ctx, key: &RStr, start: i64, stop: i64) -> Result<(), 
     )?;
     let clock = tiebreak_clock();
     let rows = reply.get();
-    let mut entries = Vec::with_capacity(rows.len());
+    let (mut members, mut totals) = (
+        Vec::with_capacity(rows.len()),
+        Vec::with_capacity(rows.len()),
+    );
     for i in 0..rows.len() {
         let row = rows.element(i);
         let member = row.and_then(|r| r.element(0)).and_then(|m| m.bytes());
@@ -412,14 +703,25 @@ fn reply_rank_range(ctx: &Ctx, key: &RStr, start: i64, stop: i64) -> Result<(), 
                 "unexpected ZRANGE WITHSCORES reply".into(),
             ));
         };
-        entries.push((member, clock.decode(score)?.total));
+        members.push(member);
+        totals.push(clock.decode(score)?.total);
     }
-    ctx.reply_array(entries.len());
-    for (i, (member, total)) in entries.into_iter().enumerate() {
+    let Some(&first_total) = totals.first() else {
+        ctx.reply_array(0);
+        return Ok(());
+    };
+    // The page holds a member at `start`, so `start + 1` does not overflow.
+    let first_position = start + 1;
+    let rank_list = match ranks {
+        Ranks::Shared => shared_ranks(first_position, shared_rank(ctx, key, first_total)?, &totals),
+        Ranks::FirstCome => (first_position..).take(totals.len()).collect(),
+    };
+    ctx.reply_array(members.len());
+    for ((member, total), rank) in members.iter().zip(&totals).zip(&rank_list) {
         ctx.reply_array(3);
-        ctx.reply_i64(start + i as i64 + 1);
+        ctx.reply_i64(*rank);
         ctx.reply_bulk(member);
-        ctx.reply_i64(total);
+        ctx.reply_i64(*total);
     }
     Ok(())
 }

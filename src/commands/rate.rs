@@ -31,51 +31,44 @@ declare_command! {
         acl_categories: "write sortedset slow",
         arity: -4,
         key_specs: &[KeySpec::at(1, kf::RW | kf::UPDATE)],
-        summary: "Counts a hit against an exact sliding-window limit: logs it if at most limit units fall within the last window-ms, and returns [allowed, count, remaining, retry-after-ms].",
-        complexity: "O((E+C)*log(N)) with E the entries that left the window, C the cost and N the entries in the log.",
+        summary: "Counts a hit against exact sliding-window limits (several: every one must allow): logs it if at most limit units fall within the last window-ms of each, and returns [allowed, count, remaining, retry-after-ms] of the limit that binds, plus its position when several are given.",
+        complexity: "O((L+E+C)*log(N)) with L the limits, E the entries that left the widest window, C the cost and N the entries in the log.",
         since: "0.1.0",
         args: &[
             Arg::key("key", 0),
-            Arg::integer("window-ms"),
-            Arg::integer("limit"),
+            Arg::block(
+                "limits",
+                &[Arg::integer("window-ms"), Arg::integer("limit")],
+            )
+            .multiple(),
             Arg::integer("cost").token("COST").optional(),
         ],
     }
 }
 
-/// RATE.HIT `key window-ms limit [COST n]`
-/// -> `[allowed, count, remaining, retry-after-ms]`.
+/// RATE.HIT `key window-ms limit [window-ms limit ...] [COST n]`
+/// -> `[allowed, count, remaining, retry-after-ms]` of the binding limit,
+/// and with several limits its 1-based position as a fifth element.
 fn hit(ctx: &Ctx, args: &[RStr]) -> Result<(), ZkitError> {
     let key = &args[1];
-    let window_ms = parse_i64(args[2].as_bytes())?;
-    if !(1..=MAX_DURATION_MS).contains(&window_ms) {
-        return Err(ZkitError::OutOfRange {
-            what: "window",
-            limit: bound::DURATION_MS,
-        });
-    }
-    let limit = parse_i64(args[3].as_bytes())?;
-    if !(1..=MAX_LIMIT).contains(&limit) {
-        return Err(ZkitError::OutOfRange {
-            what: "limit",
-            limit: bound::RATE_LIMIT,
-        });
-    }
+    let (limits, options) = parse_limits(&args[2..])?;
+    let smallest = limits
+        .iter()
+        .map(|l| l.limit)
+        .min()
+        .expect("one limit at least");
     let mut cost = 1;
-    let mut options = Options::new(&args[4..], &["COST"]);
+    let mut options = Options::new(options, &["COST"]);
     while options.next_option()?.is_some() {
         cost = options.int()?;
-        if !(1..=limit).contains(&cost) {
+        // A cost above any limit could never pass.
+        if !(1..=smallest as i64).contains(&cost) {
             return Err(ZkitError::OutOfRange {
                 what: "cost",
                 limit: bound::UP_TO_LIMIT,
             });
         }
     }
-    let limits = [Limit {
-        window_ms,
-        limit: limit as u64,
-    }];
     let mut log = ZsetLog {
         ctx,
         key,
@@ -86,12 +79,61 @@ fn hit(ctx: &Ctx, args: &[RStr]) -> Result<(), ZkitError> {
     if !verdict.allowed {
         HITS_REFUSED.add(1);
     }
-    ctx.reply_array(4);
+    let several = limits.len() > 1;
+    ctx.reply_array(if several { 5 } else { 4 });
     ctx.reply_i64(i64::from(verdict.allowed));
     ctx.reply_i64(verdict.count as i64);
     ctx.reply_i64(verdict.remaining as i64);
     ctx.reply_i64(verdict.retry_after_ms);
+    if several {
+        ctx.reply_i64(verdict.binding as i64 + 1);
+    }
     Ok(())
+}
+
+/// `window-ms limit [window-ms limit ...]` and the options after them. The
+/// first pair is required; further pairs are read while the next word is an
+/// integer, so `COST` (or any other word) ends them and today's calls read
+/// as before.
+fn parse_limits<A: AsRef<[u8]>>(args: &[A]) -> Result<(Vec<Limit>, &[A]), ZkitError> {
+    let mut limits = Vec::new();
+    let mut rest = args;
+    while let [window, more @ ..] = rest {
+        if !limits.is_empty() && parse_i64(window.as_ref()).is_err() {
+            break;
+        }
+        let [limit, after @ ..] = more else {
+            return Err(ZkitError::Syntax);
+        };
+        limits.push(parse_limit(window.as_ref(), limit.as_ref())?);
+        rest = after;
+    }
+    if limits.is_empty() {
+        return Err(ZkitError::Syntax);
+    }
+    Ok((limits, rest))
+}
+
+/// One `window-ms limit` pair, in range.
+fn parse_limit(window: &[u8], limit: &[u8]) -> Result<Limit, ZkitError> {
+    let window_ms = parse_i64(window)?;
+    if !(1..=MAX_DURATION_MS).contains(&window_ms) {
+        return Err(ZkitError::OutOfRange {
+            what: "window",
+            limit: bound::DURATION_MS,
+        });
+    }
+    let limit = parse_i64(limit)?;
+    if !(1..=MAX_LIMIT).contains(&limit) {
+        return Err(ZkitError::OutOfRange {
+            what: "limit",
+            limit: bound::RATE_LIMIT,
+        });
+    }
+    Ok(Limit {
+        window_ms,
+        limit: limit as u64,
+    })
 }
 
 /// A rate log kept in a sorted set. Reads go through a read-only handle
@@ -189,5 +231,60 @@ impl HitLog for ZsetLog<'_> {
 
     fn expire_at(&mut self, unix_ms: i64) -> Result<(), ZkitError> {
         Ok(self.writer()?.expire_at(unix_ms)?)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The limits as (window, limit) and the words left for the options.
+    type Parsed = (Vec<(i64, u64)>, Vec<String>);
+
+    fn limits(words: &[&str]) -> Result<Parsed, ZkitError> {
+        let words: Vec<&[u8]> = words.iter().map(|w| w.as_bytes()).collect();
+        parse_limits(&words).map(|(limits, rest)| {
+            let limits = limits.iter().map(|l| (l.window_ms, l.limit)).collect();
+            let rest = rest
+                .iter()
+                .map(|w| String::from_utf8_lossy(w).into())
+                .collect();
+            (limits, rest)
+        })
+    }
+
+    #[test]
+    fn limits_are_pairs_until_a_word_that_is_not_an_integer() {
+        assert_eq!(limits(&["5000", "2"]), Ok((vec![(5000, 2)], vec![])));
+        assert_eq!(
+            limits(&["10000", "5", "86400000", "100", "COST", "2"]),
+            Ok((
+                vec![(10000, 5), (86400000, 100)],
+                vec!["COST".into(), "2".into()]
+            ))
+        );
+        // Today's calls keep their errors: the first pair is required.
+        assert_eq!(limits(&["1.5", "5"]), Err(ZkitError::NotInteger));
+        assert_eq!(limits(&["1000", "x"]), Err(ZkitError::NotInteger));
+        assert_eq!(limits(&["1000"]), Err(ZkitError::Syntax));
+        // An option word ends the pairs (and is the options' to judge).
+        assert_eq!(
+            limits(&["1000", "5", "BURST", "2"]),
+            Ok((vec![(1000, 5)], vec!["BURST".into(), "2".into()]))
+        );
+        // A further pair is checked like the first; half a pair is an error.
+        assert_eq!(
+            limits(&["1000", "5", "2000", "x"]),
+            Err(ZkitError::NotInteger)
+        );
+        assert_eq!(limits(&["1000", "5", "2000"]), Err(ZkitError::Syntax));
+        assert!(matches!(
+            limits(&["1000", "5", "0", "3"]),
+            Err(ZkitError::OutOfRange { what: "window", .. })
+        ));
+        assert!(matches!(
+            limits(&["1000", "5", "2000", "0"]),
+            Err(ZkitError::OutOfRange { what: "limit", .. })
+        ));
     }
 }

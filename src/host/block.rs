@@ -45,10 +45,12 @@ pub trait ZsetWaiter: Sized + 'static {
     fn readiness(&mut self, ctx: &Ctx) -> Result<Readiness, Self::Error>;
 
     /// Serves the client: writes, replies and returns [`Attempt::Served`],
-    /// or replies nothing and returns [`Attempt::Wait`]. Called only in the
-    /// callback where [`ZsetWaiter::readiness`] answered `Ready` and the write
-    /// gate accepted a write. An error is replied to the client, which is
-    /// then unblocked; it must have changed nothing.
+    /// or writes nothing, replies nothing and returns [`Attempt::Wait`]
+    /// (Redis 7.0 propagates what a blocked client's callback wrote only
+    /// when the client is served, and aborts on writes left behind). Called
+    /// only in the callback where [`ZsetWaiter::readiness`] answered `Ready`
+    /// and the write gate accepted a write. An error is replied to the
+    /// client, which is then unblocked; it must have changed nothing.
     fn serve(&mut self, ctx: &Ctx) -> Result<Attempt, Self::Error>;
 
     /// Replies when the timeout passed or CLIENT UNBLOCK was called.
@@ -174,7 +176,13 @@ extern "C" fn reply_blocked<W: ZsetWaiter>(
     let ctx = Ctx::new(ctx);
     let (blocked, outcome) = run_waiter(&ctx, try_to_serve::<W>);
     let wait = match outcome {
-        Ok(Try::Waits { wake_at_ms }) => Some(wake_at_ms),
+        Ok(Try::Waits { wake_at_ms }) => {
+            debug_assert!(
+                !ctx.has_written(),
+                "a blocked client wrote but was not served"
+            );
+            Some(wake_at_ms)
+        }
         Ok(Try::Postponed) => {
             // SAFETY: the state is still owned by Redis and not borrowed.
             let state = unsafe { &mut *blocked };

@@ -261,10 +261,12 @@ pub fn key_positions<A: AsRef<[u8]>>(specs: &[KeySpec], args: &[A]) -> Vec<(usiz
             BeginSearch::Index(index) => i64::from(index),
             BeginSearch::Keyword { keyword, start } => {
                 let start = i64::from(start);
+                // Backwards, Redis stops before argv[1], as forwards it
+                // stops before the last argument (which has no key after it).
                 let found = if start >= 0 {
                     (start..argc).find(|&i| is_keyword(i, keyword))
                 } else {
-                    (1..=(argc + start).min(argc - 1))
+                    (2..=(argc + start).min(argc - 1))
                         .rev()
                         .find(|&i| is_keyword(i, keyword))
                 };
@@ -463,6 +465,13 @@ mod tests {
         assert_eq!(positions(&[AFTER_KEYS], "c x y"), Vec::<usize>::new());
         let lease = KeySpec::after_keyword("LEASE", 2, key_flags::RW);
         assert_eq!(positions(&[DEST, lease], "p q LEASE held 5"), [1, 3]);
+        // From the end: the keyword second-to-last, or further back, but
+        // never argv[1].
+        const TRAILING: KeySpec = KeySpec::after_keyword("COUNTS", -2, key_flags::RW);
+        assert_eq!(positions(&[DEST, TRAILING], "a q t COUNTS c"), [1, 4]);
+        assert_eq!(positions(&[DEST, TRAILING], "a q COUNTS t u"), [1, 3]);
+        assert_eq!(positions(&[DEST, TRAILING], "a q t COUNTS"), [1]);
+        assert_eq!(positions(&[DEST, TRAILING], "a COUNTS t"), [1]);
         assert!(needs_getkeys_api(&merge));
         assert!(!needs_getkeys_api(&[DEST]));
     }

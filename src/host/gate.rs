@@ -14,14 +14,17 @@
 //! - DELAY.BPOLL's reply callback (`block.rs`, `reply_blocked`), run when the
 //!   blocked client's key is signalled: by its wake-up timer, by a keyspace
 //!   event after another client's write, or by zkit's own writes. It claims
-//!   tasks, so it asks this gate first. It is the only deferred writer.
+//!   tasks (and with dead letters counts deliveries and moves dead tasks),
+//!   so it asks this gate first, before any of those writes. It is the only
+//!   deferred writer, and it writes only when it serves the client (see
+//!   `ZsetWaiter::serve`).
 //! - Not writers, so not gated: the blocked client's timeout callback
 //!   (replies nil), its free callback, the wake-up timer and the
 //!   keyspace-event handler (they only signal a key), the INFO callback,
 //!   config setters, load and unload.
-//! - Every other path (RANK, FEED, VOTE, RATE, RECENT, DELAY.POLL, DELAY.ACK
-//!   and BPOLL's first try) writes only inside the client's own command call,
-//!   after the server's checks above.
+//! - Every other path (RANK, FEED, VOTE, RATE, RECENT, DELAY.POLL, DELAY.ACK,
+//!   DELAY.NACK, DELAY.TOUCH and BPOLL's first try) writes only inside the
+//!   client's own command call, after the server's checks above.
 //!
 //! The verdict gives the answer a plain command from that client would get
 //! at that moment: paused (or loading) postpones it, as the server postpones

@@ -44,6 +44,8 @@ pub enum RankError {
     /// An existing score is not one zkit can read as a rank (infinite, or too
     /// large), for example one written by a plain ZADD.
     NotRankScore(f64),
+    /// A multi-board write names one board twice.
+    RepeatedBoard,
 }
 
 impl fmt::Display for RankError {
@@ -66,6 +68,9 @@ impl fmt::Display for RankError {
                 f,
                 "the member's score {score} is not a rank score (|score| must be below 2^52)"
             ),
+            RankError::RepeatedBoard => {
+                f.write_str("a board is named twice: give each key once")
+            }
         }
     }
 }
@@ -182,6 +187,103 @@ pub fn weigh_total(total: i64, weight: i64) -> Result<i64, RankError> {
         .checked_mul(weight)
         .ok_or(RankError::TotalOutOfRange)
         .and_then(check_total)
+}
+
+/// How a write changes a member's total.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TotalUpdate {
+    /// RANK.GIFT: add an amount; an absent member starts at 0.
+    Add(i64),
+    /// RANK.SET: replace the total, always or only in one direction.
+    Set(i64, SetCondition),
+}
+
+/// When RANK.SET replaces a member's total.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SetCondition {
+    Always,
+    /// `GT`: only by a higher total (a best-score board).
+    Higher,
+    /// `LT`: only by a lower total (a fastest-time board).
+    Lower,
+}
+
+/// The total that stands after a write.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TotalAfter {
+    pub total: i64,
+    /// The total is new: the member is written, reached now. Otherwise
+    /// nothing is written and the member keeps the time it reached its total,
+    /// so whoever reached a score first still ranks higher.
+    pub changed: bool,
+}
+
+/// What a write does to a member whose total is `previous` (`None`: not on
+/// the board). The new total is checked even when a condition keeps the old
+/// one, so whether a call is refused never depends on the board.
+/// Conditions do not stop an absent member from being added, as with ZADD's
+/// GT and LT.
+pub fn next_total(previous: Option<i64>, update: TotalUpdate) -> Result<TotalAfter, RankError> {
+    let candidate = match update {
+        TotalUpdate::Add(amount) => add_totals(previous.unwrap_or(0), amount)?,
+        TotalUpdate::Set(total, _) => check_total(total)?,
+    };
+    let Some(old) = previous else {
+        return Ok(TotalAfter {
+            total: candidate,
+            changed: true,
+        });
+    };
+    let replaces = match update {
+        TotalUpdate::Set(_, SetCondition::Higher) => candidate > old,
+        TotalUpdate::Set(_, SetCondition::Lower) => candidate < old,
+        _ => candidate != old,
+    };
+    Ok(if replaces {
+        TotalAfter {
+            total: candidate,
+            changed: true,
+        }
+    } else {
+        TotalAfter {
+            total: old,
+            changed: false,
+        }
+    })
+}
+
+/// Refuses a list of boards that names one twice: a multi-board gift adds
+/// the amount once per board.
+pub fn check_distinct_boards(boards: &[&[u8]]) -> Result<(), RankError> {
+    let mut sorted = boards.to_vec();
+    sorted.sort_unstable();
+    if sorted.windows(2).any(|pair| pair[0] == pair[1]) {
+        return Err(RankError::RepeatedBoard);
+    }
+    Ok(())
+}
+
+/// Competition ranks ("1, 1, 3") of consecutive entries of a board, listed
+/// highest first, as `RANK.* SHARED` replies them: equal totals share a rank,
+/// 1 + the number of members whose total is strictly higher.
+///
+/// `first_position` is the 1-based position of the first entry and
+/// `first_shared` its shared rank (one range count on the server); `totals`
+/// are the entries' totals in board order. Every other rank follows without
+/// a count: an entry whose total equals the one above it shares that entry's
+/// rank, and any other entry has only higher totals above it, so its shared
+/// rank is its position.
+pub fn shared_ranks(first_position: i64, first_shared: i64, totals: &[i64]) -> Vec<i64> {
+    let mut ranks = Vec::with_capacity(totals.len());
+    for (i, total) in totals.iter().enumerate() {
+        let rank = match ranks.last() {
+            Some(&above) if totals[i - 1] == *total => above,
+            Some(_) => first_position + i as i64,
+            None => first_shared,
+        };
+        ranks.push(rank);
+    }
+    ranks
 }
 
 /// 2^exp, built from its bits so it is exact (for |exp| <= 1022).
@@ -313,6 +415,59 @@ mod tests {
         assert!(TieBreakClock::new(CLOCK_LIMIT_MS + 1, 1).is_none());
     }
 
+    #[test]
+    fn gt_and_lt_keep_the_better_total_and_its_time() {
+        let set = |total, condition| TotalUpdate::Set(total, condition);
+        let after = |total, changed| Ok(TotalAfter { total, changed });
+        use SetCondition::*;
+        assert_eq!(next_total(Some(10), set(12, Higher)), after(12, true));
+        assert_eq!(next_total(Some(10), set(8, Higher)), after(10, false));
+        // An equal total keeps the time it was first reached.
+        assert_eq!(next_total(Some(10), set(10, Higher)), after(10, false));
+        assert_eq!(next_total(Some(10), set(10, Lower)), after(10, false));
+        assert_eq!(next_total(Some(10), set(8, Lower)), after(8, true));
+        assert_eq!(next_total(Some(10), set(12, Lower)), after(10, false));
+        assert_eq!(next_total(Some(10), set(12, Always)), after(12, true));
+        assert_eq!(next_total(Some(10), set(10, Always)), after(10, false));
+        // Absent members are added whatever the condition.
+        assert_eq!(next_total(None, set(-3, Higher)), after(-3, true));
+        assert_eq!(next_total(None, set(7, Lower)), after(7, true));
+        // Gifts: a gift of 0 writes nothing; an absent member starts at 0.
+        assert_eq!(next_total(Some(5), TotalUpdate::Add(0)), after(5, false));
+        assert_eq!(next_total(None, TotalUpdate::Add(0)), after(0, true));
+        assert_eq!(next_total(Some(5), TotalUpdate::Add(-7)), after(-2, true));
+        // A total out of range is refused even when GT would keep the old one.
+        assert_eq!(
+            next_total(Some(10), set(-TOTAL_LIMIT, Higher)),
+            Err(RankError::TotalOutOfRange)
+        );
+        assert_eq!(
+            next_total(Some(TOTAL_LIMIT - 1), TotalUpdate::Add(1)),
+            Err(RankError::TotalOutOfRange)
+        );
+    }
+
+    #[test]
+    fn a_board_named_twice_is_refused() {
+        assert_eq!(check_distinct_boards(&[b"day", b"week", b"all"]), Ok(()));
+        assert_eq!(check_distinct_boards(&[b"day"]), Ok(()));
+        assert_eq!(
+            check_distinct_boards(&[b"day", b"week", b"day"]),
+            Err(RankError::RepeatedBoard)
+        );
+    }
+
+    #[test]
+    fn shared_ranks_of_the_issue_board() {
+        // a 100, b 100, c 99, then d 100: positions a 1, b 2, d 3, c 4.
+        assert_eq!(shared_ranks(1, 1, &[100, 100, 100, 99]), [1, 1, 1, 4]);
+        // A page that starts inside the run of 100s (d at position 3).
+        assert_eq!(shared_ranks(3, 1, &[100, 99]), [1, 4]);
+        // Negative totals order the same way.
+        assert_eq!(shared_ranks(2, 2, &[-1, -1, -5, -5, -6]), [2, 2, 4, 4, 6]);
+        assert_eq!(shared_ranks(7, 5, &[]), Vec::<i64>::new());
+    }
+
     fn any_total() -> impl Strategy<Value = i64> {
         prop_oneof![
             -5000i64..5000,
@@ -365,6 +520,37 @@ mod tests {
             if t1 < t2 { prop_assert!(s1 >= s2); }
             // Times one slot apart or more never tie.
             if (t2 - t1) as f64 >= c.resolution_ms(total) { prop_assert!(s1 > s2); }
+        }
+
+        #[test]
+        fn gt_never_lowers_and_lt_never_raises(
+            previous in proptest::option::of(any_total()), new in any_total(), higher: bool,
+        ) {
+            let condition = if higher { SetCondition::Higher } else { SetCondition::Lower };
+            let after = next_total(previous, TotalUpdate::Set(new, condition)).unwrap();
+            let Some(old) = previous else {
+                prop_assert_eq!(after, TotalAfter { total: new, changed: true });
+                return Ok(());
+            };
+            let better = if higher { new.max(old) } else { new.min(old) };
+            prop_assert_eq!(after.total, better);
+            prop_assert_eq!(after.changed, better != old);
+        }
+
+        #[test]
+        fn shared_ranks_of_any_page_match_a_count_per_entry(
+            mut board in proptest::collection::vec(-4i64..4, 1..40),
+            start in 0usize..40,
+            len in 0usize..40,
+        ) {
+            // Few distinct totals, so runs of ties start and end inside pages.
+            board.sort_unstable_by(|a, b| b.cmp(a));
+            let start = start % board.len();
+            let page = &board[start..(start + len).min(board.len())];
+            let higher = |total: i64| board.iter().filter(|t| **t > total).count() as i64;
+            let expected: Vec<i64> = page.iter().map(|t| 1 + higher(*t)).collect();
+            let first_shared = page.first().map_or(0, |t| 1 + higher(*t));
+            prop_assert_eq!(shared_ranks(start as i64 + 1, first_shared, page), expected);
         }
 
         #[test]

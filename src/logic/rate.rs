@@ -100,6 +100,10 @@ pub trait HitLog {
 /// What a hit was told.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Verdict {
+    /// Which limit binds (0-based, in the order given): when refused, the one
+    /// that makes the hit wait longest; when allowed, the one with the least
+    /// room left (the first such).
+    pub binding: usize,
     pub allowed: bool,
     /// Units in the binding limit's window, this hit's included if allowed.
     pub count: u64,
@@ -138,7 +142,7 @@ pub fn hit<L: HitLog>(
     // The binding limit so far: the allowed one with the least room, and the
     // refused one that waits longest.
     let (mut tightest, mut longest_wait): (Option<Verdict>, Option<Verdict>) = (None, None);
-    for limit in limits {
+    for (index, limit) in limits.iter().enumerate() {
         let window_start = cutoff(now_ms, limit.window_ms);
         let live = if window_start == oldest_kept {
             len - expired
@@ -147,6 +151,7 @@ pub fn hit<L: HitLog>(
         };
         let verdict = match decide(live, cost, limit.limit) {
             Decision::Allowed => Verdict {
+                binding: index,
                 allowed: true,
                 count: live + cost,
                 remaining: limit.limit - (live + cost),
@@ -156,6 +161,7 @@ pub fn hit<L: HitLog>(
                 // `blocking` <= live, so the entry exists.
                 let waits_for = log.nth_above(window_start, blocking - 1)?;
                 Verdict {
+                    binding: index,
                     allowed: false,
                     count: live,
                     remaining: limit.limit.saturating_sub(live),
@@ -352,20 +358,26 @@ mod tests {
         let mut log = MemoryLog::default();
         let v = hit_once(&mut log, 0, &limits, 1);
         // Allowed: the per-second limit has 1 left, the 10 s one 2.
-        assert_eq!((v.allowed, v.count, v.remaining), (true, 1, 1));
+        assert_eq!(
+            (v.allowed, v.count, v.remaining, v.binding),
+            (true, 1, 1, 0)
+        );
         hit_once(&mut log, 1, &limits, 1);
         let v = hit_once(&mut log, 2, &limits, 1);
         // The per-second limit refuses until the hit at 0 leaves: 998 ms.
         assert_eq!(
-            (v.allowed, v.count, v.remaining, v.retry_after_ms),
-            (false, 2, 0, 998)
+            (v.allowed, v.count, v.remaining, v.retry_after_ms, v.binding),
+            (false, 2, 0, 998, 0)
         );
         let v = hit_once(&mut log, 1_000, &limits, 1);
         // Both have no room left now; the first one listed is reported.
         assert_eq!((v.allowed, v.count, v.remaining), (true, 2, 0));
         let v = hit_once(&mut log, 2_000, &limits, 1);
         // Both refuse now; the 10 s one waits longest (until 10,000).
-        assert_eq!((v.allowed, v.count, v.retry_after_ms), (false, 3, 8_000));
+        assert_eq!(
+            (v.allowed, v.count, v.retry_after_ms, v.binding),
+            (false, 3, 8_000, 1)
+        );
         // The log keeps only the widest window and expires with it.
         assert_eq!(log.expires_at, Some(11_000));
         assert!(log.entries.len() <= 3);
@@ -427,6 +439,40 @@ mod tests {
                     prop_assert!(in_window <= l.limit);
                 }
                 prop_assert!(log.entries.len() as u64 <= per_long.max(per_short));
+            }
+        }
+
+        #[test]
+        fn the_binding_limit_is_the_one_each_verdict_field_describes(
+            entries in proptest::collection::vec(0i64..1_000, 0..30),
+            limits in proptest::collection::vec((1i64..2_000, 1u64..20), 1..5),
+            cost in 1u64..3,
+        ) {
+            let limits: Vec<Limit> = limits.into_iter().map(|(w, l)| limit(w, l.max(cost))).collect();
+            let mut log = MemoryLog::default();
+            for (i, at) in entries.iter().enumerate() {
+                log.entries.insert((*at, format!("e{i}").into_bytes()));
+            }
+            let now = 1_000;
+            // Each limit alone, on a copy of the log.
+            let alone: Vec<Verdict> = limits
+                .iter()
+                .map(|l| {
+                    let mut copy = MemoryLog { entries: log.entries.clone(), ..MemoryLog::default() };
+                    hit_once(&mut copy, now, &[*l], cost)
+                })
+                .collect();
+            let verdict = hit_once(&mut log, now, &limits, cost);
+            prop_assert_eq!(verdict.allowed, alone.iter().all(|v| v.allowed));
+            let binding = alone[verdict.binding];
+            prop_assert_eq!(
+                (binding.allowed, binding.count, binding.remaining, binding.retry_after_ms),
+                (verdict.allowed, verdict.count, verdict.remaining, verdict.retry_after_ms)
+            );
+            if verdict.allowed {
+                prop_assert!(alone.iter().all(|v| v.remaining >= verdict.remaining));
+            } else {
+                prop_assert!(alone.iter().all(|v| v.retry_after_ms <= verdict.retry_after_ms));
             }
         }
 

@@ -196,16 +196,25 @@ fn syntax(command: &Command) -> String {
         .join(" ")
 }
 
-/// The key argument a key spec describes, for the docs (`key`, `inflight`).
+/// The key arguments a key spec describes, for the docs (`key`, `inflight`).
 fn key_names(command: &Command, spec_index: usize) -> String {
-    fn find(args: &[Arg], index: usize) -> Option<&'static str> {
-        args.iter().find_map(|arg| match arg.kind {
-            ArgKind::Key(spec) if spec as usize == index => Some(arg.name),
-            ArgKind::OneOf(parts) | ArgKind::Block(parts) => find(parts, index),
-            _ => None,
-        })
+    // Every key argument the spec finds (`DEADLETTER dead deliveries` finds
+    // two), in argument order.
+    fn collect(args: &[Arg], index: usize, names: &mut Vec<&'static str>) {
+        for arg in args {
+            match arg.kind {
+                ArgKind::Key(spec) if spec as usize == index => names.push(arg.name),
+                ArgKind::OneOf(parts) | ArgKind::Block(parts) => collect(parts, index, names),
+                _ => {}
+            }
+        }
     }
-    find(command.args, spec_index).unwrap_or("key").to_string()
+    let mut names = Vec::new();
+    collect(command.args, spec_index, &mut names);
+    if names.is_empty() {
+        names.push("key");
+    }
+    names.join("`, `")
 }
 
 /// The generated block of a command's section in docs/commands.md.
@@ -345,7 +354,7 @@ mod tests {
         assert_eq!(rank, "rank.gift");
         assert_eq!(
             syntax(&commands::rank::GIFT),
-            "RANK.GIFT key member amount [AT unix-ms]"
+            "RANK.GIFT key member amount [AT unix-ms] [SHARED]"
         );
         assert_eq!(
             syntax(&commands::feed::PAGE),

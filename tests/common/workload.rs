@@ -107,10 +107,41 @@ pub const RANK: Family = Family {
     fuzz: &[
         &["RANK.GIFT", "$key", "$member", "$int"],
         &["RANK.GIFT", "$key", "$member", "$int", "AT", "$time"],
+        &["RANK.GIFT", "$key", "$member", "$int", "SHARED"],
         &["RANK.SET", "$key", "$member", "$int", "AT", "$time"],
+        &[
+            "RANK.SET", "$key", "$member", "$int", "SHARED", "AT", "$time",
+        ],
         &["RANK.GET", "$key", "$member"],
+        &["RANK.GET", "$key", "$member", "SHARED"],
         &["RANK.TOP", "$key", "$int", "OFFSET", "$int"],
+        &["RANK.TOP", "$key", "$int", "OFFSET", "$int", "SHARED"],
         &["RANK.AROUND", "$key", "$member", "$int"],
+        &["RANK.AROUND", "$key", "$member", "$int", "SHARED"],
+        &["RANK.SET", "$key", "$member", "$int", "GT", "AT", "$time"],
+        &["RANK.SET", "$key", "$member", "$int", "LT", "SHARED"],
+        &["RANK.MGIFT", "$int", "$key", "$key", "$member", "$int"],
+        &[
+            "RANK.MGIFT",
+            "$int",
+            "$key",
+            "$key",
+            "$key",
+            "$member",
+            "$int",
+            "AT",
+            "$time",
+            "SHARED",
+        ],
+        &["RANK.MGET", "$key", "$member", "$member"],
+        &[
+            "RANK.MGET",
+            "$key",
+            "$member",
+            "$member",
+            "$member",
+            "SHARED",
+        ],
         &[
             "RANK.MERGE",
             "$key",
@@ -137,17 +168,43 @@ fn rank_write(rng: &mut Rng, keys: &[String]) -> Vec<String> {
             vec!["AT".into(), (RANK_EPOCH_MS + offset).to_string()]
         }
     };
+    let shared = |rng: &mut Rng| -> Vec<String> {
+        if rng.chance(30) {
+            vec!["SHARED".into()]
+        } else {
+            vec![]
+        }
+    };
     match rng.below(10) {
-        0..=5 => {
+        0..=4 => {
             let mut call = vec!["RANK.GIFT".into(), key, member];
             call.push(rng.range(-1000, 1000).to_string());
             call.extend(at(rng));
+            call.extend(shared(rng));
+            call
+        }
+        5 => {
+            // Distinct boards: a board named twice is refused.
+            let count = rng.range(1, 3) as usize;
+            let boards = rng.sample(keys, count);
+            let mut call = vec!["RANK.MGIFT".into(), boards.len().to_string()];
+            call.extend(boards);
+            call.push(member);
+            call.push(rng.range(-1000, 1000).to_string());
+            call.extend(at(rng));
+            call.extend(shared(rng));
             call
         }
         6..=8 => {
             let mut call = vec!["RANK.SET".into(), key, member];
             call.push(rng.range(-100_000, 100_000).to_string());
             call.extend(at(rng));
+            match rng.below(3) {
+                0 => call.push("GT".into()),
+                1 => call.push("LT".into()),
+                _ => {}
+            }
+            call.extend(shared(rng));
             call
         }
         _ => {
@@ -177,9 +234,16 @@ fn rank_write(rng: &mut Rng, keys: &[String]) -> Vec<String> {
 fn rank_read(rng: &mut Rng, keys: &[String]) -> Vec<String> {
     let key = rng.pick(keys).clone();
     let member = format!("m{}", rng.below(12));
-    let words: Vec<String> = match rng.below(3) {
+    let mut words: Vec<String> = match rng.below(4) {
         0 => vec!["RANK.GET".into(), key, member],
-        1 => vec![
+        1 => {
+            let mut call = vec!["RANK.MGET".into(), key, member];
+            for _ in 0..rng.below(4) {
+                call.push(format!("m{}", rng.below(12)));
+            }
+            call
+        }
+        2 => vec![
             "RANK.TOP".into(),
             key,
             rng.range(0, 20).to_string(),
@@ -193,6 +257,9 @@ fn rank_read(rng: &mut Rng, keys: &[String]) -> Vec<String> {
             rng.range(0, 5).to_string(),
         ],
     };
+    if rng.chance(40) {
+        words.push("SHARED".into());
+    }
     words
 }
 
@@ -257,17 +324,46 @@ pub const DELAY: Family = Family {
         &["DELAY.BPOLL", "$key", "1", "COUNT", "$int"],
         &["DELAY.BPOLL", "$key", "1", "LEASE", "$key", "$int"],
         &["DELAY.ACK", "$key", "$member", "$member"],
+        &[
+            "DELAY.POLL",
+            "$key",
+            "COUNT",
+            "$int",
+            "LEASE",
+            "$key",
+            "$int",
+            "DEADLETTER",
+            "$key",
+            "$key",
+            "$int",
+        ],
+        &[
+            "DELAY.BPOLL",
+            "$key",
+            "1",
+            "LEASE",
+            "$key",
+            "$int",
+            "DEADLETTER",
+            "$key",
+            "$key",
+            "$int",
+        ],
+        &["DELAY.ACK", "$key", "$member", "DELIVERIES", "$key"],
+        &["DELAY.NACK", "$key", "$key", "$member", "$int"],
+        &["DELAY.TOUCH", "$key", "$member", "$int"],
     ],
 };
 
 fn delay_write(rng: &mut Rng, keys: &[String]) -> Vec<String> {
     let [queue, inflight] = [rng.pick(keys).clone(), rng.pick(keys).clone()];
     let count = rng.range(1, 4).to_string();
-    match rng.below(10) {
+    let task = format!("task{}", rng.below(20));
+    match rng.below(14) {
         // Tasks are scheduled with any zset write scored by unix ms; RECENT.ADD
         // scores by the server clock, so it schedules tasks due now while the
         // call stays a zkit command (the checks read its flags and key specs).
-        0..=3 => vec!["RECENT.ADD".into(), queue, format!("task{}", rng.below(20))],
+        0..=3 => vec!["RECENT.ADD".into(), queue, task],
         4..=5 => vec!["DELAY.POLL".into(), queue, "COUNT".into(), count],
         // Short leases expire during a check, so re-delivery happens too.
         6..=7 => vec![
@@ -286,10 +382,55 @@ fn delay_write(rng: &mut Rng, keys: &[String]) -> Vec<String> {
             "COUNT".into(),
             count,
         ],
-        _ => vec![
+        9 => vec!["DELAY.ACK".into(), inflight, task],
+        10 => {
+            // Dead letters need sets of their own; the queue leases into
+            // itself (a visibility timeout), so three keys suffice.
+            let [queue, dead, deliveries]: [String; 3] = rng
+                .sample(keys, 3)
+                .try_into()
+                .expect("dead letters need three keys");
+            let command = if rng.chance(50) {
+                "DELAY.POLL"
+            } else {
+                "DELAY.BPOLL"
+            };
+            let mut call = vec![command.into(), queue.clone()];
+            if command == "DELAY.BPOLL" {
+                call.push("1".into());
+            }
+            call.extend([
+                "COUNT".into(),
+                count,
+                "LEASE".into(),
+                queue,
+                rng.range(1, 50).to_string(),
+                "DEADLETTER".into(),
+                dead,
+                deliveries,
+                rng.range(1, 3).to_string(),
+            ]);
+            call
+        }
+        11 => vec![
             "DELAY.ACK".into(),
             inflight,
-            format!("task{}", rng.below(20)),
+            task,
+            "DELIVERIES".into(),
+            queue,
+        ],
+        12 => vec![
+            "DELAY.NACK".into(),
+            inflight,
+            queue,
+            task,
+            rng.range(0, 50).to_string(),
+        ],
+        _ => vec![
+            "DELAY.TOUCH".into(),
+            inflight,
+            task,
+            rng.range(1, 50).to_string(),
         ],
     }
 }
@@ -306,6 +447,10 @@ pub const RATE: Family = Family {
         // its parsing).
         &["RATE.HIT", "$key", "600000", "$int"],
         &["RATE.HIT", "$key", "600000", "$int", "COST", "$int"],
+        &["RATE.HIT", "$key", "600000", "$int", "1200000", "$int"],
+        &[
+            "RATE.HIT", "$key", "600000", "$int", "1200000", "$int", "COST", "$int",
+        ],
     ],
 };
 
@@ -318,8 +463,15 @@ fn rate_write(rng: &mut Rng, keys: &[String]) -> Vec<String> {
         "600000".into(),
         limit.to_string(),
     ];
+    let mut smallest = limit;
+    if rng.chance(40) {
+        // A second, longer limit (twenty minutes: it outlives a check too).
+        let second = rng.range(1, 30);
+        smallest = smallest.min(second);
+        call.extend(["1200000".into(), second.to_string()]);
+    }
     if rng.chance(50) {
-        call.extend(["COST".into(), rng.range(1, limit).to_string()]);
+        call.extend(["COST".into(), rng.range(1, smallest).to_string()]);
     }
     call
 }
