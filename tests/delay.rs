@@ -267,6 +267,79 @@ fn bpoll_wakes_when_a_task_is_added_to_a_new_or_existing_queue() {
     );
 }
 
+/// Every kind of write that can put a due task into an existing queue wakes
+/// a poller waiting on it: native writes, inside MULTI/EXEC and scripts too,
+/// and zkit's own.
+#[test]
+fn every_write_that_adds_a_due_task_to_an_existing_queue_wakes_the_poller() {
+    let server = Server::start();
+    let mut con = server.connect();
+    let writes: &[(&str, &[&[&str]])] = &[
+        ("ZADD", &[&["ZADD", "q", "0", "urgent"]]),
+        ("ZINCRBY", &[&["ZINCRBY", "q", "-1e15", "urgent"]]),
+        // Geo scores are geohashes: this corner's is below any unix ms.
+        ("GEOADD", &[&["GEOADD", "q", "-180", "-85", "urgent"]]),
+        (
+            "ZUNIONSTORE",
+            &[
+                &["ZADD", "src", "0", "urgent"],
+                &["ZUNIONSTORE", "q", "2", "q", "src"],
+            ],
+        ),
+        (
+            "RENAME",
+            &[&["ZADD", "src", "0", "urgent"], &["RENAME", "src", "q"]],
+        ),
+        (
+            "EVAL",
+            &[&[
+                "EVAL",
+                "return redis.call('ZADD', KEYS[1], 0, 'urgent')",
+                "1",
+                "q",
+            ]],
+        ),
+        ("FEED.ADD", &[&["FEED.ADD", "q", "0", "urgent"]]),
+    ];
+    for (name, commands) in writes {
+        let now = server_time_ms(&mut con);
+        schedule(&mut con, "q", now + HOUR, "later");
+        let waiter = {
+            let mut con = server.connect();
+            thread::spawn(move || bpoll(&mut con, &["q", "0"]))
+        };
+        wait_blocked(&server, 1);
+        for command in *commands {
+            ok(&mut con, command);
+        }
+        assert_eq!(
+            names(&waiter.join().unwrap().unwrap()),
+            ["urgent"],
+            "{name}"
+        );
+        ok(&mut con, &["DEL", "q", "src"]);
+    }
+
+    // MULTI/EXEC: the ZADD is read (queued) long before EXEC runs it.
+    let now = server_time_ms(&mut con);
+    schedule(&mut con, "q", now + HOUR, "later");
+    let waiter = {
+        let mut con = server.connect();
+        thread::spawn(move || bpoll(&mut con, &["q", "0"]))
+    };
+    wait_blocked(&server, 1);
+    ok(&mut con, &["MULTI"]);
+    ok(&mut con, &["ZADD", "q", "0", "urgent"]);
+    thread::sleep(Duration::from_millis(200));
+    wait_blocked(&server, 1);
+    ok(&mut con, &["EXEC"]);
+    assert_eq!(
+        names(&waiter.join().unwrap().unwrap()),
+        ["urgent"],
+        "MULTI/EXEC"
+    );
+}
+
 #[test]
 fn bpoll_wakes_when_the_earliest_task_falls_due() {
     let server = Server::start();
