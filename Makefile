@@ -5,7 +5,7 @@ CARGO ?= cargo
 RELEASE_MODULE := target/release/libzkit.so
 RUN_DIR := .run
 
-.PHONY: deps build run test test-all compat leakcheck bench lint clean
+.PHONY: deps build run test test-all compat leakcheck bench bench-readme lint clean
 
 deps:
 	@bash scripts/ensure-deps.sh
@@ -42,8 +42,15 @@ compat: deps
 leakcheck: deps
 	bash scripts/leakcheck.sh
 
+# Every family at every size against native commands and Lua, the tax on
+# native writes, latencies, memory and long commands, in one run (about 35
+# minutes; BENCH_QUICK=1 for a few, more knobs in bench/bench.sh). Results in
+# .bench/; `make bench-readme` then puts them into README.
 bench: build
 	bash bench/bench.sh $(CURDIR)/$(RELEASE_MODULE)
+
+bench-readme:
+	bash bench/readme.sh
 
 lint:
 	$(CARGO) fmt --check
@@ -51,4 +58,4 @@ lint:
 
 clean:
 	$(CARGO) clean
-	rm -rf $(RUN_DIR) .compat .leakcheck
+	rm -rf $(RUN_DIR) .compat .leakcheck .bench
