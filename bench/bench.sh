@@ -31,6 +31,9 @@
 #                        (other load on the machine does not move it);
 #                        defaults become 2000 requests, 1 round, sizes up to
 #                        10^5, sections sweep and tax;
+#        BENCH_PROFILE=1 with instructions: keeps each measurement's callgrind
+#                        profile in .bench/profiles/ (callgrind_annotate reads them);
+#        BENCH_OUT       where results go (default .bench);
 #        REDIS_SERVER    (redis-server).
 # A default run takes about 35 minutes on 2 cores (the 10^7 sizes about a
 # third of it) and needs about 4 GB of memory.
@@ -39,7 +42,7 @@ set -euo pipefail
 module=${1:?usage: bench/bench.sh path/to/libzkit.so}
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
-out=$root/.bench
+out=${BENCH_OUT:-$root/.bench}
 server=${REDIS_SERVER:-redis-server}
 measure=${BENCH_MEASURE:-ops}
 quick=${BENCH_QUICK:-0}
@@ -92,13 +95,15 @@ wants() { [[ " $sections " == *" $1 "* ]]; }
 #   NATIVE             the native commands it replaces, one string each; the
 #                      native rate is theirs combined (their times add up)
 #   RAND               the keyspace of __rand_int__ (default: the size)
+#   NATIVE_RAND        the same for the native commands (default: RAND)
 #   MAX_SIZE           the largest size the case supports (default: any)
 # In the words, {k} is the variant's own key, {n} the size and {mid} the
 # cursor FEED_MID set for the middle of a feed.
 
 cases=()
-declare -A case_family case_data case_zkit case_native case_lua case_rand case_max
-# add_case <name> <family>: records the block's DATA, ZKIT, NATIVE, LUA, RAND, MAX_SIZE.
+declare -A case_family case_data case_zkit case_native case_lua case_rand case_native_rand case_max
+# add_case <name> <family>: records the block's DATA, ZKIT, NATIVE, LUA, RAND,
+# NATIVE_RAND, MAX_SIZE.
 add_case() {
   local name=$1
   cases+=("$name")
@@ -108,8 +113,9 @@ add_case() {
   case_native[$name]=$(printf '%s\n' "${NATIVE[@]}")
   case_lua[$name]="${LUA[*]}"
   case_rand[$name]=${RAND:-}
+  case_native_rand[$name]=${NATIVE_RAND:-${RAND:-}}
   case_max[$name]=${MAX_SIZE:-}
-  RAND="" MAX_SIZE=""
+  RAND="" NATIVE_RAND="" MAX_SIZE=""
 }
 
 # Boards: rank scores with a fraction (stored as text in a small zset, as
@@ -134,11 +140,14 @@ NATIVE=("ZREVRANGEBYSCORE {k} ({n2} -inf WITHSCORES LIMIT 0 20")
 LUA=(feed_page.lua 1 {k} 20 {n2} {mid_member})
 add_case "FEED.PAGE OLDER" FEED
 
-# A capped feed at its cap: each add inserts one item and trims one.
+# A capped feed at its cap: each add inserts one item and trims one. The
+# native ZADD re-scores an item (a removal and an insertion, at the same
+# size: separate native commands cannot add and trim in turn), then ZCARD
+# tells the caller whether to trim.
 ZKIT=(FEED.ADD {k} CAP {n} __rand_int__ new:__rand_int__)
-NATIVE=("ZADD {k} __rand_int__ new:__rand_int__" "ZREMRANGEBYRANK {k} 0 0")
+NATIVE=("ZADD {k} __rand_int__ m:__rand_int__" "ZCARD {k}")
 LUA=(feed_add.lua 1 {k} {n} __rand_int__ new:__rand_int__)
-RAND=1000000000
+RAND=1000000000 NATIVE_RAND=n
 add_case "FEED.ADD CAP" FEED
 
 # Votes on items of a score board of n items, voters from the same n: new
@@ -179,14 +188,25 @@ MAX_SIZE=1000000 # RATE.HIT's largest limit
 add_case "RATE.HIT refused" RATE
 
 # A recently-viewed list at its cap n: views of random items out of 2n, so
-# half move an item to the front and half add one and trim the oldest.
+# half move an item to the front and half add one and trim the oldest. The
+# native ZADD moves an item to the front (at the same size, as above; the
+# trim then finds nothing beyond the cap).
 data_recent() { fill_zset "$port" "$2" "$1" "1700000000000 + i" "$(member_format m:)"; }
 DATA=data_recent
 ZKIT=(RECENT.ADD {k} m:__rand_int__ CAP {n} TTL 2592000)
 NATIVE=("ZADD {k} 1800000000000 m:__rand_int__" "ZREMRANGEBYRANK {k} 0 -{n1}" "EXPIRE {k} 2592000")
 LUA=(recent_add_zset.lua 1 {k} m:__rand_int__ {n} 2592000)
-RAND=2n
+RAND=2n NATIVE_RAND=n
 add_case RECENT.ADD RECENT
+
+# keyspace <RAND of a case> <size>: the range of its random numbers.
+keyspace() {
+  case $1 in
+    "" | n) echo "$2" ;;
+    2n) echo $((2 * $2)) ;;
+    *) echo "$1" ;;
+  esac
+}
 
 selected() { [[ -z $only_cases || ",$only_cases," == *",$1,"* ]]; }
 
@@ -222,9 +242,9 @@ run_sweep() {
     sha=$(redis-cli -p "$port" SCRIPT LOAD "$(cat "$here/lua/${lua_words[0]}")")
     for size in $sizes; do
       if [[ -n ${case_max[$name]} ]] && ((size > case_max[$name])); then continue; fi
-      local keyspace=$size
-      [[ ${case_rand[$name]} == 2n ]] && keyspace=$((2 * size))
-      [[ ${case_rand[$name]} =~ ^[0-9]+$ ]] && keyspace=${case_rand[$name]}
+      local keyspace native_keyspace
+      keyspace=$(keyspace "${case_rand[$name]}" "$size")
+      native_keyspace=$(keyspace "${case_native_rand[$name]}" "$size")
       feed_mid=$(feed_cursor "$size")
       due_pool=$((rounds * (requests + requests / 10 + 1) + 1000))
       progress "sweep: $name at $size: building 3 copies of the data"
@@ -238,12 +258,17 @@ run_sweep() {
       local r i
       for r in $(seq "$rounds"); do
         progress "sweep: $name at $size: round $r of $rounds"
+        local label=${name// /_}-$size
+        profile_label=$label-zkit
         # shellcheck disable=SC2046 # the words are split on purpose
         z+=("$(rate "$port" "$keyspace" $(words "${case_zkit[$name]}" bench:z "$size"))")
         for i in "${!native_cmds[@]}"; do
-          n[$i]+=" $(rate "$port" "$keyspace" $(words "${native_cmds[$i]}" bench:n "$size"))"
+          profile_label=$label-native$i
+          n[$i]+=" $(rate "$port" "$native_keyspace" $(words "${native_cmds[$i]}" bench:n "$size"))"
         done
+        profile_label=$label-lua
         l+=("$(rate "$port" "$keyspace" EVALSHA "$sha" $(words "${lua_words[*]:1}" bench:l "$size"))")
+        profile_label=
       done
       local zm lm nm per_native=()
       zm=$(printf '%s\n' "${z[@]}" | median)
@@ -326,9 +351,9 @@ run_latency() {
   local name
   for name in "${cases[@]}"; do
     selected "$name" || continue
-    local size=$latency_size keyspace=$latency_size
-    [[ ${case_rand[$name]} == 2n ]] && keyspace=$((2 * size))
-    [[ ${case_rand[$name]} =~ ^[0-9]+$ ]] && keyspace=${case_rand[$name]}
+    local size=$latency_size keyspace native_keyspace
+    keyspace=$(keyspace "${case_rand[$name]}" "$size")
+    native_keyspace=$(keyspace "${case_native_rand[$name]}" "$size")
     feed_mid=$(feed_cursor "$size")
     due_pool=$((latency_rate * latency_seconds * 2 + 1000))
     redis-cli -p "$port" FLUSHALL >/dev/null
@@ -336,18 +361,18 @@ run_latency() {
     redis-cli -p "$port" COPY bench:z bench:n >/dev/null
     local first_native
     first_native=$(head -1 <<<"${case_native[$name]}")
-    local variant words_
+    local variant words_ space
     for variant in zkit native; do
       if [[ $variant == zkit ]]; then
-        words_=$(words "${case_zkit[$name]}" bench:z "$size")
+        words_=$(words "${case_zkit[$name]}" bench:z "$size") space=$keyspace
       else
-        words_=$(words "$first_native" bench:n "$size")
+        words_=$(words "$first_native" bench:n "$size") space=$native_keyspace
       fi
       progress "latency: $name ($variant) at $latency_rate/s for ${latency_seconds}s"
       local result
       # shellcheck disable=SC2086 # the words are split on purpose
       result=$(cd "$root" && "${pin_client[@]}" cargo bench --quiet --bench latency -- --port "$port" \
-        --rate "$latency_rate" --seconds "$latency_seconds" --keyspace "$keyspace" -- $words_) ||
+        --rate "$latency_rate" --seconds "$latency_seconds" --keyspace "$space" -- $words_) ||
         fail "latency: $name ($variant) failed"
       read -r p50 p99 p999 achieved errors <<<"$result"
       ((errors == 0)) || fail "latency: $name ($variant) got $errors error replies"

@@ -82,7 +82,8 @@ free_port() {
 # (redis-benchmark, $clients clients, pipeline $pipeline), or in instructions
 # mode requests per billion server instructions (callgrind), which other load
 # on the machine does not move. Either way, higher is faster, and ratios
-# between commands read the same.
+# between commands read the same. With BENCH_PROFILE=1 (instructions mode)
+# the callgrind profile is kept as .bench/profiles/$profile_label.callgrind.
 rate() {
   local port=$1 keyspace=$2
   shift 2
@@ -98,8 +99,13 @@ rate() {
     callgrind_control -d "$pid" >/dev/null 2>&1
     while (($(find "$dir" -name 'callgrind.out.*' | wc -l) == dumps)); do sleep 0.1; done
     sleep 0.2
-    awk -v n="$requests" '/^summary:/ { ir = $2 } END { printf "%.0f", n * 1e9 / ir }' \
-      "$(ls -t "$dir"/callgrind.out.* | head -1)"
+    local dump
+    dump=$(ls -t "$dir"/callgrind.out.* | head -1)
+    if [[ -n ${BENCH_PROFILE:-} && -n ${profile_label:-} ]]; then
+      mkdir -p "$out/profiles"
+      cp "$dump" "$out/profiles/$profile_label.callgrind"
+    fi
+    awk -v n="$requests" '/^summary:/ { ir = $2 } END { printf "%.0f", n * 1e9 / ir }' "$dump"
     return
   fi
   "${pin_client[@]}" redis-benchmark -p "$port" -n "$requests" -c "$clients" -P "$pipeline" \
