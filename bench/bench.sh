@@ -71,6 +71,9 @@ only_cases=${BENCH_CASES:-}
 mkdir -p "$out"
 rm -rf "$out"/tmp.*
 source "$here/lib.sh"
+# Servers load a copy: a build during the run cannot change (or crash) them.
+cp "$module" "$out/libzkit.so"
+module=$out/libzkit.so
 trap 'stop_servers; rm -rf "$out"/tmp.*' EXIT
 trap 'exit 130' INT TERM
 

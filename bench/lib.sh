@@ -95,7 +95,9 @@ rate() {
     redis-benchmark -p "$port" -n $((requests / 10 + 1)) -c "$clients" -P "$pipeline" \
       -r "$keyspace" -q "$@" >/dev/null
     callgrind_control -z "$pid" >/dev/null 2>&1
-    redis-benchmark -p "$port" -n "$requests" -c "$clients" -P "$pipeline" -r "$keyspace" -q "$@" >/dev/null
+    redis-benchmark -p "$port" -n "$requests" -c "$clients" -P "$pipeline" -r "$keyspace" -q "$@" >/dev/null ||
+      fail "redis-benchmark failed for: $*"
+    kill -0 "$pid" 2>/dev/null || fail "the server on port $port died (log: $dir/server.log)"
     callgrind_control -d "$pid" >/dev/null 2>&1
     while (($(find "$dir" -name 'callgrind.out.*' | wc -l) == dumps)); do sleep 0.1; done
     sleep 0.2
@@ -108,8 +110,12 @@ rate() {
     awk -v n="$requests" '/^summary:/ { ir = $2 } END { printf "%.0f", n * 1e9 / ir }' "$dump"
     return
   fi
-  "${pin_client[@]}" redis-benchmark -p "$port" -n "$requests" -c "$clients" -P "$pipeline" \
-    -r "$keyspace" --csv "$@" | awk -F'"' 'NR == 2 { print $4 }'
+  local result
+  result=$("${pin_client[@]}" redis-benchmark -p "$port" -n "$requests" -c "$clients" -P "$pipeline" \
+    -r "$keyspace" --csv "$@" | awk -F'"' 'NR == 2 { print $4 }')
+  [[ -n $result ]] || fail "redis-benchmark got no result for: $* (server on port $port alive: $(
+    redis-cli -p "$port" ping 2>&1))"
+  echo "$result"
 }
 
 median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
