@@ -192,12 +192,12 @@ add_case "RATE.HIT refused" RATE
 
 # A recently-viewed list at its cap n: views of random items out of 2n, so
 # half move an item to the front and half add one and trim the oldest. The
-# native ZADD moves an item to the front (at the same size, as above; the
-# trim then finds nothing beyond the cap).
+# native ZINCRBY moves an item to the front (the highest scores) at the same
+# size, as above; the trim then finds nothing beyond the cap.
 data_recent() { fill_zset "$port" "$2" "$1" "1700000000000 + i" "$(member_format m:)"; }
 DATA=data_recent
 ZKIT=(RECENT.ADD {k} m:__rand_int__ CAP {n} TTL 2592000)
-NATIVE=("ZADD {k} 1800000000000 m:__rand_int__" "ZREMRANGEBYRANK {k} 0 -{n1}" "EXPIRE {k} 2592000")
+NATIVE=("ZINCRBY {k} 10000000000000 m:__rand_int__" "ZREMRANGEBYRANK {k} 0 -{n1}" "EXPIRE {k} 2592000")
 LUA=(recent_add_zset.lua 1 {k} m:__rand_int__ {n} 2592000)
 RAND=2n NATIVE_RAND=n
 add_case RECENT.ADD RECENT
