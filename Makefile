@@ -5,7 +5,7 @@ CARGO ?= cargo
 RELEASE_MODULE := target/release/libzkit.so
 RUN_DIR := .run
 
-.PHONY: deps build run test test-all test-clients dist dist-check smoke-arm64 compat leakcheck bench lint clean
+.PHONY: deps build run test test-all test-clients dist dist-check smoke-arm64 compat leakcheck bench bench-readme lint clean
 
 deps:
 	@bash scripts/ensure-deps.sh
@@ -63,8 +63,15 @@ test-clients: deps
 leakcheck: deps
 	bash scripts/leakcheck.sh
 
+# Every family at every size against native commands and Lua, the tax on
+# native writes, latencies, memory and long commands, in one run (about 35
+# minutes; BENCH_QUICK=1 for a few, more knobs in bench/bench.sh). Results in
+# .bench/; `make bench-readme` then puts them into README.
 bench: build
 	bash bench/bench.sh $(CURDIR)/$(RELEASE_MODULE)
+
+bench-readme:
+	bash bench/readme.sh
 
 lint: deps
 	$(CARGO) fmt --check
@@ -72,4 +79,4 @@ lint: deps
 
 clean:
 	$(CARGO) clean
-	rm -rf $(RUN_DIR) .compat .leakcheck dist
+	rm -rf $(RUN_DIR) .compat .leakcheck .bench dist

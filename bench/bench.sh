@@ -1,347 +1,637 @@
 #!/usr/bin/env bash
-# zkit benchmarks: each zkit command beside the native command it builds on
-# and beside the Lua script a user would write instead, measured in one run
-# with redis-benchmark on loopback, unpipelined and pipelined. Then VOTE.CAST
-# beside its script and beside client round trips with MULTI/EXEC, which
-# redis-benchmark cannot send, with bench/vote_load.rs.
+# make bench: what every zkit command costs at every size, against the native
+# commands it replaces and the Lua a user would write, in one run:
+#
+#   1. sweep    each case at every size of BENCH_SIZES, zkit vs native vs Lua
+#               on copies of the same data, rounds interleaved (median);
+#   2. tax      native ZADD and SET on a server without zkit vs one where
+#               DELAY.BPOLL has been used (nobody waiting, and one waiting);
+#   3. latency  p50/p99/p99.9 of each zkit command and its native baseline at
+#               a fixed request rate (bench/latency.rs, open loop);
+#   4. memory   bytes per member of keys zkit wrote vs the same contents
+#               written natively, at 1k and 1M;
+#   5. long     how long the O(N) commands hold the server (SLOWLOG);
+#   6. vote     VOTE.CAST vs its script vs client round trips (vote_load.rs).
+#
+# Everything lands in .bench/: results.csv (every number), table.md (what
+# README's Benchmarks section shows; `make bench-readme` splices it in) and
+# sweep.png (bench/report.py, from the CSV).
 #
 # usage: bench/bench.sh path/to/libzkit.so
-# env:   BENCH_REQUESTS (default 200000), BENCH_CLIENTS (50), BENCH_PIPELINE (16),
-#        BENCH_ROUNDS (3; the median round is reported), REDIS_SERVER,
-#        BENCH_MEASURE: "ops" (default, ops/s) or "instructions": the server runs
-#        under valgrind's callgrind and each command is measured as requests per
-#        billion server instructions (one client, unpipelined, BENCH_REQUESTS
-#        default 2000), which other work on a busy machine does not disturb.
+# env:   BENCH_SIZES     (default "10 100 1000 10000 100000 1000000 10000000")
+#        BENCH_SECTIONS  (default "sweep tax latency memory long vote")
+#        BENCH_CASES     (default: every case; names as in the table, e.g. "RANK.GIFT")
+#        BENCH_REQUESTS  (100000 per measurement), BENCH_ROUNDS (3),
+#        BENCH_CLIENTS (50), BENCH_PIPELINE (16),
+#        BENCH_RATE (20000 requests/s for latencies), BENCH_LATENCY_SECONDS (5),
+#        BENCH_QUICK=1   sizes 100 and 10000, 20000 requests, 1 round, short
+#                        latencies, memory at 1k only: a few minutes;
+#        BENCH_MEASURE=instructions  the servers run under callgrind and each
+#                        rate is requests per billion server instructions
+#                        (other load on the machine does not move it);
+#                        defaults become 2000 requests, 1 round, sizes up to
+#                        10^5, sections sweep and tax;
+#        BENCH_PROFILE=1 with instructions: keeps each measurement's callgrind
+#                        profile in .bench/profiles/ (callgrind_annotate reads them);
+#        BENCH_OUT       where results go (default .bench);
+#        REDIS_SERVER    (redis-server).
+# A default run takes about 35 minutes on 2 cores (the 10^7 sizes about a
+# third of it) and needs about 4 GB of memory.
 set -euo pipefail
 
 module=${1:?usage: bench/bench.sh path/to/libzkit.so}
-requests=${BENCH_REQUESTS:-200000}
-clients=${BENCH_CLIENTS:-50}
-pipeline=${BENCH_PIPELINE:-16}
-rounds=${BENCH_ROUNDS:-3}
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/.." && pwd)
+out=${BENCH_OUT:-$root/.bench}
 server=${REDIS_SERVER:-redis-server}
 measure=${BENCH_MEASURE:-ops}
-here=$(cd "$(dirname "$0")" && pwd)
-pipelines=(1 "$pipeline") unit="ops/s" under_valgrind=() server_args=()
+quick=${BENCH_QUICK:-0}
+
+sizes="10 100 1000 10000 100000 1000000 10000000"
+sections="sweep tax latency memory long vote"
+requests=100000 rounds=3 latency_seconds=5 memory_sizes="1000 1000000"
+if ((quick)); then
+  sizes="100 10000" requests=20000 rounds=1 latency_seconds=2 memory_sizes=1000
+fi
 if [[ $measure == instructions ]]; then
-  requests=${BENCH_REQUESTS:-2000} rounds=1 pipelines=(1) unit="req/Ginstr"
+  sizes="10 100 1000 10000 100000" sections="sweep tax" requests=2000 rounds=1
+  ((quick)) && sizes="100 10000" requests=1000
 fi
+sizes=${BENCH_SIZES:-$sizes}
+sections=${BENCH_SECTIONS:-$sections}
+requests=${BENCH_REQUESTS:-$requests}
+rounds=${BENCH_ROUNDS:-$rounds}
+clients=${BENCH_CLIENTS:-50}
+pipeline=${BENCH_PIPELINE:-16}
+latency_rate=${BENCH_RATE:-20000}
+latency_seconds=${BENCH_LATENCY_SECONDS:-$latency_seconds}
+only_cases=${BENCH_CASES:-}
 
-# The VOTE load generator, built before the server starts.
-(cd "$here/.." && cargo bench --quiet --no-run --bench vote_load)
+[[ -f $module ]] || { echo "bench: no module at $module (make build)" >&2; exit 1; }
+mkdir -p "$out"
+rm -rf "$out"/tmp.*
+source "$here/lib.sh"
+# Servers load a copy: a build during the run cannot change (or crash) them.
+cp "$module" "$out/libzkit.so"
+module=$out/libzkit.so
+trap 'stop_servers; rm -rf "$out"/tmp.*' EXIT
+trap 'exit 130' INT TERM
 
-# Server and load generator on different cores when the machine has two.
-pin_server=() pin_client=()
-if command -v taskset >/dev/null && (($(nproc) >= 2)); then
-  pin_server=(taskset -c 0) pin_client=(taskset -c 1)
-fi
+unit="ops/s"
+[[ $measure == instructions ]] && unit="req/Ginstr"
+echo "section,case,size,variant,value,unit" >"$out/results.csv"
+server_version=$("$server" --version | sed -E 's/.* v=([^ ]+) .*/\1/')
+progress "zkit bench: $server $server_version, sizes: $sizes; sections: $sections;" \
+  "$requests requests x $rounds rounds, $clients clients, pipeline $pipeline, in $unit"
 
-port=$((20000 + RANDOM % 20000))
-data=$(mktemp -d)
-if [[ $measure == instructions ]]; then
-  # Valgrind slows the server ~50x, not its timers: hz 1 keeps the cron's
-  # share of each request's instructions small.
-  under_valgrind=(valgrind --tool=callgrind --log-file="$data/valgrind.log"
-    --callgrind-out-file="$data/callgrind.out")
-  server_args=(--hz 1)
-fi
-"${pin_server[@]}" "${under_valgrind[@]}" "$server" --port "$port" --bind 127.0.0.1 --dir "$data" --save "" \
-  --appendonly no --loadmodule "$module" --logfile server.log --daemonize no "${server_args[@]}" &
-server_pid=$!
-trap 'kill $server_pid 2>/dev/null; wait $server_pid 2>/dev/null; rm -rf "$data"' EXIT
-for _ in $(seq 600); do redis-cli -p "$port" ping >/dev/null 2>&1 && break; sleep 0.05; done
-cli() { redis-cli -p "$port" "$@"; }
+progress "building the load generators (cargo bench --no-run)"
+(cd "$root" && cargo bench --quiet --no-run --bench latency --bench vote_load) ||
+  fail "could not build bench/latency.rs and bench/vote_load.rs"
 
-# How many distinct values __rand_int__ takes; a case may change it.
-keyspace=100000
+wants() { [[ " $sections " == *" $1 "* ]]; }
 
-# ops/s (or requests per billion server instructions) of one command:
-# rps <pipeline> <command words...>
-rps() {
-  local pipe=$1
-  shift
-  if [[ $measure == instructions ]]; then
-    local dumps
-    dumps=$(find "$data" -name 'callgrind.out.*' | wc -l)
-    # A warm-up run first, so one-off work (lazy binding, a cron tick after a
-    # preload) is not counted.
-    redis-benchmark -p "$port" -n $((requests / 10 + 1)) -c 1 -r "$keyspace" -q "$@" >/dev/null
-    callgrind_control -z "$server_pid" >/dev/null 2>&1
-    redis-benchmark -p "$port" -n "$requests" -c 1 -P 1 -r "$keyspace" -q "$@" >/dev/null
-    callgrind_control -d "$server_pid" >/dev/null 2>&1
-    while (($(find "$data" -name 'callgrind.out.*' | wc -l) == dumps)); do sleep 0.1; done
-    sleep 0.2
-    awk -v n="$requests" '/^summary:/ { ir = $2 } END { printf "%.0f", n * 1e9 / ir }' \
-      "$(ls -t "$data"/callgrind.out.* | head -1)"
-    return
-  fi
-  "${pin_client[@]}" redis-benchmark -p "$port" -n "$requests" -c "$clients" -P "$pipe" \
-    -r "$keyspace" --csv "$@" | awk -F'"' 'NR == 2 { print $4 }'
+# ---- 1. the sweep --------------------------------------------------------------
+#
+# A case is one block: a name, its family, a data builder and its commands.
+#   data <size> <key>  builds one copy of the data (the function named in DATA)
+#   ZKIT, LUA          command words; LUA starts with the script's file name
+#   NATIVE             the native commands it replaces, one string each; the
+#                      native rate is theirs combined (their times add up)
+#   RAND               the keyspace of __rand_int__ (default: the size)
+#   NATIVE_RAND        the same for the native commands (default: RAND)
+#   MAX_SIZE           the largest size the case supports (default: any)
+# In the words, {k} is the variant's own key, {n} the size and {mid} the
+# cursor FEED_MID set for the middle of a feed.
+
+cases=()
+declare -A case_family case_data case_zkit case_native case_lua case_rand case_native_rand case_max
+# add_case <name> <family>: records the block's DATA, ZKIT, NATIVE, LUA, RAND,
+# NATIVE_RAND, MAX_SIZE.
+add_case() {
+  local name=$1
+  cases+=("$name")
+  case_family[$name]=$2
+  case_data[$name]=$DATA
+  case_zkit[$name]="${ZKIT[*]}"
+  case_native[$name]=$(printf '%s\n' "${NATIVE[@]}")
+  case_lua[$name]="${LUA[*]}"
+  case_rand[$name]=${RAND:-}
+  case_native_rand[$name]=${NATIVE_RAND:-${RAND:-}}
+  case_max[$name]=${MAX_SIZE:-}
+  RAND="" NATIVE_RAND="" MAX_SIZE=""
 }
 
-median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+# Boards: rank scores with a fraction (stored as text in a small zset, as
+# RANK.GIFT writes them): totals 1..1000, distinct tie-breaks.
+data_board() { fill_zset "$port" "$2" "$1" "(i % 1000) + 0.5 + (i % 997) / 2048" "$(member_format m:)"; }
+DATA=data_board
+ZKIT=(RANK.GIFT {k} m:__rand_int__ 5)
+NATIVE=("ZINCRBY {k} 5 m:__rand_int__" "ZREVRANK {k} m:__rand_int__")
+LUA=(rank_gift.lua 1 {k} m:__rand_int__ 5)
+add_case RANK.GIFT RANK
 
-results=()
-# compare <title> <setup function> ; then the three commands in arrays
-# ZKIT, NATIVE, LUA (LUA's first word is the script file, the rest its args).
-compare() {
-  local title=$1
-  local sha
-  sha=$(cli SCRIPT LOAD "$(cat "$here/lua/${LUA[0]}")")
-  local lua=(EVALSHA "$sha" "${LUA[@]:1}")
-  for pipe in "${pipelines[@]}"; do
-    local z=() n=() l=()
-    for _ in $(seq "$rounds"); do
-      z+=("$(rps "$pipe" "${ZKIT[@]}")")
-      n+=("$(rps "$pipe" "${NATIVE[@]}")")
-      l+=("$(rps "$pipe" "${lua[@]}")")
-    done
-    local zm nm lm
-    zm=$(printf '%s\n' "${z[@]}" | median)
-    nm=$(printf '%s\n' "${n[@]}" | median)
-    lm=$(printf '%s\n' "${l[@]}" | median)
-    results+=("$(awk -v t="$title" -v p="$pipe" -v z="$zm" -v n="$nm" -v l="$lm" \
-      'BEGIN { printf "%-34s %4s %12.0f %12.0f %12.0f %8.2fx %8.2fx", t, p, z, n, l, z / n, z / l }')")
-    echo "measured: ${results[-1]}" >&2
-  done
+ZKIT=(RANK.GET {k} m:__rand_int__)
+NATIVE=("ZSCORE {k} m:__rand_int__" "ZREVRANK {k} m:__rand_int__")
+LUA=(rank_get.lua 1 {k} m:__rand_int__)
+add_case RANK.GET RANK
+
+# Feeds: members scored 0..n-1; a page of 20 from the middle.
+data_feed() { fill_zset "$port" "$2" "$1" "i" "$(member_format m:)"; }
+DATA=data_feed
+ZKIT=(FEED.PAGE {k} COUNT 20 OLDER {mid})
+NATIVE=("ZREVRANGEBYSCORE {k} ({n2} -inf WITHSCORES LIMIT 0 20")
+LUA=(feed_page.lua 1 {k} 20 {n2} {mid_member})
+add_case "FEED.PAGE OLDER" FEED
+
+# A capped feed at its cap: each add inserts one item and trims one. The
+# native ZADD re-scores an item (a removal and an insertion, at the same
+# size: separate native commands cannot add and trim in turn), then ZCARD
+# tells the caller whether to trim.
+ZKIT=(FEED.ADD {k} CAP {n} __rand_int__ new:__rand_int__)
+NATIVE=("ZADD {k} __rand_int__ m:__rand_int__" "ZCARD {k}")
+LUA=(feed_add.lua 1 {k} {n} __rand_int__ new:__rand_int__)
+RAND=1000000000 NATIVE_RAND=n
+add_case "FEED.ADD CAP" FEED
+
+# Votes on items of a score board of n items, voters from the same n: new
+# votes first, repeats (which change nothing) as the run goes on.
+data_scores() { fill_zset "$port" "$2" "$1" "1000000000 + i" "$(member_format i:)"; }
+DATA=data_scores
+ZKIT=(VOTE.CAST {k} {k}:up:__rand_int__ {k}:down:__rand_int__ i:__rand_int__ u:__rand_int__ UP WEIGHT 432 432)
+NATIVE=("SISMEMBER {k}:up:__rand_int__ u:__rand_int__" "SISMEMBER {k}:down:__rand_int__ u:__rand_int__"
+  "SADD {k}:up:__rand_int__ u:__rand_int__" "ZINCRBY {k} 432 i:__rand_int__"
+  "SCARD {k}:up:__rand_int__" "SCARD {k}:down:__rand_int__")
+LUA=(vote_cast.lua 3 {k} {k}:up:__rand_int__ {k}:down:__rand_int__ i:__rand_int__ u:__rand_int__ UP 432 432)
+add_case VOTE.CAST VOTE
+
+# Queues: a backlog of n tasks due in the future, plus as many due tasks as
+# the case's runs claim (so every poll claims a real task).
+data_queue() {
+  fill_zset "$port" "$2" "$1" "4000000000000 + i" "$(member_format later:)"
+  fill_zset "$port" "$2" "$due_pool" "i" "$(member_format due:)"
+}
+DATA=data_queue
+ZKIT=(DELAY.POLL {k})
+NATIVE=("ZPOPMIN {k}")
+LUA=(delay_poll.lua 1 {k} 1)
+add_case DELAY.POLL DELAY
+
+ZKIT=(DELAY.POLL {k} LEASE {k}:held 600000)
+NATIVE=("ZPOPMIN {k}")
+LUA=(delay_poll.lua 2 {k} {k}:held 1 600000)
+add_case "DELAY.POLL LEASE" DELAY
+
+# A rate log at its limit n (a window of ~30 years): every hit is refused.
+data_rate_log() { fill_zset "$port" "$2" "$1" "1700000000000" "1700000000000-%d"; }
+DATA=data_rate_log
+ZKIT=(RATE.HIT {k} 1000000000000 {n})
+NATIVE=("ZREMRANGEBYSCORE {k} -inf 0" "ZCARD {k}" "ZRANGE {k} 0 0 WITHSCORES")
+LUA=(rate_hit.lua 1 {k} 1000000000000 {n})
+MAX_SIZE=1000000 # RATE.HIT's largest limit
+add_case "RATE.HIT refused" RATE
+
+# A recently-viewed list at its cap n: views of random items out of 2n, so
+# half move an item to the front and half add one and trim the oldest. The
+# native ZINCRBY moves an item to the front (the highest scores) at the same
+# size, as above; the trim then finds nothing beyond the cap.
+data_recent() { fill_zset "$port" "$2" "$1" "1700000000000 + i" "$(member_format m:)"; }
+DATA=data_recent
+ZKIT=(RECENT.ADD {k} m:__rand_int__ CAP {n} TTL 2592000)
+NATIVE=("ZINCRBY {k} 10000000000000 m:__rand_int__" "ZREMRANGEBYRANK {k} 0 -{n1}" "EXPIRE {k} 2592000")
+LUA=(recent_add_zset.lua 1 {k} m:__rand_int__ {n} 2592000)
+RAND=2n NATIVE_RAND=n
+add_case RECENT.ADD RECENT
+
+# Competition ranks (SHARED) next to the first-come calls above: the native
+# rank of a total is ZCOUNT of the higher totals.
+DATA=data_board
+ZKIT=(RANK.GET {k} m:__rand_int__ SHARED)
+NATIVE=("ZSCORE {k} m:__rand_int__" "ZCOUNT {k} 501 +inf")
+LUA=(rank_get_shared.lua 1 {k} m:__rand_int__)
+add_case "RANK.GET SHARED" RANK
+
+ZKIT=(RANK.TOP {k} 10 OFFSET {n2} SHARED)
+NATIVE=("ZREVRANGE {k} {n2} {n2_9} WITHSCORES" "ZCOUNT {k} 501 +inf")
+LUA=(rank_page_shared.lua 1 {k} 10 {n2})
+add_case "RANK.TOP SHARED" RANK
+
+# A best-score board: runs of 500 against bests spread over 1..1000, so after
+# the first pass half the runs do not beat the best and change nothing.
+ZKIT=(RANK.SET {k} m:__rand_int__ 500 GT)
+NATIVE=("ZADD {k} GT 500.5 m:__rand_int__" "ZREVRANK {k} m:__rand_int__")
+LUA=(rank_set_gt.lua 1 {k} m:__rand_int__ 500)
+add_case "RANK.SET GT" RANK
+
+# One gift on a room's day, week and all-time boards, each of size n.
+data_boards() {
+  data_board "$1" "$2"
+  redis-cli -p "$port" COPY "$2" "$2:week" >/dev/null
+  redis-cli -p "$port" COPY "$2" "$2:all" >/dev/null
+}
+DATA=data_boards
+ZKIT=(RANK.MGIFT 3 {k} {k}:week {k}:all m:__rand_int__ 5)
+NATIVE=("ZINCRBY {k} 5 m:__rand_int__" "ZREVRANK {k} m:__rand_int__"
+  "ZINCRBY {k}:week 5 m:__rand_int__" "ZREVRANK {k}:week m:__rand_int__"
+  "ZINCRBY {k}:all 5 m:__rand_int__" "ZREVRANK {k}:all m:__rand_int__")
+LUA=(rank_mgift.lua 3 {k} {k}:week {k}:all m:__rand_int__ 5)
+add_case "RANK.MGIFT 3 boards" RANK
+
+# Ten members of a board at once.
+DATA=data_board
+ten=$(printf 'm:__rand_int__ %.0s' 1 2 3 4 5 6 7 8 9 10)
+ZKIT=(RANK.MGET {k} $ten)
+NATIVE=("ZMSCORE {k} $ten")
+for _ in 1 2 3 4 5 6 7 8 9 10; do NATIVE+=("ZREVRANK {k} m:__rand_int__"); done
+LUA=(rank_mget.lua 1 {k} $ten)
+add_case "RANK.MGET 10" RANK
+
+# An in-flight set of n tasks leased until 2096. NACK hands a task back to the
+# same set (a visibility timeout) a day later, so every call finds it held.
+data_leased() { fill_zset "$port" "$2" "$1" "4000000000000" "$(member_format t:)"; }
+DATA=data_leased
+ZKIT=(DELAY.NACK {k} {k} t:__rand_int__ 86400000)
+NATIVE=("ZSCORE {k} t:__rand_int__" "ZREM {k} t:__rand_int__" "ZADD {k} 4000000000000 t:__rand_int__")
+LUA=(delay_nack.lua 2 {k} {k} t:__rand_int__ 86400000)
+add_case DELAY.NACK DELAY
+
+ZKIT=(DELAY.TOUCH {k} t:__rand_int__ 86400000)
+NATIVE=("ZSCORE {k} t:__rand_int__" "ZADD {k} XX 4000000000000 t:__rand_int__")
+LUA=(delay_touch.lua 1 {k} t:__rand_int__ 86400000)
+add_case DELAY.TOUCH DELAY
+
+# A leased poll that counts deliveries and moves a task delivered 3 times to
+# a dead-letter set.
+DATA=data_queue
+ZKIT=(DELAY.POLL {k} LEASE {k}:held 600000 DEADLETTER {k}:dead {k}:deliveries 3)
+NATIVE=("ZPOPMIN {k}")
+LUA=(delay_poll.lua 4 {k} {k}:held {k}:dead {k}:deliveries 1 600000 3)
+add_case "DELAY.POLL DEADLETTER" DELAY
+
+# Two limits on one log at its size n (n in ~30 years, n/2 in ~15): every hit
+# is refused by both.
+DATA=data_rate_log
+ZKIT=(RATE.HIT {k} 1000000000000 {n} 500000000000 {n2})
+NATIVE=("ZREMRANGEBYSCORE {k} -inf 0" "ZCOUNT {k} 0 +inf" "ZCOUNT {k} 1000000000000 +inf" "ZRANGE {k} 0 0 WITHSCORES")
+LUA=(rate_hit_limits.lua 1 {k} 1000000000000 {n} 500000000000 {n2})
+MAX_SIZE=1000000
+add_case "RATE.HIT 2 limits" RATE
+
+# keyspace <RAND of a case> <size>: the range of its random numbers.
+keyspace() {
+  case $1 in
+    "" | n) echo "$2" ;;
+    2n) echo $((2 * $2)) ;;
+    *) echo "$1" ;;
+  esac
 }
 
-# ---- cases -----------------------------------------------------------------
-
-# RANK.GIFT vs ZINCRBY vs Lua (ZSCORE + TIME + ZADD + ZREVRANK), 100k members.
-ZKIT=(RANK.GIFT bench:rank __rand_int__ 5)
-NATIVE=(ZINCRBY bench:zincrby 5 __rand_int__)
-LUA=(rank_gift.lua 1 bench:lua __rand_int__ 5)
-compare "RANK.GIFT | ZINCRBY | Lua"
-
-# RATE.HIT vs ZADD vs Lua (ZREMRANGEBYSCORE + ZCARD + ZADD + PEXPIRE), one
-# log per user over 100k users, 100 hits a minute each: every hit is allowed.
-ZKIT=(RATE.HIT bench:rate:__rand_int__ 60000 100)
-NATIVE=(ZADD bench:zadd:__rand_int__ __rand_int__ __rand_int__)
-LUA=(rate_hit.lua 1 bench:rate:lua:__rand_int__ 60000 100)
-compare "RATE.HIT | ZADD | Lua"
-
-# The same on one hot key at its limit: almost every hit is refused.
-ZKIT=(RATE.HIT bench:rate:hot 600000 50)
-NATIVE=(ZCARD bench:rate:hot)
-LUA=(rate_hit.lua 1 bench:rate:hot:lua 600000 50)
-compare "RATE.HIT refused | ZCARD | Lua"
-
-# RECENT.ADD vs ZADD vs the seed's Lua (LREM + LPUSH + LTRIM + EXPIRE) on one
-# list kept at 60 items, viewing random items out of 100k.
-ZKIT=(RECENT.ADD bench:recent __rand_int__ CAP 60 TTL 2592000)
-NATIVE=(ZADD bench:recent:zadd __rand_int__ __rand_int__)
-LUA=(recent_add.lua 1 bench:recent:lua __rand_int__ 60 2592000)
-compare "RECENT.ADD | ZADD | Lua"
-
-# The same against a Lua script on a zset (ZADD + ZREMRANGEBYRANK + EXPIRE).
-LUA=(recent_add_zset.lua 1 bench:recent:lua:zset __rand_int__ 60 2592000)
-compare "RECENT.ADD | ZADD | Lua zset"
-
-# DELAY.POLL vs ZPOPMIN vs Lua (ZRANGEBYSCORE -inf now LIMIT + ZREM). Every
-# call must claim a real task, so each queue is filled beforehand with more
-# due tasks than the case polls in all its runs (2 pipelines x rounds x
-# requests), scored 1..n like overdue tasks, and checked not to run dry.
-fill_queue() {
-  local key=$1 n=$2
-  cli EVAL "for i = tonumber(ARGV[1]), tonumber(ARGV[2]), 1000 do
-      local args = {}
-      for j = i, math.min(i + 999, tonumber(ARGV[2])) do
-        args[#args + 1] = j; args[#args + 1] = 't' .. j
-      end
-      redis.call('ZADD', KEYS[1], unpack(args))
-    end" 1 "$key" 1 "$n" >/dev/null
-}
-check_not_dry() {
+# copy_data <key>: copies the case's data, bench:z and its bench:z:* keys
+# (the boards beside it), to <key> and <key>:*.
+copy_data() {
   local key
-  for key in "$@"; do
-    (($(cli ZCARD "$key") > 0)) || echo "warning: $key ran dry: the DELAY numbers are void" >&2
+  for key in bench:z $(redis-cli -p "$port" --scan --pattern 'bench:z:*'); do
+    redis-cli -p "$port" COPY "$key" "$1${key#bench:z}" >/dev/null
   done
 }
-tasks=$((requests * rounds * 2 + requests))
-for key in bench:delay bench:delay:popmin bench:delay:lua \
-  bench:lease bench:lease:popmin bench:lease:lua; do
-  fill_queue "$key" "$tasks"
-done
-ZKIT=(DELAY.POLL bench:delay)
-NATIVE=(ZPOPMIN bench:delay:popmin)
-LUA=(delay_poll.lua 1 bench:delay:lua 1)
-compare "DELAY.POLL | ZPOPMIN | Lua"
-check_not_dry bench:delay bench:delay:popmin bench:delay:lua
 
-# With a lease: claimed tasks move into an in-flight zset.
-ZKIT=(DELAY.POLL bench:lease LEASE bench:lease:held 600000)
-NATIVE=(ZPOPMIN bench:lease:popmin)
-LUA=(delay_poll.lua 2 bench:lease:lua bench:lease:lua:held 1 600000)
-compare "DELAY.POLL LEASE | ZPOPMIN | Lua"
-check_not_dry bench:lease bench:lease:popmin bench:lease:lua
+selected() { [[ -z $only_cases || ",$only_cases," == *",$1,"* ]]; }
 
-# VOTE.CAST vs SADD vs Lua (SISMEMBER x2, SADD, ZINCRBY, SCARD x2): up votes
-# on one item from voters drawn out of 10^8, so nearly every vote is a new
-# one that writes (repeats and switches are in vote_load below); the bare SADD
-# of the voter is the native write a vote cannot do without.
-keyspace=100000000
-ZKIT=(VOTE.CAST bench:vote:score bench:vote:up bench:vote:down item user:__rand_int__ UP WEIGHT 432 432)
-NATIVE=(SADD bench:vote:sadd user:__rand_int__)
-LUA=(vote_cast.lua 3 bench:vote:lua-score bench:vote:lua-up bench:vote:lua-down item user:__rand_int__ UP 432 432)
-compare "VOTE.CAST | SADD | Lua"
-keyspace=100000
-
-# FEED: feeds of 10^3 and 10^6 items "item:<i>" scored i, loaded by a
-# server-side loop (1000 members per ZADD).
-preload_feed() {
-  cli EVAL "for i = 1, tonumber(ARGV[1]), 1000 do
-      local args = {}
-      for j = i, math.min(i + 999, tonumber(ARGV[1])) do
-        args[#args + 1] = j
-        args[#args + 1] = 'item:' .. j
-      end
-      redis.call('ZADD', KEYS[1], unpack(args))
-    end
-    return redis.call('ZCARD', KEYS[1])" 1 "$1" "$2" >/dev/null
+# words <template> <key> <size>: the template's words for one variant.
+words() {
+  local t=$1 key=$2 n=$3
+  t=${t//\{k\}/$key}
+  t=${t//\{n\}/$n}
+  t=${t//\{n1\}/$((n + 1))}
+  t=${t//\{n2\}/$((n / 2))}
+  t=${t//\{n2_9\}/$((n / 2 + 9))}
+  t=${t//\{mid_member\}/$(printf 'm:%012d' $((n / 2)))}
+  t=${t//\{mid\}/$feed_mid}
+  echo "$t"
 }
-preload_feed bench:feed:1k 1000
-preload_feed bench:feed:1m 1000000
-# Hand the loader's garbage back now rather than during the measurements.
-cli MEMORY PURGE >/dev/null
 
-# The first page: FEED.PAGE vs the native range it builds on vs Lua.
-for size in 1k 1m; do
-  ZKIT=(FEED.PAGE "bench:feed:$size" COUNT 20)
-  NATIVE=(ZREVRANGEBYSCORE "bench:feed:$size" +inf -inf WITHSCORES LIMIT 0 20)
-  LUA=(feed_page.lua 1 "bench:feed:$size" 20)
-  compare "FEED.PAGE COUNT 20 first, $size"
-done
-
-# Pull-up from the middle: the cursor of item:500000 (score 500000.0, bits
-# 0x411e848000000000) vs the article's score-only query made exclusive.
-middle_cursor=f1:411e848000000000:$(printf 'item:500000' | od -An -tx1 | tr -d ' \n')
-if [[ $(cli FEED.PAGE bench:feed:1m COUNT 1 OLDER "$middle_cursor" | head -1) != item:499999 ]]; then
-  echo "bench: the middle cursor does not point at item:500000" >&2
-  exit 1
-fi
-ZKIT=(FEED.PAGE bench:feed:1m COUNT 20 OLDER "$middle_cursor")
-NATIVE=(ZREVRANGEBYSCORE bench:feed:1m "(500000" -inf WITHSCORES LIMIT 0 20)
-LUA=(feed_page.lua 1 bench:feed:1m 20 500000 item:500000)
-compare "FEED.PAGE COUNT 20 OLDER mid, 1m"
-
-# A capped insert: FEED.ADD CAP vs a bare ZADD vs ZADD+ZCARD+ZREMRANGEBYRANK.
-ZKIT=(FEED.ADD bench:feed:capped CAP 1000 __rand_int__ __rand_int__)
-NATIVE=(ZADD bench:feed:zadd __rand_int__ __rand_int__)
-LUA=(feed_add.lua 1 bench:feed:lua 1000 __rand_int__ __rand_int__)
-compare "FEED.ADD CAP 1000 | ZADD | Lua"
-
-# ---- issues 15 and 16: RANK SHARED, SET GT, MGIFT, MGET; DELAY NACK, TOUCH,
-# ---- dead letters; RATE with several limits --------------------------------
-# preload_zset <key> <members> <format> [score]: <members> members named by
-# the Lua format ('m:%012d' gives the names __rand_int__ draws), all scored
-# <score>, or without one i % 1000: 1,000 distinct totals, every total a run
-# of 100 ties on a board of 100k, as plain integer scores RANK reads as totals.
-preload_zset() {
-  cli EVAL "for i = 0, tonumber(ARGV[1]) - 1, 1000 do
-      local args = {}
-      for j = i, math.min(i + 999, tonumber(ARGV[1]) - 1) do
-        args[#args + 1] = ARGV[3] or j % 1000
-        args[#args + 1] = string.format(ARGV[2], j)
-      end
-      redis.call('ZADD', KEYS[1], unpack(args))
-    end" 1 "$1" "$2" "$3" ${4:+"$4"} >/dev/null
+# The FEED cursor of the item in the middle (score n/2, member m:<n/2>):
+# f1:<the score's IEEE bits>:<the member in hex>.
+feed_cursor() {
+  local n=$1
+  local bits
+  bits=$(python3 -c "import struct,sys; print(struct.pack('>d', float(sys.argv[1])).hex())" $((n / 2)))
+  echo "f1:$bits:$(printf 'm:%012d' $((n / 2)) | od -An -tx1 | tr -d ' \n')"
 }
-preload_board() { preload_zset "$1" 100000 'm:%012d'; }
 
-# Each call with SHARED beside the same call without it, and beside the Lua a
-# user would write for competition ranks. Writes go to boards of their own.
-preload_board bench:shared
-ZKIT=(RANK.GET bench:shared m:__rand_int__ SHARED)
-NATIVE=(RANK.GET bench:shared m:__rand_int__)
-LUA=(rank_get_shared.lua 1 bench:shared m:__rand_int__)
-compare "RANK.GET SHARED | RANK.GET | Lua"
-# A page from the middle of the board, inside a run of ties.
-ZKIT=(RANK.TOP bench:shared 10 OFFSET 50005 SHARED)
-NATIVE=(RANK.TOP bench:shared 10 OFFSET 50005)
-LUA=(rank_page_shared.lua 1 bench:shared 10 50005)
-compare "RANK.TOP 10 mid SHARED | RANK.TOP | Lua"
-ZKIT=(RANK.AROUND bench:shared m:__rand_int__ 5 SHARED)
-NATIVE=(RANK.AROUND bench:shared m:__rand_int__ 5)
-LUA=(rank_page_shared.lua 1 bench:shared around m:__rand_int__ 5)
-compare "RANK.AROUND 5 SHARED | RANK.AROUND | Lua"
-ZKIT=(RANK.GIFT bench:shared:gift m:__rand_int__ 5 SHARED)
-NATIVE=(RANK.GIFT bench:shared:gift-first-come m:__rand_int__ 5)
-LUA=(rank_gift.lua 1 bench:shared:lua m:__rand_int__ 5 shared)
-compare "RANK.GIFT SHARED | RANK.GIFT | Lua"
+run_sweep() {
+  port=$(free_port)
+  start_server sweep "$port" --loadmodule "$module"
+  local name size
+  for name in "${cases[@]}"; do
+    selected "$name" || continue
+    local sha
+    local lua_words=(${case_lua[$name]})
+    sha=$(redis-cli -p "$port" SCRIPT LOAD "$(cat "$here/lua/${lua_words[0]}")")
+    for size in $sizes; do
+      if [[ -n ${case_max[$name]} ]] && ((size > case_max[$name])); then continue; fi
+      local keyspace native_keyspace
+      keyspace=$(keyspace "${case_rand[$name]}" "$size")
+      native_keyspace=$(keyspace "${case_native_rand[$name]}" "$size")
+      feed_mid=$(feed_cursor "$size")
+      due_pool=$((rounds * (requests + requests / 10 + 1) + 1000))
+      progress "sweep: $name at $size: building 3 copies of the data"
+      redis-cli -p "$port" FLUSHALL >/dev/null
+      ${case_data[$name]} "$size" bench:z
+      copy_data bench:n
+      copy_data bench:l
+      redis-cli -p "$port" MEMORY PURGE >/dev/null 2>&1 || true
+      local z=() l=() native_cmds=() n=()
+      mapfile -t native_cmds <<<"${case_native[$name]}"
+      local r i
+      for r in $(seq "$rounds"); do
+        progress "sweep: $name at $size: round $r of $rounds"
+        local label=${name// /_}-$size
+        profile_label=$label-zkit
+        # shellcheck disable=SC2046 # the words are split on purpose
+        z+=("$(rate "$port" "$keyspace" $(words "${case_zkit[$name]}" bench:z "$size"))")
+        for i in "${!native_cmds[@]}"; do
+          profile_label=$label-native$i
+          n[$i]+=" $(rate "$port" "$native_keyspace" $(words "${native_cmds[$i]}" bench:n "$size"))"
+        done
+        profile_label=$label-lua
+        l+=("$(rate "$port" "$keyspace" EVALSHA "$sha" $(words "${lua_words[*]:1}" bench:l "$size"))")
+        profile_label=
+      done
+      local zm lm nm per_native=()
+      zm=$(printf '%s\n' "${z[@]}" | median)
+      lm=$(printf '%s\n' "${l[@]}" | median)
+      for i in "${!native_cmds[@]}"; do
+        per_native[$i]=$(tr ' ' '\n' <<<"${n[$i]}" | grep . | median)
+        csv sweep "$name" "$size" "native:${native_cmds[$i]%% *}" "${per_native[$i]}" "$unit"
+      done
+      nm=$(printf '%s\n' "${per_native[@]}" | combined_rate)
+      csv sweep "$name" "$size" zkit "$zm" "$unit"
+      csv sweep "$name" "$size" native "$nm" "$unit"
+      csv sweep "$name" "$size" lua "$lm" "$unit"
+      progress "$(awk -v c="$name" -v s="$size" -v z="$zm" -v n="$nm" -v l="$lm" -v u="$unit" \
+        'BEGIN { printf "measured: %-18s %9s  zkit %9.0f  native %9.0f  Lua %9.0f %s  vs native %.2fx  vs Lua %.2fx", c, s, z, n, l, u, z / n, z / l }')"
+      if [[ $name == DELAY* ]] && (($(redis-cli -p "$port" ZCOUNT bench:z -inf 1000000000000) == 0)); then
+        echo "warning: the DELAY queue ran dry at $size: its numbers are void" >&2
+      fi
+    done
+  done
+  redis-cli -p "$port" FLUSHALL >/dev/null
+  stop_servers
+}
 
-# A best-score board: runs of 500 against bests spread over 0..999, so after
-# the first pass most runs do not beat the best and change nothing.
-for key in bench:best bench:best:zadd bench:best:lua; do preload_board "$key"; done
-ZKIT=(RANK.SET bench:best m:__rand_int__ 500 GT)
-NATIVE=(ZADD bench:best:zadd GT 500 m:__rand_int__)
-LUA=(rank_set_gt.lua 1 bench:best:lua m:__rand_int__ 500)
-compare "RANK.SET GT | ZADD GT | Lua"
+# ---- 2. the tax on native writes -------------------------------------------
 
-# One gift on three boards (day, week, all time) vs one ZINCRBY vs Lua.
-ZKIT=(RANK.MGIFT 3 {bench}:day {bench}:week {bench}:all m:__rand_int__ 5)
-NATIVE=(ZINCRBY {bench}:zincrby 5 m:__rand_int__)
-LUA=(rank_mgift.lua 3 {bench}:lua:day {bench}:lua:week {bench}:lua:all m:__rand_int__ 5)
-compare "RANK.MGIFT 3 boards | ZINCRBY | Lua"
+# Native ZADD (re-scoring members of a 10k zset) and SET on three servers:
+# without zkit; with zkit after a DELAY.BPOLL that has ended (nobody waits);
+# with zkit while a client waits in DELAY.BPOLL on another key.
+run_tax() {
+  local plain used waiting
+  plain=$(free_port 3) used=$((plain + 1)) waiting=$((plain + 2))
+  start_server plain "$plain"
+  start_server used "$used" --loadmodule "$module"
+  start_server waiting "$waiting" --loadmodule "$module"
+  redis-cli -p "$used" DELAY.BPOLL bench:nobody 1 >/dev/null
+  redis-cli -p "$waiting" DELAY.BPOLL bench:nobody 0 >/dev/null &
+  local waiter=$!
+  local port
+  for port in $plain $used $waiting; do
+    fill_zset "$port" bench:tax 10000 "i" "$(member_format m:)"
+  done
+  local _
+  for _ in $(seq 200); do
+    redis-cli -p "$waiting" INFO clients | grep -q '^blocked_clients:1' && break
+    sleep 0.05
+  done
+  redis-cli -p "$waiting" INFO clients | grep -q '^blocked_clients:1' ||
+    fail "tax: the client waiting in DELAY.BPOLL is not blocked"
+  local command
+  for command in "ZADD bench:tax __rand_int__ m:__rand_int__" "SET bench:s:__rand_int__ v"; do
+    local -A got=()
+    local r
+    for r in $(seq "$rounds"); do
+      progress "tax: ${command%% *}: round $r of $rounds"
+      for port in $plain $used $waiting; do
+        # shellcheck disable=SC2086 # the words are split on purpose
+        got[$port]+=" $(rate "$port" 10000 $command)"
+      done
+    done
+    local p u w
+    p=$(tr ' ' '\n' <<<"${got[$plain]}" | grep . | median)
+    u=$(tr ' ' '\n' <<<"${got[$used]}" | grep . | median)
+    w=$(tr ' ' '\n' <<<"${got[$waiting]}" | grep . | median)
+    csv tax "${command%% *}" - without-zkit "$p" "$unit"
+    csv tax "${command%% *}" - bpoll-used "$u" "$unit"
+    csv tax "${command%% *}" - client-waiting "$w" "$unit"
+    progress "$(awk -v c="${command%% *}" -v p="$p" -v u="$u" -v w="$w" -v un="$unit" \
+      'BEGIN { printf "measured: %s without zkit %.0f %s; BPOLL used %.2fx; a client waiting %.2fx", c, p, un, u / p, w / p }')"
+  done
+  kill "$waiter" 2>/dev/null || true
+  stop_servers
+}
 
-# Ten members of the 100k board at once vs ZMSCORE of the same ten vs Lua.
-ten=(m:__rand_int__ m:__rand_int__ m:__rand_int__ m:__rand_int__ m:__rand_int__
-  m:__rand_int__ m:__rand_int__ m:__rand_int__ m:__rand_int__ m:__rand_int__)
-ZKIT=(RANK.MGET bench:shared "${ten[@]}")
-NATIVE=(ZMSCORE bench:shared "${ten[@]}")
-LUA=(rank_mget.lua 1 bench:shared "${ten[@]}")
-compare "RANK.MGET 10 | ZMSCORE | Lua"
+# ---- 3. latencies at a fixed rate --------------------------------------------
 
-# DELAY.NACK and DELAY.TOUCH on 100k tasks "t:<12 digits>" leased for a day.
-# Each NACK hands a task back to its own set (a visibility timeout) a day
-# later, so every call finds its task still held and moves it.
-lease_end=$(($(date +%s%3N) + 86400000))
-for key in bench:nack bench:nack:lua bench:touch bench:touch:lua; do
-  preload_zset "$key" 100000 't:%012d' "$lease_end"
+latency_size=10000
+run_latency() {
+  port=$(free_port)
+  start_server latency "$port" --loadmodule "$module"
+  local name
+  for name in "${cases[@]}"; do
+    selected "$name" || continue
+    local size=$latency_size keyspace native_keyspace
+    keyspace=$(keyspace "${case_rand[$name]}" "$size")
+    native_keyspace=$(keyspace "${case_native_rand[$name]}" "$size")
+    feed_mid=$(feed_cursor "$size")
+    due_pool=$((latency_rate * latency_seconds * 2 + 1000))
+    redis-cli -p "$port" FLUSHALL >/dev/null
+    ${case_data[$name]} "$size" bench:z
+    copy_data bench:n
+    local first_native
+    first_native=$(head -1 <<<"${case_native[$name]}")
+    local variant words_ space
+    for variant in zkit native; do
+      if [[ $variant == zkit ]]; then
+        words_=$(words "${case_zkit[$name]}" bench:z "$size") space=$keyspace
+      else
+        words_=$(words "$first_native" bench:n "$size") space=$native_keyspace
+      fi
+      progress "latency: $name ($variant) at $latency_rate/s for ${latency_seconds}s"
+      local result
+      # shellcheck disable=SC2086 # the words are split on purpose
+      result=$(cd "$root" && "${pin_client[@]}" cargo bench --quiet --bench latency -- --port "$port" \
+        --rate "$latency_rate" --seconds "$latency_seconds" --keyspace "$space" -- $words_) ||
+        fail "latency: $name ($variant) failed"
+      read -r p50 p99 p999 achieved errors <<<"$result"
+      ((errors == 0)) || fail "latency: $name ($variant) got $errors error replies"
+      csv latency "$name" "$size" "$variant:${words_%% *}:p50" "$p50" us
+      csv latency "$name" "$size" "$variant:${words_%% *}:p99" "$p99" us
+      csv latency "$name" "$size" "$variant:${words_%% *}:p99.9" "$p999" us
+      csv latency "$name" "$size" "$variant:${words_%% *}:rate" "$achieved" req/s
+      progress "measured: $name $variant ${words_%% *}: p50 $p50 us, p99 $p99 us, p99.9 $p999 us at $achieved req/s"
+    done
+  done
+  stop_servers
+}
+
+# ---- 4. memory ---------------------------------------------------------------
+
+# Each family's key written through zkit commands (in a server-side loop),
+# then the same contents written natively into another key; MEMORY USAGE of
+# both, per member.
+run_memory() {
+  port=$(free_port)
+  start_server memory "$port" --loadmodule "$module"
+  local n family build copy
+  for n in $memory_sizes; do
+    for family in RANK FEED DELAY RATE RECENT VOTE; do
+      redis-cli -p "$port" FLUSHALL >/dev/null
+      progress "memory: $family at $n members"
+      case $family in
+        RANK) build="for i = 1, n do redis.call('RANK.GIFT', 'z', string.format('m:%012d', i), i % 5000) end" ;;
+        FEED) build="for s = 1, n, 1000 do local a = {'z'}
+              for i = s, math.min(s + 999, n) do a[#a + 1] = i; a[#a + 1] = string.format('m:%012d', i) end
+              redis.call('FEED.ADD', unpack(a)) end" ;;
+        DELAY) build="for s = 1, n, 1000 do local a = {}
+              for i = s, math.min(s + 999, n) do a[#a + 1] = i; a[#a + 1] = string.format('t:%012d', i) end
+              redis.call('ZADD', 'q', unpack(a)) end
+              while redis.call('EXISTS', 'q') == 1 do redis.call('DELAY.POLL', 'q', 'COUNT', 1000, 'LEASE', 'z', 600000) end" ;;
+        RATE) build="redis.call('RATE.HIT', 'z', 1000000000, n, 'COST', n)" ;;
+        RECENT) build="for s = 1, n, 1000 do local a = {'z'}
+              for i = s, math.min(s + 999, n) do a[#a + 1] = string.format('m:%012d', i) end
+              a[#a + 1] = 'CAP'; a[#a + 1] = n; redis.call('RECENT.ADD', unpack(a)) end" ;;
+        VOTE) build="for i = 1, n do redis.call('VOTE.CAST', 'scores', 'z', 'down', 'item', string.format('u:%012d', i), 'UP') end" ;;
+      esac
+      redis-cli -p "$port" EVAL "local n = tonumber(ARGV[1]) $build" 0 "$n" >/dev/null ||
+        fail "memory: could not build the $family key"
+      if [[ $family == VOTE ]]; then
+        copy="local m = redis.call('SMEMBERS', 'z')
+              for s = 1, #m, 1000 do redis.call('SADD', 'native', unpack(m, s, math.min(s + 999, #m))) end"
+      else
+        copy="local m = redis.call('ZRANGE', 'z', 0, -1, 'WITHSCORES')
+              for s = 1, #m, 2000 do local a = {}
+                for i = s, math.min(s + 1999, #m), 2 do a[#a + 1] = m[i + 1]; a[#a + 1] = m[i] end
+                redis.call('ZADD', 'native', unpack(a)) end"
+      fi
+      redis-cli -p "$port" EVAL "$copy" 0 >/dev/null || fail "memory: could not copy the $family key"
+      local members zkit_bytes native_bytes
+      members=$(redis-cli -p "$port" EVAL "return redis.call('TYPE', 'z').ok == 'set' and redis.call('SCARD', 'z') or redis.call('ZCARD', 'z')" 0)
+      zkit_bytes=$(redis-cli -p "$port" MEMORY USAGE z SAMPLES 0)
+      native_bytes=$(redis-cli -p "$port" MEMORY USAGE native SAMPLES 0)
+      csv memory "$family" "$n" zkit "$(awk -v b="$zkit_bytes" -v m="$members" 'BEGIN { printf "%.1f", b / m }')" bytes/member
+      csv memory "$family" "$n" native "$(awk -v b="$native_bytes" -v m="$members" 'BEGIN { printf "%.1f", b / m }')" bytes/member
+      progress "measured: memory $family at $members members: zkit $zkit_bytes bytes, native $native_bytes bytes"
+    done
+  done
+  redis-cli -p "$port" FLUSHALL >/dev/null
+  stop_servers
+}
+
+# ---- 5. long commands ------------------------------------------------------
+
+# hold_ms <setup Lua> <command words...>: the median time the command ran
+# (SLOWLOG, microseconds to ms) over 3 runs, each on fresh data.
+hold_ms() {
+  local setup=$1
+  shift
+  local times=() _
+  for _ in 1 2 3; do
+    redis-cli -p "$port" EVAL "$setup" 0 >/dev/null || fail "long: setup failed for $1"
+    redis-cli -p "$port" SLOWLOG RESET >/dev/null
+    redis-cli -p "$port" "$@" >/dev/null || fail "long: $1 failed"
+    times+=("$(redis-cli -p "$port" SLOWLOG GET 1 | sed -n 3p)")
+  done
+  printf '%s\n' "${times[@]}" | median | awk '{ printf "%.1f", $1 / 1000 }'
+}
+
+run_long() {
+  port=$(free_port)
+  start_server long "$port" --loadmodule "$module"
+  redis-cli -p "$port" CONFIG SET slowlog-log-slower-than 0 >/dev/null
+  local ms
+  progress "long: RANK.MERGE of two boards of 10^6 members (building them)"
+  fill_zset "$port" "{b}:a" 1000000 "(i % 1000) + 0.5" "$(member_format m:)"
+  fill_zset "$port" "{b}:b" 1000000 "(i % 1000) + 0.25" "$(member_format m:)" 500000
+  ms=$(hold_ms "return redis.call('DEL', '{b}:week')" RANK.MERGE "{b}:week" 2 "{b}:a" "{b}:b")
+  csv long "RANK.MERGE of two 10^6 boards (1.5*10^6 members out)" 1000000 ms "$ms" ms
+  progress "measured: RANK.MERGE of two 10^6 boards holds the server $ms ms"
+  redis-cli -p "$port" FLUSHALL >/dev/null
+
+  progress "long: FEED.ADD CAP trimming 10^6 items (building a feed of 2*10^6)"
+  fill_zset "$port" feed:template 2000000 "i" "$(member_format m:)"
+  ms=$(hold_ms "redis.call('DEL', 'feed'); return redis.call('COPY', 'feed:template', 'feed')" \
+    FEED.ADD feed CAP 1000000 3000000 newest)
+  csv long "FEED.ADD CAP trimming 10^6 items" 1000000 ms "$ms" ms
+  progress "measured: FEED.ADD CAP trimming 10^6 items holds the server $ms ms"
+  redis-cli -p "$port" FLUSHALL >/dev/null
+
+  progress "long: DELAY.POLL of 10^4 due tasks"
+  fill_zset "$port" queue:template 10000 "i" "$(member_format t:)"
+  fill_zset "$port" queue:template 1000000 "4000000000000 + i" "$(member_format later:)"
+  local copy="redis.call('DEL', 'q', 'held'); return redis.call('COPY', 'queue:template', 'q')"
+  ms=$(hold_ms "$copy" DELAY.POLL q COUNT 10000)
+  csv long "DELAY.POLL COUNT 10000 (10^4 due of 1.01*10^6)" 10000 ms "$ms" ms
+  progress "measured: DELAY.POLL of 10^4 due tasks holds the server $ms ms"
+  ms=$(hold_ms "$copy" DELAY.POLL q COUNT 10000 LEASE held 600000)
+  csv long "DELAY.POLL COUNT 10000 LEASE (10^4 due of 1.01*10^6)" 10000 ms "$ms" ms
+  progress "measured: DELAY.POLL LEASE of 10^4 due tasks holds the server $ms ms"
+  stop_servers
+}
+
+# ---- 6. VOTE.CAST against client round trips -----------------------------------
+
+run_vote() {
+  port=$(free_port)
+  start_server vote "$port" --loadmodule "$module"
+  progress "vote: VOTE.CAST vs Lua vs round trips (bench/vote_load.rs)"
+  (cd "$root" && "${pin_client[@]}" cargo bench --quiet --bench vote_load -- --port "$port" \
+    --requests "$requests" --connections "$clients" --pipeline "$pipeline" --rounds "$rounds") \
+    >"$out/vote.txt" || fail "vote: vote_load failed"
+  cat "$out/vote.txt" >&2
+  stop_servers
+}
+
+for section in $sections; do
+  case $section in
+    sweep) run_sweep ;;
+    tax) run_tax ;;
+    latency) [[ $measure == instructions ]] || run_latency ;;
+    memory) run_memory ;;
+    long) [[ $measure == instructions ]] || run_long ;;
+    vote) [[ $measure == instructions ]] || run_vote ;;
+    *) fail "unknown section $section (sweep tax latency memory long vote)" ;;
+  esac
 done
-ZKIT=(DELAY.NACK bench:nack bench:nack t:__rand_int__ 86400000)
-NATIVE=(ZADD bench:nack:zadd "$lease_end" t:__rand_int__)
-LUA=(delay_nack.lua 2 bench:nack:lua bench:nack:lua t:__rand_int__ 86400000)
-compare "DELAY.NACK | ZADD | Lua"
-ZKIT=(DELAY.TOUCH bench:touch t:__rand_int__ 86400000)
-NATIVE=(ZADD bench:touch:zadd "$lease_end" t:__rand_int__)
-LUA=(delay_touch.lua 1 bench:touch:lua t:__rand_int__ 86400000)
-compare "DELAY.TOUCH | ZADD | Lua"
-
-# A leased poll with dead letters: each claim looks up, leases and counts a
-# real task (queues filled as for DELAY.POLL above, checked not to run dry).
-due_tasks=$((requests * rounds * 2 + requests))
-for key in bench:dl bench:dl:popmin bench:dl:lua; do preload_zset "$key" "$due_tasks" 't:%d' 1; done
-ZKIT=(DELAY.POLL bench:dl LEASE bench:dl:held 600000 DEADLETTER bench:dl:dead bench:dl:n 3)
-NATIVE=(ZPOPMIN bench:dl:popmin)
-LUA=(delay_poll.lua 4 bench:dl:lua bench:dl:lua:held bench:dl:lua:dead bench:dl:lua:n 1 600000 3)
-compare "DELAY.POLL DEADLETTER | ZPOPMIN | Lua"
-for key in bench:dl bench:dl:popmin bench:dl:lua; do
-  (($(cli ZCARD "$key") > 0)) || echo "warning: $key ran dry: its numbers are void" >&2
-done
-
-# RATE.HIT with two limits (100 a minute, 1,000 a day), one log per user over
-# 100k users: every hit is allowed.
-ZKIT=(RATE.HIT bench:rate2:__rand_int__ 60000 100 86400000 1000)
-NATIVE=(ZADD bench:rate2:zadd:__rand_int__ __rand_int__ __rand_int__)
-LUA=(rate_hit_limits.lua 1 bench:rate2:lua:__rand_int__ 60000 100 86400000 1000)
-compare "RATE.HIT 2 limits | ZADD | Lua"
 
 # ---- report ----------------------------------------------------------------
 
-server_version=$(cli INFO server | awk -F: '/^redis_version/ { sub("\r", "", $2); print $2 }')
-echo
-if [[ $measure == instructions ]]; then
-  echo "zkit benchmarks: redis-server $server_version under callgrind, $requests requests, 1 client, server instructions"
-else
-  echo "zkit benchmarks: redis-server $server_version, $requests requests x $rounds rounds (median), $clients clients, loopback"
+cat >"$out/run.txt" <<EOF
+server=$server_version
+measure=$measure
+unit=$unit
+sizes=$sizes
+requests=$requests
+rounds=$rounds
+clients=$clients
+pipeline=$pipeline
+latency_rate=$latency_rate
+latency_seconds=$latency_seconds
+latency_size=$latency_size
+quick=$quick
+date=$(date -u +%Y-%m-%d)
+minutes=$(((SECONDS - bench_started + 59) / 60))
+EOF
+# The plot needs matplotlib: from the system, or installed once into
+# .bench/venv (ignored by git).
+python=python3
+if ! python3 -c 'import matplotlib' 2>/dev/null; then
+  python=$out/venv/bin/python
+  if ! "$python" -c 'import matplotlib' 2>/dev/null; then
+    progress "report: installing matplotlib into $out/venv (once)"
+    python3 -m venv "$out/venv" && "$python" -m pip install -q matplotlib ||
+      fail "could not install matplotlib into $out/venv"
+  fi
 fi
-printf '%-34s %4s %12s %12s %12s %9s %9s\n' "zkit | native | lua" pipe "zkit $unit" "native" "lua" "vs native" "vs lua"
-printf '%s\n' "${results[@]}"
-
-# VOTE.CAST vs its Lua script vs round trips with MULTI/EXEC: a mixed
-# workload of new votes, repeats, switches and clears, on a database of its
-# own (db 9), from a Rust client (bench/vote_load.rs).
-echo
-(cd "$here/.." && "${pin_client[@]}" cargo bench --quiet --bench vote_load -- --port "$port" \
-  --requests "$requests" --connections "$clients" --pipeline "$pipeline" --rounds "$rounds")
+progress "report: writing $out/table.md and $out/sweep.png"
+"$python" "$here/report.py" "$out" || fail "report: bench/report.py failed"
+progress "done in $(((SECONDS - bench_started + 59) / 60)) min: $out/results.csv, $out/table.md, $out/sweep.png;" \
+  "make bench-readme puts them in README"

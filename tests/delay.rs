@@ -32,6 +32,15 @@ fn schedule(con: &mut Connection, key: &str, due_ms: i64, task: &str) {
 
 const HOUR: i64 = 3_600_000;
 
+/// A `DELAY.BPOLL key 0` on a connection of its own, once the server has
+/// blocked it (the only blocked client).
+fn blocked_poller(server: &Server, key: &'static str) -> thread::JoinHandle<Option<Tasks>> {
+    let mut con = server.connect();
+    let waiter = thread::spawn(move || bpoll(&mut con, &[key, "0"]));
+    wait_blocked(server, 1);
+    waiter
+}
+
 #[test]
 fn due_tasks_are_claimed_once_earliest_first() {
     let server = Server::start();
@@ -239,11 +248,7 @@ fn bpoll_wakes_when_a_task_is_added_to_a_new_or_existing_queue() {
     let server = Server::start();
     let mut con = server.connect();
     // New key: native ZADD creates it.
-    let waiter = {
-        let mut con = server.connect();
-        thread::spawn(move || bpoll(&mut con, &["fresh", "0"]))
-    };
-    wait_blocked(&server, 1);
+    let waiter = blocked_poller(&server, "fresh");
     schedule(&mut con, "fresh", 0, "first");
     assert_eq!(
         waiter.join().unwrap(),
@@ -254,16 +259,77 @@ fn bpoll_wakes_when_a_task_is_added_to_a_new_or_existing_queue() {
     // wake the poller (native ZADD does not signal an existing key).
     let now = server_time_ms(&mut con);
     schedule(&mut con, "busy", now + HOUR, "later");
-    let waiter = {
-        let mut con = server.connect();
-        thread::spawn(move || bpoll(&mut con, &["busy", "0"]))
-    };
-    wait_blocked(&server, 1);
+    let waiter = blocked_poller(&server, "busy");
     schedule(&mut con, "busy", now - 10, "urgent");
     assert_eq!(names(&waiter.join().unwrap().unwrap()), ["urgent"]);
     assert_eq!(
         query::<Vec<String>>(&mut con, &["ZRANGE", "busy", "0", "-1"]),
         ["later"]
+    );
+}
+
+/// Every kind of write that can put a due task into an existing queue wakes
+/// a poller waiting on it: native writes, inside MULTI/EXEC and scripts too,
+/// and zkit's own.
+#[test]
+fn every_write_that_adds_a_due_task_to_an_existing_queue_wakes_the_poller() {
+    let server = Server::start();
+    let mut con = server.connect();
+    let writes: &[(&str, &[&[&str]])] = &[
+        ("ZADD", &[&["ZADD", "q", "0", "urgent"]]),
+        ("ZINCRBY", &[&["ZINCRBY", "q", "-1e15", "urgent"]]),
+        // Geo scores are geohashes: this corner's is below any unix ms.
+        ("GEOADD", &[&["GEOADD", "q", "-180", "-85", "urgent"]]),
+        (
+            "ZUNIONSTORE",
+            &[
+                &["ZADD", "src", "0", "urgent"],
+                &["ZUNIONSTORE", "q", "2", "q", "src"],
+            ],
+        ),
+        (
+            "RENAME",
+            &[&["ZADD", "src", "0", "urgent"], &["RENAME", "src", "q"]],
+        ),
+        (
+            "EVAL",
+            &[&[
+                "EVAL",
+                "return redis.call('ZADD', KEYS[1], 0, 'urgent')",
+                "1",
+                "q",
+            ]],
+        ),
+        ("FEED.ADD", &[&["FEED.ADD", "q", "0", "urgent"]]),
+    ];
+    for (name, commands) in writes {
+        let now = server_time_ms(&mut con);
+        schedule(&mut con, "q", now + HOUR, "later");
+        let waiter = blocked_poller(&server, "q");
+        for command in *commands {
+            ok(&mut con, command);
+        }
+        assert_eq!(
+            names(&waiter.join().unwrap().unwrap()),
+            ["urgent"],
+            "{name}"
+        );
+        ok(&mut con, &["DEL", "q", "src"]);
+    }
+
+    // MULTI/EXEC: the ZADD is read (queued) long before EXEC runs it.
+    let now = server_time_ms(&mut con);
+    schedule(&mut con, "q", now + HOUR, "later");
+    let waiter = blocked_poller(&server, "q");
+    ok(&mut con, &["MULTI"]);
+    ok(&mut con, &["ZADD", "q", "0", "urgent"]);
+    thread::sleep(Duration::from_millis(200));
+    wait_blocked(&server, 1);
+    ok(&mut con, &["EXEC"]);
+    assert_eq!(
+        names(&waiter.join().unwrap().unwrap()),
+        ["urgent"],
+        "MULTI/EXEC"
     );
 }
 
@@ -282,11 +348,7 @@ fn bpoll_wakes_when_the_earliest_task_falls_due() {
 
     // A task added earlier than the one the timer waits for re-arms it.
     let now = server_time_ms(&mut con);
-    let waiter = {
-        let mut con = server.connect();
-        thread::spawn(move || bpoll(&mut con, &["q", "0"]))
-    };
-    wait_blocked(&server, 1);
+    let waiter = blocked_poller(&server, "q");
     schedule(&mut con, "q", now + 200, "sooner");
     assert_eq!(names(&waiter.join().unwrap().unwrap()), ["sooner"]);
     assert_eq!(

@@ -100,6 +100,27 @@ fn unpausing_serves_the_waiting_worker_at_once() {
     assert!(unpaused_at.elapsed() < Duration::from_secs(2));
 }
 
+/// A ZADD sent during a pause is postponed and runs when the pause ends;
+/// Redis 7.4 and later run command filters only when they first read a
+/// command, so the waiter must look again after the pause on its own.
+#[test]
+fn a_task_added_during_a_pause_wakes_the_worker_when_the_pause_ends() {
+    let server = aof_server();
+    let mut con = server.connect();
+    schedule_in(&mut con, "q", 3_600_000, "later");
+    let worker = spawn_call(&server, &["DELAY.BPOLL", "q", "0"]);
+    wait_blocked(&server, 1);
+    ok(&mut con, &["CLIENT", "PAUSE", "60000", "WRITE"]);
+    let producer = spawn_call(&server, &["ZADD", "q", "0", "urgent"]);
+    thread::sleep(Duration::from_millis(300));
+    let unpaused_at = Instant::now();
+    ok(&mut con, &["CLIENT", "UNPAUSE"]);
+    producer.join().unwrap().unwrap();
+    let tasks = served(worker.join().unwrap());
+    assert_eq!(tasks[0].0, "urgent");
+    assert!(unpaused_at.elapsed() < Duration::from_secs(2));
+}
+
 #[test]
 fn a_timeout_during_a_pause_replies_nil_and_claims_nothing() {
     let server = aof_server();

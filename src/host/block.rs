@@ -3,14 +3,20 @@
 //!
 //! Redis 7.0 calls the reply callback of a client blocked on keys every time
 //! one of its keys is signalled ready, whatever the key's type; the callback
-//! returns REDISMODULE_ERR to stay blocked. Two things signal a key here:
+//! returns REDISMODULE_ERR to stay blocked. Three things signal a key here:
 //!
-//! - a write that may put an earlier member into a sorted set. Native ZADD
-//!   signals a key only when it creates it, so zkit subscribes (once, on the
-//!   first block) to the keyspace events of such writes (`zadd`, `zincr`, the
-//!   `*store` commands, `rename_to`, `restore`, `copy_to`, `move_to`) and
-//!   signals their key. The subscription costs every zset write one callback
-//!   that compares an event name; servers that never block pay nothing.
+//! - the server itself, when a command creates the key (ZADD into an absent
+//!   queue, RENAME, COPY, MOVE, RESTORE);
+//! - a write that may give an existing sorted set an earlier member. Native
+//!   ZADD does not signal an existing key, so while at least one client waits
+//!   zkit registers a command filter (`on_command`) that signals the
+//!   destination of the native commands that can do that, when someone waits
+//!   on it; zkit's own writes signal their keys when the call ends
+//!   (`effects.rs`). The filter is removed when the last waiter leaves, so a
+//!   server where nobody waits runs no zkit code at all for native commands.
+//!   (A keyspace-event subscription would catch the same writes, but the
+//!   module API cannot take one back before Redis 8.2, and every zset write
+//!   would pay for it for the module's lifetime: see docs/performance.md.)
 //! - a module timer per blocked client, armed for the time the waiter says
 //!   its key will have something (the earliest due task), re-armed whenever
 //!   the waiter is tried and has to keep waiting.
@@ -22,14 +28,20 @@
 //! freed memory; a timer that fires clears its id first, so a stale id is
 //! never stopped later (ids are expiry times and can be reused).
 
-use std::ffi::{c_int, c_void, CStr};
+use std::cell::UnsafeCell;
+use std::collections::HashMap;
+use std::ffi::{c_int, c_void};
+use std::hash::{BuildHasherDefault, Hasher};
 use std::panic::{self, AssertUnwindSafe};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::ptr::NonNull;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use redis_module::raw;
+use smallvec::SmallVec;
 
 use super::gate::{WriteVerdict, POSTPONED_RETRY_MS};
-use super::{api, Ctx, HostError, RStr};
+use super::string::bytes_of;
+use super::{api, Ctx, HostError, OwnedRStr, RStr};
 
 /// What a blocked command does each time it may be served.
 pub trait ZsetWaiter: Sized + 'static {
@@ -77,8 +89,12 @@ pub enum Attempt {
 struct Blocked<W> {
     waiter: W,
     timer: Option<Timer>,
+    /// The db of the blocked client, where its key is waited on.
+    db: c_int,
     /// The write gate postponed this client's claim (counted once).
     postponed: bool,
+    /// The last try found writes paused: look again after the pause too.
+    tried_in_pause: bool,
 }
 
 /// Clients blocked by zkit now, for INFO.
@@ -111,11 +127,15 @@ impl Ctx {
                 "cannot block inside MULTI, a script or RM_Call".into(),
             ));
         }
-        subscribe_to_zset_writes(self);
+        // SAFETY: valid context of the client that blocks.
+        let db = unsafe { api!(RedisModule_GetSelectedDb)(self.as_ptr()) };
+        start_waiting(self, waiter.key(), db);
         let blocked = Box::into_raw(Box::new(Blocked {
             waiter,
             timer: None,
+            db,
             postponed: false,
+            tried_in_pause: false,
         }));
         BLOCKED_CLIENTS.fetch_add(1, Ordering::Relaxed);
         // SAFETY: `blocked` is a fresh, valid allocation. Redis owns it from
@@ -181,10 +201,11 @@ extern "C" fn reply_blocked<W: ZsetWaiter>(
                 !ctx.has_written(),
                 "a blocked client wrote but was not served"
             );
-            Some(wake_at_ms)
+            // SAFETY: the state is still owned by Redis and not borrowed.
+            Some(unsafe { through_pause(&ctx, blocked, wake_at_ms) })
         }
         Ok(Try::Postponed) => {
-            // SAFETY: the state is still owned by Redis and not borrowed.
+            // SAFETY: as above.
             let state = unsafe { &mut *blocked };
             if !std::mem::replace(&mut state.postponed, true) {
                 super::gate::count_postponed();
@@ -198,7 +219,7 @@ extern "C" fn reply_blocked<W: ZsetWaiter>(
             None
         }
     };
-    // SAFETY: the state is still owned by Redis and not borrowed any more.
+    // SAFETY: as above.
     unsafe { rearm(&ctx, blocked, wait.flatten()) };
     match wait {
         Some(_) => raw::REDISMODULE_ERR as c_int,
@@ -215,6 +236,29 @@ enum Try {
     /// Something to serve, but the server takes no writes now (paused):
     /// stay blocked (the timeout still runs) and look again soon.
     Postponed,
+}
+
+/// When to try a client that has to keep waiting again, given the time its
+/// waiter named: at most [`POSTPONED_RETRY_MS`] away while writes are paused,
+/// and once more after the pause. A write the server postponed during a
+/// pause runs when the pause ends, and Redis 7.4 and later do not run command
+/// filters for it then (they ran when it was first read), so nothing would
+/// signal its key.
+///
+/// # Safety
+/// `blocked` is the live state of a client blocked by `block_on_zset`.
+unsafe fn through_pause<W>(
+    ctx: &Ctx,
+    blocked: *mut Blocked<W>,
+    wake_at_ms: Option<i64>,
+) -> Option<i64> {
+    let state = &mut *blocked;
+    let paused = api!(RedisModule_AvoidReplicaTraffic)() != 0;
+    if !std::mem::replace(&mut state.tried_in_pause, paused) && !paused {
+        return wake_at_ms;
+    }
+    let soon = ctx.now_ms() + POSTPONED_RETRY_MS;
+    Some(wake_at_ms.map_or(soon, |at| at.min(soon)))
 }
 
 /// One try to serve a blocked client, outside any command call: the waiter
@@ -278,13 +322,12 @@ extern "C" fn free_blocked<W: ZsetWaiter>(ctx: *mut raw::RedisModuleCtx, privdat
     BLOCKED_CLIENTS.fetch_sub(1, Ordering::Relaxed);
     // SAFETY: Redis hands back the state it got from `block_on_zset`, once.
     // The timer is stopped first so it can never fire on freed memory.
-    unsafe {
-        let blocked = Box::from_raw(privdata.cast::<Blocked<W>>());
-        if let Some(timer) = blocked.timer {
-            api!(RedisModule_StopTimer)(ctx, timer.id, std::ptr::null_mut());
-        }
-        drop(blocked);
+    let blocked = unsafe { Box::from_raw(privdata.cast::<Blocked<W>>()) };
+    if let Some(timer) = blocked.timer {
+        // SAFETY: valid context; the id is that of a timer still armed.
+        unsafe { api!(RedisModule_StopTimer)(ctx, timer.id, std::ptr::null_mut()) };
     }
+    stop_waiting(blocked.waiter.key(), blocked.db);
 }
 
 extern "C" fn wake_blocked<W: ZsetWaiter>(ctx: *mut raw::RedisModuleCtx, data: *mut c_void) {
@@ -298,13 +341,13 @@ extern "C" fn wake_blocked<W: ZsetWaiter>(ctx: *mut raw::RedisModuleCtx, data: *
     }
 }
 
-/// Whether zkit subscribed to keyspace events since it was loaded.
-static SUBSCRIBED: AtomicBool = AtomicBool::new(false);
+// ---- who waits, and the command filter that wakes them -----------------
 
-/// The server drops a module's subscriptions when it unloads it; if the
-/// library stays mapped until the next load, its statics must not claim one.
-pub(super) fn forget_subscription() {
-    SUBSCRIBED.store(false, Ordering::Relaxed);
+/// A key some clients wait on, in each db where they do.
+struct WaitedKey {
+    name: OwnedRStr,
+    /// (db, number of clients waiting there).
+    dbs: SmallVec<[(c_int, usize); 1]>,
 }
 
 /// A new load starts with nothing blocked (the server refuses MODULE UNLOAD
@@ -313,49 +356,264 @@ pub(super) fn reset_blocked_clients() {
     BLOCKED_CLIENTS.store(0, Ordering::Relaxed);
 }
 
-fn subscribe_to_zset_writes(ctx: &Ctx) {
-    if SUBSCRIBED.swap(true, Ordering::Relaxed) {
-        return;
+/// Everything that exists only while at least one client waits.
+struct Waiting {
+    /// Waited keys by name.
+    keys: HashMap<Vec<u8>, WaitedKey, BuildHasherDefault<FxHasher>>,
+    /// A context of zkit's own, for signalling a key in any db from the
+    /// command filter, which gets no context of its own.
+    signaller: NonNull<raw::RedisModuleCtx>,
+    filter: NonNull<raw::RedisModuleCommandFilter>,
+}
+
+/// Who waits. The filter reads it before every command, so it is a plain
+/// static: the server runs module code on its main thread only, one call at
+/// a time (a thread-local would cost a `__tls_get_addr` call per command in
+/// a shared library).
+static WAITING: MainThreadOnly<Option<Waiting>> = MainThreadOnly(UnsafeCell::new(None));
+
+struct MainThreadOnly<T>(UnsafeCell<T>);
+
+// SAFETY: only the server's main thread touches it (commands, callbacks and
+// the command filter all run there), and `with_waiting` hands out one
+// borrow at a time: nothing it calls re-enters it.
+unsafe impl<T> Sync for MainThreadOnly<T> {}
+
+fn with_waiting<R>(f: impl FnOnce(&mut Option<Waiting>) -> R) -> R {
+    // SAFETY: see `MainThreadOnly`; the borrow ends with `f`.
+    f(unsafe { &mut *WAITING.0.get() })
+}
+
+/// FxHash, the hasher rustc uses: a few instructions per 8 bytes of a key
+/// name, where the standard SipHash costs about 150 per lookup, which every
+/// ZADD pays while someone waits.
+#[derive(Default)]
+struct FxHasher(u64);
+
+impl Hasher for FxHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for chunk in &mut chunks {
+            let word = u64::from_le_bytes(chunk.try_into().expect("8 bytes"));
+            self.add(word);
+        }
+        for &byte in chunks.remainder() {
+            self.add(u64::from(byte));
+        }
     }
-    // SAFETY: valid context; the callback has the C signature Redis expects
-    // and lives as long as the module.
-    unsafe {
-        api!(RedisModule_SubscribeToKeyspaceEvents)(
-            ctx.as_ptr(),
-            raw::REDISMODULE_NOTIFY_ZSET | raw::REDISMODULE_NOTIFY_GENERIC,
-            Some(on_zset_write),
-        );
+
+    fn write_u8(&mut self, byte: u8) {
+        self.add(u64::from(byte));
+    }
+
+    fn write_usize(&mut self, n: usize) {
+        self.add(n as u64);
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
     }
 }
 
-/// Events after which a sorted set may hold a member it did not hold before,
-/// or a lower score.
-const ADDING_EVENTS: &[&[u8]] = &[
-    b"zadd",
-    b"zincr",
-    b"zunionstore",
-    b"zinterstore",
-    b"zdiffstore",
-    b"zrangestore",
-    b"rename_to",
-    b"restore",
-    b"copy_to",
-    b"move_to",
-];
+impl FxHasher {
+    fn add(&mut self, word: u64) {
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
 
-extern "C" fn on_zset_write(
-    ctx: *mut raw::RedisModuleCtx,
-    _type: c_int,
-    event: *const std::ffi::c_char,
-    key: *mut raw::RedisModuleString,
-) -> c_int {
-    // SAFETY: Redis passes a NUL-terminated event name and the key, valid
-    // during the callback, with the event's db selected in `ctx`. Signalling
-    // a key nobody blocks on returns at once.
-    unsafe {
-        if !event.is_null() && ADDING_EVENTS.contains(&CStr::from_ptr(event).to_bytes()) {
-            api!(RedisModule_SignalKeyAsReady)(ctx, key);
+/// Records that a client waits on `key` in `db`; the first waiter installs
+/// the command filter.
+fn start_waiting(ctx: &Ctx, key: &RStr, db: c_int) {
+    with_waiting(|waiting| {
+        let waiting = waiting.get_or_insert_with(|| {
+            // SAFETY: valid context. The detached context belongs to zkit
+            // and lives until the last waiter leaves; the filter is
+            // registered through it (the filter's module is zkit) and never
+            // runs for zkit's own RM_Calls (NOSELF).
+            unsafe {
+                let signaller = api!(RedisModule_GetDetachedThreadSafeContext)(ctx.as_ptr());
+                let filter = api!(RedisModule_RegisterCommandFilter)(
+                    signaller,
+                    Some(on_command),
+                    raw::REDISMODULE_CMDFILTER_NOSELF as c_int,
+                );
+                Waiting {
+                    keys: HashMap::default(),
+                    signaller: NonNull::new(signaller).expect("a detached context"),
+                    filter: NonNull::new(filter).expect("a registered command filter"),
+                }
+            }
+        });
+        let waited = waiting
+            .keys
+            .entry(key.as_bytes().to_vec())
+            .or_insert_with(|| WaitedKey {
+                name: key.retain(),
+                dbs: SmallVec::new(),
+            });
+        match waited.dbs.iter_mut().find(|(d, _)| *d == db) {
+            Some((_, count)) => *count += 1,
+            None => waited.dbs.push((db, 1)),
+        }
+    });
+}
+
+/// Records that a client stopped waiting on `key` in `db`; the last waiter
+/// removes the command filter.
+fn stop_waiting(key: &RStr, db: c_int) {
+    with_waiting(|slot| {
+        let Some(waiting) = slot.as_mut() else {
+            return;
+        };
+        if let Some(waited) = waiting.keys.get_mut(key.as_bytes()) {
+            if let Some(i) = waited.dbs.iter().position(|(d, _)| *d == db) {
+                waited.dbs[i].1 -= 1;
+                if waited.dbs[i].1 == 0 {
+                    waited.dbs.swap_remove(i);
+                }
+            }
+            if waited.dbs.is_empty() {
+                waiting.keys.remove(key.as_bytes());
+            }
+        }
+        if !waiting.keys.is_empty() {
+            return;
+        }
+        if let Some(waiting) = slot.take() {
+            // SAFETY: the filter and the context were made together in
+            // `start_waiting` and are released once, here.
+            unsafe {
+                api!(RedisModule_UnregisterCommandFilter)(
+                    waiting.signaller.as_ptr(),
+                    waiting.filter.as_ptr(),
+                );
+                drop(waiting.keys);
+                api!(RedisModule_FreeThreadSafeContext)(waiting.signaller.as_ptr());
+            }
+        }
+    });
+}
+
+impl Waiting {
+    /// Signals `name` in every db where a client waits on it.
+    fn signal(&self, name: &[u8]) {
+        if let Some(waited) = self.keys.get(name) {
+            self.signal_waited(waited);
         }
     }
-    raw::REDISMODULE_OK as c_int
+
+    fn signal_waited(&self, waited: &WaitedKey) {
+        for &(db, _) in &waited.dbs {
+            // SAFETY: zkit's own context, alive while anyone waits; the key
+            // is signalled in the db just selected.
+            unsafe {
+                api!(RedisModule_SelectDb)(self.signaller.as_ptr(), db);
+                api!(RedisModule_SignalKeyAsReady)(self.signaller.as_ptr(), waited.name.as_ptr());
+            }
+        }
+    }
+}
+
+impl Ctx {
+    /// Signals `key` (in this call's db) when a client waits on it: zkit's
+    /// own writes that may have added an earlier member call this.
+    pub(super) fn wake_waiters(&self, key: &RStr) {
+        let waited = with_waiting(|waiting| {
+            waiting
+                .as_ref()
+                .is_some_and(|w| w.keys.contains_key(key.as_bytes()))
+        });
+        if waited {
+            // SAFETY: valid context and key.
+            unsafe { api!(RedisModule_SignalKeyAsReady)(self.as_ptr(), key.as_ptr()) };
+        }
+    }
+}
+
+/// Where a native command that may give an existing sorted set an earlier
+/// member writes. The server signals keys that a command creates on its
+/// own, so RENAME, COPY, MOVE and RESTORE need nothing here.
+#[derive(Clone, Copy)]
+enum Destination {
+    /// The key is this argument.
+    Arg(usize),
+    /// The key follows a `STORE` or `STOREDIST` argument (GEORADIUS).
+    AfterStore,
+    /// EXEC: the commands of a transaction pass the filter when they are
+    /// queued, and write only now, so every waited key is signalled (each
+    /// waiter looks at its key once).
+    EveryWaitedKey,
+}
+
+const ADDING_COMMANDS: &[(&[u8], Destination)] = &[
+    (b"zadd", Destination::Arg(1)),
+    (b"zincrby", Destination::Arg(1)),
+    (b"geoadd", Destination::Arg(1)),
+    (b"zunionstore", Destination::Arg(1)),
+    (b"zinterstore", Destination::Arg(1)),
+    (b"zdiffstore", Destination::Arg(1)),
+    (b"zrangestore", Destination::Arg(1)),
+    (b"geosearchstore", Destination::Arg(1)),
+    (b"georadius", Destination::AfterStore),
+    (b"georadiusbymember", Destination::AfterStore),
+    (b"exec", Destination::EveryWaitedKey),
+];
+
+/// The command filter, installed while anyone waits: runs before every
+/// command the server reads (and every command of a script), so it only
+/// compares the command's name unless it is one of [`ADDING_COMMANDS`].
+/// Signalling before the write is in time: the server serves ready keys
+/// after the command has run.
+extern "C" fn on_command(fctx: *mut raw::RedisModuleCommandFilterCtx) {
+    let arg = |i: usize| -> Option<&[u8]> {
+        let i = c_int::try_from(i).ok()?;
+        // SAFETY: the filter context and its argument strings are valid
+        // during the callback; out of range gives NULL.
+        let s = unsafe { api!(RedisModule_CommandFilterArgGet)(fctx, i) };
+        // SAFETY: as above.
+        NonNull::new(s).map(|s| unsafe { bytes_of(s.as_ptr()) })
+    };
+    // Every name in ADDING_COMMANDS starts with z, g or e: most commands
+    // stop at their first letter.
+    let Some(name) =
+        arg(0).filter(|n| matches!(n.first(), Some(b'z' | b'Z' | b'g' | b'G' | b'e' | b'E')))
+    else {
+        return;
+    };
+    let Some(&(_, destination)) = ADDING_COMMANDS
+        .iter()
+        .find(|(command, _)| command.eq_ignore_ascii_case(name))
+    else {
+        return;
+    };
+    // SAFETY: as above.
+    let argc =
+        usize::try_from(unsafe { api!(RedisModule_CommandFilterArgsCount)(fctx) }).unwrap_or(0);
+    with_waiting(|waiting| {
+        let Some(waiting) = waiting else {
+            return;
+        };
+        match destination {
+            Destination::Arg(i) => {
+                if let Some(key) = arg(i) {
+                    waiting.signal(key);
+                }
+            }
+            Destination::AfterStore => {
+                for i in 2..argc.saturating_sub(1) {
+                    let store = arg(i).is_some_and(|a| {
+                        a.eq_ignore_ascii_case(b"store") || a.eq_ignore_ascii_case(b"storedist")
+                    });
+                    if let (true, Some(key)) = (store, arg(i + 1)) {
+                        waiting.signal(key);
+                    }
+                }
+            }
+            Destination::EveryWaitedKey => {
+                for waited in waiting.keys.values() {
+                    waiting.signal_waited(waited);
+                }
+            }
+        }
+    });
 }

@@ -13,6 +13,9 @@
 //! their first write, and the dispatcher asserts (in debug builds) that a
 //! failed call wrote nothing.
 //!
+//! Writes that may have added a member also wake the clients that wait on the
+//! key in DELAY.BPOLL (`block.rs`).
+//!
 //! Writes made through RM_Call with replication on (`Ctx::call_replicated`,
 //! for sets, which the key API cannot write) are replicated and notified by
 //! the server itself, in call order before this call's recorded effects.
@@ -198,7 +201,12 @@ impl Ctx {
             }
         }
         for event in &effects.events {
-            self.notify(event.class, event.name, &effects.keys[event.key]);
+            let key = &effects.keys[event.key];
+            self.notify(event.class, event.name, key);
+            // A DELAY.BPOLL waiting on the key may have something now.
+            if event.class == EventClass::Zset && !native::REMOVING_EVENTS.contains(&event.name) {
+                self.wake_waiters(key);
+            }
         }
         for key in &effects.keys {
             self.signal_modified(key);
@@ -224,4 +232,8 @@ pub(super) mod native {
     pub const ZREMRANGEBYSCORE_EVENT: (EventClass, &CStr) = (EventClass::Zset, c"zremrangebyscore");
     pub const EXPIRE_EVENT: (EventClass, &CStr) = (EventClass::Generic, c"expire");
     pub const DEL_EVENT: (EventClass, &CStr) = (EventClass::Generic, c"del");
+
+    /// The zset events of writes that only remove members, after which no
+    /// waiter has anything new; every other zset event may have added one.
+    pub const REMOVING_EVENTS: &[&CStr] = &[ZREM_EVENT.1, ZREMRANGEBYSCORE_EVENT.1];
 }

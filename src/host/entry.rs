@@ -95,10 +95,11 @@ pub unsafe fn on_load(
 }
 
 /// The body of `RedisModule_OnUnload`. zkit holds nothing to free: the
-/// server drops its commands, configs, INFO section and subscriptions.
+/// server drops its commands, configs and INFO section, and refuses to
+/// unload while a client waits in DELAY.BPOLL (whose command filter goes
+/// with the last waiter).
 #[doc(hidden)]
 pub fn on_unload(_ctx: *mut raw::RedisModuleCtx) -> c_int {
-    super::block::forget_subscription();
     raw::REDISMODULE_OK as c_int
 }
 

@@ -26,17 +26,8 @@ impl RStr {
     }
 
     pub fn as_bytes(&self) -> &[u8] {
-        let mut len = 0usize;
-        // SAFETY: the string is alive while `self` is borrowed; Redis returns a
-        // pointer to its own buffer of `len` bytes.
-        unsafe {
-            let ptr = api!(RedisModule_StringPtrLen)(self.0.as_ptr(), &mut len);
-            if ptr.is_null() || len == 0 {
-                &[]
-            } else {
-                std::slice::from_raw_parts(ptr.cast::<u8>(), len)
-            }
-        }
+        // SAFETY: the string is alive while `self` is borrowed.
+        unsafe { bytes_of(self.0.as_ptr()) }
     }
 
     pub(super) fn as_ptr(&self) -> *mut raw::RedisModuleString {
@@ -50,6 +41,21 @@ impl RStr {
         // outside automatic memory management, and `OwnedRStr` frees it.
         unsafe { api!(RedisModule_RetainString)(std::ptr::null_mut(), self.as_ptr()) };
         OwnedRStr(RStr(self.0))
+    }
+}
+
+/// The bytes of a server string.
+///
+/// # Safety
+/// `s` is a valid string that outlives `'a`.
+pub(super) unsafe fn bytes_of<'a>(s: *mut raw::RedisModuleString) -> &'a [u8] {
+    let mut len = 0usize;
+    // Redis returns a pointer to its own buffer of `len` bytes.
+    let ptr = api!(RedisModule_StringPtrLen)(s, &mut len);
+    if ptr.is_null() || len == 0 {
+        &[]
+    } else {
+        std::slice::from_raw_parts(ptr.cast::<u8>(), len)
     }
 }
 
