@@ -6,6 +6,7 @@
 # ASK in INFO errorstats and no COMMAND GETKEYS in INFO commandstats; on the
 # plain server and on the cluster, every zkit command called by each suite.
 # Finally README's example blocks must equal the example files.
+# TEST_CLIENTS=python or TEST_CLIENTS=node runs one client only.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -110,32 +111,39 @@ check_stats() {
   say "$suite: every zkit command ($(echo $ZKIT_COMMANDS | wc -w)) called on the plain server and on the cluster"
 }
 
-say "python: fresh venv, pip install ./clients/python"
-python3 -m venv "$WORK/venv"
-"$WORK/venv/bin/pip" install --quiet --disable-pip-version-check ./clients/python pytest mypy
-"$WORK/venv/bin/python" -c 'import redis, zkit; print("test-clients: python: redis-py", redis.__version__, "zkit from", zkit.__file__)'
-say "python: mypy on the package and the examples"
-(cd clients/python && "$WORK/venv/bin/mypy" --cache-dir "$WORK/mypy-cache" src/zkit examples)
-reset_stats
-(cd clients/python && "$WORK/venv/bin/python" -m pytest -p no:cacheprovider -q tests)
-check_stats python
+wants() { [[ ${TEST_CLIENTS:-python node} == *$1* ]]; }
 
-say "node: npm pack ./clients/node, then npm install of the tarball in a fresh folder"
-(cd clients/node && npm ci --silent --no-audit --no-fund && npm pack --silent --pack-destination "$WORK" >/dev/null)
-mkdir "$WORK/node-app"
-cp -r clients/node/test clients/node/examples "$WORK/node-app/"
-(
-  cd "$WORK/node-app"
-  npm init -y >/dev/null
-  npm install --silent --no-audit --no-fund "$WORK"/zkit-*.tgz ioredis redis
-  echo "test-clients: node: $(node -p '`ioredis ${require("ioredis/package.json").version}, redis ${require("redis/package.json").version}`')"
-  echo "test-clients: node: tsc --strict on a typed use of the installed .d.ts"
-  npm install --silent --no-audit --no-fund --no-save typescript@~5.9.3 @types/node@^20.19.0
-  npx tsc --noEmit --strict --module nodenext --moduleResolution nodenext --target es2022 --skipLibCheck test/types.ts
+if wants python; then
+  say "python: fresh venv, pip install ./clients/python"
+  python3 -m venv "$WORK/venv"
+  "$WORK/venv/bin/pip" install --quiet --disable-pip-version-check ./clients/python pytest mypy
+  "$WORK/venv/bin/python" -c 'import redis, zkit; print("test-clients: python: redis-py", redis.__version__, "zkit from", zkit.__file__)'
+  say "python: mypy on the package and the examples"
+  (cd clients/python && "$WORK/venv/bin/mypy" --cache-dir "$WORK/mypy-cache" src/zkit examples)
   reset_stats
-  node --test --test-concurrency=1 test/*.test.mjs test/*.test.cjs
-)
-check_stats node
+  (cd clients/python && "$WORK/venv/bin/python" -m pytest -p no:cacheprovider -q tests)
+  check_stats python
+fi
+
+if wants node; then
+
+  say "node: npm pack ./clients/node, then npm install of the tarball in a fresh folder"
+  (cd clients/node && npm ci --silent --no-audit --no-fund && npm pack --silent --pack-destination "$WORK" >/dev/null)
+  mkdir "$WORK/node-app"
+  cp -r clients/node/test clients/node/examples "$WORK/node-app/"
+  (
+    cd "$WORK/node-app"
+    npm init -y >/dev/null
+    npm install --silent --no-audit --no-fund "$WORK"/zkit-*.tgz ioredis redis
+    echo "test-clients: node: $(node -p '`ioredis ${require("ioredis/package.json").version}, redis ${require("redis/package.json").version}`')"
+    echo "test-clients: node: tsc --strict on a typed use of the installed .d.ts"
+    npm install --silent --no-audit --no-fund --no-save typescript@~5.9.3 @types/node@^20.19.0
+    npx tsc --noEmit --strict --module nodenext --moduleResolution nodenext --target es2022 --skipLibCheck test/types.ts
+    reset_stats
+    node --test --test-concurrency=1 test/*.test.mjs test/*.test.cjs
+  )
+  check_stats node
+fi
 
 say "README example blocks"
 python3 scripts/check-readme-includes.py
