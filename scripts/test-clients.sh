@@ -126,7 +126,6 @@ if wants python; then
 fi
 
 if wants node; then
-
   say "node: npm pack ./clients/node, then npm install of the tarball in a fresh folder"
   (cd clients/node && npm ci --silent --no-audit --no-fund && npm pack --silent --pack-destination "$WORK" >/dev/null)
   mkdir "$WORK/node-app"
