@@ -340,6 +340,55 @@ fn anti_spam_with_a_burst_limit_and_a_daily_limit() {
     assert_eq!(costly, (1, 4, 1, -1, 1));
 }
 
+#[test]
+fn a_lowered_limit_on_a_large_log_answers_exactly() {
+    // A log of 1,000 hits one ms apart (the newest now), as a limit of
+    // 1,000 a minute leaves it; then the limit drops to 300 a minute and a
+    // burst limit of 100 a second joins it. Both count and look past more
+    // entries than zkit walks (the server's rank index answers instead): the
+    // answers must be the exact ones a script computes with ZCOUNT and ZRANGE.
+    let server = Server::start();
+    let mut con = server.connect();
+    let key = "user:7:api";
+    let now = server_time_ms(&mut con);
+    let mut zadd = vec!["ZADD".to_string(), key.to_string()];
+    for i in 0..1000 {
+        zadd.push((now - i).to_string());
+        zadd.push(format!("{}-0", now - i));
+    }
+    let words: Vec<&str> = zadd.iter().map(String::as_str).collect();
+    query::<i64>(&mut con, &words);
+    let (allowed, count, remaining, retry) = hit(&mut con, &[key, "60000", "300"]);
+    assert_eq!((allowed, count, remaining), (0, 1000, 0));
+    // The hit fits when all but 299 entries have left: the 701st oldest,
+    // scored now - 299, leaves the minute at now - 299 + 60000.
+    let called = server_time_ms(&mut con);
+    assert!(
+        (now - 299 + 60_000 - called..=60_000 - 299).contains(&retry),
+        "{retry}"
+    );
+    // The second limit counts the last second only (the newest 1,000 ms
+    // hold all 1,000 entries, 900 more than it takes); it binds when it
+    // waits longer: here the minute does (59,701 ms vs under 1,000).
+    let (allowed, count, _, retry, binding) =
+        hit_stacked(&mut con, &[key, "60000", "300", "1000", "100"]);
+    assert_eq!((allowed, count, binding), (0, 1000, 1));
+    assert!(retry > 58_000, "{retry}");
+    // A burst limit that waits longer than a short window: 1,000 in 10 s
+    // allowed but 50 in 5 s refused; the 951st oldest, now - 49, leaves the
+    // 5 s window at now - 49 + 5000.
+    let (allowed, count, remaining, retry, binding) =
+        hit_stacked(&mut con, &[key, "10000", "2000", "5000", "50"]);
+    assert_eq!((allowed, count, remaining, binding), (0, 1000, 0, 2));
+    let called = server_time_ms(&mut con);
+    assert!(
+        (now - 49 + 5000 - called..=5000 - 49).contains(&retry),
+        "{retry}"
+    );
+    // Refused hits dropped nothing that was live and logged nothing.
+    assert_eq!(query::<i64>(&mut con, &["ZCARD", key]), 1000);
+}
+
 fn thread_sleep_ms(ms: u64) {
     std::thread::sleep(Duration::from_millis(ms));
 }

@@ -164,7 +164,7 @@ declare_command! {
         ],
         summary: "Hands a failed task back for a retry: moves it from inflight into queue, due delay-ms from now (0: now). Returns 1 when moved, 0 when its lease had already ended or it was not in flight.",
         complexity: "O(log(N)) with N the tasks in the larger set.",
-        since: "0.1.0",
+        since: "0.2.0",
         args: &[
             Arg::key("inflight", 0),
             Arg::key("queue", 1),
@@ -184,7 +184,7 @@ declare_command! {
         key_specs: &[KeySpec::at(1, kf::RW | kf::UPDATE)],
         summary: "Extends a lease: the task's lease now ends ms from now. Returns 1 when extended, 0 when the lease had already ended or the task was not in flight (its worker must stop).",
         complexity: "O(log(N)) with N the tasks in flight.",
-        since: "0.1.0",
+        since: "0.2.0",
         args: &[
             Arg::key("inflight", 0),
             Arg::string("member"),

@@ -221,7 +221,7 @@ declare_command! {
         }],
         summary: "Adds an amount to a member's total on several boards at once (each first-come on its own) and returns [total, rank] per board, in key order.",
         complexity: "O(K*log(N)) with K the number of boards and N the members of the largest.",
-        since: "0.1.0",
+        since: "0.2.0",
         args: &[
             Arg::integer("numkeys"),
             Arg::key("key", 0).multiple(),
@@ -243,7 +243,7 @@ declare_command! {
         key_specs: BOARD_READ,
         summary: "Returns what RANK.GET returns for each member, in order: [total, rank, reached-at-ms] or nil.",
         complexity: "O(M*log(N)) with M the members asked for and N the members of the board.",
-        since: "0.1.0",
+        since: "0.2.0",
         args: &[
             Arg::key("key", 0),
             Arg::string("member").multiple(),

@@ -389,15 +389,24 @@ impl<'c> Zset<'c> {
             .record(write);
     }
 
-    /// How many members score within `[min, max]`, walked without reading
-    /// them: O(log N + the count).
-    pub fn count(&mut self, min: ScoreBound, max: ScoreBound) -> usize {
+    /// How many members score within `[min, max]` if that is at most `most`
+    /// (walking at most `most + 1` of them), else `None`: for callers that
+    /// have an O(log N) way to count large ranges.
+    pub fn count_at_most(
+        &mut self,
+        min: ScoreBound,
+        max: ScoreBound,
+        most: usize,
+    ) -> Option<usize> {
         let mut walk = self.iter(min, max, Direction::Asc);
         let mut count = 0;
         while walk.step() {
+            if count == most {
+                return None;
+            }
             count += 1;
         }
-        count
+        Some(count)
     }
 
     /// Members from the highest score down, within `[min, max]`. Among equal

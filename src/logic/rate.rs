@@ -83,6 +83,8 @@ pub trait HitLog {
     fn size(&mut self) -> Result<u64, Self::Error>;
     /// How many entries are scored at or below `score`.
     fn count_up_to(&mut self, score: i64) -> Result<u64, Self::Error>;
+    /// How many entries are scored above `score`.
+    fn count_above(&mut self, score: i64) -> Result<u64, Self::Error>;
     /// How many entries are scored exactly `score`.
     fn count_at(&mut self, score: i64) -> Result<u64, Self::Error>;
     /// The score of the `n`-th entry (0-based, oldest first) above `score`.
@@ -137,7 +139,9 @@ pub fn hit<L: HitLog>(
         .expect("at least one limit");
     let oldest_kept = cutoff(now_ms, widest);
     let len = log.size()?;
-    // Walks cover only what left a window, not the live entries.
+    // The widest window counts what left it (removed below anyway); a
+    // narrower one counts what is inside it, at most about its limit in a
+    // log that only this command wrote. Neither walks the other entries.
     let expired = log.count_up_to(oldest_kept)?;
     // The binding limit so far: the allowed one with the least room, and the
     // refused one that waits longest.
@@ -147,7 +151,7 @@ pub fn hit<L: HitLog>(
         let live = if window_start == oldest_kept {
             len - expired
         } else {
-            len - log.count_up_to(window_start)?
+            log.count_above(window_start)?
         };
         let verdict = match decide(live, cost, limit.limit) {
             Decision::Allowed => Verdict {
@@ -263,6 +267,9 @@ mod tests {
         }
         fn count_up_to(&mut self, score: i64) -> Result<u64, Self::Error> {
             Ok(self.entries.iter().filter(|(s, _)| *s <= score).count() as u64)
+        }
+        fn count_above(&mut self, score: i64) -> Result<u64, Self::Error> {
+            Ok(self.entries.iter().filter(|(s, _)| *s > score).count() as u64)
         }
         fn count_at(&mut self, score: i64) -> Result<u64, Self::Error> {
             Ok(self.entries.iter().filter(|(s, _)| *s == score).count() as u64)
