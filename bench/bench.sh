@@ -203,15 +203,16 @@ RAND=2n NATIVE_RAND=n
 add_case RECENT.ADD RECENT
 
 # Competition ranks (SHARED) next to the first-come calls above: the native
-# rank of a total is ZCOUNT of the higher totals.
+# rank of a total is ZCOUNT of the higher totals, here above the middle one
+# ({mid_total}: a small board in a listpack walks half of it, as zkit does).
 DATA=data_board
 ZKIT=(RANK.GET {k} m:__rand_int__ SHARED)
-NATIVE=("ZSCORE {k} m:__rand_int__" "ZCOUNT {k} 501 +inf")
+NATIVE=("ZSCORE {k} m:__rand_int__" "ZCOUNT {k} {mid_total} +inf")
 LUA=(rank_get_shared.lua 1 {k} m:__rand_int__)
 add_case "RANK.GET SHARED" RANK
 
 ZKIT=(RANK.TOP {k} 10 OFFSET {n2} SHARED)
-NATIVE=("ZREVRANGE {k} {n2} {n2_9} WITHSCORES" "ZCOUNT {k} 501 +inf")
+NATIVE=("ZREVRANGE {k} {n2} {n2_9} WITHSCORES" "ZCOUNT {k} {mid_total} +inf")
 LUA=(rank_page_shared.lua 1 {k} 10 {n2})
 add_case "RANK.TOP SHARED" RANK
 
@@ -304,6 +305,7 @@ words() {
   t=${t//\{n1\}/$((n + 1))}
   t=${t//\{n2\}/$((n / 2))}
   t=${t//\{n2_9\}/$((n / 2 + 9))}
+  t=${t//\{mid_total\}/$(((n < 1000 ? n : 1000) / 2))}
   t=${t//\{mid_member\}/$(printf 'm:%012d' $((n / 2)))}
   t=${t//\{mid\}/$feed_mid}
   echo "$t"
