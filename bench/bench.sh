@@ -202,6 +202,11 @@ LUA=(recent_add_zset.lua 1 {k} m:__rand_int__ {n} 2592000)
 RAND=2n NATIVE_RAND=n
 add_case RECENT.ADD RECENT
 
+ZKIT=(RANK.TOP {k} 10 OFFSET {n2})
+NATIVE=("ZREVRANGE {k} {n2} {n2_9} WITHSCORES")
+LUA=(rank_page.lua 1 {k} 10 {n2})
+add_case RANK.TOP RANK
+
 # Competition ranks (SHARED) next to the first-come calls above: the native
 # rank of a total is ZCOUNT of the higher totals, here above the middle one
 # ({mid_total}: a small board in a listpack walks half of it, as zkit does).
@@ -210,6 +215,11 @@ ZKIT=(RANK.GET {k} m:__rand_int__ SHARED)
 NATIVE=("ZSCORE {k} m:__rand_int__" "ZCOUNT {k} {mid_total} +inf")
 LUA=(rank_get_shared.lua 1 {k} m:__rand_int__)
 add_case "RANK.GET SHARED" RANK
+
+ZKIT=(RANK.GIFT {k} m:__rand_int__ 5 SHARED)
+NATIVE=("ZINCRBY {k} 5 m:__rand_int__" "ZCOUNT {k} {mid_total} +inf")
+LUA=(rank_gift.lua 1 {k} m:__rand_int__ 5 shared)
+add_case "RANK.GIFT SHARED" RANK
 
 ZKIT=(RANK.TOP {k} 10 OFFSET {n2} SHARED)
 NATIVE=("ZREVRANGE {k} {n2} {n2_9} WITHSCORES" "ZCOUNT {k} {mid_total} +inf")
