@@ -118,8 +118,10 @@ fn arguments_from_docs(args: &Json) -> Vec<Json> {
             if let Some(index) = arg.get("key_spec_index") {
                 out.insert("key_spec_index".into(), index.clone());
             }
-            if let Some(token) = arg.get("token") {
-                out.insert("token".into(), token.clone());
+            for field in ["token", "since"] {
+                if let Some(value) = arg.get(field) {
+                    out.insert(field.into(), value.clone());
+                }
             }
             let flags = arg.get("flags").map(lower_set).unwrap_or_default();
             for flag in ["optional", "multiple"] {
@@ -198,6 +200,11 @@ fn commands_json_agrees_with_command_info_and_command_docs() {
         for field in ["summary", "since", "complexity", "group", "module"] {
             assert_eq!(docs[field], expected[field], "{name} {field}");
         }
+        assert_eq!(
+            docs.get("history"),
+            expected.get("history"),
+            "{name} history"
+        );
         let arguments = docs
             .get("arguments")
             .map(arguments_from_docs)

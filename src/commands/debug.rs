@@ -32,6 +32,7 @@ declare_command! {
         summary: "Panics inside the command (testing only; registered by the load argument debug-commands).",
         complexity: "O(1)",
         since: "0.1.0",
+        history: &[],
         args: &[],
     }
 }
@@ -47,6 +48,7 @@ declare_command! {
         summary: "Adds the member 'written' to a sorted set, then fails (testing only; registered by the load argument debug-commands).",
         complexity: "O(log(N))",
         since: "0.2.0",
+        history: &[],
         args: &[crate::host::Arg::key("key", 0)],
     }
 }

@@ -81,7 +81,8 @@ const DEADLETTER_ARG: Arg = Arg::block(
     ],
 )
 .token("DEADLETTER")
-.optional();
+.optional()
+.since("0.2.0");
 
 declare_command! {
     pub static POLL: Command = {
@@ -96,6 +97,7 @@ declare_command! {
         summary: "Claims up to count tasks that are due (score <= the server's unix ms), earliest first: removes them from the queue, or with LEASE moves them into inflight scored by the lease's end; with DEADLETTER, a task already delivered max-deliveries times goes to dead instead. Returns [[member, due-ms], ...].",
         complexity: "O((M+D+1)*log(N)) with M the tasks claimed, D the dead tasks moved and N the tasks in the queue.",
         since: "0.1.0",
+        history: &[("0.2.0", "Added the `DEADLETTER` option.")],
         args: &[
             Arg::key("key", 0),
             Arg::integer("count").token("COUNT").optional(),
@@ -116,6 +118,7 @@ declare_command! {
         summary: "DELAY.POLL that blocks until a task is due or timeout-ms passes (0: forever); nil on timeout. Inside MULTI or a script it does not block.",
         complexity: "O((M+D+1)*log(N)) with M the tasks claimed, D the dead tasks moved and N the tasks in the queue.",
         since: "0.1.0",
+        history: &[("0.2.0", "Added the `DEADLETTER` option.")],
         args: &[
             Arg::key("key", 0),
             Arg::integer("timeout-ms"),
@@ -141,10 +144,14 @@ declare_command! {
         summary: "Removes finished tasks from an in-flight zset (and, with DELIVERIES, their delivery counts); returns how many were in flight.",
         complexity: "O(M*log(N)) with M the members given and N the tasks in flight.",
         since: "0.1.0",
+        history: &[("0.2.0", "Added the `DELIVERIES` option.")],
         args: &[
             Arg::key("inflight", 0),
             Arg::string("member").multiple(),
-            Arg::key("deliveries", 1).token("DELIVERIES").optional(),
+            Arg::key("deliveries", 1)
+                .token("DELIVERIES")
+                .optional()
+                .since("0.2.0"),
         ],
     }
 }
@@ -165,6 +172,7 @@ declare_command! {
         summary: "Hands a failed task back for a retry: moves it from inflight into queue, due delay-ms from now (0: now). Returns 1 when moved, 0 when its lease had already ended or it was not in flight.",
         complexity: "O(log(N)) with N the tasks in the larger set.",
         since: "0.2.0",
+        history: &[],
         args: &[
             Arg::key("inflight", 0),
             Arg::key("queue", 1),
@@ -185,6 +193,7 @@ declare_command! {
         summary: "Extends a lease: the task's lease now ends ms from now. Returns 1 when extended, 0 when the lease had already ended or the task was not in flight (its worker must stop).",
         complexity: "O(log(N)) with N the tasks in flight.",
         since: "0.2.0",
+        history: &[],
         args: &[
             Arg::key("inflight", 0),
             Arg::string("member"),

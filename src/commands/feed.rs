@@ -44,6 +44,7 @@ declare_command! {
         summary: "Adds or re-scores feed items like ZADD; with CAP, then removes the lowest-scored items beyond n in the same step.",
         complexity: "O((M+R) log(N)) with M the items given, R the items CAP removes and N the items in the feed.",
         since: "0.1.0",
+        history: &[],
         args: &[
             Arg::key("key", 0),
             Arg::integer("n").token("CAP").optional(),
@@ -63,6 +64,7 @@ declare_command! {
         summary: "Returns a page of a feed, newest first, with exact top and bottom cursors: the newest items, or the items newer or older than a cursor.",
         complexity: "O(log(N)+K+COUNT) with N the items in the feed and K the items that share the cursor's score and sort on the cursor's side of it (0 without ties).",
         since: "0.1.0",
+        history: &[],
         args: &[
             Arg::key("key", 0),
             Arg::integer("count").token("COUNT").optional(),

@@ -67,7 +67,9 @@ const BOARD_WRITE: &[KeySpec] = &[KeySpec::at(1, BOARD_WRITE_FLAGS)];
 const BOARD_READ: &[KeySpec] = &[KeySpec::at(1, kf::RO | kf::ACCESS)];
 
 /// `SHARED`: every rank in the reply is a competition rank.
-const SHARED_ARG: Arg = Arg::pure_token("shared", "SHARED").optional();
+const SHARED_ARG: Arg = Arg::pure_token("shared", "SHARED")
+    .optional()
+    .since("0.2.0");
 
 declare_command! {
     pub static GIFT: Command = {
@@ -80,6 +82,7 @@ declare_command! {
         summary: "Adds an amount to a member's total and returns the new total and rank; equal totals rank first-come (with SHARED, equal totals share a rank).",
         complexity: "O(log(N)) with N the number of members in the board.",
         since: "0.1.0",
+        history: &[("0.2.0", "Added the `SHARED` option.")],
         args: &[
             Arg::key("key", 0),
             Arg::string("member"),
@@ -102,6 +105,7 @@ declare_command! {
             "Sets a member's total (with GT only a higher one, with LT only a lower one) and returns the total that stands with the member's rank; equal totals rank first-come (with SHARED, equal totals share a rank).",
         complexity: "O(log(N)) with N the number of members in the board.",
         since: "0.1.0",
+        history: &[("0.2.0", "Added the `GT`, `LT` and `SHARED` options.")],
         args: &[
             Arg::key("key", 0),
             Arg::string("member"),
@@ -111,7 +115,8 @@ declare_command! {
                 "condition",
                 &[Arg::pure_token("gt", "GT"), Arg::pure_token("lt", "LT")],
             )
-            .optional(),
+            .optional()
+            .since("0.2.0"),
             SHARED_ARG,
         ],
     }
@@ -128,6 +133,7 @@ declare_command! {
         summary: "Returns a member's total, rank and the time it reached its total, or nil.",
         complexity: "O(log(N)) with N the number of members in the board.",
         since: "0.1.0",
+        history: &[("0.2.0", "Added the `SHARED` option.")],
         args: &[Arg::key("key", 0), Arg::string("member"), SHARED_ARG],
     }
 }
@@ -143,6 +149,7 @@ declare_command! {
         summary: "Returns a page of the board from the highest total down: rank, member, total.",
         complexity: "O(log(N)+M) with N the number of members in the board and M the count.",
         since: "0.1.0",
+        history: &[("0.2.0", "Added the `SHARED` option.")],
         args: &[
             Arg::key("key", 0),
             Arg::integer("count"),
@@ -163,6 +170,7 @@ declare_command! {
         summary: "Returns the member and up to radius entries above and below it: rank, member, total.",
         complexity: "O(log(N)+M) with N the number of members in the board and M the radius.",
         since: "0.1.0",
+        history: &[("0.2.0", "Added the `SHARED` option.")],
         args: &[
             Arg::key("key", 0),
             Arg::string("member"),
@@ -194,6 +202,7 @@ declare_command! {
         summary: "Stores the sum of several boards (times integer weights) in destkey, keeping first-come order: a merged entry reached its total when its last contributor did.",
         complexity: "O(N+M log(M)) with N the members of all inputs and M the members of the result.",
         since: "0.1.0",
+        history: &[],
         args: &[
             Arg::key("destkey", 0),
             Arg::integer("numkeys"),
@@ -222,6 +231,7 @@ declare_command! {
         summary: "Adds an amount to a member's total on several boards at once (each first-come on its own) and returns [total, rank] per board, in key order.",
         complexity: "O(K*log(N)) with K the number of boards and N the members of the largest.",
         since: "0.2.0",
+        history: &[],
         args: &[
             Arg::integer("numkeys"),
             Arg::key("key", 0).multiple(),
@@ -244,6 +254,7 @@ declare_command! {
         summary: "Returns what RANK.GET returns for each member, in order: [total, rank, reached-at-ms] or nil.",
         complexity: "O(M*log(N)) with M the members asked for and N the members of the board.",
         since: "0.2.0",
+        history: &[],
         args: &[
             Arg::key("key", 0),
             Arg::string("member").multiple(),

@@ -34,6 +34,7 @@ declare_command! {
         summary: "Counts a hit against exact sliding-window limits (several: every one must allow): logs it if at most limit units fall within the last window-ms of each, and returns [allowed, count, remaining, retry-after-ms] of the limit that binds, plus its position when several are given.",
         complexity: "O((L+E+C)*log(N)) with L the limits, E the entries that left the widest window, C the cost and N the entries in the log.",
         since: "0.1.0",
+        history: &[("0.2.0", "Accepts several `window-ms limit` pairs; with several, the reply gains the position of the limit that binds.")],
         args: &[
             Arg::key("key", 0),
             Arg::block(

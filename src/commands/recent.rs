@@ -29,6 +29,7 @@ declare_command! {
         summary: "Records views of members in a recently-viewed list (newest first), keeps at most CAP of them and refreshes the TTL; returns the list's size.",
         complexity: "O((M+T)*log(N)) with M the members given, T the members trimmed and N the size of the list.",
         since: "0.1.0",
+        history: &[],
         args: &[
             Arg::key("key", 0),
             Arg::string("member").multiple(),

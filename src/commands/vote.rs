@@ -56,6 +56,7 @@ declare_command! {
         summary: "Casts, switches or clears a voter's up or down vote on an item and updates the item's score; returns the score, the up and down counts and whether anything changed.",
         complexity: "O(log(N)) with N the number of items in scores.",
         since: "0.1.0",
+        history: &[],
         args: &[
             Arg::key("scores", 0),
             Arg::key("upvoters", 1),
@@ -91,6 +92,7 @@ declare_command! {
         summary: "Returns a voter's vote: 1 up, -1 down, 0 none.",
         complexity: "O(1)",
         since: "0.1.0",
+        history: &[],
         args: &[
             Arg::key("upvoters", 0),
             Arg::key("downvoters", 1),

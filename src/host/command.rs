@@ -37,6 +37,9 @@ pub struct Command<E: 'static> {
     pub summary: &'static str,
     pub complexity: &'static str,
     pub since: &'static str,
+    /// What later versions changed, as COMMAND DOCS shows it: (version,
+    /// what changed), oldest first.
+    pub history: &'static [(&'static str, &'static str)],
     pub args: &'static [Arg],
     pub handler: Handler<E>,
     pub callback: CommandCallback,
@@ -337,6 +340,8 @@ pub struct Arg {
     pub token: Option<&'static str>,
     pub optional: bool,
     pub multiple: bool,
+    /// The version that added it (for options newer than their command).
+    pub since: Option<&'static str>,
 }
 
 pub enum ArgKind {
@@ -359,6 +364,7 @@ impl Arg {
             token: None,
             optional: false,
             multiple: false,
+            since: None,
         }
     }
 
@@ -408,6 +414,12 @@ impl Arg {
 
     pub const fn multiple(mut self) -> Arg {
         self.multiple = true;
+        self
+    }
+
+    /// Added in `version`.
+    pub const fn since(mut self, version: &'static str) -> Arg {
+        self.since = Some(version);
         self
     }
 }

@@ -119,11 +119,13 @@ struct CommandInfo {
     summary: &'static str,
     complexity: &'static str,
     since: &'static str,
+    history_list: &'static [(&'static str, &'static str)],
     arity: i32,
     key_spec_list: &'static [KeySpec],
     arg_list: &'static [Arg],
     strings: Vec<CString>,
     key_specs: Vec<raw::RedisModuleCommandKeySpec>,
+    history: Vec<raw::RedisModuleCommandHistoryEntry>,
     arg_arrays: Vec<Vec<raw::RedisModuleCommandArg>>,
     info: Option<raw::RedisModuleCommandInfo>,
 }
@@ -134,11 +136,13 @@ impl CommandInfo {
             summary: command.summary,
             complexity: command.complexity,
             since: command.since,
+            history_list: command.history,
             arity: command.arity,
             key_spec_list: command.key_specs,
             arg_list: command.args,
             strings: Vec::new(),
             key_specs: Vec::new(),
+            history: Vec::new(),
             arg_arrays: Vec::new(),
             info: None,
         }
@@ -165,12 +169,31 @@ impl CommandInfo {
         let summary = self.text(self.summary);
         let complexity = self.text(self.complexity);
         let since = self.text(self.since);
+        let mut history: Vec<raw::RedisModuleCommandHistoryEntry> = self
+            .history_list
+            .iter()
+            .map(|(since, changes)| raw::RedisModuleCommandHistoryEntry {
+                since: self.text(since),
+                changes: self.text(changes),
+            })
+            .collect();
+        // A null entry ends the array (no array at all without history).
+        let history = if history.is_empty() {
+            std::ptr::null_mut()
+        } else {
+            history.push(raw::RedisModuleCommandHistoryEntry {
+                since: std::ptr::null(),
+                changes: std::ptr::null(),
+            });
+            self.history = history;
+            self.history.as_mut_ptr()
+        };
         self.info = Some(raw::RedisModuleCommandInfo {
             version: &COMMAND_INFO_VERSION,
             summary,
             complexity,
             since,
-            history: std::ptr::null_mut(),
+            history,
             tips: std::ptr::null(),
             arity: self.arity,
             key_specs: self.key_specs.as_mut_ptr(),
@@ -289,7 +312,7 @@ impl CommandInfo {
             key_spec_index,
             token: arg.token.map_or(std::ptr::null(), |t| self.text(t)),
             summary: std::ptr::null(),
-            since: std::ptr::null(),
+            since: arg.since.map_or(std::ptr::null(), |v| self.text(v)),
             flags: flags as c_int,
             deprecated_since: std::ptr::null(),
             subargs,

@@ -95,6 +95,9 @@ fn arg_json(arg: &Arg) -> Value {
     if let Some(token) = arg.token {
         out.insert("token".into(), json!(token));
     }
+    if let Some(since) = arg.since {
+        out.insert("since".into(), json!(since));
+    }
     if arg.optional {
         out.insert("optional".into(), json!(true));
     }
@@ -124,6 +127,9 @@ fn command_json(command: &Command) -> Value {
     out.insert("group".into(), json!("module"));
     out.insert("module".into(), json!("zkit"));
     out.insert("since".into(), json!(command.since));
+    if !command.history.is_empty() {
+        out.insert("history".into(), json!(command.history));
+    }
     out.insert("arity".into(), json!(command.arity));
     out.insert("command_flags".into(), json!(command_flags(command)));
     out.insert("acl_categories".into(), json!(categories));
@@ -262,7 +268,7 @@ fn reference_block(command: &Command) -> String {
          - Flags: {flags}; ACL categories: {categories}, and `@{zkit}` where the \
          server lets modules add a category (Redis 7.4+, Valkey 8+).\n\
          - Key specs: {key_specs}.\n\
-         - Since: {since}.\n\
+         - Since: {since}.{history}\n\
          <!-- end reference -->",
         name = command.name,
         syntax = syntax(command),
@@ -271,6 +277,11 @@ fn reference_block(command: &Command) -> String {
         categories = categories.join(" "),
         zkit = ACL_CATEGORY,
         since = command.since,
+        history = command
+            .history
+            .iter()
+            .map(|(version, changes)| format!("\n- Changed in {version}: {changes}"))
+            .collect::<String>(),
     )
 }
 
