@@ -50,6 +50,20 @@ async def every_command(z: Any, r: Any) -> None:
     assert await _get(z.rank_around("{t}:mon", "bob", 1)) == top
     assert await _get(z.rank_merge("{t}:week", ["{t}:mon", "{t}:mon"], weights=[1, 2])) == 2
     assert (await _get(z.rank_get("{t}:week", "alice"))).total == 300
+    # SHARED: dave reaches 100 third, at position 3 but sharing rank 1.
+    assert await _get(z.rank_gift("{t}:mon", "carol", 99)) == (99, 3)
+    assert await _get(z.rank_gift("{t}:mon", "dave", 100, at=1718000002000, shared=True)) == (100, 1)
+    assert await _get(z.rank_set("{t}:mon", "dave", 100, gt=True)) == (100, 3)
+    assert await _get(z.rank_set("{t}:mon", "carol", 98, lt=True, shared=True)) == (98, 4)
+    assert await _get(z.rank_get("{t}:mon", "dave", shared=True)) == (100, 1, 1718000002000)
+    shared_top = [RankEntry(1, "alice", 100), RankEntry(1, "bob", 100), RankEntry(1, "dave", 100), RankEntry(4, "carol", 98)]
+    assert await _get(z.rank_top("{t}:mon", 10, shared=True)) == shared_top
+    assert await _get(z.rank_top("{t}:mon", 2, offset=2, shared=True)) == shared_top[2:]
+    assert await _get(z.rank_around("{t}:mon", "carol", 1, shared=True)) == shared_top[2:]
+    assert await _get(z.rank_mgift(["{t}:mon", "{t}:week"], "carol", 2, at=1718000003000)) == [(100, 4), (2, 3)]
+    assert await _get(z.rank_mgift(["{t}:mon"], "erin", 1, shared=True)) == [(1, 5)]
+    assert await _get(z.rank_mget("{t}:mon", "dave", "nobody", "carol")) == [(100, 3, 1718000002000), None, (100, 4, 1718000003000)]
+    assert await _get(z.rank_mget("{t}:mon", "carol", shared=True)) == [(100, 1, 1718000003000)]
 
     assert await _get(z.feed_add("{t}:feed", {"item:1": 1, "item:2": 2, "item:3": 3.5}, cap=2)) == 3
     first = await _get(z.feed_page("{t}:feed", count=1))
@@ -67,10 +81,27 @@ async def every_command(z: Any, r: Any) -> None:
     assert await _get(z.delay_bpoll("{t}:jobs", 1)) is None
     assert await _get(z.delay_poll("{t}:jobs")) == []
     assert await _get(z.delay_ack("{t}:jobs:inflight", "mail:1", "mail:2", "mail:9")) == 2
+    # mail:3 is held; NACK hands it back, counted: its second delivery is its last.
+    deadletter = ("{t}:dead", "{t}:deliveries", 1)
+    assert await _get(z.delay_touch("{t}:jobs:inflight", "mail:3", 120000)) is True
+    assert await _get(z.delay_nack("{t}:jobs:inflight", "{t}:jobs", "mail:3", 0)) is True
+    assert await _get(z.delay_nack("{t}:jobs:inflight", "{t}:jobs", "mail:3", 0)) is False
+    assert await _get(z.delay_touch("{t}:jobs:inflight", "mail:3", 120000)) is False
+    [(task, _)] = await _get(z.delay_poll("{t}:jobs", lease=lease, deadletter=deadletter))
+    assert task == "mail:3" and await _get(r.zscore("{t}:deliveries", "mail:3")) == 1
+    assert await _get(z.delay_nack("{t}:jobs:inflight", "{t}:jobs", "mail:3", 0)) is True
+    await _get(r.zadd("{t}:jobs", {"mail:4": 4000}))
+    assert await _get(z.delay_bpoll("{t}:jobs", 100, count=2, lease=lease, deadletter=deadletter)) == [Task("mail:4", 4000.0)]
+    assert await _get(r.zrange("{t}:dead", 0, -1)) == ["mail:3"]
+    assert await _get(z.delay_ack("{t}:jobs:inflight", "mail:4", deliveries="{t}:deliveries")) == 1
+    assert await _get(r.exists("{t}:jobs:inflight", "{t}:deliveries")) == 0
 
     assert await _get(z.rate_hit("{t}:rate", 60000, 2, cost=2)) == (True, 2, 0, -1)
     allowed, count, remaining, retry_after_ms = await _get(z.rate_hit("{t}:rate", 60000, 2))
     assert (allowed, count, remaining) == (False, 2, 0) and 0 < retry_after_ms <= 60000
+    assert await _get(z.rate_hit_limits("{t}:rate2", [(60000, 5), (1000, 2)], cost=2)) == (True, 2, 0, -1, 2)
+    allowed, count, remaining, retry_after_ms, binding = await _get(z.rate_hit_limits("{t}:rate2", [(60000, 5), (1000, 2)]))
+    assert (allowed, count, remaining, binding) == (False, 2, 0, 2) and 0 < retry_after_ms <= 1000
 
     assert await _get(z.recent_add("{t}:recent", "3002", "3001", "3004", cap=2, ttl=60)) == 2
     assert await _get(r.zrevrange("{t}:recent", 0, -1)) == ["3004", "3001"]
@@ -85,7 +116,8 @@ async def every_command(z: Any, r: Any) -> None:
 
 
 def _method_names() -> Set[str]:
-    return {name.lower().replace(".", "_") for name in COMMANDS}
+    # RATE.HIT has a second method, for several limits.
+    return {name.lower().replace(".", "_") for name in COMMANDS} | {"rate_hit_limits"}
 
 
 def test_every_command_sync(client: redis.Redis) -> None:
@@ -122,12 +154,24 @@ def test_pipelines_return_typed_replies(client: redis.Redis) -> None:
     z.rank_top("{p}:board", 1)
     z.vote_cast("{p}:s", "{p}:u", "{p}:d", "item", "voter", "UP")
     z.rate_hit("other", 1000, 1)
-    assert pipe.execute() == [
+    z.rank_mgift(["{p}:board", "{p}:all"], "bob", 3, shared=True)
+    z.rank_mget("{p}:board", "bob", "nobody")
+    z.rank_set("{p}:board", "bob", 1, gt=True)
+    z.rate_hit_limits("rate", [(1000, 2), (60000, 1)])
+    z.delay_poll("{p}:q", lease=("{p}:in", 60000), deadletter=("{p}:dead", "{p}:n", 2))
+    z.delay_touch("{p}:in", "task", 60000)
+    z.delay_nack("{p}:in", "{p}:q", "task", 0)
+    z.delay_ack("{p}:in", "task", deliveries="{p}:n")
+    replies = pipe.execute()
+    assert replies[:6] == [
         (5, 1),
         [RankEntry(1, "alice", 5)],
         (1.0, 1, 0, True),
         (True, 1, 0, -1),
+        [(3, 2), (3, 1)],
+        [(3, 2, replies[5][0].reached_at_ms), None],
     ]
+    assert replies[6:] == [(3, 2), (True, 1, 0, -1, 2), [], False, False, 0]
 
 
 def test_async_cluster_pipeline() -> None:
@@ -139,11 +183,25 @@ def test_async_cluster_pipeline() -> None:
             await z.rank_gift("{p}:board", "alice", 5)
             await z.delay_poll("{p}:q", lease=("{p}:in", 1000))
             await z.rank_gift("elsewhere", "bob", 1)
+            await z.rank_mgift(["{p}:board", "{p}:all"], "alice", 1, at=1718000000000)
+            await z.rank_mget("{p}:all", "alice", shared=True)
+            await z.rate_hit_limits("{r}", [(1000, 2), (60000, 1)], cost=1)
+            await z.delay_touch("{p}:in", "task", 1000)
+            await z.delay_nack("{p}:in", "{p}:q", "task", 0)
             return await pipe.execute()
         finally:
             await client.aclose()
 
-    assert asyncio.run(run()) == [(5, 1), [], (1, 1)]
+    assert asyncio.run(run()) == [
+        (5, 1),
+        [],
+        (1, 1),
+        [(6, 1), (1, 1)],
+        [(1, 1, 1718000000000)],
+        (True, 1, 0, -1, 2),
+        False,
+        False,
+    ]
 
 
 def test_resp3_and_bytes_replies(single: redis.Redis) -> None:
@@ -156,6 +214,14 @@ def test_resp3_and_bytes_replies(single: redis.Redis) -> None:
     r3.zadd("q", {"t": 5})
     assert z.delay_poll("q") == [Task(b"t", 5.0)]
     assert z.rank_get("board", "nobody") is None
+    z.rank_gift("board", "alice", 3, at=1718000000000)
+    assert z.rank_mget("board", "nobody", "alice", shared=True) == [None, (3, 1, 1718000000000)]
+    assert z.rank_mgift(["board"], "alice", 1) == [(4, 1)]
+    assert z.rate_hit_limits("rate", [(1000, 2), (60000, 3)]) == (True, 1, 1, -1, 1)
+    r3.zadd("q", {"t": 5})
+    assert z.delay_poll("q", lease=("in", 60000), deadletter=("dead", "n", 1)) == [Task(b"t", 5.0)]
+    assert z.delay_touch("in", "t", 60000) is True
+    assert z.delay_nack("in", "q", "t", 0) is True
 
 
 def test_server_errors_surface_unchanged(client: redis.Redis) -> None:
@@ -176,8 +242,23 @@ def test_cross_slot_keys_fail_before_sending(cluster: redis.cluster.RedisCluster
         z.delay_poll("{jobs}:inflight", lease=("jobs-inflight", 1000))
     with pytest.raises(zkit.CrossSlotError, match="'times'"):
         z.vote_cast("{n}:s", "{n}:u", "{n}:d", "item", "voter", "UP", window=("times", 60))
+    with pytest.raises(zkit.CrossSlotError, match=r"RANK\.MGIFT: .*'day'.*'week'"):
+        z.rank_mgift(["day", "week"], "bob", 1)
+    with pytest.raises(zkit.CrossSlotError, match=r"DELAY\.NACK: .*'jobs-queue'"):
+        z.delay_nack("{jobs}:inflight", "jobs-queue", "task", 0)
+    with pytest.raises(zkit.CrossSlotError, match="'dead'"):
+        z.delay_poll("{jobs}", lease=("{jobs}:inflight", 1000), deadletter=("dead", "{jobs}:n", 3))
+    with pytest.raises(zkit.CrossSlotError, match="'deliveries'"):
+        z.delay_ack("{jobs}:inflight", "task", deliveries="deliveries")
     after = zkit_command_stats(node_connections())
-    for name in ("cmdstat_rank.merge", "cmdstat_delay.poll", "cmdstat_vote.cast"):
+    for name in (
+        "cmdstat_rank.merge",
+        "cmdstat_rank.mgift",
+        "cmdstat_delay.poll",
+        "cmdstat_delay.nack",
+        "cmdstat_delay.ack",
+        "cmdstat_vote.cast",
+    ):
         assert after.get(name) == before.get(name), f"{name} reached a server"
 
 

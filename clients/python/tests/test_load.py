@@ -27,6 +27,8 @@ def _calls(z: zkit.Zkit) -> List[Callable[[int], object]]:
         lambda i: z.feed_page(f"{{u{i}}}:feed"),
         lambda i: z.recent_add(f"{{u{i}}}:recent", "a", cap=5),
         lambda i: z.rank_top(f"{{u{i}}}:board", 3),
+        lambda i: z.rank_mgift([f"{{u{i}}}:board", f"{{u{i}}}:all"], "bob", 1),
+        lambda i: z.delay_ack(f"{{u{i}}}:inflight", "t", deliveries=f"{{u{i}}}:deliveries"),
     ]
 
 

@@ -1,6 +1,7 @@
 """DelayWorker drains 1,000 tasks with 4 worker processes while one is
 killed and every worker's connection is dropped: every task runs, none is
-lost, and no two workers ever hold the same task at once."""
+lost, and no two workers ever hold the same task at once. And one worker
+hands failed tasks back (retry_delay_ms) and dead-letters poison ones."""
 
 from __future__ import annotations
 
@@ -10,11 +11,13 @@ import subprocess
 import sys
 import time
 from collections import defaultdict
-from typing import Dict, List, Tuple
+from typing import Callable, Dict, List, Tuple
 
 import pytest
 import redis
 import redis.cluster
+
+import zkit
 
 from conftest import CLUSTER, SERVER, _host_port
 
@@ -72,3 +75,59 @@ def test_four_workers_drain_while_one_is_killed(topology: str) -> None:
             for worker_b, start_b, end_b in task_runs[i + 1 :]:
                 overlap = start_a < end_b and start_b < end_a
                 assert not (overlap and worker_a != worker_b), f"{task} held by workers {worker_a} and {worker_b} at once"
+
+
+def _run_until(worker: zkit.DelayWorker, condition: Callable[[], bool], what: str) -> None:
+    deadline = time.monotonic() + 10
+    while not condition():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        worker.run_once()
+
+
+def test_failed_tasks_are_retried_then_dead_lettered(client: redis.Redis) -> None:
+    """retry_delay_ms hands a failed task straight back (no waiting for the
+    minute-long lease); deadletter stops a poison task after 3 deliveries
+    while the others run and leave no counts behind."""
+    runs: Dict[str, int] = defaultdict(int)
+
+    def handle(task: zkit.Task) -> None:
+        runs[str(task.task)] += 1
+        if task.task == "poison" or (task.task == "flaky" and runs["flaky"] == 1):
+            raise RuntimeError(f"{task.task} failed")
+
+    client.zadd("{jobs}", {"poison": 1, "flaky": 2, "ok": 3})
+    worker = zkit.DelayWorker(
+        client,
+        "{jobs}",
+        "{jobs}:inflight",
+        handle,
+        lease_ms=60_000,
+        block_ms=50,
+        retry_delay_ms=0,
+        deadletter=("{jobs}:dead", "{jobs}:deliveries", 3),
+    )
+    _run_until(worker, lambda: client.zcard("{jobs}:dead") == 1, "the poison task to die")
+    assert dict(runs) == {"poison": 3, "flaky": 2, "ok": 1}
+    assert client.zrange("{jobs}:dead", 0, -1) == ["poison"]
+    assert client.exists("{jobs}", "{jobs}:inflight", "{jobs}:deliveries") == 0
+    assert worker.run_once() == 0 and runs["poison"] == 3
+
+
+def test_failed_task_is_due_after_the_retry_delay(client: redis.Redis) -> None:
+    runs: List[float] = []
+
+    def handle(task: zkit.Task) -> None:
+        runs.append(time.monotonic())
+        if len(runs) == 1:
+            raise RuntimeError("first try fails")
+
+    client.zadd("{jobs}", {"report": 1})
+    worker = zkit.DelayWorker(client, "{jobs}", "{jobs}:inflight", handle, lease_ms=60_000, block_ms=50, retry_delay_ms=500)
+    before_ms = int(time.time() * 1000)  # the server counts whole ms
+    assert worker.run_once() == 0
+    due = client.zscore("{jobs}", "report")
+    assert due is not None and before_ms + 500 <= due <= time.time() * 1000 + 500
+    assert client.zcard("{jobs}:inflight") == 0
+    _run_until(worker, lambda: len(runs) == 2, "the retry")
+    assert runs[1] - runs[0] >= 0.45
+    assert client.exists("{jobs}", "{jobs}:inflight") == 0

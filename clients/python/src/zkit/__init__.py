@@ -4,7 +4,7 @@ native sorted sets: ``Zkit(redis_client)`` adds one method per command,
 queue. See docs/commands.md of the zkit repository for every command."""
 
 from .client import AsyncZkit, Zkit
-from .replies import FeedItem, FeedPage, RankEntry, RankInfo, RateResult, Task, TotalRank, VoteResult
+from .replies import FeedItem, FeedPage, RankEntry, RankInfo, RateLimitsResult, RateResult, Task, TotalRank, VoteResult
 from .routing import CrossSlotError
 from .worker import DelayWorker
 
@@ -16,6 +16,7 @@ __all__ = [
     "FeedPage",
     "RankEntry",
     "RankInfo",
+    "RateLimitsResult",
     "RateResult",
     "Task",
     "TotalRank",

@@ -19,7 +19,7 @@ import redis.asyncio.cluster
 import redis.cluster
 
 from .commands import COMMANDS, Command, build_call
-from .replies import FeedPage, RankEntry, RankInfo, RateResult, Task, Text, TotalRank, VoteResult
+from .replies import FeedPage, RankEntry, RankInfo, RateLimitsResult, RateResult, Task, Text, TotalRank, VoteResult
 from .routing import slot_of
 
 KeyT = Union[str, bytes]
@@ -61,36 +61,57 @@ class _Methods:
     # RANK: first-come leaderboards
 
     @command_method
-    def rank_gift(self, key: KeyT, member: Text, amount: int, *, at: Optional[int] = None) -> TotalRank:
+    def rank_gift(
+        self, key: KeyT, member: Text, amount: int, *, at: Optional[int] = None, shared: bool = False
+    ) -> TotalRank:
         """RANK.GIFT: add ``amount`` (negative allowed) to the member's total
         (absent members start at 0); equal totals rank first-come. ``at``
         (unix ms) replaces the server clock as the time the total was
-        reached. Returns ``(total, rank)``, rank 1-based."""
-        return self._call(COMMANDS["RANK.GIFT"], key, member, amount, at=at)
+        reached. Returns ``(total, rank)``, rank 1-based; with ``shared``,
+        the competition rank (1 + the members with a higher total)."""
+        return self._call(COMMANDS["RANK.GIFT"], key, member, amount, at=at, shared=shared)
 
     @command_method
-    def rank_set(self, key: KeyT, member: Text, total: int, *, at: Optional[int] = None) -> TotalRank:
-        """RANK.SET: replace the member's total. Returns ``(total, rank)``;
-        a total that does not change keeps its reached-at time."""
-        return self._call(COMMANDS["RANK.SET"], key, member, total, at=at)
+    def rank_set(
+        self,
+        key: KeyT,
+        member: Text,
+        total: int,
+        *,
+        at: Optional[int] = None,
+        gt: bool = False,
+        lt: bool = False,
+        shared: bool = False,
+    ) -> TotalRank:
+        """RANK.SET: replace the member's total; with ``gt`` only by a
+        higher one, with ``lt`` only by a lower one (best-score boards; a
+        member not on the board is added either way). Returns ``(total,
+        rank)`` of the total that stands after the call; a total that does
+        not change keeps its reached-at time. ``shared``: as ``rank_gift``."""
+        return self._call(COMMANDS["RANK.SET"], key, member, total, at=at, gt=gt, lt=lt, shared=shared)
 
     @command_method
-    def rank_get(self, key: KeyT, member: Text) -> Optional[RankInfo]:
+    def rank_get(self, key: KeyT, member: Text, *, shared: bool = False) -> Optional[RankInfo]:
         """RANK.GET: ``(total, rank, reached_at_ms)``, or None when the key
-        or the member is absent."""
-        return self._call(COMMANDS["RANK.GET"], key, member)
+        or the member is absent. ``shared``: the competition rank."""
+        return self._call(COMMANDS["RANK.GET"], key, member, shared=shared)
 
     @command_method
-    def rank_top(self, key: KeyT, count: int, *, offset: Optional[int] = None) -> List[RankEntry]:
+    def rank_top(
+        self, key: KeyT, count: int, *, offset: Optional[int] = None, shared: bool = False
+    ) -> List[RankEntry]:
         """RANK.TOP: up to ``count`` entries from rank ``offset + 1`` down,
-        each ``(rank, member, total)``; empty for an absent key."""
-        return self._call(COMMANDS["RANK.TOP"], key, count, offset=offset)
+        each ``(rank, member, total)``; empty for an absent key. With
+        ``shared``, equal totals show one competition rank (``offset``
+        still counts positions)."""
+        return self._call(COMMANDS["RANK.TOP"], key, count, offset=offset, shared=shared)
 
     @command_method
-    def rank_around(self, key: KeyT, member: Text, radius: int) -> List[RankEntry]:
+    def rank_around(self, key: KeyT, member: Text, radius: int, *, shared: bool = False) -> List[RankEntry]:
         """RANK.AROUND: the member and up to ``radius`` entries above and
-        below it, each ``(rank, member, total)``; empty when it is absent."""
-        return self._call(COMMANDS["RANK.AROUND"], key, member, radius)
+        below it, each ``(rank, member, total)``; empty when it is absent.
+        ``shared``: competition ranks (``radius`` still counts positions)."""
+        return self._call(COMMANDS["RANK.AROUND"], key, member, radius, shared=shared)
 
     @command_method
     def rank_merge(
@@ -101,6 +122,30 @@ class _Methods:
         order. ``numkeys`` is sent for you. All keys must share a hash slot
         on a cluster. Returns the members in ``destkey``."""
         return self._call(COMMANDS["RANK.MERGE"], destkey, sources, weights=weights)
+
+    @command_method
+    def rank_mgift(
+        self,
+        keys: Sequence[KeyT],
+        member: Text,
+        amount: int,
+        *,
+        at: Optional[int] = None,
+        shared: bool = False,
+    ) -> List[TotalRank]:
+        """RANK.MGIFT: ``rank_gift`` on every board of ``keys`` in one
+        atomic call (an error changes no board). ``numkeys`` is sent for
+        you. All keys must share a hash slot on a cluster. Returns one
+        ``(total, rank)`` per board, in key order."""
+        return self._call(COMMANDS["RANK.MGIFT"], keys, member, amount, at=at, shared=shared)
+
+    @command_method
+    def rank_mget(self, key: KeyT, *members: Text, shared: bool = False) -> List[Optional[RankInfo]]:
+        """RANK.MGET: ``rank_get`` for each member, in order: ``(total,
+        rank, reached_at_ms)`` or None. The server reads a last member
+        spelled ``SHARED`` (any case) as the option, so such a call raises
+        ValueError: ask for that member anywhere but last."""
+        return self._call(COMMANDS["RANK.MGET"], key, members, shared=shared)
 
     # FEED: waterfall feeds with exact cursors
 
@@ -131,14 +176,22 @@ class _Methods:
 
     @command_method
     def delay_poll(
-        self, key: KeyT, *, count: Optional[int] = None, lease: Optional[Tuple[KeyT, int]] = None
+        self,
+        key: KeyT,
+        *,
+        count: Optional[int] = None,
+        lease: Optional[Tuple[KeyT, int]] = None,
+        deadletter: Optional[Tuple[KeyT, KeyT, int]] = None,
     ) -> List[Task]:
         """DELAY.POLL: claim up to ``count`` (default 1) due tasks, earliest
         first. Without ``lease`` they are removed (at-most-once); with
         ``lease=(inflight, ms)`` they move into ``inflight`` scored by the
-        lease's end (at-least-once; ack with ``delay_ack``). Returns
-        ``[(task, due_ms), ...]``, empty when nothing is due."""
-        return self._call(COMMANDS["DELAY.POLL"], key, count=count, lease=lease)
+        lease's end (at-least-once; ack with ``delay_ack``). With
+        ``deadletter=(dead, deliveries, max_deliveries)`` (needs ``lease``)
+        each delivery is counted in the sorted set ``deliveries`` and a task
+        already delivered ``max_deliveries`` times moves to ``dead`` instead.
+        Returns ``[(task, due_ms), ...]``, empty when nothing is due."""
+        return self._call(COMMANDS["DELAY.POLL"], key, count=count, lease=lease, deadletter=deadletter)
 
     @command_method
     def delay_bpoll(
@@ -148,18 +201,40 @@ class _Methods:
         *,
         count: Optional[int] = None,
         lease: Optional[Tuple[KeyT, int]] = None,
+        deadletter: Optional[Tuple[KeyT, KeyT, int]] = None,
     ) -> Optional[List[Task]]:
         """DELAY.BPOLL: ``delay_poll`` that blocks until a task is due or
         ``timeout_ms`` passes (0: forever); None on timeout. The client's
         ``socket_timeout``, if set, must exceed ``timeout_ms``."""
-        return self._call(COMMANDS["DELAY.BPOLL"], key, timeout_ms, count=count, lease=lease)
+        return self._call(
+            COMMANDS["DELAY.BPOLL"], key, timeout_ms, count=count, lease=lease, deadletter=deadletter
+        )
 
     @command_method
-    def delay_ack(self, inflight: KeyT, *tasks: Text) -> int:
-        """DELAY.ACK: remove finished tasks from an in-flight set. Returns
-        how many were there (a task whose lease ended and that was delivered
-        again is not)."""
-        return self._call(COMMANDS["DELAY.ACK"], inflight, tasks)
+    def delay_ack(self, inflight: KeyT, *tasks: Text, deliveries: Optional[KeyT] = None) -> int:
+        """DELAY.ACK: remove finished tasks from an in-flight set (and with
+        ``deliveries``, their delivery counts). Returns how many were there
+        (a task whose lease ended and that was delivered again is not). The
+        server reads a second-to-last task spelled ``DELIVERIES`` (any
+        case) as the option, so such a call raises ValueError: give that
+        task last."""
+        return self._call(COMMANDS["DELAY.ACK"], inflight, tasks, deliveries=deliveries)
+
+    @command_method
+    def delay_nack(self, inflight: KeyT, queue: KeyT, task: Text, delay_ms: int) -> bool:
+        """DELAY.NACK: hand a held task back, due in ``queue`` ``delay_ms``
+        from now (0: now), in one step; it keeps its delivery count. False
+        when it was no longer in flight (its lease had ended): nothing
+        changes. ``inflight`` and ``queue`` must share a hash slot on a
+        cluster."""
+        return self._call(COMMANDS["DELAY.NACK"], inflight, queue, task, delay_ms)
+
+    @command_method
+    def delay_touch(self, inflight: KeyT, task: Text, lease_ms: int) -> bool:
+        """DELAY.TOUCH: the task's lease now ends ``lease_ms`` from now.
+        False when it was no longer in flight (its lease had ended): the
+        worker must stop, the task is due for delivery again."""
+        return self._call(COMMANDS["DELAY.TOUCH"], inflight, task, lease_ms)
 
     # RATE: exact sliding-window limits
 
@@ -168,7 +243,20 @@ class _Methods:
         """RATE.HIT: count a hit (``cost`` units, default 1) against "at
         most ``limit`` units in any ``window_ms``". Returns ``(allowed,
         count, remaining, retry_after_ms)``; a refused hit logs nothing."""
-        return self._call(COMMANDS["RATE.HIT"], key, window_ms, limit, cost=cost)
+        return self._call(COMMANDS["RATE.HIT"], key, [(window_ms, limit)], cost=cost)
+
+    @command_method
+    def rate_hit_limits(
+        self, key: KeyT, limits: Sequence[Tuple[int, int]], *, cost: Optional[int] = None
+    ) -> RateLimitsResult:
+        """RATE.HIT with several ``(window_ms, limit)`` pairs (at least two;
+        ``rate_hit`` takes one): the hit is allowed only if every limit
+        allows it, then logged once. Returns ``(allowed, count, remaining,
+        retry_after_ms, binding)``, the first four for the limit that binds,
+        ``binding`` its 1-based position in ``limits``."""
+        if isinstance(limits, (str, bytes)) or len(limits) < 2:
+            raise TypeError("RATE.HIT: limits must list at least two (window_ms, limit) pairs; rate_hit takes one")
+        return self._call(COMMANDS["RATE.HIT"], key, limits, cost=cost)
 
     # RECENT: recently-viewed lists
 

@@ -4,9 +4,10 @@ the reply parser of each, as docs/commands.md specifies them.
 How to add a command
 --------------------
 1. Add a ``Command`` entry to ``COMMANDS`` below: its name, its layout in
-   argument order (``Key``/``Arg``/``Keys``/``Args``/``ScoredMembers`` for
-   positional arguments, ``Option`` for ``TOKEN value...`` options, each
-   field of an option a ``KEY`` or a ``VALUE``) and a parser from
+   argument order (``Key``/``Arg``/``Keys``/``Args``/``Pairs``/
+   ``ScoredMembers`` for positional arguments, ``Option`` for
+   ``TOKEN value...`` options, each field of an option a ``KEY`` or a
+   ``VALUE``, ``Flag`` for a ``TOKEN`` alone) and a parser from
    ``zkit.replies`` (add a NamedTuple there for a new reply shape).
 2. Add the method to ``zkit.client._Methods`` (named after the command,
    positional arguments in the command's order, options as keyword
@@ -53,7 +54,21 @@ class Keys:
 
 @dataclass(frozen=True)
 class Args:
-    """A non-empty list of values, sent one argument each."""
+    """A non-empty list of values, sent one argument each.
+
+    ``trailing=(TOKEN, n)``: the server reads its options from the end of
+    the call, so a value spelled TOKEN (any case) ``n`` places from the end
+    of the list (1: last, 2: second-to-last) would be read as the option;
+    such a call raises ValueError instead of being misread."""
+
+    name: str
+    trailing: Optional[Tuple[str, int]] = None
+
+
+@dataclass(frozen=True)
+class Pairs:
+    """A non-empty list of ``(first, second)`` tuples, sent flat:
+    ``first second first second ...``."""
 
     name: str
 
@@ -79,7 +94,15 @@ class Option:
     variadic: bool = False
 
 
-Part = Union[Key, Arg, Keys, Args, ScoredMembers, Option]
+@dataclass(frozen=True)
+class Flag:
+    """``TOKEN`` alone, sent when its keyword argument is true."""
+
+    name: str
+    token: str
+
+
+Part = Union[Key, Arg, Keys, Args, Pairs, ScoredMembers, Option, Flag]
 
 
 @dataclass(frozen=True)
@@ -96,29 +119,47 @@ def _table(*commands: Command) -> Dict[str, Command]:
 COMMANDS: Dict[str, Command] = _table(
     Command(
         "RANK.GIFT",
-        (Key("key"), Arg("member"), Arg("amount"), Option("at", "AT")),
+        (Key("key"), Arg("member"), Arg("amount"), Option("at", "AT"), Flag("shared", "SHARED")),
         replies.parse_total_rank,
     ),
     Command(
         "RANK.SET",
-        (Key("key"), Arg("member"), Arg("total"), Option("at", "AT")),
+        (
+            Key("key"),
+            Arg("member"),
+            Arg("total"),
+            Option("at", "AT"),
+            Flag("gt", "GT"),
+            Flag("lt", "LT"),
+            Flag("shared", "SHARED"),
+        ),
         replies.parse_total_rank,
     ),
-    Command("RANK.GET", (Key("key"), Arg("member")), replies.parse_rank_info),
+    Command("RANK.GET", (Key("key"), Arg("member"), Flag("shared", "SHARED")), replies.parse_rank_info),
     Command(
         "RANK.TOP",
-        (Key("key"), Arg("count"), Option("offset", "OFFSET")),
+        (Key("key"), Arg("count"), Option("offset", "OFFSET"), Flag("shared", "SHARED")),
         replies.parse_rank_entries,
     ),
     Command(
         "RANK.AROUND",
-        (Key("key"), Arg("member"), Arg("radius")),
+        (Key("key"), Arg("member"), Arg("radius"), Flag("shared", "SHARED")),
         replies.parse_rank_entries,
     ),
     Command(
         "RANK.MERGE",
         (Key("destkey"), Keys("sources"), Option("weights", "WEIGHTS", variadic=True)),
         replies.parse_int,
+    ),
+    Command(
+        "RANK.MGIFT",
+        (Keys("keys"), Arg("member"), Arg("amount"), Option("at", "AT"), Flag("shared", "SHARED")),
+        replies.parse_total_ranks,
+    ),
+    Command(
+        "RANK.MGET",
+        (Key("key"), Args("members", trailing=("SHARED", 1)), Flag("shared", "SHARED")),
+        replies.parse_rank_infos,
     ),
     Command(
         "FEED.ADD",
@@ -137,7 +178,12 @@ COMMANDS: Dict[str, Command] = _table(
     ),
     Command(
         "DELAY.POLL",
-        (Key("key"), Option("count", "COUNT"), Option("lease", "LEASE", (KEY, VALUE))),
+        (
+            Key("key"),
+            Option("count", "COUNT"),
+            Option("lease", "LEASE", (KEY, VALUE)),
+            Option("deadletter", "DEADLETTER", (KEY, KEY, VALUE)),
+        ),
         replies.parse_tasks,
     ),
     Command(
@@ -147,13 +193,28 @@ COMMANDS: Dict[str, Command] = _table(
             Arg("timeout_ms"),
             Option("count", "COUNT"),
             Option("lease", "LEASE", (KEY, VALUE)),
+            Option("deadletter", "DEADLETTER", (KEY, KEY, VALUE)),
         ),
         replies.parse_tasks,
     ),
-    Command("DELAY.ACK", (Key("inflight"), Args("tasks")), replies.parse_int),
+    Command(
+        "DELAY.ACK",
+        (
+            Key("inflight"),
+            Args("tasks", trailing=("DELIVERIES", 2)),
+            Option("deliveries", "DELIVERIES", (KEY,)),
+        ),
+        replies.parse_int,
+    ),
+    Command(
+        "DELAY.NACK",
+        (Key("inflight"), Key("queue"), Arg("task"), Arg("delay_ms")),
+        replies.parse_bool,
+    ),
+    Command("DELAY.TOUCH", (Key("inflight"), Arg("task"), Arg("lease_ms")), replies.parse_bool),
     Command(
         "RATE.HIT",
-        (Key("key"), Arg("window_ms"), Arg("limit"), Option("cost", "COST")),
+        (Key("key"), Pairs("limits"), Option("cost", "COST")),
         replies.parse_rate,
     ),
     Command(
@@ -218,16 +279,40 @@ def build_call(command: Command, positional: Sequence[Any], options: Mapping[str
             argv.extend(sources)
             keys.extend(sources)
         elif isinstance(part, Args):
-            argv.extend(_non_empty(command, part.name, next(values)))
+            listed = _non_empty(command, part.name, next(values))
+            if part.trailing is not None:
+                _check_trailing(command, part.trailing, listed)
+            argv.extend(listed)
+        elif isinstance(part, Pairs):
+            for pair in _non_empty(command, part.name, next(values)):
+                if isinstance(pair, (str, bytes)) or len(pair) != 2:
+                    raise TypeError(f"{command.name}: each of {part.name} must be a pair, not {pair!r}")
+                argv.extend(pair)
         elif isinstance(part, ScoredMembers):
             items: Mapping[Any, Any] = next(values)
             if not items:
                 raise TypeError(f"{command.name}: {part.name} must be a non-empty mapping")
             for member, score in items.items():
                 argv.extend((score, member))
+        elif isinstance(part, Flag):
+            if options.get(part.name):
+                argv.append(part.token)
         else:
             _append_option(command, part, options.get(part.name), argv, keys)
     return Call(argv, keys)
+
+
+def _check_trailing(command: Command, trailing: Tuple[str, int], values: Sequence[Any]) -> None:
+    """ValueError when the server would read one of ``values`` as the
+    option ``trailing`` names (Redis compares tokens ASCII case-blind)."""
+    token, from_end = trailing
+    if len(values) < from_end:
+        return
+    value = values[-from_end]
+    spelled = value.encode() if isinstance(value, str) else value
+    if isinstance(spelled, bytes) and spelled.upper() == token.encode():
+        place, fix = ("last", "anywhere but last") if from_end == 1 else ("second-to-last", "last")
+        raise ValueError(f"{command.name} reads {value!r} {place} as its {token} option; give it {fix}")
 
 
 def _append_option(

@@ -18,14 +18,16 @@ Text = Union[str, bytes]
 
 
 class TotalRank(NamedTuple):
-    """RANK.GIFT and RANK.SET: the member's total and its 1-based rank."""
+    """RANK.GIFT and RANK.SET (one per board for RANK.MGIFT): the member's
+    total and its 1-based rank (with ``shared=True``, its competition rank)."""
 
     total: int
     rank: int
 
 
 class RankInfo(NamedTuple):
-    """RANK.GET: total, rank and when the total was reached (unix ms)."""
+    """RANK.GET (one per member for RANK.MGET): total, rank and when the
+    total was reached (unix ms)."""
 
     total: int
     rank: int
@@ -77,6 +79,19 @@ class RateResult(NamedTuple):
     retry_after_ms: int
 
 
+class RateLimitsResult(NamedTuple):
+    """RATE.HIT with several limits: ``RateResult``'s fields for the limit
+    that binds, and that limit's 1-based position in the limits given (when
+    refused, the one that makes the hit wait longest; when allowed, the
+    first with the least room left)."""
+
+    allowed: bool
+    count: int  # type: ignore[assignment]  # the docs' name; shadows tuple.count()
+    remaining: int
+    retry_after_ms: int
+    binding: int
+
+
 class VoteResult(NamedTuple):
     """VOTE.CAST: the item's score, the up and down counts, and whether the
     vote changed anything."""
@@ -95,9 +110,17 @@ def parse_int(reply: Any, **options: Any) -> int:
     return int(reply)
 
 
+def parse_bool(reply: Any, **options: Any) -> bool:
+    return bool(reply)
+
+
 def parse_total_rank(reply: Any, **options: Any) -> TotalRank:
     total, rank = reply
     return TotalRank(int(total), int(rank))
+
+
+def parse_total_ranks(reply: Any, **options: Any) -> List[TotalRank]:
+    return [parse_total_rank(pair) for pair in reply]
 
 
 def parse_rank_info(reply: Any, **options: Any) -> Optional[RankInfo]:
@@ -105,6 +128,10 @@ def parse_rank_info(reply: Any, **options: Any) -> Optional[RankInfo]:
         return None
     total, rank, reached_at_ms = reply
     return RankInfo(int(total), int(rank), int(reached_at_ms))
+
+
+def parse_rank_infos(reply: Any, **options: Any) -> List[Optional[RankInfo]]:
+    return [parse_rank_info(info) for info in reply]
 
 
 def parse_rank_entries(reply: Any, **options: Any) -> List[RankEntry]:
@@ -124,7 +151,11 @@ def parse_tasks(reply: Any, **options: Any) -> Optional[List[Task]]:
     return [Task(task, float(due_ms)) for task, due_ms in reply]
 
 
-def parse_rate(reply: Any, **options: Any) -> RateResult:
+def parse_rate(reply: Any, **options: Any) -> Union[RateResult, RateLimitsResult]:
+    # One limit: four fields, as in 0.1; several: a fifth, the binding limit.
+    if len(reply) == 5:
+        allowed, count, remaining, retry_after_ms, binding = reply
+        return RateLimitsResult(bool(allowed), int(count), int(remaining), int(retry_after_ms), int(binding))
     allowed, count, remaining, retry_after_ms = reply
     return RateResult(bool(allowed), int(count), int(remaining), int(retry_after_ms))
 

@@ -1,11 +1,11 @@
 """Cluster routing: the slot of a call's keys, checked before sending.
 
 redis-py's ``RedisCluster`` finds keys from ``COMMAND`` metadata; for
-commands Redis marks ``movablekeys`` (RANK.MERGE, VOTE.CAST, DELAY.POLL,
-DELAY.BPOLL) that costs a ``COMMAND GETKEYS`` round trip per call. zkit
-knows its keys from its own table, so it computes the slot here and passes
-the owning primary as ``target_nodes``, redis-py's public way to name the
-node of a call (also in cluster pipelines).
+commands Redis marks ``movablekeys`` (RANK.MERGE, RANK.MGIFT, VOTE.CAST,
+DELAY.POLL, DELAY.BPOLL, DELAY.ACK) that costs a ``COMMAND GETKEYS`` round
+trip per call. zkit knows its keys from its own table, so it computes the
+slot here and passes the owning primary as ``target_nodes``, redis-py's
+public way to name the node of a call (also in cluster pipelines).
 """
 
 from __future__ import annotations

@@ -4,7 +4,10 @@ The loop README's DELAY section describes, as tested code: block on the
 queue with DELAY.BPOLL (no sleep-and-poll), lease every claimed task into
 an in-flight set, run the handler, DELAY.ACK on success. A task whose
 handler fails, or whose worker dies, stays in the in-flight set until its
-lease ends; polling the in-flight set then delivers it again.
+lease ends; polling the in-flight set then delivers it again. With
+``retry_delay_ms`` a failed task is handed back at once (DELAY.NACK), due
+after that delay; with ``deadletter`` a task delivered too often moves to a
+dead-letter set instead of running again.
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from typing import Callable, List, Optional
+from typing import Callable, List, Optional, Tuple
 
 import redis
 import redis.cluster
@@ -41,6 +44,15 @@ class DelayWorker:
     than any handler runs: a task whose lease ends is delivered again, and
     its first worker then does not ack it. Handlers must be idempotent.
     Call ``run()`` (blocks until ``stop()``), or ``run_once()`` to poll once.
+
+    ``retry_delay_ms``: a task whose handler raised is handed back to
+    ``queue``, due that many ms later (DELAY.NACK), instead of waiting in
+    ``inflight`` until its lease ends. ``deadletter=(dead, deliveries,
+    max_deliveries)``: every delivery is counted in the sorted set
+    ``deliveries``, and a task already delivered ``max_deliveries`` times
+    moves to the sorted set ``dead`` instead of running again (see
+    docs/commands.md, "Dead letters"); on a cluster both share the queue's
+    hash slot.
     """
 
     def __init__(
@@ -54,6 +66,8 @@ class DelayWorker:
         count: int = 10,
         block_ms: int = 1_000,
         reconnect_delay_s: float = 0.5,
+        retry_delay_ms: Optional[int] = None,
+        deadletter: Optional[Tuple[KeyT, KeyT, int]] = None,
     ) -> None:
         self.zkit = Zkit(client)
         self.queue = queue
@@ -63,6 +77,8 @@ class DelayWorker:
         self.count = count
         self.block_ms = block_ms
         self.reconnect_delay_s = reconnect_delay_s
+        self.retry_delay_ms = retry_delay_ms
+        self.deadletter = deadletter
         self._stopping = threading.Event()
         # When the in-flight set was last polled for expired leases.
         self._recovered_at = float("-inf")
@@ -93,11 +109,15 @@ class DelayWorker:
             try:
                 self.handler(task)
             except Exception:
-                log.exception("zkit worker: task %r failed; it runs again when its lease ends", task.task)
+                if self.retry_delay_ms is None or time.monotonic() >= lease_ends:
+                    log.exception("zkit worker: task %r failed; it runs again when its lease ends", task.task)
+                else:
+                    log.exception("zkit worker: task %r failed; retrying in %d ms", task.task, self.retry_delay_ms)
+                    self._nack(task, self.retry_delay_ms)
                 continue
             if time.monotonic() >= lease_ends:
-                # Another worker may hold the task by now; acking would end
-                # that worker's lease.
+                # Another worker may hold the task by now; acking (or
+                # handing it back) would end that worker's lease.
                 log.warning("zkit worker: task %r outran its lease; not acked", task.task)
                 continue
             acked += self._ack(task)
@@ -109,14 +129,24 @@ class DelayWorker:
         # not starve the tasks of a dead worker.
         if now - self._recovered_at >= self.block_ms / 1000:
             self._recovered_at = now
-            tasks = self.zkit.delay_poll(self.inflight, count=self.count, lease=lease)
+            tasks = self.zkit.delay_poll(self.inflight, count=self.count, lease=lease, deadletter=self.deadletter)
             if tasks:
                 return tasks
-        return self.zkit.delay_bpoll(self.queue, self.block_ms, count=self.count, lease=lease) or []
+        claimed = self.zkit.delay_bpoll(
+            self.queue, self.block_ms, count=self.count, lease=lease, deadletter=self.deadletter
+        )
+        return claimed or []
 
     def _ack(self, task: Task) -> int:
+        deliveries = self.deadletter[1] if self.deadletter else None
         try:
-            return self.zkit.delay_ack(self.inflight, task.task)
+            return self.zkit.delay_ack(self.inflight, task.task, deliveries=deliveries)
         except RECONNECT_ERRORS as e:
             log.warning("zkit worker: ack of %r failed (%s); it runs again when its lease ends", task.task, e)
             return 0
+
+    def _nack(self, task: Task, delay_ms: int) -> None:
+        try:
+            self.zkit.delay_nack(self.inflight, self.queue, task.task, delay_ms)
+        except RECONNECT_ERRORS as e:
+            log.warning("zkit worker: handing %r back failed (%s); it runs again when its lease ends", task.task, e)
