@@ -5,13 +5,13 @@
 
 export type Text = string | Buffer;
 
-/** RANK.GIFT and RANK.SET: the member's total and its 1-based rank. */
+/** RANK.GIFT, RANK.SET and each board of RANK.MGIFT: the member's total and its 1-based rank (with `shared`, its competition rank). */
 export interface TotalRank {
   total: number;
   rank: number;
 }
 
-/** RANK.GET: total, rank and when the total was reached (unix ms). */
+/** RANK.GET and each member of RANK.MGET: total, rank and when the total was reached (unix ms). */
 export interface RankInfo {
   total: number;
   rank: number;
@@ -80,10 +80,14 @@ export const parseTotalRank = ([total, rank]: Raw): TotalRank => ({
   rank: Number(rank),
 });
 
+export const parseTotalRanks = (reply: Raw): TotalRank[] => reply.map(parseTotalRank);
+
 export const parseRankInfo = (reply: Raw): RankInfo | null =>
   reply === null
     ? null
     : { total: Number(reply[0]), rank: Number(reply[1]), reachedAtMs: Number(reply[2]) };
+
+export const parseRankInfos = (reply: Raw): Array<RankInfo | null> => reply.map(parseRankInfo);
 
 export const parseRankEntries = (reply: Raw): RankEntry[] =>
   reply.map(([rank, member, total]: Raw) => ({ rank: Number(rank), member, total: Number(total) }));

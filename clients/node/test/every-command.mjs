@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 
 const POSTED_AT = 1795313748;
 
-/** Runs every command on `z` (its methods), with `native` for ZADD/ZREVRANGE; returns the method names called. */
+/** Runs every command on `z` (its methods), with `native` for plain sorted-set commands; returns the method names called. */
 export async function everyCommand(z, native) {
   const called = new Set();
   const c = new Proxy(z, { get: (target, name) => (called.add(name), target[name].bind(target)) });
@@ -20,6 +20,52 @@ export async function everyCommand(z, native) {
   assert.deepEqual(await c.rankAround('{t}:mon', 'bob', 1), top);
   assert.equal(await c.rankMerge('{t}:week', ['{t}:mon', '{t}:mon'], { weights: [1, 2] }), 2);
   assert.equal((await c.rankGet('{t}:week', 'alice')).total, 300);
+
+  // SHARED: a 100, b 100, d 100 (in that order), c 99: positions 1 2 3 4, shared ranks 1 1 1 4.
+  assert.deepEqual(await c.rankSet('{t}:tie', 'a', 100, { at: 1718000000000, shared: true }), { total: 100, rank: 1 });
+  assert.deepEqual(await c.rankGift('{t}:tie', 'b', 100, { at: 1718000001000 }), { total: 100, rank: 2 });
+  assert.deepEqual(await c.rankGift('{t}:tie', 'c', 99, { at: 1718000001500, shared: true }), { total: 99, rank: 3 });
+  assert.deepEqual(await c.rankGift('{t}:tie', 'd', 100, { at: 1718000002000, shared: true }), { total: 100, rank: 1 });
+  const shared = [
+    { rank: 1, member: 'a', total: 100 },
+    { rank: 1, member: 'b', total: 100 },
+    { rank: 1, member: 'd', total: 100 },
+    { rank: 4, member: 'c', total: 99 },
+  ];
+  assert.deepEqual(await c.rankTop('{t}:tie', 10, { shared: true }), shared);
+  assert.deepEqual(await c.rankTop('{t}:tie', 10, { shared: false }), shared.map((entry, i) => ({ ...entry, rank: i + 1 })));
+  assert.deepEqual(await c.rankTop('{t}:tie', 5, { offset: 2, shared: true }), shared.slice(2));
+  assert.deepEqual(await c.rankAround('{t}:tie', 'c', 1, { shared: true }), shared.slice(2));
+  assert.deepEqual(await c.rankAround('{t}:tie', 'c', 1), [{ rank: 3, member: 'd', total: 100 }, { rank: 4, member: 'c', total: 99 }]);
+  assert.deepEqual(await c.rankGet('{t}:tie', 'd', { shared: true }), { total: 100, rank: 1, reachedAtMs: 1718000002000 });
+  assert.deepEqual(await c.rankGet('{t}:tie', 'd'), { total: 100, rank: 3, reachedAtMs: 1718000002000 });
+
+  // GT keeps the best total, LT the lowest; an unchanged total keeps its reached-at.
+  assert.deepEqual(await c.rankSet('{t}:tie', 'c', 98, { gt: true, at: 1718000003000 }), { total: 99, rank: 4 });
+  assert.deepEqual(await c.rankGet('{t}:tie', 'c'), { total: 99, rank: 4, reachedAtMs: 1718000001500 });
+  assert.deepEqual(await c.rankSet('{t}:tie', 'c', 150, { gt: true, shared: true, at: 1718000004000 }), { total: 150, rank: 1 });
+  assert.deepEqual(await c.rankSet('{t}:tie', 'c', 160, { lt: true }), { total: 150, rank: 1 });
+  assert.deepEqual(await c.rankSet('{t}:tie', 'c', 100, { lt: true, shared: true, at: 1718000005000 }), { total: 100, rank: 1 });
+  assert.deepEqual(await c.rankGet('{t}:tie', 'c'), { total: 100, rank: 4, reachedAtMs: 1718000005000 });
+  assert.deepEqual(await c.rankSet('{t}:tie', 'new', 7, { gt: true, at: 1718000005000 }), { total: 7, rank: 5 }); // absent: added
+
+  // MGIFT: one gift on several boards, one { total, rank } per board; MGET: several members.
+  assert.deepEqual(await c.rankMgift(['{t}:day', '{t}:tie'], 'b', 50, { at: 1718000006000 }), [
+    { total: 50, rank: 1 },
+    { total: 150, rank: 1 },
+  ]);
+  assert.deepEqual(await c.rankMgift(['{t}:tie', '{t}:day'], 'e', 150, { at: 1718000007000, shared: true }), [
+    { total: 150, rank: 1 },
+    { total: 150, rank: 1 },
+  ]);
+  assert.deepEqual(await c.rankMgift(['{t}:day'], 'f', 150, { at: 1718000008000 }), [{ total: 150, rank: 2 }]);
+  assert.deepEqual(await c.rankMget('{t}:tie', ['e', 'nobody', 'b'], { shared: true }), [
+    { total: 150, rank: 1, reachedAtMs: 1718000007000 },
+    null,
+    { total: 150, rank: 1, reachedAtMs: 1718000006000 },
+  ]);
+  assert.deepEqual(await c.rankMget('{t}:tie', 'e'), [{ total: 150, rank: 2, reachedAtMs: 1718000007000 }]);
+  assert.deepEqual(await c.rankMget('{t}:nobody', ['a', 'b']), [null, null]);
 
   const items = [{ score: 1, member: 'item:1' }, { score: 2, member: 'item:2' }, { score: 3.5, member: 'item:3' }];
   assert.equal(await c.feedAdd('{t}:feed', items, { cap: 2 }), 3);
@@ -43,6 +89,7 @@ export async function everyCommand(z, native) {
   assert.deepEqual(await c.delayPoll('{t}:jobs'), []);
   assert.equal(await c.delayAck('{t}:jobs:inflight', ['mail:1', 'mail:2', 'mail:9']), 2);
 
+
   assert.deepEqual(await c.rateHit('{t}:rate', 60000, 2, { cost: 2 }), { allowed: true, count: 2, remaining: 0, retryAfterMs: -1 });
   const refused = await c.rateHit('{t}:rate', 60000, 2);
   assert.equal(refused.allowed, false);
@@ -62,7 +109,7 @@ export async function everyCommand(z, native) {
   return called;
 }
 
-/** ioredis-style ZADD/ZREVRANGE over a node-redis client. */
+/** ioredis-style ZADD, ZREVRANGE, ZRANGE and ZSCORE over a node-redis client. */
 export const nodeRedisNative = (client) => ({
   zadd: (key, ...scoreMembers) => {
     const members = [];
@@ -70,4 +117,6 @@ export const nodeRedisNative = (client) => ({
     return client.zAdd(key, members);
   },
   zrevrange: (key, start, stop) => client.zRange(key, start, stop, { REV: true }),
+  zrange: (key, start, stop) => client.zRange(key, start, stop),
+  zscore: (key, member) => client.zScore(key, member),
 });
