@@ -53,7 +53,7 @@ const keys: Part = { kind: 'keys' };
 const args: Part = { kind: 'args' };
 const argsBefore = (token: string, place: Keyword['place']): Part => ({ kind: 'args', keyword: { token, place } });
 const scored: Part = { kind: 'scored' };
-/** `TOKEN value` from options[name]; with fields, `TOKEN f1 f2` from options[name].f1, .f2. */
+/** `TOKEN value` from options[name] (a key with one keyField); with fields, `TOKEN f1 f2` from options[name].f1, .f2. */
 const option = (name: string, token: string, ...fields: Field[]): Part => ({
   kind: 'option',
   name,
@@ -66,6 +66,7 @@ const valueField = (name: string): Field => ({ name, isKey: false });
 /** `TOKEN` alone when options[name] is true. */
 const flag = (name: string, token: string): Part => ({ kind: 'flag', name, token });
 const shared = flag('shared', 'SHARED');
+const deadLetter = option('deadLetter', 'DEADLETTER', keyField('dead'), keyField('deliveries'), valueField('maxDeliveries'));
 
 export const COMMANDS = {
   rankGift: { command: 'RANK.GIFT', readonly: false, layout: [key, arg, arg, option('at', 'AT'), shared], parse: replies.parseTotalRank },
@@ -91,16 +92,23 @@ export const COMMANDS = {
   delayPoll: {
     command: 'DELAY.POLL',
     readonly: false,
-    layout: [key, option('count', 'COUNT'), option('lease', 'LEASE', keyField('key'), valueField('ms'))],
+    layout: [key, option('count', 'COUNT'), option('lease', 'LEASE', keyField('key'), valueField('ms')), deadLetter],
     parse: replies.parseTasks,
   },
   delayBpoll: {
     command: 'DELAY.BPOLL',
     readonly: false,
-    layout: [key, arg, option('count', 'COUNT'), option('lease', 'LEASE', keyField('key'), valueField('ms'))],
+    layout: [key, arg, option('count', 'COUNT'), option('lease', 'LEASE', keyField('key'), valueField('ms')), deadLetter],
     parse: replies.parseTasks,
   },
-  delayAck: { command: 'DELAY.ACK', readonly: false, layout: [key, args], parse: replies.parseNumber },
+  delayAck: {
+    command: 'DELAY.ACK',
+    readonly: false,
+    layout: [key, argsBefore('DELIVERIES', 'last'), option('deliveries', 'DELIVERIES', keyField(''))],
+    parse: replies.parseNumber,
+  },
+  delayNack: { command: 'DELAY.NACK', readonly: false, layout: [key, key, arg, arg], parse: replies.parseBoolean },
+  delayTouch: { command: 'DELAY.TOUCH', readonly: false, layout: [key, arg, arg], parse: replies.parseBoolean },
   rateHit: { command: 'RATE.HIT', readonly: false, layout: [key, arg, arg, option('cost', 'COST')], parse: replies.parseRate },
   recentAdd: {
     command: 'RECENT.ADD',
@@ -136,6 +144,27 @@ export interface SharedOption {
 /** RANK.SET's condition: `gt` keeps the total only when the new one is higher (best scores), `lt` only when it is lower; not both. */
 export type RankSetCondition = { gt?: boolean; lt?: never } | { gt?: never; lt?: boolean };
 
+/** LEASE: claimed tasks move into `key` (the in-flight set, in the queue's slot) until `ms` from now. */
+export interface Lease {
+  key: Key;
+  ms: number;
+}
+
+/**
+ * DEADLETTER: each leased delivery is counted in the sorted set `deliveries`,
+ * and a due task already delivered `maxDeliveries` times moves to the sorted
+ * set `dead` (scored by when it died) instead of being delivered again.
+ * Both keys in the queue's slot; needs `lease`.
+ */
+export interface DeadLetter {
+  dead: Key;
+  deliveries: Key;
+  maxDeliveries: number;
+}
+
+/** DELAY.POLL and DELAY.BPOLL options: `count` (default 1), `lease`, and `deadLetter`, which needs `lease`. */
+export type PollOptions = { count?: number } & ({ lease?: Lease; deadLetter?: never } | { lease: Lease; deadLetter?: DeadLetter });
+
 /** The zkit commands, one method each; every method returns a promise of the parsed reply. */
 export interface ZkitCommands {
   /** RANK.GIFT: add `amount` (negative allowed) to the member's total; equal totals rank first-come. `at` (unix ms) replaces the server clock. */
@@ -158,12 +187,16 @@ export interface ZkitCommands {
   feedAdd(key: Key, items: Array<{ score: number | string; member: Text }>, options?: { cap?: number }): Promise<number>;
   /** FEED.PAGE: a page newest first (`count` 1..1000, default 10): the newest items, or those strictly newer or older than a cursor. */
   feedPage(key: Key, options?: { count?: number; newer?: Text; older?: Text }): Promise<FeedPage>;
-  /** DELAY.POLL: claim up to `count` due tasks; with `lease`, move them into `lease.key` until `lease.ms` from now (ack with delayAck). */
-  delayPoll(key: Key, options?: { count?: number; lease?: { key: Key; ms: number } }): Promise<Task[]>;
+  /** DELAY.POLL: claim up to `count` due tasks; with `lease`, move them into `lease.key` until `lease.ms` from now (ack with delayAck); with `deadLetter`, tasks delivered too often move to the dead-letter set instead. */
+  delayPoll(key: Key, options?: PollOptions): Promise<Task[]>;
   /** DELAY.BPOLL: delayPoll that blocks until a task is due or `timeoutMs` passes (0: forever); null on timeout. */
-  delayBpoll(key: Key, timeoutMs: number, options?: { count?: number; lease?: { key: Key; ms: number } }): Promise<Task[] | null>;
-  /** DELAY.ACK: remove finished tasks from an in-flight set; resolves to how many were there. */
-  delayAck(inflight: Key, tasks: Text | Text[]): Promise<number>;
+  delayBpoll(key: Key, timeoutMs: number, options?: PollOptions): Promise<Task[] | null>;
+  /** DELAY.ACK: remove finished tasks from an in-flight set (with `deliveries`, their delivery counts too); resolves to how many were there. */
+  delayAck(inflight: Key, tasks: Text | Text[], options?: { deliveries?: Key }): Promise<number>;
+  /** DELAY.NACK: hand a held task back to `queue`, due `delayMs` from now (0: now), in one step; false when it was no longer in flight (its lease had ended). Both keys in one slot. */
+  delayNack(inflight: Key, queue: Key, task: Text, delayMs: number): Promise<boolean>;
+  /** DELAY.TOUCH: extend a held task's lease to end `ms` from now; false when it was no longer in flight: stop working on it. */
+  delayTouch(inflight: Key, task: Text, ms: number): Promise<boolean>;
   /** RATE.HIT: count a hit (`cost` units) against "at most `limit` units in any `windowMs`"; a refused hit logs nothing. */
   rateHit(key: Key, windowMs: number, limit: number, options?: { cost?: number }): Promise<RateResult>;
   /** RECENT.ADD: record views (the last newest), keep the `cap` newest, expire `ttl` seconds after this call; resolves to the list's size. */
@@ -259,7 +292,8 @@ export function buildCall(spec: CommandSpec, params: unknown[]): Call {
         if (part.fields === 'variadic') {
           for (const item of nonEmpty(spec, value as Arg[])) argv.push(wire(item));
         } else if (part.fields.length === 1) {
-          argv.push(wire(value as Arg));
+          if (part.fields[0].isKey) pushKey(value as Key);
+          else argv.push(wire(value as Arg));
         } else {
           for (const field of part.fields) {
             const fieldValue = (value as Record<string, Arg>)[field.name];

@@ -75,6 +75,9 @@ type Raw = any; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 export const parseNumber = (reply: Raw): number => Number(reply);
 
+/** A 1 or 0 reply: DELAY.NACK moved the task, DELAY.TOUCH extended its lease. */
+export const parseBoolean = (reply: Raw): boolean => Number(reply) === 1;
+
 export const parseTotalRank = ([total, rank]: Raw): TotalRank => ({
   total: Number(total),
   rank: Number(rank),

@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 
 const POSTED_AT = 1795313748;
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Runs every command on `z` (its methods), with `native` for plain sorted-set commands; returns the method names called. */
 export async function everyCommand(z, native) {
@@ -89,6 +90,42 @@ export async function everyCommand(z, native) {
   assert.deepEqual(await c.delayPoll('{t}:jobs'), []);
   assert.equal(await c.delayAck('{t}:jobs:inflight', ['mail:1', 'mail:2', 'mail:9']), 2);
 
+  // NACK hands a held task back to its queue, due after the delay; TOUCH extends a lease.
+  let before = Date.now();
+  assert.equal(await c.delayNack('{t}:jobs:inflight', '{t}:jobs', 'mail:3', 30000), true);
+  let due = Number(await native.zscore('{t}:jobs', 'mail:3'));
+  assert.ok(due >= before + 30000 && due <= Date.now() + 30000, `due ${due}`);
+  assert.equal(await native.zscore('{t}:jobs:inflight', 'mail:3'), null);
+  assert.equal(await c.delayNack('{t}:jobs:inflight', '{t}:jobs', 'mail:3', 0), false); // no longer in flight
+  await native.zadd('{t}:jobs:inflight', Date.now() + 1000, 'mail:4', 1, 'mail:5');
+  before = Date.now();
+  assert.equal(await c.delayTouch('{t}:jobs:inflight', 'mail:4', 120000), true);
+  due = Number(await native.zscore('{t}:jobs:inflight', 'mail:4'));
+  assert.ok(due >= before + 120000 && due <= Date.now() + 120000, `lease end ${due}`);
+  assert.equal(await c.delayTouch('{t}:jobs:inflight', 'mail:5', 120000), false); // its lease had ended
+  assert.equal(Number(await native.zscore('{t}:jobs:inflight', 'mail:5')), 1);
+  assert.equal(await c.delayNack('{t}:jobs:inflight', '{t}:jobs:inflight', 'mail:4', 0), true); // due now, in place
+  assert.ok(Number(await native.zscore('{t}:jobs:inflight', 'mail:4')) <= Date.now());
+
+  // Dead letters: with at most 2 deliveries, the third due delivery moves the task to the dead set.
+  await native.zadd('{t}:dl', 1000, 'poison', 2000, 'fine');
+  const short = { lease: { key: '{t}:dl:inflight', ms: 1 }, deadLetter: { dead: '{t}:dead', deliveries: '{t}:deliveries', maxDeliveries: 2 } };
+  assert.deepEqual(await c.delayPoll('{t}:dl', { count: 2, ...short }), [{ task: 'poison', dueMs: 1000 }, { task: 'fine', dueMs: 2000 }]);
+  assert.deepEqual([Number(await native.zscore('{t}:deliveries', 'poison')), Number(await native.zscore('{t}:deliveries', 'fine'))], [1, 1]);
+  await sleep(5);
+  assert.deepEqual((await c.delayPoll('{t}:dl:inflight', short)).map((task) => task.task), ['fine']); // a lease of 1 ms ended
+  assert.equal(await c.delayAck('{t}:dl:inflight', 'fine', { deliveries: '{t}:deliveries' }), 1); // count removed
+  assert.equal(await native.zscore('{t}:deliveries', 'fine'), null);
+  assert.deepEqual((await c.delayBpoll('{t}:dl:inflight', 100, short)).map((task) => task.task), ['poison']);
+  assert.equal(Number(await native.zscore('{t}:deliveries', 'poison')), 2);
+  await sleep(5);
+  before = Date.now();
+  assert.equal(await c.delayBpoll('{t}:dl:inflight', 1, short), null); // a dead task is moved, not delivered
+  assert.deepEqual(await native.zrange('{t}:dead', 0, -1), ['poison']);
+  const died = Number(await native.zscore('{t}:dead', 'poison'));
+  assert.ok(died >= before - 1 && died <= Date.now(), `died at ${died}`);
+  assert.equal(await native.zscore('{t}:deliveries', 'poison'), null); // a dead task's count goes
+  assert.deepEqual(await native.zrange('{t}:dl:inflight', 0, -1), []);
 
   assert.deepEqual(await c.rateHit('{t}:rate', 60000, 2, { cost: 2 }), { allowed: true, count: 2, remaining: 0, retryAfterMs: -1 });
   const refused = await c.rateHit('{t}:rate', 60000, 2);
