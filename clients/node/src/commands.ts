@@ -4,7 +4,7 @@
 // How to add a command:
 // 1. Add an entry to COMMANDS: the method name (camelCase of the command),
 //    the command, whether it only reads, its layout in argument order
-//    (key/arg/keys/args/scored for positional parameters, option()
+//    (key/arg/keys/args/scored/limits for positional parameters, option()
 //    for `TOKEN value...` options, each field of an option a key or a value,
 //    flag() for a bare `TOKEN` sent when its option is true) and a parser
 //    from replies.ts (add an interface there for a new reply).
@@ -29,6 +29,7 @@ export type Part =
   | { kind: 'keys' } // a non-empty array of keys, sent as `numkeys key...`
   | { kind: 'args'; keyword?: Keyword } // one value or a non-empty array, one argument each
   | { kind: 'scored' } // a non-empty array of { score, member }, sent as `score member...`
+  | { kind: 'limits' } // `windowMs, limit` (two parameters) or a non-empty array of { windowMs, limit }, sent as `window-ms limit...`
   | { kind: 'option'; name: string; token: string; fields: Field[] | 'variadic' }
   | { kind: 'flag'; name: string; token: string }; // `TOKEN` when options[name] is true
 
@@ -53,6 +54,7 @@ const keys: Part = { kind: 'keys' };
 const args: Part = { kind: 'args' };
 const argsBefore = (token: string, place: Keyword['place']): Part => ({ kind: 'args', keyword: { token, place } });
 const scored: Part = { kind: 'scored' };
+const limits: Part = { kind: 'limits' };
 /** `TOKEN value` from options[name] (a key with one keyField); with fields, `TOKEN f1 f2` from options[name].f1, .f2. */
 const option = (name: string, token: string, ...fields: Field[]): Part => ({
   kind: 'option',
@@ -109,7 +111,7 @@ export const COMMANDS = {
   },
   delayNack: { command: 'DELAY.NACK', readonly: false, layout: [key, key, arg, arg], parse: replies.parseBoolean },
   delayTouch: { command: 'DELAY.TOUCH', readonly: false, layout: [key, arg, arg], parse: replies.parseBoolean },
-  rateHit: { command: 'RATE.HIT', readonly: false, layout: [key, arg, arg, option('cost', 'COST')], parse: replies.parseRate },
+  rateHit: { command: 'RATE.HIT', readonly: false, layout: [key, limits, option('cost', 'COST')], parse: replies.parseRate },
   recentAdd: {
     command: 'RECENT.ADD',
     readonly: false,
@@ -165,6 +167,12 @@ export interface DeadLetter {
 /** DELAY.POLL and DELAY.BPOLL options: `count` (default 1), `lease`, and `deadLetter`, which needs `lease`. */
 export type PollOptions = { count?: number } & ({ lease?: Lease; deadLetter?: never } | { lease: Lease; deadLetter?: DeadLetter });
 
+/** One limit of RATE.HIT: at most `limit` units in any `windowMs`. */
+export interface RateLimit {
+  windowMs: number;
+  limit: number;
+}
+
 /** The zkit commands, one method each; every method returns a promise of the parsed reply. */
 export interface ZkitCommands {
   /** RANK.GIFT: add `amount` (negative allowed) to the member's total; equal totals rank first-come. `at` (unix ms) replaces the server clock. */
@@ -197,8 +205,12 @@ export interface ZkitCommands {
   delayNack(inflight: Key, queue: Key, task: Text, delayMs: number): Promise<boolean>;
   /** DELAY.TOUCH: extend a held task's lease to end `ms` from now; false when it was no longer in flight: stop working on it. */
   delayTouch(inflight: Key, task: Text, ms: number): Promise<boolean>;
-  /** RATE.HIT: count a hit (`cost` units) against "at most `limit` units in any `windowMs`"; a refused hit logs nothing. */
-  rateHit(key: Key, windowMs: number, limit: number, options?: { cost?: number }): Promise<RateResult>;
+  /**
+   * RATE.HIT: count a hit (`cost` units) against "at most `limit` units in any `windowMs`", or against several
+   * limits at once (`[{ windowMs, limit }, ...]`: allowed only if every limit allows it, then logged once);
+   * a refused hit logs nothing.
+   */
+  rateHit(key: Key, ...limits: [windowMs: number, limit: number, options?: { cost?: number }] | [limits: RateLimit[], options?: { cost?: number }]): Promise<RateResult>;
   /** RECENT.ADD: record views (the last newest), keep the `cap` newest, expire `ttl` seconds after this call; resolves to the list's size. */
   recentAdd(key: Key, members: Text | Text[], options?: { cap?: number; ttl?: number }): Promise<number>;
   /** VOTE.CAST: cast, switch or take back a vote (UP, DOWN, CLEAR); all keys in one slot. */
@@ -231,6 +243,9 @@ function nonEmpty<T>(spec: CommandSpec, values: T | T[]): T[] {
 
 const isOption = (part: Part): boolean => part.kind === 'option' || part.kind === 'flag';
 
+/** How many parameters a positional part takes: `limits` takes two when given as `windowMs, limit`. */
+const width = (part: Part, param: unknown): number => (part.kind === 'limits' && !Array.isArray(param) ? 2 : 1);
+
 /** `values` with the option's token where the server does not read it as the option (see Keyword). */
 function placeKeyword(spec: CommandSpec, values: Arg[], { token, place }: Keyword): Arg[] {
   const isToken = (value: Arg) => typeof value !== 'number' && value.length === token.length && value.toString().toUpperCase() === token;
@@ -248,7 +263,8 @@ function placeKeyword(spec: CommandSpec, values: Arg[], { token, place }: Keywor
 
 /** Lays out a method's arguments (positional parameters, then the options object) as the command's layout says. */
 export function buildCall(spec: CommandSpec, params: unknown[]): Call {
-  const positional = spec.layout.filter((part) => !isOption(part)).length;
+  let positional = 0;
+  for (const part of spec.layout) if (!isOption(part)) positional += width(part, params[positional]);
   const options = (params[positional] ?? {}) as Record<string, unknown>;
   const argv: Array<string | Buffer> = [spec.command];
   const keyIndexes: number[] = [];
@@ -282,6 +298,17 @@ export function buildCall(spec: CommandSpec, params: unknown[]): Call {
           argv.push(wire(score), member);
         }
         break;
+      case 'limits': {
+        const first = params[next++];
+        const pairs = Array.isArray(first)
+          ? nonEmpty(spec, first as Array<{ windowMs: Arg; limit: Arg }>)
+          : [{ windowMs: first as Arg, limit: params[next++] as Arg }];
+        for (const { windowMs, limit } of pairs) {
+          if (windowMs === undefined || limit === undefined) throw new TypeError(`${spec.command}: a limit needs windowMs and limit`);
+          argv.push(wire(windowMs), wire(limit));
+        }
+        break;
+      }
       case 'flag':
         if (options[part.name]) argv.push(part.token);
         break;

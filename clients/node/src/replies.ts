@@ -55,12 +55,17 @@ export interface Task {
 /**
  * RATE.HIT: whether the hit was allowed, the units in the window after it,
  * the units left, and the ms until the same hit would pass (-1 if allowed).
+ * With several limits, these describe the limit that binds, and `binding`
+ * is its position (1-based, in the order given): when refused, the one that
+ * makes the hit wait longest; when allowed, the first with the least room.
  */
 export interface RateResult {
   allowed: boolean;
   count: number;
   remaining: number;
   retryAfterMs: number;
+  /** Only with several limits. */
+  binding?: number;
 }
 
 /** VOTE.CAST: the item's score, the up and down counts, and whether the vote changed anything. */
@@ -107,11 +112,13 @@ export function parseFeedPage([flat, top, bottom, more]: Raw): FeedPage {
 export const parseTasks = (reply: Raw): Task[] | null =>
   reply === null ? null : reply.map(([task, dueMs]: Raw) => ({ task, dueMs: Number(dueMs) }));
 
-export const parseRate = ([allowed, count, remaining, retryAfterMs]: Raw): RateResult => ({
+// A fifth element, the binding limit, comes only with several limits.
+export const parseRate = ([allowed, count, remaining, retryAfterMs, binding]: Raw): RateResult => ({
   allowed: Number(allowed) === 1,
   count: Number(count),
   remaining: Number(remaining),
   retryAfterMs: Number(retryAfterMs),
+  ...(binding === undefined ? {} : { binding: Number(binding) }),
 });
 
 export const parseVote = ([score, ups, downs, changed]: Raw): VoteResult => ({

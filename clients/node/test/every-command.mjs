@@ -131,6 +131,20 @@ export async function everyCommand(z, native) {
   const refused = await c.rateHit('{t}:rate', 60000, 2);
   assert.equal(refused.allowed, false);
   assert.ok(refused.retryAfterMs > 0 && refused.retryAfterMs <= 60000);
+  assert.equal(refused.binding, undefined); // one limit: four fields, as before
+
+  // Several limits: allowed only if every limit allows; `binding` names the limit the other fields describe.
+  const limits = [{ windowMs: 10000, limit: 5 }, { windowMs: 86400000, limit: 3 }];
+  assert.deepEqual(await c.rateHit('{t}:rates', limits), { allowed: true, count: 1, remaining: 2, retryAfterMs: -1, binding: 2 });
+  assert.deepEqual(await c.rateHit('{t}:rates', limits, { cost: 2 }), { allowed: true, count: 3, remaining: 0, retryAfterMs: -1, binding: 2 });
+  assert.deepEqual(await c.rateHit('{t}:rates', [limits[0], { windowMs: 86400000, limit: 100 }]), {
+    allowed: true, count: 4, remaining: 1, retryAfterMs: -1, binding: 1,
+  });
+  const daily = await c.rateHit('{t}:rates', limits);
+  assert.deepEqual([daily.allowed, daily.count, daily.remaining, daily.binding], [false, 4, 0, 2]);
+  assert.ok(daily.retryAfterMs > 86000000 && daily.retryAfterMs <= 86400000, `retry after ${daily.retryAfterMs}`);
+  assert.equal(await native.zcard('{t}:rates'), 4); // a refused hit logs nothing
+  assert.deepEqual(await c.rateHit('{t}:rates', [{ windowMs: 10000, limit: 5 }]), { allowed: true, count: 5, remaining: 0, retryAfterMs: -1 });
 
   assert.equal(await c.recentAdd('{t}:recent', ['3002', '3001', '3004'], { cap: 2, ttl: 60 }), 2);
   assert.deepEqual(await native.zrevrange('{t}:recent', 0, -1), ['3004', '3001']);
@@ -146,7 +160,7 @@ export async function everyCommand(z, native) {
   return called;
 }
 
-/** ioredis-style ZADD, ZREVRANGE, ZRANGE and ZSCORE over a node-redis client. */
+/** ioredis-style ZADD, ZREVRANGE, ZRANGE, ZSCORE and ZCARD over a node-redis client. */
 export const nodeRedisNative = (client) => ({
   zadd: (key, ...scoreMembers) => {
     const members = [];
@@ -156,4 +170,5 @@ export const nodeRedisNative = (client) => ({
   zrevrange: (key, start, stop) => client.zRange(key, start, stop, { REV: true }),
   zrange: (key, start, stop) => client.zRange(key, start, stop),
   zscore: (key, member) => client.zScore(key, member),
+  zcard: (key) => client.zCard(key),
 });
