@@ -3,11 +3,14 @@
 // DELAY.BPOLL, lease every claimed task into an in-flight set, run the
 // handler, DELAY.ACK on success. A task whose handler fails, or whose worker
 // dies, stays in the in-flight set until its lease ends; polling the
-// in-flight set then delivers it again.
+// in-flight set then delivers it again. With retryDelayMs a failed task goes
+// back to its queue at once (DELAY.NACK), due after that delay; with
+// deadLetter every poll counts deliveries and moves a task delivered too
+// often to a dead-letter set.
 
 import type { EventEmitter } from 'node:events';
 import { Zkit, zkit } from './client';
-import type { Key } from './commands';
+import type { DeadLetter, Key } from './commands';
 import type { Task } from './replies';
 
 export interface DelayWorkerOptions {
@@ -15,8 +18,16 @@ export interface DelayWorkerOptions {
   queue: Key;
   /** Where claimed tasks wait for their ack; in the queue's hash slot on a cluster ('{jobs}', '{jobs}:inflight'). */
   inflight: Key;
-  /** Runs one task; a rejection leaves the task to be delivered again when its lease ends. Must be idempotent. */
+  /** Runs one task; a rejection leaves the task to be delivered again when its lease ends (or after retryDelayMs). Must be idempotent. */
   handler: (task: Task) => Promise<void> | void;
+  /** Hand a task whose handler rejected back to the queue with DELAY.NACK, due this many ms later, instead of leaving it until its lease ends. Default: leave it. */
+  retryDelayMs?: number;
+  /**
+   * Dead letters: every poll counts deliveries in `deliveries`, and a task already delivered
+   * `maxDeliveries` times moves to `dead` instead of being delivered again; acks remove counts.
+   * Both keys in the queue's hash slot on a cluster ('{jobs}:dead', '{jobs}:deliveries').
+   */
+  deadLetter?: DeadLetter;
   /** Longer than any handler runs: a task whose lease ends is delivered again, and its first worker then does not ack it. Default 60000. */
   leaseMs?: number;
   /** Tasks claimed per poll. Default 10. */
@@ -25,7 +36,7 @@ export interface DelayWorkerOptions {
   blockMs?: number;
   /** Pause after a failed poll (a dropped connection) before polling again. Default 500. */
   reconnectDelayMs?: number;
-  /** Told of failed polls, handlers and acks. Default: console.error. */
+  /** Told of failed polls, handlers, acks and retries. Default: console.error. */
   onError?: (error: unknown, task?: Task) => void;
 }
 
@@ -84,20 +95,24 @@ export class DelayWorker {
     const leaseEnds = claimedAt + this.leaseMs;
     let acked = 0;
     for (const task of tasks) {
+      let failed = false;
       try {
         await this.options.handler(task);
       } catch (error) {
         this.onError(error, task);
-        continue;
+        failed = true;
       }
-      // Past its lease another worker may hold the task; acking would end
-      // that worker's lease.
+      if (failed && this.options.retryDelayMs === undefined) continue;
+      // Past its lease another worker may hold the task; acking (or handing
+      // it back) would end that worker's lease.
       if (Date.now() >= leaseEnds) {
-        this.onError(new Error(`task ${task.task.toString()} outran its lease; not acked`), task);
+        this.onError(new Error(`task ${task.task.toString()} outran its lease; not ${failed ? 'handed back' : 'acked'}`), task);
         continue;
       }
+      const { queue, inflight, retryDelayMs = 0, deadLetter } = this.options;
       try {
-        acked += await this.zkit.delayAck(this.options.inflight, task.task);
+        if (failed) await this.zkit.delayNack(inflight, queue, task.task, retryDelayMs);
+        else acked += await this.zkit.delayAck(inflight, task.task, { deliveries: deadLetter?.deliveries });
       } catch (error) {
         this.onError(error, task);
       }
@@ -106,14 +121,14 @@ export class DelayWorker {
   }
 
   private async claim(now: number): Promise<Task[]> {
-    const lease = { key: this.options.inflight, ms: this.leaseMs };
+    const poll = { count: this.count, lease: { key: this.options.inflight, ms: this.leaseMs }, deadLetter: this.options.deadLetter };
     // Expired leases first, at most once per blockMs: a busy queue must not
     // starve the tasks of a dead worker.
     if (now - this.recoveredAt >= this.blockMs) {
       this.recoveredAt = now;
-      const recovered = await this.zkit.delayPoll(this.options.inflight, { count: this.count, lease });
+      const recovered = await this.zkit.delayPoll(this.options.inflight, poll);
       if (recovered.length) return recovered;
     }
-    return (await this.zkit.delayBpoll(this.options.queue, this.blockMs, { count: this.count, lease })) ?? [];
+    return (await this.zkit.delayBpoll(this.options.queue, this.blockMs, poll)) ?? [];
   }
 }
