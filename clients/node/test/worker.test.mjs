@@ -2,7 +2,8 @@
 // and every worker's connection is dropped: every task runs, none is lost,
 // no two workers ever hold the same task at once, and the rest stop cleanly.
 // With retryDelayMs and deadLetter, a failed task comes back after the delay
-// and a task that always fails ends in the dead-letter set.
+// and a task that always fails ends in the dead-letter set; with
+// renewLeases, handlers outlast their leases.
 import assert from 'node:assert/strict';
 import { fork } from 'node:child_process';
 import { once } from 'node:events';
@@ -111,6 +112,45 @@ for (const topology of ['single', 'cluster']) {
     // A dead task's count goes when it dies, an acked task's with DELAY.ACK ... DELIVERIES.
     assert.deepEqual(await r.zrange('{jobs}:deliveries', 0, -1), []);
     assert.deepEqual([await r.zcard('{jobs}'), await r.zcard('{jobs}:inflight')], [0, 0]);
+    r.disconnect();
+  });
+}
+
+for (const topology of ['single', 'cluster']) {
+  test(`${topology}: renewLeases holds a batch longer than leaseMs, and gives up a task whose lease is gone`, async () => {
+    const r = await jobsServer(topology);
+    const now = Date.now();
+    await r.zadd('{jobs}', now, 'long:1', now + 1, 'long:2', now + 2, 'taken');
+    const leftAfterRun = {}; // ms of lease left when each handler ended
+    const errors = [];
+    let finished = 0;
+    const client = topology === 'cluster' ? await h.nodeRedisCluster() : h.ioredisSingle();
+    const worker = new DelayWorker(client, {
+      queue: '{jobs}',
+      inflight: '{jobs}:inflight',
+      leaseMs: 300,
+      blockMs: 50,
+      renewLeases: true,
+      onError: (error, task) => errors.push(`${task?.task}: ${error.message}`),
+      handler: async ({ task }) => {
+        if (task === 'taken') await r.zrem('{jobs}:inflight', 'taken'); // as if another worker had finished it
+        await new Promise((resolve) => setTimeout(resolve, 700)); // more than two leases
+        leftAfterRun[task] = (await r.zscore('{jobs}:inflight', task)) - Date.now();
+        finished++;
+      },
+    });
+    const running = worker.run();
+    try {
+      await waitFor(async () => finished === 3, 10000, 'three handlers');
+    } finally {
+      worker.stop();
+      await running;
+      await (topology === 'cluster' ? client.close() : client.quit());
+    }
+    // long:2 waited 700 ms for long:1 and then ran 700 ms: its lease was renewed all along.
+    for (const task of ['long:1', 'long:2']) assert.ok(leftAfterRun[task] > 0 && leftAfterRun[task] <= 300, `${task}: ${leftAfterRun[task]} ms left`);
+    assert.deepEqual(errors, ['taken: task taken lost its lease; it will be delivered again', 'taken: task taken outran its lease; not acked']);
+    assert.deepEqual([await r.zcard('{jobs}'), await r.zcard('{jobs}:inflight')], [0, 0]); // both long tasks acked
     r.disconnect();
   });
 }
