@@ -38,7 +38,7 @@ interface CommandParser {
   pushKey(key: string | Buffer): unknown;
 }
 
-type ModuleCommand<M extends (...args: never[]) => Promise<unknown>> = {
+type ModuleCommand<M extends (...args: never) => Promise<unknown>> = {
   IS_READ_ONLY: boolean;
   parseCommand(parser: CommandParser, ...args: Parameters<M>): void;
   transformReply(reply: unknown): Awaited<ReturnType<M>>;

@@ -5,13 +5,13 @@
 
 export type Text = string | Buffer;
 
-/** RANK.GIFT and RANK.SET: the member's total and its 1-based rank. */
+/** RANK.GIFT, RANK.SET and each board of RANK.MGIFT: the member's total and its 1-based rank (with `shared`, its competition rank). */
 export interface TotalRank {
   total: number;
   rank: number;
 }
 
-/** RANK.GET: total, rank and when the total was reached (unix ms). */
+/** RANK.GET and each member of RANK.MGET: total, rank and when the total was reached (unix ms). */
 export interface RankInfo {
   total: number;
   rank: number;
@@ -55,12 +55,17 @@ export interface Task {
 /**
  * RATE.HIT: whether the hit was allowed, the units in the window after it,
  * the units left, and the ms until the same hit would pass (-1 if allowed).
+ * With several limits, these describe the limit that binds, and `binding`
+ * is its position (1-based, in the order given): when refused, the one that
+ * makes the hit wait longest; when allowed, the first with the least room.
  */
 export interface RateResult {
   allowed: boolean;
   count: number;
   remaining: number;
   retryAfterMs: number;
+  /** Only with several limits. */
+  binding?: number;
 }
 
 /** VOTE.CAST: the item's score, the up and down counts, and whether the vote changed anything. */
@@ -75,15 +80,22 @@ type Raw = any; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 export const parseNumber = (reply: Raw): number => Number(reply);
 
+/** A 1 or 0 reply: DELAY.NACK moved the task, DELAY.TOUCH extended its lease. */
+export const parseBoolean = (reply: Raw): boolean => Number(reply) === 1;
+
 export const parseTotalRank = ([total, rank]: Raw): TotalRank => ({
   total: Number(total),
   rank: Number(rank),
 });
 
+export const parseTotalRanks = (reply: Raw): TotalRank[] => reply.map(parseTotalRank);
+
 export const parseRankInfo = (reply: Raw): RankInfo | null =>
   reply === null
     ? null
     : { total: Number(reply[0]), rank: Number(reply[1]), reachedAtMs: Number(reply[2]) };
+
+export const parseRankInfos = (reply: Raw): Array<RankInfo | null> => reply.map(parseRankInfo);
 
 export const parseRankEntries = (reply: Raw): RankEntry[] =>
   reply.map(([rank, member, total]: Raw) => ({ rank: Number(rank), member, total: Number(total) }));
@@ -100,11 +112,13 @@ export function parseFeedPage([flat, top, bottom, more]: Raw): FeedPage {
 export const parseTasks = (reply: Raw): Task[] | null =>
   reply === null ? null : reply.map(([task, dueMs]: Raw) => ({ task, dueMs: Number(dueMs) }));
 
-export const parseRate = ([allowed, count, remaining, retryAfterMs]: Raw): RateResult => ({
+// A fifth element, the binding limit, comes only with several limits.
+export const parseRate = ([allowed, count, remaining, retryAfterMs, binding]: Raw): RateResult => ({
   allowed: Number(allowed) === 1,
   count: Number(count),
   remaining: Number(remaining),
   retryAfterMs: Number(retryAfterMs),
+  ...(binding === undefined ? {} : { binding: Number(binding) }),
 });
 
 export const parseVote = ([score, ups, downs, changed]: Raw): VoteResult => ({

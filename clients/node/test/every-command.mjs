@@ -3,8 +3,9 @@
 import assert from 'node:assert/strict';
 
 const POSTED_AT = 1795313748;
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Runs every command on `z` (its methods), with `native` for ZADD/ZREVRANGE; returns the method names called. */
+/** Runs every command on `z` (its methods), with `native` for plain sorted-set commands; returns the method names called. */
 export async function everyCommand(z, native) {
   const called = new Set();
   const c = new Proxy(z, { get: (target, name) => (called.add(name), target[name].bind(target)) });
@@ -20,6 +21,52 @@ export async function everyCommand(z, native) {
   assert.deepEqual(await c.rankAround('{t}:mon', 'bob', 1), top);
   assert.equal(await c.rankMerge('{t}:week', ['{t}:mon', '{t}:mon'], { weights: [1, 2] }), 2);
   assert.equal((await c.rankGet('{t}:week', 'alice')).total, 300);
+
+  // SHARED: a 100, b 100, d 100 (in that order), c 99: positions 1 2 3 4, shared ranks 1 1 1 4.
+  assert.deepEqual(await c.rankSet('{t}:tie', 'a', 100, { at: 1718000000000, shared: true }), { total: 100, rank: 1 });
+  assert.deepEqual(await c.rankGift('{t}:tie', 'b', 100, { at: 1718000001000 }), { total: 100, rank: 2 });
+  assert.deepEqual(await c.rankGift('{t}:tie', 'c', 99, { at: 1718000001500, shared: true }), { total: 99, rank: 3 });
+  assert.deepEqual(await c.rankGift('{t}:tie', 'd', 100, { at: 1718000002000, shared: true }), { total: 100, rank: 1 });
+  const shared = [
+    { rank: 1, member: 'a', total: 100 },
+    { rank: 1, member: 'b', total: 100 },
+    { rank: 1, member: 'd', total: 100 },
+    { rank: 4, member: 'c', total: 99 },
+  ];
+  assert.deepEqual(await c.rankTop('{t}:tie', 10, { shared: true }), shared);
+  assert.deepEqual(await c.rankTop('{t}:tie', 10, { shared: false }), shared.map((entry, i) => ({ ...entry, rank: i + 1 })));
+  assert.deepEqual(await c.rankTop('{t}:tie', 5, { offset: 2, shared: true }), shared.slice(2));
+  assert.deepEqual(await c.rankAround('{t}:tie', 'c', 1, { shared: true }), shared.slice(2));
+  assert.deepEqual(await c.rankAround('{t}:tie', 'c', 1), [{ rank: 3, member: 'd', total: 100 }, { rank: 4, member: 'c', total: 99 }]);
+  assert.deepEqual(await c.rankGet('{t}:tie', 'd', { shared: true }), { total: 100, rank: 1, reachedAtMs: 1718000002000 });
+  assert.deepEqual(await c.rankGet('{t}:tie', 'd'), { total: 100, rank: 3, reachedAtMs: 1718000002000 });
+
+  // GT keeps the best total, LT the lowest; an unchanged total keeps its reached-at.
+  assert.deepEqual(await c.rankSet('{t}:tie', 'c', 98, { gt: true, at: 1718000003000 }), { total: 99, rank: 4 });
+  assert.deepEqual(await c.rankGet('{t}:tie', 'c'), { total: 99, rank: 4, reachedAtMs: 1718000001500 });
+  assert.deepEqual(await c.rankSet('{t}:tie', 'c', 150, { gt: true, shared: true, at: 1718000004000 }), { total: 150, rank: 1 });
+  assert.deepEqual(await c.rankSet('{t}:tie', 'c', 160, { lt: true }), { total: 150, rank: 1 });
+  assert.deepEqual(await c.rankSet('{t}:tie', 'c', 100, { lt: true, shared: true, at: 1718000005000 }), { total: 100, rank: 1 });
+  assert.deepEqual(await c.rankGet('{t}:tie', 'c'), { total: 100, rank: 4, reachedAtMs: 1718000005000 });
+  assert.deepEqual(await c.rankSet('{t}:tie', 'new', 7, { gt: true, at: 1718000005000 }), { total: 7, rank: 5 }); // absent: added
+
+  // MGIFT: one gift on several boards, one { total, rank } per board; MGET: several members.
+  assert.deepEqual(await c.rankMgift(['{t}:day', '{t}:tie'], 'b', 50, { at: 1718000006000 }), [
+    { total: 50, rank: 1 },
+    { total: 150, rank: 1 },
+  ]);
+  assert.deepEqual(await c.rankMgift(['{t}:tie', '{t}:day'], 'e', 150, { at: 1718000007000, shared: true }), [
+    { total: 150, rank: 1 },
+    { total: 150, rank: 1 },
+  ]);
+  assert.deepEqual(await c.rankMgift(['{t}:day'], 'f', 150, { at: 1718000008000 }), [{ total: 150, rank: 2 }]);
+  assert.deepEqual(await c.rankMget('{t}:tie', ['e', 'nobody', 'b'], { shared: true }), [
+    { total: 150, rank: 1, reachedAtMs: 1718000007000 },
+    null,
+    { total: 150, rank: 1, reachedAtMs: 1718000006000 },
+  ]);
+  assert.deepEqual(await c.rankMget('{t}:tie', 'e'), [{ total: 150, rank: 2, reachedAtMs: 1718000007000 }]);
+  assert.deepEqual(await c.rankMget('{t}:nobody', ['a', 'b']), [null, null]);
 
   const items = [{ score: 1, member: 'item:1' }, { score: 2, member: 'item:2' }, { score: 3.5, member: 'item:3' }];
   assert.equal(await c.feedAdd('{t}:feed', items, { cap: 2 }), 3);
@@ -43,10 +90,61 @@ export async function everyCommand(z, native) {
   assert.deepEqual(await c.delayPoll('{t}:jobs'), []);
   assert.equal(await c.delayAck('{t}:jobs:inflight', ['mail:1', 'mail:2', 'mail:9']), 2);
 
+  // NACK hands a held task back to its queue, due after the delay; TOUCH extends a lease.
+  let before = Date.now();
+  assert.equal(await c.delayNack('{t}:jobs:inflight', '{t}:jobs', 'mail:3', 30000), true);
+  let due = Number(await native.zscore('{t}:jobs', 'mail:3'));
+  assert.ok(due >= before + 30000 && due <= Date.now() + 30000, `due ${due}`);
+  assert.equal(await native.zscore('{t}:jobs:inflight', 'mail:3'), null);
+  assert.equal(await c.delayNack('{t}:jobs:inflight', '{t}:jobs', 'mail:3', 0), false); // no longer in flight
+  await native.zadd('{t}:jobs:inflight', Date.now() + 1000, 'mail:4', 1, 'mail:5');
+  before = Date.now();
+  assert.equal(await c.delayTouch('{t}:jobs:inflight', 'mail:4', 120000), true);
+  due = Number(await native.zscore('{t}:jobs:inflight', 'mail:4'));
+  assert.ok(due >= before + 120000 && due <= Date.now() + 120000, `lease end ${due}`);
+  assert.equal(await c.delayTouch('{t}:jobs:inflight', 'mail:5', 120000), false); // its lease had ended
+  assert.equal(Number(await native.zscore('{t}:jobs:inflight', 'mail:5')), 1);
+  assert.equal(await c.delayNack('{t}:jobs:inflight', '{t}:jobs:inflight', 'mail:4', 0), true); // due now, in place
+  assert.ok(Number(await native.zscore('{t}:jobs:inflight', 'mail:4')) <= Date.now());
+
+  // Dead letters: with at most 2 deliveries, the third due delivery moves the task to the dead set.
+  await native.zadd('{t}:dl', 1000, 'poison', 2000, 'fine');
+  const short = { lease: { key: '{t}:dl:inflight', ms: 1 }, deadLetter: { dead: '{t}:dead', deliveries: '{t}:deliveries', maxDeliveries: 2 } };
+  assert.deepEqual(await c.delayPoll('{t}:dl', { count: 2, ...short }), [{ task: 'poison', dueMs: 1000 }, { task: 'fine', dueMs: 2000 }]);
+  assert.deepEqual([Number(await native.zscore('{t}:deliveries', 'poison')), Number(await native.zscore('{t}:deliveries', 'fine'))], [1, 1]);
+  await sleep(5);
+  assert.deepEqual((await c.delayPoll('{t}:dl:inflight', short)).map((task) => task.task), ['fine']); // a lease of 1 ms ended
+  assert.equal(await c.delayAck('{t}:dl:inflight', 'fine', { deliveries: '{t}:deliveries' }), 1); // count removed
+  assert.equal(await native.zscore('{t}:deliveries', 'fine'), null);
+  assert.deepEqual((await c.delayBpoll('{t}:dl:inflight', 100, short)).map((task) => task.task), ['poison']);
+  assert.equal(Number(await native.zscore('{t}:deliveries', 'poison')), 2);
+  await sleep(5);
+  before = Date.now();
+  assert.equal(await c.delayBpoll('{t}:dl:inflight', 1, short), null); // a dead task is moved, not delivered
+  assert.deepEqual(await native.zrange('{t}:dead', 0, -1), ['poison']);
+  const died = Number(await native.zscore('{t}:dead', 'poison'));
+  assert.ok(died >= before - 1 && died <= Date.now(), `died at ${died}`);
+  assert.equal(await native.zscore('{t}:deliveries', 'poison'), null); // a dead task's count goes
+  assert.deepEqual(await native.zrange('{t}:dl:inflight', 0, -1), []);
+
   assert.deepEqual(await c.rateHit('{t}:rate', 60000, 2, { cost: 2 }), { allowed: true, count: 2, remaining: 0, retryAfterMs: -1 });
   const refused = await c.rateHit('{t}:rate', 60000, 2);
   assert.equal(refused.allowed, false);
   assert.ok(refused.retryAfterMs > 0 && refused.retryAfterMs <= 60000);
+  assert.equal(refused.binding, undefined); // one limit: four fields, as before
+
+  // Several limits: allowed only if every limit allows; `binding` names the limit the other fields describe.
+  const limits = [{ windowMs: 10000, limit: 5 }, { windowMs: 86400000, limit: 3 }];
+  assert.deepEqual(await c.rateHit('{t}:rates', limits), { allowed: true, count: 1, remaining: 2, retryAfterMs: -1, binding: 2 });
+  assert.deepEqual(await c.rateHit('{t}:rates', limits, { cost: 2 }), { allowed: true, count: 3, remaining: 0, retryAfterMs: -1, binding: 2 });
+  assert.deepEqual(await c.rateHit('{t}:rates', [limits[0], { windowMs: 86400000, limit: 100 }]), {
+    allowed: true, count: 4, remaining: 1, retryAfterMs: -1, binding: 1,
+  });
+  const daily = await c.rateHit('{t}:rates', limits);
+  assert.deepEqual([daily.allowed, daily.count, daily.remaining, daily.binding], [false, 4, 0, 2]);
+  assert.ok(daily.retryAfterMs > 86000000 && daily.retryAfterMs <= 86400000, `retry after ${daily.retryAfterMs}`);
+  assert.equal(await native.zcard('{t}:rates'), 4); // a refused hit logs nothing
+  assert.deepEqual(await c.rateHit('{t}:rates', [{ windowMs: 10000, limit: 5 }]), { allowed: true, count: 5, remaining: 0, retryAfterMs: -1 });
 
   assert.equal(await c.recentAdd('{t}:recent', ['3002', '3001', '3004'], { cap: 2, ttl: 60 }), 2);
   assert.deepEqual(await native.zrevrange('{t}:recent', 0, -1), ['3004', '3001']);
@@ -62,7 +160,7 @@ export async function everyCommand(z, native) {
   return called;
 }
 
-/** ioredis-style ZADD/ZREVRANGE over a node-redis client. */
+/** ioredis-style ZADD, ZREVRANGE, ZRANGE, ZSCORE and ZCARD over a node-redis client. */
 export const nodeRedisNative = (client) => ({
   zadd: (key, ...scoreMembers) => {
     const members = [];
@@ -70,4 +168,7 @@ export const nodeRedisNative = (client) => ({
     return client.zAdd(key, members);
   },
   zrevrange: (key, start, stop) => client.zRange(key, start, stop, { REV: true }),
+  zrange: (key, start, stop) => client.zRange(key, start, stop),
+  zscore: (key, member) => client.zScore(key, member),
+  zcard: (key) => client.zCard(key),
 });

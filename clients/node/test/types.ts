@@ -3,7 +3,7 @@
 // zkit(client), zkitModule on node-redis clients and clusters, and DelayWorker.
 import Redis from 'ioredis';
 import { createClient, createCluster } from 'redis';
-import { DelayWorker, zkit, zkitModule, type Task, type TotalRank } from 'zkit';
+import { DelayWorker, zkit, zkitModule, type RankInfo, type RateResult, type Task, type TotalRank } from 'zkit';
 
 export async function typed(): Promise<unknown[]> {
   const z = zkit(new Redis({ lazyConnect: true }));
@@ -21,6 +21,36 @@ export async function typed(): Promise<unknown[]> {
   // @ts-expect-error: the lease names its key and its ms
   await cluster.zkit.delayPoll('{q}', { lease: '{q}:inflight' });
 
+  // SHARED, GT / LT (not both), MGIFT and MGET.
+  const best: TotalRank = await z.rankSet('board', 'alice', 120, { gt: true, shared: true });
+  // @ts-expect-error: GT and LT together are a syntax error
+  await z.rankSet('board', 'alice', 120, { gt: true, lt: true });
+  const boards: TotalRank[] = await client.zkit.rankMgift(['{r}:day', '{r}:week'], 'bob', 5, { at: 1, shared: true });
+  const friends: Array<RankInfo | null> = await cluster.zkit.rankMget('board', ['alice', 'bob'], { shared: true });
+  const top = await z.rankTop('board', 3, { offset: 1, shared: true });
+  const around = await cluster.zkit.rankAround('board', 'bob', 1, { shared: true });
+  const info = await client.zkit.rankGet('board', 'bob', { shared: true });
+  // @ts-expect-error: MGIFT takes its boards as an array
+  await z.rankMgift('{r}:day', 'bob', 5);
+
+  // Dead letters need a lease; ACK with DELIVERIES; NACK and TOUCH answer booleans.
+  const deadLetter = { dead: '{q}:dead', deliveries: '{q}:deliveries', maxDeliveries: 5 };
+  const claimed: Task[] = await z.delayPoll('{q}', { count: 2, lease: { key: '{q}:inflight', ms: 5 }, deadLetter });
+  // @ts-expect-error: DEADLETTER needs LEASE
+  await cluster.zkit.delayBpoll('{q}', 10, { deadLetter });
+  const acked: number = await cluster.zkit.delayAck('{q}:inflight', ['a', 'b'], { deliveries: '{q}:deliveries' });
+  const moved: boolean = await z.delayNack('{q}:inflight', '{q}', 'a', 1000);
+  const extended: boolean = await client.zkit.delayTouch('{q}:inflight', 'a', 60000);
+
+  // One limit, or several as an array; binding only with several.
+  const one: RateResult = await client.zkit.rateHit('rate', 1000, 5, { cost: 2 });
+  const several = await cluster.zkit.rateHit('rate', [{ windowMs: 1000, limit: 5 }, { windowMs: 60000, limit: 50 }], { cost: 1 });
+  const binding: number | undefined = several.binding;
+  // @ts-expect-error: a limit needs its window
+  await z.rateHit('rate', 5);
+  // @ts-expect-error: each limit names windowMs and limit
+  await z.rateHit('rate', [{ window: 1000, limit: 5 }]);
+
   const worker = new DelayWorker(client, { queue: 'q', inflight: 'i', handler: (task: Task) => void task.dueMs });
-  return [gift, score, changed, tasks, worker];
+  return [gift, score, changed, tasks, worker, best, boards, friends, top, around, info, claimed, acked, moved, extended, one, binding];
 }

@@ -1,12 +1,15 @@
 // DelayWorker drains 1,000 tasks with 4 worker processes while one is killed
 // and every worker's connection is dropped: every task runs, none is lost,
 // no two workers ever hold the same task at once, and the rest stop cleanly.
+// With retryDelayMs and deadLetter, a failed task comes back after the delay
+// and a task that always fails ends in the dead-letter set; with
+// renewLeases, handlers outlast their leases.
 import assert from 'node:assert/strict';
 import { fork } from 'node:child_process';
 import { once } from 'node:events';
 import { beforeEach, test } from 'node:test';
 import Redis from 'ioredis';
-import { keySlot } from 'zkit';
+import { DelayWorker, keySlot } from 'zkit';
 import * as h from './helpers.mjs';
 
 const TASKS = 1000;
@@ -66,6 +69,88 @@ for (const topology of ['single', 'cluster']) {
         }
       }
     }
+    r.disconnect();
+  });
+}
+
+for (const topology of ['single', 'cluster']) {
+  test(`${topology}: a failed task is handed back for retryDelayMs, a poison task dies after maxDeliveries`, async () => {
+    const r = await jobsServer(topology);
+    const now = Date.now();
+    await r.zadd('{jobs}', now, 'poison', now + 1, 'flaky', now + 2, 'fine');
+    const runs = { poison: [], flaky: [], fine: [] }; // when each run started
+    const errors = [];
+    const client = topology === 'cluster' ? await h.nodeRedisCluster() : h.ioredisSingle();
+    const worker = new DelayWorker(client, {
+      queue: '{jobs}',
+      inflight: '{jobs}:inflight',
+      leaseMs: 60000, // a task left in flight would not come back within this test
+      blockMs: 50,
+      retryDelayMs: 300,
+      deadLetter: { dead: '{jobs}:dead', deliveries: '{jobs}:deliveries', maxDeliveries: 3 },
+      onError: (error, task) => errors.push(`${task?.task}: ${error.message}`),
+      handler: ({ task }) => {
+        runs[task].push(Date.now());
+        if (task === 'poison' || (task === 'flaky' && runs.flaky.length === 1)) throw new Error('failed');
+      },
+    });
+    const running = worker.run();
+    try {
+      await waitFor(async () => (await r.zcard('{jobs}:dead')) === 1 && runs.flaky.length === 2 && runs.fine.length === 1, 10000, 'the poison task to die');
+    } finally {
+      worker.stop();
+      await running;
+      await (topology === 'cluster' ? client.close() : client.quit());
+    }
+    assert.deepEqual([runs.poison.length, runs.flaky.length, runs.fine.length], [3, 2, 1]);
+    assert.deepEqual(errors, ['poison: failed', 'flaky: failed', 'poison: failed', 'poison: failed']);
+    // Each retry ran no sooner than retryDelayMs after the failed run (the lease was 60 s).
+    for (const starts of [runs.poison, runs.flaky]) {
+      for (let i = 1; i < starts.length; i++) assert.ok(starts[i] - starts[i - 1] >= 300, `retried after ${starts[i] - starts[i - 1]} ms`);
+    }
+    assert.deepEqual(await r.zrange('{jobs}:dead', 0, -1), ['poison']);
+    // A dead task's count goes when it dies, an acked task's with DELAY.ACK ... DELIVERIES.
+    assert.deepEqual(await r.zrange('{jobs}:deliveries', 0, -1), []);
+    assert.deepEqual([await r.zcard('{jobs}'), await r.zcard('{jobs}:inflight')], [0, 0]);
+    r.disconnect();
+  });
+}
+
+for (const topology of ['single', 'cluster']) {
+  test(`${topology}: renewLeases holds a batch longer than leaseMs, and gives up a task whose lease is gone`, async () => {
+    const r = await jobsServer(topology);
+    const now = Date.now();
+    await r.zadd('{jobs}', now, 'long:1', now + 1, 'long:2', now + 2, 'taken');
+    const leftAfterRun = {}; // ms of lease left when each handler ended
+    const errors = [];
+    let finished = 0;
+    const client = topology === 'cluster' ? await h.nodeRedisCluster() : h.ioredisSingle();
+    const worker = new DelayWorker(client, {
+      queue: '{jobs}',
+      inflight: '{jobs}:inflight',
+      leaseMs: 300,
+      blockMs: 50,
+      renewLeases: true,
+      onError: (error, task) => errors.push(`${task?.task}: ${error.message}`),
+      handler: async ({ task }) => {
+        if (task === 'taken') await r.zrem('{jobs}:inflight', 'taken'); // as if another worker had finished it
+        await new Promise((resolve) => setTimeout(resolve, 700)); // more than two leases
+        leftAfterRun[task] = (await r.zscore('{jobs}:inflight', task)) - Date.now();
+        finished++;
+      },
+    });
+    const running = worker.run();
+    try {
+      await waitFor(async () => finished === 3, 10000, 'three handlers');
+    } finally {
+      worker.stop();
+      await running;
+      await (topology === 'cluster' ? client.close() : client.quit());
+    }
+    // long:2 waited 700 ms for long:1 and then ran 700 ms: its lease was renewed all along.
+    for (const task of ['long:1', 'long:2']) assert.ok(leftAfterRun[task] > 0 && leftAfterRun[task] <= 300, `${task}: ${leftAfterRun[task]} ms left`);
+    assert.deepEqual(errors, ['taken: task taken lost its lease; it will be delivered again', 'taken: task taken outran its lease; not acked']);
+    assert.deepEqual([await r.zcard('{jobs}'), await r.zcard('{jobs}:inflight')], [0, 0]); // both long tasks acked
     r.disconnect();
   });
 }
