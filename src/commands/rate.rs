@@ -59,7 +59,7 @@ fn hit(ctx: &Ctx, args: &[RStr]) -> Result<(), ZkitError> {
         .min()
         .expect("one limit at least");
     let mut cost = 1;
-    let mut options = Options::new(options, &["COST"]);
+    let mut options = Options::new(options, OPTIONS);
     while options.next_option()?.is_some() {
         cost = options.int()?;
         // A cost above any limit could never pass.
@@ -92,6 +92,9 @@ fn hit(ctx: &Ctx, args: &[RStr]) -> Result<(), ZkitError> {
     Ok(())
 }
 
+/// RATE.HIT's options, after its limits.
+const OPTIONS: &[&str] = &["COST"];
+
 /// `window-ms limit [window-ms limit ...]` and the options after them. The
 /// first pair is required; further pairs are read while the next word is an
 /// integer, so `COST` (or any other word) ends them and today's calls read
@@ -106,6 +109,16 @@ fn parse_limits<A: AsRef<[u8]>>(args: &[A]) -> Result<(Vec<Limit>, &[A]), ZkitEr
         let [limit, after @ ..] = more else {
             return Err(ZkitError::Syntax);
         };
+        // A further window followed by an option (`... 3 COST 1`) is half a
+        // pair, as at the end of the call.
+        let is_option = |word: &[u8]| {
+            OPTIONS
+                .iter()
+                .any(|o| word.eq_ignore_ascii_case(o.as_bytes()))
+        };
+        if !limits.is_empty() && is_option(limit.as_ref()) {
+            return Err(ZkitError::Syntax);
+        }
         limits.push(parse_limit(window.as_ref(), limit.as_ref())?);
         rest = after;
     }
@@ -362,6 +375,10 @@ mod tests {
             Err(ZkitError::NotInteger)
         );
         assert_eq!(limits(&["1000", "5", "2000"]), Err(ZkitError::Syntax));
+        assert_eq!(
+            limits(&["1000", "5", "2000", "COST", "1"]),
+            Err(ZkitError::Syntax)
+        );
         assert!(matches!(
             limits(&["1000", "5", "0", "3"]),
             Err(ZkitError::OutOfRange { what: "window", .. })
