@@ -854,6 +854,11 @@ fn a_poison_task_stops_after_n_deliveries_while_the_others_flow() {
     // Operators see it in INFO zkit too.
     let info: String = query(&mut con, &["INFO", "zkit"]);
     assert!(info.contains("zkit_delay_tasks_dead:1\r\n"), "{info}");
+    // The poison task was handed out twice more after its first delivery.
+    assert!(
+        info.contains("zkit_delay_tasks_redelivered:2\r\n"),
+        "{info}"
+    );
 }
 
 #[test]
@@ -885,6 +890,11 @@ fn deliveries_are_counted_for_operators_and_nack_keeps_the_count() {
         ["a"]
     );
     assert_eq!(score_of(&mut con, "{jobs}:n", "a"), Some(2.0));
+    let info: String = query(&mut con, &["INFO", "zkit"]);
+    assert!(
+        info.contains("zkit_delay_tasks_redelivered:1\r\n"),
+        "the retry is a redelivery: {info}"
+    );
     let moved: i64 = query(
         &mut con,
         &["DELAY.NACK", "{jobs}:inflight", "{jobs}", "a", "0"],

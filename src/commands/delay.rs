@@ -44,6 +44,10 @@ pub static TASKS_CLAIMED: Counter = Counter::new();
 pub static TASKS_ACKED: Counter = Counter::new();
 /// Tasks moved to a dead-letter set: the number operators watch.
 pub static TASKS_DEAD: Counter = Counter::new();
+/// Tasks handed out again: claims from an in-flight set leased into itself
+/// (their lease ended), and, with DEADLETTER, claims of a task its
+/// deliveries set had already counted (a lease that ended, or a NACK).
+pub static TASKS_REDELIVERED: Counter = Counter::new();
 
 /// The queue, the in-flight zset after `LEASE`, and the dead-letter and
 /// deliveries zsets after `DEADLETTER` (keywords searched from `start`).
@@ -337,6 +341,9 @@ fn claim(
     let claim = delay::claim(&mut queue, now, count, lease_terms)?;
     if let Claim::Claimed(tasks) = &claim {
         TASKS_CLAIMED.add(tasks.len() as u64);
+        if queue.polls_its_inflight_set() {
+            TASKS_REDELIVERED.add(tasks.len() as u64);
+        }
     }
     Ok(claim)
 }
@@ -351,6 +358,13 @@ struct ZsetQueue<'c> {
 }
 
 impl ZsetQueue<'_> {
+    /// The queue is the in-flight set it leases into: every task it holds
+    /// was delivered before.
+    fn polls_its_inflight_set(&self) -> bool {
+        self.lease
+            .is_some_and(|lease| lease.inflight.as_bytes() == self.key.as_bytes())
+    }
+
     fn dead_letter(&self) -> &DeadLetterArgs<&RStr> {
         self.lease
             .and_then(|lease| lease.dead_letter.as_ref())
@@ -419,9 +433,13 @@ impl TaskQueue for ZsetQueue<'_> {
     }
 
     fn count_delivery(&mut self, tasks: &[(OwnedRStr, f64)]) -> Result<(), ZkitError> {
+        let polls_its_inflight_set = self.polls_its_inflight_set();
         let mut counts = self.ctx.open_zset_mut(self.dead_letter().deliveries)?;
         for (task, _) in tasks {
-            counts.incr(task, 1.0)?;
+            // Counted in `claim` when the queue is an in-flight set.
+            if counts.incr(task, 1.0)? > 1.0 && !polls_its_inflight_set {
+                TASKS_REDELIVERED.add(1);
+            }
         }
         Ok(())
     }

@@ -81,6 +81,7 @@ pub static COUNTERS: &[(&str, &Counter)] = &[
     ("delay_tasks_claimed", &delay::TASKS_CLAIMED),
     ("delay_tasks_acked", &delay::TASKS_ACKED),
     ("delay_tasks_dead", &delay::TASKS_DEAD),
+    ("delay_tasks_redelivered", &delay::TASKS_REDELIVERED),
     ("rate_hits_refused", &rate::HITS_REFUSED),
     ("feed_items_trimmed", &feed::ITEMS_TRIMMED),
 ];
