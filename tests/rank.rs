@@ -205,6 +205,15 @@ fn shared_ranks_match_a_count_on_every_page_of_a_large_board() {
     let encoding: String = query(&mut con, &["OBJECT", "ENCODING", "big"]);
     assert_eq!(encoding, "skiplist");
     let board = top(&mut con, "big", 300);
+    // The first-come page agrees with the native order and scores.
+    let native: Vec<(String, f64)> =
+        query(&mut con, &["ZREVRANGE", "big", "0", "-1", "WITHSCORES"]);
+    let expected: Vec<(i64, String, i64)> = native
+        .into_iter()
+        .zip(1..)
+        .map(|((member, score), rank)| (rank, member, score.floor() as i64))
+        .collect();
+    assert_eq!(board, expected);
     let shared_rank = |total: i64| 1 + board.iter().filter(|(_, _, t)| *t > total).count() as i64;
     for (offset, count) in [(0, 300), (0, 1), (22, 10), (23, 47), (150, 3), (299, 5)] {
         let page: Vec<(i64, String, i64)> = query(

@@ -25,7 +25,7 @@ use super::{Command, NumericConfig};
 use crate::declare_command;
 use crate::error::{bound, ZkitError};
 use crate::host::{
-    key_flags as kf, Arg, BeginSearch, CallArg, Ctx, FindKeys, KeySpec, OwnedRStr, RStr,
+    key_flags as kf, Arg, BeginSearch, CallArg, Ctx, FindKeys, KeyKind, KeySpec, OwnedRStr, RStr,
     ScoreBound, Zset,
 };
 use crate::logic::rank::{
@@ -633,6 +633,10 @@ impl MergedBoard {
     }
 }
 
+/// Boards up to this many members are listpacks at the server's default
+/// `zset-max-listpack-entries`.
+const LISTPACK_BOARD_MAX: usize = 128;
+
 /// The 1-based rank of a member, highest total first; `None` if absent.
 fn rank_of(ctx: &Ctx, key: &RStr, member: &RStr) -> Result<Option<i64>, ZkitError> {
     let reply = ctx.call(c"ZREVRANK", &[CallArg::Str(key), CallArg::Str(member)])?;
@@ -689,31 +693,50 @@ fn reply_rank_range(
     stop: i64,
     ranks: Ranks,
 ) -> Result<(), ZkitError> {
-    let reply = ctx.call(
-        c"ZRANGE",
-        &[
-            CallArg::Str(key),
-            CallArg::Int(start),
-            CallArg::Int(stop),
-            CallArg::Bytes(b"REV"),
-            CallArg::Bytes(b"WITHSCORES"),
-        ],
-    )?;
+    // The page comes from ZRANGE: the key API cannot seek to a rank. On a
+    // skiplist board its scores come from the key (a hash lookup each): with
+    // WITHSCORES the server would print each score as text for the call's
+    // reply and parse it back, more than half of what a page costs. On a
+    // small board, a listpack at the default settings, a lookup walks the
+    // board, so WITHSCORES is cheaper there.
+    let small = ctx.key_len(key, KeyKind::Zset)? <= LISTPACK_BOARD_MAX;
+    let mut args = vec![
+        CallArg::Str(key),
+        CallArg::Int(start),
+        CallArg::Int(stop),
+        CallArg::Bytes(b"REV"),
+    ];
+    if small {
+        args.push(CallArg::Bytes(b"WITHSCORES"));
+    }
+    let reply = ctx.call(c"ZRANGE", &args)?;
     let clock = tiebreak_clock();
     let rows = reply.get();
-    let (mut members, mut totals) = (
-        Vec::with_capacity(rows.len()),
-        Vec::with_capacity(rows.len()),
-    );
-    for i in 0..rows.len() {
-        let row = rows.element(i);
-        let member = row.and_then(|r| r.element(0)).and_then(|m| m.bytes());
-        let score = row.and_then(|r| r.element(1)).and_then(|s| s.double());
-        let (Some(member), Some(score)) = (member, score) else {
-            return Err(ZkitError::Internal(
-                "unexpected ZRANGE WITHSCORES reply".into(),
+    let mut page: Vec<(&[u8], f64)> = Vec::with_capacity(rows.len());
+    let unexpected = || ZkitError::Internal("unexpected ZRANGE reply".into());
+    if small {
+        for row in (0..rows.len()).map(|i| rows.element(i)) {
+            let member = row.and_then(|r| r.element(0)).and_then(|m| m.bytes());
+            let score = row.and_then(|r| r.element(1)).and_then(|s| s.double());
+            page.push((
+                member.ok_or_else(unexpected)?,
+                score.ok_or_else(unexpected)?,
             ));
-        };
+        }
+    } else if let Some(board) = ctx.open_zset(key)? {
+        for member in (0..rows.len()).map(|i| rows.element(i).and_then(|m| m.bytes())) {
+            let member = member.ok_or_else(unexpected)?;
+            let score = board
+                .score(&OwnedRStr::new(member))
+                .ok_or_else(unexpected)?;
+            page.push((member, score));
+        }
+    }
+    let (mut members, mut totals) = (
+        Vec::with_capacity(page.len()),
+        Vec::with_capacity(page.len()),
+    );
+    for (member, score) in page {
         members.push(member);
         totals.push(clock.decode(score)?.total);
     }
