@@ -25,7 +25,7 @@ use super::{Command, NumericConfig};
 use crate::declare_command;
 use crate::error::{bound, ZkitError};
 use crate::host::{
-    key_flags as kf, Arg, BeginSearch, CallArg, Ctx, FindKeys, KeyKind, KeySpec, OwnedRStr, RStr,
+    key_flags as kf, Arg, BeginSearch, CallArg, Ctx, FindKeys, KeySpec, OwnedRStr, RStr,
     ScoreBound, Zset,
 };
 use crate::logic::rank::{
@@ -699,46 +699,37 @@ fn reply_rank_range(
     // reply and parse it back, more than half of what a page costs. On a
     // small board, a listpack at the default settings, a lookup walks the
     // board, so WITHSCORES is cheaper there.
-    let small = ctx.key_len(key, KeyKind::Zset)? <= LISTPACK_BOARD_MAX;
-    let mut args = vec![
+    let Some(board) = ctx.open_zset(key)? else {
+        ctx.reply_array(0);
+        return Ok(());
+    };
+    let small = board.len() <= LISTPACK_BOARD_MAX;
+    let args = [
         CallArg::Str(key),
         CallArg::Int(start),
         CallArg::Int(stop),
         CallArg::Bytes(b"REV"),
+        CallArg::Bytes(b"WITHSCORES"),
     ];
-    if small {
-        args.push(CallArg::Bytes(b"WITHSCORES"));
-    }
-    let reply = ctx.call(c"ZRANGE", &args)?;
+    let reply = ctx.call(c"ZRANGE", if small { &args } else { &args[..4] })?;
     let clock = tiebreak_clock();
     let rows = reply.get();
-    let mut page: Vec<(&[u8], f64)> = Vec::with_capacity(rows.len());
+    let (mut members, mut totals) = (
+        Vec::with_capacity(rows.len()),
+        Vec::with_capacity(rows.len()),
+    );
     let unexpected = || ZkitError::Internal("unexpected ZRANGE reply".into());
-    if small {
-        for row in (0..rows.len()).map(|i| rows.element(i)) {
+    for row in (0..rows.len()).map(|i| rows.element(i)) {
+        let (member, score) = if small {
             let member = row.and_then(|r| r.element(0)).and_then(|m| m.bytes());
             let score = row.and_then(|r| r.element(1)).and_then(|s| s.double());
-            page.push((
-                member.ok_or_else(unexpected)?,
-                score.ok_or_else(unexpected)?,
-            ));
-        }
-    } else if let Some(board) = ctx.open_zset(key)? {
-        for member in (0..rows.len()).map(|i| rows.element(i).and_then(|m| m.bytes())) {
-            let member = member.ok_or_else(unexpected)?;
-            let score = board
-                .score(&OwnedRStr::new(member))
-                .ok_or_else(unexpected)?;
-            page.push((member, score));
-        }
-    }
-    let (mut members, mut totals) = (
-        Vec::with_capacity(page.len()),
-        Vec::with_capacity(page.len()),
-    );
-    for (member, score) in page {
-        members.push(member);
-        totals.push(clock.decode(score)?.total);
+            (member, score)
+        } else {
+            let member = row.and_then(|m| m.bytes());
+            (member, member.and_then(|m| board.score(&OwnedRStr::new(m))))
+        };
+        members.push(member.ok_or_else(unexpected)?);
+        totals.push(clock.decode(score.ok_or_else(unexpected)?)?.total);
     }
     let Some(&first_total) = totals.first() else {
         ctx.reply_array(0);
