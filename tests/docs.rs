@@ -1,5 +1,6 @@
-//! The reference in docs/commands.md covers every command the module
-//! registers, with the flags the server reports.
+//! The docs against the server: docs/commands.md covers every command the module
+//! registers, with the flags the server reports, and README's leaderboard
+//! transcript prints what the server answers.
 
 mod common;
 
@@ -28,4 +29,77 @@ fn every_registered_command_is_documented() {
             "{name} has no summary in COMMAND DOCS"
         );
     }
+}
+
+/// README's leaderboard walk-through (the redis-cli blocks on `gifts:room:42`
+/// and `{room42}`), replayed through redis-cli against a fresh server: every
+/// reply must print as README shows it, except the times (unix ms) and the
+/// scores that encode them, which differ from run to run.
+#[test]
+fn readme_leaderboard_transcript_replays_as_shown() {
+    let server = Server::start();
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"))
+        .expect("README.md");
+    let blocks: Vec<&str> = readme
+        .split("```")
+        .skip(1)
+        .step_by(2)
+        .filter(|block| {
+            block.contains("127.0.0.1:6379> ")
+                && (block.contains("gifts:room:42") || block.contains("{room42}"))
+        })
+        .collect();
+    assert_eq!(blocks.len(), 2, "the two leaderboard transcripts");
+    let mut replayed = 0;
+    for block in blocks {
+        let mut lines = block.lines().peekable();
+        while let Some(line) = lines.next() {
+            let Some(command) = line.strip_prefix("127.0.0.1:6379> ") else {
+                continue;
+            };
+            let mut expected = Vec::new();
+            while let Some(next) = lines.next_if(|l| !l.starts_with("127.0.0.1:6379> ")) {
+                if !next.trim().is_empty() {
+                    expected.push(normalized(next));
+                }
+            }
+            let output = std::process::Command::new("redis-cli")
+                .args(["-p", &server.port.to_string(), "--no-raw"])
+                .args(without_comment(command).split_whitespace())
+                .output()
+                .expect("redis-cli runs");
+            let got: Vec<String> = String::from_utf8_lossy(&output.stdout)
+                .lines()
+                .map(normalized)
+                .collect();
+            assert_eq!(got, expected, "{command}");
+            replayed += 1;
+        }
+    }
+    assert!(replayed >= 15, "{replayed} commands replayed");
+}
+
+/// A transcript line without its `# ...` note.
+fn without_comment(line: &str) -> &str {
+    line.find("  #").map_or(line, |i| &line[..i]).trim_end()
+}
+
+/// A reply line with times (13 digits and more) and quoted fractional
+/// scores replaced by placeholders.
+fn normalized(line: &str) -> String {
+    without_comment(line)
+        .split(' ')
+        .map(|word| {
+            let digits = word.trim_matches('"');
+            if digits.len() >= 13 && digits.bytes().all(|b| b.is_ascii_digit()) {
+                "<unix-ms>".to_string()
+            } else if word.starts_with('"') && digits.parse::<f64>().is_ok() && digits.contains('.')
+            {
+                "<score>".to_string()
+            } else {
+                word.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
 }
