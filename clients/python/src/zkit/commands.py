@@ -116,6 +116,13 @@ def _table(*commands: Command) -> Dict[str, Command]:
     return {command.name: command for command in commands}
 
 
+# DELAY.POLL and DELAY.BPOLL take the same options after their own words.
+_POLL_OPTIONS: Tuple[Part, ...] = (
+    Option("count", "COUNT"),
+    Option("lease", "LEASE", (KEY, VALUE)),
+    Option("deadletter", "DEADLETTER", (KEY, KEY, VALUE)),
+)
+
 COMMANDS: Dict[str, Command] = _table(
     Command(
         "RANK.GIFT",
@@ -176,26 +183,9 @@ COMMANDS: Dict[str, Command] = _table(
         ),
         replies.parse_feed_page,
     ),
+    Command("DELAY.POLL", (Key("key"), *_POLL_OPTIONS), replies.parse_tasks),
     Command(
-        "DELAY.POLL",
-        (
-            Key("key"),
-            Option("count", "COUNT"),
-            Option("lease", "LEASE", (KEY, VALUE)),
-            Option("deadletter", "DEADLETTER", (KEY, KEY, VALUE)),
-        ),
-        replies.parse_tasks,
-    ),
-    Command(
-        "DELAY.BPOLL",
-        (
-            Key("key"),
-            Arg("timeout_ms"),
-            Option("count", "COUNT"),
-            Option("lease", "LEASE", (KEY, VALUE)),
-            Option("deadletter", "DEADLETTER", (KEY, KEY, VALUE)),
-        ),
-        replies.parse_tasks,
+        "DELAY.BPOLL", (Key("key"), Arg("timeout_ms"), *_POLL_OPTIONS), replies.parse_tasks
     ),
     Command(
         "DELAY.ACK",
