@@ -31,20 +31,19 @@ pub type DbContents = Vec<(String, KeyContents)>;
 /// database for comparing servers (sorted sets, strings, lists and compact
 /// sets and hashes by DUMP bytes; hash-table sets and hashes by elements).
 pub fn db_snapshot(con: &mut impl redis::ConnectionLike) -> DbContents {
-    let mut keys: Vec<String> = query(con, &["KEYS", "*"]);
-    keys.sort();
-    keys.into_iter()
+    all_keys(con)
+        .into_iter()
         .map(|k| {
-            let kind: String = query(con, &["TYPE", &k]);
-            let encoding: String = query(con, &["OBJECT", "ENCODING", &k]);
+            let kind: String = on_key(con, &["TYPE"], &k);
+            let encoding: String = on_key(con, &["OBJECT", "ENCODING"], &k);
             let contents = match (kind.as_str(), encoding.as_str()) {
                 ("set", "hashtable") => {
-                    let mut elements: Vec<Vec<u8>> = query(con, &["SMEMBERS", &k]);
+                    let mut elements: Vec<Vec<u8>> = on_key(con, &["SMEMBERS"], &k);
                     elements.sort();
                     KeyContents::HashTable { kind, elements }
                 }
                 ("hash", "hashtable") => {
-                    let pairs: Vec<(Vec<u8>, Vec<u8>)> = query(con, &["HGETALL", &k]);
+                    let pairs: Vec<(Vec<u8>, Vec<u8>)> = on_key(con, &["HGETALL"], &k);
                     let mut elements: Vec<Vec<u8>> = pairs
                         .into_iter()
                         .map(|(mut field, value)| {
@@ -56,9 +55,9 @@ pub fn db_snapshot(con: &mut impl redis::ConnectionLike) -> DbContents {
                     elements.sort();
                     KeyContents::HashTable { kind, elements }
                 }
-                _ => KeyContents::Dump(query(con, &["DUMP", &k])),
+                _ => KeyContents::Dump(on_key(con, &["DUMP"], &k)),
             };
-            (k, contents)
+            (key_name(k), contents)
         })
         .collect()
 }
@@ -67,14 +66,39 @@ pub fn db_snapshot(con: &mut impl redis::ConnectionLike) -> DbContents {
 /// sorted. DUMP payloads leave expiry out, so replication tests of commands
 /// that set TTLs compare this beside [`db_snapshot`].
 pub fn expiry_snapshot(con: &mut Connection) -> Vec<(String, i64)> {
-    let mut keys: Vec<String> = query(con, &["KEYS", "*"]);
-    keys.sort();
-    keys.into_iter()
+    all_keys(con)
+        .into_iter()
         .map(|k| {
-            let at: i64 = query(con, &["PEXPIRETIME", &k]);
-            (k, at)
+            let at: i64 = on_key(con, &["PEXPIRETIME"], &k);
+            (key_name(k), at)
         })
         .collect()
+}
+
+/// Every key name, sorted, as bytes: random argument vectors make names
+/// that are not UTF-8.
+fn all_keys(con: &mut impl redis::ConnectionLike) -> Vec<Vec<u8>> {
+    let mut keys: Vec<Vec<u8>> = query(con, &["KEYS", "*"]);
+    keys.sort();
+    keys
+}
+
+/// Runs `words` followed by the key name `key`.
+fn on_key<T: redis::FromRedisValue>(
+    con: &mut impl redis::ConnectionLike,
+    words: &[&str],
+    key: &[u8],
+) -> T {
+    let mut cmd = redis::cmd(words[0]);
+    cmd.arg(&words[1..]).arg(key);
+    cmd.query(con)
+        .unwrap_or_else(|e| panic!("{words:?} {key:?} failed: {e}"))
+}
+
+/// A key name as snapshots show it: its text, or its bytes when it is not
+/// UTF-8.
+fn key_name(key: Vec<u8>) -> String {
+    String::from_utf8(key).unwrap_or_else(|e| format!("{:?}", e.into_bytes()))
 }
 
 /// The server's clock in unix ms (`TIME`).
