@@ -63,11 +63,14 @@ stop_servers() {
   started_servers=()
 }
 
-# free_port [count]: the first of `count` consecutive ports nobody listens on.
+# free_port [count]: the first of `count` consecutive ports nobody listens on,
+# below the kernel's ephemeral range: a port there can be the local end of a
+# load generator's connection, which a connect does not see and bind refuses.
 free_port() {
-  local count=${1:-1} port i
+  local count=${1:-1} port i lowest_ephemeral
+  read -r lowest_ephemeral _ </proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || lowest_ephemeral=32768
   while :; do
-    port=$((20000 + RANDOM % 20000))
+    port=$((10000 + RANDOM % (lowest_ephemeral - 10000 - count)))
     for ((i = 0; i < count; i++)); do
       (exec 3<>"/dev/tcp/127.0.0.1/$((port + i))") 2>/dev/null && continue 2
     done
@@ -83,7 +86,8 @@ free_port() {
 # mode requests per billion server instructions (callgrind), which other load
 # on the machine does not move. Either way, higher is faster, and ratios
 # between commands read the same. With BENCH_PROFILE=1 (instructions mode)
-# the callgrind profile is kept as .bench/profiles/$profile_label.callgrind.
+# the callgrind profile is kept as .bench/profiles/$profile_label.callgrind;
+# with BENCH_PERF=1 (ops mode) a perf profile as $profile_label.perf.
 rate() {
   local port=$1 keyspace=$2
   shift 2
@@ -110,9 +114,23 @@ rate() {
     awk -v n="$requests" '/^summary:/ { ir = $2 } END { printf "%.0f", n * 1e9 / ir }' "$dump"
     return
   fi
-  local result
+  local result perf_pid=
+  if [[ -n ${BENCH_PERF:-} && -n ${profile_label:-} ]]; then
+    # Sampled on the clock (this virtual machine has no hardware counters):
+    # where the server's time goes, memory stalls included, which the
+    # instruction counts of callgrind cannot show.
+    mkdir -p "$out/profiles"
+    perf record -q -e cpu-clock -F 4000 -p "${server_pid[$port]}" \
+      -o "$out/profiles/$profile_label.perf" >/dev/null 2>&1 &
+    perf_pid=$!
+    sleep 0.5
+  fi
   result=$("${pin_client[@]}" redis-benchmark -p "$port" -n "$requests" -c "$clients" -P "$pipeline" \
     -r "$keyspace" --csv "$@" | awk -F'"' 'NR == 2 { print $4 }')
+  if [[ -n $perf_pid ]]; then
+    kill -INT "$perf_pid"
+    wait "$perf_pid" || true
+  fi
   [[ -n $result ]] || fail "redis-benchmark got no result for: $* (server on port $port alive: $(
     redis-cli -p "$port" ping 2>&1))"
   echo "$result"
