@@ -33,10 +33,14 @@
 #                        10^5, sections sweep and tax;
 #        BENCH_PROFILE=1 with instructions: keeps each measurement's callgrind
 #                        profile in .bench/profiles/ (callgrind_annotate reads them);
+#        BENCH_PERF=1    with ops: records each measurement's server with perf
+#                        (clock samples) as .bench/profiles/<case>-<size>-<variant>.perf
+#                        (`perf report -i <file> --stdio`: where the time goes,
+#                        memory stalls included);
 #        BENCH_OUT       where results go (default .bench);
 #        REDIS_SERVER    (redis-server).
-# A default run takes about 35 minutes on 2 cores (the 10^7 sizes about a
-# third of it) and needs about 4 GB of memory.
+# A default run takes about 70 minutes on 2 cores (the 10^7 sizes about half
+# of it) and needs about 4 GB of memory.
 set -euo pipefail
 
 module=${1:?usage: bench/bench.sh path/to/libzkit.so}
