@@ -100,7 +100,9 @@ wants() { [[ " $sections " == *" $1 "* ]]; }
 #   data <size> <key>  builds one copy of the data (the function named in DATA)
 #   ZKIT, LUA          command words; LUA starts with the script's file name
 #   NATIVE             the native commands it replaces, one string each; the
-#                      native rate is theirs combined (their times add up)
+#                      native rate is theirs combined (their times add up); a
+#                      string starting "@<kind> " draws its __rand_int__ from
+#                      that keyspace instead of NATIVE_RAND's (see keyspace)
 #   RAND               the keyspace of __rand_int__ (default: the size)
 #   NATIVE_RAND        the same for the native commands (default: RAND)
 #   MAX_SIZE           the largest size the case supports (default: any)
@@ -212,16 +214,17 @@ LUA=(rank_page.lua 1 {k} 10 {n2})
 add_case RANK.TOP RANK
 
 # Competition ranks (SHARED) next to the first-come calls above: the native
-# rank of a total is ZCOUNT of the higher totals, here above the middle one
-# ({mid_total}: a small board in a listpack walks half of it, as zkit does).
+# rank of a total is ZCOUNT of the higher totals, here above a random total
+# of the board (@totals): a count from one fixed total would walk the same
+# cached path every time, which zkit's counts from each member's total do not.
 DATA=data_board
 ZKIT=(RANK.GET {k} m:__rand_int__ SHARED)
-NATIVE=("ZSCORE {k} m:__rand_int__" "ZCOUNT {k} {mid_total} +inf")
+NATIVE=("ZSCORE {k} m:__rand_int__" "@totals ZCOUNT {k} __rand_int__ +inf")
 LUA=(rank_get_shared.lua 1 {k} m:__rand_int__)
 add_case "RANK.GET SHARED" RANK
 
 ZKIT=(RANK.GIFT {k} m:__rand_int__ 5 SHARED)
-NATIVE=("ZINCRBY {k} 5 m:__rand_int__" "ZCOUNT {k} {mid_total} +inf")
+NATIVE=("ZINCRBY {k} 5 m:__rand_int__" "@totals ZCOUNT {k} __rand_int__ +inf")
 LUA=(rank_gift.lua 1 {k} m:__rand_int__ 5 shared)
 add_case "RANK.GIFT SHARED" RANK
 
@@ -269,8 +272,12 @@ NATIVE=("ZSCORE {k} t:__rand_int__" "ZREM {k} t:__rand_int__" "ZADD {k} 40000000
 LUA=(delay_nack.lua 2 {k} {k} t:__rand_int__ 86400000)
 add_case DELAY.NACK DELAY
 
+# The native peer checks the lease and moves it: ZINCRBY -1 moves the task
+# (every lease of the set is equal) from a random place to the set's start,
+# as TOUCH moves one to the end of the renewed leases; a ZADD XX of the score
+# it already has would change nothing.
 ZKIT=(DELAY.TOUCH {k} t:__rand_int__ 86400000)
-NATIVE=("ZSCORE {k} t:__rand_int__" "ZADD {k} XX 4000000000000 t:__rand_int__")
+NATIVE=("ZSCORE {k} t:__rand_int__" "ZINCRBY {k} -1 t:__rand_int__")
 LUA=(delay_touch.lua 1 {k} t:__rand_int__ 86400000)
 add_case DELAY.TOUCH DELAY
 
@@ -293,11 +300,13 @@ LUA=(rate_hit_limits.lua 1 {k} 1000000000000 {n} 500000000000 {n2})
 MAX_SIZE=100000
 add_case "RATE.HIT 2 limits" RATE
 
-# keyspace <RAND of a case> <size>: the range of its random numbers.
+# keyspace <RAND of a case> <size>: the range of its random numbers
+# (totals: those of data_board, 0 .. min(size, 1000) - 1).
 keyspace() {
   case $1 in
     "" | n) echo "$2" ;;
     2n) echo $((2 * $2)) ;;
+    totals) echo $(($2 < 1000 ? $2 : 1000)) ;;
     *) echo "$1" ;;
   esac
 }
@@ -375,7 +384,13 @@ run_sweep() {
         z+=("$(rate "$port" "$keyspace" $(words "${case_zkit[$name]}" bench:z "$size"))")
         for i in "${!native_cmds[@]}"; do
           profile_label=$label-native$i
-          n[$i]+=" $(rate "$port" "$native_keyspace" $(words "${native_cmds[$i]}" bench:n "$size"))"
+          local native_cmd=${native_cmds[$i]} cmd_keyspace=$native_keyspace
+          if [[ $native_cmd == @* ]]; then
+            local kind=${native_cmd%% *}
+            cmd_keyspace=$(keyspace "${kind#@}" "$size")
+            native_cmd=${native_cmd#* }
+          fi
+          n[$i]+=" $(rate "$port" "$cmd_keyspace" $(words "$native_cmd" bench:n "$size"))"
         done
         profile_label=$label-lua
         l+=("$(rate "$port" "$keyspace" EVALSHA "$sha" $(words "${lua_words[*]:1}" bench:l "$size"))")
@@ -386,7 +401,8 @@ run_sweep() {
       lm=$(printf '%s\n' "${l[@]}" | median)
       for i in "${!native_cmds[@]}"; do
         per_native[$i]=$(tr ' ' '\n' <<<"${n[$i]}" | grep . | median)
-        csv sweep "$name" "$size" "native:${native_cmds[$i]%% *}" "${per_native[$i]}" "$unit"
+        local native_name=${native_cmds[$i]#@* }
+        csv sweep "$name" "$size" "native:${native_name%% *}" "${per_native[$i]}" "$unit"
       done
       nm=$(printf '%s\n' "${per_native[@]}" | combined_rate)
       csv sweep "$name" "$size" zkit "$zm" "$unit"
