@@ -39,8 +39,8 @@
 #                        memory stalls included);
 #        BENCH_OUT       where results go (default .bench);
 #        REDIS_SERVER    (redis-server).
-# A default run takes about 70 minutes on 2 cores (the 10^7 sizes about half
-# of it) and needs about 4 GB of memory.
+# A default run takes about 50 minutes on 2 cores (the 10^7 sizes about a
+# third of it) and needs about 4 GB of memory.
 set -euo pipefail
 
 module=${1:?usage: bench/bench.sh path/to/libzkit.so}
