@@ -311,6 +311,19 @@ keyspace() {
   esac
 }
 
+# native_command <NATIVE string> <size> <the case's NATIVE_RAND>: sets
+# native_words (the command, without an "@<kind> " prefix) and native_space
+# (the keyspace of its __rand_int__: the prefix's kind, else NATIVE_RAND's).
+native_command() {
+  local spec=$1 kind=$3
+  if [[ $spec == @* ]]; then
+    kind=${spec%% *} spec=${spec#* }
+    kind=${kind#@}
+  fi
+  native_words=$spec
+  native_space=$(keyspace "$kind" "$2")
+}
+
 # copy_data <variant key>...: the case's data, built in bench:data (and its
 # bench:data:* keys, the boards beside it), copied to each variant's key (and
 # its :* keys), then dropped. Every variant works on a COPY: a copy lays its
@@ -363,9 +376,8 @@ run_sweep() {
     sha=$(redis-cli -p "$port" SCRIPT LOAD "$(cat "$here/lua/${lua_words[0]}")")
     for size in $sizes; do
       if [[ -n ${case_max[$name]} ]] && ((size > case_max[$name])); then continue; fi
-      local keyspace native_keyspace
+      local keyspace
       keyspace=$(keyspace "${case_rand[$name]}" "$size")
-      native_keyspace=$(keyspace "${case_native_rand[$name]}" "$size")
       feed_mid=$(feed_cursor "$size")
       due_pool=$((rounds * (requests + requests / 10 + 1) + 1000))
       progress "sweep: $name at $size: building 3 copies of the data"
@@ -384,13 +396,8 @@ run_sweep() {
         z+=("$(rate "$port" "$keyspace" $(words "${case_zkit[$name]}" bench:z "$size"))")
         for i in "${!native_cmds[@]}"; do
           profile_label=$label-native$i
-          local native_cmd=${native_cmds[$i]} cmd_keyspace=$native_keyspace
-          if [[ $native_cmd == @* ]]; then
-            local kind=${native_cmd%% *}
-            cmd_keyspace=$(keyspace "${kind#@}" "$size")
-            native_cmd=${native_cmd#* }
-          fi
-          n[$i]+=" $(rate "$port" "$cmd_keyspace" $(words "$native_cmd" bench:n "$size"))"
+          native_command "${native_cmds[$i]}" "$size" "${case_native_rand[$name]}"
+          n[$i]+=" $(rate "$port" "$native_space" $(words "$native_words" bench:n "$size"))"
         done
         profile_label=$label-lua
         l+=("$(rate "$port" "$keyspace" EVALSHA "$sha" $(words "${lua_words[*]:1}" bench:l "$size"))")
@@ -401,8 +408,8 @@ run_sweep() {
       lm=$(printf '%s\n' "${l[@]}" | median)
       for i in "${!native_cmds[@]}"; do
         per_native[$i]=$(tr ' ' '\n' <<<"${n[$i]}" | grep . | median)
-        local native_name=${native_cmds[$i]#@* }
-        csv sweep "$name" "$size" "native:${native_name%% *}" "${per_native[$i]}" "$unit"
+        native_command "${native_cmds[$i]}" "$size" ""
+        csv sweep "$name" "$size" "native:${native_words%% *}" "${per_native[$i]}" "$unit"
       done
       nm=$(printf '%s\n' "${per_native[@]}" | combined_rate)
       csv sweep "$name" "$size" zkit "$zm" "$unit"
@@ -478,22 +485,20 @@ run_latency() {
   local name
   for name in "${cases[@]}"; do
     selected "$name" || continue
-    local size=$latency_size keyspace native_keyspace
+    local size=$latency_size keyspace
     keyspace=$(keyspace "${case_rand[$name]}" "$size")
-    native_keyspace=$(keyspace "${case_native_rand[$name]}" "$size")
     feed_mid=$(feed_cursor "$size")
     due_pool=$((latency_rate * latency_seconds * 2 + 1000))
     redis-cli -p "$port" FLUSHALL >/dev/null
     ${case_data[$name]} "$size" bench:data
     copy_data bench:z bench:n
-    local first_native
-    first_native=$(head -1 <<<"${case_native[$name]}")
+    native_command "$(head -1 <<<"${case_native[$name]}")" "$size" "${case_native_rand[$name]}"
     local variant words_ space
     for variant in zkit native; do
       if [[ $variant == zkit ]]; then
         words_=$(words "${case_zkit[$name]}" bench:z "$size") space=$keyspace
       else
-        words_=$(words "$first_native" bench:n "$size") space=$native_keyspace
+        words_=$(words "$native_words" bench:n "$size") space=$native_space
       fi
       progress "latency: $name ($variant) at $latency_rate/s for ${latency_seconds}s"
       local result
