@@ -2,7 +2,7 @@
 //! the same data: for replication, persistence and "errors change nothing"
 //! checks.
 
-use super::{err, query, Connection};
+use super::{err, query, run_bytes, Connection};
 
 /// A whole sorted set as (member, exact score text) pairs, lowest first.
 pub fn zset_dump(con: &mut impl redis::ConnectionLike, key: &str) -> Vec<(String, String)> {
@@ -83,16 +83,20 @@ fn all_keys(con: &mut impl redis::ConnectionLike) -> Vec<Vec<u8>> {
     keys
 }
 
-/// Runs `words` followed by the key name `key`.
+/// Runs `words` followed by the key name `key` (through [`run_bytes`]).
 fn on_key<T: redis::FromRedisValue>(
     con: &mut impl redis::ConnectionLike,
     words: &[&str],
     key: &[u8],
 ) -> T {
-    let mut cmd = redis::cmd(words[0]);
-    cmd.arg(&words[1..]).arg(key);
-    cmd.query(con)
-        .unwrap_or_else(|e| panic!("{words:?} {key:?} failed: {e}"))
+    let args: Vec<Vec<u8>> = words
+        .iter()
+        .map(|word| word.as_bytes().to_vec())
+        .chain([key.to_vec()])
+        .collect();
+    let reply = run_bytes(con, &args).unwrap_or_else(|e| panic!("{words:?} {key:?} failed: {e}"));
+    redis::from_redis_value(reply)
+        .unwrap_or_else(|e| panic!("{words:?} {key:?}: unexpected reply: {e}"))
 }
 
 /// A key name as snapshots show it: its text, or its bytes when it is not
