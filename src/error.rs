@@ -5,7 +5,7 @@
 
 use std::fmt;
 
-use crate::host::HostError;
+use crate::host::{GrammarError, HostError, Mistake};
 use crate::logic::cursor::CursorError;
 use crate::logic::delay::DelayError;
 use crate::logic::rank::RankError;
@@ -61,6 +61,8 @@ pub enum ZkitError {
     Cursor(CursorError),
     /// A dead-letter clause that cannot work.
     Delay(DelayError),
+    /// A call that does not fit its command's grammar.
+    Grammar(GrammarError),
     /// A bug or an unexpected server answer: the command changed nothing it
     /// could avoid changing, and the message says what happened.
     Internal(String),
@@ -84,8 +86,48 @@ impl fmt::Display for ZkitError {
             ZkitError::Vote(e) => write!(f, "ERR {e}"),
             ZkitError::Cursor(e) => write!(f, "ERR {e}"),
             ZkitError::Delay(e) => write!(f, "ERR {e}"),
+            ZkitError::Grammar(e) => match e {
+                GrammarError::NotInteger => ZkitError::NotInteger.fmt(f),
+                GrammarError::NotFloat => ZkitError::NotFloat.fmt(f),
+                GrammarError::CountTooSmall(count) => ZkitError::OutOfRange {
+                    what: count,
+                    limit: bound::AT_LEAST_ONE,
+                }
+                .fmt(f),
+                GrammarError::CountTooLarge { count, list } => write!(
+                    f,
+                    "ERR {count} is larger than the number of {list} arguments that follow"
+                ),
+                GrammarError::Syntax { mistake, usage } => {
+                    f.write_str("ERR syntax error: ")?;
+                    match mistake {
+                        Mistake::Missing(what) => write!(f, "{what} is missing")?,
+                        Mistake::OptionIncomplete(keyword) => {
+                            write!(f, "{keyword} is missing a value")?
+                        }
+                        Mistake::EmptyList(keyword) => {
+                            write!(f, "{keyword} needs at least one value")?
+                        }
+                        Mistake::Unpaired(group) => {
+                            write!(f, "values come in groups of '{group}'")?
+                        }
+                        Mistake::Repeated(keyword) => write!(f, "{keyword} is given twice")?,
+                        Mistake::Exclusive(first, second) => {
+                            write!(f, "{first} and {second} exclude each other")?
+                        }
+                        Mistake::Unexpected(word) => write!(f, "unexpected '{word}'")?,
+                    }
+                    write!(f, "; usage: {usage}")
+                }
+            },
             ZkitError::Internal(message) => write!(f, "ERR zkit internal error: {message}"),
         }
+    }
+}
+
+impl From<GrammarError> for ZkitError {
+    fn from(e: GrammarError) -> ZkitError {
+        ZkitError::Grammar(e)
     }
 }
 

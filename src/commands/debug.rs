@@ -14,7 +14,7 @@
 use super::Command;
 use crate::declare_command;
 use crate::error::ZkitError;
-use crate::host::{Ctx, RStr};
+use crate::host::{key_flags as kf, Arg, Ctx, FromArgs, OwnedRStr, RStr, Reply, Request};
 
 /// The load argument that registers [`COMMANDS`].
 pub const LOAD_ARGUMENT: &str = "debug-commands";
@@ -27,8 +27,6 @@ declare_command! {
         handler: panic_now,
         flags: "readonly",
         acl_categories: "dangerous",
-        arity: 1,
-        key_specs: &[],
         summary: "Panics inside the command (testing only; registered by the load argument debug-commands).",
         complexity: "O(1)",
         since: "0.1.0",
@@ -43,22 +41,31 @@ declare_command! {
         handler: write_then_fail,
         flags: "write",
         acl_categories: "dangerous",
-        arity: 2,
-        key_specs: &[crate::host::KeySpec::at(1, crate::host::key_flags::RW | crate::host::key_flags::INSERT)],
         summary: "Adds the member 'written' to a sorted set, then fails (testing only; registered by the load argument debug-commands).",
         complexity: "O(log(N))",
         since: "0.2.0",
         history: &[],
-        args: &[crate::host::Arg::key("key", 0)],
+        args: &[Arg::key("key", kf::RW | kf::INSERT)],
     }
 }
 
-fn panic_now(_ctx: &Ctx, _args: &[RStr]) -> Result<(), ZkitError> {
+fn panic_now(_ctx: &Ctx, _args: ()) -> Result<Reply, ZkitError> {
     panic!("ZKIT.DEBUG-PANIC was called")
 }
 
-fn write_then_fail(ctx: &Ctx, args: &[RStr]) -> Result<(), ZkitError> {
-    let written = crate::host::OwnedRStr::new(b"written");
-    ctx.open_zset_mut(&args[1])?.add(&written, 1.0)?;
+/// ZKIT.DEBUG-WRITE-THEN-FAIL `key`.
+struct WriteThenFail<'a> {
+    key: &'a RStr,
+}
+
+impl<'a> FromArgs<'a> for WriteThenFail<'a> {
+    fn from_args(args: &mut Request<'a, RStr>) -> Self {
+        WriteThenFail { key: args.key() }
+    }
+}
+
+fn write_then_fail(ctx: &Ctx, args: WriteThenFail<'_>) -> Result<Reply, ZkitError> {
+    let written = OwnedRStr::new(b"written");
+    ctx.open_zset_mut(args.key)?.add(&written, 1.0)?;
     Err(ZkitError::Syntax)
 }

@@ -19,17 +19,18 @@
 //! `DELIVERIES deliveries`.
 //!
 //! Syntax note: every key comes right after its keyword (`LEASE inflight
-//! ms`, `DEADLETTER dead deliveries n`, `DELIVERIES deliveries`), so keyword
-//! key specs declare them: COMMAND GETKEYS, ACL key patterns and cluster
-//! routing see every key a call touches.
+//! ms`, `DEADLETTER dead deliveries n`, `DELIVERIES deliveries`), and the
+//! tasks DELAY.ACK takes follow `TASKS`, after the options: COMMAND GETKEYS,
+//! ACL key patterns and cluster routing see every key a call touches, and
+//! no task is ever read as an option.
 
-use super::args::{parse_i64, parse_positive, split_trailing_options, Options};
+use super::args::positive;
 use super::{Command, Counter};
 use crate::declare_command;
 use crate::error::{bound, ZkitError};
 use crate::host::{
-    key_flags as kf, Arg, Attempt, BeginSearch, Ctx, FindKeys, KeyKind, KeySpec, OwnedRStr, RStr,
-    Readiness, ScoreBound, ZsetWaiter,
+    key_flags as kf, Arg, Attempt, Ctx, FromArgs, KeyKind, OwnedRStr, RStr, Readiness, Reply,
+    Request, ScoreBound, ZsetWaiter,
 };
 use crate::logic::clock::{deadline, MAX_DURATION_MS};
 use crate::logic::delay::{
@@ -49,38 +50,25 @@ pub static TASKS_DEAD: Counter = Counter::new();
 /// deliveries set had already counted (a lease that ended, or a NACK).
 pub static TASKS_REDELIVERED: Counter = Counter::new();
 
-/// The queue, the in-flight zset after `LEASE`, and the dead-letter and
-/// deliveries zsets after `DEADLETTER` (keywords searched from `start`).
-const fn poll_keys(start: i32) -> [KeySpec; 3] {
-    [
-        KeySpec::at(1, kf::RW | kf::ACCESS | kf::DELETE),
-        KeySpec::after_keyword("LEASE", start, kf::RW | kf::UPDATE),
-        // Tasks are added to the dead-letter set and counts both added and
-        // removed; a key spec takes one of INSERT, UPDATE, DELETE.
-        KeySpec {
-            flags: kf::RW | kf::UPDATE,
-            begin: BeginSearch::Keyword {
-                keyword: "DEADLETTER",
-                start,
-            },
-            find: FindKeys::Range {
-                last: 1,
-                step: 1,
-                limit: 0,
-            },
-        },
-    ]
-}
+const QUEUE_ARG: Arg = Arg::key("key", kf::RW | kf::ACCESS | kf::DELETE);
 
-const LEASE_ARG: Arg = Arg::block("lease", &[Arg::key("inflight", 1), Arg::integer("ms")])
-    .token("LEASE")
-    .optional();
+const LEASE_ARG: Arg = Arg::block(
+    "lease",
+    &[
+        Arg::key("inflight", kf::RW | kf::UPDATE),
+        Arg::integer("ms"),
+    ],
+)
+.token("LEASE")
+.optional();
 
 const DEADLETTER_ARG: Arg = Arg::block(
     "deadletter",
     &[
-        Arg::key("dead", 2),
-        Arg::key("deliveries", 2),
+        // Tasks are added to the dead-letter set, and counts both added and
+        // removed.
+        Arg::key("dead", kf::RW | kf::UPDATE),
+        Arg::key("deliveries", kf::RW | kf::UPDATE),
         Arg::integer("max-deliveries"),
     ],
 )
@@ -96,14 +84,12 @@ declare_command! {
         // pressure would stop the workers that free memory.
         flags: "write",
         acl_categories: "write sortedset slow",
-        arity: -2,
-        key_specs: &poll_keys(2),
         summary: "Claims up to count tasks that are due (score <= the server's unix ms), earliest first: removes them from the queue, or with LEASE moves them into inflight scored by the lease's end; with DEADLETTER, a task already delivered max-deliveries times goes to dead instead. Returns [[member, due-ms], ...].",
         complexity: "O((M+D+1)*log(N)) with M the tasks claimed, D the dead tasks moved and N the tasks in the queue.",
         since: "0.1.0",
         history: &[("0.2.0", "Added the `DEADLETTER` option.")],
         args: &[
-            Arg::key("key", 0),
+            QUEUE_ARG,
             Arg::integer("count").token("COUNT").optional(),
             LEASE_ARG,
             DEADLETTER_ARG,
@@ -117,14 +103,12 @@ declare_command! {
         handler: bpoll,
         flags: "write blocking",
         acl_categories: "write sortedset slow blocking",
-        arity: -3,
-        key_specs: &poll_keys(3),
         summary: "DELAY.POLL that blocks until a task is due or timeout-ms passes (0: forever); nil on timeout. Inside MULTI or a script it does not block.",
         complexity: "O((M+D+1)*log(N)) with M the tasks claimed, D the dead tasks moved and N the tasks in the queue.",
         since: "0.1.0",
         history: &[("0.2.0", "Added the `DEADLETTER` option.")],
         args: &[
-            Arg::key("key", 0),
+            QUEUE_ARG,
             Arg::integer("timeout-ms"),
             Arg::integer("count").token("COUNT").optional(),
             LEASE_ARG,
@@ -139,23 +123,20 @@ declare_command! {
         handler: ack,
         flags: "write fast",
         acl_categories: "write sortedset fast",
-        arity: -3,
-        key_specs: &[
-            KeySpec::at(1, kf::RW | kf::DELETE),
-            // Read from the end, as the handler reads the option.
-            KeySpec::after_keyword("DELIVERIES", -2, kf::RW | kf::DELETE),
-        ],
         summary: "Removes finished tasks from an in-flight zset (and, with DELIVERIES, their delivery counts); returns how many were in flight.",
         complexity: "O(M*log(N)) with M the members given and N the tasks in flight.",
         since: "0.1.0",
-        history: &[("0.2.0", "Added the `DELIVERIES` option.")],
+        history: &[
+            ("0.2.0", "Added the `DELIVERIES` option."),
+            ("0.3.0", "The tasks follow `TASKS`, after the options, so a task is never read as an option."),
+        ],
         args: &[
-            Arg::key("inflight", 0),
-            Arg::string("member").multiple(),
-            Arg::key("deliveries", 1)
+            Arg::key("inflight", kf::RW | kf::DELETE),
+            Arg::key("deliveries", kf::RW | kf::DELETE)
                 .token("DELIVERIES")
                 .optional()
                 .since("0.2.0"),
+            Arg::string("task").token("TASKS").multiple(),
         ],
     }
 }
@@ -168,18 +149,13 @@ declare_command! {
         // data, and a worker must be able to hand a task back.
         flags: "write fast",
         acl_categories: "write sortedset fast",
-        arity: 5,
-        key_specs: &[
-            KeySpec::at(1, kf::RW | kf::DELETE),
-            KeySpec::at(2, kf::RW | kf::UPDATE),
-        ],
         summary: "Hands a failed task back for a retry: moves it from inflight into queue, due delay-ms from now (0: now). Returns 1 when moved, 0 when its lease had already ended or it was not in flight.",
         complexity: "O(log(N)) with N the tasks in the larger set.",
         since: "0.2.0",
         history: &[],
         args: &[
-            Arg::key("inflight", 0),
-            Arg::key("queue", 1),
+            Arg::key("inflight", kf::RW | kf::DELETE),
+            Arg::key("queue", kf::RW | kf::UPDATE),
             Arg::string("member"),
             Arg::integer("delay-ms"),
         ],
@@ -192,14 +168,12 @@ declare_command! {
         handler: touch,
         flags: "write fast",
         acl_categories: "write sortedset fast",
-        arity: 4,
-        key_specs: &[KeySpec::at(1, kf::RW | kf::UPDATE)],
         summary: "Extends a lease: the task's lease now ends ms from now. Returns 1 when extended, 0 when the lease had already ended or the task was not in flight (its worker must stop).",
         complexity: "O(log(N)) with N the tasks in flight.",
         since: "0.2.0",
         history: &[],
         args: &[
-            Arg::key("inflight", 0),
+            Arg::key("inflight", kf::RW | kf::UPDATE),
             Arg::string("member"),
             Arg::integer("ms"),
         ],
@@ -251,53 +225,54 @@ impl LeaseArgs<OwnedRStr> {
     }
 }
 
-/// A poll's options: how many tasks, and where to lease them.
+/// A poll's options: `[COUNT n] [LEASE inflight ms] [DEADLETTER dead
+/// deliveries n]`, each at most once.
 struct PollOptions<'a> {
-    count: usize,
-    lease: Option<LeaseArgs<&'a RStr>>,
+    count: Option<i64>,
+    lease: Option<(&'a RStr, i64)>,
+    dead_letter: Option<(&'a RStr, &'a RStr, i64)>,
 }
 
-/// `[COUNT n] [LEASE inflight ms] [DEADLETTER dead deliveries n]`, each at
-/// most once (a second LEASE would also name a key the key specs do not
-/// declare); DEADLETTER needs LEASE.
-fn parse_poll_options(args: &[RStr]) -> Result<PollOptions<'_>, ZkitError> {
-    let (mut count, mut lease, mut dead_letter) = (None, None, None);
-    let mut options = Options::new(args, &["COUNT", "LEASE", "DEADLETTER"]);
-    while let Some(option) = options.next_option()? {
-        match option {
-            "COUNT" => count = Some(parse_positive(options.value()?.as_bytes(), "count")?),
-            "LEASE" => {
-                let inflight = options.value()?;
-                let ms = options.int()?;
+impl<'a> PollOptions<'a> {
+    fn read(args: &mut Request<'a, RStr>) -> Self {
+        PollOptions {
+            count: args.option(Request::integer),
+            lease: args.option(|lease| (lease.key(), lease.integer())),
+            dead_letter: args.option(|d| (d.key(), d.key(), d.integer())),
+        }
+    }
+
+    /// The count (1 when not given) and the lease, checked: DEADLETTER
+    /// needs LEASE.
+    #[allow(clippy::type_complexity)]
+    fn check(self) -> Result<(usize, Option<LeaseArgs<&'a RStr>>), ZkitError> {
+        let count = self.count.map_or(Ok(1), |n| positive(n, "count"))?;
+        let dead_letter = self
+            .dead_letter
+            .map(|(dead, deliveries, max)| {
+                Ok::<_, ZkitError>(DeadLetterArgs {
+                    dead,
+                    deliveries,
+                    max_deliveries: positive(max, "max-deliveries")? as u64,
+                })
+            })
+            .transpose()?;
+        let lease = match (self.lease, dead_letter) {
+            (Some((inflight, ms)), dead_letter) => {
                 if !(1..=MAX_DURATION_MS).contains(&ms) {
                     return Err(lease_out_of_range());
                 }
-                lease = Some((inflight, ms));
+                Some(LeaseArgs {
+                    inflight,
+                    ms,
+                    dead_letter,
+                })
             }
-            _ => {
-                let (dead, deliveries) = (options.value()?, options.value()?);
-                let max = parse_positive(options.value()?.as_bytes(), "max-deliveries")?;
-                dead_letter = Some(DeadLetterArgs {
-                    dead,
-                    deliveries,
-                    max_deliveries: max as u64,
-                });
-            }
-        }
+            (None, Some(_)) => return Err(DelayError::DeadLetterWithoutLease.into()),
+            (None, None) => None,
+        };
+        Ok((count, lease))
     }
-    let lease = match (lease, dead_letter) {
-        (Some((inflight, ms)), dead_letter) => Some(LeaseArgs {
-            inflight,
-            ms,
-            dead_letter,
-        }),
-        (None, Some(_)) => return Err(DelayError::DeadLetterWithoutLease.into()),
-        (None, None) => None,
-    };
-    Ok(PollOptions {
-        count: count.unwrap_or(1),
-        lease,
-    })
 }
 
 fn lease_out_of_range() -> ZkitError {
@@ -461,31 +436,68 @@ impl TaskQueue for ZsetQueue<'_> {
 }
 
 /// `[[member, due-ms], ...]`, due-ms as ZSCORE prints it.
-fn reply_tasks(ctx: &Ctx, tasks: &[(OwnedRStr, f64)]) {
-    ctx.reply_array(tasks.len());
-    for (member, due) in tasks {
-        ctx.reply_array(2);
-        ctx.reply_str(member);
-        ctx.reply_f64(*due);
+fn tasks_reply(tasks: &[(OwnedRStr, f64)]) -> Reply {
+    Reply::Array(
+        tasks
+            .iter()
+            .map(|(member, due)| {
+                Reply::Array(vec![
+                    Reply::Bulk(member.as_bytes().to_vec()),
+                    Reply::Double(*due),
+                ])
+            })
+            .collect(),
+    )
+}
+
+/// DELAY.POLL `key [COUNT n] [LEASE inflight ms] [DEADLETTER dead deliveries n]`.
+struct Poll<'a> {
+    key: &'a RStr,
+    options: PollOptions<'a>,
+}
+
+impl<'a> FromArgs<'a> for Poll<'a> {
+    fn from_args(args: &mut Request<'a, RStr>) -> Self {
+        Poll {
+            key: args.key(),
+            options: PollOptions::read(args),
+        }
     }
 }
 
-/// DELAY.POLL `key [COUNT n] [LEASE inflight ms [DEADLETTER dead deliveries n]]`
 /// -> `[[member, due-ms], ...]`.
-fn poll(ctx: &Ctx, args: &[RStr]) -> Result<(), ZkitError> {
-    let options = parse_poll_options(&args[2..])?;
-    match claim(ctx, &args[1], options.count, options.lease.as_ref())? {
-        Claim::Claimed(tasks) => reply_tasks(ctx, &tasks),
-        Claim::NothingDue { .. } => ctx.reply_array(0),
-    }
-    Ok(())
+fn poll(ctx: &Ctx, args: Poll<'_>) -> Result<Reply, ZkitError> {
+    let (count, lease) = args.options.check()?;
+    Ok(match claim(ctx, args.key, count, lease.as_ref())? {
+        Claim::Claimed(tasks) => tasks_reply(&tasks),
+        Claim::NothingDue { .. } => Reply::Array(Vec::new()),
+    })
 }
 
-/// DELAY.BPOLL `key timeout-ms [COUNT n] [LEASE ...] [DEADLETTER ...]`
+/// DELAY.BPOLL `key timeout-ms [COUNT n] [LEASE ...] [DEADLETTER ...]`.
+struct BlockingPoll<'a> {
+    key: &'a RStr,
+    timeout_ms: i64,
+    options: PollOptions<'a>,
+}
+
+impl<'a> FromArgs<'a> for BlockingPoll<'a> {
+    fn from_args(args: &mut Request<'a, RStr>) -> Self {
+        BlockingPoll {
+            key: args.key(),
+            timeout_ms: args.integer(),
+            options: PollOptions::read(args),
+        }
+    }
+}
+
 /// -> `[[member, due-ms], ...]`, or nil on timeout.
-fn bpoll(ctx: &Ctx, args: &[RStr]) -> Result<(), ZkitError> {
-    let key = &args[1];
-    let timeout = parse_i64(args[2].as_bytes())?;
+fn bpoll(ctx: &Ctx, args: BlockingPoll<'_>) -> Result<Reply, ZkitError> {
+    let BlockingPoll {
+        key,
+        timeout_ms: timeout,
+        options,
+    } = args;
     if timeout < 0 {
         return Err(ZkitError::OutOfRange {
             what: "timeout",
@@ -498,26 +510,23 @@ fn bpoll(ctx: &Ctx, args: &[RStr]) -> Result<(), ZkitError> {
             limit: bound::TOO_LARGE,
         });
     }
-    let options = parse_poll_options(&args[3..])?;
-    let earliest = match claim(ctx, key, options.count, options.lease.as_ref())? {
-        Claim::Claimed(tasks) => {
-            reply_tasks(ctx, &tasks);
-            return Ok(());
-        }
+    let (count, lease) = options.check()?;
+    let earliest = match claim(ctx, key, count, lease.as_ref())? {
+        Claim::Claimed(tasks) => return Ok(tasks_reply(&tasks)),
         Claim::NothingDue { earliest } => earliest,
     };
     // Like BZPOPMIN: inside MULTI or a script, answer as a timeout at once.
     if !ctx.may_block() {
-        ctx.reply_null_array();
-        return Ok(());
+        return Ok(Reply::NullArray);
     }
     let waiter = PollWaiter {
         key: OwnedRStr::new(key.as_bytes()),
-        count: options.count,
-        lease: options.lease.as_ref().map(LeaseArgs::to_owned),
+        count,
+        lease: lease.as_ref().map(LeaseArgs::to_owned),
     };
     let wake_at = earliest.map(|due| wake_at_ms(due, ctx.now_ms()));
-    Ok(ctx.block_on_zset(waiter, timeout, wake_at)?)
+    ctx.block_on_zset(waiter, timeout, wake_at)?;
+    Ok(Reply::Blocked)
 }
 
 /// A blocked DELAY.BPOLL: its own copy of the arguments, tried whenever the
@@ -565,7 +574,7 @@ impl ZsetWaiter for PollWaiter {
         let lease = self.lease.as_ref().map(LeaseArgs::borrowed);
         match claim(ctx, &self.key, self.count, lease.as_ref())? {
             Claim::Claimed(tasks) => {
-                reply_tasks(ctx, &tasks);
+                ctx.reply(&tasks_reply(&tasks));
                 Ok(Attempt::Served)
             }
             Claim::NothingDue { earliest } => Ok(Attempt::Wait {
@@ -579,14 +588,30 @@ impl ZsetWaiter for PollWaiter {
     }
 }
 
-/// DELAY.ACK `inflight member [member ...] [DELIVERIES deliveries]` -> the
-/// number removed. The option is read from the end, as RECENT.ADD reads
-/// its options: a task spelled `DELIVERIES` is read as the keyword only in
-/// the second-to-last position.
-fn ack(ctx: &Ctx, args: &[RStr]) -> Result<(), ZkitError> {
-    let key = &args[1];
-    let (members, options) = split_trailing_options(&args[2..], &["DELIVERIES"])?;
-    let deliveries = options.first().map(|(_, key)| *key);
+/// DELAY.ACK `inflight [DELIVERIES deliveries] TASKS task [task ...]`.
+struct Ack<'a> {
+    inflight: &'a RStr,
+    deliveries: Option<&'a RStr>,
+    tasks: Vec<&'a RStr>,
+}
+
+impl<'a> FromArgs<'a> for Ack<'a> {
+    fn from_args(args: &mut Request<'a, RStr>) -> Self {
+        Ack {
+            inflight: args.key(),
+            deliveries: args.option(Request::key),
+            tasks: args.list(Request::string),
+        }
+    }
+}
+
+/// -> the number removed.
+fn ack(ctx: &Ctx, args: Ack<'_>) -> Result<Reply, ZkitError> {
+    let Ack {
+        inflight: key,
+        deliveries,
+        tasks: members,
+    } = args;
     if let Some(deliveries) = deliveries {
         ctx.check_key_type(deliveries, KeyKind::Zset)?;
     }
@@ -594,12 +619,12 @@ fn ack(ctx: &Ctx, args: &[RStr]) -> Result<(), ZkitError> {
         .open_zset(key)?
         .is_some_and(|held| members.iter().any(|m| held.score(m).is_some()));
     if !any_held {
-        ctx.reply_i64(0);
-        return Ok(());
+        return Ok(Reply::Int(0));
     }
     let mut held = ctx.open_zset_mut(key)?;
     let removed: Vec<&RStr> = members
         .iter()
+        .copied()
         .filter(|member| held.remove(member))
         .collect();
     drop(held);
@@ -612,25 +637,45 @@ fn ack(ctx: &Ctx, args: &[RStr]) -> Result<(), ZkitError> {
         }
     }
     TASKS_ACKED.add(removed.len() as u64);
-    ctx.reply_i64(removed.len() as i64);
-    Ok(())
+    Ok(Reply::Int(removed.len() as i64))
 }
 
-/// DELAY.NACK `inflight queue member delay-ms` -> 1 when moved, else 0.
-fn nack(ctx: &Ctx, args: &[RStr]) -> Result<(), ZkitError> {
-    let [_, inflight, queue, task, delay_ms] = args else {
-        return Err(ZkitError::Arity(NACK.name));
-    };
+/// DELAY.NACK `inflight queue member delay-ms`.
+struct Nack<'a> {
+    inflight: &'a RStr,
+    queue: &'a RStr,
+    task: &'a RStr,
+    delay_ms: i64,
+}
+
+impl<'a> FromArgs<'a> for Nack<'a> {
+    fn from_args(args: &mut Request<'a, RStr>) -> Self {
+        Nack {
+            inflight: args.key(),
+            queue: args.key(),
+            task: args.string(),
+            delay_ms: args.integer(),
+        }
+    }
+}
+
+/// -> 1 when moved, else 0.
+fn nack(ctx: &Ctx, args: Nack<'_>) -> Result<Reply, ZkitError> {
+    let Nack {
+        inflight,
+        queue,
+        task,
+        delay_ms,
+    } = args;
     let now = ctx.now_ms();
-    let due = retry_at(now, parse_i64(delay_ms.as_bytes())?).ok_or(ZkitError::OutOfRange {
+    let due = retry_at(now, delay_ms).ok_or(ZkitError::OutOfRange {
         what: "delay",
         limit: bound::DELAY_MS,
     })?;
     ctx.check_key_type(queue, KeyKind::Zset)?;
     let lease_end = ctx.open_zset(inflight)?.and_then(|held| held.score(task));
     if !is_held(lease_end, now) {
-        ctx.reply_i64(0);
-        return Ok(());
+        return Ok(Reply::Int(0));
     }
     // A queue that is its own in-flight set (a visibility timeout): the
     // task only moves to its new due time.
@@ -638,23 +683,35 @@ fn nack(ctx: &Ctx, args: &[RStr]) -> Result<(), ZkitError> {
         ctx.open_zset_mut(inflight)?.remove(task);
     }
     ctx.open_zset_mut(queue)?.add(task, due as f64)?;
-    ctx.reply_i64(1);
-    Ok(())
+    Ok(Reply::Int(1))
 }
 
-/// DELAY.TOUCH `inflight member ms` -> 1 when the lease was extended, else 0.
-fn touch(ctx: &Ctx, args: &[RStr]) -> Result<(), ZkitError> {
-    let [_, inflight, task, ms] = args else {
-        return Err(ZkitError::Arity(TOUCH.name));
-    };
+/// DELAY.TOUCH `inflight member ms`.
+struct Touch<'a> {
+    inflight: &'a RStr,
+    task: &'a RStr,
+    ms: i64,
+}
+
+impl<'a> FromArgs<'a> for Touch<'a> {
+    fn from_args(args: &mut Request<'a, RStr>) -> Self {
+        Touch {
+            inflight: args.key(),
+            task: args.string(),
+            ms: args.integer(),
+        }
+    }
+}
+
+/// -> 1 when the lease was extended, else 0.
+fn touch(ctx: &Ctx, args: Touch<'_>) -> Result<Reply, ZkitError> {
+    let Touch { inflight, task, ms } = args;
     let now = ctx.now_ms();
-    let until = deadline(now, parse_i64(ms.as_bytes())?).ok_or_else(lease_out_of_range)?;
+    let until = deadline(now, ms).ok_or_else(lease_out_of_range)?;
     let lease_end = ctx.open_zset(inflight)?.and_then(|held| held.score(task));
     if !is_held(lease_end, now) {
-        ctx.reply_i64(0);
-        return Ok(());
+        return Ok(Reply::Int(0));
     }
     ctx.open_zset_mut(inflight)?.add(task, until as f64)?;
-    ctx.reply_i64(1);
-    Ok(())
+    Ok(Reply::Int(1))
 }

@@ -15,11 +15,13 @@
 
 use std::cmp::Ordering;
 
-use super::args::{is_keyword, parse_f64, parse_i64, parse_positive, Options};
+use super::args::positive;
 use super::{Command, Counter};
 use crate::declare_command;
 use crate::error::{bound, ZkitError};
-use crate::host::{key_flags as kf, Arg, Ctx, KeySpec, OwnedRStr, RStr, ScoreBound};
+use crate::host::{
+    key_flags as kf, Arg, Ctx, FromArgs, OwnedRStr, RStr, Reply, Request, ScoreBound,
+};
 use crate::logic::cursor::{self, Position};
 use crate::logic::score::ScoreText;
 
@@ -39,14 +41,12 @@ declare_command! {
         handler: add,
         flags: "write deny-oom",
         acl_categories: "write sortedset slow",
-        arity: -4,
-        key_specs: &[KeySpec::at(1, kf::RW | kf::UPDATE)],
         summary: "Adds or re-scores feed items like ZADD; with CAP, then removes the lowest-scored items beyond n in the same step.",
         complexity: "O((M+R) log(N)) with M the items given, R the items CAP removes and N the items in the feed.",
         since: "0.1.0",
         history: &[],
         args: &[
-            Arg::key("key", 0),
+            Arg::key("key", kf::RW | kf::UPDATE),
             Arg::integer("n").token("CAP").optional(),
             Arg::block("data", &[Arg::double("score"), Arg::string("member")]).multiple(),
         ],
@@ -59,14 +59,12 @@ declare_command! {
         handler: page,
         flags: "readonly",
         acl_categories: "read sortedset slow",
-        arity: -2,
-        key_specs: &[KeySpec::at(1, kf::RO | kf::ACCESS)],
         summary: "Returns a page of a feed, newest first, with exact top and bottom cursors: the newest items, or the items newer or older than a cursor.",
         complexity: "O(log(N)+K+COUNT) with N the items in the feed and K the items that share the cursor's score and sort on the cursor's side of it (0 without ties).",
         since: "0.1.0",
         history: &[],
         args: &[
-            Arg::key("key", 0),
+            Arg::key("key", kf::RO | kf::ACCESS),
             Arg::integer("count").token("COUNT").optional(),
             Arg::one_of(
                 "direction",
@@ -80,28 +78,27 @@ declare_command! {
     }
 }
 
-/// FEED.ADD `key [CAP n] score member [score member ...]` -> members added.
-fn add(ctx: &Ctx, args: &[RStr]) -> Result<(), ZkitError> {
-    let key = &args[1];
-    let (cap, pairs) = match &args[2..] {
-        [keyword, n, pairs @ ..] if is_keyword(keyword.as_bytes(), "CAP") => {
-            (Some(parse_positive(n.as_bytes(), "CAP")?), pairs)
-        }
-        pairs => (None, pairs),
-    };
-    // CAP goes first, once (a second one would sit where a score belongs).
-    let repeated_cap = cap.is_some()
-        && pairs
-            .first()
-            .is_some_and(|w| is_keyword(w.as_bytes(), "CAP"));
-    if pairs.is_empty() || pairs.len() % 2 != 0 || repeated_cap {
-        return Err(ZkitError::Syntax);
-    }
-    let items = pairs
-        .chunks_exact(2)
-        .map(|pair| Ok((parse_f64(pair[0].as_bytes())?, &pair[1])))
-        .collect::<Result<Vec<(f64, &RStr)>, ZkitError>>()?;
+/// FEED.ADD `key [CAP n] score member [score member ...]`.
+struct Add<'a> {
+    key: &'a RStr,
+    cap: Option<i64>,
+    items: Vec<(f64, &'a RStr)>,
+}
 
+impl<'a> FromArgs<'a> for Add<'a> {
+    fn from_args(args: &mut Request<'a, RStr>) -> Self {
+        Add {
+            key: args.key(),
+            cap: args.option(Request::integer),
+            items: args.list(|item| (item.double(), item.string())),
+        }
+    }
+}
+
+/// -> members added.
+fn add(ctx: &Ctx, args: Add<'_>) -> Result<Reply, ZkitError> {
+    let Add { key, cap, items } = args;
+    let cap = cap.map(|cap| positive(cap, "CAP")).transpose()?;
     let mut feed = ctx.open_zset_mut(key)?;
     let mut added = 0;
     for &(score, member) in &items {
@@ -124,8 +121,7 @@ fn add(ctx: &Ctx, args: &[RStr]) -> Result<(), ZkitError> {
     }
     drop(feed);
     ITEMS_TRIMMED.add(trimmed.len() as u64);
-    ctx.reply_i64(added);
-    Ok(())
+    Ok(Reply::Int(added))
 }
 
 /// Which way a page goes from its cursor.
@@ -134,29 +130,30 @@ enum Direction {
     Older,
 }
 
-/// FEED.PAGE `key [COUNT n] [NEWER cursor | OLDER cursor]` ->
-/// `[[member, score, ...], top, bottom, more]`.
-fn page(ctx: &Ctx, args: &[RStr]) -> Result<(), ZkitError> {
-    let key = &args[1];
-    let mut count = None;
-    let mut from: Option<(Direction, &RStr)> = None;
-    let mut options = Options::new(&args[2..], &["COUNT", "NEWER", "OLDER"]);
-    while let Some(option) = options.next_option()? {
-        if option == "COUNT" {
-            count = Some(parse_count(options.value()?.as_bytes())?);
-            continue;
+/// FEED.PAGE `key [COUNT n] [NEWER cursor | OLDER cursor]`.
+struct Page<'a> {
+    key: &'a RStr,
+    count: Option<i64>,
+    from: Option<(Direction, &'a RStr)>,
+}
+
+impl<'a> FromArgs<'a> for Page<'a> {
+    fn from_args(args: &mut Request<'a, RStr>) -> Self {
+        Page {
+            key: args.key(),
+            count: args.option(Request::integer),
+            from: args.one_of(&[
+                |cursor| (Direction::Newer, cursor.string()),
+                |cursor| (Direction::Older, cursor.string()),
+            ]),
         }
-        // NEWER and OLDER exclude each other.
-        if from.is_some() {
-            return Err(ZkitError::Syntax);
-        }
-        let direction = if option == "NEWER" {
-            Direction::Newer
-        } else {
-            Direction::Older
-        };
-        from = Some((direction, options.value()?));
     }
+}
+
+/// -> `[[member, score, ...], top, bottom, more]`.
+fn page(ctx: &Ctx, args: Page<'_>) -> Result<Reply, ZkitError> {
+    let Page { key, count, from } = args;
+    let count = count.map(check_count).transpose()?;
     let count = count.unwrap_or(DEFAULT_COUNT);
     let from = match from {
         Some((direction, cursor)) => {
@@ -166,8 +163,7 @@ fn page(ctx: &Ctx, args: &[RStr]) -> Result<(), ZkitError> {
     };
 
     let Some(mut feed) = ctx.open_zset(key)? else {
-        reply_empty_page(ctx, from.map(|(_, _, cursor)| cursor));
-        return Ok(());
+        return Ok(empty_page(from.map(|(_, _, cursor)| cursor)));
     };
     // One item past the page says whether more remain that way.
     let wanted = count + 1;
@@ -195,33 +191,34 @@ fn page(ctx: &Ctx, args: &[RStr]) -> Result<(), ZkitError> {
         items.reverse();
     }
     let (Some(newest), Some(oldest)) = (items.first(), items.last()) else {
-        reply_empty_page(ctx, from.map(|(_, _, cursor)| cursor));
-        return Ok(());
+        return Ok(empty_page(from.map(|(_, _, cursor)| cursor)));
     };
 
     for (member, _) in [newest, oldest] {
         check_cursor_fits(ctx, member.as_bytes().len())?;
     }
 
-    ctx.reply_array(4);
-    ctx.reply_array(2 * items.len());
     // RESP2 scores are bulk strings: the shortest exact text is several
     // times cheaper than the server's %.17g. RESP3 has a double type.
     let resp3 = ctx.is_resp3();
     let mut text = ScoreText::new();
+    let mut page = Vec::with_capacity(2 * items.len());
     for (member, score) in &items {
-        ctx.reply_str(member);
-        if resp3 {
-            ctx.reply_f64(*score);
+        page.push(Reply::Bulk(member.as_bytes().to_vec()));
+        page.push(if resp3 {
+            Reply::Double(*score)
         } else {
-            ctx.reply_bulk(text.format(*score).as_bytes());
-        }
+            Reply::Bulk(text.format(*score).as_bytes().to_vec())
+        });
     }
-    for (member, score) in [newest, oldest] {
-        ctx.reply_bulk(&cursor::encode(*score, member.as_bytes()));
-    }
-    ctx.reply_i64(i64::from(more));
-    Ok(())
+    let [top, bottom] = [newest, oldest]
+        .map(|(member, score)| Reply::Bulk(cursor::encode(*score, member.as_bytes())));
+    Ok(Reply::Array(vec![
+        Reply::Array(page),
+        top,
+        bottom,
+        Reply::Int(i64::from(more)),
+    ]))
 }
 
 /// Refuses a page whose cursor a client could not send back. Cursors of up
@@ -236,8 +233,7 @@ fn check_cursor_fits(ctx: &Ctx, member_len: usize) -> Result<(), ZkitError> {
 }
 
 /// COUNT n: between 1 and [`MAX_COUNT`].
-fn parse_count(bytes: &[u8]) -> Result<usize, ZkitError> {
-    let count = parse_i64(bytes)?;
+fn check_count(count: i64) -> Result<usize, ZkitError> {
     if !(1..=MAX_COUNT).contains(&count) {
         return Err(ZkitError::OutOfRange {
             what: "COUNT",
@@ -248,16 +244,14 @@ fn parse_count(bytes: &[u8]) -> Result<usize, ZkitError> {
 }
 
 /// No items: top and bottom are the cursor given (nil without one), more = 0.
-fn reply_empty_page(ctx: &Ctx, cursor: Option<&RStr>) {
-    ctx.reply_array(4);
-    ctx.reply_array(0);
-    for _ in 0..2 {
-        match cursor {
-            Some(cursor) => ctx.reply_str(cursor),
-            None => ctx.reply_null(),
-        }
-    }
-    ctx.reply_i64(0);
+fn empty_page(cursor: Option<&RStr>) -> Reply {
+    let edge = || cursor.map_or(Reply::Null, |c| Reply::Bulk(c.as_bytes().to_vec()));
+    Reply::Array(vec![
+        Reply::Array(Vec::new()),
+        edge(),
+        edge(),
+        Reply::Int(0),
+    ])
 }
 
 #[cfg(test)]
@@ -266,10 +260,9 @@ mod tests {
 
     #[test]
     fn count_bound_matches_its_message() {
-        assert_eq!(parse_count(b"1000"), Ok(1000));
-        let e = parse_count(b"1001").unwrap_err().to_string();
+        assert_eq!(check_count(1000), Ok(1000));
+        let e = check_count(1001).unwrap_err().to_string();
         assert!(e.ends_with(&format!("between 1 and {MAX_COUNT}")), "{e}");
-        assert!(parse_count(b"0").is_err());
-        assert_eq!(parse_count(b"x"), Err(ZkitError::NotInteger));
+        assert!(check_count(0).is_err());
     }
 }

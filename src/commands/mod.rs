@@ -85,3 +85,35 @@ pub static COUNTERS: &[(&str, &Counter)] = &[
     ("rate_hits_refused", &rate::HITS_REFUSED),
     ("feed_items_trimmed", &feed::ITEMS_TRIMMED),
 ];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::host::ambiguity;
+
+    /// Every declaration is an unambiguous grammar: no value position can be
+    /// taken for a keyword (`host::grammar::ambiguity` says how).
+    #[test]
+    fn no_grammar_lets_a_value_be_taken_for_a_keyword() {
+        for command in all().chain(debug::COMMANDS.iter().copied()) {
+            if let Err(why) = ambiguity(command.args) {
+                panic!("{}: {why}", command.name);
+            }
+        }
+    }
+
+    /// Key specs and arity come from every declaration (a key no spec can
+    /// describe panics here, not at load).
+    #[test]
+    fn every_declaration_gives_key_specs_and_arity() {
+        for command in all().chain(debug::COMMANDS.iter().copied()) {
+            let keys = crate::host::keywords(command.args);
+            assert!(command.arity() != 0, "{}", command.name);
+            assert!(
+                !command.key_specs().is_empty() || command.args.is_empty(),
+                "{} ({keys:?})",
+                command.name
+            );
+        }
+    }
+}

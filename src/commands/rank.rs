@@ -20,13 +20,12 @@ use std::collections::HashMap;
 
 use std::sync::atomic::{AtomicI64, Ordering};
 
-use super::args::{is_keyword, parse_i64, parse_non_negative, split_trailing_flag, Options};
+use super::args::non_negative;
 use super::{Command, NumericConfig};
 use crate::declare_command;
-use crate::error::{bound, ZkitError};
+use crate::error::ZkitError;
 use crate::host::{
-    key_flags as kf, Arg, BeginSearch, CallArg, Ctx, FindKeys, KeySpec, OwnedRStr, RStr,
-    ScoreBound, Zset,
+    key_flags as kf, Arg, CallArg, Ctx, FromArgs, OwnedRStr, RStr, Reply, Request, ScoreBound, Zset,
 };
 use crate::logic::rank::{
     add_totals, check_distinct_boards, next_total, shared_ranks, weigh_total, RankEntry,
@@ -62,9 +61,10 @@ pub fn tiebreak_clock() -> TieBreakClock {
     .expect("the config bounds keep the clock valid")
 }
 
+/// A board a command writes: its new total and rank are returned.
 const BOARD_WRITE_FLAGS: u32 = kf::RW | kf::ACCESS | kf::UPDATE;
-const BOARD_WRITE: &[KeySpec] = &[KeySpec::at(1, BOARD_WRITE_FLAGS)];
-const BOARD_READ: &[KeySpec] = &[KeySpec::at(1, kf::RO | kf::ACCESS)];
+const BOARD_WRITE: Arg = Arg::key("key", BOARD_WRITE_FLAGS);
+const BOARD_READ: Arg = Arg::key("key", kf::RO | kf::ACCESS);
 
 /// `SHARED`: every rank in the reply is a competition rank.
 const SHARED_ARG: Arg = Arg::pure_token("shared", "SHARED")
@@ -77,14 +77,12 @@ declare_command! {
         handler: gift,
         flags: "write deny-oom fast",
         acl_categories: "write sortedset fast",
-        arity: -4,
-        key_specs: BOARD_WRITE,
         summary: "Adds an amount to a member's total and returns the new total and rank; equal totals rank first-come (with SHARED, equal totals share a rank).",
         complexity: "O(log(N)) with N the number of members in the board.",
         since: "0.1.0",
         history: &[("0.2.0", "Added the `SHARED` option.")],
         args: &[
-            Arg::key("key", 0),
+            BOARD_WRITE,
             Arg::string("member"),
             Arg::integer("amount"),
             Arg::unix_time("unix-ms").token("AT").optional(),
@@ -99,15 +97,13 @@ declare_command! {
         handler: set,
         flags: "write deny-oom fast",
         acl_categories: "write sortedset fast",
-        arity: -4,
-        key_specs: BOARD_WRITE,
         summary:
             "Sets a member's total (with GT only a higher one, with LT only a lower one) and returns the total that stands with the member's rank; equal totals rank first-come (with SHARED, equal totals share a rank).",
         complexity: "O(log(N)) with N the number of members in the board.",
         since: "0.1.0",
         history: &[("0.2.0", "Added the `GT`, `LT` and `SHARED` options.")],
         args: &[
-            Arg::key("key", 0),
+            BOARD_WRITE,
             Arg::string("member"),
             Arg::integer("total"),
             Arg::unix_time("unix-ms").token("AT").optional(),
@@ -128,13 +124,11 @@ declare_command! {
         handler: get,
         flags: "readonly fast",
         acl_categories: "read sortedset fast",
-        arity: -3,
-        key_specs: BOARD_READ,
         summary: "Returns a member's total, rank and the time it reached its total, or nil.",
         complexity: "O(log(N)) with N the number of members in the board.",
         since: "0.1.0",
         history: &[("0.2.0", "Added the `SHARED` option.")],
-        args: &[Arg::key("key", 0), Arg::string("member"), SHARED_ARG],
+        args: &[BOARD_READ, Arg::string("member"), SHARED_ARG],
     }
 }
 
@@ -144,14 +138,12 @@ declare_command! {
         handler: top,
         flags: "readonly",
         acl_categories: "read sortedset slow",
-        arity: -3,
-        key_specs: BOARD_READ,
         summary: "Returns a page of the board from the highest total down: rank, member, total.",
         complexity: "O(log(N)+M) with N the number of members in the board and M the count.",
         since: "0.1.0",
         history: &[("0.2.0", "Added the `SHARED` option.")],
         args: &[
-            Arg::key("key", 0),
+            BOARD_READ,
             Arg::integer("count"),
             Arg::integer("offset").token("OFFSET").optional(),
             SHARED_ARG,
@@ -165,14 +157,12 @@ declare_command! {
         handler: around,
         flags: "readonly",
         acl_categories: "read sortedset slow",
-        arity: -4,
-        key_specs: BOARD_READ,
         summary: "Returns the member and up to radius entries above and below it: rank, member, total.",
         complexity: "O(log(N)+M) with N the number of members in the board and M the radius.",
         since: "0.1.0",
         history: &[("0.2.0", "Added the `SHARED` option.")],
         args: &[
-            Arg::key("key", 0),
+            BOARD_READ,
             Arg::string("member"),
             Arg::integer("radius"),
             SHARED_ARG,
@@ -186,28 +176,18 @@ declare_command! {
         handler: merge,
         flags: "write deny-oom",
         acl_categories: "write sortedset slow",
-        arity: -4,
-        key_specs: &[
-            KeySpec::at(1, kf::OW | kf::UPDATE),
-            KeySpec {
-                flags: kf::RO | kf::ACCESS,
-                begin: BeginSearch::Index(2),
-                find: FindKeys::KeyNum {
-                    count_index: 0,
-                    first: 1,
-                    step: 1,
-                },
-            },
-        ],
         summary: "Stores the sum of several boards (times integer weights) in destkey, keeping first-come order: a merged entry reached its total when its last contributor did.",
         complexity: "O(N+M log(M)) with N the members of all inputs and M the members of the result.",
         since: "0.1.0",
         history: &[],
         args: &[
-            Arg::key("destkey", 0),
+            Arg::key("destkey", kf::OW | kf::UPDATE),
             Arg::integer("numkeys"),
-            Arg::key("key", 1).multiple(),
-            Arg::integer("weight").token("WEIGHTS").optional().multiple(),
+            Arg::key("key", kf::RO | kf::ACCESS).counted_by("numkeys"),
+            Arg::integer("weight")
+                .token("WEIGHTS")
+                .optional()
+                .counted_by("numkeys"),
         ],
     }
 }
@@ -218,23 +198,13 @@ declare_command! {
         handler: mgift,
         flags: "write deny-oom",
         acl_categories: "write sortedset slow",
-        arity: -5,
-        key_specs: &[KeySpec {
-            flags: BOARD_WRITE_FLAGS,
-            begin: BeginSearch::Index(1),
-            find: FindKeys::KeyNum {
-                count_index: 0,
-                first: 1,
-                step: 1,
-            },
-        }],
         summary: "Adds an amount to a member's total on several boards at once (each first-come on its own) and returns [total, rank] per board, in key order.",
         complexity: "O(K*log(N)) with K the number of boards and N the members of the largest.",
         since: "0.2.0",
         history: &[],
         args: &[
             Arg::integer("numkeys"),
-            Arg::key("key", 0).multiple(),
+            Arg::key("key", BOARD_WRITE_FLAGS).counted_by("numkeys"),
             Arg::string("member"),
             Arg::integer("amount"),
             Arg::unix_time("unix-ms").token("AT").optional(),
@@ -249,16 +219,14 @@ declare_command! {
         handler: mget,
         flags: "readonly fast",
         acl_categories: "read sortedset fast",
-        arity: -3,
-        key_specs: BOARD_READ,
         summary: "Returns what RANK.GET returns for each member, in order: [total, rank, reached-at-ms] or nil.",
         complexity: "O(M*log(N)) with M the members asked for and N the members of the board.",
         since: "0.2.0",
-        history: &[],
+        history: &[("0.3.0", "The members follow `MEMBERS`, after `SHARED`, so a member is never read as the option.")],
         args: &[
-            Arg::key("key", 0),
-            Arg::string("member").multiple(),
+            BOARD_READ,
             SHARED_ARG,
+            Arg::string("member").token("MEMBERS").multiple(),
         ],
     }
 }
@@ -272,57 +240,83 @@ enum Ranks {
     Shared,
 }
 
-fn gift(ctx: &Ctx, args: &[RStr]) -> Result<(), ZkitError> {
-    let amount = parse_i64(args[3].as_bytes())?;
-    let options = parse_write_options(&args[4..], &["AT", "SHARED"])?;
-    write_total(ctx, &args[1], &args[2], TotalUpdate::Add(amount), options)
-}
-
-fn set(ctx: &Ctx, args: &[RStr]) -> Result<(), ZkitError> {
-    let total = parse_i64(args[3].as_bytes())?;
-    let options = parse_write_options(&args[4..], &["AT", "SHARED", "GT", "LT"])?;
-    let update = TotalUpdate::Set(total, options.condition);
-    write_total(ctx, &args[1], &args[2], update, options)
-}
-
-/// The options of a RANK write: `[AT unix-ms] [GT|LT] [SHARED]`, those of
-/// `keywords` only.
-struct WriteOptions {
-    at_ms: Option<i64>,
-    condition: SetCondition,
-    ranks: Ranks,
-}
-
-fn parse_write_options(
-    options: &[RStr],
-    keywords: &'static [&'static str],
-) -> Result<WriteOptions, ZkitError> {
-    let mut parsed = WriteOptions {
-        at_ms: None,
-        condition: SetCondition::Always,
-        ranks: Ranks::FirstCome,
-    };
-    let mut options = Options::new(options, keywords);
-    while let Some(option) = options.next_option()? {
-        let condition = match option {
-            "AT" => {
-                parsed.at_ms = Some(options.int()?);
-                continue;
-            }
-            "SHARED" => {
-                parsed.ranks = Ranks::Shared;
-                continue;
-            }
-            "GT" => SetCondition::Higher,
-            _ => SetCondition::Lower,
-        };
-        // GT and LT exclude each other, as NEWER and OLDER do in FEED.PAGE.
-        if parsed.condition != SetCondition::Always {
-            return Err(ZkitError::Syntax);
+impl Ranks {
+    fn shared(shared: bool) -> Ranks {
+        if shared {
+            Ranks::Shared
+        } else {
+            Ranks::FirstCome
         }
-        parsed.condition = condition;
     }
-    Ok(parsed)
+}
+
+/// RANK.GIFT `key member amount [AT unix-ms] [SHARED]`.
+struct Gift<'a> {
+    key: &'a RStr,
+    member: &'a RStr,
+    amount: i64,
+    at_ms: Option<i64>,
+    shared: bool,
+}
+
+impl<'a> FromArgs<'a> for Gift<'a> {
+    fn from_args(args: &mut Request<'a, RStr>) -> Self {
+        Gift {
+            key: args.key(),
+            member: args.string(),
+            amount: args.integer(),
+            at_ms: args.option(Request::integer),
+            shared: args.flag(),
+        }
+    }
+}
+
+fn gift(ctx: &Ctx, args: Gift<'_>) -> Result<Reply, ZkitError> {
+    let update = TotalUpdate::Add(args.amount);
+    write_total(
+        ctx,
+        args.key,
+        args.member,
+        update,
+        args.at_ms,
+        Ranks::shared(args.shared),
+    )
+}
+
+/// RANK.SET `key member total [AT unix-ms] [GT|LT] [SHARED]`.
+struct SetTotal<'a> {
+    key: &'a RStr,
+    member: &'a RStr,
+    total: i64,
+    at_ms: Option<i64>,
+    condition: Option<SetCondition>,
+    shared: bool,
+}
+
+impl<'a> FromArgs<'a> for SetTotal<'a> {
+    fn from_args(args: &mut Request<'a, RStr>) -> Self {
+        SetTotal {
+            key: args.key(),
+            member: args.string(),
+            total: args.integer(),
+            at_ms: args.option(Request::integer),
+            condition: args.one_of(&[|_| SetCondition::Higher, |_| SetCondition::Lower]),
+            shared: args.flag(),
+        }
+    }
+}
+
+fn set(ctx: &Ctx, args: SetTotal<'_>) -> Result<Reply, ZkitError> {
+    let condition = args.condition.unwrap_or(SetCondition::Always);
+    let update = TotalUpdate::Set(args.total, condition);
+    write_total(
+        ctx,
+        args.key,
+        args.member,
+        update,
+        args.at_ms,
+        Ranks::shared(args.shared),
+    )
 }
 
 /// A write to one board, checked and not yet made.
@@ -368,121 +362,140 @@ fn apply_write(
     Ok(())
 }
 
-/// RANK.GIFT / RANK.SET: `key member value [AT unix-ms] [GT|LT] [SHARED]` ->
-/// `[total, rank]`, the total that stands after the call.
+/// RANK.GIFT / RANK.SET -> `[total, rank]`, the total that stands after the
+/// call.
 fn write_total(
     ctx: &Ctx,
     key: &RStr,
     member: &RStr,
     update: TotalUpdate,
-    options: WriteOptions,
-) -> Result<(), ZkitError> {
+    at_ms: Option<i64>,
+    ranks: Ranks,
+) -> Result<Reply, ZkitError> {
     let clock = tiebreak_clock();
-    let at_ms = options.at_ms.unwrap_or_else(|| ctx.now_ms());
+    let at_ms = at_ms.unwrap_or_else(|| ctx.now_ms());
     let mut board = ctx.open_zset_mut(key)?;
     let planned = plan_write(&clock, board.score(member), update, at_ms)?;
     apply_write(&mut board, member, update, &planned)?;
     drop(board);
-    let rank = rank_of_member(ctx, key, member, planned.total, options.ranks)?;
-    ctx.reply_array(2);
-    ctx.reply_i64(planned.total);
-    ctx.reply_i64(rank);
-    Ok(())
+    let rank = rank_of_member(ctx, key, member, planned.total, ranks)?;
+    Ok(Reply::ints(&[planned.total, rank]))
 }
 
-/// RANK.MGIFT `numkeys key [key ...] member amount [AT unix-ms] [SHARED]`
+/// RANK.MGIFT `numkeys key [key ...] member amount [AT unix-ms] [SHARED]`.
+struct MultiGift<'a> {
+    boards: Vec<&'a RStr>,
+    member: &'a RStr,
+    amount: i64,
+    at_ms: Option<i64>,
+    shared: bool,
+}
+
+impl<'a> FromArgs<'a> for MultiGift<'a> {
+    fn from_args(args: &mut Request<'a, RStr>) -> Self {
+        let _numkeys = args.integer();
+        MultiGift {
+            boards: args.list(Request::key),
+            member: args.string(),
+            amount: args.integer(),
+            at_ms: args.option(Request::integer),
+            shared: args.flag(),
+        }
+    }
+}
+
 /// -> `[[total, rank], ...]`, one per key in key order. Every board is read
 /// and every write planned (types, scores, totals, time) before the first
 /// write, so an error changes no board.
-fn mgift(ctx: &Ctx, args: &[RStr]) -> Result<(), ZkitError> {
-    let (boards, rest) = split_numkeys(&args[1], &args[2..])?;
-    let [member, amount, options @ ..] = rest else {
-        return Err(ZkitError::Syntax);
-    };
-    let update = TotalUpdate::Add(parse_i64(amount.as_bytes())?);
-    let options = parse_write_options(options, &["AT", "SHARED"])?;
-    let names: Vec<&[u8]> = boards.iter().map(RStr::as_bytes).collect();
+fn mgift(ctx: &Ctx, args: MultiGift<'_>) -> Result<Reply, ZkitError> {
+    let MultiGift {
+        boards,
+        member,
+        amount,
+        at_ms,
+        shared,
+    } = args;
+    let update = TotalUpdate::Add(amount);
+    let names: Vec<&[u8]> = boards.iter().map(|board| board.as_bytes()).collect();
     check_distinct_boards(&names)?;
 
     let clock = tiebreak_clock();
-    let at_ms = options.at_ms.unwrap_or_else(|| ctx.now_ms());
+    let at_ms = at_ms.unwrap_or_else(|| ctx.now_ms());
     let mut planned = Vec::with_capacity(boards.len());
-    for key in boards {
+    for &key in &boards {
         let previous = ctx.open_zset(key)?.and_then(|board| board.score(member));
         planned.push(plan_write(&clock, previous, update, at_ms)?);
     }
     for (key, write) in boards.iter().zip(&planned) {
         apply_write(&mut ctx.open_zset_mut(key)?, member, update, write)?;
     }
-    ctx.reply_array(boards.len());
+    let ranks = Ranks::shared(shared);
+    let mut replies = Vec::with_capacity(boards.len());
     for (key, write) in boards.iter().zip(&planned) {
-        let rank = rank_of_member(ctx, key, member, write.total, options.ranks)?;
-        ctx.reply_array(2);
-        ctx.reply_i64(write.total);
-        ctx.reply_i64(rank);
+        let rank = rank_of_member(ctx, key, member, write.total, ranks)?;
+        replies.push(Reply::ints(&[write.total, rank]));
     }
-    Ok(())
+    Ok(Reply::Array(replies))
 }
 
-/// `numkeys key [key ...] rest...`: the keys (at least one) and what
-/// follows them.
-fn split_numkeys<'a>(
-    numkeys: &RStr,
-    rest: &'a [RStr],
-) -> Result<(&'a [RStr], &'a [RStr]), ZkitError> {
-    let numkeys = parse_i64(numkeys.as_bytes())?;
-    if numkeys < 1 {
-        return Err(ZkitError::OutOfRange {
-            what: "numkeys",
-            limit: bound::AT_LEAST_ONE,
-        });
+/// RANK.GET `key member [SHARED]`.
+struct Get<'a> {
+    key: &'a RStr,
+    member: &'a RStr,
+    shared: bool,
+}
+
+impl<'a> FromArgs<'a> for Get<'a> {
+    fn from_args(args: &mut Request<'a, RStr>) -> Self {
+        Get {
+            key: args.key(),
+            member: args.string(),
+            shared: args.flag(),
+        }
     }
-    usize::try_from(numkeys)
-        .ok()
-        .filter(|&n| n <= rest.len())
-        .map(|n| rest.split_at(n))
-        .ok_or(ZkitError::Syntax)
 }
 
-/// `[SHARED]`, the only option of the RANK reads that take no other.
-fn parse_ranks(options: &[RStr]) -> Result<Ranks, ZkitError> {
-    let mut ranks = Ranks::FirstCome;
-    let mut options = Options::new(options, &["SHARED"]);
-    while options.next_option()?.is_some() {
-        ranks = Ranks::Shared;
+/// -> `[total, rank, reached-at-ms]` or nil.
+fn get(ctx: &Ctx, args: Get<'_>) -> Result<Reply, ZkitError> {
+    let mut entries = member_entries(ctx, args.key, &[args.member], Ranks::shared(args.shared))?;
+    Ok(entries.pop().expect("one entry per member"))
+}
+
+/// RANK.MGET `key [SHARED] MEMBERS member [member ...]`.
+struct MultiGet<'a> {
+    key: &'a RStr,
+    shared: bool,
+    members: Vec<&'a RStr>,
+}
+
+impl<'a> FromArgs<'a> for MultiGet<'a> {
+    fn from_args(args: &mut Request<'a, RStr>) -> Self {
+        MultiGet {
+            key: args.key(),
+            shared: args.flag(),
+            members: args.list(Request::string),
+        }
     }
-    Ok(ranks)
 }
 
-/// RANK.GET `key member [SHARED]` -> `[total, rank, reached-at-ms]` or nil.
-fn get(ctx: &Ctx, args: &[RStr]) -> Result<(), ZkitError> {
-    let ranks = parse_ranks(&args[3..])?;
-    reply_members(ctx, &args[1], &args[2..3], ranks, false)
+/// -> one RANK.GET reply per member, in order.
+fn mget(ctx: &Ctx, args: MultiGet<'_>) -> Result<Reply, ZkitError> {
+    let ranks = Ranks::shared(args.shared);
+    Ok(Reply::Array(member_entries(
+        ctx,
+        args.key,
+        &args.members,
+        ranks,
+    )?))
 }
 
-/// RANK.MGET `key member [member ...] [SHARED]` -> one RANK.GET reply per
-/// member, in order. A member spelled `SHARED` is read as the option only in
-/// the last position.
-fn mget(ctx: &Ctx, args: &[RStr]) -> Result<(), ZkitError> {
-    let (members, shared) = split_trailing_flag(&args[2..], "SHARED")?;
-    let ranks = if shared {
-        Ranks::Shared
-    } else {
-        Ranks::FirstCome
-    };
-    reply_members(ctx, &args[1], members, ranks, true)
-}
-
-/// Replies `[total, rank, reached-at-ms]` or nil for each member; as an
-/// array of them with `as_array`, else the one member's reply alone. Every
-/// score is read and decoded before the first reply.
-fn reply_members(
+/// `[total, rank, reached-at-ms]` or nil for each member.
+fn member_entries(
     ctx: &Ctx,
     key: &RStr,
-    members: &[RStr],
+    members: &[&RStr],
     ranks: Ranks,
-    as_array: bool,
-) -> Result<(), ZkitError> {
+) -> Result<Vec<Reply>, ZkitError> {
     let clock = tiebreak_clock();
     let scores: Vec<Option<f64>> = match ctx.open_zset(key)? {
         Some(board) => members.iter().map(|member| board.score(member)).collect(),
@@ -491,53 +504,75 @@ fn reply_members(
     let mut entries = Vec::with_capacity(members.len());
     for (member, score) in members.iter().zip(scores) {
         let entry = score.map(|score| clock.decode(score)).transpose()?;
-        let rank = entry
-            .map(|entry| rank_of_member(ctx, key, member, entry.total, ranks))
-            .transpose()?;
-        entries.push(entry.zip(rank));
-    }
-    if as_array {
-        ctx.reply_array(entries.len());
-    }
-    for entry in entries {
-        match entry {
-            Some((entry, rank)) => {
-                ctx.reply_array(3);
-                ctx.reply_i64(entry.total);
-                ctx.reply_i64(rank);
-                ctx.reply_i64(entry.reached_at_ms);
+        entries.push(match entry {
+            Some(entry) => {
+                let rank = rank_of_member(ctx, key, member, entry.total, ranks)?;
+                Reply::ints(&[entry.total, rank, entry.reached_at_ms])
             }
-            None => ctx.reply_null(),
-        }
+            None => Reply::Null,
+        });
     }
-    Ok(())
+    Ok(entries)
 }
 
-/// RANK.TOP `key count [OFFSET offset] [SHARED]` -> `[[rank, member, total], ...]`.
-fn top(ctx: &Ctx, args: &[RStr]) -> Result<(), ZkitError> {
-    let key = &args[1];
-    let count = parse_non_negative(args[2].as_bytes(), "count")?;
-    let (mut offset, mut ranks) = (0, Ranks::FirstCome);
-    let mut options = Options::new(&args[3..], &["OFFSET", "SHARED"]);
-    while let Some(option) = options.next_option()? {
-        if option == "OFFSET" {
-            offset = options.non_negative("offset")?;
-        } else {
-            ranks = Ranks::Shared;
-        }
-    }
-    if ctx.open_zset(key)?.is_none() || count == 0 {
-        ctx.reply_array(0);
-        return Ok(());
-    }
-    reply_rank_range(ctx, key, offset, offset.saturating_add(count - 1), ranks)
+/// RANK.TOP `key count [OFFSET offset] [SHARED]`.
+struct Top<'a> {
+    key: &'a RStr,
+    count: i64,
+    offset: Option<i64>,
+    shared: bool,
 }
 
-/// RANK.AROUND `key member radius [SHARED]` -> `[[rank, member, total], ...]`.
-fn around(ctx: &Ctx, args: &[RStr]) -> Result<(), ZkitError> {
-    let (key, member) = (&args[1], &args[2]);
-    let radius = parse_non_negative(args[3].as_bytes(), "radius")?;
-    let ranks = parse_ranks(&args[4..])?;
+impl<'a> FromArgs<'a> for Top<'a> {
+    fn from_args(args: &mut Request<'a, RStr>) -> Self {
+        Top {
+            key: args.key(),
+            count: args.integer(),
+            offset: args.option(Request::integer),
+            shared: args.flag(),
+        }
+    }
+}
+
+/// -> `[[rank, member, total], ...]`.
+fn top(ctx: &Ctx, args: Top<'_>) -> Result<Reply, ZkitError> {
+    let count = non_negative(args.count, "count")?;
+    let offset = non_negative(args.offset.unwrap_or(0), "offset")?;
+    if ctx.open_zset(args.key)?.is_none() || count == 0 {
+        return Ok(Reply::Array(Vec::new()));
+    }
+    let stop = offset.saturating_add(count - 1);
+    rank_range(ctx, args.key, offset, stop, Ranks::shared(args.shared))
+}
+
+/// RANK.AROUND `key member radius [SHARED]`.
+struct Around<'a> {
+    key: &'a RStr,
+    member: &'a RStr,
+    radius: i64,
+    shared: bool,
+}
+
+impl<'a> FromArgs<'a> for Around<'a> {
+    fn from_args(args: &mut Request<'a, RStr>) -> Self {
+        Around {
+            key: args.key(),
+            member: args.string(),
+            radius: args.integer(),
+            shared: args.flag(),
+        }
+    }
+}
+
+/// -> `[[rank, member, total], ...]`.
+fn around(ctx: &Ctx, args: Around<'_>) -> Result<Reply, ZkitError> {
+    let Around {
+        key,
+        member,
+        radius,
+        shared,
+    } = args;
+    let radius = non_negative(radius, "radius")?;
     // The type check; ZREVRANK then answers nil for an absent member.
     let rank = if ctx.open_zset(key)?.is_some() {
         rank_of(ctx, key, member)?
@@ -545,24 +580,46 @@ fn around(ctx: &Ctx, args: &[RStr]) -> Result<(), ZkitError> {
         None
     };
     let Some(rank) = rank else {
-        ctx.reply_array(0);
-        return Ok(());
+        return Ok(Reply::Array(Vec::new()));
     };
     let index = rank - 1;
-    reply_rank_range(
+    rank_range(
         ctx,
         key,
         index.saturating_sub(radius).max(0),
         index.saturating_add(radius),
-        ranks,
+        Ranks::shared(shared),
     )
 }
 
-/// RANK.MERGE `destkey numkeys key [key ...] [WEIGHTS w [w ...]]` -> integer.
-fn merge(ctx: &Ctx, args: &[RStr]) -> Result<(), ZkitError> {
-    let dest = &args[1];
-    let (sources, options) = split_numkeys(&args[2], &args[3..])?;
-    let weights = parse_weights(options, sources.len())?;
+/// RANK.MERGE `destkey numkeys key [key ...] [WEIGHTS w [w ...]]`.
+struct Merge<'a> {
+    dest: &'a RStr,
+    sources: Vec<&'a RStr>,
+    weights: Option<Vec<i64>>,
+}
+
+impl<'a> FromArgs<'a> for Merge<'a> {
+    fn from_args(args: &mut Request<'a, RStr>) -> Self {
+        let dest = args.key();
+        let _numkeys = args.integer();
+        Merge {
+            dest,
+            sources: args.list(Request::key),
+            weights: args.option(|weights| weights.list(Request::integer)),
+        }
+    }
+}
+
+/// -> the members of the merged board.
+fn merge(ctx: &Ctx, args: Merge<'_>) -> Result<Reply, ZkitError> {
+    let Merge {
+        dest,
+        sources,
+        weights,
+    } = args;
+    // Without WEIGHTS, every board counts once.
+    let weights = weights.unwrap_or_else(|| vec![1; sources.len()]);
 
     // Read and check everything before the first write.
     let clock = tiebreak_clock();
@@ -577,21 +634,7 @@ fn merge(ctx: &Ctx, args: &[RStr]) -> Result<(), ZkitError> {
     let scored = merged.scores(&clock)?;
     // Stored like ZUNIONSTORE stores: the same writes, the same event.
     ctx.store_zset(dest, &scored, c"zunionstore")?;
-    ctx.reply_i64(scored.len() as i64);
-    Ok(())
-}
-
-/// `[WEIGHTS w ...]`: exactly one integer weight per source; default 1 each.
-fn parse_weights(options: &[RStr], sources: usize) -> Result<Vec<i64>, ZkitError> {
-    match options {
-        [] => Ok(vec![1; sources]),
-        [keyword, weights @ ..]
-            if is_keyword(keyword.as_bytes(), "WEIGHTS") && weights.len() == sources =>
-        {
-            weights.iter().map(|w| parse_i64(w.as_bytes())).collect()
-        }
-        _ => Err(ZkitError::Syntax),
-    }
+    Ok(Reply::Int(scored.len() as i64))
 }
 
 /// Members of a merge being built: total so far and latest reached-at.
@@ -684,15 +727,15 @@ fn shared_rank(ctx: &Ctx, key: &RStr, total: i64) -> Result<i64, ZkitError> {
         .ok_or_else(|| ZkitError::Internal("ZCOUNT did not return an integer".into()))
 }
 
-/// Replies `[[rank, member, total], ...]` for 0-based positions
-/// `start..=stop`. Shared ranks cost one count for the whole page.
-fn reply_rank_range(
+/// `[[rank, member, total], ...]` for 0-based positions `start..=stop`.
+/// Shared ranks cost one count for the whole page.
+fn rank_range(
     ctx: &Ctx,
     key: &RStr,
     start: i64,
     stop: i64,
     ranks: Ranks,
-) -> Result<(), ZkitError> {
+) -> Result<Reply, ZkitError> {
     // The page comes from ZRANGE: the key API cannot seek to a rank. On a
     // skiplist board its scores come from the key (a hash lookup each): with
     // WITHSCORES the server would print each score as text for the call's
@@ -700,8 +743,7 @@ fn reply_rank_range(
     // small board, a listpack at the default settings, a lookup walks the
     // board, so WITHSCORES is cheaper there.
     let Some(board) = ctx.open_zset(key)? else {
-        ctx.reply_array(0);
-        return Ok(());
+        return Ok(Reply::Array(Vec::new()));
     };
     let small = board.len() <= LISTPACK_BOARD_MAX;
     let args = [
@@ -732,8 +774,7 @@ fn reply_rank_range(
         totals.push(clock.decode(score.ok_or_else(unexpected)?)?.total);
     }
     let Some(&first_total) = totals.first() else {
-        ctx.reply_array(0);
-        return Ok(());
+        return Ok(Reply::Array(Vec::new()));
     };
     // The page holds a member at `start`, so `start + 1` does not overflow.
     let first_position = start + 1;
@@ -741,12 +782,18 @@ fn reply_rank_range(
         Ranks::Shared => shared_ranks(first_position, shared_rank(ctx, key, first_total)?, &totals),
         Ranks::FirstCome => (first_position..).take(totals.len()).collect(),
     };
-    ctx.reply_array(members.len());
-    for ((member, total), rank) in members.iter().zip(&totals).zip(&rank_list) {
-        ctx.reply_array(3);
-        ctx.reply_i64(*rank);
-        ctx.reply_bulk(member);
-        ctx.reply_i64(*total);
-    }
-    Ok(())
+    Ok(Reply::Array(
+        members
+            .iter()
+            .zip(&totals)
+            .zip(&rank_list)
+            .map(|((member, total), rank)| {
+                Reply::Array(vec![
+                    Reply::Int(*rank),
+                    Reply::Bulk(member.to_vec()),
+                    Reply::Int(*total),
+                ])
+            })
+            .collect(),
+    ))
 }

@@ -9,12 +9,13 @@
 //! per key (each `<unix-ms>-<seq>`, 15 to 20 bytes), gone with the key one
 //! window after its newest hit.
 
-use super::args::{parse_i64, Options};
 use super::{Command, Counter};
 use crate::declare_command;
 use crate::error::bound;
 use crate::error::ZkitError;
-use crate::host::{key_flags as kf, Arg, CallArg, Ctx, KeySpec, OwnedRStr, RStr, ScoreBound, Zset};
+use crate::host::{
+    key_flags as kf, Arg, CallArg, Ctx, FromArgs, OwnedRStr, RStr, Reply, Request, ScoreBound, Zset,
+};
 use crate::logic::clock::MAX_DURATION_MS;
 use crate::logic::rate::{self, HitLog, Limit, MAX_LIMIT};
 
@@ -29,46 +30,63 @@ declare_command! {
         handler: hit,
         flags: "write deny-oom",
         acl_categories: "write sortedset slow",
-        arity: -4,
-        key_specs: &[KeySpec::at(1, kf::RW | kf::UPDATE)],
         summary: "Counts a hit against exact sliding-window limits (several: every one must allow): logs it if at most limit units fall within the last window-ms of each, and returns [allowed, count, remaining, retry-after-ms] of the limit that binds, plus its position when several are given.",
         complexity: "O((L+E+C)*log(N)) with L the limits, E the entries that left the widest window, C the cost and N the entries in the log.",
         since: "0.1.0",
-        history: &[("0.2.0", "Accepts several `window-ms limit` pairs; with several, the reply gains the position of the limit that binds.")],
+        history: &[
+            ("0.2.0", "Accepts several `window-ms limit` pairs; with several, the reply gains the position of the limit that binds."),
+            ("0.3.0", "`COST` goes before the limits, so every argument after the key and options is a limit."),
+        ],
         args: &[
-            Arg::key("key", 0),
+            Arg::key("key", kf::RW | kf::UPDATE),
+            Arg::integer("cost").token("COST").optional(),
             Arg::block(
                 "limits",
                 &[Arg::integer("window-ms"), Arg::integer("limit")],
             )
             .multiple(),
-            Arg::integer("cost").token("COST").optional(),
         ],
     }
 }
 
-/// RATE.HIT `key window-ms limit [window-ms limit ...] [COST n]`
+/// RATE.HIT `key [COST n] window-ms limit [window-ms limit ...]`.
+struct Hit<'a> {
+    key: &'a RStr,
+    cost: Option<i64>,
+    limits: Vec<(i64, i64)>,
+}
+
+impl<'a> FromArgs<'a> for Hit<'a> {
+    fn from_args(args: &mut Request<'a, RStr>) -> Self {
+        Hit {
+            key: args.key(),
+            cost: args.option(Request::integer),
+            limits: args.list(|pair| (pair.integer(), pair.integer())),
+        }
+    }
+}
+
 /// -> `[allowed, count, remaining, retry-after-ms]` of the binding limit,
 /// and with several limits its 1-based position as a fifth element.
-fn hit(ctx: &Ctx, args: &[RStr]) -> Result<(), ZkitError> {
-    let key = &args[1];
-    let (limits, options) = parse_limits(&args[2..])?;
+fn hit(ctx: &Ctx, args: Hit<'_>) -> Result<Reply, ZkitError> {
+    let key = args.key;
+    let limits = args
+        .limits
+        .iter()
+        .map(|&(window_ms, limit)| check_limit(window_ms, limit))
+        .collect::<Result<Vec<Limit>, ZkitError>>()?;
     let smallest = limits
         .iter()
         .map(|l| l.limit)
         .min()
         .expect("one limit at least");
-    let mut cost = 1;
-    let mut options = Options::new(options, OPTIONS);
-    while options.next_option()?.is_some() {
-        cost = options.int()?;
-        // A cost above any limit could never pass.
-        if !(1..=smallest as i64).contains(&cost) {
-            return Err(ZkitError::OutOfRange {
-                what: "cost",
-                limit: bound::UP_TO_LIMIT,
-            });
-        }
+    let cost = args.cost.unwrap_or(1);
+    // A cost above any limit could never pass.
+    if !(1..=smallest as i64).contains(&cost) {
+        return Err(ZkitError::OutOfRange {
+            what: "cost",
+            limit: bound::UP_TO_LIMIT,
+        });
     }
     let mut log = ZsetLog {
         ctx,
@@ -80,64 +98,26 @@ fn hit(ctx: &Ctx, args: &[RStr]) -> Result<(), ZkitError> {
     if !verdict.allowed {
         HITS_REFUSED.add(1);
     }
-    let several = limits.len() > 1;
-    ctx.reply_array(if several { 5 } else { 4 });
-    ctx.reply_i64(i64::from(verdict.allowed));
-    ctx.reply_i64(verdict.count as i64);
-    ctx.reply_i64(verdict.remaining as i64);
-    ctx.reply_i64(verdict.retry_after_ms);
-    if several {
-        ctx.reply_i64(verdict.binding as i64 + 1);
+    let mut reply = vec![
+        i64::from(verdict.allowed),
+        verdict.count as i64,
+        verdict.remaining as i64,
+        verdict.retry_after_ms,
+    ];
+    if limits.len() > 1 {
+        reply.push(verdict.binding as i64 + 1);
     }
-    Ok(())
-}
-
-/// RATE.HIT's options, after its limits.
-const OPTIONS: &[&str] = &["COST"];
-
-/// `window-ms limit [window-ms limit ...]` and the options after them. The
-/// first pair is required; further pairs are read while the next word is an
-/// integer, so `COST` (or any other word) ends them and today's calls read
-/// as before.
-fn parse_limits<A: AsRef<[u8]>>(args: &[A]) -> Result<(Vec<Limit>, &[A]), ZkitError> {
-    let mut limits = Vec::new();
-    let mut rest = args;
-    while let [window, more @ ..] = rest {
-        if !limits.is_empty() && parse_i64(window.as_ref()).is_err() {
-            break;
-        }
-        let [limit, after @ ..] = more else {
-            return Err(ZkitError::Syntax);
-        };
-        // A further window followed by an option (`... 3 COST 1`) is half a
-        // pair, as at the end of the call.
-        let is_option = |word: &[u8]| {
-            OPTIONS
-                .iter()
-                .any(|o| word.eq_ignore_ascii_case(o.as_bytes()))
-        };
-        if !limits.is_empty() && is_option(limit.as_ref()) {
-            return Err(ZkitError::Syntax);
-        }
-        limits.push(parse_limit(window.as_ref(), limit.as_ref())?);
-        rest = after;
-    }
-    if limits.is_empty() {
-        return Err(ZkitError::Syntax);
-    }
-    Ok((limits, rest))
+    Ok(Reply::ints(&reply))
 }
 
 /// One `window-ms limit` pair, in range.
-fn parse_limit(window: &[u8], limit: &[u8]) -> Result<Limit, ZkitError> {
-    let window_ms = parse_i64(window)?;
+fn check_limit(window_ms: i64, limit: i64) -> Result<Limit, ZkitError> {
     if !(1..=MAX_DURATION_MS).contains(&window_ms) {
         return Err(ZkitError::OutOfRange {
             what: "window",
             limit: bound::DURATION_MS,
         });
     }
-    let limit = parse_i64(limit)?;
     if !(1..=MAX_LIMIT).contains(&limit) {
         return Err(ZkitError::OutOfRange {
             what: "limit",
@@ -335,56 +315,24 @@ impl HitLog for ZsetLog<'_> {
 mod tests {
     use super::*;
 
-    /// The limits as (window, limit) and the words left for the options.
-    type Parsed = (Vec<(i64, u64)>, Vec<String>);
-
-    fn limits(words: &[&str]) -> Result<Parsed, ZkitError> {
-        let words: Vec<&[u8]> = words.iter().map(|w| w.as_bytes()).collect();
-        parse_limits(&words).map(|(limits, rest)| {
-            let limits = limits.iter().map(|l| (l.window_ms, l.limit)).collect();
-            let rest = rest
-                .iter()
-                .map(|w| String::from_utf8_lossy(w).into())
-                .collect();
-            (limits, rest)
-        })
-    }
-
     #[test]
-    fn limits_are_pairs_until_a_word_that_is_not_an_integer() {
-        assert_eq!(limits(&["5000", "2"]), Ok((vec![(5000, 2)], vec![])));
-        assert_eq!(
-            limits(&["10000", "5", "86400000", "100", "COST", "2"]),
-            Ok((
-                vec![(10000, 5), (86400000, 100)],
-                vec!["COST".into(), "2".into()]
-            ))
-        );
-        // Today's calls keep their errors: the first pair is required.
-        assert_eq!(limits(&["1.5", "5"]), Err(ZkitError::NotInteger));
-        assert_eq!(limits(&["1000", "x"]), Err(ZkitError::NotInteger));
-        assert_eq!(limits(&["1000"]), Err(ZkitError::Syntax));
-        // An option word ends the pairs (and is the options' to judge).
-        assert_eq!(
-            limits(&["1000", "5", "BURST", "2"]),
-            Ok((vec![(1000, 5)], vec!["BURST".into(), "2".into()]))
-        );
-        // A further pair is checked like the first; half a pair is an error.
-        assert_eq!(
-            limits(&["1000", "5", "2000", "x"]),
-            Err(ZkitError::NotInteger)
-        );
-        assert_eq!(limits(&["1000", "5", "2000"]), Err(ZkitError::Syntax));
-        assert_eq!(
-            limits(&["1000", "5", "2000", "COST", "1"]),
-            Err(ZkitError::Syntax)
-        );
+    fn limits_are_checked_in_range() {
+        let limit = check_limit(5000, 2).unwrap();
+        assert_eq!((limit.window_ms, limit.limit), (5000, 2));
         assert!(matches!(
-            limits(&["1000", "5", "0", "3"]),
+            check_limit(0, 3),
             Err(ZkitError::OutOfRange { what: "window", .. })
         ));
         assert!(matches!(
-            limits(&["1000", "5", "2000", "0"]),
+            check_limit(MAX_DURATION_MS + 1, 3),
+            Err(ZkitError::OutOfRange { what: "window", .. })
+        ));
+        assert!(matches!(
+            check_limit(2000, 0),
+            Err(ZkitError::OutOfRange { what: "limit", .. })
+        ));
+        assert!(matches!(
+            check_limit(2000, MAX_LIMIT + 1),
             Err(ZkitError::OutOfRange { what: "limit", .. })
         ));
     }

@@ -8,11 +8,13 @@
 //! stay strictly increasing even within one millisecond (see
 //! `logic::recent`), so the order is the order of the views.
 
-use super::args::{parse_i64, parse_positive, split_trailing_options};
+use super::args::positive;
 use super::Command;
 use crate::declare_command;
 use crate::error::{bound, ZkitError};
-use crate::host::{key_flags as kf, Arg, Ctx, KeySpec, OwnedRStr, RStr, ScoreBound};
+use crate::host::{
+    key_flags as kf, Arg, Ctx, FromArgs, OwnedRStr, RStr, Reply, Request, ScoreBound,
+};
 use crate::logic::clock::{deadline, MAX_DURATION_MS};
 use crate::logic::recent::view_scores;
 
@@ -24,33 +26,47 @@ declare_command! {
         handler: add,
         flags: "write deny-oom",
         acl_categories: "write sortedset slow",
-        arity: -3,
-        key_specs: &[KeySpec::at(1, kf::RW | kf::UPDATE)],
         summary: "Records views of members in a recently-viewed list (newest first), keeps at most CAP of them and refreshes the TTL; returns the list's size.",
         complexity: "O((M+T)*log(N)) with M the members given, T the members trimmed and N the size of the list.",
         since: "0.1.0",
-        history: &[],
+        history: &[("0.3.0", "The members follow `ITEMS`, after the options, so a member is never read as an option.")],
         args: &[
-            Arg::key("key", 0),
-            Arg::string("member").multiple(),
+            Arg::key("key", kf::RW | kf::UPDATE),
             Arg::integer("cap").token("CAP").optional(),
             Arg::integer("seconds").token("TTL").optional(),
+            Arg::string("member").token("ITEMS").multiple(),
         ],
     }
 }
 
-/// RECENT.ADD `key member [member ...] [CAP n] [TTL seconds]` -> size after.
-fn add(ctx: &Ctx, args: &[RStr]) -> Result<(), ZkitError> {
-    let key = &args[1];
-    let (members, options) = split_trailing_options(&args[2..], &["CAP", "TTL"])?;
-    let (mut cap, mut ttl_seconds) = (None, None);
-    for (option, value) in options {
-        if option == 0 {
-            cap = Some(parse_positive(value.as_bytes(), "cap")?);
-        } else {
-            ttl_seconds = Some(parse_i64(value.as_bytes())?);
+/// RECENT.ADD `key [CAP cap] [TTL seconds] ITEMS member [member ...]`.
+struct Add<'a> {
+    key: &'a RStr,
+    cap: Option<i64>,
+    ttl_seconds: Option<i64>,
+    members: Vec<&'a RStr>,
+}
+
+impl<'a> FromArgs<'a> for Add<'a> {
+    fn from_args(args: &mut Request<'a, RStr>) -> Self {
+        Add {
+            key: args.key(),
+            cap: args.option(Request::integer),
+            ttl_seconds: args.option(Request::integer),
+            members: args.list(Request::string),
         }
     }
+}
+
+/// -> the list's size after.
+fn add(ctx: &Ctx, args: Add<'_>) -> Result<Reply, ZkitError> {
+    let Add {
+        key,
+        cap,
+        ttl_seconds,
+        members,
+    } = args;
+    let cap = cap.map(|cap| positive(cap, "cap")).transpose()?;
     let now = ctx.now_ms();
     let expire_at = ttl_seconds
         .map(|s| {
@@ -70,7 +86,7 @@ fn add(ctx: &Ctx, args: &[RStr]) -> Result<(), ZkitError> {
         .next()
         .map(|(_, score)| score);
     let scores = view_scores(now, newest, members.len())?;
-    for (member, score) in members.iter().zip(&scores) {
+    for (member, score) in members.iter().copied().zip(&scores) {
         list.add(member, *score as f64)?;
     }
     let excess = cap.map_or(0, |cap| list.len().saturating_sub(cap));
@@ -87,6 +103,5 @@ fn add(ctx: &Ctx, args: &[RStr]) -> Result<(), ZkitError> {
     }
     let size = list.len();
     drop(list);
-    ctx.reply_i64(size as i64);
-    Ok(())
+    Ok(Reply::Int(size as i64))
 }

@@ -13,21 +13,14 @@
 //! API (ZINCRBY's arithmetic) and recorded as `ZADD scores <exact score>
 //! item`.
 
-use super::args::Options;
+use super::args::non_negative;
 use super::Command;
 use crate::declare_command;
 use crate::error::ZkitError;
-use crate::host::{
-    key_flags as kf, Arg, BeginSearch, CallArg, Ctx, FindKeys, KeyKind, KeySpec, RStr,
-};
+use crate::host::{key_flags as kf, Arg, CallArg, Ctx, FromArgs, KeyKind, RStr, Reply, Request};
 use crate::logic::vote::{check_window, outcome, Standing, Vote, VoteError, Weights};
 
 pub static COMMANDS: &[&Command] = &[&CAST, &STATE];
-
-/// The first argv index after VOTE.CAST's fixed arguments, where options
-/// start. The WINDOW key spec searches for its keyword from here, so an item,
-/// voter or direction spelled "WINDOW" is never mistaken for the option.
-const CAST_OPTIONS_AT: usize = 7;
 
 declare_command! {
     pub static CAST: Command = {
@@ -35,32 +28,14 @@ declare_command! {
         handler: cast,
         flags: "write deny-oom fast",
         acl_categories: "write sortedset set fast",
-        arity: -(CAST_OPTIONS_AT as i32),
-        key_specs: &[
-            KeySpec::at(1, kf::RW | kf::ACCESS | kf::UPDATE),
-            KeySpec::at(2, kf::RW | kf::UPDATE),
-            KeySpec::at(3, kf::RW | kf::UPDATE),
-            KeySpec {
-                flags: kf::RO,
-                begin: BeginSearch::Keyword {
-                    keyword: "WINDOW",
-                    start: CAST_OPTIONS_AT as i32,
-                },
-                find: FindKeys::Range {
-                    last: 0,
-                    step: 1,
-                    limit: 0,
-                },
-            },
-        ],
         summary: "Casts, switches or clears a voter's up or down vote on an item and updates the item's score; returns the score, the up and down counts and whether anything changed.",
         complexity: "O(log(N)) with N the number of items in scores.",
         since: "0.1.0",
         history: &[],
         args: &[
-            Arg::key("scores", 0),
-            Arg::key("upvoters", 1),
-            Arg::key("downvoters", 2),
+            Arg::key("scores", kf::RW | kf::ACCESS | kf::UPDATE),
+            Arg::key("upvoters", kf::RW | kf::UPDATE),
+            Arg::key("downvoters", kf::RW | kf::UPDATE),
             Arg::string("item"),
             Arg::string("voter"),
             Arg::one_of(
@@ -74,7 +49,7 @@ declare_command! {
             Arg::block("weight", &[Arg::double("up"), Arg::double("down")])
                 .token("WEIGHT")
                 .optional(),
-            Arg::block("window", &[Arg::key("times", 3), Arg::integer("seconds")])
+            Arg::block("window", &[Arg::key("times", kf::RO), Arg::integer("seconds")])
                 .token("WINDOW")
                 .optional(),
         ],
@@ -87,40 +62,69 @@ declare_command! {
         handler: state,
         flags: "readonly fast",
         acl_categories: "read set fast",
-        arity: 4,
-        key_specs: &[KeySpec::at(1, kf::RO), KeySpec::at(2, kf::RO)],
         summary: "Returns a voter's vote: 1 up, -1 down, 0 none.",
         complexity: "O(1)",
         since: "0.1.0",
         history: &[],
         args: &[
-            Arg::key("upvoters", 0),
-            Arg::key("downvoters", 1),
+            Arg::key("upvoters", kf::RO),
+            Arg::key("downvoters", kf::RO),
             Arg::string("voter"),
         ],
     }
 }
 
 /// VOTE.CAST `scores upvoters downvoters item voter UP|DOWN|CLEAR
-/// [WEIGHT up down] [WINDOW times seconds]` -> `[score, ups, downs, changed]`.
-fn cast(ctx: &Ctx, args: &[RStr]) -> Result<(), ZkitError> {
-    let [_, scores, upvoters, downvoters, item, voter, direction, ..] = args else {
-        return Err(ZkitError::Arity(CAST.name));
-    };
-    let vote = Vote::parse(direction.as_bytes())?;
-    let mut weights = None;
-    let mut window = None;
-    let mut options = Options::new(&args[CAST_OPTIONS_AT..], &["WEIGHT", "WINDOW"]);
-    while let Some(option) = options.next_option()? {
-        if option == "WEIGHT" {
-            let (up, down) = (options.float()?, options.float()?);
-            weights = Some(Weights::new(up, down)?);
-        } else {
-            let times = options.value()?;
-            window = Some((times, options.non_negative("window seconds")?));
+/// [WEIGHT up down] [WINDOW times seconds]`.
+struct Cast<'a> {
+    scores: &'a RStr,
+    upvoters: &'a RStr,
+    downvoters: &'a RStr,
+    item: &'a RStr,
+    voter: &'a RStr,
+    vote: Vote,
+    weights: Option<(f64, f64)>,
+    window: Option<(&'a RStr, i64)>,
+}
+
+impl<'a> FromArgs<'a> for Cast<'a> {
+    fn from_args(args: &mut Request<'a, RStr>) -> Self {
+        Cast {
+            scores: args.key(),
+            upvoters: args.key(),
+            downvoters: args.key(),
+            item: args.string(),
+            voter: args.string(),
+            vote: args
+                .one_of(&[|_| Vote::Up, |_| Vote::Down, |_| Vote::Clear])
+                .expect("the direction is required"),
+            weights: args.option(|weight| (weight.double(), weight.double())),
+            window: args.option(|window| (window.key(), window.integer())),
         }
     }
-    let weights = weights.unwrap_or(Weights::ONE);
+}
+
+/// -> `[score, ups, downs, changed]`.
+fn cast(ctx: &Ctx, args: Cast<'_>) -> Result<Reply, ZkitError> {
+    let Cast {
+        scores,
+        upvoters,
+        downvoters,
+        item,
+        voter,
+        vote,
+        weights,
+        window,
+    } = args;
+    let weights = match weights {
+        Some((up, down)) => Weights::new(up, down)?,
+        None => Weights::ONE,
+    };
+    let window = window
+        .map(|(times, seconds)| {
+            Ok::<_, ZkitError>((times, non_negative(seconds, "window seconds")?))
+        })
+        .transpose()?;
     let keys = [scores, upvoters, downvoters].map(RStr::as_bytes);
     if keys[0] == keys[1] || keys[0] == keys[2] || keys[1] == keys[2] {
         return Err(VoteError::SharedKey.into());
@@ -149,12 +153,12 @@ fn cast(ctx: &Ctx, args: &[RStr]) -> Result<(), ZkitError> {
         let score = ctx.open_zset(scores)?.and_then(|z| z.score(item));
         score.unwrap_or(0.0)
     };
-    ctx.reply_array(4);
-    ctx.reply_f64(score);
-    ctx.reply_i64(set_size_after(ups_before, before.in_up, after.in_up));
-    ctx.reply_i64(set_size_after(downs_before, before.in_down, after.in_down));
-    ctx.reply_i64(i64::from(result.changed));
-    Ok(())
+    Ok(Reply::Array(vec![
+        Reply::Double(score),
+        Reply::Int(set_size_after(ups_before, before.in_up, after.in_up)),
+        Reply::Int(set_size_after(downs_before, before.in_down, after.in_down)),
+        Reply::Int(i64::from(result.changed)),
+    ]))
 }
 
 /// Makes `voter` a member of `set` (of `size` members) or not, with native
@@ -192,19 +196,37 @@ fn set_size_after(size_before: usize, was_member: bool, is_member: bool) -> i64 
     size_before as i64 + i64::from(is_member) - i64::from(was_member)
 }
 
-/// VOTE.STATE `upvoters downvoters voter` -> 1 | -1 | 0.
-fn state(ctx: &Ctx, args: &[RStr]) -> Result<(), ZkitError> {
-    let [_, upvoters, downvoters, voter] = args else {
-        return Err(ZkitError::Arity(STATE.name));
-    };
+/// VOTE.STATE `upvoters downvoters voter`.
+struct State<'a> {
+    upvoters: &'a RStr,
+    downvoters: &'a RStr,
+    voter: &'a RStr,
+}
+
+impl<'a> FromArgs<'a> for State<'a> {
+    fn from_args(args: &mut Request<'a, RStr>) -> Self {
+        State {
+            upvoters: args.key(),
+            downvoters: args.key(),
+            voter: args.string(),
+        }
+    }
+}
+
+/// -> 1 | -1 | 0.
+fn state(ctx: &Ctx, args: State<'_>) -> Result<Reply, ZkitError> {
+    let State {
+        upvoters,
+        downvoters,
+        voter,
+    } = args;
     ctx.check_key_type(upvoters, KeyKind::Set)?;
     ctx.check_key_type(downvoters, KeyKind::Set)?;
     let standing = Standing {
         in_up: is_member(ctx, upvoters, voter)?,
         in_down: is_member(ctx, downvoters, voter)?,
     };
-    ctx.reply_i64(standing.state()?);
-    Ok(())
+    Ok(Reply::Int(standing.state()?))
 }
 
 fn is_member(ctx: &Ctx, set: &RStr, voter: &RStr) -> Result<bool, ZkitError> {

@@ -30,8 +30,10 @@ mod effects;
 pub mod entry;
 mod error;
 mod gate;
+mod grammar;
 mod info;
 mod registration;
+mod reply;
 mod string;
 mod zset;
 
@@ -40,15 +42,18 @@ pub use block::{blocked_clients, Attempt, Readiness, ZsetWaiter};
 pub use call::{CallArg, CallReply};
 #[doc(hidden)]
 pub use command::dispatch;
-pub use command::{
-    key_flags, key_positions, Arg, ArgKind, BeginSearch, Command, FindKeys, Handler, KeySpec,
-};
+pub use command::{key_flags, BeginSearch, Command, FindKeys, FromArgs, Handler, KeySpec};
 pub use ctx::{Ctx, EventClass};
 pub use entry::{disable_implicit_key_signals, ensure_server_supported};
 pub use error::HostError;
 pub use gate::write_gate_counts;
+pub use grammar::{
+    ambiguity, key_positions, keywords, parse_f64, parse_i64, Arg, ArgKind, GrammarError, Mistake,
+    Request,
+};
 pub use info::{register_info, InfoSink};
 pub use registration::{add_acl_category, register_command};
+pub use reply::Reply;
 pub use string::{OwnedRStr, RStr};
 pub use zset::{KeyKind, ScoreBound, Zset, ZsetIter};
 

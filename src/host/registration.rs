@@ -6,8 +6,9 @@ use std::ffi::{c_int, CString};
 
 use redis_module::raw;
 
-use super::command::{needs_getkeys_api, Arg, ArgKind, BeginSearch, Command, FindKeys, KeySpec};
+use super::command::{needs_getkeys_api, BeginSearch, Command, FindKeys, KeySpec};
 use super::ctx::c_text;
+use super::grammar::{Arg, ArgKind};
 use super::{api, Ctx};
 
 /// The callback type RedisModule_CreateCommand takes.
@@ -52,7 +53,8 @@ pub fn register_command<E>(
     module_category: Option<&str>,
 ) -> Result<(), String> {
     let name = CString::new(command.name).map_err(|e| e.to_string())?;
-    let flags = if needs_getkeys_api(command.key_specs) {
+    let key_specs = command.key_specs();
+    let flags = if needs_getkeys_api(&key_specs) {
         format!("{} getkeys-api", command.flags)
     } else {
         command.flags.to_string()
@@ -79,7 +81,7 @@ pub fn register_command<E>(
                 command.name
             ));
         }
-        let mut info = CommandInfo::new(command);
+        let mut info = CommandInfo::new(command, &key_specs);
         let info_ptr = info.build();
         if api!(RedisModule_SetCommandInfo)(handle, info_ptr) != raw::REDISMODULE_OK as c_int {
             return Err(format!(
@@ -115,35 +117,38 @@ static COMMAND_INFO_VERSION: raw::RedisModuleCommandInfoVersion =
 
 /// The C form of a command's metadata. Owns every string and array the raw
 /// structs point to until RedisModule_SetCommandInfo has copied them.
-struct CommandInfo {
+struct CommandInfo<'s> {
     summary: &'static str,
     complexity: &'static str,
     since: &'static str,
     history_list: &'static [(&'static str, &'static str)],
     arity: i32,
-    key_spec_list: &'static [KeySpec],
+    key_spec_list: &'s [KeySpec],
     arg_list: &'static [Arg],
     strings: Vec<CString>,
     key_specs: Vec<raw::RedisModuleCommandKeySpec>,
     history: Vec<raw::RedisModuleCommandHistoryEntry>,
     arg_arrays: Vec<Vec<raw::RedisModuleCommandArg>>,
+    /// The key spec of the next key argument.
+    next_key_spec: c_int,
     info: Option<raw::RedisModuleCommandInfo>,
 }
 
-impl CommandInfo {
-    fn new<E>(command: &'static Command<E>) -> CommandInfo {
+impl<'s> CommandInfo<'s> {
+    fn new<E>(command: &'static Command<E>, key_specs: &'s [KeySpec]) -> CommandInfo<'s> {
         CommandInfo {
             summary: command.summary,
             complexity: command.complexity,
             since: command.since,
             history_list: command.history,
-            arity: command.arity,
-            key_spec_list: command.key_specs,
+            arity: command.arity(),
+            key_spec_list: key_specs,
             arg_list: command.args,
             strings: Vec::new(),
             key_specs: Vec::new(),
             history: Vec::new(),
             arg_arrays: Vec::new(),
+            next_key_spec: 0,
             info: None,
         }
     }
@@ -258,11 +263,16 @@ impl CommandInfo {
 
     fn arg(&mut self, arg: &Arg) -> raw::RedisModuleCommandArg {
         let (kind, key_spec_index, subargs) = match arg.kind {
-            ArgKind::Key(spec) => (
-                raw::RedisModuleCommandArgType_REDISMODULE_ARG_TYPE_KEY,
-                spec as c_int,
-                std::ptr::null_mut(),
-            ),
+            ArgKind::Key(_) => {
+                // Key specs come from the grammar, one per key argument in
+                // this same order.
+                self.next_key_spec += 1;
+                (
+                    raw::RedisModuleCommandArgType_REDISMODULE_ARG_TYPE_KEY,
+                    self.next_key_spec - 1,
+                    std::ptr::null_mut(),
+                )
+            }
             ArgKind::String => (
                 raw::RedisModuleCommandArgType_REDISMODULE_ARG_TYPE_STRING,
                 -1,

@@ -17,8 +17,6 @@ use std::fmt;
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum VoteError {
-    /// The direction is not UP, DOWN or CLEAR.
-    UnknownDirection,
     /// A weight is negative or infinite.
     InvalidWeight,
     /// `up + down` overflows, so a switch could not be applied exactly.
@@ -36,9 +34,6 @@ pub enum VoteError {
 impl fmt::Display for VoteError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            VoteError::UnknownDirection => {
-                f.write_str("unknown vote direction: use UP, DOWN or CLEAR")
-            }
             VoteError::InvalidWeight => f.write_str("weights must be finite and not negative"),
             VoteError::WeightsTooLarge => {
                 f.write_str("weights too large: up + down must be finite")
@@ -73,19 +68,6 @@ pub enum Vote {
 }
 
 impl Vote {
-    /// `UP`, `DOWN` or `CLEAR`, in any case, as Redis keywords are.
-    pub fn parse(word: &[u8]) -> Result<Vote, VoteError> {
-        [
-            ("UP", Vote::Up),
-            ("DOWN", Vote::Down),
-            ("CLEAR", Vote::Clear),
-        ]
-        .into_iter()
-        .find(|(name, _)| word.eq_ignore_ascii_case(name.as_bytes()))
-        .map(|(_, vote)| vote)
-        .ok_or(VoteError::UnknownDirection)
-    }
-
     /// Where the voter stands after this vote.
     pub fn target(self) -> Standing {
         match self {
@@ -220,16 +202,6 @@ mod tests {
     }
 
     #[test]
-    fn directions_parse_in_any_case() {
-        assert_eq!(Vote::parse(b"UP"), Ok(Vote::Up));
-        assert_eq!(Vote::parse(b"down"), Ok(Vote::Down));
-        assert_eq!(Vote::parse(b"Clear"), Ok(Vote::Clear));
-        for word in [&b""[..], b"UPP", b"U", b"+1", b"-1", b"NONE", b"UP "] {
-            assert_eq!(Vote::parse(word), Err(VoteError::UnknownDirection));
-        }
-    }
-
-    #[test]
     fn every_transition_of_the_book_site() {
         // Redis in Action: 432 points per vote.
         let w = weights(432.0, 432.0);
@@ -342,7 +314,6 @@ mod tests {
     #[test]
     fn every_message_reads_as_a_sentence() {
         let errors = [
-            VoteError::UnknownDirection,
             VoteError::InvalidWeight,
             VoteError::WeightsTooLarge,
             VoteError::SharedKey,

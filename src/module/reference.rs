@@ -31,6 +31,7 @@ const KEY_FLAGS: &[(u32, &str)] = &[
     (kf::UPDATE, "UPDATE"),
     (kf::INSERT, "INSERT"),
     (kf::DELETE, "DELETE"),
+    (kf::INCOMPLETE, "INCOMPLETE"),
 ];
 
 /// ACL categories that command flags already give (`@write` for a write
@@ -75,7 +76,7 @@ fn key_spec_json(spec: &KeySpec) -> Value {
     json!({ "flags": key_flag_names(spec.flags), "begin_search": begin, "find_keys": find })
 }
 
-fn arg_json(arg: &Arg) -> Value {
+fn arg_json(arg: &Arg, next_key_spec: &mut usize) -> Value {
     let mut out = Map::new();
     out.insert("name".into(), json!(arg.name));
     let kind = match arg.kind {
@@ -89,8 +90,10 @@ fn arg_json(arg: &Arg) -> Value {
         ArgKind::Block(_) => "block",
     };
     out.insert("type".into(), json!(kind));
-    if let ArgKind::Key(spec) = arg.kind {
-        out.insert("key_spec_index".into(), json!(spec));
+    if let ArgKind::Key(_) = arg.kind {
+        // One key spec per key argument, in argument order.
+        out.insert("key_spec_index".into(), json!(*next_key_spec));
+        *next_key_spec += 1;
     }
     if let Some(token) = arg.token {
         out.insert("token".into(), json!(token));
@@ -107,7 +110,7 @@ fn arg_json(arg: &Arg) -> Value {
     if let ArgKind::OneOf(parts) | ArgKind::Block(parts) = arg.kind {
         out.insert(
             "arguments".into(),
-            Value::Array(parts.iter().map(arg_json).collect()),
+            Value::Array(parts.iter().map(|p| arg_json(p, next_key_spec)).collect()),
         );
     }
     Value::Object(out)
@@ -130,17 +133,24 @@ fn command_json(command: &Command) -> Value {
     if !command.history.is_empty() {
         out.insert("history".into(), json!(command.history));
     }
-    out.insert("arity".into(), json!(command.arity));
+    out.insert("arity".into(), json!(command.arity()));
     out.insert("command_flags".into(), json!(command_flags(command)));
     out.insert("acl_categories".into(), json!(categories));
     out.insert(
         "key_specs".into(),
-        Value::Array(command.key_specs.iter().map(key_spec_json).collect()),
+        Value::Array(command.key_specs().iter().map(key_spec_json).collect()),
     );
     if !command.args.is_empty() {
         out.insert(
             "arguments".into(),
-            Value::Array(command.args.iter().map(arg_json).collect()),
+            Value::Array({
+                let mut next_key_spec = 0;
+                command
+                    .args
+                    .iter()
+                    .map(|arg| arg_json(arg, &mut next_key_spec))
+                    .collect()
+            }),
         );
     }
     json!({ command.name.to_uppercase(): Value::Object(out) })
@@ -162,65 +172,23 @@ fn commands_json() -> String {
     String::from_utf8(out).expect("JSON is UTF-8") + "\n"
 }
 
-/// An argument as Redis's docs write syntax: `AT unix-ms`, `key [key ...]`,
-/// `[COUNT count]`, `<UP | DOWN | CLEAR>`.
-fn arg_syntax(arg: &Arg) -> String {
-    let body = match arg.kind {
-        ArgKind::PureToken => String::new(),
-        ArgKind::OneOf(choices) => {
-            let choices: Vec<String> = choices.iter().map(arg_syntax).collect();
-            choices.join(" | ")
-        }
-        ArgKind::Block(parts) => {
-            let parts: Vec<String> = parts.iter().map(arg_syntax).collect();
-            parts.join(" ")
-        }
-        _ => arg.name.to_string(),
-    };
-    let one = match (arg.token, body.is_empty()) {
-        (Some(token), true) => token.to_string(),
-        (Some(token), false) => format!("{token} {body}"),
-        (None, _) => body.clone(),
-    };
-    let one = if arg.multiple {
-        let again = if arg.token.is_some() { &body } else { &one };
-        format!("{one} [{again} ...]")
-    } else {
-        one
-    };
-    match (arg.optional, &arg.kind) {
-        (true, _) => format!("[{one}]"),
-        (false, ArgKind::OneOf(_)) => format!("<{one}>"),
-        (false, _) => one,
-    }
-}
-
-fn syntax(command: &Command) -> String {
-    std::iter::once(command.name.to_uppercase())
-        .chain(command.args.iter().map(arg_syntax))
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
 /// The key arguments a key spec describes, for the docs (`key`, `inflight`).
 fn key_names(command: &Command, spec_index: usize) -> String {
     // Every key argument the spec finds (`DEADLETTER dead deliveries` finds
     // two), in argument order.
-    fn collect(args: &[Arg], index: usize, names: &mut Vec<&'static str>) {
+    fn collect(args: &[Arg], names: &mut Vec<&'static str>) {
         for arg in args {
             match arg.kind {
-                ArgKind::Key(spec) if spec as usize == index => names.push(arg.name),
-                ArgKind::OneOf(parts) | ArgKind::Block(parts) => collect(parts, index, names),
+                ArgKind::Key(_) => names.push(arg.name),
+                ArgKind::OneOf(parts) | ArgKind::Block(parts) => collect(parts, names),
                 _ => {}
             }
         }
     }
+    // One key spec per key argument, in argument order.
     let mut names = Vec::new();
-    collect(command.args, spec_index, &mut names);
-    if names.is_empty() {
-        names.push("key");
-    }
-    names.join("`, `")
+    collect(command.args, &mut names);
+    names.get(spec_index).copied().unwrap_or("key").to_string()
 }
 
 /// The generated block of a command's section in docs/commands.md.
@@ -236,7 +204,7 @@ fn reference_block(command: &Command) -> String {
         .map(|c| format!("`@{c}`"))
         .collect();
     let key_specs: Vec<String> = command
-        .key_specs
+        .key_specs()
         .iter()
         .enumerate()
         .map(|(i, spec)| {
@@ -271,7 +239,7 @@ fn reference_block(command: &Command) -> String {
          - Since: {since}.{history}\n\
          <!-- end reference -->",
         name = command.name,
-        syntax = syntax(command),
+        syntax = command.usage(),
         complexity = command.complexity,
         flags = flags.join(" "),
         categories = categories.join(" "),
@@ -361,24 +329,24 @@ mod tests {
 
     #[test]
     fn syntax_reads_like_redis_docs() {
-        let rank = commands::rank::GIFT.name;
-        assert_eq!(rank, "rank.gift");
         assert_eq!(
-            syntax(&commands::rank::GIFT),
+            commands::rank::GIFT.usage(),
             "RANK.GIFT key member amount [AT unix-ms] [SHARED]"
         );
         assert_eq!(
-            syntax(&commands::feed::PAGE),
+            commands::feed::PAGE.usage(),
             "FEED.PAGE key [COUNT count] [NEWER cursor | OLDER cursor]"
         );
         assert_eq!(
-            syntax(&commands::feed::ADD),
+            commands::feed::ADD.usage(),
             "FEED.ADD key [CAP n] score member [score member ...]"
         );
         assert_eq!(
-            syntax(&commands::rank::MERGE),
+            commands::rank::MERGE.usage(),
             "RANK.MERGE destkey numkeys key [key ...] [WEIGHTS weight [weight ...]]"
         );
-        assert!(syntax(&commands::vote::CAST).contains(" <UP | DOWN | CLEAR> "));
+        assert!(commands::vote::CAST
+            .usage()
+            .contains(" <UP | DOWN | CLEAR> "));
     }
 }
