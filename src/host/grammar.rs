@@ -519,7 +519,9 @@ impl<'a, A: AsRef<[u8]>> Parser<'a, '_, A> {
             }
             ArgKind::String => Value::Str(self.word(missing)?),
             ArgKind::Integer | ArgKind::UnixTime => {
-                let n = parse_i64(self.word(missing)?.as_ref()).ok_or(GrammarError::NotInteger)?;
+                let word = self.word(missing)?.as_ref();
+                let n =
+                    parse_i64(word).ok_or_else(|| self.not_a(word, GrammarError::NotInteger))?;
                 if self.is_counter(arg.name) {
                     if n < 1 {
                         return Err(GrammarError::CountTooSmall(arg.name));
@@ -529,11 +531,28 @@ impl<'a, A: AsRef<[u8]>> Parser<'a, '_, A> {
                 Value::Int(n)
             }
             ArgKind::Double => {
-                Value::Float(parse_f64(self.word(missing)?.as_ref()).ok_or(GrammarError::NotFloat)?)
+                let word = self.word(missing)?.as_ref();
+                Value::Float(
+                    parse_f64(word).ok_or_else(|| self.not_a(word, GrammarError::NotFloat))?,
+                )
             }
             ArgKind::PureToken => Value::Token,
             ArgKind::OneOf(_) => unreachable!("a one-of is read by its keyword"),
         })
+    }
+
+    /// A number that is not one: a keyword of the command where a number
+    /// stands is a misplaced option (0.2's `RATE.HIT k 1000 5 COST 2`), so
+    /// the reply shows the usage; any other word is `not_a`.
+    fn not_a(&self, word: &[u8], not_a: GrammarError) -> GrammarError {
+        let is_keyword = keywords(self.grammar)
+            .iter()
+            .any(|k| word.eq_ignore_ascii_case(k.as_bytes()));
+        if is_keyword {
+            self.mistake(Mistake::Unexpected(show(word)))
+        } else {
+            not_a
+        }
     }
 
     /// Whether some list of the grammar is counted by the integer `name`.
@@ -1119,6 +1138,11 @@ mod tests {
             Mistake::Unpaired("score member".into())
         );
         assert_eq!(parse_text(FEED_ADD, "f k x a"), Err(GrammarError::NotFloat));
+        // A keyword where a number stands is a misplaced option.
+        assert_eq!(
+            mistake(FEED_ADD, "f k 1 a CAP 2"),
+            Mistake::Unexpected("CAP".into())
+        );
     }
 
     #[test]
