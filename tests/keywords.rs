@@ -256,52 +256,81 @@ fn exact_pattern(key: &str) -> String {
         .collect()
 }
 
-#[test]
-fn values_spelled_like_keywords_stay_values_on_one_server_and_for_acl_users() {
-    let server = Server::start();
-    let mut admin = server.connect();
+/// What a call replied and left in the database.
+struct Outcome {
+    reply: Vec<u8>,
+    data: Vec<u8>,
+}
+
+/// Runs every command's sample call, then each variant at `positions`, each
+/// on an empty database through `run` (given the call and its time), and
+/// asserts each variant replied and left what the neutral call did. Returns
+/// how many variants were checked.
+fn compare_variants(
+    positions: &[Position],
+    now_ms: &mut dyn FnMut() -> i64,
+    run: &mut dyn FnMut(&[Word]) -> Outcome,
+) -> usize {
     let mut checked = 0;
     for (name, spec) in commands() {
-        let now_ms = server_time_ms(&mut admin);
-        let call = sample_call(&name, &spec, now_ms);
         let keywords = keywords(&spec);
         if keywords.is_empty() {
             continue;
         }
-        let words_of =
-            |call: &[Word]| -> Vec<String> { call.iter().map(|w| w.text.clone()).collect() };
-        ok(&mut admin, &["FLUSHALL"]);
-        let neutral_reply = reply_text(&run(&mut admin, &words(&words_of(&call))));
-        let neutral_data = contents(&mut admin);
-        for (i, variant) in variants(&call, &keywords, &[Position::Key, Position::Value]) {
-            ok(&mut admin, &["FLUSHALL"]);
+        let call = sample_call(&name, &spec, now_ms());
+        let neutral = run(&call);
+        for (i, variant) in variants(&call, &keywords, positions) {
             let mut changed = call.to_vec();
             changed[i].text = variant.clone();
+            let outcome = run(&changed);
+            let value = &call[i].text;
+            assert_eq!(
+                normalize(&outcome.reply, &variant, value),
+                normalize(&neutral.reply, &variant, value),
+                "{name}: {variant} in place of {value} changed the reply"
+            );
+            assert_eq!(
+                normalize_data(&outcome.data, &variant, value),
+                normalize_data(&neutral.data, &variant, value),
+                "{name}: {variant} in place of {value} changed the data"
+            );
+            checked += 1;
+        }
+    }
+    checked
+}
+
+fn texts(call: &[Word]) -> Vec<String> {
+    call.iter().map(|w| w.text.clone()).collect()
+}
+
+#[test]
+fn values_spelled_like_keywords_stay_values_on_one_server_and_for_acl_users() {
+    let server = Server::start();
+    let mut admin = server.connect();
+    let mut clock = server.connect();
+    let checked = compare_variants(
+        &[Position::Key, Position::Value],
+        &mut || server_time_ms(&mut clock),
+        &mut |call| {
+            ok(&mut admin, &["FLUSHALL"]);
             // An ACL user allowed only this call's keys.
-            let mut setuser = vec!["ACL".to_string(), "SETUSER".into(), "kw".into()];
-            setuser.extend(["reset", "on", "nopass", "+@all"].map(String::from));
-            for word in changed.iter().filter(|w| w.kind == Position::Key) {
+            let mut setuser = ["ACL", "SETUSER", "kw", "reset", "on", "nopass", "+@all"]
+                .map(String::from)
+                .to_vec();
+            for word in call.iter().filter(|w| w.kind == Position::Key) {
                 setuser.push(format!("~{}", exact_pattern(&word.text)));
             }
             ok(&mut admin, &words(&setuser));
             let mut user = server.connect();
             ok(&mut user, &["AUTH", "kw", "any"]);
-            let reply = reply_text(&run(&mut user, &words(&words_of(&changed))));
-            let data = contents(&mut admin);
-            let neutral = &call[i].text;
-            assert_eq!(
-                normalize(&reply, &variant, neutral),
-                normalize(&neutral_reply, &variant, neutral),
-                "{name}: {variant} in place of {neutral} changed the reply"
-            );
-            assert_eq!(
-                normalize_data(&data, &variant, neutral),
-                normalize_data(&neutral_data, &variant, neutral),
-                "{name}: {variant} in place of {neutral} changed the data"
-            );
-            checked += 1;
-        }
-    }
+            let reply = reply_text(&run(&mut user, &words(&texts(call))));
+            Outcome {
+                reply,
+                data: contents(&mut admin),
+            }
+        },
+    );
     // Every command with a keyword, every position, both cases.
     assert!(checked > 200, "only {checked} calls checked");
 }
@@ -311,46 +340,23 @@ fn values_spelled_like_keywords_stay_values_on_one_server_and_for_acl_users() {
 fn values_spelled_like_keywords_stay_values_on_a_cluster() {
     let cluster = Cluster::start(3);
     let mut client = cluster.client();
-    let flush = |cluster: &Cluster| {
-        for node in &cluster.nodes {
-            ok(&mut node.connect(), &["FLUSHALL"]);
-        }
-    };
-    let mut checked = 0;
-    for (name, spec) in commands() {
-        let now_ms = server_time_ms(&mut cluster.nodes[0].connect());
-        let call = sample_call(&name, &spec, now_ms);
-        let keywords = keywords(&spec);
-        if keywords.is_empty() {
-            continue;
-        }
-        let words_of =
-            |call: &[Word]| -> Vec<String> { call.iter().map(|w| w.text.clone()).collect() };
-        let slot = cluster.slot("{kw}");
-        flush(&cluster);
-        let neutral_reply = reply_text(&run(&mut client, &words(&words_of(&call))));
-        let neutral_data = contents(&mut cluster.owner(slot).connect());
-        // Keys spelled like keywords would leave the hash tag's slot, so
-        // only values change here.
-        for (i, variant) in variants(&call, &keywords, &[Position::Value]) {
-            flush(&cluster);
-            let mut changed = call.to_vec();
-            changed[i].text = variant.clone();
-            let reply = reply_text(&run(&mut client, &words(&words_of(&changed))));
-            let data = contents(&mut cluster.owner(slot).connect());
-            let neutral = &call[i].text;
-            assert_eq!(
-                normalize(&reply, &variant, neutral),
-                normalize(&neutral_reply, &variant, neutral),
-                "{name}: {variant} in place of {neutral} changed the reply"
-            );
-            assert_eq!(
-                normalize_data(&data, &variant, neutral),
-                normalize_data(&neutral_data, &variant, neutral),
-                "{name}: {variant} in place of {neutral} changed the data"
-            );
-            checked += 1;
-        }
-    }
+    let mut clock = cluster.nodes[0].connect();
+    let owner = cluster.owner(cluster.slot("{kw}"));
+    // Keys spelled like keywords would leave the hash tag's slot, so only
+    // values change here.
+    let checked = compare_variants(
+        &[Position::Value],
+        &mut || server_time_ms(&mut clock),
+        &mut |call| {
+            for node in &cluster.nodes {
+                ok(&mut node.connect(), &["FLUSHALL"]);
+            }
+            let reply = reply_text(&run(&mut client, &words(&texts(call))));
+            Outcome {
+                reply,
+                data: contents(&mut owner.connect()),
+            }
+        },
+    );
     assert!(checked > 60, "only {checked} calls checked");
 }

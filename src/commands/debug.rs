@@ -12,9 +12,9 @@
 //! `FAMILIES`, so INFO and the docs do not list them.
 
 use super::Command;
-use crate::declare_command;
 use crate::error::ZkitError;
-use crate::host::{key_flags as kf, Arg, Ctx, FromArgs, OwnedRStr, RStr, Reply, Request};
+use crate::host::{key_flags as kf, Arg, Ctx, OwnedRStr, RStr, Reply};
+use crate::{declare_command, request};
 
 /// The load argument that registers [`COMMANDS`].
 pub const LOAD_ARGUMENT: &str = "debug-commands";
@@ -53,14 +53,10 @@ fn panic_now(_ctx: &Ctx, _args: ()) -> Result<Reply, ZkitError> {
     panic!("ZKIT.DEBUG-PANIC was called")
 }
 
-/// ZKIT.DEBUG-WRITE-THEN-FAIL `key`.
-struct WriteThenFail<'a> {
-    key: &'a RStr,
-}
-
-impl<'a> FromArgs<'a> for WriteThenFail<'a> {
-    fn from_args(args: &mut Request<'a, RStr>) -> Self {
-        WriteThenFail { key: args.key() }
+request! {
+    /// ZKIT.DEBUG-WRITE-THEN-FAIL `key`.
+    struct WriteThenFail<'a> {
+        key: &'a RStr = key,
     }
 }
 

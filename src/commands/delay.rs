@@ -26,17 +26,17 @@
 
 use super::args::positive;
 use super::{Command, Counter};
-use crate::declare_command;
 use crate::error::{bound, ZkitError};
 use crate::host::{
-    key_flags as kf, Arg, Attempt, Ctx, FromArgs, KeyKind, OwnedRStr, RStr, Readiness, Reply,
-    Request, ScoreBound, ZsetWaiter,
+    key_flags as kf, Arg, Attempt, Ctx, KeyKind, OwnedRStr, RStr, Readiness, Reply, Request,
+    ScoreBound, ZsetWaiter,
 };
 use crate::logic::clock::{deadline, MAX_DURATION_MS};
 use crate::logic::delay::{
     self, check_dead_letter_keys, is_held, outlook, retry_at, wake_at_ms, Claim, DelayError, Lease,
     Outlook, TaskQueue,
 };
+use crate::{declare_command, request};
 
 pub static COMMANDS: &[&Command] = &[&POLL, &BPOLL, &ACK, &NACK, &TOUCH];
 
@@ -225,23 +225,17 @@ impl LeaseArgs<OwnedRStr> {
     }
 }
 
-/// A poll's options: `[COUNT n] [LEASE inflight ms] [DEADLETTER dead
-/// deliveries n]`, each at most once.
-struct PollOptions<'a> {
-    count: Option<i64>,
-    lease: Option<(&'a RStr, i64)>,
-    dead_letter: Option<(&'a RStr, &'a RStr, i64)>,
+request! {
+    /// A poll's options: `[COUNT n] [LEASE inflight ms] [DEADLETTER dead
+    /// deliveries n]`, each at most once.
+    struct PollOptions<'a> {
+        count: Option<i64> = option(Request::integer),
+        lease: Option<(&'a RStr, i64)> = option(|lease| (lease.key(), lease.integer())),
+        dead_letter: Option<(&'a RStr, &'a RStr, i64)> = option(|d| (d.key(), d.key(), d.integer())),
+    }
 }
 
 impl<'a> PollOptions<'a> {
-    fn read(args: &mut Request<'a, RStr>) -> Self {
-        PollOptions {
-            count: args.option(Request::integer),
-            lease: args.option(|lease| (lease.key(), lease.integer())),
-            dead_letter: args.option(|d| (d.key(), d.key(), d.integer())),
-        }
-    }
-
     /// The count (1 when not given) and the lease, checked: DEADLETTER
     /// needs LEASE.
     #[allow(clippy::type_complexity)]
@@ -450,18 +444,11 @@ fn tasks_reply(tasks: &[(OwnedRStr, f64)]) -> Reply {
     )
 }
 
-/// DELAY.POLL `key [COUNT n] [LEASE inflight ms] [DEADLETTER dead deliveries n]`.
-struct Poll<'a> {
-    key: &'a RStr,
-    options: PollOptions<'a>,
-}
-
-impl<'a> FromArgs<'a> for Poll<'a> {
-    fn from_args(args: &mut Request<'a, RStr>) -> Self {
-        Poll {
-            key: args.key(),
-            options: PollOptions::read(args),
-        }
+request! {
+    /// DELAY.POLL `key [COUNT n] [LEASE inflight ms] [DEADLETTER dead deliveries n]`.
+    struct Poll<'a> {
+        key: &'a RStr = key,
+        options: PollOptions<'a> = part,
     }
 }
 
@@ -474,20 +461,12 @@ fn poll(ctx: &Ctx, args: Poll<'_>) -> Result<Reply, ZkitError> {
     })
 }
 
-/// DELAY.BPOLL `key timeout-ms [COUNT n] [LEASE ...] [DEADLETTER ...]`.
-struct BlockingPoll<'a> {
-    key: &'a RStr,
-    timeout_ms: i64,
-    options: PollOptions<'a>,
-}
-
-impl<'a> FromArgs<'a> for BlockingPoll<'a> {
-    fn from_args(args: &mut Request<'a, RStr>) -> Self {
-        BlockingPoll {
-            key: args.key(),
-            timeout_ms: args.integer(),
-            options: PollOptions::read(args),
-        }
+request! {
+    /// DELAY.BPOLL `key timeout-ms [COUNT n] [LEASE ...] [DEADLETTER ...]`.
+    struct BlockingPoll<'a> {
+        key: &'a RStr = key,
+        timeout_ms: i64 = integer,
+        options: PollOptions<'a> = part,
     }
 }
 
@@ -588,20 +567,12 @@ impl ZsetWaiter for PollWaiter {
     }
 }
 
-/// DELAY.ACK `inflight [DELIVERIES deliveries] TASKS task [task ...]`.
-struct Ack<'a> {
-    inflight: &'a RStr,
-    deliveries: Option<&'a RStr>,
-    tasks: Vec<&'a RStr>,
-}
-
-impl<'a> FromArgs<'a> for Ack<'a> {
-    fn from_args(args: &mut Request<'a, RStr>) -> Self {
-        Ack {
-            inflight: args.key(),
-            deliveries: args.option(Request::key),
-            tasks: args.list(Request::string),
-        }
+request! {
+    /// DELAY.ACK `inflight [DELIVERIES deliveries] TASKS task [task ...]`.
+    struct Ack<'a> {
+        inflight: &'a RStr = key,
+        deliveries: Option<&'a RStr> = option(Request::key),
+        tasks: Vec<&'a RStr> = list(Request::string),
     }
 }
 
@@ -640,22 +611,13 @@ fn ack(ctx: &Ctx, args: Ack<'_>) -> Result<Reply, ZkitError> {
     Ok(Reply::Int(removed.len() as i64))
 }
 
-/// DELAY.NACK `inflight queue member delay-ms`.
-struct Nack<'a> {
-    inflight: &'a RStr,
-    queue: &'a RStr,
-    task: &'a RStr,
-    delay_ms: i64,
-}
-
-impl<'a> FromArgs<'a> for Nack<'a> {
-    fn from_args(args: &mut Request<'a, RStr>) -> Self {
-        Nack {
-            inflight: args.key(),
-            queue: args.key(),
-            task: args.string(),
-            delay_ms: args.integer(),
-        }
+request! {
+    /// DELAY.NACK `inflight queue member delay-ms`.
+    struct Nack<'a> {
+        inflight: &'a RStr = key,
+        queue: &'a RStr = key,
+        task: &'a RStr = string,
+        delay_ms: i64 = integer,
     }
 }
 
@@ -686,20 +648,12 @@ fn nack(ctx: &Ctx, args: Nack<'_>) -> Result<Reply, ZkitError> {
     Ok(Reply::Int(1))
 }
 
-/// DELAY.TOUCH `inflight member ms`.
-struct Touch<'a> {
-    inflight: &'a RStr,
-    task: &'a RStr,
-    ms: i64,
-}
-
-impl<'a> FromArgs<'a> for Touch<'a> {
-    fn from_args(args: &mut Request<'a, RStr>) -> Self {
-        Touch {
-            inflight: args.key(),
-            task: args.string(),
-            ms: args.integer(),
-        }
+request! {
+    /// DELAY.TOUCH `inflight member ms`.
+    struct Touch<'a> {
+        inflight: &'a RStr = key,
+        task: &'a RStr = string,
+        ms: i64 = integer,
     }
 }
 

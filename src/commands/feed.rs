@@ -17,13 +17,11 @@ use std::cmp::Ordering;
 
 use super::args::positive;
 use super::{Command, Counter};
-use crate::declare_command;
 use crate::error::{bound, ZkitError};
-use crate::host::{
-    key_flags as kf, Arg, Ctx, FromArgs, OwnedRStr, RStr, Reply, Request, ScoreBound,
-};
+use crate::host::{key_flags as kf, Arg, Ctx, OwnedRStr, RStr, Reply, Request, ScoreBound};
 use crate::logic::cursor::{self, Position};
 use crate::logic::score::ScoreText;
+use crate::{declare_command, request};
 
 pub static COMMANDS: &[&Command] = &[&ADD, &PAGE];
 
@@ -78,20 +76,12 @@ declare_command! {
     }
 }
 
-/// FEED.ADD `key [CAP n] score member [score member ...]`.
-struct Add<'a> {
-    key: &'a RStr,
-    cap: Option<i64>,
-    items: Vec<(f64, &'a RStr)>,
-}
-
-impl<'a> FromArgs<'a> for Add<'a> {
-    fn from_args(args: &mut Request<'a, RStr>) -> Self {
-        Add {
-            key: args.key(),
-            cap: args.option(Request::integer),
-            items: args.list(|item| (item.double(), item.string())),
-        }
+request! {
+    /// FEED.ADD `key [CAP n] score member [score member ...]`.
+    struct Add<'a> {
+        key: &'a RStr = key,
+        cap: Option<i64> = option(Request::integer),
+        items: Vec<(f64, &'a RStr)> = list(|item| (item.double(), item.string())),
     }
 }
 
@@ -130,23 +120,15 @@ enum Direction {
     Older,
 }
 
-/// FEED.PAGE `key [COUNT n] [NEWER cursor | OLDER cursor]`.
-struct Page<'a> {
-    key: &'a RStr,
-    count: Option<i64>,
-    from: Option<(Direction, &'a RStr)>,
-}
-
-impl<'a> FromArgs<'a> for Page<'a> {
-    fn from_args(args: &mut Request<'a, RStr>) -> Self {
-        Page {
-            key: args.key(),
-            count: args.option(Request::integer),
-            from: args.one_of(&[
+request! {
+    /// FEED.PAGE `key [COUNT n] [NEWER cursor | OLDER cursor]`.
+    struct Page<'a> {
+        key: &'a RStr = key,
+        count: Option<i64> = option(Request::integer),
+        from: Option<(Direction, &'a RStr)> = one_of(&[
                 |cursor| (Direction::Newer, cursor.string()),
                 |cursor| (Direction::Older, cursor.string()),
             ]),
-        }
     }
 }
 

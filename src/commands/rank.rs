@@ -22,15 +22,15 @@ use std::sync::atomic::{AtomicI64, Ordering};
 
 use super::args::non_negative;
 use super::{Command, NumericConfig};
-use crate::declare_command;
 use crate::error::ZkitError;
 use crate::host::{
-    key_flags as kf, Arg, CallArg, Ctx, FromArgs, OwnedRStr, RStr, Reply, Request, ScoreBound, Zset,
+    key_flags as kf, Arg, CallArg, Ctx, OwnedRStr, RStr, Reply, Request, ScoreBound, Zset,
 };
 use crate::logic::rank::{
     add_totals, check_distinct_boards, next_total, shared_ranks, weigh_total, RankEntry,
     SetCondition, TieBreakClock, TotalUpdate, CLOCK_LIMIT_MS, DEFAULT_EPOCH_MS, DEFAULT_SPAN_MS,
 };
+use crate::{declare_command, request};
 
 pub static COMMANDS: &[&Command] = &[&GIFT, &SET, &GET, &TOP, &AROUND, &MERGE, &MGIFT, &MGET];
 
@@ -250,24 +250,14 @@ impl Ranks {
     }
 }
 
-/// RANK.GIFT `key member amount [AT unix-ms] [SHARED]`.
-struct Gift<'a> {
-    key: &'a RStr,
-    member: &'a RStr,
-    amount: i64,
-    at_ms: Option<i64>,
-    shared: bool,
-}
-
-impl<'a> FromArgs<'a> for Gift<'a> {
-    fn from_args(args: &mut Request<'a, RStr>) -> Self {
-        Gift {
-            key: args.key(),
-            member: args.string(),
-            amount: args.integer(),
-            at_ms: args.option(Request::integer),
-            shared: args.flag(),
-        }
+request! {
+    /// RANK.GIFT `key member amount [AT unix-ms] [SHARED]`.
+    struct Gift<'a> {
+        key: &'a RStr = key,
+        member: &'a RStr = string,
+        amount: i64 = integer,
+        at_ms: Option<i64> = option(Request::integer),
+        shared: bool = flag,
     }
 }
 
@@ -283,26 +273,15 @@ fn gift(ctx: &Ctx, args: Gift<'_>) -> Result<Reply, ZkitError> {
     )
 }
 
-/// RANK.SET `key member total [AT unix-ms] [GT|LT] [SHARED]`.
-struct SetTotal<'a> {
-    key: &'a RStr,
-    member: &'a RStr,
-    total: i64,
-    at_ms: Option<i64>,
-    condition: Option<SetCondition>,
-    shared: bool,
-}
-
-impl<'a> FromArgs<'a> for SetTotal<'a> {
-    fn from_args(args: &mut Request<'a, RStr>) -> Self {
-        SetTotal {
-            key: args.key(),
-            member: args.string(),
-            total: args.integer(),
-            at_ms: args.option(Request::integer),
-            condition: args.one_of(&[|_| SetCondition::Higher, |_| SetCondition::Lower]),
-            shared: args.flag(),
-        }
+request! {
+    /// RANK.SET `key member total [AT unix-ms] [GT|LT] [SHARED]`.
+    struct SetTotal<'a> {
+        key: &'a RStr = key,
+        member: &'a RStr = string,
+        total: i64 = integer,
+        at_ms: Option<i64> = option(Request::integer),
+        condition: Option<SetCondition> = one_of(&[|_| SetCondition::Higher, |_| SetCondition::Lower]),
+        shared: bool = flag,
     }
 }
 
@@ -382,25 +361,16 @@ fn write_total(
     Ok(Reply::ints(&[planned.total, rank]))
 }
 
-/// RANK.MGIFT `numkeys key [key ...] member amount [AT unix-ms] [SHARED]`.
-struct MultiGift<'a> {
-    boards: Vec<&'a RStr>,
-    member: &'a RStr,
-    amount: i64,
-    at_ms: Option<i64>,
-    shared: bool,
-}
-
-impl<'a> FromArgs<'a> for MultiGift<'a> {
-    fn from_args(args: &mut Request<'a, RStr>) -> Self {
-        let _numkeys = args.integer();
-        MultiGift {
-            boards: args.list(Request::key),
-            member: args.string(),
-            amount: args.integer(),
-            at_ms: args.option(Request::integer),
-            shared: args.flag(),
-        }
+request! {
+    /// RANK.MGIFT `numkeys key [key ...] member amount [AT unix-ms] [SHARED]`.
+    struct MultiGift<'a> {
+        /// The count the list after it was read with.
+        _numkeys: i64 = integer,
+        boards: Vec<&'a RStr> = list(Request::key),
+        member: &'a RStr = string,
+        amount: i64 = integer,
+        at_ms: Option<i64> = option(Request::integer),
+        shared: bool = flag,
     }
 }
 
@@ -409,6 +379,7 @@ impl<'a> FromArgs<'a> for MultiGift<'a> {
 /// write, so an error changes no board.
 fn mgift(ctx: &Ctx, args: MultiGift<'_>) -> Result<Reply, ZkitError> {
     let MultiGift {
+        _numkeys: _,
         boards,
         member,
         amount,
@@ -438,20 +409,12 @@ fn mgift(ctx: &Ctx, args: MultiGift<'_>) -> Result<Reply, ZkitError> {
     Ok(Reply::Array(replies))
 }
 
-/// RANK.GET `key member [SHARED]`.
-struct Get<'a> {
-    key: &'a RStr,
-    member: &'a RStr,
-    shared: bool,
-}
-
-impl<'a> FromArgs<'a> for Get<'a> {
-    fn from_args(args: &mut Request<'a, RStr>) -> Self {
-        Get {
-            key: args.key(),
-            member: args.string(),
-            shared: args.flag(),
-        }
+request! {
+    /// RANK.GET `key member [SHARED]`.
+    struct Get<'a> {
+        key: &'a RStr = key,
+        member: &'a RStr = string,
+        shared: bool = flag,
     }
 }
 
@@ -461,20 +424,12 @@ fn get(ctx: &Ctx, args: Get<'_>) -> Result<Reply, ZkitError> {
     Ok(entries.pop().expect("one entry per member"))
 }
 
-/// RANK.MGET `key [SHARED] MEMBERS member [member ...]`.
-struct MultiGet<'a> {
-    key: &'a RStr,
-    shared: bool,
-    members: Vec<&'a RStr>,
-}
-
-impl<'a> FromArgs<'a> for MultiGet<'a> {
-    fn from_args(args: &mut Request<'a, RStr>) -> Self {
-        MultiGet {
-            key: args.key(),
-            shared: args.flag(),
-            members: args.list(Request::string),
-        }
+request! {
+    /// RANK.MGET `key [SHARED] MEMBERS member [member ...]`.
+    struct MultiGet<'a> {
+        key: &'a RStr = key,
+        shared: bool = flag,
+        members: Vec<&'a RStr> = list(Request::string),
     }
 }
 
@@ -515,22 +470,13 @@ fn member_entries(
     Ok(entries)
 }
 
-/// RANK.TOP `key count [OFFSET offset] [SHARED]`.
-struct Top<'a> {
-    key: &'a RStr,
-    count: i64,
-    offset: Option<i64>,
-    shared: bool,
-}
-
-impl<'a> FromArgs<'a> for Top<'a> {
-    fn from_args(args: &mut Request<'a, RStr>) -> Self {
-        Top {
-            key: args.key(),
-            count: args.integer(),
-            offset: args.option(Request::integer),
-            shared: args.flag(),
-        }
+request! {
+    /// RANK.TOP `key count [OFFSET offset] [SHARED]`.
+    struct Top<'a> {
+        key: &'a RStr = key,
+        count: i64 = integer,
+        offset: Option<i64> = option(Request::integer),
+        shared: bool = flag,
     }
 }
 
@@ -545,22 +491,13 @@ fn top(ctx: &Ctx, args: Top<'_>) -> Result<Reply, ZkitError> {
     rank_range(ctx, args.key, offset, stop, Ranks::shared(args.shared))
 }
 
-/// RANK.AROUND `key member radius [SHARED]`.
-struct Around<'a> {
-    key: &'a RStr,
-    member: &'a RStr,
-    radius: i64,
-    shared: bool,
-}
-
-impl<'a> FromArgs<'a> for Around<'a> {
-    fn from_args(args: &mut Request<'a, RStr>) -> Self {
-        Around {
-            key: args.key(),
-            member: args.string(),
-            radius: args.integer(),
-            shared: args.flag(),
-        }
+request! {
+    /// RANK.AROUND `key member radius [SHARED]`.
+    struct Around<'a> {
+        key: &'a RStr = key,
+        member: &'a RStr = string,
+        radius: i64 = integer,
+        shared: bool = flag,
     }
 }
 
@@ -592,22 +529,14 @@ fn around(ctx: &Ctx, args: Around<'_>) -> Result<Reply, ZkitError> {
     )
 }
 
-/// RANK.MERGE `destkey numkeys key [key ...] [WEIGHTS w [w ...]]`.
-struct Merge<'a> {
-    dest: &'a RStr,
-    sources: Vec<&'a RStr>,
-    weights: Option<Vec<i64>>,
-}
-
-impl<'a> FromArgs<'a> for Merge<'a> {
-    fn from_args(args: &mut Request<'a, RStr>) -> Self {
-        let dest = args.key();
-        let _numkeys = args.integer();
-        Merge {
-            dest,
-            sources: args.list(Request::key),
-            weights: args.option(|weights| weights.list(Request::integer)),
-        }
+request! {
+    /// RANK.MERGE `destkey numkeys key [key ...] [WEIGHTS w [w ...]]`.
+    struct Merge<'a> {
+        dest: &'a RStr = key,
+        /// The count the list after it was read with.
+        _numkeys: i64 = integer,
+        sources: Vec<&'a RStr> = list(Request::key),
+        weights: Option<Vec<i64>> = option(|weights| weights.list(Request::integer)),
     }
 }
 
@@ -615,6 +544,7 @@ impl<'a> FromArgs<'a> for Merge<'a> {
 fn merge(ctx: &Ctx, args: Merge<'_>) -> Result<Reply, ZkitError> {
     let Merge {
         dest,
+        _numkeys: _,
         sources,
         weights,
     } = args;

@@ -10,14 +10,14 @@
 //! window after its newest hit.
 
 use super::{Command, Counter};
-use crate::declare_command;
 use crate::error::bound;
 use crate::error::ZkitError;
 use crate::host::{
-    key_flags as kf, Arg, CallArg, Ctx, FromArgs, OwnedRStr, RStr, Reply, Request, ScoreBound, Zset,
+    key_flags as kf, Arg, CallArg, Ctx, OwnedRStr, RStr, Reply, Request, ScoreBound, Zset,
 };
 use crate::logic::clock::MAX_DURATION_MS;
 use crate::logic::rate::{self, HitLog, Limit, MAX_LIMIT};
+use crate::{declare_command, request};
 
 pub static COMMANDS: &[&Command] = &[&HIT];
 
@@ -49,20 +49,12 @@ declare_command! {
     }
 }
 
-/// RATE.HIT `key [COST n] window-ms limit [window-ms limit ...]`.
-struct Hit<'a> {
-    key: &'a RStr,
-    cost: Option<i64>,
-    limits: Vec<(i64, i64)>,
-}
-
-impl<'a> FromArgs<'a> for Hit<'a> {
-    fn from_args(args: &mut Request<'a, RStr>) -> Self {
-        Hit {
-            key: args.key(),
-            cost: args.option(Request::integer),
-            limits: args.list(|pair| (pair.integer(), pair.integer())),
-        }
+request! {
+    /// RATE.HIT `key [COST n] window-ms limit [window-ms limit ...]`.
+    struct Hit<'a> {
+        key: &'a RStr = key,
+        cost: Option<i64> = option(Request::integer),
+        limits: Vec<(i64, i64)> = list(|pair| (pair.integer(), pair.integer())),
     }
 }
 

@@ -10,13 +10,11 @@
 
 use super::args::positive;
 use super::Command;
-use crate::declare_command;
 use crate::error::{bound, ZkitError};
-use crate::host::{
-    key_flags as kf, Arg, Ctx, FromArgs, OwnedRStr, RStr, Reply, Request, ScoreBound,
-};
+use crate::host::{key_flags as kf, Arg, Ctx, OwnedRStr, RStr, Reply, Request, ScoreBound};
 use crate::logic::clock::{deadline, MAX_DURATION_MS};
 use crate::logic::recent::view_scores;
+use crate::{declare_command, request};
 
 pub static COMMANDS: &[&Command] = &[&ADD];
 
@@ -39,22 +37,13 @@ declare_command! {
     }
 }
 
-/// RECENT.ADD `key [CAP cap] [TTL seconds] ITEMS member [member ...]`.
-struct Add<'a> {
-    key: &'a RStr,
-    cap: Option<i64>,
-    ttl_seconds: Option<i64>,
-    members: Vec<&'a RStr>,
-}
-
-impl<'a> FromArgs<'a> for Add<'a> {
-    fn from_args(args: &mut Request<'a, RStr>) -> Self {
-        Add {
-            key: args.key(),
-            cap: args.option(Request::integer),
-            ttl_seconds: args.option(Request::integer),
-            members: args.list(Request::string),
-        }
+request! {
+    /// RECENT.ADD `key [CAP cap] [TTL seconds] ITEMS member [member ...]`.
+    struct Add<'a> {
+        key: &'a RStr = key,
+        cap: Option<i64> = option(Request::integer),
+        ttl_seconds: Option<i64> = option(Request::integer),
+        members: Vec<&'a RStr> = list(Request::string),
     }
 }
 

@@ -15,10 +15,10 @@
 
 use super::args::non_negative;
 use super::Command;
-use crate::declare_command;
 use crate::error::ZkitError;
-use crate::host::{key_flags as kf, Arg, CallArg, Ctx, FromArgs, KeyKind, RStr, Reply, Request};
+use crate::host::{key_flags as kf, Arg, CallArg, Ctx, KeyKind, RStr, Reply};
 use crate::logic::vote::{check_window, outcome, Standing, Vote, VoteError, Weights};
+use crate::{declare_command, request};
 
 pub static COMMANDS: &[&Command] = &[&CAST, &STATE];
 
@@ -74,33 +74,18 @@ declare_command! {
     }
 }
 
-/// VOTE.CAST `scores upvoters downvoters item voter UP|DOWN|CLEAR
-/// [WEIGHT up down] [WINDOW times seconds]`.
-struct Cast<'a> {
-    scores: &'a RStr,
-    upvoters: &'a RStr,
-    downvoters: &'a RStr,
-    item: &'a RStr,
-    voter: &'a RStr,
-    vote: Vote,
-    weights: Option<(f64, f64)>,
-    window: Option<(&'a RStr, i64)>,
-}
-
-impl<'a> FromArgs<'a> for Cast<'a> {
-    fn from_args(args: &mut Request<'a, RStr>) -> Self {
-        Cast {
-            scores: args.key(),
-            upvoters: args.key(),
-            downvoters: args.key(),
-            item: args.string(),
-            voter: args.string(),
-            vote: args
-                .one_of(&[|_| Vote::Up, |_| Vote::Down, |_| Vote::Clear])
-                .expect("the direction is required"),
-            weights: args.option(|weight| (weight.double(), weight.double())),
-            window: args.option(|window| (window.key(), window.integer())),
-        }
+request! {
+    /// VOTE.CAST `scores upvoters downvoters item voter UP|DOWN|CLEAR
+    /// [WEIGHT up down] [WINDOW times seconds]`.
+    struct Cast<'a> {
+        scores: &'a RStr = key,
+        upvoters: &'a RStr = key,
+        downvoters: &'a RStr = key,
+        item: &'a RStr = string,
+        voter: &'a RStr = string,
+        vote: Vote = choice(&[|_| Vote::Up, |_| Vote::Down, |_| Vote::Clear]),
+        weights: Option<(f64, f64)> = option(|weight| (weight.double(), weight.double())),
+        window: Option<(&'a RStr, i64)> = option(|window| (window.key(), window.integer())),
     }
 }
 
@@ -196,20 +181,12 @@ fn set_size_after(size_before: usize, was_member: bool, is_member: bool) -> i64 
     size_before as i64 + i64::from(is_member) - i64::from(was_member)
 }
 
-/// VOTE.STATE `upvoters downvoters voter`.
-struct State<'a> {
-    upvoters: &'a RStr,
-    downvoters: &'a RStr,
-    voter: &'a RStr,
-}
-
-impl<'a> FromArgs<'a> for State<'a> {
-    fn from_args(args: &mut Request<'a, RStr>) -> Self {
-        State {
-            upvoters: args.key(),
-            downvoters: args.key(),
-            voter: args.string(),
-        }
+request! {
+    /// VOTE.STATE `upvoters downvoters voter`.
+    struct State<'a> {
+        upvoters: &'a RStr = key,
+        downvoters: &'a RStr = key,
+        voter: &'a RStr = string,
     }
 }
 

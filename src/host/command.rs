@@ -30,6 +30,14 @@ pub trait FromArgs<'a>: Sized {
     fn from_args(args: &mut Request<'a, RStr>) -> Self;
 }
 
+impl<'a> Request<'a, RStr> {
+    /// A part of a request read by its own [`FromArgs`] (options several
+    /// commands share).
+    pub fn part<T: FromArgs<'a>>(&mut self) -> T {
+        T::from_args(self)
+    }
+}
+
 /// A command that takes no arguments.
 impl FromArgs<'_> for () {
     fn from_args(_: &mut Request<'_, RStr>) {}
@@ -95,6 +103,41 @@ macro_rules! declare_command {
     };
     (@field $field:ident $value:expr) => {
         $value
+    };
+}
+
+/// Declares a command's typed request and reads it from the parsed call, in
+/// declaration order: each field names the [`Request`] reader of its
+/// argument (`key`, `string`, `integer`, `flag`, `option(...)`, `list(...)`,
+/// `one_of(...)`), so the struct and its reading are written once.
+///
+/// ```ignore
+/// request! {
+///     /// RANK.GET `key member [SHARED]`.
+///     struct Get<'a> {
+///         key: &'a RStr = key,
+///         member: &'a RStr = string,
+///         shared: bool = flag,
+///     }
+/// }
+/// ```
+#[macro_export]
+macro_rules! request {
+    ($(#[$meta:meta])* struct $name:ident<$a:lifetime> {
+        $($(#[$field_meta:meta])* $field:ident: $ty:ty = $reader:ident $(($($arg:expr),*))?),* $(,)?
+    }) => {
+        $(#[$meta])*
+        struct $name<$a> {
+            $($(#[$field_meta])* $field: $ty,)*
+        }
+
+        impl<$a> $crate::host::FromArgs<$a> for $name<$a> {
+            fn from_args(args: &mut $crate::host::Request<$a, $crate::host::RStr>) -> Self {
+                $name {
+                    $($field: args.$reader($($($arg),*)?),)*
+                }
+            }
+        }
     };
 }
 

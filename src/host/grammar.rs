@@ -679,6 +679,12 @@ impl<'a, A> Request<'a, A> {
         }
     }
 
+    /// A required one-of: the chosen value (see [`Request::one_of`]).
+    pub fn choice<T>(&mut self, choices: &[fn(&mut Request<'a, A>) -> T]) -> T {
+        self.one_of(choices)
+            .unwrap_or_else(|| Self::mismatch("required one-of"))
+    }
+
     /// A list, each item read by `read` (a block's parts in order).
     pub fn list<T>(&mut self, mut read: impl FnMut(&mut Request<'a, A>) -> T) -> Vec<T> {
         match self.next("list") {
