@@ -5,7 +5,8 @@
 # of the tarball in a fresh folder). Then, on every cluster node: no MOVED or
 # ASK in INFO errorstats and no COMMAND GETKEYS in INFO commandstats; on the
 # plain server and on the cluster, every zkit command called by each suite.
-# Finally README's example blocks must equal the example files.
+# Finally README's example blocks must equal the example files. First of
+# all, the generated command tables must be what docs/commands.json gives.
 # TEST_CLIENTS=python or TEST_CLIENTS=node runs one client only.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -19,6 +20,8 @@ fail() { echo "test-clients: FAILED: $*" >&2; exit 1; }
 for tool in cargo redis-server "$CLI" python3 node npm; do
   command -v "$tool" >/dev/null || fail "$tool is missing (make deps installs redis; Python 3.8+ and Node.js 18+ come from the system)"
 done
+say "the clients' command tables against docs/commands.json"
+python3 scripts/gen-clients.py --check
 say "building the release module"
 cargo build --release --quiet
 
