@@ -80,9 +80,12 @@ bench: build
 bench-readme:
 	bash bench/readme.sh
 
+# Also: the clients' command tables are what docs/commands.json gives
+# (scripts/gen-clients.py writes them).
 lint: deps
 	$(CARGO) fmt --check
 	$(CARGO) clippy --all-targets -- -D warnings
+	python3 scripts/gen-clients.py --check
 
 clean:
 	$(CARGO) clean

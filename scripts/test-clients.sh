@@ -4,8 +4,10 @@
 # way README tells a user (pip into a fresh venv; npm pack, then npm install
 # of the tarball in a fresh folder). Then, on every cluster node: no MOVED or
 # ASK in INFO errorstats and no COMMAND GETKEYS in INFO commandstats; on the
-# plain server and on the cluster, every zkit command called by each suite.
-# Finally README's example blocks must equal the example files.
+# plain server and on the cluster, every zkit command called by each suite,
+# and data the servers held before (keys named like the suites') unchanged.
+# Finally README's example blocks must equal the example files. First of
+# all, the generated command tables must be what docs/commands.json gives.
 # TEST_CLIENTS=python or TEST_CLIENTS=node runs one client only.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -19,6 +21,8 @@ fail() { echo "test-clients: FAILED: $*" >&2; exit 1; }
 for tool in cargo redis-server "$CLI" python3 node npm; do
   command -v "$tool" >/dev/null || fail "$tool is missing (make deps installs redis; Python 3.8+ and Node.js 18+ come from the system)"
 done
+say "the clients' command tables against docs/commands.json"
+python3 scripts/gen-clients.py --check
 say "building the release module"
 cargo build --release --quiet
 
@@ -77,6 +81,25 @@ export ZKIT_TEST_CLUSTER
 
 ZKIT_COMMANDS=$("$CLI" -p "$SINGLE_PORT" COMMAND LIST FILTERBY MODULE zkit | grep -v '^zkit\.debug-panic$')
 
+# Other data the suites must leave as it is (each test works under a key
+# prefix of its own and flushes nothing): sorted sets named like the suites'
+# keys without their prefix, {jobs} with due tasks a stray worker would take.
+FOREIGN_KEYS=(board '{jobs}' '{jobs}:inflight' '{t}:mon' '{p}:board' 'gifts:room:42' 'feed:user:7' 'MemberRecentGoods:66')
+FOREIGN_PORTS=("$SINGLE_PORT" "${CLUSTER_PORTS[0]}")
+for port in "${FOREIGN_PORTS[@]}"; do
+  for key in "${FOREIGN_KEYS[@]}"; do "$CLI" -c -p "$port" ZADD "$key" 1 other-team:1 2 other-team:2 >/dev/null; done
+done
+check_foreign() {
+  local port key got
+  for port in "${FOREIGN_PORTS[@]}"; do
+    for key in "${FOREIGN_KEYS[@]}"; do
+      got=$("$CLI" -c -p "$port" ZRANGE "$key" 0 -1 WITHSCORES | tr '\n' ' ')
+      [[ $got == "other-team:1 1 other-team:2 2 " ]] || fail "$1 changed the other data: $key on port $port holds: $got"
+    done
+  done
+  say "$1: the other data (${#FOREIGN_KEYS[@]} keys on the server and on the cluster) is untouched"
+}
+
 reset_stats() {
   for port in "$SINGLE_PORT" "${CLUSTER_PORTS[@]}"; do "$CLI" -p "$port" CONFIG RESETSTAT >/dev/null; done
 }
@@ -123,6 +146,7 @@ if wants python; then
   reset_stats
   (cd clients/python && "$WORK/venv/bin/python" -m pytest -p no:cacheprovider -q tests)
   check_stats python
+  check_foreign python
 fi
 
 if wants node; then
@@ -142,6 +166,7 @@ if wants node; then
     node --test --test-concurrency=1 test/*.test.mjs test/*.test.cjs
   )
   check_stats node
+  check_foreign node
 fi
 
 say "README example blocks"

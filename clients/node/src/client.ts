@@ -1,4 +1,5 @@
-import { buildCall, COMMANDS, type CommandSpec, type ZkitCommands } from './commands';
+import { buildCall, type CommandSpec, type ZkitCommands } from './commands';
+import { COMMANDS } from './table';
 import { ioredisTransport, isIoredis } from './ioredis';
 import { isNodeRedis, nodeRedisTransport } from './node-redis';
 import type { Transport } from './transport';

@@ -1,21 +1,21 @@
-// The table of zkit commands: argument layout, which arguments are keys, and
-// the reply parser of each, as docs/commands.md specifies them.
+// How a command's arguments are laid out (Part, CommandSpec), the typed
+// signatures of the methods (ZkitCommands), and buildCall, which lays out one
+// call's arguments. The layouts themselves are in table.ts, generated from
+// docs/commands.json by scripts/gen-clients.py.
 //
 // How to add a command:
-// 1. Add an entry to COMMANDS: the method name (camelCase of the command),
-//    the command, whether it only reads, its layout in argument order
-//    (key/arg/keys/args/scored/limits for positional parameters, option()
-//    for `TOKEN value...` options, each field of an option a key or a value,
-//    flag() for a bare `TOKEN` sent when its option is true) and a parser
-//    from replies.ts (add an interface there for a new reply).
+// 1. Declare it in the module; `ZKIT_REGENERATE=1 cargo test --lib reference`
+//    writes docs/commands.json, then `python3 scripts/gen-clients.py` writes
+//    table.ts (name its reply shape in that script's COMMAND_REPLIES; a new
+//    shape needs an interface and a parser in replies.ts).
 // 2. Add the method's signature to ZkitCommands below: the positional
-//    parameters in layout order, then an options object.
+//    parameters in layout order, then an options object named after the
+//    tokens.
 // 3. Call it in test/commands.test.mjs (the suite checks that every entry
 //    of COMMANDS was called).
 // The Zkit wrapper, the node-redis module, routing, ioredis keyPrefix and
-// the same-slot check all read this table, so nothing else changes.
+// the same-slot check all read the table, so nothing else changes.
 
-import * as replies from './replies';
 import type { FeedPage, RankEntry, RankInfo, RateResult, Task, Text, TotalRank, VoteResult } from './replies';
 
 export type Arg = string | Buffer | number;
@@ -27,19 +27,11 @@ export type Part =
   | { kind: 'key' } // a positional key
   | { kind: 'arg' } // a positional value
   | { kind: 'keys' } // a non-empty array of keys, sent as `numkeys key...`
-  | { kind: 'args'; keyword?: Keyword } // one value or a non-empty array, one argument each
-  | { kind: 'scored' } // a non-empty array of { score, member }, sent as `score member...`
-  | { kind: 'limits' } // `windowMs, limit` (two parameters) or a non-empty array of { windowMs, limit }, sent as `window-ms limit...`
-  | { kind: 'option'; name: string; token: string; fields: Field[] | 'variadic' }
+  | { kind: 'args'; token: string } // one value or a non-empty array, sent as `TOKEN value...`: every argument after TOKEN is a value
+  // A non-empty array of objects with these fields, sent flat in field order; with `inline`, one block may be given as its fields, as parameters
+  | { kind: 'blocks'; fields: string[]; inline?: boolean }
+  | { kind: 'option'; name: string; token: string; fields: Field[] | 'variadic' } // `TOKEN value...` when options[name] is given
   | { kind: 'flag'; name: string; token: string }; // `TOKEN` when options[name] is true
-
-/**
- * An option the server reads from the end of an `args` list, where a value
- * spelled like its token (any case) would be taken for it: 'last' moves
- * such a value to the end (for a reply that does not depend on the order),
- * 'notLast' refuses it in the last place (for a reply in argument order).
- */
-type Keyword = { token: string; place: 'last' | 'notLast' };
 
 export interface CommandSpec {
   command: string;
@@ -47,96 +39,6 @@ export interface CommandSpec {
   layout: Part[];
   parse: (reply: any) => unknown; // eslint-disable-line @typescript-eslint/no-explicit-any
 }
-
-const key: Part = { kind: 'key' };
-const arg: Part = { kind: 'arg' };
-const keys: Part = { kind: 'keys' };
-const args: Part = { kind: 'args' };
-const argsBefore = (token: string, place: Keyword['place']): Part => ({ kind: 'args', keyword: { token, place } });
-const scored: Part = { kind: 'scored' };
-const limits: Part = { kind: 'limits' };
-/** `TOKEN value` from options[name] (a key with one keyField); with fields, `TOKEN f1 f2` from options[name].f1, .f2. */
-const option = (name: string, token: string, ...fields: Field[]): Part => ({
-  kind: 'option',
-  name,
-  token,
-  fields: fields.length ? fields : [{ name: '', isKey: false }],
-});
-const variadicOption = (name: string, token: string): Part => ({ kind: 'option', name, token, fields: 'variadic' });
-const keyField = (name: string): Field => ({ name, isKey: true });
-const valueField = (name: string): Field => ({ name, isKey: false });
-/** `TOKEN` alone when options[name] is true. */
-const flag = (name: string, token: string): Part => ({ kind: 'flag', name, token });
-const shared = flag('shared', 'SHARED');
-const deadLetter = option('deadLetter', 'DEADLETTER', keyField('dead'), keyField('deliveries'), valueField('maxDeliveries'));
-
-export const COMMANDS = {
-  rankGift: { command: 'RANK.GIFT', readonly: false, layout: [key, arg, arg, option('at', 'AT'), shared], parse: replies.parseTotalRank },
-  rankSet: {
-    command: 'RANK.SET',
-    readonly: false,
-    layout: [key, arg, arg, option('at', 'AT'), flag('gt', 'GT'), flag('lt', 'LT'), shared],
-    parse: replies.parseTotalRank,
-  },
-  rankGet: { command: 'RANK.GET', readonly: true, layout: [key, arg, shared], parse: replies.parseRankInfo },
-  rankTop: { command: 'RANK.TOP', readonly: true, layout: [key, arg, option('offset', 'OFFSET'), shared], parse: replies.parseRankEntries },
-  rankAround: { command: 'RANK.AROUND', readonly: true, layout: [key, arg, arg, shared], parse: replies.parseRankEntries },
-  rankMerge: { command: 'RANK.MERGE', readonly: false, layout: [key, keys, variadicOption('weights', 'WEIGHTS')], parse: replies.parseNumber },
-  rankMgift: { command: 'RANK.MGIFT', readonly: false, layout: [keys, arg, arg, option('at', 'AT'), shared], parse: replies.parseTotalRanks },
-  rankMget: { command: 'RANK.MGET', readonly: true, layout: [key, argsBefore('SHARED', 'notLast'), shared], parse: replies.parseRankInfos },
-  feedAdd: { command: 'FEED.ADD', readonly: false, layout: [key, option('cap', 'CAP'), scored], parse: replies.parseNumber },
-  feedPage: {
-    command: 'FEED.PAGE',
-    readonly: true,
-    layout: [key, option('count', 'COUNT'), option('newer', 'NEWER'), option('older', 'OLDER')],
-    parse: replies.parseFeedPage,
-  },
-  delayPoll: {
-    command: 'DELAY.POLL',
-    readonly: false,
-    layout: [key, option('count', 'COUNT'), option('lease', 'LEASE', keyField('key'), valueField('ms')), deadLetter],
-    parse: replies.parseTasks,
-  },
-  delayBpoll: {
-    command: 'DELAY.BPOLL',
-    readonly: false,
-    layout: [key, arg, option('count', 'COUNT'), option('lease', 'LEASE', keyField('key'), valueField('ms')), deadLetter],
-    parse: replies.parseTasks,
-  },
-  delayAck: {
-    command: 'DELAY.ACK',
-    readonly: false,
-    layout: [key, argsBefore('DELIVERIES', 'last'), option('deliveries', 'DELIVERIES', keyField(''))],
-    parse: replies.parseNumber,
-  },
-  delayNack: { command: 'DELAY.NACK', readonly: false, layout: [key, key, arg, arg], parse: replies.parseBoolean },
-  delayTouch: { command: 'DELAY.TOUCH', readonly: false, layout: [key, arg, arg], parse: replies.parseBoolean },
-  rateHit: { command: 'RATE.HIT', readonly: false, layout: [key, limits, option('cost', 'COST')], parse: replies.parseRate },
-  recentAdd: {
-    command: 'RECENT.ADD',
-    readonly: false,
-    layout: [key, args, option('cap', 'CAP'), option('ttl', 'TTL')],
-    parse: replies.parseNumber,
-  },
-  voteCast: {
-    command: 'VOTE.CAST',
-    readonly: false,
-    layout: [
-      key,
-      key,
-      key,
-      arg,
-      arg,
-      arg,
-      option('weight', 'WEIGHT', valueField('up'), valueField('down')),
-      option('window', 'WINDOW', keyField('key'), valueField('seconds')),
-    ],
-    parse: replies.parseVote,
-  },
-  voteState: { command: 'VOTE.STATE', readonly: true, layout: [key, key, arg], parse: replies.parseNumber },
-} satisfies Record<string, CommandSpec>;
-
-export type MethodName = keyof typeof COMMANDS;
 
 /** `shared: true` sends SHARED: every rank in the reply is a competition rank (1 + the members with a higher total), so equal totals share a rank; the order stays first-come. */
 export interface SharedOption {
@@ -189,7 +91,7 @@ export interface ZkitCommands {
   rankMerge(destkey: Key, sources: Key[], options?: { weights?: number[] }): Promise<number>;
   /** RANK.MGIFT: one RANK.GIFT of `amount` on every board in `keys` (each named once, all in one slot), atomically; one { total, rank } per board, in order. */
   rankMgift(keys: Key[], member: Text, amount: number, options?: { at?: number } & SharedOption): Promise<TotalRank[]>;
-  /** RANK.MGET: what rankGet gives for each member, in order (null for an absent one). A member spelled SHARED (any case) may not be last: the server would read it as the option. */
+  /** RANK.MGET: what rankGet gives for each member, in order (null for an absent one). Sent as `RANK.MGET key [SHARED] MEMBERS member...`: any member id goes, SHARED too. */
   rankMget(key: Key, members: Text | Text[], options?: SharedOption): Promise<Array<RankInfo | null>>;
   /** FEED.ADD: add or re-score items like ZADD; with `cap`, keep the `cap` newest. Resolves to how many members were new. */
   feedAdd(key: Key, items: Array<{ score: number | string; member: Text }>, options?: { cap?: number }): Promise<number>;
@@ -243,23 +145,9 @@ function nonEmpty<T>(spec: CommandSpec, values: T | T[]): T[] {
 
 const isOption = (part: Part): boolean => part.kind === 'option' || part.kind === 'flag';
 
-/** How many parameters a positional part takes: `limits` takes two when given as `windowMs, limit`. */
-const width = (part: Part, param: unknown): number => (part.kind === 'limits' && !Array.isArray(param) ? 2 : 1);
-
-/** `values` with the option's token where the server does not read it as the option (see Keyword). */
-function placeKeyword(spec: CommandSpec, values: Arg[], { token, place }: Keyword): Arg[] {
-  const isToken = (value: Arg) => typeof value !== 'number' && value.length === token.length && value.toString().toUpperCase() === token;
-  if (place === 'notLast') {
-    if (isToken(values[values.length - 1])) {
-      throw new TypeError(`${spec.command}: the server reads a last value spelled ${token} as the option; put it earlier in the list`);
-    }
-    return values;
-  }
-  const named = values.filter(isToken);
-  if (named.length === 0) return values;
-  if (named.length > 1) throw new TypeError(`${spec.command}: at most one value spelled ${token} per call`);
-  return [...values.filter((value) => !isToken(value)), ...named];
-}
+/** How many parameters a positional part takes: an inline block list given as one block's fields takes one per field. */
+const width = (part: Part, param: unknown): number =>
+  part.kind === 'blocks' && part.inline && !Array.isArray(param) ? part.fields.length : 1;
 
 /** Lays out a method's arguments (positional parameters, then the options object) as the command's layout says. */
 export function buildCall(spec: CommandSpec, params: unknown[]): Call {
@@ -287,25 +175,21 @@ export function buildCall(spec: CommandSpec, params: unknown[]): Call {
         sources.forEach(pushKey);
         break;
       }
-      case 'args': {
-        let values = nonEmpty(spec, params[next++] as Arg[]);
-        if (part.keyword) values = placeKeyword(spec, values, part.keyword);
-        for (const value of values) argv.push(wire(value));
+      case 'args':
+        argv.push(part.token);
+        for (const value of nonEmpty(spec, params[next++] as Arg | Arg[])) argv.push(wire(value));
         break;
-      }
-      case 'scored':
-        for (const { score, member } of nonEmpty(spec, params[next++] as Array<{ score: Arg; member: Text }>)) {
-          argv.push(wire(score), member);
-        }
-        break;
-      case 'limits': {
-        const first = params[next++];
-        const pairs = Array.isArray(first)
-          ? nonEmpty(spec, first as Array<{ windowMs: Arg; limit: Arg }>)
-          : [{ windowMs: first as Arg, limit: params[next++] as Arg }];
-        for (const { windowMs, limit } of pairs) {
-          if (windowMs === undefined || limit === undefined) throw new TypeError(`${spec.command}: a limit needs windowMs and limit`);
-          argv.push(wire(windowMs), wire(limit));
+      case 'blocks': {
+        const first = params[next];
+        const blocks =
+          part.inline && !Array.isArray(first)
+            ? [Object.fromEntries(part.fields.map((field) => [field, params[next++]]))]
+            : nonEmpty(spec, params[next++] as Array<Record<string, Arg>>);
+        for (const block of blocks as Array<Record<string, Arg>>) {
+          for (const field of part.fields) {
+            if (block[field] === undefined) throw new TypeError(`${spec.command}: each block needs ${part.fields.join(' and ')}`);
+            argv.push(wire(block[field]));
+          }
         }
         break;
       }

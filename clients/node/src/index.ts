@@ -2,7 +2,7 @@
 // ioredis and node-redis, routed to the right cluster node on the first try.
 
 export { Zkit, zkit } from './client';
-export { COMMANDS } from './commands';
+export { COMMANDS } from './table';
 export type { DeadLetter, Key, Lease, PollOptions, RankSetCondition, RateLimit, SharedOption, ZkitCommands } from './commands';
 export { zkitModule } from './node-redis';
 export type { ZkitModule } from './node-redis';

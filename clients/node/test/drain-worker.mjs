@@ -4,7 +4,8 @@
 import { DelayWorker } from 'zkit';
 import * as h from './helpers.mjs';
 
-const [topology, workerId] = process.argv.slice(2);
+const [topology, workerId, keyPrefix] = process.argv.slice(2);
+h.usePrefix(keyPrefix); // the test's
 const client = topology === 'cluster' ? await h.nodeRedisCluster() : h.ioredisSingle();
 const log = (task, start) => `${task} ${workerId} ${start} ${Date.now()}`;
 const record = topology === 'cluster'

@@ -14,7 +14,7 @@ import { quickStart } from '../examples/quick-start.mjs';
 
 const IOREDIS = { 'gift-board': giftBoard, 'job-queue': jobQueue, 'recently-viewed': recentlyViewed, feed };
 const NODE_REDIS = { 'rate-limit': rateLimit, 'voting-site': votingSite };
-beforeEach(h.flushAll);
+beforeEach(h.newPrefix);
 
 test('every example is tested', () => {
   const files = readdirSync(new URL('../examples', import.meta.url)).filter((f) => f.endsWith('.mjs'));

@@ -1,5 +1,6 @@
 // Clients of the servers scripts/test-clients.sh started (ZKIT_TEST_SERVER,
-// ZKIT_TEST_CLUSTER), and server statistics for the routing assertions.
+// ZKIT_TEST_CLUSTER), each on its test's key prefix, and server statistics
+// for the routing assertions.
 import Redis from 'ioredis';
 import { createClient, createCluster } from 'redis';
 import { zkitModule } from 'zkit';
@@ -11,20 +12,30 @@ const hostPort = (address) => {
 export const SERVER = hostPort(process.env.ZKIT_TEST_SERVER);
 export const CLUSTER = process.env.ZKIT_TEST_CLUSTER.split(',').map(hostPort);
 
-export const ioredisSingle = (options = {}) => new Redis({ ...SERVER, ...options });
-export const ioredisCluster = (options = {}) => new Redis.Cluster(CLUSTER, options);
-export const nodeRedisSingle = () =>
-  createClient({ socket: SERVER, modules: { zkit: zkitModule } }).connect();
-export const nodeRedisCluster = () =>
-  createCluster({ rootNodes: CLUSTER.map((socket) => ({ socket })), modules: { zkit: zkitModule } }).connect();
-
-export async function flushAll() {
-  for (const address of [SERVER, ...CLUSTER]) {
-    const r = new Redis(address);
-    await r.flushall();
-    r.disconnect();
-  }
+// Each test's keys live under a prefix of their own, never used before, so
+// the suite runs beside whatever else the servers hold and flushes nothing:
+// every client below puts it before every key (ioredis's and node-redis's
+// keyPrefix, which zkit honours), a keyPrefix the test gives goes after it.
+const RUN = `zkit-test:${process.pid}-${Date.now()}`;
+let testCount = 0;
+let prefix = `${RUN}:${testCount}:`;
+/** Starts a new prefix: call it before each test (beforeEach(h.newPrefix)). */
+export function newPrefix() {
+  prefix = `${RUN}:${++testCount}:`;
 }
+/** The current test's prefix; `usePrefix` sets it (for a worker process the test started). */
+export const currentPrefix = () => prefix;
+export const usePrefix = (given) => {
+  prefix = given;
+};
+const prefixed = (options) => ({ ...options, keyPrefix: prefix + (options.keyPrefix ?? '') });
+
+export const ioredisSingle = (options = {}) => new Redis({ ...SERVER, ...prefixed(options) });
+export const ioredisCluster = (options = {}) => new Redis.Cluster(CLUSTER, prefixed(options));
+export const nodeRedisSingle = () =>
+  createClient({ socket: SERVER, modules: { zkit: zkitModule }, keyPrefix: prefix }).connect();
+export const nodeRedisCluster = () =>
+  createCluster({ rootNodes: CLUSTER.map((socket) => ({ socket })), modules: { zkit: zkitModule }, keyPrefix: prefix }).connect();
 
 /** Per cluster node: calls per command and counts per error, from INFO commandstats and errorstats. */
 export async function nodeStats() {

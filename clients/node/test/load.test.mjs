@@ -2,7 +2,7 @@
 // the node owning its keys on the first try (no MOVED or ASK) and costs no
 // COMMAND GETKEYS, for the commands Redis marks movablekeys too.
 import assert from 'node:assert/strict';
-import { before, test } from 'node:test';
+import { beforeEach, test } from 'node:test';
 import { COMMANDS, zkit } from 'zkit';
 import * as h from './helpers.mjs';
 
@@ -10,7 +10,7 @@ const CALLS = 10_000;
 const KEYS = 1_000;
 const ZKIT = new Set(Object.values(COMMANDS).map((spec) => `cmdstat_${spec.command.toLowerCase()}`));
 
-before(h.flushAll);
+beforeEach(h.newPrefix);
 
 /** Call makers over key i's own hash tag, the movable-key commands among them. */
 const calls = (z) => [

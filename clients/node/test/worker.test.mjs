@@ -14,16 +14,17 @@ import * as h from './helpers.mjs';
 
 const TASKS = 1000;
 const WORKERS = 4;
-beforeEach(h.flushAll);
+beforeEach(h.newPrefix);
 
 /** A plain connection to the server that holds {jobs}. */
 async function jobsServer(topology) {
-  if (topology === 'single') return new Redis(h.SERVER);
+  const keyPrefix = h.currentPrefix();
+  if (topology === 'single') return new Redis({ ...h.SERVER, keyPrefix });
   const cluster = h.ioredisCluster();
   await cluster.ping(); // loads the slot table
   const [host, port] = cluster.slots[keySlot('{jobs}')][0].split(':');
   await cluster.quit();
-  return new Redis({ host, port: Number(port) });
+  return new Redis({ host, port: Number(port), keyPrefix });
 }
 
 async function waitFor(condition, timeoutMs, what) {
@@ -39,10 +40,10 @@ for (const topology of ['single', 'cluster']) {
     const r = await jobsServer(topology);
     await r.zadd('{jobs}', ...Array.from({ length: TASKS }, (_, n) => [n, `task:${n}`]).flat());
     const workers = Array.from({ length: WORKERS }, (_, w) =>
-      fork(new URL('./drain-worker.mjs', import.meta.url), [topology, String(w)]));
+      fork(new URL('./drain-worker.mjs', import.meta.url), [topology, String(w), h.currentPrefix()]));
     let exits;
     try {
-      await waitFor(async () => (await r.llen('{jobs}:log')) >= 200, 30000, '200 tasks done');
+      await waitFor(async () => (await r.llen('{jobs}:log')) >= 200, 60000, '200 tasks done');
       workers[0].kill('SIGKILL'); // dies holding leased tasks
       assert.ok((await r.client('KILL', 'TYPE', 'normal', 'SKIPME', 'yes')) >= 3); // drop the others' connections
       await waitFor(async () => (await r.scard('{jobs}:done')) === TASKS && (await r.zcard('{jobs}:inflight')) === 0, 60000, 'the drain');

@@ -1,9 +1,12 @@
 """Fixtures: clients of the servers scripts/test-clients.sh started, given
-as ZKIT_TEST_SERVER (host:port) and ZKIT_TEST_CLUSTER (host:port,...)."""
+as ZKIT_TEST_SERVER (host:port) and ZKIT_TEST_CLUSTER (host:port,...), and
+each test's key prefix (``k``)."""
 
 from __future__ import annotations
 
+import itertools
 import os
+import time
 from typing import Dict, Iterator, List
 
 import pytest
@@ -22,18 +25,30 @@ def _host_port(address: str) -> Dict[str, object]:
 
 
 def node_connections() -> List[redis.Redis]:
-    """One plain connection per cluster node, for INFO and flushing."""
+    """One plain connection per cluster node, for INFO."""
     return [redis.Redis(**_host_port(a), decode_responses=True) for a in CLUSTER]
 
 
-def flush_all() -> None:
-    for node in [redis.Redis(**_host_port(SERVER))] + node_connections():
-        node.flushall()
+# Each test's keys live under a prefix of their own, never used before, so
+# the suite runs beside whatever else the servers hold and flushes nothing.
+# The prefix has no braces: a key's hash tag stays the one the test gives.
+RUN = f"zkit-test:{os.getpid()}-{int(time.time() * 1000)}"
+_prefix = [f"{RUN}:0:"]
+_tests = itertools.count(1)
+
+
+def k(name: str) -> str:
+    """The current test's key ``name``: ``k("{t}:mon")``."""
+    return _prefix[0] + name
+
+
+def current_prefix() -> str:
+    return _prefix[0]
 
 
 @pytest.fixture(autouse=True)
-def _empty_servers() -> None:
-    flush_all()
+def _own_keys() -> None:
+    _prefix[0] = f"{RUN}:{next(_tests)}:"
 
 
 @pytest.fixture

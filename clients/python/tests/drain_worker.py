@@ -1,5 +1,6 @@
-"""One DelayWorker process of test_worker.py: drains {jobs}, logging each
-run as "task worker start_ms end_ms", until SIGTERM asks it to stop."""
+"""One DelayWorker process of test_worker.py: drains {jobs} (after the
+test's key prefix), logging each run as "task worker start_ms end_ms",
+until SIGTERM asks it to stop."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import redis.cluster
 
 import zkit
 
-topology, address, worker_id = sys.argv[1:4]
+topology, address, worker_id, prefix = sys.argv[1:5]  # prefix: the test's, before every key
 host, port = address.rsplit(":", 1)
 if topology == "cluster":
     client = redis.cluster.RedisCluster(host=host, port=int(port), decode_responses=True)
@@ -23,10 +24,10 @@ else:
 def handle(task: zkit.Task) -> None:
     start_ms = time.time() * 1000
     time.sleep(0.002)  # the work
-    client.sadd("{jobs}:done", task.task)
-    client.rpush("{jobs}:log", f"{task.task} {worker_id} {start_ms:.3f} {time.time() * 1000:.3f}")
+    client.sadd(prefix + "{jobs}:done", task.task)
+    client.rpush(prefix + "{jobs}:log", f"{task.task} {worker_id} {start_ms:.3f} {time.time() * 1000:.3f}")
 
 
-worker = zkit.DelayWorker(client, "{jobs}", "{jobs}:inflight", handle, lease_ms=2000, count=5, block_ms=200)
+worker = zkit.DelayWorker(client, prefix + "{jobs}", prefix + "{jobs}:inflight", handle, lease_ms=2000, count=5, block_ms=200)
 signal.signal(signal.SIGTERM, lambda *_: worker.stop())
 worker.run()

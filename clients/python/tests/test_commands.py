@@ -15,7 +15,7 @@ import zkit
 from zkit.commands import COMMANDS
 from zkit.replies import FeedItem, RankEntry, Task
 
-from conftest import SERVER, _host_port, async_client, node_connections, zkit_command_stats
+from conftest import SERVER, _host_port, async_client, k, node_connections, zkit_command_stats
 
 POSTED_AT = 1795313748  # unix s, for VOTE.CAST WINDOW
 
@@ -39,76 +39,76 @@ class Recorder:
 async def every_command(z: Any, r: Any) -> None:
     """One call or more of every command, checking each reply; ``z`` is a
     Zkit or AsyncZkit over ``r``. Multi-key calls share the tag {t}."""
-    assert await _get(z.rank_gift("{t}:mon", "alice", 100, at=1718000000000)) == (100, 1)
-    assert await _get(z.rank_gift("{t}:mon", "bob", 50)) == (50, 2)
-    assert await _get(z.rank_set("{t}:mon", "bob", 100, at=1718000001000)) == (100, 2)  # alice got there first
-    assert await _get(z.rank_get("{t}:mon", "bob")) == (100, 2, 1718000001000)
-    assert await _get(z.rank_get("{t}:mon", "nobody")) is None
+    assert await _get(z.rank_gift(k("{t}:mon"), "alice", 100, at=1718000000000)) == (100, 1)
+    assert await _get(z.rank_gift(k("{t}:mon"), "bob", 50)) == (50, 2)
+    assert await _get(z.rank_set(k("{t}:mon"), "bob", 100, at=1718000001000)) == (100, 2)  # alice got there first
+    assert await _get(z.rank_get(k("{t}:mon"), "bob")) == (100, 2, 1718000001000)
+    assert await _get(z.rank_get(k("{t}:mon"), "nobody")) is None
     top = [RankEntry(1, "alice", 100), RankEntry(2, "bob", 100)]
-    assert await _get(z.rank_top("{t}:mon", 10)) == top
-    assert await _get(z.rank_top("{t}:mon", 1, offset=1)) == top[1:]
-    assert await _get(z.rank_around("{t}:mon", "bob", 1)) == top
-    assert await _get(z.rank_merge("{t}:week", ["{t}:mon", "{t}:mon"], weights=[1, 2])) == 2
-    assert (await _get(z.rank_get("{t}:week", "alice"))).total == 300
+    assert await _get(z.rank_top(k("{t}:mon"), 10)) == top
+    assert await _get(z.rank_top(k("{t}:mon"), 1, offset=1)) == top[1:]
+    assert await _get(z.rank_around(k("{t}:mon"), "bob", 1)) == top
+    assert await _get(z.rank_merge(k("{t}:week"), [k("{t}:mon"), k("{t}:mon")], weights=[1, 2])) == 2
+    assert (await _get(z.rank_get(k("{t}:week"), "alice"))).total == 300
     # SHARED: dave reaches 100 third, at position 3 but sharing rank 1.
-    assert await _get(z.rank_gift("{t}:mon", "carol", 99)) == (99, 3)
-    assert await _get(z.rank_gift("{t}:mon", "dave", 100, at=1718000002000, shared=True)) == (100, 1)
-    assert await _get(z.rank_set("{t}:mon", "dave", 100, gt=True)) == (100, 3)
-    assert await _get(z.rank_set("{t}:mon", "carol", 98, lt=True, shared=True)) == (98, 4)
-    assert await _get(z.rank_get("{t}:mon", "dave", shared=True)) == (100, 1, 1718000002000)
+    assert await _get(z.rank_gift(k("{t}:mon"), "carol", 99)) == (99, 3)
+    assert await _get(z.rank_gift(k("{t}:mon"), "dave", 100, at=1718000002000, shared=True)) == (100, 1)
+    assert await _get(z.rank_set(k("{t}:mon"), "dave", 100, gt=True)) == (100, 3)
+    assert await _get(z.rank_set(k("{t}:mon"), "carol", 98, lt=True, shared=True)) == (98, 4)
+    assert await _get(z.rank_get(k("{t}:mon"), "dave", shared=True)) == (100, 1, 1718000002000)
     shared_top = [RankEntry(1, "alice", 100), RankEntry(1, "bob", 100), RankEntry(1, "dave", 100), RankEntry(4, "carol", 98)]
-    assert await _get(z.rank_top("{t}:mon", 10, shared=True)) == shared_top
-    assert await _get(z.rank_top("{t}:mon", 2, offset=2, shared=True)) == shared_top[2:]
-    assert await _get(z.rank_around("{t}:mon", "carol", 1, shared=True)) == shared_top[2:]
-    assert await _get(z.rank_mgift(["{t}:mon", "{t}:week"], "carol", 2, at=1718000003000)) == [(100, 4), (2, 3)]
-    assert await _get(z.rank_mgift(["{t}:mon"], "erin", 1, shared=True)) == [(1, 5)]
-    assert await _get(z.rank_mget("{t}:mon", "dave", "nobody", "carol")) == [(100, 3, 1718000002000), None, (100, 4, 1718000003000)]
-    assert await _get(z.rank_mget("{t}:mon", "carol", shared=True)) == [(100, 1, 1718000003000)]
+    assert await _get(z.rank_top(k("{t}:mon"), 10, shared=True)) == shared_top
+    assert await _get(z.rank_top(k("{t}:mon"), 2, offset=2, shared=True)) == shared_top[2:]
+    assert await _get(z.rank_around(k("{t}:mon"), "carol", 1, shared=True)) == shared_top[2:]
+    assert await _get(z.rank_mgift([k("{t}:mon"), k("{t}:week")], "carol", 2, at=1718000003000)) == [(100, 4), (2, 3)]
+    assert await _get(z.rank_mgift([k("{t}:mon")], "erin", 1, shared=True)) == [(1, 5)]
+    assert await _get(z.rank_mget(k("{t}:mon"), "dave", "nobody", "carol")) == [(100, 3, 1718000002000), None, (100, 4, 1718000003000)]
+    assert await _get(z.rank_mget(k("{t}:mon"), "carol", shared=True)) == [(100, 1, 1718000003000)]
 
-    assert await _get(z.feed_add("{t}:feed", {"item:1": 1, "item:2": 2, "item:3": 3.5}, cap=2)) == 3
-    first = await _get(z.feed_page("{t}:feed", count=1))
+    assert await _get(z.feed_add(k("{t}:feed"), {"item:1": 1, "item:2": 2, "item:3": 3.5}, cap=2)) == 3
+    first = await _get(z.feed_page(k("{t}:feed"), count=1))
     assert first.items == [FeedItem("item:3", 3.5)] and first.more is True
-    older = await _get(z.feed_page("{t}:feed", count=5, older=first.bottom))
+    older = await _get(z.feed_page(k("{t}:feed"), count=5, older=first.bottom))
     assert older.items == [FeedItem("item:2", 2.0)] and older.more is False
-    newer = await _get(z.feed_page("{t}:feed", newer=older.top))
+    newer = await _get(z.feed_page(k("{t}:feed"), newer=older.top))
     assert newer.items == [FeedItem("item:3", 3.5)] and newer.more is False
-    assert await _get(z.feed_page("{t}:nofeed")) == ([], None, None, False)
+    assert await _get(z.feed_page(k("{t}:nofeed"))) == ([], None, None, False)
 
-    await _get(r.zadd("{t}:jobs", {"mail:1": 1000, "mail:2": 2000, "mail:3": 3000}))
-    lease = ("{t}:jobs:inflight", 60000)
-    assert await _get(z.delay_poll("{t}:jobs", count=2, lease=lease)) == [Task("mail:1", 1000.0), Task("mail:2", 2000.0)]
-    assert await _get(z.delay_bpoll("{t}:jobs", 100, lease=lease)) == [Task("mail:3", 3000.0)]
-    assert await _get(z.delay_bpoll("{t}:jobs", 1)) is None
-    assert await _get(z.delay_poll("{t}:jobs")) == []
-    assert await _get(z.delay_ack("{t}:jobs:inflight", "mail:1", "mail:2", "mail:9")) == 2
+    await _get(r.zadd(k("{t}:jobs"), {"mail:1": 1000, "mail:2": 2000, "mail:3": 3000}))
+    lease = (k("{t}:jobs:inflight"), 60000)
+    assert await _get(z.delay_poll(k("{t}:jobs"), count=2, lease=lease)) == [Task("mail:1", 1000.0), Task("mail:2", 2000.0)]
+    assert await _get(z.delay_bpoll(k("{t}:jobs"), 100, lease=lease)) == [Task("mail:3", 3000.0)]
+    assert await _get(z.delay_bpoll(k("{t}:jobs"), 1)) is None
+    assert await _get(z.delay_poll(k("{t}:jobs"))) == []
+    assert await _get(z.delay_ack(k("{t}:jobs:inflight"), "mail:1", "mail:2", "mail:9")) == 2
     # mail:3 is held; NACK hands it back, counted: its second delivery is its last.
-    deadletter = ("{t}:dead", "{t}:deliveries", 1)
-    assert await _get(z.delay_touch("{t}:jobs:inflight", "mail:3", 120000)) is True
-    assert await _get(z.delay_nack("{t}:jobs:inflight", "{t}:jobs", "mail:3", 0)) is True
-    assert await _get(z.delay_nack("{t}:jobs:inflight", "{t}:jobs", "mail:3", 0)) is False
-    assert await _get(z.delay_touch("{t}:jobs:inflight", "mail:3", 120000)) is False
-    [(task, _)] = await _get(z.delay_poll("{t}:jobs", lease=lease, deadletter=deadletter))
-    assert task == "mail:3" and await _get(r.zscore("{t}:deliveries", "mail:3")) == 1
-    assert await _get(z.delay_nack("{t}:jobs:inflight", "{t}:jobs", "mail:3", 0)) is True
-    await _get(r.zadd("{t}:jobs", {"mail:4": 4000}))
-    assert await _get(z.delay_bpoll("{t}:jobs", 100, count=2, lease=lease, deadletter=deadletter)) == [Task("mail:4", 4000.0)]
-    assert await _get(r.zrange("{t}:dead", 0, -1)) == ["mail:3"]
-    assert await _get(z.delay_ack("{t}:jobs:inflight", "mail:4", deliveries="{t}:deliveries")) == 1
-    assert await _get(r.exists("{t}:jobs:inflight", "{t}:deliveries")) == 0
+    deadletter = (k("{t}:dead"), k("{t}:deliveries"), 1)
+    assert await _get(z.delay_touch(k("{t}:jobs:inflight"), "mail:3", 120000)) is True
+    assert await _get(z.delay_nack(k("{t}:jobs:inflight"), k("{t}:jobs"), "mail:3", 0)) is True
+    assert await _get(z.delay_nack(k("{t}:jobs:inflight"), k("{t}:jobs"), "mail:3", 0)) is False
+    assert await _get(z.delay_touch(k("{t}:jobs:inflight"), "mail:3", 120000)) is False
+    [(task, _)] = await _get(z.delay_poll(k("{t}:jobs"), lease=lease, deadletter=deadletter))
+    assert task == "mail:3" and await _get(r.zscore(k("{t}:deliveries"), "mail:3")) == 1
+    assert await _get(z.delay_nack(k("{t}:jobs:inflight"), k("{t}:jobs"), "mail:3", 0)) is True
+    await _get(r.zadd(k("{t}:jobs"), {"mail:4": 4000}))
+    assert await _get(z.delay_bpoll(k("{t}:jobs"), 100, count=2, lease=lease, deadletter=deadletter)) == [Task("mail:4", 4000.0)]
+    assert await _get(r.zrange(k("{t}:dead"), 0, -1)) == ["mail:3"]
+    assert await _get(z.delay_ack(k("{t}:jobs:inflight"), "mail:4", deliveries=k("{t}:deliveries"))) == 1
+    assert await _get(r.exists(k("{t}:jobs:inflight"), k("{t}:deliveries"))) == 0
 
-    assert await _get(z.rate_hit("{t}:rate", 60000, 2, cost=2)) == (True, 2, 0, -1)
-    allowed, count, remaining, retry_after_ms = await _get(z.rate_hit("{t}:rate", 60000, 2))
+    assert await _get(z.rate_hit(k("{t}:rate"), 60000, 2, cost=2)) == (True, 2, 0, -1)
+    allowed, count, remaining, retry_after_ms = await _get(z.rate_hit(k("{t}:rate"), 60000, 2))
     assert (allowed, count, remaining) == (False, 2, 0) and 0 < retry_after_ms <= 60000
-    assert await _get(z.rate_hit_limits("{t}:rate2", [(60000, 5), (1000, 2)], cost=2)) == (True, 2, 0, -1, 2)
-    allowed, count, remaining, retry_after_ms, binding = await _get(z.rate_hit_limits("{t}:rate2", [(60000, 5), (1000, 2)]))
+    assert await _get(z.rate_hit_limits(k("{t}:rate2"), [(60000, 5), (1000, 2)], cost=2)) == (True, 2, 0, -1, 2)
+    allowed, count, remaining, retry_after_ms, binding = await _get(z.rate_hit_limits(k("{t}:rate2"), [(60000, 5), (1000, 2)]))
     assert (allowed, count, remaining, binding) == (False, 2, 0, 2) and 0 < retry_after_ms <= 1000
 
-    assert await _get(z.recent_add("{t}:recent", "3002", "3001", "3004", cap=2, ttl=60)) == 2
-    assert await _get(r.zrevrange("{t}:recent", 0, -1)) == ["3004", "3001"]
+    assert await _get(z.recent_add(k("{t}:recent"), "3002", "3001", "3004", cap=2, ttl=60)) == 2
+    assert await _get(r.zrevrange(k("{t}:recent"), 0, -1)) == ["3004", "3001"]
 
-    await _get(r.zadd("{t}:time", {"100408": POSTED_AT}))
-    keys = ("{t}:score", "{t}:up:100408", "{t}:down:100408")
-    window = ("{t}:time", 10**10)
+    await _get(r.zadd(k("{t}:time"), {"100408": POSTED_AT}))
+    keys = (k("{t}:score"), k("{t}:up:100408"), k("{t}:down:100408"))
+    window = (k("{t}:time"), 10**10)
     assert await _get(z.vote_cast(*keys, "100408", "user:1", "UP", weight=(432, 432), window=window)) == (432.0, 1, 0, True)
     assert await _get(z.vote_cast(*keys, "100408", "user:1", "DOWN", weight=(432, 432))) == (-432.0, 0, 1, True)
     assert await _get(z.vote_cast(*keys, "100408", "user:1", "DOWN", weight=(432, 432))) == (-432.0, 0, 1, False)
@@ -150,18 +150,18 @@ def test_every_command_is_a_server_command(single: redis.Redis) -> None:
 def test_pipelines_return_typed_replies(client: redis.Redis) -> None:
     pipe = client.pipeline(transaction=False)
     z = zkit.Zkit(pipe)
-    z.rank_gift("{p}:board", "alice", 5)
-    z.rank_top("{p}:board", 1)
-    z.vote_cast("{p}:s", "{p}:u", "{p}:d", "item", "voter", "UP")
-    z.rate_hit("other", 1000, 1)
-    z.rank_mgift(["{p}:board", "{p}:all"], "bob", 3, shared=True)
-    z.rank_mget("{p}:board", "bob", "nobody")
-    z.rank_set("{p}:board", "bob", 1, gt=True)
-    z.rate_hit_limits("rate", [(1000, 2), (60000, 1)])
-    z.delay_poll("{p}:q", lease=("{p}:in", 60000), deadletter=("{p}:dead", "{p}:n", 2))
-    z.delay_touch("{p}:in", "task", 60000)
-    z.delay_nack("{p}:in", "{p}:q", "task", 0)
-    z.delay_ack("{p}:in", "task", deliveries="{p}:n")
+    z.rank_gift(k("{p}:board"), "alice", 5)
+    z.rank_top(k("{p}:board"), 1)
+    z.vote_cast(k("{p}:s"), k("{p}:u"), k("{p}:d"), "item", "voter", "UP")
+    z.rate_hit(k("other"), 1000, 1)
+    z.rank_mgift([k("{p}:board"), k("{p}:all")], "bob", 3, shared=True)
+    z.rank_mget(k("{p}:board"), "bob", "nobody")
+    z.rank_set(k("{p}:board"), "bob", 1, gt=True)
+    z.rate_hit_limits(k("rate"), [(1000, 2), (60000, 1)])
+    z.delay_poll(k("{p}:q"), lease=(k("{p}:in"), 60000), deadletter=(k("{p}:dead"), k("{p}:n"), 2))
+    z.delay_touch(k("{p}:in"), "task", 60000)
+    z.delay_nack(k("{p}:in"), k("{p}:q"), "task", 0)
+    z.delay_ack(k("{p}:in"), "task", deliveries=k("{p}:n"))
     replies = pipe.execute()
     assert replies[:6] == [
         (5, 1),
@@ -180,14 +180,14 @@ def test_async_cluster_pipeline() -> None:
         try:
             pipe = client.pipeline()
             z = zkit.AsyncZkit(pipe)
-            await z.rank_gift("{p}:board", "alice", 5)
-            await z.delay_poll("{p}:q", lease=("{p}:in", 1000))
-            await z.rank_gift("elsewhere", "bob", 1)
-            await z.rank_mgift(["{p}:board", "{p}:all"], "alice", 1, at=1718000000000)
-            await z.rank_mget("{p}:all", "alice", shared=True)
-            await z.rate_hit_limits("{r}", [(1000, 2), (60000, 1)], cost=1)
-            await z.delay_touch("{p}:in", "task", 1000)
-            await z.delay_nack("{p}:in", "{p}:q", "task", 0)
+            await z.rank_gift(k("{p}:board"), "alice", 5)
+            await z.delay_poll(k("{p}:q"), lease=(k("{p}:in"), 1000))
+            await z.rank_gift(k("elsewhere"), "bob", 1)
+            await z.rank_mgift([k("{p}:board"), k("{p}:all")], "alice", 1, at=1718000000000)
+            await z.rank_mget(k("{p}:all"), "alice", shared=True)
+            await z.rate_hit_limits(k("{r}"), [(1000, 2), (60000, 1)], cost=1)
+            await z.delay_touch(k("{p}:in"), "task", 1000)
+            await z.delay_nack(k("{p}:in"), k("{p}:q"), "task", 0)
             return await pipe.execute()
         finally:
             await client.aclose()
@@ -207,49 +207,50 @@ def test_async_cluster_pipeline() -> None:
 def test_resp3_and_bytes_replies(single: redis.Redis) -> None:
     r3 = redis.Redis(**_host_port(SERVER), protocol=3)
     z = zkit.Zkit(r3)
-    z.feed_add("feed", {"a": 0.1, "b": 2})
-    page = z.feed_page("feed")
+    z.feed_add(k("feed"), {"a": 0.1, "b": 2})
+    page = z.feed_page(k("feed"))
     assert page.items == [FeedItem(b"b", 2.0), FeedItem(b"a", 0.1)] and isinstance(page.top, bytes)
-    assert z.vote_cast("s", "u", "d", "i", "v", "UP", weight=(0.5, 1)) == (0.5, 1, 0, True)
-    r3.zadd("q", {"t": 5})
-    assert z.delay_poll("q") == [Task(b"t", 5.0)]
-    assert z.rank_get("board", "nobody") is None
-    z.rank_gift("board", "alice", 3, at=1718000000000)
-    assert z.rank_mget("board", "nobody", "alice", shared=True) == [None, (3, 1, 1718000000000)]
-    assert z.rank_mgift(["board"], "alice", 1) == [(4, 1)]
-    assert z.rate_hit_limits("rate", [(1000, 2), (60000, 3)]) == (True, 1, 1, -1, 1)
-    r3.zadd("q", {"t": 5})
-    assert z.delay_poll("q", lease=("in", 60000), deadletter=("dead", "n", 1)) == [Task(b"t", 5.0)]
-    assert z.delay_touch("in", "t", 60000) is True
-    assert z.delay_nack("in", "q", "t", 0) is True
+    assert z.vote_cast(k("s"), k("u"), k("d"), "i", "v", "UP", weight=(0.5, 1)) == (0.5, 1, 0, True)
+    r3.zadd(k("q"), {"t": 5})
+    assert z.delay_poll(k("q")) == [Task(b"t", 5.0)]
+    assert z.rank_get(k("board"), "nobody") is None
+    z.rank_gift(k("board"), "alice", 3, at=1718000000000)
+    assert z.rank_mget(k("board"), "nobody", "alice", shared=True) == [None, (3, 1, 1718000000000)]
+    assert z.rank_mgift([k("board")], "alice", 1) == [(4, 1)]
+    assert z.rate_hit_limits(k("rate"), [(1000, 2), (60000, 3)]) == (True, 1, 1, -1, 1)
+    r3.zadd(k("q"), {"t": 5})
+    assert z.delay_poll(k("q"), lease=(k("in"), 60000), deadletter=(k("dead"), k("n"), 1)) == [Task(b"t", 5.0)]
+    assert z.delay_touch(k("in"), "t", 60000) is True
+    assert z.delay_nack(k("in"), k("q"), "t", 0) is True
 
 
 def test_server_errors_surface_unchanged(client: redis.Redis) -> None:
     z = zkit.Zkit(client)
     with pytest.raises(redis.ResponseError, match="^value is not an integer or out of range$"):
-        z.rank_gift("board", "alice", "ten")
-    client.set("{v}:up", "not a set")
+        z.rank_gift(k("board"), "alice", "ten")
+    client.set(k("{v}:up"), "not a set")
     with pytest.raises(redis.ResponseError, match="^WRONGTYPE"):
-        z.vote_cast("{v}:s", "{v}:up", "{v}:down", "item", "voter", "UP")
+        z.vote_cast(k("{v}:s"), k("{v}:up"), k("{v}:down"), "item", "voter", "UP")
 
 
 def test_cross_slot_keys_fail_before_sending(cluster: redis.cluster.RedisCluster) -> None:
     z = zkit.Zkit(cluster)
     before = zkit_command_stats(node_connections())
-    with pytest.raises(zkit.CrossSlotError, match=r"RANK\.MERGE: .*'week'.*'mon'"):
-        z.rank_merge("week", ["mon"])
-    with pytest.raises(zkit.CrossSlotError, match=r"'\{jobs\}:inflight'.*'jobs-inflight'"):
-        z.delay_poll("{jobs}:inflight", lease=("jobs-inflight", 1000))
-    with pytest.raises(zkit.CrossSlotError, match="'times'"):
-        z.vote_cast("{n}:s", "{n}:u", "{n}:d", "item", "voter", "UP", window=("times", 60))
-    with pytest.raises(zkit.CrossSlotError, match=r"RANK\.MGIFT: .*'day'.*'week'"):
-        z.rank_mgift(["day", "week"], "bob", 1)
-    with pytest.raises(zkit.CrossSlotError, match=r"DELAY\.NACK: .*'jobs-queue'"):
-        z.delay_nack("{jobs}:inflight", "jobs-queue", "task", 0)
-    with pytest.raises(zkit.CrossSlotError, match="'dead'"):
-        z.delay_poll("{jobs}", lease=("{jobs}:inflight", 1000), deadletter=("dead", "{jobs}:n", 3))
-    with pytest.raises(zkit.CrossSlotError, match="'deliveries'"):
-        z.delay_ack("{jobs}:inflight", "task", deliveries="deliveries")
+    # Keys of their own hash tags (the prefix has none): their slots differ.
+    with pytest.raises(zkit.CrossSlotError, match=r"RANK\.MERGE: .*\{week\}'.*\{mon\}'"):
+        z.rank_merge(k("{week}"), [k("{mon}")])
+    with pytest.raises(zkit.CrossSlotError, match=r"\{jobs\}:inflight'.*\{jobs-inflight\}'"):
+        z.delay_poll(k("{jobs}:inflight"), lease=(k("{jobs-inflight}"), 1000))
+    with pytest.raises(zkit.CrossSlotError, match=r"\{times\}'"):
+        z.vote_cast(k("{n}:s"), k("{n}:u"), k("{n}:d"), "item", "voter", "UP", window=(k("{times}"), 60))
+    with pytest.raises(zkit.CrossSlotError, match=r"RANK\.MGIFT: .*\{day\}'.*\{week\}'"):
+        z.rank_mgift([k("{day}"), k("{week}")], "bob", 1)
+    with pytest.raises(zkit.CrossSlotError, match=r"DELAY\.NACK: .*\{jobs-queue\}'"):
+        z.delay_nack(k("{jobs}:inflight"), k("{jobs-queue}"), "task", 0)
+    with pytest.raises(zkit.CrossSlotError, match=r"\{dead\}'"):
+        z.delay_poll(k("{jobs}"), lease=(k("{jobs}:inflight"), 1000), deadletter=(k("{dead}"), k("{jobs}:n"), 3))
+    with pytest.raises(zkit.CrossSlotError, match=r"\{deliveries\}'"):
+        z.delay_ack(k("{jobs}:inflight"), "task", deliveries=k("{deliveries}"))
     after = zkit_command_stats(node_connections())
     for name in (
         "cmdstat_rank.merge",
@@ -264,5 +265,5 @@ def test_cross_slot_keys_fail_before_sending(cluster: redis.cluster.RedisCluster
 
 def test_cross_slot_keys_work_on_one_server(single: redis.Redis) -> None:
     z = zkit.Zkit(single)
-    z.rank_gift("mon", "alice", 3)
-    assert z.rank_merge("week", ["mon"]) == 1
+    z.rank_gift(k("{mon}"), "alice", 3)
+    assert z.rank_merge(k("{week}"), [k("{mon}")]) == 1

@@ -1,4 +1,5 @@
-"""The examples README shows run as they are, on one server and on the cluster."""
+"""The examples README shows run as they are, on one server and on the
+cluster, each on its test's key prefix."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from types import ModuleType
 import pytest
 import redis
 
-from conftest import async_client
+from conftest import async_client, current_prefix
 
 EXAMPLES = os.path.join(os.path.dirname(__file__), "..", "examples")
 USE_CASES = ["quick_start", "gift_board", "job_queue", "rate_limit", "recently_viewed", "voting_site", "feed"]
@@ -26,18 +27,18 @@ def _load(use_case: str) -> ModuleType:
 
 @pytest.mark.parametrize("use_case", USE_CASES)
 def test_example(use_case: str, client: redis.Redis) -> None:
-    getattr(_load(use_case), use_case)(client)
+    getattr(_load(use_case), use_case)(client, current_prefix())
 
 
 @pytest.mark.parametrize("topology", ["single", "cluster"])
 def test_quick_start_async(topology: str, request: pytest.FixtureRequest) -> None:
     example = _load("quick_start")
-    example.quick_start(request.getfixturevalue(topology))
+    example.quick_start(request.getfixturevalue(topology), current_prefix())
 
     async def run() -> None:
         r = async_client(topology)
         try:
-            await example.quick_start_async(r)
+            await example.quick_start_async(r, current_prefix())
         finally:
             await r.aclose()
 

@@ -10,7 +10,7 @@ import redis.cluster
 
 import zkit
 
-from conftest import node_connections, zkit_command_stats
+from conftest import k, node_connections, zkit_command_stats
 
 CALLS = 10_000
 KEYS = 1_000
@@ -19,16 +19,16 @@ KEYS = 1_000
 def _calls(z: zkit.Zkit) -> List[Callable[[int], object]]:
     """Call makers over key i's own hash tag, the movable-key commands among them."""
     return [
-        lambda i: z.rank_gift(f"{{u{i}}}:board", "alice", 1),
-        lambda i: z.rank_merge(f"{{u{i}}}:week", [f"{{u{i}}}:board"]),
-        lambda i: z.vote_cast(f"{{u{i}}}:s", f"{{u{i}}}:up", f"{{u{i}}}:down", "item", f"v{i}", "UP"),
-        lambda i: z.delay_poll(f"{{u{i}}}:q", lease=(f"{{u{i}}}:inflight", 60000)),
-        lambda i: z.rate_hit(f"{{u{i}}}:rate", 60000, 100),
-        lambda i: z.feed_page(f"{{u{i}}}:feed"),
-        lambda i: z.recent_add(f"{{u{i}}}:recent", "a", cap=5),
-        lambda i: z.rank_top(f"{{u{i}}}:board", 3),
-        lambda i: z.rank_mgift([f"{{u{i}}}:board", f"{{u{i}}}:all"], "bob", 1),
-        lambda i: z.delay_ack(f"{{u{i}}}:inflight", "t", deliveries=f"{{u{i}}}:deliveries"),
+        lambda i: z.rank_gift(k(f"{{u{i}}}:board"), "alice", 1),
+        lambda i: z.rank_merge(k(f"{{u{i}}}:week"), [k(f"{{u{i}}}:board")]),
+        lambda i: z.vote_cast(k(f"{{u{i}}}:s"), k(f"{{u{i}}}:up"), k(f"{{u{i}}}:down"), "item", f"v{i}", "UP"),
+        lambda i: z.delay_poll(k(f"{{u{i}}}:q"), lease=(k(f"{{u{i}}}:inflight"), 60000)),
+        lambda i: z.rate_hit(k(f"{{u{i}}}:rate"), 60000, 100),
+        lambda i: z.feed_page(k(f"{{u{i}}}:feed")),
+        lambda i: z.recent_add(k(f"{{u{i}}}:recent"), "a", cap=5),
+        lambda i: z.rank_top(k(f"{{u{i}}}:board"), 3),
+        lambda i: z.rank_mgift([k(f"{{u{i}}}:board"), k(f"{{u{i}}}:all")], "bob", 1),
+        lambda i: z.delay_ack(f"{{u{i}}}:inflight", "t", deliveries=k(f"{{u{i}}}:deliveries")),
     ]
 
 

@@ -19,7 +19,7 @@ import redis.cluster
 
 import zkit
 
-from conftest import CLUSTER, SERVER, _host_port
+from conftest import CLUSTER, SERVER, _host_port, current_prefix, k
 
 TASKS = 1_000
 WORKERS = 4
@@ -30,7 +30,7 @@ def _jobs_server(topology: str) -> redis.Redis:
     address = SERVER
     if topology == "cluster":
         cluster = redis.cluster.RedisCluster(**_host_port(CLUSTER[0]))
-        node = cluster.get_node_from_key("{jobs}")
+        node = cluster.get_node_from_key(k("{jobs}"))
         address = f"{node.host}:{node.port}"
         cluster.close()
     return redis.Redis(**_host_port(address), decode_responses=True)
@@ -46,27 +46,27 @@ def _wait(condition, timeout_s: float, what: str) -> None:
 @pytest.mark.parametrize("topology", ["single", "cluster"])
 def test_four_workers_drain_while_one_is_killed(topology: str) -> None:
     r = _jobs_server(topology)
-    r.zadd("{jobs}", {f"task:{n}": n for n in range(TASKS)})
+    r.zadd(k("{jobs}"), {f"task:{n}": n for n in range(TASKS)})
     address = SERVER if topology == "single" else CLUSTER[0]
     workers = [
-        subprocess.Popen([sys.executable, os.path.join(os.path.dirname(__file__), "drain_worker.py"), topology, address, str(w)])
+        subprocess.Popen([sys.executable, os.path.join(os.path.dirname(__file__), "drain_worker.py"), topology, address, str(w), current_prefix()])
         for w in range(WORKERS)
     ]
     try:
-        _wait(lambda: r.llen("{jobs}:log") >= 200, 30, "200 tasks done")
+        _wait(lambda: r.llen(k("{jobs}:log")) >= 200, 30, "200 tasks done")
         workers[0].send_signal(signal.SIGKILL)  # dies holding leased tasks
         assert r.execute_command("CLIENT", "KILL", "TYPE", "normal", "SKIPME", "yes") >= 3  # drop the others' connections
-        _wait(lambda: r.scard("{jobs}:done") == TASKS and r.zcard("{jobs}:inflight") == 0, 60, "the drain")
+        _wait(lambda: r.scard(k("{jobs}:done")) == TASKS and r.zcard(k("{jobs}:inflight")) == 0, 60, "the drain")
     finally:
         for worker in workers[1:]:
             worker.send_signal(signal.SIGTERM)
         exits = [worker.wait(timeout=10) for worker in workers[1:]]
         workers[0].wait(timeout=10)
     assert exits == [0, 0, 0]  # stopped cleanly on request
-    assert r.zcard("{jobs}") == 0
+    assert r.zcard(k("{jobs}")) == 0
 
     runs: Dict[str, List[Tuple[str, float, float]]] = defaultdict(list)
-    for line in r.lrange("{jobs}:log", 0, -1):
+    for line in r.lrange(k("{jobs}:log"), 0, -1):
         task, worker, start_ms, end_ms = line.split()
         runs[task].append((worker, float(start_ms), float(end_ms)))
     assert set(runs) == {f"task:{n}" for n in range(TASKS)}  # every task ran, none lost
@@ -95,21 +95,21 @@ def test_failed_tasks_are_retried_then_dead_lettered(client: redis.Redis) -> Non
         if task.task == "poison" or (task.task == "flaky" and runs["flaky"] == 1):
             raise RuntimeError(f"{task.task} failed")
 
-    client.zadd("{jobs}", {"poison": 1, "flaky": 2, "ok": 3})
+    client.zadd(k("{jobs}"), {"poison": 1, "flaky": 2, "ok": 3})
     worker = zkit.DelayWorker(
         client,
-        "{jobs}",
-        "{jobs}:inflight",
+        k("{jobs}"),
+        k("{jobs}:inflight"),
         handle,
         lease_ms=60_000,
         block_ms=50,
         retry_delay_ms=0,
-        deadletter=("{jobs}:dead", "{jobs}:deliveries", 3),
+        deadletter=(k("{jobs}:dead"), k("{jobs}:deliveries"), 3),
     )
-    _run_until(worker, lambda: client.zcard("{jobs}:dead") == 1, "the poison task to die")
+    _run_until(worker, lambda: client.zcard(k("{jobs}:dead")) == 1, "the poison task to die")
     assert dict(runs) == {"poison": 3, "flaky": 2, "ok": 1}
-    assert client.zrange("{jobs}:dead", 0, -1) == ["poison"]
-    assert client.exists("{jobs}", "{jobs}:inflight", "{jobs}:deliveries") == 0
+    assert client.zrange(k("{jobs}:dead"), 0, -1) == ["poison"]
+    assert client.exists(k("{jobs}"), k("{jobs}:inflight"), k("{jobs}:deliveries")) == 0
     assert worker.run_once() == 0 and runs["poison"] == 3
 
 
@@ -121,13 +121,13 @@ def test_failed_task_is_due_after_the_retry_delay(client: redis.Redis) -> None:
         if len(runs) == 1:
             raise RuntimeError("first try fails")
 
-    client.zadd("{jobs}", {"report": 1})
-    worker = zkit.DelayWorker(client, "{jobs}", "{jobs}:inflight", handle, lease_ms=60_000, block_ms=50, retry_delay_ms=500)
+    client.zadd(k("{jobs}"), {"report": 1})
+    worker = zkit.DelayWorker(client, k("{jobs}"), k("{jobs}:inflight"), handle, lease_ms=60_000, block_ms=50, retry_delay_ms=500)
     before_ms = int(time.time() * 1000)  # the server counts whole ms
     assert worker.run_once() == 0
-    due = client.zscore("{jobs}", "report")
+    due = client.zscore(k("{jobs}"), "report")
     assert due is not None and before_ms + 500 <= due <= time.time() * 1000 + 500
-    assert client.zcard("{jobs}:inflight") == 0
+    assert client.zcard(k("{jobs}:inflight")) == 0
     _run_until(worker, lambda: len(runs) == 2, "the retry")
     assert runs[1] - runs[0] >= 0.45
-    assert client.exists("{jobs}", "{jobs}:inflight") == 0
+    assert client.exists(k("{jobs}"), k("{jobs}:inflight")) == 0

@@ -18,7 +18,8 @@ import redis.asyncio
 import redis.asyncio.cluster
 import redis.cluster
 
-from .commands import COMMANDS, Command, build_call
+from .commands import COMMANDS
+from .layout import Command, build_call
 from .replies import FeedPage, RankEntry, RankInfo, RateLimitsResult, RateResult, Task, Text, TotalRank, VoteResult
 from .routing import slot_of
 
@@ -142,9 +143,8 @@ class _Methods:
     @command_method
     def rank_mget(self, key: KeyT, *members: Text, shared: bool = False) -> List[Optional[RankInfo]]:
         """RANK.MGET: ``rank_get`` for each member, in order: ``(total,
-        rank, reached_at_ms)`` or None. The server reads a last member
-        spelled ``SHARED`` (any case) as the option, so such a call raises
-        ValueError: ask for that member anywhere but last."""
+        rank, reached_at_ms)`` or None. Sent as ``RANK.MGET key [SHARED]
+        MEMBERS member...``, so any member id goes, ``SHARED`` too."""
         return self._call(COMMANDS["RANK.MGET"], key, members, shared=shared)
 
     # FEED: waterfall feeds with exact cursors
@@ -214,10 +214,9 @@ class _Methods:
     def delay_ack(self, inflight: KeyT, *tasks: Text, deliveries: Optional[KeyT] = None) -> int:
         """DELAY.ACK: remove finished tasks from an in-flight set (and with
         ``deliveries``, their delivery counts). Returns how many were there
-        (a task whose lease ended and that was delivered again is not). The
-        server reads a second-to-last task spelled ``DELIVERIES`` (any
-        case) as the option, so such a call raises ValueError: give that
-        task last."""
+        (a task whose lease ended and that was delivered again is not).
+        Sent as ``DELAY.ACK inflight [DELIVERIES key] TASKS task...``, so
+        any task id goes, ``DELIVERIES`` too."""
         return self._call(COMMANDS["DELAY.ACK"], inflight, tasks, deliveries=deliveries)
 
     @command_method
@@ -267,7 +266,8 @@ class _Methods:
         """RECENT.ADD: record views (in argument order, the last newest);
         keep the ``cap`` newest; with ``ttl`` (seconds) the key expires that
         long after this call. Returns the list's size. Read it with
-        ``zrevrange(key, 0, 9)``."""
+        ``zrevrange(key, 0, 9)``. Sent as ``RECENT.ADD key [CAP n] [TTL
+        seconds] ITEMS member...``, so any item id goes, ``CAP`` too."""
         return self._call(COMMANDS["RECENT.ADD"], key, members, cap=cap, ttl=ttl)
 
     # VOTE: up and down votes with dedup sets
