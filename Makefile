@@ -4,6 +4,7 @@
 CARGO ?= cargo
 RELEASE_MODULE := target/release/libzkit.so
 RUN_DIR := .run
+PORT ?= 6379
 
 .PHONY: deps build run test test-all test-clients dist dist-check smoke-arm64 compat leakcheck bench bench-readme lint clean
 
@@ -13,17 +14,19 @@ deps:
 build: deps
 	$(CARGO) build --release
 
-# Foreground server on 127.0.0.1:6379 with zkit loaded; data in ./.run.
+# Foreground server on 127.0.0.1:$(PORT) (PORT=6379 unless given) with zkit
+# loaded; data in ./.run.
 run: build
 	mkdir -p $(RUN_DIR)
-	cd $(RUN_DIR) && exec redis-server --bind 127.0.0.1 --port 6379 --dir . \
+	cd $(RUN_DIR) && exec redis-server --bind 127.0.0.1 --port $(PORT) --dir . \
 		--loadmodule $(CURDIR)/$(RELEASE_MODULE)
 
 # Unit and property tests, then every integration test against real servers
-# started with the freshly built (debug) module.
+# started with the freshly built (debug) module. Every suite runs even when
+# one fails, so one run shows every failure.
 test: deps
 	$(CARGO) build --lib
-	$(CARGO) test
+	$(CARGO) test --no-fail-fast
 
 # Everything `make test` leaves out, for CI and before a release: the release
 # artifacts and their checks, the whole integration suite, slow tests included
