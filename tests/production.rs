@@ -792,7 +792,10 @@ fn info_zkit_counts_what_commandstats_does_not() {
     // machine, so the pause and the refusal come first.
     let due_ms = 1500;
     let now = server_time_ms(&mut con);
-    ok(&mut con, &["ZADD", "later", &(now + due_ms).to_string(), "t"]);
+    ok(
+        &mut con,
+        &["ZADD", "later", &(now + due_ms).to_string(), "t"],
+    );
     let worker = spawn_call(&server, &["DELAY.BPOLL", "later", "0"]);
     wait_blocked(&server, 1);
     assert_eq!(info_field(&mut con, "blocked_clients"), 1);

@@ -526,7 +526,10 @@ fn dead_letters_and_delivery_counts_wait_for_the_pause_to_end_too() {
     );
     wait_blocked(&master, 1);
     let paused_at = Instant::now();
-    ok(&mut con, &["CLIENT", "PAUSE", &PAUSE_MS.to_string(), "WRITE"]);
+    ok(
+        &mut con,
+        &["CLIENT", "PAUSE", &PAUSE_MS.to_string(), "WRITE"],
+    );
     wait_until_server_time(&mut con, due as i64 + 100);
     // After the task fell due: nothing claimed, counted or buried.
     assert_eq!(members(&mut con, "q"), ["poison", "task"]);
