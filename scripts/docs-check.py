@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 """Opens every page of the built docs site in headless Chromium and fails
-unless each renders its title (the browser's DOM has a <title> naming the
-page, and an <h1>) and every internal link on it resolves: to a built page
-or file, and, when it names an anchor, to an element with that id in the
-target page as the browser rendered it.
+unless each renders its title (the browser's DOM has the <title> the nav in
+mkdocs.yml gives the page, and an <h1>), every page of the nav was built,
+and every internal link on every page resolves: to a built page or file,
+and, when it names an anchor, to an element with that id in the target page
+as the browser rendered it. Run with the docs venv's Python (it has PyYAML).
 
-    scripts/docs-check.py SITE_DIR
+    scripts/docs-check.py SITE_DIR MKDOCS_YML
 """
 
 import html.parser
@@ -14,6 +15,8 @@ import subprocess
 import sys
 import tempfile
 import urllib.parse
+
+import yaml
 
 CHROMIUM_FLAGS = [
     "--headless",
@@ -88,22 +91,41 @@ def target_file(site: pathlib.Path, page_file: pathlib.Path, href: str):
     return target, urllib.parse.unquote(parts.fragment)
 
 
+def nav_titles(nav) -> dict:
+    """Built page (relative to the site) -> the title the nav gives it."""
+    titles = {}
+    for entry in nav:
+        for title, target in entry.items():
+            if isinstance(target, list):
+                titles.update(nav_titles(target))
+            else:
+                page = pathlib.Path(target).with_suffix("")
+                built = pathlib.Path("index.html") if page.name == "index" else page / "index.html"
+                titles[built] = title
+    return titles
+
+
 def main() -> int:
     site = pathlib.Path(sys.argv[1]).resolve()
+    config = yaml.safe_load(pathlib.Path(sys.argv[2]).read_text())
+    titles = nav_titles(config["nav"])
     pages = sorted(p for p in site.rglob("*.html") if p.name != "404.html")
     if not pages:
         print(f"docs-check: no pages in {site}", file=sys.stderr)
         return 1
     rendered = {}
-    problems = []
+    problems = [f"{page}: in the nav but not built" for page in titles if not (site / page).is_file()]
     for file in pages:
         page = render(file)
         rendered[file] = page
         name = file.relative_to(site)
-        if not page.h1 or not page.h1[0].strip():
+        want = config["site_name"] if name == pathlib.Path("index.html") else f"{titles.get(name)} - {config['site_name']}"
+        if name not in titles:
+            problems.append(f"{name}: built but not in the nav")
+        elif page.title.strip() != want:
+            problems.append(f"{name}: title {page.title.strip()!r} rendered, want {want!r}")
+        if not page.h1 or not page.h1[0].strip(" \u00b6"):
             problems.append(f"{name}: no <h1> rendered")
-        elif not page.title.strip().startswith(("zkit",) if name == pathlib.Path("index.html") else (page.h1[0].strip(),)):
-            problems.append(f"{name}: title {page.title!r} does not name the page ({page.h1[0].strip()!r})")
     links = 0
     for file, page in rendered.items():
         name = file.relative_to(site)

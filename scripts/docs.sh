@@ -23,4 +23,4 @@ NO_MKDOCS_2_WARNING=1 "$venv/bin/mkdocs" build --strict --clean --quiet
 echo "docs: built $(find site -name index.html | wc -l) pages into site/ (mkdocs build --strict)" >&2
 
 command -v chromium >/dev/null || apt_install chromium
-python3 scripts/docs-check.py site
+"$venv/bin/python" scripts/docs-check.py site mkdocs.yml
