@@ -6,9 +6,9 @@ import redis
 import zkit
 
 
-def feed(r: redis.Redis) -> None:
+def feed(r: redis.Redis, prefix: str = "") -> None:  # prefix: your app's key namespace
     z = zkit.Zkit(r)
-    key = "feed:user:7"
+    key = f"{prefix}feed:user:7"
     assert z.feed_add(key, {f"item:{n}": n for n in range(100, 116)}, cap=500) == 16
     page = z.feed_page(key, count=3)  # first load: newest first
     assert [item.member for item in page.items] == ["item:115", "item:114", "item:113"]

@@ -8,9 +8,9 @@ import redis
 import zkit
 
 
-def gift_board(r: redis.Redis) -> None:
+def gift_board(r: redis.Redis, prefix: str = "") -> None:  # prefix: your app's key namespace
     z = zkit.Zkit(r)
-    board = "gifts:room:42"
+    board = f"{prefix}gifts:room:42"
     assert z.rank_gift(board, "alice", 100) == (100, 1)  # (total, rank)
     assert z.rank_gift(board, "bob", 50) == (50, 2)
     assert z.rank_gift(board, "carol", 300) == (300, 1)
@@ -26,9 +26,10 @@ def gift_board(r: redis.Redis) -> None:
 
     # Daily boards merge into a weekly one in first-come order; keys used
     # together share a hash tag, for Redis Cluster.
-    z.rank_gift("{room42}:mon", "alice", 10)
-    z.rank_gift("{room42}:tue", "bob", 10)
-    assert z.rank_merge("{room42}:week", ["{room42}:mon", "{room42}:tue"]) == 2
+    room = prefix + "{room42}"
+    z.rank_gift(f"{room}:mon", "alice", 10)
+    z.rank_gift(f"{room}:tue", "bob", 10)
+    assert z.rank_merge(f"{room}:week", [f"{room}:mon", f"{room}:tue"]) == 2
 
 
 if __name__ == "__main__":

@@ -9,25 +9,26 @@ import redis
 import zkit
 
 
-def job_queue(r: redis.Redis) -> None:
+def job_queue(r: redis.Redis, prefix: str = "") -> None:  # prefix: your app's key namespace
     z = zkit.Zkit(r)
+    jobs, inflight = prefix + "{jobs}", prefix + "{jobs}:inflight"
     now_ms = int(time.time() * 1000)
-    r.zadd("{jobs}", {"mail:17": now_ms - 1000, "mail:18": now_ms, "report:1": now_ms + 3_600_000})
+    r.zadd(jobs, {"mail:17": now_ms - 1000, "mail:18": now_ms, "report:1": now_ms + 3_600_000})
 
     # At-most-once: a poll removes what it claims.
-    assert [task for task, due_ms in z.delay_poll("{jobs}", count=10)] == ["mail:17", "mail:18"]
-    assert z.delay_bpoll("{jobs}", 100) is None  # nothing due within 100 ms
+    assert [task for task, due_ms in z.delay_poll(jobs, count=10)] == ["mail:17", "mail:18"]
+    assert z.delay_bpoll(jobs, 100) is None  # nothing due within 100 ms
 
     # At-least-once: a worker leases each task into {jobs}:inflight, acks it
     # when the handler returns, and leaves it there when the handler fails
     # (the task is delivered again when its lease ends).
-    r.zadd("{jobs}", {"mail:19": now_ms, "mail:20": now_ms})
+    r.zadd(jobs, {"mail:19": now_ms, "mail:20": now_ms})
     done = []
 
     def send_mail(task: zkit.Task) -> None:
         done.append(task.task)  # must be idempotent: a task may run twice
 
-    worker = zkit.DelayWorker(r, "{jobs}", "{jobs}:inflight", send_mail, lease_ms=60_000, block_ms=100)
+    worker = zkit.DelayWorker(r, jobs, inflight, send_mail, lease_ms=60_000, block_ms=100)
     thread = threading.Thread(target=worker.run)
     thread.start()
     while len(done) < 2:
@@ -35,7 +36,7 @@ def job_queue(r: redis.Redis) -> None:
     worker.stop()  # returns within block_ms
     thread.join()
     assert sorted(done) == ["mail:19", "mail:20"]
-    assert r.zcard("{jobs}:inflight") == 0  # both acked
+    assert r.zcard(inflight) == 0  # both acked
 
 
 if __name__ == "__main__":

@@ -9,21 +9,22 @@ import redis.asyncio
 import zkit
 
 
-def quick_start(r: redis.Redis) -> None:
+def quick_start(r: redis.Redis, prefix: str = "") -> None:  # prefix: your app's key namespace
     z = zkit.Zkit(r)  # r: redis.Redis(...) or redis.cluster.RedisCluster(...)
-    total, rank = z.rank_gift("gifts:room:1", "alice", 100)
+    board = f"{prefix}gifts:room:1"
+    total, rank = z.rank_gift(board, "alice", 100)
     assert (total, rank) == (100, 1)
 
     pipe = r.pipeline()
-    zkit.Zkit(pipe).rank_gift("gifts:room:1", "bob", 50)  # queued
-    zkit.Zkit(pipe).rank_top("gifts:room:1", 2)
+    zkit.Zkit(pipe).rank_gift(board, "bob", 50)  # queued
+    zkit.Zkit(pipe).rank_top(board, 2)
     gift, top = pipe.execute()  # typed replies here too
     assert gift == (50, 2) and [entry.member for entry in top] == ["alice", "bob"]
 
 
-async def quick_start_async(r: redis.asyncio.Redis) -> None:
+async def quick_start_async(r: redis.asyncio.Redis, prefix: str = "") -> None:
     z = zkit.AsyncZkit(r)  # r: redis.asyncio.Redis(...) or redis.asyncio.cluster.RedisCluster(...)
-    alice = await z.rank_get("gifts:room:1", "alice")  # None if absent
+    alice = await z.rank_get(f"{prefix}gifts:room:1", "alice")  # None if absent
     assert alice is not None and alice.total == 100
 
 

@@ -6,9 +6,9 @@ import redis
 import zkit
 
 
-def recently_viewed(r: redis.Redis) -> None:
+def recently_viewed(r: redis.Redis, prefix: str = "") -> None:  # prefix: your app's key namespace
     z = zkit.Zkit(r)
-    key = "MemberRecentGoods:66"
+    key = f"{prefix}MemberRecentGoods:66"
     assert z.recent_add(key, "3002", "3001", "3004", cap=60, ttl=2_592_000) == 3  # the list's size
     assert z.recent_add(key, "3001", cap=60, ttl=2_592_000) == 3  # viewed again
     assert r.zrevrange(key, 0, 9) == ["3001", "3004", "3002"]  # newest first, with a native read
