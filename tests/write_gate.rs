@@ -147,9 +147,9 @@ fn a_timeout_during_a_pause_replies_nil_and_claims_nothing() {
     assert_eq!(tasks, vec![("task".into(), due)]);
 }
 
-/// A worker waits for a task due in `DUE_AFTER_SETUP_MS`; `refuse` then makes the server
-/// refuse writes. The worker must get the error a plain DELAY.POLL gets, and
-/// the task must stay queued.
+/// A worker waits for a task due in `DUE_AFTER_SETUP_MS`; `refuse` then
+/// makes the server refuse writes. The worker must get the error a plain
+/// DELAY.POLL gets, and the task must stay queued.
 fn assert_blocked_poll_refused(server: &Server, refuse: impl FnOnce(&mut Connection), code: &str) {
     let mut con = server.connect();
     schedule_in(&mut con, "q", DUE_AFTER_SETUP_MS, "task");
