@@ -15,6 +15,7 @@ source scripts/lib.sh
 
 module=$1 arch=$2 version=$3 epoch=$4 out=$5
 root=$(mktemp -d)
+chmod 755 "$root"
 trap 'rm -rf "$root"' EXIT
 
 install -D -m 644 "$module" "$root/usr/lib/redis/modules/zkit.so"
