@@ -3,8 +3,8 @@
 # them. For each architecture: the checksum matches; the control fields name
 # the package, version and Debian architecture; the package holds exactly the
 # files scripts/deb.sh installs, owned by root; its module is the tarball's,
-# byte for byte; its loadmodule snippet is commented out (installing loads
-# nothing).
+# byte for byte, built for the package's architecture; its loadmodule snippet
+# is commented out (installing loads nothing).
 # Then, on this machine (amd64, as root): `dpkg -i` installs the amd64
 # package, Debian's redis-server starts with the installed snippet enabled as
 # README.Debian says (the loadmodule line uncommented, the snippet included
@@ -34,7 +34,7 @@ installed_files=(
 
 # Checks one architecture's package; prints what is wrong and returns 1.
 check() { # arch
-  local arch=$1 deb name field want files owners module
+  local arch=$1 deb name field want files owners module machine
   deb=$(dist_deb "$version" "$arch")
   name=$(basename "$deb")
   [[ -f $deb && -f $deb.sha256 ]] || { echo "$deb or its .sha256 is missing (make dist)"; return 1; }
@@ -56,6 +56,13 @@ check() { # arch
   module=$(dist_unpack "$version" "$arch" "$work/$arch-tarball")
   cmp -s "$module" "$work/$arch/usr/lib/redis/modules/zkit.so" ||
     { echo "its module differs from the tarball's"; return 1; }
+  machine=$(readelf -h "$work/$arch/usr/lib/redis/modules/zkit.so" | awk -F: '/Machine:/ { gsub(/^ +/, "", $2); print $2 }')
+  case $arch in
+    x86_64) [[ $machine == *X86-64* ]] ;;
+    aarch64) [[ $machine == AArch64 ]] ;;
+  esac || { echo "its module is built for '$machine'"; return 1; }
+  [[ $(dpkg-deb -c "$deb" | awk '$6 == "./" { print $1 }') == drwxr-xr-x ]] ||
+    { echo "its top folder is not drwxr-xr-x"; return 1; }
   grep -qx '# loadmodule /usr/lib/redis/modules/zkit.so' "$work/$arch/etc/redis/modules.d/zkit.conf" ||
     { echo "the snippet lacks the commented loadmodule line"; return 1; }
   ! grep -q '^[[:space:]]*loadmodule' "$work/$arch/etc/redis/modules.d/zkit.conf" ||
