@@ -120,10 +120,10 @@ modules=$(redis-cli -p "$port" MODULE LIST)
 grep -qx zkit <<<"$modules" || { echo "deb-check: FAIL: MODULE LIST says [$(echo $modules)]" >&2; exit 1; }
 grep -qx /usr/lib/redis/modules/zkit.so <<<"$modules" ||
   { echo "deb-check: FAIL: the module was not loaded from /usr/lib/redis/modules: [$(echo $modules)]" >&2; exit 1; }
-gift=$(redis-cli -p "$port" RANK.GIFT board 10 alice)
-[[ $gift == 10 ]] || { echo "deb-check: FAIL: RANK.GIFT board 10 alice answered '$gift'" >&2; exit 1; }
+gift=$(redis-cli -p "$port" RANK.GIFT board alice 10 | paste -sd' ')
+[[ $gift == "10 1" ]] || { echo "deb-check: FAIL: RANK.GIFT board alice 10 answered '$gift', want '10 1'" >&2; exit 1; }
 top=$(redis-cli -p "$port" RANK.TOP board 1 | paste -sd' ')
-[[ $top == "alice"* ]] || { echo "deb-check: FAIL: RANK.TOP board 1 answered [$top]" >&2; exit 1; }
+[[ $top == "1 alice 10" ]] || { echo "deb-check: FAIL: RANK.TOP board 1 answered [$top]" >&2; exit 1; }
 kill "$server_pid"
 wait "$server_pid" 2>/dev/null || true
 server_pid=
@@ -132,4 +132,4 @@ dpkg --purge zkit >"$work/dpkg.log" 2>&1 || { echo "deb-check: FAIL: dpkg --purg
 for file in "${installed_files[@]}"; do
   [[ ! -e ${file#.} ]] || { echo "deb-check: FAIL: $file is left after dpkg --purge" >&2; exit 1; }
 done
-echo "deb-check: $(basename "$deb") installed with dpkg -i, redis-server $(redis-server --version | grep -o 'v=[0-9.]*' | cut -d= -f2) loaded it from the snippet, RANK.GIFT answered $gift, RANK.TOP [$top], purged clean" >&2
+echo "deb-check: $(basename "$deb") installed with dpkg -i, redis-server $(redis-server --version | grep -o 'v=[0-9.]*' | cut -d= -f2) loaded it from the snippet, RANK.GIFT answered [$gift], RANK.TOP [$top], purged clean" >&2

@@ -18,7 +18,8 @@ root=$(mktemp -d)
 chmod 755 "$root"
 trap 'rm -rf "$root"' EXIT
 
-install -D -m 644 "$module" "$root/usr/lib/redis/modules/zkit.so"
+# Executable: Redis 7 refuses to load a module file without execute permission.
+install -D -m 755 "$module" "$root/usr/lib/redis/modules/zkit.so"
 install -D -m 644 packaging/deb/zkit.conf "$root/etc/redis/modules.d/zkit.conf"
 doc=$root/usr/share/doc/zkit
 install -D -m 644 packaging/deb/README.Debian "$doc/README.Debian"
