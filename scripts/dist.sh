@@ -3,6 +3,9 @@
 #   dist/zkit-<version>-linux-<arch>.tar.gz   stripped module, README, LICENSE, CHANGELOG
 #   dist/zkit-<version>-linux-<arch>.debug    its debug symbols (the module's
 #                                             .gnu_debuglink names this file)
+#   dist/zkit_<version>_<amd64|arm64>.deb     the same module as a Debian package
+#                                             (scripts/deb.sh: /usr/lib/redis/modules,
+#                                             a commented loadmodule snippet)
 # each with a .sha256 beside it (`sha256sum -c` format).
 #
 # The module is linked by cargo-zigbuild against glibc 2.17 symbols, so it
@@ -84,8 +87,12 @@ for arch in "${dist_arches[@]}"; do
   cp README.md LICENSE CHANGELOG.md "$stage/"
   tar --sort=name --owner=0 --group=0 --numeric-owner --mtime="@$epoch" \
     -C "$staging" -cf - "$name" | gzip -9n >"$base.tar.gz"
-  (cd dist && sha256sum "$name.tar.gz" >"$name.tar.gz.sha256" && sha256sum "$name.debug" >"$name.debug.sha256")
-  echo "dist: $base.tar.gz ($(du -k "$base.tar.gz" | cut -f1) KiB), $base.debug ($(du -k "$base.debug" | cut -f1) KiB) in $((SECONDS - start)) s" >&2
+  deb=$(dist_deb "$version" "$arch")
+  rm -f "$deb" "$deb.sha256"
+  bash scripts/deb.sh "$stage/libzkit.so" "$arch" "$version" "$epoch" "$deb"
+  (cd dist && sha256sum "$name.tar.gz" >"$name.tar.gz.sha256" && sha256sum "$name.debug" >"$name.debug.sha256" &&
+    sha256sum "$(basename "$deb")" >"$(basename "$deb").sha256")
+  echo "dist: $base.tar.gz ($(du -k "$base.tar.gz" | cut -f1) KiB), $deb ($(du -k "$deb" | cut -f1) KiB), $base.debug ($(du -k "$base.debug" | cut -f1) KiB) in $((SECONDS - start)) s" >&2
   built+=("$arch")
 done
 ((${#built[@]})) || { echo "dist: no architecture was built" >&2; exit 1; }

@@ -33,6 +33,20 @@ dist_base() { # version arch
   echo "dist/zkit-$1-linux-$2"
 }
 
+# An architecture as Debian spells it.
+deb_arch() { # arch
+  case $1 in
+    x86_64) echo amd64 ;;
+    aarch64) echo arm64 ;;
+    *) echo "dist: no Debian name for $1" >&2; return 1 ;;
+  esac
+}
+
+# dist/zkit_<version>_<debian arch>.deb: the Debian package (scripts/deb.sh).
+dist_deb() { # version arch
+  echo "dist/zkit_$1_$(deb_arch "$2").deb"
+}
+
 # Unpacks one arch's tarball into a folder (replacing it) and prints the
 # module's path there.
 dist_unpack() { # version arch folder

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # make test-clients: the Python and Node clients against a plain server and a
 # 3-master cluster, all with the release module, each client installed the
-# way README tells a user (pip into a fresh venv; npm pack, then npm install
+# way the quick start tells a user (pip into a fresh venv; npm pack, then npm install
 # of the tarball in a fresh folder). Then, on every cluster node: no MOVED or
 # ASK in INFO errorstats and no COMMAND GETKEYS in INFO commandstats; on the
 # plain server and on the cluster, every zkit command called by each suite,
 # and data the servers held before (keys named like the suites') unchanged.
-# Finally README's example blocks must equal the example files. First of
+# Finally the docs' example blocks must equal the example files. First of
 # all, the generated command tables must be what docs/commands.json gives.
 # TEST_CLIENTS=python or TEST_CLIENTS=node runs one client only.
 set -euo pipefail
@@ -169,6 +169,6 @@ if wants node; then
   check_foreign node
 fi
 
-say "README example blocks"
-python3 scripts/check-readme-includes.py
+say "docs example blocks"
+python3 scripts/check-doc-includes.py
 say "all passed"

@@ -457,11 +457,14 @@ fn spawn_bpoll(
 fn a_disconnected_unblocked_or_timed_out_poller_claims_nothing() {
     let server = Server::start();
     let mut con = server.connect();
-    let now = server_time_ms(&mut con);
-    for key in ["killed", "unblocked", "timed-out"] {
-        schedule(&mut con, key, now + 300, "task");
-    }
+    // Each task falls due well after its poller is seen blocked and dealt
+    // with, even on a loaded machine: the wake-up timer is still armed then.
+    let schedule_soon = |con: &mut Connection, key: &str| {
+        let now = server_time_ms(con);
+        schedule(con, key, now + 1500, "task");
+    };
     // Killed while its wake-up timer is armed: the timer must not claim for it.
+    schedule_soon(&mut con, "killed");
     let (id, waiter) = spawn_bpoll(&server, &["killed", "0"]);
     wait_blocked(&server, 1);
     let killed: i64 = query(&mut con, &["CLIENT", "KILL", "ID", &id.to_string()]);
@@ -469,12 +472,14 @@ fn a_disconnected_unblocked_or_timed_out_poller_claims_nothing() {
     assert!(waiter.join().unwrap().is_err());
     wait_blocked(&server, 0);
     // CLIENT UNBLOCK answers like a timeout.
+    schedule_soon(&mut con, "unblocked");
     let (id, waiter) = spawn_bpoll(&server, &["unblocked", "0"]);
     wait_blocked(&server, 1);
     let unblocked: i64 = query(&mut con, &["CLIENT", "UNBLOCK", &id.to_string()]);
     assert_eq!(unblocked, 1);
     assert_eq!(waiter.join().unwrap().unwrap(), None);
     // A timeout shorter than the wait.
+    schedule_soon(&mut con, "timed-out");
     let (_, waiter) = spawn_bpoll(&server, &["timed-out", "50"]);
     assert_eq!(waiter.join().unwrap().unwrap(), None);
     // Every task is still there for the next worker once due.

@@ -5,6 +5,7 @@
 mod common;
 
 use std::collections::HashMap;
+use std::time::Duration;
 
 use common::workload::mixed_calls;
 use common::*;
@@ -786,16 +787,25 @@ fn info_zkit_counts_what_commandstats_does_not() {
     );
     assert_eq!(count(&mut con), [3, 2, 1, 2, 2, 0, 0]);
 
-    // A worker that waits, then waits out a pause, then is refused.
+    // A worker that waits, then waits out a pause, then is refused. Tasks
+    // fall due well after the worker is seen blocked, even on a loaded
+    // machine, so the pause and the refusal come first.
+    let due_ms = 1500;
     let now = server_time_ms(&mut con);
-    ok(&mut con, &["ZADD", "later", &(now + 200).to_string(), "t"]);
+    ok(
+        &mut con,
+        &["ZADD", "later", &(now + due_ms).to_string(), "t"],
+    );
     let worker = spawn_call(&server, &["DELAY.BPOLL", "later", "0"]);
     wait_blocked(&server, 1);
     assert_eq!(info_field(&mut con, "blocked_clients"), 1);
-    ok(&mut con, &["CLIENT", "PAUSE", "600", "WRITE"]);
+    ok(&mut con, &["CLIENT", "PAUSE", "3000", "WRITE"]);
     worker.join().unwrap().unwrap();
-    assert_eq!(info_field(&mut con, "blocked_clients"), 0);
-    let due = (server_time_ms(&mut con) + 200).to_string();
+    // The server frees a served client's state after it replies: poll.
+    wait_for(Duration::from_secs(20), || {
+        info_field(&mut con, "blocked_clients") == 0
+    });
+    let due = (server_time_ms(&mut con) + due_ms).to_string();
     ok(&mut con, &["ZADD", "refused", &due, "t"]);
     let worker = spawn_call(&server, &["DELAY.BPOLL", "refused", "0"]);
     wait_blocked(&server, 1);

@@ -19,6 +19,12 @@ type Tasks = Vec<(String, f64)>;
 
 /// A lease long enough never to end during a test.
 const LONG_LEASE: &str = "600000";
+/// How far ahead a task falls due when the test must act first (pause the
+/// server, refuse writes) after a worker blocked: room for a loaded machine,
+/// where seeing the worker blocked can take hundreds of milliseconds.
+const DUE_AFTER_SETUP_MS: i64 = 1500;
+/// A pause that outlasts the due time above by as much again.
+const PAUSE_MS: u64 = 3000;
 
 /// Schedules `task` in `key`, due `in_ms` after the server's now; returns
 /// its due time.
@@ -55,25 +61,25 @@ fn a_task_due_during_a_pause_waits_for_the_pause_to_end() {
         let replica = Server::with(ServerConfig::without_module().replica_of(&master));
         replica.wait_until_synced();
         let mut con = master.connect();
-        let due = schedule_in(&mut con, "q", 300, "task");
+        let due = schedule_in(&mut con, "q", DUE_AFTER_SETUP_MS, "task");
         let worker = spawn_call(
             &master,
             &["DELAY.BPOLL", "q", "0", "LEASE", "q:inflight", LONG_LEASE],
         );
         wait_blocked(&master, 1);
         let paused_at = Instant::now();
-        ok(&mut con, &["CLIENT", "PAUSE", "1500", mode]);
+        ok(&mut con, &["CLIENT", "PAUSE", &PAUSE_MS.to_string(), mode]);
         if mode == "WRITE" {
-            // Reads go on: well after the task fell due it is still queued,
-            // and the worker still waits.
-            thread::sleep(Duration::from_millis(800));
+            // Reads go on: after the task fell due it is still queued, and
+            // the worker still waits.
+            wait_until_server_time(&mut con, due as i64 + 100);
             assert_eq!(members(&mut con, "q"), ["task"]);
             let info: String = query(&mut con, &["INFO", "clients"]);
             assert!(info.contains("blocked_clients:1\r\n"), "{info}");
         }
         assert_eq!(served(worker.join().unwrap()), vec![("task".into(), due)]);
         assert!(
-            paused_at.elapsed() >= Duration::from_millis(1500),
+            paused_at.elapsed() >= Duration::from_millis(PAUSE_MS),
             "{mode}: served during the pause"
         );
         assert_eq!(members(&mut con, "q:inflight"), ["task"]);
@@ -96,8 +102,10 @@ fn unpausing_serves_the_waiting_worker_at_once() {
     ok(&mut con, &["CLIENT", "UNPAUSE"]);
     let tasks = served(worker.join().unwrap());
     assert_eq!(tasks[0].0, "task");
-    // The gate looks again every 50 ms while paused.
-    assert!(unpaused_at.elapsed() < Duration::from_secs(2));
+    // Served when the pause ends, not when it would have ended (60 s): the
+    // gate looks again every 50 ms while paused. (A wide bound: a loaded
+    // machine is slow, but not 30 s slow.)
+    assert!(unpaused_at.elapsed() < Duration::from_secs(30));
 }
 
 /// A ZADD sent during a pause is postponed and runs when the pause ends;
@@ -118,17 +126,20 @@ fn a_task_added_during_a_pause_wakes_the_worker_when_the_pause_ends() {
     producer.join().unwrap().unwrap();
     let tasks = served(worker.join().unwrap());
     assert_eq!(tasks[0].0, "urgent");
-    assert!(unpaused_at.elapsed() < Duration::from_secs(2));
+    // Not left waiting for the 60 s pause or the hour-away task.
+    assert!(unpaused_at.elapsed() < Duration::from_secs(30));
 }
 
 #[test]
 fn a_timeout_during_a_pause_replies_nil_and_claims_nothing() {
     let server = aof_server();
     let mut con = server.connect();
-    let due = schedule_in(&mut con, "q", 200, "task");
-    let worker = spawn_call(&server, &["DELAY.BPOLL", "q", "700"]);
+    // Due, then timed out, both during the pause.
+    let due = schedule_in(&mut con, "q", DUE_AFTER_SETUP_MS, "task");
+    let timeout = (DUE_AFTER_SETUP_MS + 500).to_string();
+    let worker = spawn_call(&server, &["DELAY.BPOLL", "q", &timeout]);
     wait_blocked(&server, 1);
-    ok(&mut con, &["CLIENT", "PAUSE", "5000", "WRITE"]);
+    ok(&mut con, &["CLIENT", "PAUSE", "10000", "WRITE"]);
     assert_eq!(worker.join().unwrap().unwrap(), Value::Nil);
     assert_eq!(members(&mut con, "q"), ["task"]);
     ok(&mut con, &["CLIENT", "UNPAUSE"]);
@@ -136,12 +147,12 @@ fn a_timeout_during_a_pause_replies_nil_and_claims_nothing() {
     assert_eq!(tasks, vec![("task".into(), due)]);
 }
 
-/// A worker waits for a task due in 400 ms; `refuse` then makes the server
-/// refuse writes. The worker must get the error a plain DELAY.POLL gets, and
-/// the task must stay queued.
+/// A worker waits for a task due in `DUE_AFTER_SETUP_MS`; `refuse` then
+/// makes the server refuse writes. The worker must get the error a plain
+/// DELAY.POLL gets, and the task must stay queued.
 fn assert_blocked_poll_refused(server: &Server, refuse: impl FnOnce(&mut Connection), code: &str) {
     let mut con = server.connect();
-    schedule_in(&mut con, "q", 400, "task");
+    schedule_in(&mut con, "q", DUE_AFTER_SETUP_MS, "task");
     let queued = zset_dump(&mut con, "q");
     let worker = spawn_call(
         server,
@@ -495,9 +506,9 @@ fn dead_letters_and_delivery_counts_wait_for_the_pause_to_end_too() {
     replica.wait_until_synced();
     let mut con = master.connect();
     // poison was delivered twice already; both fall due during the pause.
-    schedule_in(&mut con, "q", 200, "poison");
+    schedule_in(&mut con, "q", DUE_AFTER_SETUP_MS, "poison");
     ok(&mut con, &["ZADD", "q:n", "2", "poison"]);
-    let due = schedule_in(&mut con, "q", 300, "task");
+    let due = schedule_in(&mut con, "q", DUE_AFTER_SETUP_MS + 100, "task");
     let worker = spawn_call(
         &master,
         &[
@@ -515,14 +526,17 @@ fn dead_letters_and_delivery_counts_wait_for_the_pause_to_end_too() {
     );
     wait_blocked(&master, 1);
     let paused_at = Instant::now();
-    ok(&mut con, &["CLIENT", "PAUSE", "1500", "WRITE"]);
-    thread::sleep(Duration::from_millis(800));
-    // Well after the task fell due: nothing claimed, counted or buried.
+    ok(
+        &mut con,
+        &["CLIENT", "PAUSE", &PAUSE_MS.to_string(), "WRITE"],
+    );
+    wait_until_server_time(&mut con, due as i64 + 100);
+    // After the task fell due: nothing claimed, counted or buried.
     assert_eq!(members(&mut con, "q"), ["poison", "task"]);
     assert_eq!(members(&mut con, "q:n"), ["poison"]);
     assert!(members(&mut con, "q:dead").is_empty());
     assert_eq!(served(worker.join().unwrap()), vec![("task".into(), due)]);
-    assert!(paused_at.elapsed() >= Duration::from_millis(1500));
+    assert!(paused_at.elapsed() >= Duration::from_millis(PAUSE_MS));
     assert_eq!(members(&mut con, "q:dead"), ["poison"]);
     assert_eq!(members(&mut con, "q:n"), ["task"]);
     assert_replicas_match(&master, std::slice::from_ref(&replica));

@@ -111,6 +111,14 @@ pub fn server_time_ms(con: &mut Connection) -> i64 {
     secs * 1000 + micros / 1000
 }
 
+/// Polls until the server's clock reaches `at_ms`: for checks that something
+/// has *not* happened by a due time, however slowly this machine runs.
+pub fn wait_until_server_time(con: &mut Connection, at_ms: i64) {
+    super::wait_for(std::time::Duration::from_secs(60), || {
+        server_time_ms(con) >= at_ms
+    });
+}
+
 /// Runs each command, which must fail with an error starting with its
 /// expected text and leave every key and TTL as it was.
 pub fn assert_errors_change_nothing(con: &mut Connection, cases: &[(&[&str], &str)]) {

@@ -7,9 +7,9 @@ import { zkit } from 'zkit';
 const items = (from, to) => Array.from({ length: to - from }, (_, i) => ({ score: from + i, member: `item:${from + i}` }));
 const members = (page) => page.items.map((item) => item.member);
 
-export async function feed(redis) {
+export async function feed(redis, prefix = '') { // prefix: your app's key namespace
   const z = zkit(redis);
-  const key = 'feed:user:7';
+  const key = `${prefix}feed:user:7`;
   assert.equal(await z.feedAdd(key, items(100, 116), { cap: 500 }), 16);
   let page = await z.feedPage(key, { count: 3 }); // first load: newest first
   assert.deepEqual(members(page), ['item:115', 'item:114', 'item:113']);

@@ -5,9 +5,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import Redis from 'ioredis';
 import { zkit } from 'zkit';
 
-export async function giftBoard(redis) {
+export async function giftBoard(redis, prefix = '') { // prefix: your app's key namespace
   const z = zkit(redis);
-  const board = 'gifts:room:42';
+  const board = `${prefix}gifts:room:42`;
   assert.deepEqual(await z.rankGift(board, 'alice', 100), { total: 100, rank: 1 });
   assert.deepEqual(await z.rankGift(board, 'bob', 50), { total: 50, rank: 2 });
   assert.deepEqual(await z.rankGift(board, 'carol', 300), { total: 300, rank: 1 });
@@ -25,9 +25,10 @@ export async function giftBoard(redis) {
 
   // Daily boards merge into a weekly one in first-come order; keys used
   // together share a hash tag, for Redis Cluster.
-  await z.rankGift('{room42}:mon', 'alice', 10);
-  await z.rankGift('{room42}:tue', 'bob', 10);
-  assert.equal(await z.rankMerge('{room42}:week', ['{room42}:mon', '{room42}:tue']), 2);
+  const room = `${prefix}{room42}`;
+  await z.rankGift(`${room}:mon`, 'alice', 10);
+  await z.rankGift(`${room}:tue`, 'bob', 10);
+  assert.equal(await z.rankMerge(`${room}:week`, [`${room}:mon`, `${room}:tue`]), 2);
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

@@ -4,25 +4,26 @@ import assert from 'node:assert/strict';
 import Redis from 'ioredis';
 import { DelayWorker, zkit } from 'zkit';
 
-export async function jobQueue(redis) {
+export async function jobQueue(redis, prefix = '') { // prefix: your app's key namespace
+  const [jobs, inflight] = [`${prefix}{jobs}`, `${prefix}{jobs}:inflight`];
   const z = zkit(redis);
   const now = Date.now();
-  await redis.zadd('{jobs}', now - 1000, 'mail:17', now, 'mail:18', now + 3_600_000, 'report:1');
+  await redis.zadd(jobs, now - 1000, 'mail:17', now, 'mail:18', now + 3_600_000, 'report:1');
 
   // At-most-once: a poll removes what it claims.
-  const claimed = await z.delayPoll('{jobs}', { count: 10 });
+  const claimed = await z.delayPoll(jobs, { count: 10 });
   assert.deepEqual(claimed.map(({ task }) => task), ['mail:17', 'mail:18']);
-  assert.equal(await z.delayBpoll('{jobs}', 100), null); // nothing due within 100 ms
+  assert.equal(await z.delayBpoll(jobs, 100), null); // nothing due within 100 ms
 
   // At-least-once: a worker leases each task into {jobs}:inflight, acks it
   // when the handler resolves, and leaves it there when the handler rejects
   // (the task is delivered again when its lease ends).
-  await redis.zadd('{jobs}', now, 'mail:19', now, 'mail:20');
+  await redis.zadd(jobs, now, 'mail:19', now, 'mail:20');
   const done = [];
   const workerClient = redis.duplicate(); // DELAY.BPOLL holds its connection while it waits
   const worker = new DelayWorker(workerClient, {
-    queue: '{jobs}',
-    inflight: '{jobs}:inflight',
+    queue: jobs,
+    inflight,
     leaseMs: 60_000,
     blockMs: 100,
     handler: async ({ task }) => { done.push(task); }, // must be idempotent: a task may run twice
@@ -33,7 +34,7 @@ export async function jobQueue(redis) {
   await running;
   await workerClient.quit();
   assert.deepEqual(done.sort(), ['mail:19', 'mail:20']);
-  assert.equal(await redis.zcard('{jobs}:inflight'), 0); // both acked
+  assert.equal(await redis.zcard(inflight), 0); // both acked
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

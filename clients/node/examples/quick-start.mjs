@@ -5,14 +5,15 @@ import Redis from 'ioredis';
 import { createClient } from 'redis';
 import { zkit, zkitModule } from 'zkit';
 
-export async function quickStart(redis, client) {
+export async function quickStart(redis, client, prefix = '') { // prefix: your app's key namespace
+  const board = `${prefix}gifts:room:1`;
   const z = zkit(redis); // redis: new Redis(...) or new Redis.Cluster([...])
-  const { total, rank } = await z.rankGift('gifts:room:1', 'alice', 100);
+  const { total, rank } = await z.rankGift(board, 'alice', 100);
   assert.deepEqual([total, rank], [100, 1]);
 
   // client: createClient({ modules: { zkit: zkitModule } }), or createCluster with the same modules
-  assert.deepEqual(await client.zkit.rankGift('gifts:room:1', 'bob', 50), { total: 50, rank: 2 });
-  const [gift, top] = await client.multi().zkit.rankGift('gifts:room:1', 'carol', 10).zkit.rankTop('gifts:room:1', 2).exec();
+  assert.deepEqual(await client.zkit.rankGift(board, 'bob', 50), { total: 50, rank: 2 });
+  const [gift, top] = await client.multi().zkit.rankGift(board, 'carol', 10).zkit.rankTop(board, 2).exec();
   assert.deepEqual([gift.rank, top.map((entry) => entry.member)], [3, ['alice', 'bob']]);
 }
 

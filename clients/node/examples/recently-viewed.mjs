@@ -4,9 +4,9 @@ import assert from 'node:assert/strict';
 import Redis from 'ioredis';
 import { zkit } from 'zkit';
 
-export async function recentlyViewed(redis) {
+export async function recentlyViewed(redis, prefix = '') { // prefix: your app's key namespace
   const z = zkit(redis);
-  const key = 'MemberRecentGoods:66';
+  const key = `${prefix}MemberRecentGoods:66`;
   assert.equal(await z.recentAdd(key, ['3002', '3001', '3004'], { cap: 60, ttl: 2_592_000 }), 3); // the list's size
   assert.equal(await z.recentAdd(key, '3001', { cap: 60, ttl: 2_592_000 }), 3); // viewed again
   assert.deepEqual(await redis.zrevrange(key, 0, 9), ['3001', '3004', '3002']); // newest first, a native read
