@@ -58,7 +58,7 @@ fn atomic_slot_migration_moves_zkit_keys_under_load() {
     {
         let probe = Server::start();
         let version = valkey_version(&mut probe.connect());
-        if !version.is_some_and(|v| v >= (9, 0)) {
+        if version.is_none_or(|v| v < (9, 0)) {
             eprintln!(
                 "SKIPPED: CLUSTER MIGRATESLOTS needs Valkey 9.0 or later (this server: {})",
                 version.map_or("Redis".to_string(), |(a, b)| format!("Valkey {a}.{b}"))
