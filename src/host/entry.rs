@@ -191,17 +191,7 @@ impl Ctx {
     /// Whether the server is Valkey: INFO's `server_name` (Valkey 8.0 and
     /// later; Redis has no such field).
     pub fn is_valkey(&self) -> bool {
-        // SAFETY: valid context; the info data is freed before returning and
-        // the field is read (copied) while it is alive.
-        unsafe {
-            let info = api!(RedisModule_GetServerInfo)(self.as_ptr(), c"server".as_ptr());
-            if info.is_null() {
-                return false;
-            }
-            let name = api!(RedisModule_ServerInfoGetFieldC)(info, c"server_name".as_ptr());
-            let valkey = !name.is_null() && CStr::from_ptr(name).to_bytes() == b"valkey";
-            api!(RedisModule_FreeServerInfo)(self.as_ptr(), info);
-            valkey
-        }
+        self.server_info_field(c"server", c"server_name")
+            .is_some_and(|name| name == b"valkey")
     }
 }
