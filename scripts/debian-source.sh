@@ -29,12 +29,10 @@ fi
 
 mkdir -p "$cache/lists/partial" "$cache/archives/partial" "$dest"
 keyring=/usr/share/keyrings/debian-archive-keyring.gpg
-# The security archive first: a version it shares with the main archive is
-# fetched from there (the main archive's pool can lag behind its index).
 {
-  [[ -n $security ]] && echo "deb-src [signed-by=$keyring] $security $suite-security main"
   echo "deb-src [signed-by=$keyring] $archive $suite main"
   echo "deb-src [signed-by=$keyring] $archive $suite-updates main"
+  [[ -n $security ]] && echo "deb-src [signed-by=$keyring] $security $suite-security main"
 } >"$cache/sources.list"
 : >"$cache/status"
 options=(-o "Dir::Etc::sourcelist=$cache/sources.list" -o "Dir::Etc::sourceparts=-"
