@@ -38,6 +38,23 @@ UNITS=(
   unit/scripting unit/info unit/acl unit/introspection unit/tracking
 )
 
+# Valkey runs a shorter list, to keep CI short (docs/server-suite.md): the
+# units where a module's options, command table or INFO section show.
+VALKEY_UNITS=(
+  integration/replication integration/block-repl integration/failover
+  unit/other unit/info unit/acl unit/introspection unit/type/zset unit/keyspace
+)
+
+# Tests broken upstream in a server's test tree, skipped with and without
+# zkit ("version|runtest --skiptest pattern"), each with why.
+SKIPS=(
+  # Debian's 7.0.15 tree has a test from a later branch that sets
+  # `repl-diskless-load yes`, which 7.0 refuses: the exception ends the
+  # unit, with or without zkit, and would make every run repeat
+  # integration/replication (the longest unit) without zkit.
+  "7.0.15|/^Fullsync should not free scripting engine on a replica"
+)
+
 # Upstream flakes: "unit|test name", each with where it was seen failing
 # without zkit. Such a test gets one more run of its unit with zkit before
 # it counts.
@@ -59,17 +76,24 @@ servers=(
 )
 
 strip_colours() { sed -E 's/\x1b\[[0-9;]*m//g' "$1"; }
-# Names of the tests a runtest log reports as passed / failed.
-passed_tests() { strip_colours "$1" | sed -nE 's/^\[ok\]: (.*) \([0-9]+ ms\)$/\1/p' | sort -u; }
-failed_tests() { strip_colours "$1" | sed -nE 's/^\[(err|exception)\]: (.*)$/\2/p' | sort -u; }
+# The tests a runtest log reports as passed / failed, one line each (a name
+# repeats where a unit runs a test in a loop).
+passed_tests() { strip_colours "$1" | sed -nE 's/^\[ok\]: (.*) \([0-9]+ ms\)$/\1/p'; }
+failed_tests() { strip_colours "$1" | sed -nE 's/^\[(err|exception)\]: (.*)$/\2/p'; }
+# Tests that pass in log $2 and not in log $1 (counting repeats: a loop's
+# test that passes 3 times in $2 and twice in $1 is listed once).
+passed_only_in() { comm -13 <(passed_tests "$1" | sort) <(passed_tests "$2" | sort); }
 
 # Runs one unit in a copy of the test tree of its own (runtest clears
 # tests/tmp when it starts: two runs must not share it), under /tmp: the
 # servers' unix sockets live in it, and a socket's path must stay under 108
 # bytes. The log goes to $3.
 run_unit() { # unit with|without log port
-  local unit=$1 mode=$2 log=$3 port=$4 load=() copy entry tool status
+  local unit=$1 mode=$2 log=$3 port=$4 load=() skips=() copy entry tool status skip
   [[ $mode == with ]] && load=(--config loadmodule "$module")
+  for skip in "${SKIPS[@]}"; do
+    [[ ${skip%%|*} == "$server" ]] && skips+=(--skiptest "${skip#*|}")
+  done
   copy=$(mktemp -d /tmp/zkit-suite.XXXXXX)
   mkdir -p "$copy/src"
   for entry in "$tree"/*; do
@@ -80,7 +104,7 @@ run_unit() { # unit with|without log port
     ln -s "$bindir/$package-$tool" "$copy/src/$package-$tool"
   done
   (cd "$copy" && ./runtest --single "$unit" --clients 1 --baseport "$port" --portcount 400 \
-    --timeout 600 "${load[@]}") >"$log" 2>&1 || status=$?
+    --timeout 600 "${skips[@]}" "${load[@]}") >"$log" 2>&1 || status=$?
   rm -rf "$copy"
   return "${status:-0}"
 }
@@ -99,7 +123,7 @@ check_unit() { # unit port
     run_unit "$unit" without "$without" "$port" || true
     np=$(passed_tests "$without" | wc -l)
     nf=$(failed_tests "$without" | wc -l)
-    mapfile -t regressions < <(comm -23 <(passed_tests "$without") <(passed_tests "$with"))
+    mapfile -t regressions < <(passed_only_in "$with" "$without")
     local flaky=() name
     for name in "${regressions[@]}"; do
       printf '%s\n' "${FLAKES[@]}" | grep -qxF "$unit|$name" && flaky+=("$name")
@@ -107,8 +131,8 @@ check_unit() { # unit port
     if ((${#regressions[@]})) && ((${#flaky[@]} == ${#regressions[@]})); then
       echo "server-suite: $server $unit: retrying flakes ${flaky[*]}" >&2
       run_unit "$unit" with "$base.retry.log" "$port" || true
-      mapfile -t regressions < <(comm -23 <(printf '%s\n' "${regressions[@]}" | sort -u) \
-        <(passed_tests "$base.retry.log"))
+      mapfile -t regressions < <(comm -23 <(printf '%s\n' "${regressions[@]}" | sort) \
+        <(passed_tests "$base.retry.log" | sort))
     fi
   fi
   { echo "$wp $wf $np $nf"; printf '%s\n' "${regressions[@]}"; } >"$base.result"
@@ -129,7 +153,9 @@ for entry in "${servers[@]}"; do
   rm -rf "$dir"
   mkdir -p "$dir"
   units=()
-  for pattern in ${SERVER_SUITE_UNITS:-${UNITS[@]}}; do
+  patterns=("${UNITS[@]}")
+  [[ $package == valkey ]] && patterns=("${VALKEY_UNITS[@]}")
+  for pattern in ${SERVER_SUITE_UNITS:-${patterns[@]}}; do
     for file in "$tree"/tests/$pattern.tcl; do
       [[ -f $file ]] && units+=("$(realpath --relative-to="$tree/tests" "${file%.tcl}")")
     done
