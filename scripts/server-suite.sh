@@ -19,12 +19,13 @@
 # Environment: ZKIT_MODULE (default target/release/libzkit.so, built if
 # missing), SERVER_SUITE_SERVERS (names to run, e.g. "7.0.15"; default all),
 # SERVER_SUITE_UNITS (unit names to run; default UNITS), SERVER_SUITE_JOBS
-# (units run at once, default 2).
+# (units run at once, default 2), SERVER_SUITE_DIR (sources and logs, default
+# .server-suite).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib.sh
 root=$PWD
-work=$root/.server-suite
+work=${SERVER_SUITE_DIR:-$root/.server-suite}
 started=$SECONDS
 
 # The units: replication in all its forms (where a module's options decide
@@ -80,6 +81,9 @@ strip_colours() { sed -E 's/\x1b\[[0-9;]*m//g' "$1"; }
 # repeats where a unit runs a test in a loop).
 passed_tests() { strip_colours "$1" | sed -nE 's/^\[ok\]: (.*) \([0-9]+ ms\)$/\1/p'; }
 failed_tests() { strip_colours "$1" | sed -nE 's/^\[(err|exception)\]: (.*)$/\2/p'; }
+# Whether runtest got to run the unit's tests at all, whatever their outcome
+# (an exception may end a unit early, with or without zkit).
+ran() { strip_colours "$1" | grep -qE '^\[(ok|err|exception|skip)\]: '; }
 # Tests that pass in log $2 and not in log $1 (counting repeats: a loop's
 # test that passes 3 times in $2 and twice in $1 is listed once).
 passed_only_in() { comm -13 <(passed_tests "$1" | sort) <(passed_tests "$2" | sort); }
@@ -115,12 +119,15 @@ run_unit() { # unit with|without log port
 check_unit() { # unit port
   local unit=$1 port=$2 base=$dir/${1//\//_}
   local with=$base.with.log without=$base.without.log
-  run_unit "$unit" with "$with" "$port" || true
+  # A run that did not get through (its test server's port taken, say) is
+  # tried once more; a unit that still does not run fails the suite.
+  run_unit "$unit" with "$with" "$port" || ran "$with" || run_unit "$unit" with "$with" "$port" || true
   local wp wf np=- nf=- regressions=()
   wp=$(passed_tests "$with" | wc -l)
   wf=$(failed_tests "$with" | wc -l)
   if ! grep -q 'All tests passed without errors' <(strip_colours "$with"); then
-    run_unit "$unit" without "$without" "$port" || true
+    run_unit "$unit" without "$without" "$port" || ran "$without" ||
+      run_unit "$unit" without "$without" "$port" || true
     np=$(passed_tests "$without" | wc -l)
     nf=$(failed_tests "$without" | wc -l)
     mapfile -t regressions < <(passed_only_in "$with" "$without")
@@ -135,6 +142,8 @@ check_unit() { # unit port
         <(passed_tests "$base.retry.log" | sort))
     fi
   fi
+  ran "$with" || regressions+=("(the unit did not run with zkit: see its log)")
+  [[ $np == - ]] || ran "$without" || regressions+=("(the unit did not run without zkit: see its log)")
   { echo "$wp $wf $np $nf"; printf '%s\n' "${regressions[@]}"; } >"$base.result"
 }
 
