@@ -190,7 +190,7 @@ fn known_module_options() -> c_int {
 impl Ctx {
     /// Whether the server is Valkey: INFO's `server_name` (Valkey 8.0 and
     /// later; Redis has no such field).
-    pub fn is_valkey(&self) -> bool {
+    fn is_valkey(&self) -> bool {
         self.server_info_field(c"server", c"server_name")
             .is_some_and(|name| name == b"valkey")
     }
