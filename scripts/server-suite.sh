@@ -76,14 +76,15 @@ servers=(
   "8.1.1|trixie|valkey|$root/.compat/debian13-valkey"
 )
 
-strip_colours() { sed -E 's/\x1b\[[0-9;]*m//g' "$1"; }
+strip_colours() { sed -E 's/\x1b\[[0-9;]*m//g' "$1" | tr -d '\000'; }
 # The tests a runtest log reports as passed / failed, one line each (a name
 # repeats where a unit runs a test in a loop).
 passed_tests() { strip_colours "$1" | sed -nE 's/^\[ok\]: (.*) \([0-9]+ ms\)$/\1/p'; }
 failed_tests() { strip_colours "$1" | sed -nE 's/^\[(err|exception)\]: (.*)$/\2/p'; }
-# Whether runtest got to run the unit's tests at all, whatever their outcome
-# (an exception may end a unit early, with or without zkit).
-ran() { strip_colours "$1" | grep -qE '^\[(ok|err|exception|skip)\]: '; }
+# Whether runtest got to run the unit at all, whatever the outcome: a test
+# result, or the end of the unit (integration/aof-race has no named tests;
+# an exception may end a unit early, with or without zkit).
+ran() { strip_colours "$1" | grep -qE '^\[(ok|err|exception|skip)\]: |^\[[0-9]+/[0-9]+ done\]: '; }
 # Tests that pass in log $2 and not in log $1 (counting repeats: a loop's
 # test that passes 3 times in $2 and twice in $1 is listed once).
 passed_only_in() { comm -13 <(passed_tests "$1" | sort) <(passed_tests "$2" | sort); }
