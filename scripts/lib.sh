@@ -58,3 +58,28 @@ dist_unpack() { # version arch folder
   tar -xzf "$tarball" -C "$3"
   echo "$3/zkit-$1-linux-$2/libzkit.so"
 }
+
+# ---- Debian 13's Redis and Valkey, run on this machine ----
+
+# Unpacks Debian 13's NAME-server and NAME-tools (NAME: redis or valkey) into
+# ROOT (with scripts/debian-root.sh) and writes one wrapper per tool into
+# ROOT (ROOT/NAME-server, -cli, -benchmark, -check-aof, -check-rdb), each run
+# through Debian 13's own dynamic loader and libc. Their other libraries
+# (jemalloc, lzf, OpenSSL 3, systemd, libatomic) are those of Debian 12's
+# redis-server, which scripts/ensure-deps.sh installs. The server binary
+# picks its role from argv[0].
+debian13_server() { # root name
+  local root=$1 name=$2 tool binary
+  bash scripts/debian-root.sh "$root" trixie amd64 "$name-server" "$name-tools" libc6 libstdc++6
+  for tool in server cli benchmark check-aof check-rdb; do
+    binary=$name-$tool
+    [[ $tool == server ]] && binary=$name-check-rdb
+    cat >"$root/$name-$tool" <<WRAP
+#!/bin/sh
+exec $root/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2 \\
+  --library-path $root/usr/lib/x86_64-linux-gnu:/lib/x86_64-linux-gnu \\
+  --argv0 $name-$tool $root/usr/bin/$binary "\$@"
+WRAP
+    chmod +x "$root/$name-$tool"
+  done
+}

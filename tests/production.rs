@@ -36,16 +36,6 @@ fn read_calls(rng: &mut Rng, prefix: &str, keys_per_family: usize) -> Vec<Vec<St
         .collect()
 }
 
-fn stat(con: &mut Connection, section: &str, field: &str) -> i64 {
-    let info: String = query(con, &["INFO", section]);
-    info.lines()
-        .find_map(|l| l.strip_prefix(&format!("{field}:")))
-        .unwrap_or_else(|| panic!("{field} missing from INFO {section}"))
-        .trim()
-        .parse()
-        .unwrap()
-}
-
 fn assert_identical(master: &Server, replicas: &[Server], when: &str) {
     master.wait_for_replicas(replicas.len());
     let mut con = master.connect();

@@ -183,6 +183,57 @@ fn too_few_replicas_refuse_the_claim_with_noreplicas() {
         },
         "NOREPLICAS",
     );
+    // Redis 7.0 has no dry run: the gate asked with a real ZADD, which the
+    // server refused before running it (no call in commandstats).
+    let mut con = server.connect();
+    let probes = if server_version(&mut con) < (7, 2) {
+        1
+    } else {
+        0
+    };
+    assert_eq!(stat(&mut con, "zkit", "zkit_write_gate_probes_run"), probes);
+    assert_eq!(command_stat(&mut con, "zadd", "calls"), 1);
+}
+
+/// Where the server could refuse a write but does not (here: a cluster node
+/// that serves the key's slot), Redis 7.0's probe runs as a real ZADD that
+/// fails on its own options: a failed call in commandstats, which INFO zkit
+/// counts. Servers with a dry run show nothing.
+#[test]
+fn the_probe_that_runs_on_redis_7_0_is_counted() {
+    let server = Server::single_node_cluster();
+    let mut con = server.connect();
+    let due = schedule_in(&mut con, "q", 300, "task");
+    let worker = spawn_call(&server, &["DELAY.BPOLL", "q", "0"]);
+    wait_blocked(&server, 1);
+    assert_eq!(served(worker.join().unwrap()), vec![("task".into(), due)]);
+    let probes = if server_version(&mut con) < (7, 2) {
+        1
+    } else {
+        0
+    };
+    assert_eq!(stat(&mut con, "zkit", "zkit_write_gate_probes_run"), probes);
+    assert_eq!(
+        command_stat(&mut con, "zadd", "failed_calls"),
+        probes as u64
+    );
+}
+
+/// The gate's look at whether the server would take a write is not a call
+/// anyone made: on a plain master it shows nowhere in commandstats, on
+/// every server, Redis 7.0 included.
+#[test]
+fn a_claim_on_a_plain_master_leaves_no_trace_in_commandstats() {
+    let server = Server::start();
+    let mut con = server.connect();
+    let due = schedule_in(&mut con, "q", 300, "task");
+    let worker = spawn_call(&server, &["DELAY.BPOLL", "q", "0"]);
+    wait_blocked(&server, 1);
+    assert_eq!(served(worker.join().unwrap()), vec![("task".into(), due)]);
+    // The one ZADD is the one that scheduled the task.
+    assert_eq!(command_stat(&mut con, "zadd", "calls"), 1);
+    assert_eq!(command_stat(&mut con, "zadd", "failed_calls"), 0);
+    assert_eq!(stat(&mut con, "zkit", "zkit_write_gate_probes_run"), 0);
 }
 
 #[test]

@@ -92,6 +92,23 @@ impl Ctx {
         unsafe { api!(RedisModule_KeyAtPosWithFlags)(self.raw, position, flags as c_int) };
     }
 
+    /// One field of one INFO section, as the server would print it; None
+    /// where the section has no such field.
+    pub(super) fn server_info_field(&self, section: &CStr, field: &CStr) -> Option<Vec<u8>> {
+        // SAFETY: valid context; the field is copied out before the info
+        // data is freed.
+        unsafe {
+            let info = api!(RedisModule_GetServerInfo)(self.raw, section.as_ptr());
+            if info.is_null() {
+                return None;
+            }
+            let value = api!(RedisModule_ServerInfoGetFieldC)(info, field.as_ptr());
+            let value = (!value.is_null()).then(|| CStr::from_ptr(value).to_bytes().to_vec());
+            api!(RedisModule_FreeServerInfo)(self.raw, info);
+            value
+        }
+    }
+
     pub(super) fn flags(&self) -> c_int {
         // SAFETY: valid context of the running command.
         unsafe { api!(RedisModule_GetContextFlags)(self.raw) }

@@ -145,15 +145,53 @@ pub fn ensure_server_supported() -> Result<(), String> {
     ))
 }
 
-/// Makes zkit signal modified keys itself, after writes that change
-/// something (see `Zset`), instead of Redis signalling every key a command
-/// opened for writing, changed or not.
-pub fn disable_implicit_key_signals(ctx: &Ctx) {
-    // SAFETY: load context; the option exists since Redis 6.2.
-    unsafe {
-        api!(RedisModule_SetModuleOptions)(
-            ctx.as_ptr(),
-            raw::REDISMODULE_OPTION_NO_IMPLICIT_SIGNAL_MODIFIED as c_int,
-        )
-    };
+/// Valkey's option for atomic slot migration (`CLUSTER MIGRATESLOTS`, Valkey
+/// 9.0): `VALKEYMODULE_OPTIONS_HANDLE_ATOMIC_SLOT_MIGRATION`, which the
+/// redis-module crate's header predates. Valkey refuses the migration while
+/// any loaded module lacks it. Redis has no such bit: its options end at
+/// bit 3 in 7.0 through 8.0, and a later bit 5 may mean something else, so
+/// zkit sets it only on a Valkey that knows it.
+const VALKEY_HANDLE_ATOMIC_SLOT_MIGRATION: c_int = 1 << 5;
+
+/// Declares, in one call (each call replaces the options), what zkit
+/// handles:
+/// - it signals modified keys itself, after writes that change something
+///   (see `Zset`), instead of the server signalling every key a command
+///   opened for writing, changed or not;
+/// - diskless loading on a replica (`repl-diskless-load swapdb`): without
+///   it Redis and Valkey load from disk whenever a module is unaware.
+///   zkit keeps no state of its own about keys, so the dataset swapped in
+///   needs nothing from it; the write gate postpones deferred writes while
+///   a replica loads asynchronously, and the server signals the keys blocked
+///   clients wait on when it swaps the loaded dataset in;
+/// - on Valkey 9, atomic slot migration: zkit's keys are plain sorted sets,
+///   sets and hashes that move like any other; a client blocked on a moved
+///   key is redirected by the server as after classic resharding, and the
+///   write gate's probe refuses a deferred write in a slot the node no
+///   longer serves.
+pub fn declare_module_options(ctx: &Ctx) {
+    let mut options = (raw::REDISMODULE_OPTION_NO_IMPLICIT_SIGNAL_MODIFIED
+        | raw::REDISMODULE_OPTIONS_HANDLE_REPL_ASYNC_LOAD) as c_int;
+    if ctx.is_valkey() && known_module_options() & VALKEY_HANDLE_ATOMIC_SLOT_MIGRATION != 0 {
+        options |= VALKEY_HANDLE_ATOMIC_SLOT_MIGRATION;
+    }
+    // SAFETY: load context; the options above exist since Redis 7.0.
+    unsafe { api!(RedisModule_SetModuleOptions)(ctx.as_ptr(), options) };
+}
+
+/// Every module option the server knows (Redis 7.2+, Valkey); 0 where the
+/// server cannot tell.
+fn known_module_options() -> c_int {
+    // SAFETY: reading a function pointer the server filled in at load (or
+    // left empty), then calling it with no arguments.
+    unsafe { raw::RedisModule_GetModuleOptionsAll.map_or(0, |all| all()) }
+}
+
+impl Ctx {
+    /// Whether the server is Valkey: INFO's `server_name` (Valkey 8.0 and
+    /// later; Redis has no such field).
+    fn is_valkey(&self) -> bool {
+        self.server_info_field(c"server", c"server_name")
+            .is_some_and(|name| name == b"valkey")
+    }
 }

@@ -36,7 +36,7 @@
 //! replica unblocks every blocked client itself (`-UNBLOCKED`), so no
 //! callback runs for them there.
 
-use std::ffi::c_int;
+use std::ffi::{c_int, CStr};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use redis_module::raw;
@@ -57,17 +57,28 @@ pub enum WriteVerdict {
     Refused(String),
 }
 
-/// Blocked clients whose claim the gate postponed (once per client), and
-/// claims it refused, since the module loaded: for INFO.
+/// Blocked clients whose claim the gate postponed (once per client), claims
+/// it refused, and probes that ran as a real command (Redis 7.0), since the
+/// module loaded: for INFO.
 static POSTPONED: AtomicU64 = AtomicU64::new(0);
 static REFUSED: AtomicU64 = AtomicU64::new(0);
+static PROBES_RUN: AtomicU64 = AtomicU64::new(0);
 
-/// The gate's counts since load: (clients postponed, claims refused).
-pub fn write_gate_counts() -> (u64, u64) {
-    (
-        POSTPONED.load(Ordering::Relaxed),
-        REFUSED.load(Ordering::Relaxed),
-    )
+/// The gate's counts since load.
+pub struct WriteGateCounts {
+    pub postponed_clients: u64,
+    pub refused_claims: u64,
+    /// Probes that ran as a real `ZADD` (Redis 7.0 only): one the server's
+    /// checks did not refuse shows as a failed call in `cmdstat_zadd`.
+    pub probes_run: u64,
+}
+
+pub fn write_gate_counts() -> WriteGateCounts {
+    WriteGateCounts {
+        postponed_clients: POSTPONED.load(Ordering::Relaxed),
+        refused_claims: REFUSED.load(Ordering::Relaxed),
+        probes_run: PROBES_RUN.load(Ordering::Relaxed),
+    }
 }
 
 pub(super) fn count_postponed() {
@@ -77,6 +88,7 @@ pub(super) fn count_postponed() {
 pub(super) fn reset_counts() {
     POSTPONED.store(0, Ordering::Relaxed);
     REFUSED.store(0, Ordering::Relaxed);
+    PROBES_RUN.store(0, Ordering::Relaxed);
 }
 
 /// How often a postponed client is tried again: the module API has no event
@@ -124,8 +136,19 @@ impl Ctx {
     ///
     /// Redis 7.2+ and Valkey stop the call there (`D`, dry run). Redis 7.0
     /// has no dry run: the probe runs, and the ZADD refuses NX with XX before
-    /// it touches anything; it shows in `cmdstat_zadd` as a failed call.
+    /// it touches anything, but it shows in `cmdstat_zadd` as a failed call
+    /// and in `errorstat_ERR`, calls nobody made. So on 7.0 the probe runs
+    /// only where a refusal is possible at all (`refusal_possible`), and is
+    /// counted in `INFO zkit` (`zkit_write_gate_probes_run`); on a plain
+    /// master, the common case, it leaves no trace.
     fn probe_write(&self, key: &RStr) -> Option<String> {
+        let dry_run = server_version() >= DRY_RUN_SINCE;
+        if !dry_run {
+            if !self.refusal_possible() {
+                return None;
+            }
+            PROBES_RUN.fetch_add(1, Ordering::Relaxed);
+        }
         let args = CallArgs::new(&[
             CallArg::Str(key),
             CallArg::Bytes(b"NX"),
@@ -137,7 +160,7 @@ impl Ctx {
         // "E"), "E": errors as replies; then one string per "s", alive until
         // the call returns.
         let reply = unsafe {
-            if server_version() >= DRY_RUN_SINCE {
+            if dry_run {
                 call_with_args!(
                     api!(RedisModule_Call),
                     self.as_ptr(),
@@ -159,6 +182,30 @@ impl Ctx {
         let reply = CallReply::adopt(reply)?;
         let error = reply.get().error()?;
         (error != PROBE_PARSE_ERROR).then_some(error)
+    }
+}
+
+impl Ctx {
+    /// Whether the script-mode checks could refuse a write now, as far as
+    /// Redis 7.0 shows it without running a command (a superset: the probe
+    /// then decides): a replica (READONLY, MASTERDOWN), a cluster node (the
+    /// key's slot), `min-replicas-to-write` set (INFO then counts good
+    /// replicas: NOREPLICAS), a failed save or AOF write (MISCONF).
+    fn refusal_possible(&self) -> bool {
+        let flags = self.flags();
+        let roles =
+            (raw::REDISMODULE_CTX_FLAGS_SLAVE | raw::REDISMODULE_CTX_FLAGS_CLUSTER) as c_int;
+        if flags & roles != 0 {
+            return true;
+        }
+        let failed = |section: &CStr, field: &CStr| {
+            self.server_info_field(section, field)
+                .is_some_and(|status| status == b"err")
+        };
+        self.server_info_field(c"replication", c"min_slaves_good_slaves")
+            .is_some()
+            || failed(c"persistence", c"rdb_last_bgsave_status")
+            || failed(c"persistence", c"aof_last_write_status")
     }
 }
 

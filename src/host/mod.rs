@@ -44,7 +44,7 @@ pub use call::{CallArg, CallReply};
 pub use command::dispatch;
 pub use command::{key_flags, BeginSearch, Command, FindKeys, FromArgs, Handler, KeySpec};
 pub use ctx::{Ctx, EventClass};
-pub use entry::{disable_implicit_key_signals, ensure_server_supported};
+pub use entry::{declare_module_options, ensure_server_supported};
 pub use error::HostError;
 pub use gate::write_gate_counts;
 pub use grammar::{

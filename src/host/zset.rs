@@ -18,7 +18,7 @@ use super::{api, Ctx, HostError, OwnedRStr, RStr};
 /// native command that replays it, and replicated, announced and signalled
 /// to WATCH when the call ends; a write that changes nothing records nothing
 /// and leaves WATCH alone, as with native commands (the module turns the
-/// server's implicit signal off, `disable_implicit_key_signals`).
+/// server's implicit signal off, `declare_module_options`).
 pub struct Zset<'c> {
     key: NonNull<raw::RedisModuleKey>,
     /// For writable keys: the context that records writes, and the key name.

@@ -14,7 +14,8 @@ pub fn write(sink: &mut InfoSink) {
     for (name, counter) in commands::COUNTERS {
         sink.field_u64(name, counter.get());
     }
-    let (postponed, refused) = host::write_gate_counts();
-    sink.field_u64("write_gate_postponed_clients", postponed);
-    sink.field_u64("write_gate_refused_claims", refused);
+    let gate = host::write_gate_counts();
+    sink.field_u64("write_gate_postponed_clients", gate.postponed_clients);
+    sink.field_u64("write_gate_refused_claims", gate.refused_claims);
+    sink.field_u64("write_gate_probes_run", gate.probes_run);
 }

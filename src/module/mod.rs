@@ -25,7 +25,7 @@ const ACL_CATEGORY: &str = "zkit";
 #[cfg_attr(test, allow(dead_code))]
 fn load(ctx: &Ctx, args: &[RStr]) -> Result<(), String> {
     host::ensure_server_supported()?;
-    host::disable_implicit_key_signals(ctx);
+    host::declare_module_options(ctx);
     for config in commands::CONFIGS {
         // A reload starts from the default, not from the last load's value.
         config

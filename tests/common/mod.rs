@@ -216,6 +216,34 @@ pub fn server_version(con: &mut Connection) -> (u32, u32) {
     (major, minor)
 }
 
+/// One field of one INFO section, as text.
+pub fn info_value(con: &mut Connection, section: &str, field: &str) -> String {
+    let info: String = query(con, &["INFO", section]);
+    info.lines()
+        .find_map(|l| l.strip_prefix(&format!("{field}:")))
+        .unwrap_or_else(|| panic!("{field} missing from INFO {section}"))
+        .trim()
+        .to_string()
+}
+
+/// One numeric field of one INFO section.
+pub fn stat(con: &mut Connection, section: &str, field: &str) -> i64 {
+    info_value(con, section, field).parse().unwrap()
+}
+
+/// Valkey's own version as (major, minor), from INFO's `valkey_version`
+/// (Valkey reports `redis_version:7.2.4` for compatibility); None on Redis.
+pub fn valkey_version(con: &mut Connection) -> Option<(u32, u32)> {
+    let info: String = redis::cmd("INFO").arg("server").query(con).unwrap();
+    let version = info
+        .lines()
+        .find_map(|l| l.strip_prefix("valkey_version:"))?;
+    let mut parts = version.trim().split('.');
+    let major = parts.next()?.parse().ok()?;
+    let minor = parts.next()?.parse().ok()?;
+    Some((major, minor))
+}
+
 fn spawn(config: &ServerConfig, dir: &Path, port: u16) -> Result<Child, String> {
     let mut cmd = Command::new(server_binary());
     cmd.arg("--port")
