@@ -29,8 +29,9 @@ use crate::host::{
     ScoreBound, Zset,
 };
 use crate::logic::rank::{
-    add_totals, check_distinct_boards, next_total, shared_ranks, weigh_total, RankEntry,
-    SetCondition, TieBreakClock, TotalUpdate, CLOCK_LIMIT_MS, DEFAULT_EPOCH_MS, DEFAULT_SPAN_MS,
+    add_totals, check_distinct_boards, next_total, scores_read_as_board, shared_ranks, weigh_total,
+    RankEntry, SetCondition, TieBreakClock, TotalUpdate, CLOCK_LIMIT_MS, DEFAULT_EPOCH_MS,
+    DEFAULT_SPAN_MS,
 };
 
 pub static COMMANDS: &[&Command] = &[&GIFT, &SET, &GET, &TOP, &AROUND, &MERGE, &MGIFT, &MGET];
@@ -354,6 +355,8 @@ fn plan_write(
 /// Writes a planned total: replayed as `ZADD`, announced as the native peer
 /// of the update announces it (`zincr` for a gift, `zadd` for a set).
 fn apply_write(
+    ctx: &Ctx,
+    key: &RStr,
     board: &mut Zset,
     member: &RStr,
     update: TotalUpdate,
@@ -364,6 +367,7 @@ fn apply_write(
             TotalUpdate::Add(_) => board.add_incremented(member, score)?,
             TotalUpdate::Set(..) => board.add(member, score)?,
         };
+        keep_skiplist_layout(ctx, key, board);
     }
     Ok(())
 }
@@ -381,7 +385,7 @@ fn write_total(
     let at_ms = options.at_ms.unwrap_or_else(|| ctx.now_ms());
     let mut board = ctx.open_zset_mut(key)?;
     let planned = plan_write(&clock, board.score(member), update, at_ms)?;
-    apply_write(&mut board, member, update, &planned)?;
+    apply_write(ctx, key, &mut board, member, update, &planned)?;
     drop(board);
     let rank = rank_of_member(ctx, key, member, planned.total, options.ranks)?;
     ctx.reply_array(2);
@@ -412,7 +416,14 @@ fn mgift(ctx: &Ctx, args: &[RStr]) -> Result<(), ZkitError> {
         planned.push(plan_write(&clock, previous, update, at_ms)?);
     }
     for (key, write) in boards.iter().zip(&planned) {
-        apply_write(&mut ctx.open_zset_mut(key)?, member, update, write)?;
+        apply_write(
+            ctx,
+            key,
+            &mut ctx.open_zset_mut(key)?,
+            member,
+            update,
+            write,
+        )?;
     }
     ctx.reply_array(boards.len());
     for (key, write) in boards.iter().zip(&planned) {
@@ -636,6 +647,35 @@ impl MergedBoard {
 /// Boards up to this many members are listpacks at the server's default
 /// `zset-max-listpack-entries`.
 const LISTPACK_BOARD_MAX: usize = 128;
+
+/// Keeps a small board that was just written in the skiplist layout, where
+/// scores are doubles instead of text parsed at every step of a walk
+/// (docs/performance.md, "Small boards"). Only speed is at stake: when the
+/// layout cannot be read or changed the board stays a listpack and every
+/// reply is the same, so nothing here fails the write.
+fn keep_skiplist_layout(ctx: &Ctx, key: &RStr, board: &mut Zset) {
+    if board.len() > LISTPACK_BOARD_MAX {
+        return;
+    }
+    let _converted = ctx
+        .zset_is_listpack(key)
+        .and_then(|listpack| match listpack {
+            true => board.convert_to_skiplist(ctx.listpack_value_limit()?),
+            false => Ok(false),
+        });
+}
+
+/// Takes a sorted set an RDB load brought in for a board to move to the
+/// skiplist layout (see [`scores_read_as_board`]); called for every loaded
+/// sorted set, so a board is fast again after a restart, a full sync or
+/// DEBUG RELOAD before any write reaches it.
+pub fn is_loaded_board(zset: &mut Zset) -> bool {
+    zset.len() <= LISTPACK_BOARD_MAX
+        && scores_read_as_board(
+            zset.iter_asc(ScoreBound::MIN, ScoreBound::MAX)
+                .map(|(_, score)| score),
+        )
+}
 
 /// The 1-based rank of a member, highest total first; `None` if absent.
 fn rank_of(ctx: &Ctx, key: &RStr, member: &RStr) -> Result<Option<i64>, ZkitError> {

@@ -5,7 +5,8 @@
 //! - [`Ctx`]: one call from the server (a command, a callback, the load):
 //!   replies, flags, the clock, logging;
 //! - [`RStr`], [`OwnedRStr`]: server strings;
-//! - [`Zset`]: a sorted-set key on the low-level key API;
+//! - [`Zset`]: a sorted-set key on the low-level key API, and its layout
+//!   (listpack or skiplist, `layout.rs`);
 //! - [`CallReply`]: the reply of a native command run through RM_Call, for
 //!   what the key API cannot do (ranks, sets);
 //! - [`Command`] and [`declare_command!`]: a command's declaration, its
@@ -31,6 +32,7 @@ pub mod entry;
 mod error;
 mod gate;
 mod info;
+mod layout;
 mod registration;
 mod string;
 mod zset;
@@ -48,6 +50,7 @@ pub use entry::{disable_implicit_key_signals, ensure_server_supported};
 pub use error::HostError;
 pub use gate::write_gate_counts;
 pub use info::{register_info, InfoSink};
+pub use layout::{convert_loaded_zsets, LoadedZsetFilter};
 pub use registration::{add_acl_category, register_command};
 pub use string::{OwnedRStr, RStr};
 pub use zset::{KeyKind, ScoreBound, Zset, ZsetIter};
