@@ -54,6 +54,18 @@ pub static TIEBREAK_SPAN_MS: NumericConfig = NumericConfig {
     max: CLOCK_LIMIT_MS,
 };
 
+/// `zkit.small-board-max`: boards of up to this many members are kept in
+/// the skiplist layout (see [`keep_skiplist_layout`]); 0 leaves every board
+/// in the layout the server picks (a listpack up to
+/// `zset-max-listpack-entries`), as zkit 0.2 did.
+pub static SMALL_BOARD_MAX: NumericConfig = NumericConfig {
+    name: "small-board-max",
+    value: AtomicI64::new(LISTPACK_BOARD_MAX as i64),
+    default: LISTPACK_BOARD_MAX as i64,
+    min: 0,
+    max: 1 << 16,
+};
+
 /// The tie-break clock boards encode and decode with now.
 pub fn tiebreak_clock() -> TieBreakClock {
     TieBreakClock::new(
@@ -654,7 +666,7 @@ const LISTPACK_BOARD_MAX: usize = 128;
 /// layout cannot be read or changed the board stays a listpack and every
 /// reply is the same, so nothing here fails the write.
 fn keep_skiplist_layout(ctx: &Ctx, key: &RStr, board: &mut Zset) {
-    if board.len() > LISTPACK_BOARD_MAX {
+    if !is_small_board(board.len()) {
         return;
     }
     let _converted = ctx
@@ -665,12 +677,17 @@ fn keep_skiplist_layout(ctx: &Ctx, key: &RStr, board: &mut Zset) {
         });
 }
 
+/// Whether a board of `len` members is kept in the skiplist layout.
+fn is_small_board(len: usize) -> bool {
+    len as u64 <= SMALL_BOARD_MAX.value.load(Ordering::Relaxed) as u64
+}
+
 /// Takes a sorted set an RDB load brought in for a board to move to the
 /// skiplist layout (see [`scores_read_as_board`]); called for every loaded
 /// sorted set, so a board is fast again after a restart, a full sync or
 /// DEBUG RELOAD before any write reaches it.
 pub fn is_loaded_board(zset: &mut Zset) -> bool {
-    zset.len() <= LISTPACK_BOARD_MAX
+    is_small_board(zset.len())
         && scores_read_as_board(
             zset.iter_asc(ScoreBound::MIN, ScoreBound::MAX)
                 .map(|(_, score)| score),
@@ -737,13 +754,13 @@ fn reply_rank_range(
     // skiplist board its scores come from the key (a hash lookup each): with
     // WITHSCORES the server would print each score as text for the call's
     // reply and parse it back, more than half of what a page costs. On a
-    // small board, a listpack at the default settings, a lookup walks the
-    // board, so WITHSCORES is cheaper there.
+    // listpack board (small, with `zkit.small-board-max 0`) a lookup walks
+    // the board, so WITHSCORES is cheaper there.
     let Some(board) = ctx.open_zset(key)? else {
         ctx.reply_array(0);
         return Ok(());
     };
-    let small = board.len() <= LISTPACK_BOARD_MAX;
+    let small = board.len() <= LISTPACK_BOARD_MAX && !is_small_board(board.len());
     let args = [
         CallArg::Str(key),
         CallArg::Int(start),
