@@ -11,7 +11,10 @@
 #   4. memory   bytes per member of keys zkit wrote vs the same contents
 #               written natively, at 1k and 1M;
 #   5. long     how long the O(N) commands hold the server (SLOWLOG);
-#   6. vote     VOTE.CAST vs its script vs client round trips (vote_load.rs).
+#   6. vote     VOTE.CAST vs its script vs client round trips (vote_load.rs);
+#   7. small    every RANK command on boards of 10-128 members vs native
+#               commands on an integer board, zkit 0.2's layout and Lua,
+#               before and after DEBUG RELOAD; bytes per member.
 #
 # Everything lands in .bench/: results.csv (every number), table.md (what
 # docs/benchmarks.md shows; `make bench-docs` splices it in) and
@@ -19,7 +22,8 @@
 #
 # usage: bench/bench.sh path/to/libzkit.so
 # env:   BENCH_SIZES     (default "10 100 1000 10000 100000 1000000 10000000")
-#        BENCH_SECTIONS  (default "sweep tax latency memory long vote")
+#        BENCH_SECTIONS  (default "sweep tax latency memory long vote small")
+#        BENCH_SMALL_SIZES (default "10 50 100 128", the small section's)
 #        BENCH_CASES     (default: every case; names as in the table, e.g. "RANK.GIFT")
 #        BENCH_REQUESTS  (100000 per measurement), BENCH_ROUNDS (3),
 #        BENCH_CLIENTS (50), BENCH_PIPELINE (16),
@@ -52,7 +56,7 @@ measure=${BENCH_MEASURE:-ops}
 quick=${BENCH_QUICK:-0}
 
 sizes="10 100 1000 10000 100000 1000000 10000000"
-sections="sweep tax latency memory long vote"
+sections="sweep tax latency memory long vote small"
 requests=100000 rounds=3 latency_seconds=5 memory_sizes="1000 1000000"
 if ((quick)); then
   sizes="100 10000" requests=20000 rounds=1 latency_seconds=2 memory_sizes=1000
@@ -635,6 +639,142 @@ run_vote() {
   stop_servers
 }
 
+# ---- 7. small boards ---------------------------------------------------------
+
+# Boards of 10 to 128 members, where the server's own layout is a listpack.
+# Each command against: native commands on an INTEGER board of the same size
+# (what a team has today: ZINCRBY without first-come ties, whose listpack
+# keeps integers); the same RANK command on the same board in zkit 0.2's
+# layout (`zkit.small-board-max 0`: a listpack of score text); the Lua a user
+# would write, on the board as a server gives it (a listpack). zkit's board is
+# measured as a RANK write leaves it, then again after DEBUG RELOAD (which
+# loads it as a listpack and hands it to zkit's loaded hook).
+# One case a line: name | zkit words | native commands, ";" between them |
+# Lua words ("-": no script does it). {k} is the variant's board ({k}:week
+# and {k}:all beside it), {n2} half the size, {t} a total near the middle.
+small_cases=(
+  "RANK.GIFT|RANK.GIFT {k} m:__rand_int__ 5|ZINCRBY {k} 5 m:__rand_int__;ZREVRANK {k} m:__rand_int__|rank_gift.lua 1 {k} m:__rand_int__ 5"
+  "RANK.GIFT SHARED|RANK.GIFT {k} m:__rand_int__ 5 SHARED|ZINCRBY {k} 5 m:__rand_int__;ZCOUNT {k} {t} +inf|rank_gift.lua 1 {k} m:__rand_int__ 5 shared"
+  "RANK.SET GT|RANK.SET {k} m:__rand_int__ 500 GT|ZADD {k} GT 500 m:__rand_int__;ZREVRANK {k} m:__rand_int__|rank_set_gt.lua 1 {k} m:__rand_int__ 500"
+  "RANK.SET SHARED|RANK.SET {k} m:__rand_int__ 500 SHARED|ZADD {k} 500 m:__rand_int__;ZCOUNT {k} {t} +inf|-"
+  "RANK.MGIFT 3 boards|RANK.MGIFT 3 {k} {k}:week {k}:all m:__rand_int__ 5|ZINCRBY {k} 5 m:__rand_int__;ZREVRANK {k} m:__rand_int__;ZINCRBY {k}:week 5 m:__rand_int__;ZREVRANK {k}:week m:__rand_int__;ZINCRBY {k}:all 5 m:__rand_int__;ZREVRANK {k}:all m:__rand_int__|rank_mgift.lua 3 {k} {k}:week {k}:all m:__rand_int__ 5"
+  "RANK.MGIFT 3 boards SHARED|RANK.MGIFT 3 {k} {k}:week {k}:all m:__rand_int__ 5 SHARED|ZINCRBY {k} 5 m:__rand_int__;ZCOUNT {k} {t} +inf;ZINCRBY {k}:week 5 m:__rand_int__;ZCOUNT {k}:week {t} +inf;ZINCRBY {k}:all 5 m:__rand_int__;ZCOUNT {k}:all {t} +inf|-"
+  "RANK.GET|RANK.GET {k} m:__rand_int__|ZSCORE {k} m:__rand_int__;ZREVRANK {k} m:__rand_int__|rank_get.lua 1 {k} m:__rand_int__"
+  "RANK.GET SHARED|RANK.GET {k} m:__rand_int__ SHARED|ZSCORE {k} m:__rand_int__;ZCOUNT {k} {t} +inf|rank_get_shared.lua 1 {k} m:__rand_int__"
+  "RANK.MGET 10|RANK.MGET {k} {ten}|ZMSCORE {k} {ten};{zrevrank10}|rank_mget.lua 1 {k} {ten}"
+  "RANK.MGET 10 SHARED|RANK.MGET {k} {ten} SHARED|ZMSCORE {k} {ten};{zcount10}|-"
+  "RANK.TOP 10|RANK.TOP {k} 10|ZREVRANGE {k} 0 9 WITHSCORES|rank_page.lua 1 {k} 10 0"
+  "RANK.TOP 10 SHARED|RANK.TOP {k} 10 SHARED|ZREVRANGE {k} 0 9 WITHSCORES;ZCOUNT {k} {t} +inf|rank_page_shared.lua 1 {k} 10 0"
+  "RANK.AROUND 5|RANK.AROUND {k} m:__rand_int__ 5|ZREVRANK {k} m:__rand_int__;ZREVRANGE {k} {n2_5} {n2p5} WITHSCORES|rank_page_shared.lua 1 {k} around m:__rand_int__ 5"
+  "RANK.AROUND 5 SHARED|RANK.AROUND {k} m:__rand_int__ 5 SHARED|ZREVRANK {k} m:__rand_int__;ZREVRANGE {k} {n2_5} {n2p5} WITHSCORES;ZCOUNT {k} {t} +inf|rank_page_shared.lua 1 {k} around m:__rand_int__ 5"
+)
+small_sizes=${BENCH_SMALL_SIZES:-10 50 100 128}
+
+# small_words <template> <key> <size>: the template's words for one variant.
+small_words() {
+  local t=$1 n=$3 ten zrevrank10 zcount10 i
+  ten=$(printf 'm:__rand_int__ %.0s' 1 2 3 4 5 6 7 8 9 10)
+  zrevrank10="" zcount10=""
+  for i in 1 2 3 4 5 6 7 8 9 10; do
+    zrevrank10+="ZREVRANK {k} m:__rand_int__;" zcount10+="ZCOUNT {k} {t} +inf;"
+  done
+  t=${t//\{zrevrank10\}/${zrevrank10%;}}
+  t=${t//\{zcount10\}/${zcount10%;}}
+  t=${t//\{ten\}/${ten% }}
+  t=${t//\{k\}/$2}
+  t=${t//\{t\}/$((n / 2))}
+  t=${t//\{n2_5\}/$((n / 2 - 5 < 0 ? 0 : n / 2 - 5))}
+  t=${t//\{n2p5\}/$((n / 2 + 5))}
+  echo "$t"
+}
+
+# small_boards <size> <score expression>: bench:data and its :week and :all
+# boards, members m:0 .. m:<size-1> (the names redis-benchmark draws).
+small_boards() {
+  local board
+  for board in bench:data bench:data:week bench:data:all; do
+    fill_zset "$port" "$board" "$1" "$2" "$(member_format m:)"
+  done
+}
+
+# small_rate <variant key> <template> <size>: the rate of a case's commands
+# (";" between them: their times add up).
+small_rate() {
+  local cmds=() c rates=()
+  IFS=';' read -ra cmds <<<"$(small_words "$2" "$1" "$3")"
+  for c in "${cmds[@]}"; do
+    # shellcheck disable=SC2086 # the words are split on purpose
+    rates+=("$(rate "$port" "$3" $c)")
+  done
+  printf '%s\n' "${rates[@]}" | combined_rate
+}
+
+run_small() {
+  port=$(free_port)
+  start_server small "$port" --loadmodule "$module" --enable-debug-command yes
+  local size r line name zkit native lua sha
+  for size in $small_sizes; do
+    redis-cli -p "$port" FLUSHALL >/dev/null
+    redis-cli -p "$port" CONFIG SET zkit.small-board-max 128 >/dev/null
+    # Rank scores (totals spread over 0..size, distinct tie-breaks) and the
+    # integer board of the same totals.
+    small_boards "$size" "(i % $size) + 0.5 + (i % 97) / 2048"
+    copy_data bench:z bench:p bench:l
+    small_boards "$size" "(i % $size)"
+    copy_data bench:n
+    # One RANK write moves zkit's boards to the skiplist layout.
+    redis-cli -p "$port" RANK.MGIFT 3 bench:z bench:z:week bench:z:all m:000000000000 1 >/dev/null
+    local enc
+    enc=$(for k in bench:z bench:p bench:l bench:n; do redis-cli -p "$port" OBJECT ENCODING "$k"; done | tr '\n' ' ')
+    progress "small: $size members; layouts of zkit, 0.2, Lua, integer boards: $enc"
+    local m
+    for k in z p n; do
+      m=$(redis-cli -p "$port" MEMORY USAGE "bench:$k" SAMPLES 0)
+      csv small-memory "board" "$size" "$k" "$(awk -v m="$m" -v n="$size" 'BEGIN { printf "%.1f", m / n }')" B/member
+    done
+    for line in "${small_cases[@]}"; do
+      IFS='|' read -r name zkit native lua <<<"$line"
+      selected "$name" || continue
+      [[ $lua == - ]] || sha=$(redis-cli -p "$port" SCRIPT LOAD "$(cat "$here/lua/${lua%% *}")")
+      local z=() p=() n=() l=()
+      for r in $(seq "$rounds"); do
+        progress "small: $name at $size: round $r of $rounds"
+        z+=("$(small_rate bench:z "$zkit" "$size")")
+        redis-cli -p "$port" CONFIG SET zkit.small-board-max 0 >/dev/null
+        p+=("$(small_rate bench:p "$zkit" "$size")")
+        redis-cli -p "$port" CONFIG SET zkit.small-board-max 128 >/dev/null
+        n+=("$(small_rate bench:n "$native" "$size")")
+        [[ $lua == - ]] || l+=("$(small_rate bench:l "EVALSHA $sha ${lua#* }" "$size")")
+      done
+      local zm pm nm lm=0
+      zm=$(printf '%s\n' "${z[@]}" | median) pm=$(printf '%s\n' "${p[@]}" | median)
+      nm=$(printf '%s\n' "${n[@]}" | median)
+      ((${#l[@]})) && lm=$(printf '%s\n' "${l[@]}" | median)
+      csv small "$name" "$size" zkit "$zm" "$unit"
+      csv small "$name" "$size" zkit-0.2-layout "$pm" "$unit"
+      csv small "$name" "$size" native-integer "$nm" "$unit"
+      ((${#l[@]})) && csv small "$name" "$size" lua "$lm" "$unit"
+      progress "$(awk -v c="$name" -v s="$size" -v z="$zm" -v p="$pm" -v n="$nm" -v l="$lm" \
+        'BEGIN { printf "measured: %-26s %4s  zkit %8.0f  0.2 layout %.2fx  vs integer native %.2fx  vs Lua %s", c, s, z, p / z, z / n, (l > 0 ? sprintf("%.2fx", z / l) : "-") }')"
+    done
+    # After DEBUG RELOAD every board is a listpack again until zkit's loaded
+    # hook moves it (the integer board stays one).
+    redis-cli -p "$port" DEBUG RELOAD >/dev/null
+    enc=$(redis-cli -p "$port" OBJECT ENCODING bench:z)
+    progress "small: $size members after DEBUG RELOAD: zkit's board is a $enc"
+    for line in "${small_cases[@]}"; do
+      IFS='|' read -r name zkit native lua <<<"$line"
+      selected "$name" || continue
+      local z=()
+      for r in $(seq "$rounds"); do z+=("$(small_rate bench:z "$zkit" "$size")"); done
+      zm=$(printf '%s\n' "${z[@]}" | median)
+      csv small "$name" "$size" zkit-after-reload "$zm" "$unit"
+      progress "measured: $name at $size after DEBUG RELOAD: zkit $zm $unit"
+    done
+  done
+  stop_servers
+}
+
 for section in $sections; do
   case $section in
     sweep) run_sweep ;;
@@ -643,7 +783,8 @@ for section in $sections; do
     memory) run_memory ;;
     long) [[ $measure == instructions ]] || run_long ;;
     vote) [[ $measure == instructions ]] || run_vote ;;
-    *) fail "unknown section $section (sweep tax latency memory long vote)" ;;
+    small) run_small ;;
+    *) fail "unknown section $section (sweep tax latency memory long vote small)" ;;
   esac
 done
 

@@ -157,6 +157,52 @@ def main(out):
         lines += ["", "How long one command holds the server (SLOWLOG, median of 3):", "", "| command | ms |", "|---|---|"]
         lines += [f"| {r['case']} | {float(r['value']):.1f} |" for r in long_rows]
 
+    small = [r for r in rows if r["section"] == "small" and r["variant"] == "zkit"]
+    if small:
+        lines += [
+            "",
+            "Small boards: zkit (the skiplist layout it keeps boards of up to 128 members in), against "
+            "native commands on an integer board of the same size (ZINCRBY + ZREVRANK and the like: "
+            "what a team has without first-come ties), the Lua a user would write (on the listpack a "
+            "server gives a board), the same command on zkit 0.2's layout (a listpack of score text), "
+            f"and zkit again after DEBUG RELOAD; bold: under {NATIVE_TARGET}x native or {LUA_TARGET}x Lua.",
+            "",
+            "| case | size | zkit | / integer native | / Lua | / 0.2 layout | after DEBUG RELOAD / integer native |",
+            "|---|---|---|---|---|---|---|",
+        ]
+        for r in small:
+            got = by[("small", r["case"], r["size"])]
+            zkit = float(r["value"])
+
+            def versus(variant, target=None):
+                if variant not in got:
+                    return "-"
+                value = zkit / float(got[variant]["value"])
+                return ratio_cell(value, target) if target else f"{value:.2f}x"
+
+            reloaded = "-"
+            if "zkit-after-reload" in got:
+                value = float(got["zkit-after-reload"]["value"]) / float(got["native-integer"]["value"])
+                reloaded = ratio_cell(value, NATIVE_TARGET)
+            lines.append(
+                f"| {r['case']} | {r['size']} | {zkit:,.0f} | {versus('native-integer', NATIVE_TARGET)} | "
+                f"{versus('lua', LUA_TARGET)} | {versus('zkit-0.2-layout')} | {reloaded} |"
+            )
+    small_memory = [r for r in rows if r["section"] == "small-memory"]
+    if small_memory:
+        names = {"z": "zkit (skiplist)", "p": "zkit 0.2 (listpack of score text)", "n": "integer board (listpack)"}
+        msizes = sorted({int(r["size"]) for r in small_memory})
+        lines += [
+            "",
+            "Small boards, bytes per member (`MEMORY USAGE ... SAMPLES 0`):",
+            "",
+            "| board | " + " | ".join(str(s) for s in msizes) + " |",
+            "|---|" + "---|" * len(msizes),
+        ]
+        for variant, name in names.items():
+            cells = [by.get(("small-memory", "board", str(s)), {}).get(variant, {}).get("value", "") for s in msizes]
+            lines.append(f"| {name} | " + " | ".join(cells) + " |")
+
     vote = out / "vote.txt"
     if vote.exists() and (out / "results.csv").stat().st_mtime <= vote.stat().st_mtime:
         lines += ["", "VOTE.CAST against its script and client round trips (bench/vote_load.rs):", "", "```"]

@@ -707,7 +707,11 @@ fn every_command_is_registered_documented_and_versioned() {
     names.sort();
     assert_eq!(
         names,
-        ["zkit.tiebreak-epoch-ms", "zkit.tiebreak-span-ms"],
+        [
+            "zkit.small-board-max",
+            "zkit.tiebreak-epoch-ms",
+            "zkit.tiebreak-span-ms"
+        ],
         "{configs:?}"
     );
     ok(

@@ -46,7 +46,11 @@ pub struct NumericConfig {
 }
 
 /// Every zkit config.
-pub static CONFIGS: &[&NumericConfig] = &[&rank::TIEBREAK_EPOCH_MS, &rank::TIEBREAK_SPAN_MS];
+pub static CONFIGS: &[&NumericConfig] = &[
+    &rank::TIEBREAK_EPOCH_MS,
+    &rank::TIEBREAK_SPAN_MS,
+    &rank::SMALL_BOARD_MAX,
+];
 
 /// A count of events since the module loaded, for INFO zkit: what
 /// commandstats (calls, errors per command) does not already say.

@@ -27,8 +27,9 @@ use crate::host::{
     key_flags as kf, Arg, CallArg, Ctx, OwnedRStr, RStr, Reply, Request, ScoreBound, Zset,
 };
 use crate::logic::rank::{
-    add_totals, check_distinct_boards, next_total, shared_ranks, weigh_total, RankEntry,
-    SetCondition, TieBreakClock, TotalUpdate, CLOCK_LIMIT_MS, DEFAULT_EPOCH_MS, DEFAULT_SPAN_MS,
+    add_totals, check_distinct_boards, next_total, scores_read_as_board, shared_ranks, weigh_total,
+    RankEntry, SetCondition, TieBreakClock, TotalUpdate, CLOCK_LIMIT_MS, DEFAULT_EPOCH_MS,
+    DEFAULT_SPAN_MS,
 };
 use crate::{declare_command, request};
 
@@ -50,6 +51,18 @@ pub static TIEBREAK_SPAN_MS: NumericConfig = NumericConfig {
     default: DEFAULT_SPAN_MS,
     min: 1,
     max: CLOCK_LIMIT_MS,
+};
+
+/// `zkit.small-board-max`: boards of up to this many members are kept in
+/// the skiplist layout (see [`keep_skiplist_layout`]); 0 leaves every board
+/// in the layout the server picks (a listpack up to
+/// `zset-max-listpack-entries`), as zkit 0.2 did.
+pub static SMALL_BOARD_MAX: NumericConfig = NumericConfig {
+    name: "small-board-max",
+    value: AtomicI64::new(LISTPACK_BOARD_MAX as i64),
+    default: LISTPACK_BOARD_MAX as i64,
+    min: 0,
+    max: 1 << 16,
 };
 
 /// The tie-break clock boards encode and decode with now.
@@ -327,6 +340,8 @@ fn plan_write(
 /// Writes a planned total: replayed as `ZADD`, announced as the native peer
 /// of the update announces it (`zincr` for a gift, `zadd` for a set).
 fn apply_write(
+    ctx: &Ctx,
+    key: &RStr,
     board: &mut Zset,
     member: &RStr,
     update: TotalUpdate,
@@ -337,6 +352,7 @@ fn apply_write(
             TotalUpdate::Add(_) => board.add_incremented(member, score)?,
             TotalUpdate::Set(..) => board.add(member, score)?,
         };
+        keep_skiplist_layout(ctx, key, board);
     }
     Ok(())
 }
@@ -355,7 +371,7 @@ fn write_total(
     let at_ms = at_ms.unwrap_or_else(|| ctx.now_ms());
     let mut board = ctx.open_zset_mut(key)?;
     let planned = plan_write(&clock, board.score(member), update, at_ms)?;
-    apply_write(&mut board, member, update, &planned)?;
+    apply_write(ctx, key, &mut board, member, update, &planned)?;
     drop(board);
     let rank = rank_of_member(ctx, key, member, planned.total, ranks)?;
     Ok(Reply::ints(&[planned.total, rank]))
@@ -398,7 +414,14 @@ fn mgift(ctx: &Ctx, args: MultiGift<'_>) -> Result<Reply, ZkitError> {
         planned.push(plan_write(&clock, previous, update, at_ms)?);
     }
     for (key, write) in boards.iter().zip(&planned) {
-        apply_write(&mut ctx.open_zset_mut(key)?, member, update, write)?;
+        apply_write(
+            ctx,
+            key,
+            &mut ctx.open_zset_mut(key)?,
+            member,
+            update,
+            write,
+        )?;
     }
     let ranks = Ranks::shared(shared);
     let mut replies = Vec::with_capacity(boards.len());
@@ -610,6 +633,40 @@ impl MergedBoard {
 /// `zset-max-listpack-entries`.
 const LISTPACK_BOARD_MAX: usize = 128;
 
+/// Keeps a small board that was just written in the skiplist layout, where
+/// scores are doubles instead of text parsed at every step of a walk
+/// (docs/performance.md, "Small boards"). Only speed is at stake: when the
+/// layout cannot be read or changed the board stays a listpack and every
+/// reply is the same, so nothing here fails the write.
+fn keep_skiplist_layout(ctx: &Ctx, key: &RStr, board: &mut Zset) {
+    if !is_small_board(board.len()) {
+        return;
+    }
+    let _converted = ctx
+        .zset_is_listpack(key)
+        .and_then(|listpack| match listpack {
+            true => board.convert_to_skiplist(ctx.listpack_value_limit()?),
+            false => Ok(false),
+        });
+}
+
+/// Whether a board of `len` members is kept in the skiplist layout.
+fn is_small_board(len: usize) -> bool {
+    len as u64 <= SMALL_BOARD_MAX.value.load(Ordering::Relaxed) as u64
+}
+
+/// Takes a sorted set an RDB load brought in for a board to move to the
+/// skiplist layout (see [`scores_read_as_board`]); called for every loaded
+/// sorted set, so a board is fast again after a restart, a full sync or
+/// DEBUG RELOAD before any write reaches it.
+pub fn is_loaded_board(zset: &mut Zset) -> bool {
+    is_small_board(zset.len())
+        && scores_read_as_board(
+            zset.iter_asc(ScoreBound::MIN, ScoreBound::MAX)
+                .map(|(_, score)| score),
+        )
+}
+
 /// The 1-based rank of a member, highest total first; `None` if absent.
 fn rank_of(ctx: &Ctx, key: &RStr, member: &RStr) -> Result<Option<i64>, ZkitError> {
     let reply = ctx.call(c"ZREVRANK", &[CallArg::Str(key), CallArg::Str(member)])?;
@@ -670,12 +727,12 @@ fn rank_range(
     // skiplist board its scores come from the key (a hash lookup each): with
     // WITHSCORES the server would print each score as text for the call's
     // reply and parse it back, more than half of what a page costs. On a
-    // small board, a listpack at the default settings, a lookup walks the
-    // board, so WITHSCORES is cheaper there.
+    // listpack board (small, with `zkit.small-board-max 0`) a lookup walks
+    // the board, so WITHSCORES is cheaper there.
     let Some(board) = ctx.open_zset(key)? else {
         return Ok(Reply::Array(Vec::new()));
     };
-    let small = board.len() <= LISTPACK_BOARD_MAX;
+    let small = board.len() <= LISTPACK_BOARD_MAX && !is_small_board(board.len());
     let args = [
         CallArg::Str(key),
         CallArg::Int(start),

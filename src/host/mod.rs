@@ -5,7 +5,8 @@
 //! - [`Ctx`]: one call from the server (a command, a callback, the load):
 //!   replies, flags, the clock, logging;
 //! - [`RStr`], [`OwnedRStr`]: server strings;
-//! - [`Zset`]: a sorted-set key on the low-level key API;
+//! - [`Zset`]: a sorted-set key on the low-level key API, and its layout
+//!   (listpack or skiplist, `layout.rs`);
 //! - [`CallReply`]: the reply of a native command run through RM_Call, for
 //!   what the key API cannot do (ranks, sets);
 //! - [`Command`] and [`declare_command!`]: a command's declaration, its
@@ -32,6 +33,7 @@ mod error;
 mod gate;
 mod grammar;
 mod info;
+mod layout;
 mod registration;
 mod reply;
 mod string;
@@ -52,6 +54,7 @@ pub use grammar::{
     Request,
 };
 pub use info::{register_info, InfoSink};
+pub use layout::{convert_loaded_zsets, LoadedZsetFilter};
 pub use registration::{add_acl_category, register_command};
 pub use reply::Reply;
 pub use string::{OwnedRStr, RStr};

@@ -197,7 +197,10 @@ impl KeyKind {
 }
 
 impl<'c> Zset<'c> {
-    fn wrap(key: NonNull<raw::RedisModuleKey>, writer: Option<(&'c Ctx, &'c RStr)>) -> Zset<'c> {
+    pub(super) fn wrap(
+        key: NonNull<raw::RedisModuleKey>,
+        writer: Option<(&'c Ctx, &'c RStr)>,
+    ) -> Zset<'c> {
         Zset {
             key,
             writer,
@@ -266,7 +269,7 @@ impl<'c> Zset<'c> {
     }
 
     /// RedisModule_ZsetAdd, unrecorded; returns its output flags.
-    fn raw_add(&mut self, member: &RStr, score: f64) -> Result<c_int, HostError> {
+    pub(super) fn raw_add(&mut self, member: &RStr, score: f64) -> Result<c_int, HostError> {
         let mut flags: c_int = 0;
         // SAFETY: open writable key and valid member.
         let status =
@@ -326,7 +329,7 @@ impl<'c> Zset<'c> {
         deleted
     }
 
-    fn raw_remove(&mut self, member: &RStr) -> bool {
+    pub(super) fn raw_remove(&mut self, member: &RStr) -> bool {
         let mut deleted: c_int = 0;
         // SAFETY: open writable key and valid member.
         unsafe { api!(RedisModule_ZsetRem)(self.ptr(), member.as_ptr(), &mut deleted) };
@@ -378,11 +381,11 @@ impl<'c> Zset<'c> {
     }
 
     /// The name of a writable key.
-    fn name(&self) -> &'c RStr {
+    pub(super) fn name(&self) -> &'c RStr {
         self.writer.expect("writes need a writable key").1
     }
 
-    fn record(&self, write: Write<'_>) {
+    pub(super) fn record(&self, write: Write<'_>) {
         self.writer
             .expect("writes need a writable key")
             .0

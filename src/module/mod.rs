@@ -59,5 +59,6 @@ fn load(ctx: &Ctx, args: &[RStr]) -> Result<(), String> {
             ));
         }
     }
+    host::convert_loaded_zsets(ctx, commands::rank::is_loaded_board)?;
     host::register_info(ctx, info::write)
 }

@@ -15,6 +15,11 @@ pub fn zset_dump(con: &mut impl redis::ConnectionLike, key: &str) -> Vec<(String
 pub enum KeyContents {
     /// The DUMP payload, compared byte for byte.
     Dump(Vec<u8>),
+    /// A sorted set: its members and exact scores (17 digits), in order. Not
+    /// its DUMP: that depends on the layout (listpack or skiplist), and a
+    /// server with zkit keeps small boards as skiplists where a server
+    /// without it loads the same data as listpacks.
+    SortedSet(Vec<(Vec<u8>, Vec<u8>)>),
     /// A set or hash in a hash table, whose DUMP lists elements in bucket
     /// order, which depends on each server's random hash seed: its type and
     /// its elements (hash fields as `field\0value`), sorted.
@@ -28,8 +33,9 @@ pub enum KeyContents {
 pub type DbContents = Vec<(String, KeyContents)>;
 
 /// Every key with its contents, sorted: a byte-for-byte snapshot of a
-/// database for comparing servers (sorted sets, strings, lists and compact
-/// sets and hashes by DUMP bytes; hash-table sets and hashes by elements).
+/// database for comparing servers (strings, lists and compact sets and
+/// hashes by DUMP bytes; sorted sets, hash-table sets and hashes by
+/// elements).
 pub fn db_snapshot(con: &mut impl redis::ConnectionLike) -> DbContents {
     all_keys(con)
         .into_iter()
@@ -37,6 +43,11 @@ pub fn db_snapshot(con: &mut impl redis::ConnectionLike) -> DbContents {
             let kind: String = on_key(con, &["TYPE"], &k);
             let encoding: String = on_key(con, &["OBJECT", "ENCODING"], &k);
             let contents = match (kind.as_str(), encoding.as_str()) {
+                ("zset", _) => {
+                    let args = [&b"ZRANGE"[..], &k, b"0", b"-1", b"WITHSCORES"].map(<[u8]>::to_vec);
+                    let reply = run_bytes(con, &args).expect("ZRANGE of a snapshot");
+                    KeyContents::SortedSet(redis::from_redis_value(reply).expect("ZRANGE pairs"))
+                }
                 ("set", "hashtable") => {
                     let mut elements: Vec<Vec<u8>> = on_key(con, &["SMEMBERS"], &k);
                     elements.sort();
