@@ -47,7 +47,7 @@ const CALLS_WITH_EVERY_OPTION: &[&[&str]] = &[
         "1718000000000",
         "SHARED",
     ],
-    &["RANK.MGET", "board", "m", "n", "SHARED"],
+    &["RANK.MGET", "board", "SHARED", "MEMBERS", "m", "n"],
     &["RANK.TOP", "board", "10", "OFFSET", "0", "SHARED"],
     &["RANK.AROUND", "board", "m", "1", "SHARED"],
     &["RANK.MERGE", "merged", "1", "board", "WEIGHTS", "2"],
@@ -67,7 +67,7 @@ const CALLS_WITH_EVERY_OPTION: &[&[&str]] = &[
         "q:n",
         "3",
     ],
-    &["DELAY.ACK", "q:held", "a", "DELIVERIES", "q:n"],
+    &["DELAY.ACK", "q:held", "DELIVERIES", "q:n", "TASKS", "a"],
     &[
         "DELAY.BPOLL",
         "q",
@@ -82,8 +82,17 @@ const CALLS_WITH_EVERY_OPTION: &[&[&str]] = &[
         "q:n",
         "3",
     ],
-    &["RATE.HIT", "rate", "60000", "50", "COST", "2"],
-    &["RECENT.ADD", "recent", "a", "CAP", "5", "TTL", "60"],
+    &["RATE.HIT", "rate", "COST", "2", "60000", "50"],
+    &[
+        "RECENT.ADD",
+        "recent",
+        "CAP",
+        "5",
+        "TTL",
+        "60",
+        "ITEMS",
+        "a",
+    ],
     &[
         "VOTE.CAST",
         "scores",
@@ -196,7 +205,8 @@ fn every_option_given_twice_is_a_syntax_error_and_changes_nothing() {
             let mut twice: Vec<&str> = call[..end].to_vec();
             twice.extend_from_slice(&call[at..end]);
             twice.extend_from_slice(&call[end..]);
-            assert_errors_change_nothing(&mut con, &[(&twice, "ERR syntax error")]);
+            let expected = format!("ERR syntax error: {keyword} is given twice; usage: ");
+            assert_errors_change_nothing(&mut con, &[(&twice, &expected)]);
             checked += 1;
         }
     }
