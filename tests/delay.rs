@@ -946,6 +946,9 @@ fn deliveries_are_counted_for_operators_and_nack_keeps_the_count() {
     assert_eq!(query::<i64>(&mut con, &["EXISTS", "{jobs}:n"]), 0);
 }
 
+/// DELAY.ACK's syntax, as its syntax errors give it.
+const ACK_USAGE: &str = "DELAY.ACK inflight [DELIVERIES deliveries] TASKS task [task ...]";
+
 #[test]
 fn a_task_named_like_a_keyword_is_still_a_task() {
     let server = Server::start();
@@ -995,22 +998,19 @@ fn a_task_named_like_a_keyword_is_still_a_task() {
     );
     // The 0.2 form, tasks before the option, is refused with the 0.3 usage
     // rather than read another way; nothing changes.
-    let usage = "usage: DELAY.ACK inflight [DELIVERIES deliveries] TASKS task [task ...]";
+    let unexpected_a = syntax_error("unexpected 'a'", ACK_USAGE);
     assert_errors_change_nothing(
         &mut con,
         &[
             (
                 &["DELAY.ACK", "held", "a", "DELIVERIES", "n"],
-                &format!("ERR syntax error: unexpected 'a'; {usage}"),
+                &unexpected_a,
             ),
             (
                 &["DELAY.ACK", "held", "TASKS"],
                 "ERR wrong number of arguments",
             ),
-            (
-                &["DELAY.ACK", "held", "a", "TASKS"],
-                &format!("ERR syntax error: unexpected 'a'; {usage}"),
-            ),
+            (&["DELAY.ACK", "held", "a", "TASKS"], &unexpected_a),
         ],
     );
     // (COMMAND GETKEYS of such calls: tests/commands_json.rs.)
@@ -1079,14 +1079,9 @@ fn new_delay_errors_change_nothing() {
     let syntax = "ERR syntax error";
     let arity = "ERR wrong number of arguments";
     let leased = "DELAY.POLL q LEASE held 10 DEADLETTER";
-    let ack_syntax = |mistake: &str| {
-        format!(
-            "ERR syntax error: {mistake}; usage: DELAY.ACK inflight [DELIVERIES deliveries] TASKS task [task ...]"
-        )
-    };
-    let ack_missing_tasks = ack_syntax("TASKS is missing");
-    let ack_twice = ack_syntax("DELIVERIES is given twice");
-    let ack_unexpected_x = ack_syntax("unexpected 'x'");
+    let ack_missing_tasks = syntax_error("TASKS is missing", ACK_USAGE);
+    let ack_twice = syntax_error("DELIVERIES is given twice", ACK_USAGE);
+    let ack_unexpected_x = syntax_error("unexpected 'x'", ACK_USAGE);
     let lines: Vec<(String, &str)> = [
         ("DELAY.POLL q DEADLETTER d n 3", needs_lease),
         ("DELAY.BPOLL q 0 DEADLETTER d n 3", needs_lease),

@@ -180,9 +180,9 @@ fn errors_change_nothing() {
     let window = "ERR window must be between 1 and 3155760000000 ms";
     let limit = "ERR limit must be between 1 and 1000000";
     let cost = "ERR cost must be between 1 and the limit";
-    let usage = "usage: RATE.HIT key [COST cost] window-ms limit [window-ms limit ...]";
-    let unpaired = format!("ERR syntax error: values come in groups of 'window-ms limit'; {usage}");
-    let cost_twice = format!("ERR syntax error: COST is given twice; {usage}");
+    let usage = "RATE.HIT key [COST cost] window-ms limit [window-ms limit ...]";
+    let unpaired = syntax_error("values come in groups of 'window-ms limit'", usage);
+    let cost_twice = syntax_error("COST is given twice", usage);
     let cases: &[(&[&str], &str)] = &[
         (&["RATE.HIT", "str", "1000", "5"], "WRONGTYPE"),
         (&["RATE.HIT", "k", "1000"], "ERR wrong number of arguments"),

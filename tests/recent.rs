@@ -185,11 +185,8 @@ fn errors_change_nothing() {
     add(&mut con, &["r", "TTL", "600", "ITEMS", "a", "b"]);
     ok(&mut con, &["SET", "str", "x"]);
     ok(&mut con, &["ZADD", "forever", "inf", "x"]);
-    let syntax = |mistake: &str| {
-        format!(
-            "ERR syntax error: {mistake}; usage: RECENT.ADD key [CAP cap] [TTL seconds] ITEMS member [member ...]"
-        )
-    };
+    let usage = "RECENT.ADD key [CAP cap] [TTL seconds] ITEMS member [member ...]";
+    let syntax = |mistake: &str| syntax_error(mistake, usage);
     let missing_items = syntax("ITEMS is missing");
     let unexpected_c = syntax("unexpected 'c'");
     let cap_twice = syntax("CAP is given twice");

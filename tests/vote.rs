@@ -319,11 +319,8 @@ fn errors_change_nothing() {
     let keys = |scores: &str, ups: &str, downs: &str| {
         format!("VOTE.CAST {scores} {ups} {downs} 1 critic UP")
     };
-    let direction = |word: &str| {
-        format!(
-            "ERR syntax error: unexpected '{word}'; usage: VOTE.CAST scores upvoters downvoters item voter <UP | DOWN | CLEAR> [WEIGHT up down] [WINDOW times seconds]"
-        )
-    };
+    let usage = "VOTE.CAST scores upvoters downvoters item voter <UP | DOWN | CLEAR> [WEIGHT up down] [WINDOW times seconds]";
+    let direction = |word: &str| syntax_error(&format!("unexpected '{word}'"), usage);
     let sideways = direction("SIDEWAYS");
     let numeric_direction = direction("1");
     let no_direction = direction("");
