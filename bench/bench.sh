@@ -206,7 +206,7 @@ add_case "RATE.HIT refused" RATE
 # size, as above; the trim then finds nothing beyond the cap.
 data_recent() { fill_zset "$port" "$2" "$1" "1700000000000 + i" "$(member_format m:)"; }
 DATA=data_recent
-ZKIT=(RECENT.ADD {k} m:__rand_int__ CAP {n} TTL 2592000)
+ZKIT=(RECENT.ADD {k} CAP {n} TTL 2592000 ITEMS m:__rand_int__)
 NATIVE=("ZINCRBY {k} 10000000000000 m:__rand_int__" "ZREMRANGEBYRANK {k} 0 -{n1}" "EXPIRE {k} 2592000")
 LUA=(recent_add_zset.lua 1 {k} m:__rand_int__ {n} 2592000)
 RAND=2n NATIVE_RAND=n
@@ -261,7 +261,7 @@ add_case "RANK.MGIFT 3 boards" RANK
 # Ten members of a board at once.
 DATA=data_board
 ten=$(printf 'm:__rand_int__ %.0s' 1 2 3 4 5 6 7 8 9 10)
-ZKIT=(RANK.MGET {k} $ten)
+ZKIT=(RANK.MGET {k} MEMBERS $ten)
 NATIVE=("ZMSCORE {k} $ten")
 for _ in 1 2 3 4 5 6 7 8 9 10; do NATIVE+=("ZREVRANK {k} m:__rand_int__"); done
 LUA=(rank_mget.lua 1 {k} $ten)
@@ -544,10 +544,10 @@ run_memory() {
               for i = s, math.min(s + 999, n) do a[#a + 1] = i; a[#a + 1] = string.format('t:%012d', i) end
               redis.call('ZADD', 'q', unpack(a)) end
               while redis.call('EXISTS', 'q') == 1 do redis.call('DELAY.POLL', 'q', 'COUNT', 1000, 'LEASE', 'z', 600000) end" ;;
-        RATE) build="redis.call('RATE.HIT', 'z', 1000000000, n, 'COST', n)" ;;
-        RECENT) build="for s = 1, n, 1000 do local a = {'z'}
+        RATE) build="redis.call('RATE.HIT', 'z', 'COST', n, 1000000000, n)" ;;
+        RECENT) build="for s = 1, n, 1000 do local a = {'z', 'CAP', n, 'ITEMS'}
               for i = s, math.min(s + 999, n) do a[#a + 1] = string.format('m:%012d', i) end
-              a[#a + 1] = 'CAP'; a[#a + 1] = n; redis.call('RECENT.ADD', unpack(a)) end" ;;
+              redis.call('RECENT.ADD', unpack(a)) end" ;;
         VOTE) build="for i = 1, n do redis.call('VOTE.CAST', 'scores', 'z', 'down', 'item', string.format('u:%012d', i), 'UP') end" ;;
       esac
       redis-cli -p "$port" EVAL "local n = tonumber(ARGV[1]) $build" 0 "$n" >/dev/null ||

@@ -78,7 +78,7 @@ expect 2 ZADD jobs 1 job1 4102444800000 job2
 expect "job1 1" DELAY.POLL jobs COUNT 10
 expect "1 1 0 -1" RATE.HIT limit 60000 1
 expect "0 1 0 *" RATE.HIT limit 60000 1
-expect 2 RECENT.ADD recent a b c CAP 2
+expect 2 RECENT.ADD recent CAP 2 ITEMS a b c
 expect "c b" ZREVRANGE recent 0 -1
 expect OK MODULE UNLOAD zkit
 expect "*unknown command*" RANK.GET board alice

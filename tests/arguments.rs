@@ -47,7 +47,7 @@ const CALLS_WITH_EVERY_OPTION: &[&[&str]] = &[
         "1718000000000",
         "SHARED",
     ],
-    &["RANK.MGET", "board", "m", "n", "SHARED"],
+    &["RANK.MGET", "board", "SHARED", "MEMBERS", "m", "n"],
     &["RANK.TOP", "board", "10", "OFFSET", "0", "SHARED"],
     &["RANK.AROUND", "board", "m", "1", "SHARED"],
     &["RANK.MERGE", "merged", "1", "board", "WEIGHTS", "2"],
@@ -67,7 +67,7 @@ const CALLS_WITH_EVERY_OPTION: &[&[&str]] = &[
         "q:n",
         "3",
     ],
-    &["DELAY.ACK", "q:held", "a", "DELIVERIES", "q:n"],
+    &["DELAY.ACK", "q:held", "DELIVERIES", "q:n", "TASKS", "a"],
     &[
         "DELAY.BPOLL",
         "q",
@@ -82,8 +82,17 @@ const CALLS_WITH_EVERY_OPTION: &[&[&str]] = &[
         "q:n",
         "3",
     ],
-    &["RATE.HIT", "rate", "60000", "50", "COST", "2"],
-    &["RECENT.ADD", "recent", "a", "CAP", "5", "TTL", "60"],
+    &["RATE.HIT", "rate", "COST", "2", "60000", "50"],
+    &[
+        "RECENT.ADD",
+        "recent",
+        "CAP",
+        "5",
+        "TTL",
+        "60",
+        "ITEMS",
+        "a",
+    ],
     &[
         "VOTE.CAST",
         "scores",
@@ -125,6 +134,47 @@ fn flags(arg: &HashMap<String, Value>) -> Vec<String> {
         .unwrap_or_default()
 }
 
+/// A command's syntax as COMMAND DOCS describes it, in the form syntax
+/// errors give it: `RECENT.ADD key [CAP cap] ... ITEMS member [member ...]`,
+/// a required choice as `<UP | DOWN | CLEAR>`.
+fn usage_from_docs(command: &str, args: Option<&Value>) -> String {
+    let mut words = vec![command.to_uppercase()];
+    if let Some(Value::Array(args)) = args {
+        words.extend(args.iter().map(argument_usage));
+    }
+    words.join(" ")
+}
+
+fn argument_usage(arg: &Value) -> String {
+    let arg = fields(arg);
+    let flags = flags(&arg);
+    let optional = flags.iter().any(|f| f == "optional");
+    let parts = || match arg.get("arguments") {
+        Some(Value::Array(parts)) => parts.iter().map(argument_usage).collect::<Vec<_>>(),
+        _ => Vec::new(),
+    };
+    let item = match text(arg.get("type")).unwrap().as_str() {
+        "pure-token" => String::new(),
+        "block" => parts().join(" "),
+        "oneof" if optional => parts().join(" | "),
+        "oneof" => format!("<{}>", parts().join(" | ")),
+        _ => text(arg.get("name")).unwrap(),
+    };
+    let mut one: Vec<String> = text(arg.get("token")).into_iter().collect();
+    if !item.is_empty() {
+        one.push(item.clone());
+        if flags.iter().any(|f| f == "multiple") {
+            one.push(format!("[{item} ...]"));
+        }
+    }
+    let one = one.join(" ");
+    if optional {
+        format!("[{one}]")
+    } else {
+        one
+    }
+}
+
 /// How many words follow an option keyword: `None` for a repeated argument
 /// (the words up to the next option or the end).
 type Arity = Option<usize>;
@@ -160,6 +210,8 @@ fn optional_keywords(args: &Value, inside_optional: bool, out: &mut Vec<(String,
     }
 }
 
+/// An option given twice is refused, names itself, and shows the command's
+/// syntax exactly as COMMAND DOCS describes it.
 #[test]
 fn every_option_given_twice_is_a_syntax_error_and_changes_nothing() {
     let server = Server::start();
@@ -173,6 +225,7 @@ fn every_option_given_twice_is_a_syntax_error_and_changes_nothing() {
     for command in zkit_commands(&mut con) {
         let docs: Vec<Value> = query(&mut con, &["COMMAND", "DOCS", &command.name]);
         let docs = fields(&docs[1]);
+        let usage = usage_from_docs(&command.name, docs.get("arguments"));
         let mut keywords = Vec::new();
         if let Some(args) = docs.get("arguments") {
             optional_keywords(args, false, &mut keywords);
@@ -196,7 +249,9 @@ fn every_option_given_twice_is_a_syntax_error_and_changes_nothing() {
             let mut twice: Vec<&str> = call[..end].to_vec();
             twice.extend_from_slice(&call[at..end]);
             twice.extend_from_slice(&call[end..]);
-            assert_errors_change_nothing(&mut con, &[(&twice, "ERR syntax error")]);
+            let expected = syntax_error(&format!("{keyword} is given twice"), &usage);
+            assert_eq!(err(&mut con, &twice), expected);
+            assert_errors_change_nothing(&mut con, &[(&twice, &expected)]);
             checked += 1;
         }
     }

@@ -118,12 +118,15 @@ fn lease_moves_tasks_in_flight_until_acked() {
     }
     // Not due yet in flight: nobody else gets them.
     assert_eq!(poll(&mut con, &["{q}:inflight"]), vec![]);
-    let acked: i64 = query(&mut con, &["DELAY.ACK", "{q}:inflight", "a", "a", "zzz"]);
+    let acked: i64 = query(
+        &mut con,
+        &["DELAY.ACK", "{q}:inflight", "TASKS", "a", "a", "zzz"],
+    );
     assert_eq!(acked, 1);
-    let acked: i64 = query(&mut con, &["DELAY.ACK", "{q}:inflight", "b"]);
+    let acked: i64 = query(&mut con, &["DELAY.ACK", "{q}:inflight", "TASKS", "b"]);
     assert_eq!(acked, 1);
     assert_eq!(query::<i64>(&mut con, &["EXISTS", "{q}:inflight"]), 0);
-    let acked: i64 = query(&mut con, &["DELAY.ACK", "{q}:inflight", "b"]);
+    let acked: i64 = query(&mut con, &["DELAY.ACK", "{q}:inflight", "TASKS", "b"]);
     assert_eq!(acked, 0);
 }
 
@@ -178,7 +181,7 @@ fn many_workers_claim_every_task_exactly_once_and_dead_leases_come_back() {
                     for (task, _) in claimed {
                         if w % 2 == 0 {
                             let acked: i64 =
-                                query(&mut con, &["DELAY.ACK", "{jobs}:inflight", &task]);
+                                query(&mut con, &["DELAY.ACK", "{jobs}:inflight", "TASKS", &task]);
                             assert_eq!(acked, 1, "{task} was not in flight");
                         }
                         taken.push((w, task));
@@ -511,7 +514,7 @@ fn errors_change_nothing() {
             &["DELAY.BPOLL", "q", "0", "LEASE", "str", "100"],
             "WRONGTYPE",
         ),
-        (&["DELAY.ACK", "str", "a"], "WRONGTYPE"),
+        (&["DELAY.ACK", "str", "TASKS", "a"], "WRONGTYPE"),
         (&["DELAY.POLL"], "ERR wrong number of arguments"),
         (&["DELAY.BPOLL", "q"], "ERR wrong number of arguments"),
         (&["DELAY.ACK", "held"], "ERR wrong number of arguments"),
@@ -581,7 +584,10 @@ fn writes_replicate_as_native_commands_to_replicas_with_and_without_zkit() {
         700
     );
     assert_eq!(poll(&mut con, &["q", "COUNT", "3"]).len(), 3);
-    let acked: i64 = query(&mut con, &["DELAY.ACK", "inflight", "t0", "t1", "nope"]);
+    let acked: i64 = query(
+        &mut con,
+        &["DELAY.ACK", "inflight", "TASKS", "t0", "t1", "nope"],
+    );
     assert_eq!(acked, 2);
     // A BPOLL served at once, without blocking.
     assert_eq!(bpoll(&mut con, &["q", "0", "COUNT", "2"]).unwrap().len(), 2);
@@ -628,7 +634,7 @@ fn aof_replays_on_a_server_without_zkit() {
     );
     poll(&mut con, &["q", "LEASE", "held", "60000"]);
     poll(&mut con, &["q", "COUNT", "2", "LEASE", "held", "60000"]);
-    let _: i64 = query(&mut con, &["DELAY.ACK", "held", "b"]);
+    let _: i64 = query(&mut con, &["DELAY.ACK", "held", "TASKS", "b"]);
     let waiter = {
         let mut con = server.connect();
         thread::spawn(move || bpoll(&mut con, &["later", "0", "LEASE", "held", "60000"]))
@@ -650,8 +656,8 @@ fn writes_fire_the_native_keyspace_events() {
         poll(con, &["q", "LEASE", "held", "1000"]);
         poll(con, &["q", "COUNT", "5"]);
         poll(con, &["q"]); // nothing: no event
-        let _: i64 = query(con, &["DELAY.ACK", "held", "b"]);
-        let _: i64 = query(con, &["DELAY.ACK", "held", "b"]); // nothing: no event
+        let _: i64 = query(con, &["DELAY.ACK", "held", "TASKS", "b"]);
+        let _: i64 = query(con, &["DELAY.ACK", "held", "TASKS", "b"]); // nothing: no event
     });
     let events: Vec<(&str, &str)> = events
         .iter()
@@ -833,9 +839,10 @@ fn a_poison_task_stops_after_n_deliveries_while_the_others_flow() {
                     &[
                         "DELAY.ACK",
                         "{jobs}:inflight",
-                        &task,
                         "DELIVERIES",
                         "{jobs}:deliveries",
+                        "TASKS",
+                        &task,
                     ],
                 );
                 assert_eq!(acked, 1);
@@ -921,9 +928,10 @@ fn deliveries_are_counted_for_operators_and_nack_keeps_the_count() {
         &[
             "DELAY.ACK",
             "{jobs}:inflight",
-            "nobody",
             "DELIVERIES",
             "{jobs}:n",
+            "TASKS",
+            "nobody",
         ],
     );
     assert_eq!(acked, 0);
@@ -933,48 +941,82 @@ fn deliveries_are_counted_for_operators_and_nack_keeps_the_count() {
         &[
             "DELAY.ACK",
             "{jobs}:inflight",
-            "b",
             "DELIVERIES",
             "{jobs}:n",
+            "TASKS",
+            "b",
         ],
     );
     assert_eq!(acked, 1);
     assert_eq!(query::<i64>(&mut con, &["EXISTS", "{jobs}:n"]), 0);
 }
 
+/// DELAY.ACK's syntax, as its syntax errors give it.
+const ACK_USAGE: &str = "DELAY.ACK inflight [DELIVERIES deliveries] TASKS task [task ...]";
+
 #[test]
-fn a_task_named_like_the_keyword_is_still_a_task() {
+fn a_task_named_like_a_keyword_is_still_a_task() {
     let server = Server::start();
     let mut con = server.connect();
+    let far = "9999999999999";
     ok(
         &mut con,
-        &[
-            "ZADD",
-            "held",
-            "9999999999999",
-            "DELIVERIES",
-            "9999999999999",
-            "a",
-        ],
+        &["ZADD", "held", far, "DELIVERIES", far, "TASKS", far, "a"],
     );
-    ok(&mut con, &["ZADD", "n", "1", "DELIVERIES", "1", "a"]);
-    // Last, or alone, DELIVERIES is a task.
+    ok(
+        &mut con,
+        &["ZADD", "n", "1", "DELIVERIES", "1", "tasks", "1", "a"],
+    );
+    // After TASKS every word is a task, last or not, in any case.
     assert_eq!(
-        query::<i64>(&mut con, &["DELAY.ACK", "held", "a", "DELIVERIES"]),
+        query::<i64>(&mut con, &["DELAY.ACK", "held", "TASKS", "a", "DELIVERIES"]),
         2
     );
-    ok(&mut con, &["ZADD", "held", "9999999999999", "DELIVERIES"]);
-    // Second-to-last it is the keyword: name the task with the option.
+    assert_eq!(
+        query::<Vec<String>>(&mut con, &["ZRANGE", "held", "0", "-1"]),
+        ["TASKS"]
+    );
+    ok(&mut con, &["ZADD", "held", far, "DELIVERIES", far, "tasks"]);
     assert_eq!(
         query::<i64>(
             &mut con,
-            &["DELAY.ACK", "held", "DELIVERIES", "DELIVERIES", "n"]
+            &[
+                "DELAY.ACK",
+                "held",
+                "DELIVERIES",
+                "n",
+                "TASKS",
+                "DELIVERIES",
+                "n",
+                "tasks"
+            ]
         ),
-        1
+        2
+    );
+    assert_eq!(
+        query::<Vec<String>>(&mut con, &["ZRANGE", "held", "0", "-1"]),
+        ["TASKS"]
     );
     assert_eq!(
         query::<Vec<String>>(&mut con, &["ZRANGE", "n", "0", "-1"]),
         ["a"]
+    );
+    // The 0.2 form, tasks before the option, is refused with the 0.3 usage
+    // rather than read another way; nothing changes.
+    let unexpected_a = syntax_error("unexpected 'a'", ACK_USAGE);
+    assert_errors_change_nothing(
+        &mut con,
+        &[
+            (
+                &["DELAY.ACK", "held", "a", "DELIVERIES", "n"],
+                &unexpected_a,
+            ),
+            (
+                &["DELAY.ACK", "held", "TASKS"],
+                "ERR wrong number of arguments",
+            ),
+            (&["DELAY.ACK", "held", "a", "TASKS"], &unexpected_a),
+        ],
     );
     // (COMMAND GETKEYS of such calls: tests/commands_json.rs.)
 }
@@ -1042,6 +1084,9 @@ fn new_delay_errors_change_nothing() {
     let syntax = "ERR syntax error";
     let arity = "ERR wrong number of arguments";
     let leased = "DELAY.POLL q LEASE held 10 DEADLETTER";
+    let ack_missing_tasks = syntax_error("TASKS is missing", ACK_USAGE);
+    let ack_twice = syntax_error("DELIVERIES is given twice", ACK_USAGE);
+    let ack_unexpected_x = syntax_error("unexpected 'x'", ACK_USAGE);
     let lines: Vec<(String, &str)> = [
         ("DELAY.POLL q DEADLETTER d n 3", needs_lease),
         ("DELAY.BPOLL q 0 DEADLETTER d n 3", needs_lease),
@@ -1073,9 +1118,14 @@ fn new_delay_errors_change_nothing() {
         ("DELAY.TOUCH held x 3155760000001", lease),
         ("DELAY.TOUCH held x soon", not_integer),
         ("DELAY.TOUCH str x 1000", "WRONGTYPE"),
-        ("DELAY.ACK held x DELIVERIES str", "WRONGTYPE"),
-        ("DELAY.ACK held DELIVERIES n", syntax),
-        ("DELAY.ACK held x DELIVERIES n DELIVERIES m", syntax),
+        ("DELAY.ACK held DELIVERIES str TASKS x", "WRONGTYPE"),
+        ("DELAY.ACK held DELIVERIES n", &ack_missing_tasks),
+        (
+            "DELAY.ACK held DELIVERIES n DELIVERIES m TASKS x",
+            &ack_twice,
+        ),
+        ("DELAY.ACK held DELIVERIES TASKS x", &ack_unexpected_x),
+        ("DELAY.ACK held x DELIVERIES n", &ack_unexpected_x),
     ]
     .into_iter()
     .map(|(line, expected)| (line.to_string(), expected))
@@ -1115,7 +1165,15 @@ fn new_delay_writes_replicate_and_replay_without_zkit() {
         poll(con, &[&["{j}"][..], &clause].concat());
         let _: i64 = query(
             con,
-            &["DELAY.ACK", "{j}:held", "c", "d", "DELIVERIES", "{j}:n"],
+            &[
+                "DELAY.ACK",
+                "{j}:held",
+                "DELIVERIES",
+                "{j}:n",
+                "TASKS",
+                "c",
+                "d",
+            ],
         );
     }
     let (master, replicas) = master_and_replicas();
@@ -1143,7 +1201,7 @@ fn new_delay_writes_fire_the_native_keyspace_events() {
         poll(con, &[&["q"][..], &clause].concat()); // a: dead
         ok(con, &["ZADD", "q", "1", "b"]);
         poll(con, &[&["q"][..], &clause].concat()); // b: delivered, counted
-        let _: i64 = query(con, &["DELAY.ACK", "held", "b", "DELIVERIES", "n"]);
+        let _: i64 = query(con, &["DELAY.ACK", "held", "DELIVERIES", "n", "TASKS", "b"]);
     });
     assert_eq!(
         event_pairs(&events),
@@ -1182,7 +1240,7 @@ fn new_delay_calls_need_their_keys_in_one_slot() {
     for words in [
         "DELAY.NACK {q}:held other t 0",
         "DELAY.POLL {q} LEASE {q}:held 100 DEADLETTER dead {q}:n 3",
-        "DELAY.ACK {q}:held t DELIVERIES n",
+        "DELAY.ACK {q}:held DELIVERIES n TASKS t",
     ] {
         let e = err(&mut con, &cmdline(words));
         assert!(e.starts_with("CROSSSLOT"), "{words}: {e}");

@@ -764,12 +764,12 @@ fn info_zkit_counts_what_commandstats_does_not() {
         &mut con,
         &["DELAY.POLL", "q", "COUNT", "2", "LEASE", "held", "60000"],
     );
-    ok(&mut con, &["DELAY.ACK", "held", "t1", "t9"]);
+    ok(&mut con, &["DELAY.ACK", "held", "TASKS", "t1", "t9"]);
     // t2's lease "ended": a poll of the in-flight set into itself hands it
     // out again.
     ok(&mut con, &["ZADD", "held", "1", "t2"]);
     ok(&mut con, &["DELAY.POLL", "held", "LEASE", "held", "60000"]);
-    ok(&mut con, &["DELAY.ACK", "held", "t2"]);
+    ok(&mut con, &["DELAY.ACK", "held", "TASKS", "t2"]);
     for _ in 0..3 {
         ok(&mut con, &["RATE.HIT", "r", "60000", "1"]);
     }

@@ -60,7 +60,15 @@ fn live_stream_gift_board_walk_through() {
     // "My friends on this board", with shared ranks.
     let friends: Vec<Option<(i64, i64, i64)>> = query(
         &mut con,
-        &["RANK.MGET", room, "bob", "nobody", "carol", "SHARED"],
+        &[
+            "RANK.MGET",
+            room,
+            "SHARED",
+            "MEMBERS",
+            "bob",
+            "nobody",
+            "carol",
+        ],
     );
     assert_eq!(
         friends,
@@ -632,10 +640,13 @@ fn errors_change_nothing() {
             &["RANK.MERGE", "dest", "x", "b"],
             "ERR value is not an integer",
         ),
-        (&["RANK.MERGE", "dest", "3", "b", "b"], "ERR syntax error"),
+        (
+            &["RANK.MERGE", "dest", "3", "b", "b"],
+            "ERR numkeys is larger than the number of key arguments that follow",
+        ),
         (
             &["RANK.MERGE", "dest", "1", "b", "WEIGHTS"],
-            "ERR syntax error",
+            "ERR numkeys is larger than the number of weight arguments that follow",
         ),
         (
             &["RANK.MERGE", "dest", "1", "b", "WEIGHTS", "1", "2"],
@@ -952,10 +963,11 @@ fn mget_answers_as_get_for_each_member() {
     let friends = ["cat", "nobody", "ben", "ann"];
     for shared in [false, true] {
         let mut words = vec!["RANK.MGET", "b"];
-        words.extend_from_slice(&friends);
         if shared {
             words.push("SHARED");
         }
+        words.push("MEMBERS");
+        words.extend_from_slice(&friends);
         let replies: Vec<Value> = query(&mut con, &words);
         let each: Vec<Value> = friends
             .iter()
@@ -971,7 +983,15 @@ fn mget_answers_as_get_for_each_member() {
     }
     let ranks: Vec<Option<(i64, i64, i64)>> = query(
         &mut con,
-        &["RANK.MGET", "b", "ben", "nobody", "ann", "SHARED"],
+        &[
+            "RANK.MGET",
+            "b",
+            "SHARED",
+            "MEMBERS",
+            "ben",
+            "nobody",
+            "ann",
+        ],
     );
     assert_eq!(
         ranks,
@@ -981,26 +1001,51 @@ fn mget_answers_as_get_for_each_member() {
             Some((100, 1, EPOCH + MIN))
         ]
     );
-    // A member spelled SHARED is one anywhere but last.
-    let named: Vec<Option<(i64, i64, i64)>> = query(&mut con, &["RANK.MGET", "b", "SHARED", "cat"]);
+    // After MEMBERS a member spelled SHARED or MEMBERS is a member, last
+    // or not, in any case; only the option before MEMBERS shares ranks.
+    gift(&mut con, "b", "members", 80, &at(5 * MIN));
+    let named: Vec<Option<(i64, i64, i64)>> = query(
+        &mut con,
+        &[
+            "RANK.MGET",
+            "b",
+            "MEMBERS",
+            "SHARED",
+            "cat",
+            "members",
+            "shared",
+        ],
+    );
     assert_eq!(
         named,
         [
             Some((90, 3, EPOCH + 3 * MIN)),
-            Some((80, 4, EPOCH + 4 * MIN))
+            Some((80, 4, EPOCH + 4 * MIN)),
+            Some((80, 5, EPOCH + 5 * MIN)),
+            None
         ]
     );
-    // With the option it must not be last either (the flag is read once).
-    let named: Vec<Option<(i64, i64, i64)>> =
-        query(&mut con, &["RANK.MGET", "b", "SHARED", "cat", "SHARED"]);
+    let named: Vec<Option<(i64, i64, i64)>> = query(
+        &mut con,
+        &[
+            "RANK.MGET",
+            "b",
+            "shared",
+            "MEMBERS",
+            "SHARED",
+            "members",
+            "SHARED",
+        ],
+    );
     assert_eq!(
         named,
         [
             Some((90, 3, EPOCH + 3 * MIN)),
-            Some((80, 4, EPOCH + 4 * MIN))
+            Some((80, 4, EPOCH + 5 * MIN)),
+            Some((90, 3, EPOCH + 3 * MIN))
         ]
     );
-    let absent: Vec<Value> = query(&mut con, &["RANK.MGET", "nokey", "a", "b"]);
+    let absent: Vec<Value> = query(&mut con, &["RANK.MGET", "nokey", "MEMBERS", "a", "b"]);
     assert_eq!(absent, [Value::Nil, Value::Nil]);
 }
 
@@ -1013,6 +1058,8 @@ fn new_rank_errors_change_nothing() {
     ok(&mut con, &["SET", "{r}:str", "x"]);
     ok(&mut con, &["ZADD", "{r}:foreign", "inf", "m"]);
     let end = (EPOCH + (1i64 << 41)).to_string();
+    let mget_usage = "RANK.MGET key [SHARED] MEMBERS member [member ...]";
+    let mget_syntax = |mistake: &str| syntax_error(mistake, mget_usage);
     let cases: &[(&[&str], &str)] = &[
         (
             &["RANK.SET", "{r}:day", "m", "1", "GT", "LT"],
@@ -1080,11 +1127,11 @@ fn new_rank_errors_change_nothing() {
         ),
         (
             &["RANK.MGIFT", "2", "{r}:day", "{r}:week", "m"],
-            "ERR syntax error",
+            "ERR numkeys is larger than the number of key arguments that follow",
         ),
         (
             &["RANK.MGIFT", "3", "{r}:day", "{r}:week", "m"],
-            "ERR syntax error",
+            "ERR numkeys is larger than the number of key arguments that follow",
         ),
         (
             &["RANK.MGIFT", "1", "{r}:day", "m", "1.5"],
@@ -1103,14 +1150,34 @@ fn new_rank_errors_change_nothing() {
             "ERR wrong number of arguments",
         ),
         (&["RANK.MGET", "{r}:day"], "ERR wrong number of arguments"),
-        (&["RANK.MGET", "{r}:day", "SHARED"], "ERR syntax error"),
         (
-            &["RANK.MGET", "{r}:day", "m", "SHARED", "SHARED"],
-            "ERR syntax error",
+            &["RANK.MGET", "{r}:day", "MEMBERS"],
+            "ERR wrong number of arguments",
         ),
-        (&["RANK.MGET", "{r}:str", "m"], "WRONGTYPE"),
         (
-            &["RANK.MGET", "{r}:foreign", "x", "m"],
+            &["RANK.MGET", "{r}:day", "SHARED"],
+            "ERR wrong number of arguments",
+        ),
+        (
+            &["RANK.MGET", "{r}:day", "SHARED", "SHARED", "MEMBERS", "m"],
+            &mget_syntax("SHARED is given twice"),
+        ),
+        (
+            &["RANK.MGET", "{r}:day", "SHARED", "MEMBERS"],
+            &mget_syntax("MEMBERS needs at least one value"),
+        ),
+        // The 0.2 form, members first, is refused with the 0.3 usage.
+        (
+            &["RANK.MGET", "{r}:day", "m", "n"],
+            &mget_syntax("unexpected 'm'"),
+        ),
+        (
+            &["RANK.MGET", "{r}:day", "m", "SHARED"],
+            &mget_syntax("unexpected 'm'"),
+        ),
+        (&["RANK.MGET", "{r}:str", "MEMBERS", "m"], "WRONGTYPE"),
+        (
+            &["RANK.MGET", "{r}:foreign", "MEMBERS", "x", "m"],
             "ERR the member's score inf is not a rank score",
         ),
     ];

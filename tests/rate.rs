@@ -72,18 +72,18 @@ fn cost_takes_several_units_with_unique_members() {
     let server = Server::start();
     let mut con = server.connect();
     assert_eq!(
-        hit(&mut con, &["c", "60000", "10", "COST", "4"]),
+        hit(&mut con, &["c", "COST", "4", "60000", "10"]),
         (1, 4, 6, -1)
     );
     assert_eq!(
-        hit(&mut con, &["c", "60000", "10", "cost", "4"]),
+        hit(&mut con, &["c", "cost", "4", "60000", "10"]),
         (1, 8, 2, -1)
     );
-    let (allowed, count, remaining, retry) = hit(&mut con, &["c", "60000", "10", "COST", "3"]);
+    let (allowed, count, remaining, retry) = hit(&mut con, &["c", "COST", "3", "60000", "10"]);
     assert_eq!((allowed, count, remaining), (0, 8, 2));
     assert!((1..=60000).contains(&retry), "{retry}");
     assert_eq!(
-        hit(&mut con, &["c", "60000", "10", "COST", "2"]),
+        hit(&mut con, &["c", "COST", "2", "60000", "10"]),
         (1, 10, 0, -1)
     );
     let members: Vec<String> = query(&mut con, &["ZRANGE", "c", "0", "-1"]);
@@ -92,7 +92,7 @@ fn cost_takes_several_units_with_unique_members() {
     assert!(members.iter().all(|m| m.contains('-')), "{members:?}");
     // A cost equal to the limit is allowed on an empty log.
     assert_eq!(
-        hit(&mut con, &["c2", "60000", "3", "COST", "3"]),
+        hit(&mut con, &["c2", "COST", "3", "60000", "3"]),
         (1, 3, 0, -1)
     );
 }
@@ -115,7 +115,7 @@ fn retry_after_waits_for_exactly_the_entries_in_the_way() {
     assert_eq!((allowed, count), (0, 2));
     assert!((1..=1_000).contains(&retry_one), "{retry_one}");
     // Two units must wait for both entries.
-    let (allowed, _, _, retry_two) = hit(&mut con, &["r", "60000", "2", "COST", "2"]);
+    let (allowed, _, _, retry_two) = hit(&mut con, &["r", "COST", "2", "60000", "2"]);
     assert_eq!(allowed, 0);
     assert!((1_001..=59_000).contains(&retry_two), "{retry_two}");
     // The refused hits dropped the entry that had left the window, nothing else.
@@ -182,6 +182,9 @@ fn errors_change_nothing() {
     let window = "ERR window must be between 1 and 3155760000000 ms";
     let limit = "ERR limit must be between 1 and 1000000";
     let cost = "ERR cost must be between 1 and the limit";
+    let usage = "RATE.HIT key [COST cost] window-ms limit [window-ms limit ...]";
+    let unpaired = syntax_error("values come in groups of 'window-ms limit'", usage);
+    let cost_twice = syntax_error("COST is given twice", usage);
     let cases: &[(&[&str], &str)] = &[
         (&["RATE.HIT", "str", "1000", "5"], "WRONGTYPE"),
         (&["RATE.HIT", "k", "1000"], "ERR wrong number of arguments"),
@@ -203,22 +206,35 @@ fn errors_change_nothing() {
             &["RATE.HIT", "k", "1000", "x"],
             "ERR value is not an integer",
         ),
-        (&["RATE.HIT", "k", "1000", "5", "COST", "0"], cost),
-        (&["RATE.HIT", "k", "1000", "5", "COST", "-1"], cost),
-        (&["RATE.HIT", "k", "1000", "5", "COST", "6"], cost),
+        (&["RATE.HIT", "k", "COST", "0", "1000", "5"], cost),
+        (&["RATE.HIT", "k", "COST", "-1", "1000", "5"], cost),
+        (&["RATE.HIT", "k", "COST", "6", "1000", "5"], cost),
         (
-            &["RATE.HIT", "k", "1000", "5", "COST", "x"],
+            &["RATE.HIT", "k", "COST", "x", "1000", "5"],
             "ERR value is not an integer",
         ),
-        (&["RATE.HIT", "k", "1000", "5", "COST"], "ERR syntax error"),
+        (&["RATE.HIT", "k", "COST", "1000", "5"], &unpaired),
+        (
+            &["RATE.HIT", "k", "COST", "1", "COST", "2", "1000", "5"],
+            &cost_twice,
+        ),
+        (&["RATE.HIT", "k", "1000", "5", "COST"], &unpaired),
+        // An unknown option stands where a window is read, as in ZADD.
         (
             &["RATE.HIT", "k", "1000", "5", "BURST", "2"],
-            "ERR syntax error",
+            "ERR value is not an integer",
         ),
         (
-            &["RATE.HIT", "k", "1000", "5", "COST", "1", "x"],
-            "ERR syntax error",
+            &["RATE.HIT", "k", "BURST", "2", "1000", "5"],
+            "ERR value is not an integer",
         ),
+        // The 0.2 form, COST after the windows, is refused and changes
+        // nothing (it never meant anything else).
+        (
+            &["RATE.HIT", "k", "1000", "5", "COST", "2"],
+            "ERR value is not an integer or out of range",
+        ),
+        (&["RATE.HIT", "k", "1000", "5", "COST", "1", "x"], &unpaired),
     ];
     assert_errors_change_nothing(&mut con, cases);
 }
@@ -237,12 +253,12 @@ fn writes_replicate_as_native_commands_to_replicas_with_and_without_zkit() {
     }
     ok(&mut con, &["ZADD", "b", &t.to_string(), "fresh"]);
     for _ in 0..30 {
-        hit(&mut con, &["a", "300000", "20", "COST", "3"]);
+        hit(&mut con, &["a", "COST", "3", "300000", "20"]);
     }
     assert_eq!(hit(&mut con, &["b", "300000", "1"]).0, 0);
     // One hit logging more units than a replication chunk.
     assert_eq!(
-        hit(&mut con, &["big", "300000", "5000", "COST", "1500"]).0,
+        hit(&mut con, &["big", "COST", "1500", "300000", "5000"]).0,
         1
     );
     assert_eq!(query::<i64>(&mut con, &["ZCARD", "a"]), 18);
@@ -260,7 +276,7 @@ fn aof_replays_on_a_server_without_zkit() {
         &["ZADD", "k", &(t - 500_000).to_string(), "stale"],
     );
     for _ in 0..8 {
-        hit(&mut con, &["k", "300000", "5", "COST", "2"]);
+        hit(&mut con, &["k", "COST", "2", "300000", "5"]);
     }
     drop(con);
     assert_aof_replays_without_module(server);
@@ -338,7 +354,7 @@ fn anti_spam_with_a_burst_limit_and_a_daily_limit() {
     let one: Vec<i64> = query(&mut con, &["RATE.HIT", key, "86400000", "10"]);
     assert_eq!(one.len(), 4);
     // COST counts against every limit.
-    let costly: Stacked = hit_stacked(&mut con, &["c", "60000", "5", "3600000", "8", "COST", "4"]);
+    let costly: Stacked = hit_stacked(&mut con, &["c", "COST", "4", "60000", "5", "3600000", "8"]);
     assert_eq!(costly, (1, 4, 1, -1, 1));
 }
 
@@ -402,7 +418,10 @@ fn stacked_limit_errors_change_nothing() {
     hit(&mut con, &["k", "60000", "5"]);
     ok(&mut con, &["SET", "str", "x"]);
     let cases: &[(&[&str], &str)] = &[
-        (&["RATE.HIT", "k", "1000", "5", "2000"], "ERR syntax error"),
+        (
+            &["RATE.HIT", "k", "1000", "5", "2000"],
+            "ERR syntax error: values come in groups of 'window-ms limit'",
+        ),
         (
             &["RATE.HIT", "k", "1000", "5", "2000", "x"],
             "ERR value is not an integer",
@@ -416,16 +435,17 @@ fn stacked_limit_errors_change_nothing() {
             "ERR limit must be between 1 and 1000000",
         ),
         (
-            &["RATE.HIT", "k", "1000", "5", "60000", "2", "COST", "3"],
+            &["RATE.HIT", "k", "COST", "3", "1000", "5", "60000", "2"],
             "ERR cost must be between 1 and the limit",
         ),
         (
             &["RATE.HIT", "k", "1000", "5", "2000", "9", "COST"],
-            "ERR syntax error",
+            "ERR syntax error: values come in groups of 'window-ms limit'",
         ),
+        // COST stands before the windows only.
         (
             &["RATE.HIT", "k", "1000", "5", "COST", "1", "2000", "9"],
-            "ERR syntax error",
+            "ERR value is not an integer",
         ),
         (&["RATE.HIT", "str", "1000", "5", "2000", "9"], "WRONGTYPE"),
     ];
@@ -438,11 +458,11 @@ fn stacked_limits_replicate_and_replay_without_zkit() {
         let t = server_time_ms(con);
         ok(con, &["ZADD", "k", &(t - 500_000).to_string(), "stale"]);
         for _ in 0..12 {
-            hit_stacked(con, &["k", "1000", "3", "300000", "7", "COST", "2"]);
+            hit_stacked(con, &["k", "COST", "2", "1000", "3", "300000", "7"]);
         }
         hit_stacked(
             con,
-            &["big", "300000", "5000", "600000", "6000", "COST", "1500"],
+            &["big", "COST", "1500", "300000", "5000", "600000", "6000"],
         );
     }
     let (master, replicas) = master_and_replicas();

@@ -319,6 +319,11 @@ fn errors_change_nothing() {
     let keys = |scores: &str, ups: &str, downs: &str| {
         format!("VOTE.CAST {scores} {ups} {downs} 1 critic UP")
     };
+    let usage = "VOTE.CAST scores upvoters downvoters item voter <UP | DOWN | CLEAR> [WEIGHT up down] [WINDOW times seconds]";
+    let direction = |word: &str| syntax_error(&format!("unexpected '{word}'"), usage);
+    let sideways = direction("SIDEWAYS");
+    let numeric_direction = direction("1");
+    let no_direction = direction("");
     let cases: Vec<(String, &str)> = vec![
         (
             format!("VOTE.CAST {SCORES} {up} {down} 1 newbie"),
@@ -328,11 +333,13 @@ fn errors_change_nothing() {
             format!("VOTE.CAST {SCORES} {up}"),
             "ERR wrong number of arguments",
         ),
+        (cast_line("1", "critic SIDEWAYS"), &sideways),
+        (cast_line("1", "critic 1"), &numeric_direction),
+        // A direction is a keyword: a near miss is not taken for one.
         (
-            cast_line("1", "critic SIDEWAYS"),
-            "ERR unknown vote direction: use UP, DOWN or CLEAR",
+            cast_line("1", "critic UPP"),
+            "ERR syntax error: unexpected 'UPP'",
         ),
-        (cast_line("1", "critic 1"), "ERR unknown vote direction"),
         (new("WEIGHT"), "ERR syntax error"),
         (new("WEIGHT 1"), "ERR syntax error"),
         (new("WEIGHT nan 1"), "ERR value is not a valid float"),
@@ -369,7 +376,10 @@ fn errors_change_nothing() {
             "ERR syntax error",
         ),
         (new("LIMIT 1"), "ERR syntax error"),
-        (new("WEIGHT 1 1 EXTRA"), "ERR syntax error"),
+        (
+            new("WEIGHT 1 1 EXTRA"),
+            "ERR syntax error: unexpected 'EXTRA'",
+        ),
         (
             keys(SCORES, &up, &up),
             "ERR scores, upvoters and downvoters must be three different keys",
@@ -433,7 +443,7 @@ fn errors_change_nothing() {
         .iter()
         .map(|(line, expected)| (cmdline(line), *expected))
         .chain([
-            (empty_direction, "ERR unknown vote direction"),
+            (empty_direction, no_direction.as_str()),
             (empty_weight, "ERR value is not a valid float"),
         ]);
     let cases: Vec<(Vec<&str>, &str)> = cases.collect();

@@ -484,7 +484,8 @@ fn workers_drain_a_queue_while_master_and_replica_swap_roles() {
                             if rng.chance(10) {
                                 continue;
                             }
-                            let acked = run(&mut con, &["DELAY.ACK", "{jobs}:inflight", &task]);
+                            let acked =
+                                run(&mut con, &["DELAY.ACK", "{jobs}:inflight", "TASKS", &task]);
                             if acked == Ok(Value::Int(1)) {
                                 let mut ledger = ledger.lock().unwrap();
                                 ledger.get_mut(&task).unwrap().acked_at = Some(Instant::now());

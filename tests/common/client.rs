@@ -57,6 +57,12 @@ pub fn error_text(e: &redis::RedisError) -> String {
     }
 }
 
+/// The error of a call that does not fit its command's grammar: what is
+/// wrong, then the command's syntax (`usage`).
+pub fn syntax_error(mistake: &str, usage: &str) -> String {
+    format!("ERR syntax error: {mistake}; usage: {usage}")
+}
+
 /// Runs a command and converts the reply.
 pub fn query<T: redis::FromRedisValue>(con: &mut impl redis::ConnectionLike, words: &[&str]) -> T {
     let mut cmd = redis::cmd(words[0]);

@@ -133,14 +133,15 @@ pub const RANK: Family = Family {
             "$time",
             "SHARED",
         ],
-        &["RANK.MGET", "$key", "$member", "$member"],
+        &["RANK.MGET", "$key", "MEMBERS", "$member", "$member"],
         &[
             "RANK.MGET",
             "$key",
-            "$member",
-            "$member",
-            "$member",
             "SHARED",
+            "MEMBERS",
+            "$member",
+            "$member",
+            "$member",
         ],
         &[
             "RANK.MERGE",
@@ -234,14 +235,20 @@ fn rank_write(rng: &mut Rng, keys: &[String]) -> Vec<String> {
 fn rank_read(rng: &mut Rng, keys: &[String]) -> Vec<String> {
     let key = rng.pick(keys).clone();
     let member = format!("m{}", rng.below(12));
+    let shared = rng.chance(40);
     let mut words: Vec<String> = match rng.below(4) {
         0 => vec!["RANK.GET".into(), key, member],
         1 => {
-            let mut call = vec!["RANK.MGET".into(), key, member];
+            // SHARED goes before the members, which run to the end.
+            let mut call = vec!["RANK.MGET".into(), key];
+            if shared {
+                call.push("SHARED".into());
+            }
+            call.extend(["MEMBERS".into(), member]);
             for _ in 0..rng.below(4) {
                 call.push(format!("m{}", rng.below(12)));
             }
-            call
+            return call;
         }
         2 => vec![
             "RANK.TOP".into(),
@@ -257,7 +264,7 @@ fn rank_read(rng: &mut Rng, keys: &[String]) -> Vec<String> {
             rng.range(0, 5).to_string(),
         ],
     };
-    if rng.chance(40) {
+    if shared {
         words.push("SHARED".into());
     }
     words
@@ -323,7 +330,7 @@ pub const DELAY: Family = Family {
         ],
         &["DELAY.BPOLL", "$key", "1", "COUNT", "$int"],
         &["DELAY.BPOLL", "$key", "1", "LEASE", "$key", "$int"],
-        &["DELAY.ACK", "$key", "$member", "$member"],
+        &["DELAY.ACK", "$key", "TASKS", "$member", "$member"],
         &[
             "DELAY.POLL",
             "$key",
@@ -349,7 +356,14 @@ pub const DELAY: Family = Family {
             "$key",
             "$int",
         ],
-        &["DELAY.ACK", "$key", "$member", "DELIVERIES", "$key"],
+        &[
+            "DELAY.ACK",
+            "$key",
+            "DELIVERIES",
+            "$key",
+            "TASKS",
+            "$member",
+        ],
         &["DELAY.NACK", "$key", "$key", "$member", "$int"],
         &["DELAY.TOUCH", "$key", "$member", "$int"],
     ],
@@ -363,7 +377,7 @@ fn delay_write(rng: &mut Rng, keys: &[String]) -> Vec<String> {
         // Tasks are scheduled with any zset write scored by unix ms; RECENT.ADD
         // scores by the server clock, so it schedules tasks due now while the
         // call stays a zkit command (the checks read its flags and key specs).
-        0..=3 => vec!["RECENT.ADD".into(), queue, task],
+        0..=3 => vec!["RECENT.ADD".into(), queue, "ITEMS".into(), task],
         4..=5 => vec!["DELAY.POLL".into(), queue, "COUNT".into(), count],
         // Short leases expire during a check, so re-delivery happens too.
         6..=7 => vec![
@@ -382,7 +396,7 @@ fn delay_write(rng: &mut Rng, keys: &[String]) -> Vec<String> {
             "COUNT".into(),
             count,
         ],
-        9 => vec!["DELAY.ACK".into(), inflight, task],
+        9 => vec!["DELAY.ACK".into(), inflight, "TASKS".into(), task],
         10 => {
             // Dead letters need sets of their own; the queue leases into
             // itself (a visibility timeout), so three keys suffice.
@@ -415,9 +429,10 @@ fn delay_write(rng: &mut Rng, keys: &[String]) -> Vec<String> {
         11 => vec![
             "DELAY.ACK".into(),
             inflight,
-            task,
             "DELIVERIES".into(),
             queue,
+            "TASKS".into(),
+            task,
         ],
         12 => vec![
             "DELAY.NACK".into(),
@@ -446,33 +461,30 @@ pub const RATE: Family = Family {
         // the middle of a check, so it stays literal (tests/rate.rs covers
         // its parsing).
         &["RATE.HIT", "$key", "600000", "$int"],
-        &["RATE.HIT", "$key", "600000", "$int", "COST", "$int"],
+        &["RATE.HIT", "$key", "COST", "$int", "600000", "$int"],
         &["RATE.HIT", "$key", "600000", "$int", "1200000", "$int"],
         &[
-            "RATE.HIT", "$key", "600000", "$int", "1200000", "$int", "COST", "$int",
+            "RATE.HIT", "$key", "COST", "$int", "600000", "$int", "1200000", "$int",
         ],
     ],
 };
 
 fn rate_write(rng: &mut Rng, keys: &[String]) -> Vec<String> {
     let limit = rng.range(1, 20);
-    let mut call = vec![
-        "RATE.HIT".into(),
-        rng.pick(keys).clone(),
-        // Ten minutes: the key's TTL is the window, and it must outlive a check.
-        "600000".into(),
-        limit.to_string(),
-    ];
+    // Ten minutes: the key's TTL is the window, and it must outlive a check.
+    let mut limits = vec!["600000".to_string(), limit.to_string()];
     let mut smallest = limit;
     if rng.chance(40) {
         // A second, longer limit (twenty minutes: it outlives a check too).
         let second = rng.range(1, 30);
         smallest = smallest.min(second);
-        call.extend(["1200000".into(), second.to_string()]);
+        limits.extend(["1200000".into(), second.to_string()]);
     }
+    let mut call = vec!["RATE.HIT".into(), rng.pick(keys).clone()];
     if rng.chance(50) {
         call.extend(["COST".into(), rng.range(1, smallest).to_string()]);
     }
+    call.extend(limits);
     call
 }
 
@@ -483,23 +495,41 @@ pub const RECENT: Family = Family {
     write: recent_write,
     read: feed_read,
     fuzz: &[
-        &["RECENT.ADD", "$key", "$member"],
-        &["RECENT.ADD", "$key", "$member", "$member", "CAP", "$int"],
+        &["RECENT.ADD", "$key", "ITEMS", "$member"],
+        &[
+            "RECENT.ADD",
+            "$key",
+            "CAP",
+            "$int",
+            "ITEMS",
+            "$member",
+            "$member",
+        ],
         // A literal TTL, for the same reason as RATE's window.
-        &["RECENT.ADD", "$key", "$member", "CAP", "$int", "TTL", "600"],
+        &[
+            "RECENT.ADD",
+            "$key",
+            "CAP",
+            "$int",
+            "TTL",
+            "600",
+            "ITEMS",
+            "$member",
+        ],
     ],
 };
 
 fn recent_write(rng: &mut Rng, keys: &[String]) -> Vec<String> {
     let mut call = vec!["RECENT.ADD".into(), rng.pick(keys).clone()];
-    for _ in 0..rng.range(1, 4) {
-        call.push(format!("item{}", rng.below(15)));
-    }
     if rng.chance(50) {
         call.extend(["CAP".into(), rng.range(1, 10).to_string()]);
     }
     if rng.chance(50) {
         call.extend(["TTL".into(), "600".into()]);
+    }
+    call.push("ITEMS".into());
+    for _ in 0..rng.range(1, 4) {
+        call.push(format!("item{}", rng.below(15)));
     }
     call
 }
