@@ -8,6 +8,7 @@ use std::fmt;
 use crate::host::HostError;
 use crate::logic::cursor::CursorError;
 use crate::logic::delay::DelayError;
+use crate::logic::idmp::IdmpError;
 use crate::logic::rank::RankError;
 use crate::logic::recent::RecentError;
 use crate::logic::vote::VoteError;
@@ -61,6 +62,8 @@ pub enum ZkitError {
     Cursor(CursorError),
     /// A dead-letter clause that cannot work.
     Delay(DelayError),
+    /// An `IDMP` clause that cannot work.
+    Idmp(IdmpError),
     /// A bug or an unexpected server answer: the command changed nothing it
     /// could avoid changing, and the message says what happened.
     Internal(String),
@@ -84,6 +87,7 @@ impl fmt::Display for ZkitError {
             ZkitError::Vote(e) => write!(f, "ERR {e}"),
             ZkitError::Cursor(e) => write!(f, "ERR {e}"),
             ZkitError::Delay(e) => write!(f, "ERR {e}"),
+            ZkitError::Idmp(e) => write!(f, "ERR {e}"),
             ZkitError::Internal(message) => write!(f, "ERR zkit internal error: {message}"),
         }
     }
@@ -122,6 +126,12 @@ impl From<VoteError> for ZkitError {
 impl From<DelayError> for ZkitError {
     fn from(e: DelayError) -> ZkitError {
         ZkitError::Delay(e)
+    }
+}
+
+impl From<IdmpError> for ZkitError {
+    fn from(e: IdmpError) -> ZkitError {
+        ZkitError::Idmp(e)
     }
 }
 
@@ -165,6 +175,7 @@ mod tests {
             }),
             ZkitError::Cursor(CursorError::Malformed),
             ZkitError::Delay(DelayError::DeadLetterWithoutLease),
+            ZkitError::Idmp(IdmpError::SeenKeyIsWritten),
             ZkitError::Internal("boom".into()),
         ];
         for e in errors {

@@ -8,6 +8,7 @@ pub mod args;
 pub mod debug;
 pub mod delay;
 pub mod feed;
+pub mod idmp;
 pub mod rank;
 pub mod rate;
 pub mod recent;
@@ -46,7 +47,12 @@ pub struct NumericConfig {
 }
 
 /// Every zkit config.
-pub static CONFIGS: &[&NumericConfig] = &[&rank::TIEBREAK_EPOCH_MS, &rank::TIEBREAK_SPAN_MS];
+pub static CONFIGS: &[&NumericConfig] = &[
+    &rank::TIEBREAK_EPOCH_MS,
+    &rank::TIEBREAK_SPAN_MS,
+    &idmp::RETAIN_MS,
+    &idmp::MAX_IDS,
+];
 
 /// A count of events since the module loaded, for INFO zkit: what
 /// commandstats (calls, errors per command) does not already say.
@@ -84,4 +90,6 @@ pub static COUNTERS: &[(&str, &Counter)] = &[
     ("delay_tasks_redelivered", &delay::TASKS_REDELIVERED),
     ("rate_hits_refused", &rate::HITS_REFUSED),
     ("feed_items_trimmed", &feed::ITEMS_TRIMMED),
+    ("idmp_repeats_refused", &idmp::REPEATS_REFUSED),
+    ("idmp_ids_evicted", &idmp::IDS_EVICTED),
 ];

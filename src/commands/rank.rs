@@ -21,6 +21,7 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicI64, Ordering};
 
 use super::args::{is_keyword, parse_i64, parse_non_negative, split_trailing_flag, Options};
+use super::idmp::{self, Idmp, IDMP_ARG, RETAIN_ARG};
 use super::{Command, NumericConfig};
 use crate::declare_command;
 use crate::error::{bound, ZkitError};
@@ -28,6 +29,7 @@ use crate::host::{
     key_flags as kf, Arg, BeginSearch, CallArg, Ctx, FindKeys, KeySpec, OwnedRStr, RStr,
     ScoreBound, Zset,
 };
+use crate::logic::idmp::Seen;
 use crate::logic::rank::{
     add_totals, check_distinct_boards, next_total, shared_ranks, weigh_total, RankEntry,
     SetCondition, TieBreakClock, TotalUpdate, CLOCK_LIMIT_MS, DEFAULT_EPOCH_MS, DEFAULT_SPAN_MS,
@@ -63,7 +65,8 @@ pub fn tiebreak_clock() -> TieBreakClock {
 }
 
 const BOARD_WRITE_FLAGS: u32 = kf::RW | kf::ACCESS | kf::UPDATE;
-const BOARD_WRITE: &[KeySpec] = &[KeySpec::at(1, BOARD_WRITE_FLAGS)];
+/// The board, and the IDMP seen-key after the member and value.
+const BOARD_WRITE: &[KeySpec] = &[KeySpec::at(1, BOARD_WRITE_FLAGS), idmp::key_spec(4)];
 const BOARD_READ: &[KeySpec] = &[KeySpec::at(1, kf::RO | kf::ACCESS)];
 
 /// `SHARED`: every rank in the reply is a competition rank.
@@ -89,6 +92,8 @@ declare_command! {
             Arg::integer("amount"),
             Arg::unix_time("unix-ms").token("AT").optional(),
             SHARED_ARG,
+            IDMP_ARG,
+            RETAIN_ARG,
         ],
     }
 }
@@ -118,6 +123,8 @@ declare_command! {
             .optional()
             .since("0.2.0"),
             SHARED_ARG,
+            IDMP_ARG,
+            RETAIN_ARG,
         ],
     }
 }
@@ -219,15 +226,19 @@ declare_command! {
         flags: "write deny-oom",
         acl_categories: "write sortedset slow",
         arity: -5,
-        key_specs: &[KeySpec {
-            flags: BOARD_WRITE_FLAGS,
-            begin: BeginSearch::Index(1),
-            find: FindKeys::KeyNum {
-                count_index: 0,
-                first: 1,
-                step: 1,
+        key_specs: &[
+            KeySpec {
+                flags: BOARD_WRITE_FLAGS,
+                begin: BeginSearch::Index(1),
+                find: FindKeys::KeyNum {
+                    count_index: 0,
+                    first: 1,
+                    step: 1,
+                },
             },
-        }],
+            // The clause closes the command: searched back from the end.
+            idmp::key_spec(-3),
+        ],
         summary: "Adds an amount to a member's total on several boards at once (each first-come on its own) and returns [total, rank] per board, in key order.",
         complexity: "O(K*log(N)) with K the number of boards and N the members of the largest.",
         since: "0.2.0",
@@ -239,6 +250,8 @@ declare_command! {
             Arg::integer("amount"),
             Arg::unix_time("unix-ms").token("AT").optional(),
             SHARED_ARG,
+            IDMP_ARG,
+            RETAIN_ARG,
         ],
     }
 }
@@ -274,15 +287,18 @@ enum Ranks {
 
 fn gift(ctx: &Ctx, args: &[RStr]) -> Result<(), ZkitError> {
     let amount = parse_i64(args[3].as_bytes())?;
-    let options = parse_write_options(&args[4..], &["AT", "SHARED"])?;
-    write_total(ctx, &args[1], &args[2], TotalUpdate::Add(amount), options)
+    let (options, idmp) = idmp::split_trailing(&args[4..])?;
+    let options = parse_write_options(options, &["AT", "SHARED"])?;
+    let update = TotalUpdate::Add(amount);
+    write_total(ctx, &args[1], &args[2], update, options, idmp)
 }
 
 fn set(ctx: &Ctx, args: &[RStr]) -> Result<(), ZkitError> {
     let total = parse_i64(args[3].as_bytes())?;
-    let options = parse_write_options(&args[4..], &["AT", "SHARED", "GT", "LT"])?;
+    let (options, idmp) = idmp::split_trailing(&args[4..])?;
+    let options = parse_write_options(options, &["AT", "SHARED", "GT", "LT"])?;
     let update = TotalUpdate::Set(total, options.condition);
-    write_total(ctx, &args[1], &args[2], update, options)
+    write_total(ctx, &args[1], &args[2], update, options, idmp)
 }
 
 /// The options of a RANK write: `[AT unix-ms] [GT|LT] [SHARED]`, those of
@@ -368,26 +384,75 @@ fn apply_write(
     Ok(())
 }
 
-/// RANK.GIFT / RANK.SET: `key member value [AT unix-ms] [GT|LT] [SHARED]` ->
-/// `[total, rank]`, the total that stands after the call.
+/// RANK.GIFT / RANK.SET: `key member value [AT unix-ms] [GT|LT] [SHARED]
+/// [IDMP seen-key event-id [RETAIN ms]]` -> `[total, rank]`, the total that
+/// stands after the call, and with IDMP whether the event was already
+/// applied (then the board is untouched and the reply is its current state).
 fn write_total(
     ctx: &Ctx,
     key: &RStr,
     member: &RStr,
     update: TotalUpdate,
     options: WriteOptions,
+    idmp: Option<Idmp>,
 ) -> Result<(), ZkitError> {
+    let seen = idmp.as_ref().map(|i| i.check(ctx, &[key])).transpose()?;
+    if seen == Some(Seen::Repeat) {
+        let standing = standing_entry(ctx, key, member, options.ranks)?;
+        ctx.reply_array(3);
+        reply_standing(ctx, standing);
+        idmp::reply_flag(ctx, seen);
+        return Ok(());
+    }
     let clock = tiebreak_clock();
     let at_ms = options.at_ms.unwrap_or_else(|| ctx.now_ms());
     let mut board = ctx.open_zset_mut(key)?;
     let planned = plan_write(&clock, board.score(member), update, at_ms)?;
     apply_write(&mut board, member, update, &planned)?;
     drop(board);
+    if let Some(idmp) = &idmp {
+        idmp.record(ctx)?;
+    }
     let rank = rank_of_member(ctx, key, member, planned.total, options.ranks)?;
-    ctx.reply_array(2);
+    ctx.reply_array(2 + usize::from(seen.is_some()));
     ctx.reply_i64(planned.total);
     ctx.reply_i64(rank);
+    idmp::reply_flag(ctx, seen);
     Ok(())
+}
+
+/// A member's `(total, rank)` as the board stands, `None` when it is not on
+/// the board: what a repeated event replies instead of writing.
+fn standing_entry(
+    ctx: &Ctx,
+    key: &RStr,
+    member: &RStr,
+    ranks: Ranks,
+) -> Result<Option<(i64, i64)>, ZkitError> {
+    let score = ctx.open_zset(key)?.and_then(|board| board.score(member));
+    let Some(score) = score else {
+        return Ok(None);
+    };
+    let total = tiebreak_clock().decode(score)?.total;
+    Ok(Some((
+        total,
+        rank_of_member(ctx, key, member, total, ranks)?,
+    )))
+}
+
+/// `total, rank` of a standing entry; a member no longer on the board
+/// (removed since its event was applied) stands at total 0 with no rank.
+fn reply_standing(ctx: &Ctx, standing: Option<(i64, i64)>) {
+    match standing {
+        Some((total, rank)) => {
+            ctx.reply_i64(total);
+            ctx.reply_i64(rank);
+        }
+        None => {
+            ctx.reply_i64(0);
+            ctx.reply_null();
+        }
+    }
 }
 
 /// RANK.MGIFT `numkeys key [key ...] member amount [AT unix-ms] [SHARED]`
@@ -400,9 +465,25 @@ fn mgift(ctx: &Ctx, args: &[RStr]) -> Result<(), ZkitError> {
         return Err(ZkitError::Syntax);
     };
     let update = TotalUpdate::Add(parse_i64(amount.as_bytes())?);
+    let (options, idmp) = idmp::split_trailing(options)?;
     let options = parse_write_options(options, &["AT", "SHARED"])?;
     let names: Vec<&[u8]> = boards.iter().map(RStr::as_bytes).collect();
     check_distinct_boards(&names)?;
+    let written: Vec<&RStr> = boards.iter().collect();
+    let seen = idmp.as_ref().map(|i| i.check(ctx, &written)).transpose()?;
+    if seen == Some(Seen::Repeat) {
+        let mut standing = Vec::with_capacity(boards.len());
+        for key in boards {
+            standing.push(standing_entry(ctx, key, member, options.ranks)?);
+        }
+        ctx.reply_array(boards.len() + 1);
+        for entry in standing {
+            ctx.reply_array(2);
+            reply_standing(ctx, entry);
+        }
+        idmp::reply_flag(ctx, seen);
+        return Ok(());
+    }
 
     let clock = tiebreak_clock();
     let at_ms = options.at_ms.unwrap_or_else(|| ctx.now_ms());
@@ -414,13 +495,17 @@ fn mgift(ctx: &Ctx, args: &[RStr]) -> Result<(), ZkitError> {
     for (key, write) in boards.iter().zip(&planned) {
         apply_write(&mut ctx.open_zset_mut(key)?, member, update, write)?;
     }
-    ctx.reply_array(boards.len());
+    if let Some(idmp) = &idmp {
+        idmp.record(ctx)?;
+    }
+    ctx.reply_array(boards.len() + usize::from(seen.is_some()));
     for (key, write) in boards.iter().zip(&planned) {
         let rank = rank_of_member(ctx, key, member, write.total, options.ranks)?;
         ctx.reply_array(2);
         ctx.reply_i64(write.total);
         ctx.reply_i64(rank);
     }
+    idmp::reply_flag(ctx, seen);
     Ok(())
 }
 

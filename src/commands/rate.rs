@@ -10,12 +10,14 @@
 //! window after its newest hit.
 
 use super::args::{parse_i64, Options};
+use super::idmp::{self, IDMP_ARG, RETAIN_ARG};
 use super::{Command, Counter};
 use crate::declare_command;
 use crate::error::bound;
 use crate::error::ZkitError;
 use crate::host::{key_flags as kf, Arg, CallArg, Ctx, KeySpec, OwnedRStr, RStr, ScoreBound, Zset};
 use crate::logic::clock::MAX_DURATION_MS;
+use crate::logic::idmp::Seen;
 use crate::logic::rate::{self, HitLog, Limit, MAX_LIMIT};
 
 pub static COMMANDS: &[&Command] = &[&HIT];
@@ -30,13 +32,15 @@ declare_command! {
         flags: "write deny-oom",
         acl_categories: "write sortedset slow",
         arity: -4,
-        key_specs: &[KeySpec::at(1, kf::RW | kf::UPDATE)],
+        key_specs: &[KeySpec::at(1, kf::RW | kf::UPDATE), idmp::key_spec(2)],
         summary: "Counts a hit against exact sliding-window limits (several: every one must allow): logs it if at most limit units fall within the last window-ms of each, and returns [allowed, count, remaining, retry-after-ms] of the limit that binds, plus its position when several are given.",
         complexity: "O((L+E+C)*log(N)) with L the limits, E the entries that left the widest window, C the cost and N the entries in the log.",
         since: "0.1.0",
         history: &[("0.2.0", "Accepts several `window-ms limit` pairs; with several, the reply gains the position of the limit that binds.")],
         args: &[
             Arg::key("key", 0),
+            IDMP_ARG,
+            RETAIN_ARG,
             Arg::block(
                 "limits",
                 &[Arg::integer("window-ms"), Arg::integer("limit")],
@@ -47,12 +51,17 @@ declare_command! {
     }
 }
 
-/// RATE.HIT `key window-ms limit [window-ms limit ...] [COST n]`
-/// -> `[allowed, count, remaining, retry-after-ms]` of the binding limit,
-/// and with several limits its 1-based position as a fifth element.
+/// RATE.HIT `key [IDMP seen-key event-id [RETAIN ms]] window-ms limit
+/// [window-ms limit ...] [COST n]` -> `[allowed, count, remaining,
+/// retry-after-ms]` of the binding limit, with several limits its 1-based
+/// position as a fifth element, and with IDMP whether the event was already
+/// applied as the last. A repeat spends nothing and stands allowed with the
+/// counts of now; a refused hit spent nothing either, so its id is not
+/// remembered and a retry may pass later.
 fn hit(ctx: &Ctx, args: &[RStr]) -> Result<(), ZkitError> {
     let key = &args[1];
-    let (limits, options) = parse_limits(&args[2..])?;
+    let (idmp, rest) = idmp::split_leading(&args[2..])?;
+    let (limits, options) = parse_limits(rest)?;
     let smallest = limits
         .iter()
         .map(|l| l.limit)
@@ -70,18 +79,26 @@ fn hit(ctx: &Ctx, args: &[RStr]) -> Result<(), ZkitError> {
             });
         }
     }
+    let seen = idmp.as_ref().map(|i| i.check(ctx, &[key])).transpose()?;
     let mut log = ZsetLog {
         ctx,
         key,
         state: LogKey::Unopened,
     };
-    let verdict = rate::hit(&mut log, ctx.now_ms(), &limits, cost as u64)?;
+    let verdict = if seen == Some(Seen::Repeat) {
+        rate::standing(&mut log, ctx.now_ms(), &limits)?
+    } else {
+        rate::hit(&mut log, ctx.now_ms(), &limits, cost as u64)?
+    };
     drop(log);
     if !verdict.allowed {
         HITS_REFUSED.add(1);
     }
+    if let (Some(idmp), Some(Seen::New), true) = (&idmp, seen, verdict.allowed) {
+        idmp.record(ctx)?;
+    }
     let several = limits.len() > 1;
-    ctx.reply_array(if several { 5 } else { 4 });
+    ctx.reply_array(if several { 5 } else { 4 } + usize::from(seen.is_some()));
     ctx.reply_i64(i64::from(verdict.allowed));
     ctx.reply_i64(verdict.count as i64);
     ctx.reply_i64(verdict.remaining as i64);
@@ -89,6 +106,7 @@ fn hit(ctx: &Ctx, args: &[RStr]) -> Result<(), ZkitError> {
     if several {
         ctx.reply_i64(verdict.binding as i64 + 1);
     }
+    idmp::reply_flag(ctx, seen);
     Ok(())
 }
 

@@ -365,7 +365,7 @@ mod tests {
         assert_eq!(rank, "rank.gift");
         assert_eq!(
             syntax(&commands::rank::GIFT),
-            "RANK.GIFT key member amount [AT unix-ms] [SHARED]"
+            "RANK.GIFT key member amount [AT unix-ms] [SHARED] [IDMP seen-key event-id] [RETAIN ms]"
         );
         assert_eq!(
             syntax(&commands::feed::PAGE),
