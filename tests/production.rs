@@ -716,7 +716,12 @@ fn every_command_is_registered_documented_and_versioned() {
     names.sort();
     assert_eq!(
         names,
-        ["zkit.tiebreak-epoch-ms", "zkit.tiebreak-span-ms"],
+        [
+            "zkit.idmp-max-ids",
+            "zkit.idmp-retain-ms",
+            "zkit.tiebreak-epoch-ms",
+            "zkit.tiebreak-span-ms"
+        ],
         "{configs:?}"
     );
     ok(

@@ -130,6 +130,13 @@ pub fn split_leading(args: &[RStr]) -> Result<(Option<Idmp<'_>>, &[RStr]), ZkitE
         return Err(ZkitError::Syntax);
     }
     let (clause, after) = rest.split_at(clause_len);
+    // A clause given twice, or RETAIN twice, is a syntax error, as a
+    // repeated option is everywhere.
+    if after.first().is_some_and(|w| {
+        is_keyword(w.as_bytes(), KEYWORD) || is_keyword(w.as_bytes(), RETAIN_KEYWORD)
+    }) {
+        return Err(ZkitError::Syntax);
+    }
     Ok((Some(Idmp::parse(clause)?), after))
 }
 

@@ -45,7 +45,8 @@ export interface CommandSpec {
   command: string;
   readonly: boolean;
   layout: Part[];
-  parse: (reply: any) => unknown; // eslint-disable-line @typescript-eslint/no-explicit-any
+  /** `idmp`: the call gave IDMP, so the reply ends with the already-applied flag. */
+  parse: (reply: any, idmp?: boolean) => unknown; // eslint-disable-line @typescript-eslint/no-explicit-any
 }
 
 const key: Part = { kind: 'key' };
@@ -68,21 +69,23 @@ const valueField = (name: string): Field => ({ name, isKey: false });
 /** `TOKEN` alone when options[name] is true. */
 const flag = (name: string, token: string): Part => ({ kind: 'flag', name, token });
 const shared = flag('shared', 'SHARED');
+/** `IDMP seen-key event-id` from options.idmp = [seenKey, eventId], then `RETAIN ms`. */
+const idmp: Part[] = [option('idmp', 'IDMP', keyField('0'), valueField('1')), option('retain', 'RETAIN')];
 const deadLetter = option('deadLetter', 'DEADLETTER', keyField('dead'), keyField('deliveries'), valueField('maxDeliveries'));
 
 export const COMMANDS = {
-  rankGift: { command: 'RANK.GIFT', readonly: false, layout: [key, arg, arg, option('at', 'AT'), shared], parse: replies.parseTotalRank },
+  rankGift: { command: 'RANK.GIFT', readonly: false, layout: [key, arg, arg, option('at', 'AT'), shared, ...idmp], parse: replies.parseTotalRank },
   rankSet: {
     command: 'RANK.SET',
     readonly: false,
-    layout: [key, arg, arg, option('at', 'AT'), flag('gt', 'GT'), flag('lt', 'LT'), shared],
+    layout: [key, arg, arg, option('at', 'AT'), flag('gt', 'GT'), flag('lt', 'LT'), shared, ...idmp],
     parse: replies.parseTotalRank,
   },
   rankGet: { command: 'RANK.GET', readonly: true, layout: [key, arg, shared], parse: replies.parseRankInfo },
   rankTop: { command: 'RANK.TOP', readonly: true, layout: [key, arg, option('offset', 'OFFSET'), shared], parse: replies.parseRankEntries },
   rankAround: { command: 'RANK.AROUND', readonly: true, layout: [key, arg, arg, shared], parse: replies.parseRankEntries },
   rankMerge: { command: 'RANK.MERGE', readonly: false, layout: [key, keys, variadicOption('weights', 'WEIGHTS')], parse: replies.parseNumber },
-  rankMgift: { command: 'RANK.MGIFT', readonly: false, layout: [keys, arg, arg, option('at', 'AT'), shared], parse: replies.parseTotalRanks },
+  rankMgift: { command: 'RANK.MGIFT', readonly: false, layout: [keys, arg, arg, option('at', 'AT'), shared, ...idmp], parse: replies.parseTotalRanks },
   rankMget: { command: 'RANK.MGET', readonly: true, layout: [key, argsBefore('SHARED', 'notLast'), shared], parse: replies.parseRankInfos },
   feedAdd: { command: 'FEED.ADD', readonly: false, layout: [key, option('cap', 'CAP'), scored], parse: replies.parseNumber },
   feedPage: {
@@ -111,7 +114,7 @@ export const COMMANDS = {
   },
   delayNack: { command: 'DELAY.NACK', readonly: false, layout: [key, key, arg, arg], parse: replies.parseBoolean },
   delayTouch: { command: 'DELAY.TOUCH', readonly: false, layout: [key, arg, arg], parse: replies.parseBoolean },
-  rateHit: { command: 'RATE.HIT', readonly: false, layout: [key, limits, option('cost', 'COST')], parse: replies.parseRate },
+  rateHit: { command: 'RATE.HIT', readonly: false, layout: [key, ...idmp, limits, option('cost', 'COST')], parse: replies.parseRate },
   recentAdd: {
     command: 'RECENT.ADD',
     readonly: false,
@@ -167,6 +170,16 @@ export interface DeadLetter {
 /** DELAY.POLL and DELAY.BPOLL options: `count` (default 1), `lease`, and `deadLetter`, which needs `lease`. */
 export type PollOptions = { count?: number } & ({ lease?: Lease; deadLetter?: never } | { lease: Lease; deadLetter?: DeadLetter });
 
+/**
+ * `idmp: [seenKey, eventId]`: the write applies once per event id (retry a failed call with the same id); the reply
+ * gains `alreadyApplied`. `seenKey` is a sorted set in the board's slot; the id is remembered `retain` ms (default
+ * zkit.idmp-retain-ms, 24 h).
+ */
+export interface IdmpOption {
+  idmp?: [seenKey: Key, eventId: Text];
+  retain?: number;
+}
+
 /** One limit of RATE.HIT: at most `limit` units in any `windowMs`. */
 export interface RateLimit {
   windowMs: number;
@@ -176,9 +189,9 @@ export interface RateLimit {
 /** The zkit commands, one method each; every method returns a promise of the parsed reply. */
 export interface ZkitCommands {
   /** RANK.GIFT: add `amount` (negative allowed) to the member's total; equal totals rank first-come. `at` (unix ms) replaces the server clock. */
-  rankGift(key: Key, member: Text, amount: number, options?: { at?: number } & SharedOption): Promise<TotalRank>;
+  rankGift(key: Key, member: Text, amount: number, options?: { at?: number } & SharedOption & IdmpOption): Promise<TotalRank>;
   /** RANK.SET: replace the member's total (with `gt` / `lt`, only by a higher / lower one); resolves to the total that stands. An unchanged total keeps its reached-at time. */
-  rankSet(key: Key, member: Text, total: number, options?: { at?: number } & RankSetCondition & SharedOption): Promise<TotalRank>;
+  rankSet(key: Key, member: Text, total: number, options?: { at?: number } & RankSetCondition & SharedOption & IdmpOption): Promise<TotalRank>;
   /** RANK.GET: total, rank and reached-at, or null when the key or member is absent. */
   rankGet(key: Key, member: Text, options?: SharedOption): Promise<RankInfo | null>;
   /** RANK.TOP: up to `count` entries from rank `offset + 1` down (`offset` counts positions, also with `shared`). */
@@ -188,7 +201,7 @@ export interface ZkitCommands {
   /** RANK.MERGE: store the sum of `sources` (times integer `weights`) in `destkey`, keeping first-come order; all keys in one slot. Resolves to the members in `destkey`. */
   rankMerge(destkey: Key, sources: Key[], options?: { weights?: number[] }): Promise<number>;
   /** RANK.MGIFT: one RANK.GIFT of `amount` on every board in `keys` (each named once, all in one slot), atomically; one { total, rank } per board, in order. */
-  rankMgift(keys: Key[], member: Text, amount: number, options?: { at?: number } & SharedOption): Promise<TotalRank[]>;
+  rankMgift(keys: Key[], member: Text, amount: number, options?: { at?: number } & SharedOption & IdmpOption): Promise<TotalRank[]>;
   /** RANK.MGET: what rankGet gives for each member, in order (null for an absent one). A member spelled SHARED (any case) may not be last: the server would read it as the option. */
   rankMget(key: Key, members: Text | Text[], options?: SharedOption): Promise<Array<RankInfo | null>>;
   /** FEED.ADD: add or re-score items like ZADD; with `cap`, keep the `cap` newest. Resolves to how many members were new. */
@@ -210,7 +223,10 @@ export interface ZkitCommands {
    * limits at once (`[{ windowMs, limit }, ...]`: allowed only if every limit allows it, then logged once);
    * a refused hit logs nothing.
    */
-  rateHit(key: Key, ...limits: [windowMs: number, limit: number, options?: { cost?: number }] | [limits: RateLimit[], options?: { cost?: number }]): Promise<RateResult>;
+  rateHit(
+    key: Key,
+    ...limits: [windowMs: number, limit: number, options?: { cost?: number } & IdmpOption] | [limits: RateLimit[], options?: { cost?: number } & IdmpOption]
+  ): Promise<RateResult>;
   /** RECENT.ADD: record views (the last newest), keep the `cap` newest, expire `ttl` seconds after this call; resolves to the list's size. */
   recentAdd(key: Key, members: Text | Text[], options?: { cap?: number; ttl?: number }): Promise<number>;
   /** VOTE.CAST: cast, switch or take back a vote (UP, DOWN, CLEAR); all keys in one slot. */
@@ -231,6 +247,8 @@ export interface ZkitCommands {
 export interface Call {
   argv: Array<string | Buffer>;
   keyIndexes: number[];
+  /** The call gives IDMP: its reply ends with the already-applied flag. */
+  idmp?: boolean;
 }
 
 const wire = (value: Arg): string | Buffer => (typeof value === 'number' ? String(value) : value);
@@ -333,5 +351,5 @@ export function buildCall(spec: CommandSpec, params: unknown[]): Call {
       }
     }
   }
-  return { argv, keyIndexes };
+  return { argv, keyIndexes, idmp: options.idmp !== undefined && options.idmp !== null };
 }

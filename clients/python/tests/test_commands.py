@@ -13,7 +13,7 @@ import redis.cluster
 
 import zkit
 from zkit.commands import COMMANDS
-from zkit.replies import FeedItem, RankEntry, Task
+from zkit.replies import FeedItem, RankEntry, RateResultOnce, Task, TotalRankOnce, TotalRanksOnce
 
 from conftest import SERVER, _host_port, async_client, node_connections, zkit_command_stats
 
@@ -64,6 +64,13 @@ async def every_command(z: Any, r: Any) -> None:
     assert await _get(z.rank_mgift(["{t}:mon"], "erin", 1, shared=True)) == [(1, 5)]
     assert await _get(z.rank_mget("{t}:mon", "dave", "nobody", "carol")) == [(100, 3, 1718000002000), None, (100, 4, 1718000003000)]
     assert await _get(z.rank_mget("{t}:mon", "carol", shared=True)) == [(100, 1, 1718000003000)]
+    # IDMP: a retried event changes nothing and says so.
+    once = {"idmp": ("{t}:seen", "pay-881")}
+    assert await _get(z.rank_gift("{t}:room", "alice", 10, **once)) == (10, 1, False)
+    assert await _get(z.rank_gift("{t}:room", "alice", 10, **once)) == TotalRankOnce(10, 1, True)
+    assert await _get(z.rank_set("{t}:room", "bob", 5, idmp=("{t}:seen", "set-1"), retain=60000)) == (5, 2, False)
+    assert await _get(z.rank_mgift(["{t}:room"], "bob", 1, idmp=("{t}:seen", "m-1"))) == ([(6, 2)], False)
+    assert await _get(z.rank_mgift(["{t}:room"], "bob", 1, idmp=("{t}:seen", "m-1"))) == TotalRanksOnce([(6, 2)], True)
 
     assert await _get(z.feed_add("{t}:feed", {"item:1": 1, "item:2": 2, "item:3": 3.5}, cap=2)) == 3
     first = await _get(z.feed_page("{t}:feed", count=1))
@@ -102,6 +109,10 @@ async def every_command(z: Any, r: Any) -> None:
     assert await _get(z.rate_hit_limits("{t}:rate2", [(60000, 5), (1000, 2)], cost=2)) == (True, 2, 0, -1, 2)
     allowed, count, remaining, retry_after_ms, binding = await _get(z.rate_hit_limits("{t}:rate2", [(60000, 5), (1000, 2)]))
     assert (allowed, count, remaining, binding) == (False, 2, 0, 2) and 0 < retry_after_ms <= 1000
+    hit = {"idmp": ("{t}:seen", "hit-1")}
+    assert await _get(z.rate_hit("{t}:rate3", 60000, 1, **hit)) == (True, 1, 0, -1, False)
+    assert await _get(z.rate_hit("{t}:rate3", 60000, 1, **hit)) == RateResultOnce(True, 1, 0, -1, True)
+    assert await _get(z.rate_hit_limits("{t}:rate3", [(60000, 1), (1000, 5)], **hit)) == (True, 1, 0, -1, 1, True)
 
     assert await _get(z.recent_add("{t}:recent", "3002", "3001", "3004", cap=2, ttl=60)) == 2
     assert await _get(r.zrevrange("{t}:recent", 0, -1)) == ["3004", "3001"]
@@ -172,6 +183,20 @@ def test_pipelines_return_typed_replies(client: redis.Redis) -> None:
         [(3, 2, replies[5][0].reached_at_ms), None],
     ]
     assert replies[6:] == [(3, 2), (True, 1, 0, -1, 2), [], False, False, 0]
+
+
+def test_pipelines_parse_idmp_replies(client: redis.Redis) -> None:
+    pipe = client.pipeline(transaction=False)
+    z = zkit.Zkit(pipe)
+    for _ in range(2):
+        z.rank_gift("{p}:board", "alice", 10, idmp=("{p}:seen", "pay-1"))
+        z.rate_hit("{p}:rate", 1000, 5, idmp=("{p}:seen", "hit-1"))
+    assert pipe.execute() == [(10, 1, False), (True, 1, 4, -1, False), (10, 1, True), (True, 1, 4, -1, True)]
+
+
+def test_idmp_seen_key_shares_the_boards_slot(cluster: redis.cluster.RedisCluster) -> None:
+    with pytest.raises(zkit.CrossSlotError):
+        zkit.Zkit(cluster).rank_gift("{a}:board", "alice", 1, idmp=("{b}:seen", "pay-1"))
 
 
 def test_async_cluster_pipeline() -> None:

@@ -4,7 +4,21 @@ native sorted sets: ``Zkit(redis_client)`` adds one method per command,
 queue. See docs/commands.md of the zkit repository for every command."""
 
 from .client import AsyncZkit, Zkit
-from .replies import FeedItem, FeedPage, RankEntry, RankInfo, RateLimitsResult, RateResult, Task, TotalRank, VoteResult
+from .replies import (
+    FeedItem,
+    FeedPage,
+    RankEntry,
+    RankInfo,
+    RateLimitsResult,
+    RateLimitsResultOnce,
+    RateResult,
+    RateResultOnce,
+    Task,
+    TotalRank,
+    TotalRankOnce,
+    TotalRanksOnce,
+    VoteResult,
+)
 from .routing import CrossSlotError
 from .worker import DelayWorker
 
@@ -17,9 +31,13 @@ __all__ = [
     "RankEntry",
     "RankInfo",
     "RateLimitsResult",
+    "RateLimitsResultOnce",
     "RateResult",
+    "RateResultOnce",
     "Task",
     "TotalRank",
+    "TotalRankOnce",
+    "TotalRanksOnce",
     "VoteResult",
     "Zkit",
 ]

@@ -116,6 +116,13 @@ def _table(*commands: Command) -> Dict[str, Command]:
     return {command.name: command for command in commands}
 
 
+# IDMP seen-key event-id [RETAIN ms]: exactly-once writes (RANK.GIFT,
+# RANK.SET, RANK.MGIFT after their options, RATE.HIT before its limits).
+_IDMP_OPTIONS: Tuple[Part, ...] = (
+    Option("idmp", "IDMP", (KEY, VALUE)),
+    Option("retain", "RETAIN"),
+)
+
 # DELAY.POLL and DELAY.BPOLL take the same options after their own words.
 _POLL_OPTIONS: Tuple[Part, ...] = (
     Option("count", "COUNT"),
@@ -126,7 +133,7 @@ _POLL_OPTIONS: Tuple[Part, ...] = (
 COMMANDS: Dict[str, Command] = _table(
     Command(
         "RANK.GIFT",
-        (Key("key"), Arg("member"), Arg("amount"), Option("at", "AT"), Flag("shared", "SHARED")),
+        (Key("key"), Arg("member"), Arg("amount"), Option("at", "AT"), Flag("shared", "SHARED"), *_IDMP_OPTIONS),
         replies.parse_total_rank,
     ),
     Command(
@@ -139,6 +146,7 @@ COMMANDS: Dict[str, Command] = _table(
             Flag("gt", "GT"),
             Flag("lt", "LT"),
             Flag("shared", "SHARED"),
+            *_IDMP_OPTIONS,
         ),
         replies.parse_total_rank,
     ),
@@ -160,7 +168,7 @@ COMMANDS: Dict[str, Command] = _table(
     ),
     Command(
         "RANK.MGIFT",
-        (Keys("keys"), Arg("member"), Arg("amount"), Option("at", "AT"), Flag("shared", "SHARED")),
+        (Keys("keys"), Arg("member"), Arg("amount"), Option("at", "AT"), Flag("shared", "SHARED"), *_IDMP_OPTIONS),
         replies.parse_total_ranks,
     ),
     Command(
@@ -204,7 +212,7 @@ COMMANDS: Dict[str, Command] = _table(
     Command("DELAY.TOUCH", (Key("inflight"), Arg("task"), Arg("lease_ms")), replies.parse_bool),
     Command(
         "RATE.HIT",
-        (Key("key"), Pairs("limits"), Option("cost", "COST")),
+        (Key("key"), *_IDMP_OPTIONS, Pairs("limits"), Option("cost", "COST")),
         replies.parse_rate,
     ),
     Command(

@@ -11,7 +11,7 @@ them as bulk strings, RESP3 as doubles, and ``float()`` reads both exactly.
 
 from __future__ import annotations
 
-from typing import Any, List, NamedTuple, Optional, Union
+from typing import Any, List, Mapping, NamedTuple, Optional, Tuple, Union
 
 #: A member, task id, voter or cursor as the client returns it.
 Text = Union[str, bytes]
@@ -23,6 +23,24 @@ class TotalRank(NamedTuple):
 
     total: int
     rank: int
+
+
+class TotalRankOnce(NamedTuple):
+    """RANK.GIFT and RANK.SET with ``idmp``: ``TotalRank`` and whether the
+    event id was already applied (then nothing changed, and total and rank
+    are the board's now; rank 0 when the member has left the board since)."""
+
+    total: int
+    rank: int
+    already_applied: bool
+
+
+class TotalRanksOnce(NamedTuple):
+    """RANK.MGIFT with ``idmp``: one ``TotalRank`` per board, in key order,
+    and whether the event id was already applied."""
+
+    boards: List[TotalRank]
+    already_applied: bool
 
 
 class RankInfo(NamedTuple):
@@ -92,6 +110,31 @@ class RateLimitsResult(NamedTuple):
     binding: int
 
 
+class RateResultOnce(NamedTuple):
+    """RATE.HIT with ``idmp``: ``RateResult`` and whether the hit was
+    already counted (then it spent nothing now, stands allowed, and the
+    counts are the window's now). A refused hit is not remembered: its
+    retry is counted afresh."""
+
+    allowed: bool
+    count: int  # type: ignore[assignment]  # the docs' name; shadows tuple.count()
+    remaining: int
+    retry_after_ms: int
+    already_applied: bool
+
+
+class RateLimitsResultOnce(NamedTuple):
+    """RATE.HIT with several limits and ``idmp``: ``RateLimitsResult`` and
+    whether the hit was already counted, as in ``RateResultOnce``."""
+
+    allowed: bool
+    count: int  # type: ignore[assignment]  # the docs' name; shadows tuple.count()
+    remaining: int
+    retry_after_ms: int
+    binding: int
+    already_applied: bool
+
+
 class VoteResult(NamedTuple):
     """VOTE.CAST: the item's score, the up and down counts, and whether the
     vote changed anything."""
@@ -114,13 +157,29 @@ def parse_bool(reply: Any, **options: Any) -> bool:
     return bool(reply)
 
 
-def parse_total_rank(reply: Any, **options: Any) -> TotalRank:
-    total, rank = reply
-    return TotalRank(int(total), int(rank))
+#: The redis-py command option that tells a parser the call gave ``idmp``,
+#: so its reply ends with the "already applied" flag.
+IDMP_OPTION = "zkit_idmp"
 
 
-def parse_total_ranks(reply: Any, **options: Any) -> List[TotalRank]:
-    return [parse_total_rank(pair) for pair in reply]
+def _idmp_flag(reply: Any, options: Mapping[str, Any]) -> Tuple[Any, Optional[bool]]:
+    """A reply without its IDMP flag, and the flag (None without ``idmp``)."""
+    if options.get(IDMP_OPTION):
+        return reply[:-1], bool(reply[-1])
+    return reply, None
+
+
+def parse_total_rank(reply: Any, **options: Any) -> Union[TotalRank, TotalRankOnce]:
+    (total, rank), applied = _idmp_flag(reply, options)
+    if applied is None:
+        return TotalRank(int(total), int(rank))
+    return TotalRankOnce(int(total), 0 if rank is None else int(rank), applied)
+
+
+def parse_total_ranks(reply: Any, **options: Any) -> Union[List[TotalRank], TotalRanksOnce]:
+    pairs, applied = _idmp_flag(reply, options)
+    boards = [TotalRank(int(total), 0 if rank is None else int(rank)) for total, rank in pairs]
+    return boards if applied is None else TotalRanksOnce(boards, applied)
 
 
 def parse_rank_info(reply: Any, **options: Any) -> Optional[RankInfo]:
@@ -151,13 +210,18 @@ def parse_tasks(reply: Any, **options: Any) -> Optional[List[Task]]:
     return [Task(task, float(due_ms)) for task, due_ms in reply]
 
 
-def parse_rate(reply: Any, **options: Any) -> Union[RateResult, RateLimitsResult]:
-    # One limit: four fields, as in 0.1; several: a fifth, the binding limit.
-    if len(reply) == 5:
-        allowed, count, remaining, retry_after_ms, binding = reply
-        return RateLimitsResult(bool(allowed), int(count), int(remaining), int(retry_after_ms), int(binding))
-    allowed, count, remaining, retry_after_ms = reply
-    return RateResult(bool(allowed), int(count), int(remaining), int(retry_after_ms))
+def parse_rate(
+    reply: Any, **options: Any
+) -> Union[RateResult, RateLimitsResult, RateResultOnce, RateLimitsResultOnce]:
+    # One limit: four fields, as in 0.1; several: a fifth, the binding
+    # limit; with idmp, the flag last.
+    reply, applied = _idmp_flag(reply, options)
+    fields = (bool(reply[0]),) + tuple(int(field) for field in reply[1:])
+    if applied is None:
+        return RateLimitsResult(*fields) if len(fields) == 5 else RateResult(*fields)
+    if len(fields) == 5:
+        return RateLimitsResultOnce(*fields, applied)
+    return RateResultOnce(*fields, applied)
 
 
 def parse_vote(reply: Any, **options: Any) -> VoteResult:
