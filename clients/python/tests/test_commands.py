@@ -13,7 +13,7 @@ import redis.cluster
 
 import zkit
 from zkit.commands import COMMANDS
-from zkit.replies import FeedItem, RankEntry, RateResultOnce, Task, TotalRankOnce, TotalRanksOnce
+from zkit.replies import FeedItem, RankEntry, Task
 
 from conftest import SERVER, _host_port, async_client, node_connections, zkit_command_stats
 
@@ -22,6 +22,11 @@ POSTED_AT = 1795313748  # unix s, for VOTE.CAST WINDOW
 
 async def _get(value: Any) -> Any:
     return await value if inspect.isawaitable(value) else value
+
+
+def _applied(reply: Any) -> Any:
+    """A reply as a plain tuple, and its IDMP flag."""
+    return tuple(reply), reply.already_applied
 
 
 class Recorder:
@@ -66,11 +71,13 @@ async def every_command(z: Any, r: Any) -> None:
     assert await _get(z.rank_mget("{t}:mon", "carol", shared=True)) == [(100, 1, 1718000003000)]
     # IDMP: a retried event changes nothing and says so.
     once = {"idmp": ("{t}:seen", "pay-881")}
-    assert await _get(z.rank_gift("{t}:room", "alice", 10, **once)) == (10, 1, False)
-    assert await _get(z.rank_gift("{t}:room", "alice", 10, **once)) == TotalRankOnce(10, 1, True)
-    assert await _get(z.rank_set("{t}:room", "bob", 5, idmp=("{t}:seen", "set-1"), retain=60000)) == (5, 2, False)
-    assert await _get(z.rank_mgift(["{t}:room"], "bob", 1, idmp=("{t}:seen", "m-1"))) == ([(6, 2)], False)
-    assert await _get(z.rank_mgift(["{t}:room"], "bob", 1, idmp=("{t}:seen", "m-1"))) == TotalRanksOnce([(6, 2)], True)
+    assert _applied(await _get(z.rank_gift("{t}:room", "alice", 10, **once))) == ((10, 1), False)
+    assert _applied(await _get(z.rank_gift("{t}:room", "alice", 10, **once))) == ((10, 1), True)
+    assert _applied(await _get(z.rank_set("{t}:room", "bob", 5, idmp=("{t}:seen", "set-1"), retain=60000))) == ((5, 2), False)
+    [first] = await _get(z.rank_mgift(["{t}:room"], "bob", 1, idmp=("{t}:seen", "m-1")))
+    [again] = await _get(z.rank_mgift(["{t}:room"], "bob", 1, idmp=("{t}:seen", "m-1")))
+    assert (_applied(first), _applied(again)) == (((6, 2), False), ((6, 2), True))
+    assert (await _get(z.rank_gift("{t}:room", "bob", 1))).already_applied is None
 
     assert await _get(z.feed_add("{t}:feed", {"item:1": 1, "item:2": 2, "item:3": 3.5}, cap=2)) == 3
     first = await _get(z.feed_page("{t}:feed", count=1))
@@ -110,9 +117,10 @@ async def every_command(z: Any, r: Any) -> None:
     allowed, count, remaining, retry_after_ms, binding = await _get(z.rate_hit_limits("{t}:rate2", [(60000, 5), (1000, 2)]))
     assert (allowed, count, remaining, binding) == (False, 2, 0, 2) and 0 < retry_after_ms <= 1000
     hit = {"idmp": ("{t}:seen", "hit-1")}
-    assert await _get(z.rate_hit("{t}:rate3", 60000, 1, **hit)) == (True, 1, 0, -1, False)
-    assert await _get(z.rate_hit("{t}:rate3", 60000, 1, **hit)) == RateResultOnce(True, 1, 0, -1, True)
-    assert await _get(z.rate_hit_limits("{t}:rate3", [(60000, 1), (1000, 5)], **hit)) == (True, 1, 0, -1, 1, True)
+    assert _applied(await _get(z.rate_hit("{t}:rate3", 60000, 1, **hit))) == ((True, 1, 0, -1), False)
+    assert _applied(await _get(z.rate_hit("{t}:rate3", 60000, 1, **hit))) == ((True, 1, 0, -1), True)
+    several = await _get(z.rate_hit_limits("{t}:rate3", [(60000, 1), (1000, 5)], **hit))
+    assert _applied(several) == ((True, 1, 0, -1, 1), True)
 
     assert await _get(z.recent_add("{t}:recent", "3002", "3001", "3004", cap=2, ttl=60)) == 2
     assert await _get(r.zrevrange("{t}:recent", 0, -1)) == ["3004", "3001"]
@@ -191,7 +199,13 @@ def test_pipelines_parse_idmp_replies(client: redis.Redis) -> None:
     for _ in range(2):
         z.rank_gift("{p}:board", "alice", 10, idmp=("{p}:seen", "pay-1"))
         z.rate_hit("{p}:rate", 1000, 5, idmp=("{p}:seen", "hit-1"))
-    assert pipe.execute() == [(10, 1, False), (True, 1, 4, -1, False), (10, 1, True), (True, 1, 4, -1, True)]
+    replies = pipe.execute()
+    assert [_applied(reply) for reply in replies] == [
+        ((10, 1), False),
+        ((True, 1, 4, -1), False),
+        ((10, 1), True),
+        ((True, 1, 4, -1), True),
+    ]
 
 
 def test_idmp_seen_key_shares_the_boards_slot(cluster: redis.cluster.RedisCluster) -> None:

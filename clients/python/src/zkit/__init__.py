@@ -10,13 +10,9 @@ from .replies import (
     RankEntry,
     RankInfo,
     RateLimitsResult,
-    RateLimitsResultOnce,
     RateResult,
-    RateResultOnce,
     Task,
     TotalRank,
-    TotalRankOnce,
-    TotalRanksOnce,
     VoteResult,
 )
 from .routing import CrossSlotError
@@ -31,13 +27,9 @@ __all__ = [
     "RankEntry",
     "RankInfo",
     "RateLimitsResult",
-    "RateLimitsResultOnce",
     "RateResult",
-    "RateResultOnce",
     "Task",
     "TotalRank",
-    "TotalRankOnce",
-    "TotalRanksOnce",
     "VoteResult",
     "Zkit",
 ]

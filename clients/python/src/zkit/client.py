@@ -25,14 +25,10 @@ from .replies import (
     RankEntry,
     RankInfo,
     RateLimitsResult,
-    RateLimitsResultOnce,
     RateResult,
-    RateResultOnce,
     Task,
     Text,
     TotalRank,
-    TotalRankOnce,
-    TotalRanksOnce,
     VoteResult,
 )
 from .routing import slot_of
@@ -88,7 +84,7 @@ class _Methods:
         shared: bool = False,
         idmp: Optional[Idmp] = None,
         retain: Optional[int] = None,
-    ) -> Union[TotalRank, TotalRankOnce]:
+    ) -> TotalRank:
         """RANK.GIFT: add ``amount`` (negative allowed) to the member's total
         (absent members start at 0); equal totals rank first-come. ``at``
         (unix ms) replaces the server clock as the time the total was
@@ -96,8 +92,9 @@ class _Methods:
         the competition rank (1 + the members with a higher total).
         ``idmp=(seen_key, event_id)``: applied once per event id (retry a
         failed call with the same id), remembered ``retain`` ms (default
-        zkit.idmp-retain-ms, 24 h); returns ``(total, rank,
-        already_applied)``. On a cluster seen_key shares the board's slot."""
+        zkit.idmp-retain-ms, 24 h); the reply's ``already_applied`` then
+        says whether the event was applied before (nothing changed). On a
+        cluster seen_key shares the board's slot."""
         return self._call(
             COMMANDS["RANK.GIFT"], key, member, amount, at=at, shared=shared, idmp=idmp, retain=retain
         )
@@ -115,7 +112,7 @@ class _Methods:
         shared: bool = False,
         idmp: Optional[Idmp] = None,
         retain: Optional[int] = None,
-    ) -> Union[TotalRank, TotalRankOnce]:
+    ) -> TotalRank:
         """RANK.SET: replace the member's total; with ``gt`` only by a
         higher one, with ``lt`` only by a lower one (best-score boards; a
         member not on the board is added either way). Returns ``(total,
@@ -170,12 +167,12 @@ class _Methods:
         shared: bool = False,
         idmp: Optional[Idmp] = None,
         retain: Optional[int] = None,
-    ) -> Union[List[TotalRank], TotalRanksOnce]:
+    ) -> List[TotalRank]:
         """RANK.MGIFT: ``rank_gift`` on every board of ``keys`` in one
         atomic call (an error changes no board). ``numkeys`` is sent for
         you. All keys must share a hash slot on a cluster. Returns one
         ``(total, rank)`` per board, in key order; with ``idmp`` (as
-        ``rank_gift``), ``(boards, already_applied)``."""
+        ``rank_gift``) each has ``already_applied`` set."""
         return self._call(COMMANDS["RANK.MGIFT"], keys, member, amount, at=at, shared=shared, idmp=idmp, retain=retain)
 
     @command_method
@@ -287,13 +284,13 @@ class _Methods:
         cost: Optional[int] = None,
         idmp: Optional[Idmp] = None,
         retain: Optional[int] = None,
-    ) -> Union[RateResult, RateResultOnce]:
+    ) -> RateResult:
         """RATE.HIT: count a hit (``cost`` units, default 1) against "at
         most ``limit`` units in any ``window_ms``". Returns ``(allowed,
         count, remaining, retry_after_ms)``; a refused hit logs nothing.
         ``idmp=(seen_key, event_id)``: an allowed hit is counted once per
-        event id, so a retried call spends no quota; returns the four fields
-        and ``already_applied``. ``retain``: as ``rank_gift``."""
+        event id, so a retried call spends no quota; the reply's
+        ``already_applied`` says whether it was counted before. ``retain``: as ``rank_gift``."""
         return self._call(COMMANDS["RATE.HIT"], key, [(window_ms, limit)], cost=cost, idmp=idmp, retain=retain)
 
     @command_method
@@ -305,13 +302,13 @@ class _Methods:
         cost: Optional[int] = None,
         idmp: Optional[Idmp] = None,
         retain: Optional[int] = None,
-    ) -> Union[RateLimitsResult, RateLimitsResultOnce]:
+    ) -> RateLimitsResult:
         """RATE.HIT with several ``(window_ms, limit)`` pairs (at least two;
         ``rate_hit`` takes one): the hit is allowed only if every limit
         allows it, then logged once. Returns ``(allowed, count, remaining,
         retry_after_ms, binding)``, the first four for the limit that binds,
-        ``binding`` its 1-based position in ``limits`` (then, with ``idmp``
-        as in ``rate_hit``, ``already_applied``)."""
+        ``binding`` its 1-based position in ``limits``. ``idmp``: as in
+        ``rate_hit``."""
         if isinstance(limits, (str, bytes)) or len(limits) < 2:
             raise TypeError("RATE.HIT: limits must list at least two (window_ms, limit) pairs; rate_hit takes one")
         return self._call(COMMANDS["RATE.HIT"], key, limits, cost=cost, idmp=idmp, retain=retain)

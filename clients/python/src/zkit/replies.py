@@ -24,23 +24,13 @@ class TotalRank(NamedTuple):
     total: int
     rank: int
 
-
-class TotalRankOnce(NamedTuple):
-    """RANK.GIFT and RANK.SET with ``idmp``: ``TotalRank`` and whether the
-    event id was already applied (then nothing changed, and total and rank
-    are the board's now; rank 0 when the member has left the board since)."""
-
-    total: int
-    rank: int
-    already_applied: bool
-
-
-class TotalRanksOnce(NamedTuple):
-    """RANK.MGIFT with ``idmp``: one ``TotalRank`` per board, in key order,
-    and whether the event id was already applied."""
-
-    boards: List[TotalRank]
-    already_applied: bool
+    @property
+    def already_applied(self) -> Optional[bool]:
+        """With ``idmp``: True when the event id was already applied (nothing
+        changed; total and rank are the board's now, rank 0 if the member
+        has left it since), False when this call applied it; None without
+        ``idmp``. Not a field: the reply still unpacks as ``total, rank``."""
+        return _applied_flag(self)
 
 
 class RankInfo(NamedTuple):
@@ -96,6 +86,14 @@ class RateResult(NamedTuple):
     remaining: int
     retry_after_ms: int
 
+    @property
+    def already_applied(self) -> Optional[bool]:
+        """With ``idmp``: True when the hit was already counted (it spent
+        nothing now, and the counts are the window's now), False when this
+        call counted it or refused it (a refused hit is not remembered);
+        None without ``idmp``. Not a field: the reply unpacks as before."""
+        return _applied_flag(self)
+
 
 class RateLimitsResult(NamedTuple):
     """RATE.HIT with several limits: ``RateResult``'s fields for the limit
@@ -109,30 +107,10 @@ class RateLimitsResult(NamedTuple):
     retry_after_ms: int
     binding: int
 
-
-class RateResultOnce(NamedTuple):
-    """RATE.HIT with ``idmp``: ``RateResult`` and whether the hit was
-    already counted (then it spent nothing now, stands allowed, and the
-    counts are the window's now). A refused hit is not remembered: its
-    retry is counted afresh."""
-
-    allowed: bool
-    count: int  # type: ignore[assignment]  # the docs' name; shadows tuple.count()
-    remaining: int
-    retry_after_ms: int
-    already_applied: bool
-
-
-class RateLimitsResultOnce(NamedTuple):
-    """RATE.HIT with several limits and ``idmp``: ``RateLimitsResult`` and
-    whether the hit was already counted, as in ``RateResultOnce``."""
-
-    allowed: bool
-    count: int  # type: ignore[assignment]  # the docs' name; shadows tuple.count()
-    remaining: int
-    retry_after_ms: int
-    binding: int
-    already_applied: bool
+    @property
+    def already_applied(self) -> Optional[bool]:
+        """As ``RateResult.already_applied``."""
+        return _applied_flag(self)
 
 
 class VoteResult(NamedTuple):
@@ -162,6 +140,24 @@ def parse_bool(reply: Any, **options: Any) -> bool:
 IDMP_OPTION = "zkit_idmp"
 
 
+def _applied_flag(reply: Any) -> Optional[bool]:
+    return getattr(reply, "_already_applied", None)
+
+
+class _TotalRankOnce(TotalRank):
+    """A TotalRank that carries its call's IDMP flag (``already_applied``)."""
+
+    _already_applied: bool
+
+
+class _RateResultOnce(RateResult):
+    _already_applied: bool
+
+
+class _RateLimitsResultOnce(RateLimitsResult):
+    _already_applied: bool
+
+
 def _idmp_flag(reply: Any, options: Mapping[str, Any]) -> Tuple[Any, Optional[bool]]:
     """A reply without its IDMP flag, and the flag (None without ``idmp``)."""
     if options.get(IDMP_OPTION):
@@ -169,17 +165,22 @@ def _idmp_flag(reply: Any, options: Mapping[str, Any]) -> Tuple[Any, Optional[bo
     return reply, None
 
 
-def parse_total_rank(reply: Any, **options: Any) -> Union[TotalRank, TotalRankOnce]:
-    (total, rank), applied = _idmp_flag(reply, options)
+def _total_rank(total: Any, rank: Any, applied: Optional[bool]) -> TotalRank:
     if applied is None:
         return TotalRank(int(total), int(rank))
-    return TotalRankOnce(int(total), 0 if rank is None else int(rank), applied)
+    once = _TotalRankOnce(int(total), 0 if rank is None else int(rank))
+    once._already_applied = applied
+    return once
 
 
-def parse_total_ranks(reply: Any, **options: Any) -> Union[List[TotalRank], TotalRanksOnce]:
+def parse_total_rank(reply: Any, **options: Any) -> TotalRank:
+    (total, rank), applied = _idmp_flag(reply, options)
+    return _total_rank(total, rank, applied)
+
+
+def parse_total_ranks(reply: Any, **options: Any) -> List[TotalRank]:
     pairs, applied = _idmp_flag(reply, options)
-    boards = [TotalRank(int(total), 0 if rank is None else int(rank)) for total, rank in pairs]
-    return boards if applied is None else TotalRanksOnce(boards, applied)
+    return [_total_rank(total, rank, applied) for total, rank in pairs]
 
 
 def parse_rank_info(reply: Any, **options: Any) -> Optional[RankInfo]:
@@ -210,18 +211,22 @@ def parse_tasks(reply: Any, **options: Any) -> Optional[List[Task]]:
     return [Task(task, float(due_ms)) for task, due_ms in reply]
 
 
-def parse_rate(
-    reply: Any, **options: Any
-) -> Union[RateResult, RateLimitsResult, RateResultOnce, RateLimitsResultOnce]:
+def parse_rate(reply: Any, **options: Any) -> Union[RateResult, RateLimitsResult]:
     # One limit: four fields, as in 0.1; several: a fifth, the binding
     # limit; with idmp, the flag last.
     reply, applied = _idmp_flag(reply, options)
-    fields = (bool(reply[0]),) + tuple(int(field) for field in reply[1:])
+    allowed, count, remaining, retry_after_ms = bool(reply[0]), int(reply[1]), int(reply[2]), int(reply[3])
+    if len(reply) == 5:
+        if applied is None:
+            return RateLimitsResult(allowed, count, remaining, retry_after_ms, int(reply[4]))
+        several = _RateLimitsResultOnce(allowed, count, remaining, retry_after_ms, int(reply[4]))
+        several._already_applied = applied
+        return several
     if applied is None:
-        return RateLimitsResult(*fields) if len(fields) == 5 else RateResult(*fields)
-    if len(fields) == 5:
-        return RateLimitsResultOnce(*fields, applied)
-    return RateResultOnce(*fields, applied)
+        return RateResult(allowed, count, remaining, retry_after_ms)
+    one = _RateResultOnce(allowed, count, remaining, retry_after_ms)
+    one._already_applied = applied
+    return one
 
 
 def parse_vote(reply: Any, **options: Any) -> VoteResult:
