@@ -87,24 +87,27 @@ pub const RETAIN_ARG: Arg = Arg::integer("ms")
     .optional()
     .since("0.3.0");
 
-/// A parsed clause.
-pub struct Idmp<'a> {
-    seen_key: &'a RStr,
-    event_id: &'a RStr,
+/// A parsed clause; its words are server strings in a command, plain bytes
+/// in the unit tests.
+pub struct Idmp<'a, A = RStr> {
+    seen_key: &'a A,
+    event_id: &'a A,
     retain_ms: i64,
 }
 
 /// Splits `IDMP seen-key event-id [RETAIN ms]` off the end of `args`: the
 /// arguments before it, and the clause if given. The clause closes the
 /// command, so the key spec finds it searching back from the end.
-pub fn split_trailing(args: &[RStr]) -> Result<(&[RStr], Option<Idmp<'_>>), ZkitError> {
+pub fn split_trailing<A: AsRef<[u8]>>(
+    args: &[A],
+) -> Result<(&[A], Option<Idmp<'_, A>>), ZkitError> {
     let n = args.len();
     let with_retain = n >= 5
-        && is_keyword(args[n - 5].as_bytes(), KEYWORD)
-        && is_keyword(args[n - 2].as_bytes(), RETAIN_KEYWORD);
+        && is_keyword(args[n - 5].as_ref(), KEYWORD)
+        && is_keyword(args[n - 2].as_ref(), RETAIN_KEYWORD);
     let clause_len = if with_retain {
         5
-    } else if n >= 3 && is_keyword(args[n - 3].as_bytes(), KEYWORD) {
+    } else if n >= 3 && is_keyword(args[n - 3].as_ref(), KEYWORD) {
         3
     } else {
         return Ok((args, None));
@@ -115,15 +118,15 @@ pub fn split_trailing(args: &[RStr]) -> Result<(&[RStr], Option<Idmp<'_>>), Zkit
 
 /// Splits `IDMP seen-key event-id [RETAIN ms]` off the start of `args`: the
 /// clause if given, and the arguments after it.
-pub fn split_leading(args: &[RStr]) -> Result<(Option<Idmp<'_>>, &[RStr]), ZkitError> {
+pub fn split_leading<A: AsRef<[u8]>>(args: &[A]) -> Result<(Option<Idmp<'_, A>>, &[A]), ZkitError> {
     let [keyword, rest @ ..] = args else {
         return Ok((None, args));
     };
-    if !is_keyword(keyword.as_bytes(), KEYWORD) {
+    if !is_keyword(keyword.as_ref(), KEYWORD) {
         return Ok((None, args));
     }
     let clause_len = match rest {
-        [_, _, retain, ..] if is_keyword(retain.as_bytes(), RETAIN_KEYWORD) => 4,
+        [_, _, retain, ..] if is_keyword(retain.as_ref(), RETAIN_KEYWORD) => 4,
         _ => 2,
     };
     if rest.len() < clause_len {
@@ -132,17 +135,18 @@ pub fn split_leading(args: &[RStr]) -> Result<(Option<Idmp<'_>>, &[RStr]), ZkitE
     let (clause, after) = rest.split_at(clause_len);
     // A clause given twice, or RETAIN twice, is a syntax error, as a
     // repeated option is everywhere.
-    if after.first().is_some_and(|w| {
-        is_keyword(w.as_bytes(), KEYWORD) || is_keyword(w.as_bytes(), RETAIN_KEYWORD)
-    }) {
+    if after
+        .first()
+        .is_some_and(|w| is_keyword(w.as_ref(), KEYWORD) || is_keyword(w.as_ref(), RETAIN_KEYWORD))
+    {
         return Err(ZkitError::Syntax);
     }
     Ok((Some(Idmp::parse(clause)?), after))
 }
 
-impl<'a> Idmp<'a> {
+impl<'a, A: AsRef<[u8]>> Idmp<'a, A> {
     /// `seen-key event-id [RETAIN ms]`.
-    fn parse(clause: &'a [RStr]) -> Result<Idmp<'a>, ZkitError> {
+    fn parse(clause: &'a [A]) -> Result<Idmp<'a, A>, ZkitError> {
         let (seen_key, event_id, retain_ms) = match clause {
             [seen_key, event_id] => (seen_key, event_id, None),
             [seen_key, event_id, _retain, ms] => (seen_key, event_id, Some(ms)),
@@ -150,12 +154,12 @@ impl<'a> Idmp<'a> {
         };
         // An event id spelled like the keyword would let the key spec, which
         // searches for the keyword, find another word than the seen-key.
-        if is_keyword(event_id.as_bytes(), KEYWORD) {
+        if is_keyword(event_id.as_ref(), KEYWORD) {
             return Err(ZkitError::Syntax);
         }
         let retain_ms = match retain_ms {
             Some(ms) => {
-                let ms = parse_i64(ms.as_bytes())?;
+                let ms = parse_i64(ms.as_ref())?;
                 if !idmp::valid_retention(ms) {
                     return Err(ZkitError::OutOfRange {
                         what: "retain",
@@ -172,7 +176,9 @@ impl<'a> Idmp<'a> {
             retain_ms,
         })
     }
+}
 
+impl Idmp<'_> {
     /// Whether the event was already applied; call before the command's
     /// first write. Refuses a seen-key that is one of the keys the command
     /// writes, or one that holds another type (WRONGTYPE). A repeat is
@@ -238,5 +244,93 @@ impl Idmp<'_> {
 pub fn reply_flag(ctx: &Ctx, seen: Option<Seen>) {
     if let Some(seen) = seen {
         ctx.reply_i64(seen.reply_flag());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::logic::clock::MAX_DURATION_MS;
+
+    type Words = Vec<&'static [u8]>;
+
+    fn words(line: &'static str) -> Words {
+        line.split(' ').map(str::as_bytes).collect()
+    }
+
+    /// The clause as (seen-key, event id, retention), and the other words.
+    fn trailing(line: &'static str) -> Result<(Words, Option<(Words, i64)>), ZkitError> {
+        let args = words(line);
+        let (rest, clause) = split_trailing(&args)?;
+        Ok((rest.to_vec(), clause.map(parts)))
+    }
+
+    fn leading(line: &'static str) -> Result<(Option<(Words, i64)>, Words), ZkitError> {
+        let args = words(line);
+        let (clause, rest) = split_leading(&args)?;
+        Ok((clause.map(parts), rest.to_vec()))
+    }
+
+    fn parts(clause: Idmp<'_, &'static [u8]>) -> (Words, i64) {
+        (vec![*clause.seen_key, *clause.event_id], clause.retain_ms)
+    }
+
+    const DAY: i64 = DEFAULT_RETAIN_MS;
+
+    #[test]
+    fn the_clause_closes_a_rank_write() {
+        assert_eq!(
+            trailing("AT 5 SHARED IDMP seen pay-1"),
+            Ok((words("AT 5 SHARED"), Some((words("seen pay-1"), DAY))))
+        );
+        assert_eq!(
+            trailing("idmp seen pay-1 retain 60000"),
+            Ok((vec![], Some((words("seen pay-1"), 60_000))))
+        );
+        // No clause, or one that is not last: the words are the options'.
+        assert_eq!(trailing("AT 5"), Ok((words("AT 5"), None)));
+        assert_eq!(
+            trailing("IDMP seen pay-1 SHARED"),
+            Ok((words("IDMP seen pay-1 SHARED"), None))
+        );
+        // Given twice, the first is left to the options, which refuse it.
+        assert_eq!(
+            trailing("IDMP a x IDMP b y"),
+            Ok((words("IDMP a x"), Some((words("b y"), DAY))))
+        );
+    }
+
+    #[test]
+    fn the_clause_follows_the_key_of_a_rate_hit() {
+        assert_eq!(
+            leading("IDMP seen hit-1 1000 5"),
+            Ok((Some((words("seen hit-1"), DAY)), words("1000 5")))
+        );
+        assert_eq!(
+            leading("IDMP seen hit-1 RETAIN 5000 1000 5"),
+            Ok((Some((words("seen hit-1"), 5_000)), words("1000 5")))
+        );
+        assert_eq!(leading("1000 5"), Ok((None, words("1000 5"))));
+        assert_eq!(leading("IDMP seen"), Err(ZkitError::Syntax));
+        assert_eq!(leading("IDMP a x IDMP b y 1000 5"), Err(ZkitError::Syntax));
+        assert_eq!(
+            leading("IDMP a x RETAIN 5 RETAIN 5 1000 5"),
+            Err(ZkitError::Syntax)
+        );
+    }
+
+    #[test]
+    fn bad_clauses_are_refused() {
+        // An event id spelled like the keyword would mislead the key spec.
+        assert_eq!(trailing("IDMP seen idmp"), Err(ZkitError::Syntax));
+        assert_eq!(leading("IDMP seen IDMP 1000 5"), Err(ZkitError::Syntax));
+        let out_of_range = Err(ZkitError::OutOfRange {
+            what: "retain",
+            limit: bound::DURATION_MS,
+        });
+        assert_eq!(trailing("IDMP seen e RETAIN 0"), out_of_range);
+        assert_eq!(MAX_DURATION_MS + 1, 3_155_760_000_001);
+        assert_eq!(trailing("IDMP seen e RETAIN 3155760000001"), out_of_range);
+        assert_eq!(trailing("IDMP seen e RETAIN x"), Err(ZkitError::NotInteger));
     }
 }
