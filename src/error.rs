@@ -8,6 +8,7 @@ use std::fmt;
 use crate::host::{GrammarError, HostError, Mistake};
 use crate::logic::cursor::CursorError;
 use crate::logic::delay::DelayError;
+use crate::logic::idmp::IdmpError;
 use crate::logic::rank::RankError;
 use crate::logic::recent::RecentError;
 use crate::logic::vote::VoteError;
@@ -63,6 +64,8 @@ pub enum ZkitError {
     Delay(DelayError),
     /// A call that does not fit its command's grammar.
     Grammar(GrammarError),
+    /// An `IDMP` clause that cannot work.
+    Idmp(IdmpError),
     /// A bug or an unexpected server answer: the command changed nothing it
     /// could avoid changing, and the message says what happened.
     Internal(String),
@@ -120,6 +123,7 @@ impl fmt::Display for ZkitError {
                     write!(f, "; usage: {usage}")
                 }
             },
+            ZkitError::Idmp(e) => write!(f, "ERR {e}"),
             ZkitError::Internal(message) => write!(f, "ERR zkit internal error: {message}"),
         }
     }
@@ -167,6 +171,12 @@ impl From<DelayError> for ZkitError {
     }
 }
 
+impl From<IdmpError> for ZkitError {
+    fn from(e: IdmpError) -> ZkitError {
+        ZkitError::Idmp(e)
+    }
+}
+
 impl From<CursorError> for ZkitError {
     fn from(e: CursorError) -> ZkitError {
         ZkitError::Cursor(e)
@@ -207,6 +217,7 @@ mod tests {
             }),
             ZkitError::Cursor(CursorError::Malformed),
             ZkitError::Delay(DelayError::DeadLetterWithoutLease),
+            ZkitError::Idmp(IdmpError::SeenKeyIsWritten),
             ZkitError::Internal("boom".into()),
         ];
         for e in errors {

@@ -708,6 +708,8 @@ fn every_command_is_registered_documented_and_versioned() {
     assert_eq!(
         names,
         [
+            "zkit.idmp-max-ids",
+            "zkit.idmp-retain-ms",
             "zkit.small-board-max",
             "zkit.tiebreak-epoch-ms",
             "zkit.tiebreak-span-ms"

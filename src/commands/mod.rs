@@ -8,6 +8,7 @@ pub mod args;
 pub mod debug;
 pub mod delay;
 pub mod feed;
+pub mod idmp;
 pub mod rank;
 pub mod rate;
 pub mod recent;
@@ -50,6 +51,8 @@ pub static CONFIGS: &[&NumericConfig] = &[
     &rank::TIEBREAK_EPOCH_MS,
     &rank::TIEBREAK_SPAN_MS,
     &rank::SMALL_BOARD_MAX,
+    &idmp::RETAIN_MS,
+    &idmp::MAX_IDS,
 ];
 
 /// A count of events since the module loaded, for INFO zkit: what
@@ -88,6 +91,8 @@ pub static COUNTERS: &[(&str, &Counter)] = &[
     ("delay_tasks_redelivered", &delay::TASKS_REDELIVERED),
     ("rate_hits_refused", &rate::HITS_REFUSED),
     ("feed_items_trimmed", &feed::ITEMS_TRIMMED),
+    ("idmp_repeats_refused", &idmp::REPEATS_REFUSED),
+    ("idmp_ids_evicted", &idmp::IDS_EVICTED),
 ];
 
 #[cfg(test)]

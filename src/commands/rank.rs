@@ -21,11 +21,13 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicI64, Ordering};
 
 use super::args::non_negative;
+use super::idmp::{self, Idmp, IdmpArgs, IDMP_ARG, RETAIN_ARG};
 use super::{Command, NumericConfig};
 use crate::error::ZkitError;
 use crate::host::{
     key_flags as kf, Arg, CallArg, Ctx, OwnedRStr, RStr, Reply, Request, ScoreBound, Zset,
 };
+use crate::logic::idmp::Seen;
 use crate::logic::rank::{
     add_totals, check_distinct_boards, next_total, scores_read_as_board, shared_ranks, weigh_total,
     RankEntry, SetCondition, TieBreakClock, TotalUpdate, CLOCK_LIMIT_MS, DEFAULT_EPOCH_MS,
@@ -93,13 +95,18 @@ declare_command! {
         summary: "Adds an amount to a member's total and returns the new total and rank; equal totals rank first-come (with SHARED, equal totals share a rank).",
         complexity: "O(log(N)) with N the number of members in the board.",
         since: "0.1.0",
-        history: &[("0.2.0", "Added the `SHARED` option.")],
+        history: &[
+            ("0.2.0", "Added the `SHARED` option."),
+            ("0.3.0", "Added the `IDMP` and `RETAIN` options; with IDMP the reply gains a last element, 1 when the event was already applied."),
+        ],
         args: &[
             BOARD_WRITE,
             Arg::string("member"),
             Arg::integer("amount"),
             Arg::unix_time("unix-ms").token("AT").optional(),
             SHARED_ARG,
+            IDMP_ARG,
+            RETAIN_ARG,
         ],
     }
 }
@@ -114,7 +121,10 @@ declare_command! {
             "Sets a member's total (with GT only a higher one, with LT only a lower one) and returns the total that stands with the member's rank; equal totals rank first-come (with SHARED, equal totals share a rank).",
         complexity: "O(log(N)) with N the number of members in the board.",
         since: "0.1.0",
-        history: &[("0.2.0", "Added the `GT`, `LT` and `SHARED` options.")],
+        history: &[
+            ("0.2.0", "Added the `GT`, `LT` and `SHARED` options."),
+            ("0.3.0", "Added the `IDMP` and `RETAIN` options; with IDMP the reply gains a last element, 1 when the event was already applied."),
+        ],
         args: &[
             BOARD_WRITE,
             Arg::string("member"),
@@ -127,6 +137,8 @@ declare_command! {
             .optional()
             .since("0.2.0"),
             SHARED_ARG,
+            IDMP_ARG,
+            RETAIN_ARG,
         ],
     }
 }
@@ -214,7 +226,7 @@ declare_command! {
         summary: "Adds an amount to a member's total on several boards at once (each first-come on its own) and returns [total, rank] per board, in key order.",
         complexity: "O(K*log(N)) with K the number of boards and N the members of the largest.",
         since: "0.2.0",
-        history: &[],
+        history: &[("0.3.0", "Added the `IDMP` and `RETAIN` options; with IDMP the reply gains a last element, 1 when the event was already applied.")],
         args: &[
             Arg::integer("numkeys"),
             Arg::key("key", BOARD_WRITE_FLAGS).counted_by("numkeys"),
@@ -222,6 +234,8 @@ declare_command! {
             Arg::integer("amount"),
             Arg::unix_time("unix-ms").token("AT").optional(),
             SHARED_ARG,
+            IDMP_ARG,
+            RETAIN_ARG,
         ],
     }
 }
@@ -264,26 +278,26 @@ impl Ranks {
 }
 
 request! {
-    /// RANK.GIFT `key member amount [AT unix-ms] [SHARED]`.
+    /// RANK.GIFT `key member amount [AT unix-ms] [SHARED] [IDMP seen-key
+    /// event-id] [RETAIN ms]`.
     struct Gift<'a> {
         key: &'a RStr = key,
         member: &'a RStr = string,
         amount: i64 = integer,
         at_ms: Option<i64> = option(Request::integer),
         shared: bool = flag,
+        idmp: IdmpArgs<'a> = part,
     }
 }
 
 fn gift(ctx: &Ctx, args: Gift<'_>) -> Result<Reply, ZkitError> {
     let update = TotalUpdate::Add(args.amount);
-    write_total(
-        ctx,
-        args.key,
-        args.member,
-        update,
-        args.at_ms,
-        Ranks::shared(args.shared),
-    )
+    let how = WriteHow {
+        at_ms: args.at_ms,
+        ranks: Ranks::shared(args.shared),
+        idmp: args.idmp.check()?,
+    };
+    write_total(ctx, args.key, args.member, update, how)
 }
 
 request! {
@@ -295,20 +309,28 @@ request! {
         at_ms: Option<i64> = option(Request::integer),
         condition: Option<SetCondition> = one_of(&[|_| SetCondition::Higher, |_| SetCondition::Lower]),
         shared: bool = flag,
+        idmp: IdmpArgs<'a> = part,
     }
 }
 
 fn set(ctx: &Ctx, args: SetTotal<'_>) -> Result<Reply, ZkitError> {
     let condition = args.condition.unwrap_or(SetCondition::Always);
     let update = TotalUpdate::Set(args.total, condition);
-    write_total(
-        ctx,
-        args.key,
-        args.member,
-        update,
-        args.at_ms,
-        Ranks::shared(args.shared),
-    )
+    let how = WriteHow {
+        at_ms: args.at_ms,
+        ranks: Ranks::shared(args.shared),
+        idmp: args.idmp.check()?,
+    };
+    write_total(ctx, args.key, args.member, update, how)
+}
+
+/// How a RANK write is made and answered.
+struct WriteHow<'a> {
+    /// When the total was reached (default: the server's now).
+    at_ms: Option<i64>,
+    ranks: Ranks,
+    /// An event to apply at most once.
+    idmp: Option<Idmp<'a>>,
 }
 
 /// A write to one board, checked and not yet made.
@@ -358,27 +380,58 @@ fn apply_write(
 }
 
 /// RANK.GIFT / RANK.SET -> `[total, rank]`, the total that stands after the
-/// call.
+/// call, and with IDMP whether the event was already applied (then the board
+/// is untouched and the reply is its current state).
 fn write_total(
     ctx: &Ctx,
     key: &RStr,
     member: &RStr,
     update: TotalUpdate,
-    at_ms: Option<i64>,
-    ranks: Ranks,
+    how: WriteHow<'_>,
 ) -> Result<Reply, ZkitError> {
+    let seen = how
+        .idmp
+        .as_ref()
+        .map(|i| i.check(ctx, &[key]))
+        .transpose()?;
+    if seen == Some(Seen::Repeat) {
+        return Ok(idmp::with_flag(
+            standing(ctx, key, member, how.ranks)?,
+            seen,
+        ));
+    }
     let clock = tiebreak_clock();
-    let at_ms = at_ms.unwrap_or_else(|| ctx.now_ms());
+    let at_ms = how.at_ms.unwrap_or_else(|| ctx.now_ms());
     let mut board = ctx.open_zset_mut(key)?;
     let planned = plan_write(&clock, board.score(member), update, at_ms)?;
     apply_write(ctx, key, &mut board, member, update, &planned)?;
     drop(board);
-    let rank = rank_of_member(ctx, key, member, planned.total, ranks)?;
-    Ok(Reply::ints(&[planned.total, rank]))
+    if let Some(idmp) = &how.idmp {
+        idmp.record(ctx)?;
+    }
+    let rank = rank_of_member(ctx, key, member, planned.total, how.ranks)?;
+    Ok(idmp::with_flag(
+        vec![Reply::Int(planned.total), Reply::Int(rank)],
+        seen,
+    ))
+}
+
+/// A member's `[total, rank]` as the board stands: what a repeated event
+/// replies instead of writing. A member no longer on the board (removed
+/// since its event was applied) stands at total 0 with no rank.
+fn standing(ctx: &Ctx, key: &RStr, member: &RStr, ranks: Ranks) -> Result<Vec<Reply>, ZkitError> {
+    let score = ctx.open_zset(key)?.and_then(|board| board.score(member));
+    let Some(score) = score else {
+        return Ok(vec![Reply::Int(0), Reply::Null]);
+    };
+    let total = tiebreak_clock().decode(score)?.total;
+    let rank = rank_of_member(ctx, key, member, total, ranks)?;
+    Ok(vec![Reply::Int(total), Reply::Int(rank)])
 }
 
 request! {
-    /// RANK.MGIFT `numkeys key [key ...] member amount [AT unix-ms] [SHARED]`.
+    /// RANK.MGIFT `numkeys key [key ...] member amount [AT unix-ms] [SHARED]
+    /// [IDMP seen-key event-id] [RETAIN ms]`.
     struct MultiGift<'a> {
         /// The count the list after it was read with.
         _numkeys: i64 = integer,
@@ -387,6 +440,7 @@ request! {
         amount: i64 = integer,
         at_ms: Option<i64> = option(Request::integer),
         shared: bool = flag,
+        idmp: IdmpArgs<'a> = part,
     }
 }
 
@@ -401,10 +455,21 @@ fn mgift(ctx: &Ctx, args: MultiGift<'_>) -> Result<Reply, ZkitError> {
         amount,
         at_ms,
         shared,
+        idmp,
     } = args;
     let update = TotalUpdate::Add(amount);
+    let idmp = idmp.check()?;
     let names: Vec<&[u8]> = boards.iter().map(|board| board.as_bytes()).collect();
     check_distinct_boards(&names)?;
+    let ranks = Ranks::shared(shared);
+    let seen = idmp.as_ref().map(|i| i.check(ctx, &boards)).transpose()?;
+    if seen == Some(Seen::Repeat) {
+        let mut replies = Vec::with_capacity(boards.len() + 1);
+        for key in &boards {
+            replies.push(Reply::Array(standing(ctx, key, member, ranks)?));
+        }
+        return Ok(idmp::with_flag(replies, seen));
+    }
 
     let clock = tiebreak_clock();
     let at_ms = at_ms.unwrap_or_else(|| ctx.now_ms());
@@ -423,13 +488,15 @@ fn mgift(ctx: &Ctx, args: MultiGift<'_>) -> Result<Reply, ZkitError> {
             write,
         )?;
     }
-    let ranks = Ranks::shared(shared);
-    let mut replies = Vec::with_capacity(boards.len());
+    if let Some(idmp) = &idmp {
+        idmp.record(ctx)?;
+    }
+    let mut replies = Vec::with_capacity(boards.len() + 1);
     for (key, write) in boards.iter().zip(&planned) {
         let rank = rank_of_member(ctx, key, member, write.total, ranks)?;
         replies.push(Reply::ints(&[write.total, rank]));
     }
-    Ok(Reply::Array(replies))
+    Ok(idmp::with_flag(replies, seen))
 }
 
 request! {

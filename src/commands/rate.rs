@@ -9,6 +9,7 @@
 //! per key (each `<unix-ms>-<seq>`, 15 to 20 bytes), gone with the key one
 //! window after its newest hit.
 
+use super::idmp::{self, IdmpArgs, IDMP_ARG, RETAIN_ARG};
 use super::{Command, Counter};
 use crate::error::bound;
 use crate::error::ZkitError;
@@ -16,6 +17,7 @@ use crate::host::{
     key_flags as kf, Arg, CallArg, Ctx, OwnedRStr, RStr, Reply, Request, ScoreBound, Zset,
 };
 use crate::logic::clock::MAX_DURATION_MS;
+use crate::logic::idmp::Seen;
 use crate::logic::rate::{self, HitLog, Limit, MAX_LIMIT};
 use crate::{declare_command, request};
 
@@ -35,11 +37,13 @@ declare_command! {
         since: "0.1.0",
         history: &[
             ("0.2.0", "Accepts several `window-ms limit` pairs; with several, the reply gains the position of the limit that binds."),
-            ("0.3.0", "`COST` goes before the limits, so every argument after the key and options is a limit."),
+            ("0.3.0", "`COST` goes before the limits, so every argument after the key and options is a limit. Added the `IDMP` and `RETAIN` options; with IDMP the reply gains a last element, 1 when the event was already applied."),
         ],
         args: &[
             Arg::key("key", kf::RW | kf::UPDATE),
             Arg::integer("cost").token("COST").optional(),
+            IDMP_ARG,
+            RETAIN_ARG,
             Arg::block(
                 "limits",
                 &[Arg::integer("window-ms"), Arg::integer("limit")],
@@ -50,18 +54,24 @@ declare_command! {
 }
 
 request! {
-    /// RATE.HIT `key [COST n] window-ms limit [window-ms limit ...]`.
+    /// RATE.HIT `key [COST n] [IDMP seen-key event-id] [RETAIN ms]
+    /// window-ms limit [window-ms limit ...]`.
     struct Hit<'a> {
         key: &'a RStr = key,
         cost: Option<i64> = option(Request::integer),
+        idmp: IdmpArgs<'a> = part,
         limits: Vec<(i64, i64)> = list(|pair| (pair.integer(), pair.integer())),
     }
 }
 
 /// -> `[allowed, count, remaining, retry-after-ms]` of the binding limit,
-/// and with several limits its 1-based position as a fifth element.
+/// with several limits its 1-based position as a fifth element, and with
+/// IDMP whether the event was already applied as the last. A repeat spends
+/// nothing and stands allowed with the counts of now; a refused hit spent
+/// nothing either, so its id is not remembered and a retry may pass later.
 fn hit(ctx: &Ctx, args: Hit<'_>) -> Result<Reply, ZkitError> {
     let key = args.key;
+    let idmp = args.idmp.check()?;
     let limits = args
         .limits
         .iter()
@@ -80,26 +90,34 @@ fn hit(ctx: &Ctx, args: Hit<'_>) -> Result<Reply, ZkitError> {
             limit: bound::UP_TO_LIMIT,
         });
     }
+    let seen = idmp.as_ref().map(|i| i.check(ctx, &[key])).transpose()?;
     let mut log = ZsetLog {
         ctx,
         key,
         state: LogKey::Unopened,
     };
-    let verdict = rate::hit(&mut log, ctx.now_ms(), &limits, cost as u64)?;
+    let verdict = if seen == Some(Seen::Repeat) {
+        rate::standing(&mut log, ctx.now_ms(), &limits)?
+    } else {
+        rate::hit(&mut log, ctx.now_ms(), &limits, cost as u64)?
+    };
     drop(log);
     if !verdict.allowed {
         HITS_REFUSED.add(1);
     }
+    if let (Some(idmp), Some(Seen::New), true) = (&idmp, seen, verdict.allowed) {
+        idmp.record(ctx)?;
+    }
     let mut reply = vec![
-        i64::from(verdict.allowed),
-        verdict.count as i64,
-        verdict.remaining as i64,
-        verdict.retry_after_ms,
+        Reply::Int(i64::from(verdict.allowed)),
+        Reply::Int(verdict.count as i64),
+        Reply::Int(verdict.remaining as i64),
+        Reply::Int(verdict.retry_after_ms),
     ];
     if limits.len() > 1 {
-        reply.push(verdict.binding as i64 + 1);
+        reply.push(Reply::Int(verdict.binding as i64 + 1));
     }
-    Ok(Reply::ints(&reply))
+    Ok(idmp::with_flag(reply, seen))
 }
 
 /// One `window-ms limit` pair, in range.

@@ -123,11 +123,11 @@ macro_rules! declare_command {
 /// ```
 #[macro_export]
 macro_rules! request {
-    ($(#[$meta:meta])* struct $name:ident<$a:lifetime> {
+    ($(#[$meta:meta])* $vis:vis struct $name:ident<$a:lifetime> {
         $($(#[$field_meta:meta])* $field:ident: $ty:ty = $reader:ident $(($($arg:expr),*))?),* $(,)?
     }) => {
         $(#[$meta])*
-        struct $name<$a> {
+        $vis struct $name<$a> {
             $($(#[$field_meta])* $field: $ty,)*
         }
 

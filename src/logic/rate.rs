@@ -208,6 +208,32 @@ pub fn hit<L: HitLog>(
     Ok(binding)
 }
 
+/// What an already-applied hit (a repeated IDMP event id) is told: the
+/// hit counted when it was first made, so it stands as allowed, and each
+/// limit's count is what its window holds now. Reads only; the binding limit
+/// is the one with the least room left (the first such).
+pub fn standing<L: HitLog>(
+    log: &mut L,
+    now_ms: i64,
+    limits: &[Limit],
+) -> Result<Verdict, L::Error> {
+    let mut tightest: Option<Verdict> = None;
+    for (index, limit) in limits.iter().enumerate() {
+        let count = log.count_above(cutoff(now_ms, limit.window_ms))?;
+        let verdict = Verdict {
+            binding: index,
+            allowed: true,
+            count,
+            remaining: limit.limit.saturating_sub(count),
+            retry_after_ms: -1,
+        };
+        if tightest.is_none_or(|t| verdict.remaining < t.remaining) {
+            tightest = Some(verdict);
+        }
+    }
+    Ok(tightest.expect("at least one limit"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -307,6 +333,27 @@ mod tests {
     fn hit_once(log: &mut MemoryLog, now: i64, limits: &[Limit], cost: u64) -> Verdict {
         let Ok(verdict) = hit(log, now, limits, cost);
         verdict
+    }
+
+    #[test]
+    fn a_repeated_hit_stands_allowed_and_writes_nothing() {
+        let mut log = MemoryLog::default();
+        let limits = [limit(10_000, 5), limit(1_000, 2)];
+        hit_once(&mut log, 10_000, &limits, 2);
+        let writes = log.writes;
+        let Ok(v) = standing(&mut log, 10_500, &limits);
+        // The 1 s limit binds: its 2 units fill it.
+        assert_eq!(
+            (v.binding, v.allowed, v.count, v.remaining),
+            (1, true, 2, 0)
+        );
+        assert_eq!(v.retry_after_ms, -1);
+        // Later the 1 s window is empty, and still has the least room.
+        let Ok(v) = standing(&mut log, 11_500, &limits);
+        assert_eq!((v.binding, v.count, v.remaining), (1, 0, 2));
+        let Ok(v) = standing(&mut log, 11_500, &[limit(10_000, 3), limit(1_000, 2)]);
+        assert_eq!((v.binding, v.count, v.remaining), (0, 2, 1));
+        assert_eq!(log.writes, writes, "standing reads only");
     }
 
     #[test]

@@ -170,6 +170,15 @@ impl Server {
         self.owns_dir = false;
         self.dir.clone()
     }
+
+    /// Kills the server with SIGKILL (no shutdown, no save: a crash) and
+    /// keeps its folder, for a restart with [`ServerConfig::in_dir`].
+    pub fn kill_keep_dir(mut self) -> PathBuf {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        self.owns_dir = false;
+        self.dir.clone()
+    }
 }
 
 impl Drop for Server {

@@ -108,6 +108,30 @@ pub const RANK: Family = Family {
         &["RANK.GIFT", "$key", "$member", "$int"],
         &["RANK.GIFT", "$key", "$member", "$int", "AT", "$time"],
         &["RANK.GIFT", "$key", "$member", "$int", "SHARED"],
+        &[
+            "RANK.GIFT",
+            "$key",
+            "$member",
+            "$int",
+            "IDMP",
+            "$key",
+            "$member",
+        ],
+        &[
+            "RANK.SET", "$key", "$member", "$int", "GT", "IDMP", "$key", "$member", "RETAIN",
+            "$int",
+        ],
+        &[
+            "RANK.MGIFT",
+            "$int",
+            "$key",
+            "$key",
+            "$member",
+            "$int",
+            "IDMP",
+            "$key",
+            "$member",
+        ],
         &["RANK.SET", "$key", "$member", "$int", "AT", "$time"],
         &[
             "RANK.SET", "$key", "$member", "$int", "SHARED", "AT", "$time",
@@ -462,6 +486,12 @@ pub const RATE: Family = Family {
         // its parsing).
         &["RATE.HIT", "$key", "600000", "$int"],
         &["RATE.HIT", "$key", "COST", "$int", "600000", "$int"],
+        &[
+            "RATE.HIT", "$key", "IDMP", "$key", "$member", "600000", "$int",
+        ],
+        &[
+            "RATE.HIT", "$key", "IDMP", "$key", "$member", "RETAIN", "$int", "600000", "$int",
+        ],
         &["RATE.HIT", "$key", "600000", "$int", "1200000", "$int"],
         &[
             "RATE.HIT", "$key", "COST", "$int", "600000", "$int", "1200000", "$int",

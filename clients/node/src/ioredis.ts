@@ -44,7 +44,7 @@ function commandClass(): ZkitCommandClass {
       constructor(spec: CommandSpec, call: Call) {
         super(spec.command, call.argv.slice(1), { replyEncoding: 'utf8', readOnly: spec.readonly });
         this.zkitKeys = keysOf(call);
-        this.zkitParse = spec.parse;
+        this.zkitParse = (reply) => spec.parse(reply, call.idmp);
       }
       getKeys() {
         return this.zkitKeys;

@@ -26,9 +26,9 @@ export function nodeRedisTransport(client: NodeRedisClient): Transport {
   return async (spec, unprefixed) => {
     // Raw sendCommand does not apply keyPrefix: zkit does.
     const call = withKeyPrefix(unprefixed, client._keyPrefix);
-    if (!isCluster) return spec.parse(await client.sendCommand(call.argv));
+    if (!isCluster) return spec.parse(await client.sendCommand(call.argv), call.idmp);
     slotOf(spec.command, keysOf(call));
-    return spec.parse(await client.sendCommand(call.argv[call.keyIndexes[0]], spec.readonly, call.argv));
+    return spec.parse(await client.sendCommand(call.argv[call.keyIndexes[0]], spec.readonly, call.argv), call.idmp);
   };
 }
 
@@ -36,12 +36,14 @@ export function nodeRedisTransport(client: NodeRedisClient): Transport {
 interface CommandParser {
   push(...args: Array<string | Buffer>): unknown;
   pushKey(key: string | Buffer): unknown;
+  /** Handed to transformReply by node-redis 5. */
+  preserve?: unknown;
 }
 
 type ModuleCommand<M extends (...args: never) => Promise<unknown>> = {
   IS_READ_ONLY: boolean;
   parseCommand(parser: CommandParser, ...args: Parameters<M>): void;
-  transformReply(reply: unknown): Awaited<ReturnType<M>>;
+  transformReply(reply: unknown, preserve?: unknown): Awaited<ReturnType<M>>;
 };
 
 export type ZkitModule = { [K in keyof ZkitCommands]: ModuleCommand<ZkitCommands[K]> };
@@ -56,8 +58,10 @@ function moduleCommand(spec: CommandSpec) {
       // unchanged. It sees the keys as given, before pushKey adds keyPrefix.
       slotOf(spec.command, keysOf(call));
       call.argv.forEach((arg, i) => (call.keyIndexes.includes(i) ? parser.pushKey(arg) : parser.push(arg)));
+      // The reply parser must know whether the call gave IDMP.
+      parser.preserve = call.idmp;
     },
-    transformReply: spec.parse,
+    transformReply: (reply: unknown, preserve?: unknown) => spec.parse(reply, preserve === true),
   };
 }
 

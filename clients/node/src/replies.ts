@@ -9,6 +9,8 @@ export type Text = string | Buffer;
 export interface TotalRank {
   total: number;
   rank: number;
+  /** Only with `idmp`: true when the event id was already applied (nothing changed; total and rank are the board's now, rank 0 if the member has left it since). */
+  alreadyApplied?: boolean;
 }
 
 /** RANK.GET and each member of RANK.MGET: total, rank and when the total was reached (unix ms). */
@@ -66,6 +68,8 @@ export interface RateResult {
   retryAfterMs: number;
   /** Only with several limits. */
   binding?: number;
+  /** Only with `idmp`: true when the hit was already counted (it spent nothing now; the counts are the window's now). A refused hit is not remembered. */
+  alreadyApplied?: boolean;
 }
 
 /** VOTE.CAST: the item's score, the up and down counts, and whether the vote changed anything. */
@@ -83,12 +87,21 @@ export const parseNumber = (reply: Raw): number => Number(reply);
 /** A 1 or 0 reply: DELAY.NACK moved the task, DELAY.TOUCH extended its lease. */
 export const parseBoolean = (reply: Raw): boolean => Number(reply) === 1;
 
-export const parseTotalRank = ([total, rank]: Raw): TotalRank => ({
+/** With `applied` (the IDMP flag), the entry says whether its event was already applied. */
+const totalRank = ([total, rank]: Raw, applied?: boolean): TotalRank => ({
   total: Number(total),
-  rank: Number(rank),
+  rank: rank === null ? 0 : Number(rank),
+  ...(applied === undefined ? {} : { alreadyApplied: applied }),
 });
 
-export const parseTotalRanks = (reply: Raw): TotalRank[] => reply.map(parseTotalRank);
+/** RANK.GIFT and RANK.SET: `[total, rank]`, and with IDMP the flag third. */
+export const parseTotalRank = (reply: Raw): TotalRank => totalRank(reply, reply.length === 3 ? Number(reply[2]) === 1 : undefined);
+
+/** RANK.MGIFT: `[[total, rank], ...]`, and with IDMP the flag last (a number, not a pair). */
+export function parseTotalRanks(reply: Raw): TotalRank[] {
+  const flag = reply.length > 0 && !Array.isArray(reply[reply.length - 1]) ? Number(reply[reply.length - 1]) === 1 : undefined;
+  return (flag === undefined ? reply : reply.slice(0, -1)).map((pair: Raw) => totalRank(pair, flag));
+}
 
 export const parseRankInfo = (reply: Raw): RankInfo | null =>
   reply === null
@@ -113,13 +126,19 @@ export const parseTasks = (reply: Raw): Task[] | null =>
   reply === null ? null : reply.map(([task, dueMs]: Raw) => ({ task, dueMs: Number(dueMs) }));
 
 // A fifth element, the binding limit, comes only with several limits.
-export const parseRate = ([allowed, count, remaining, retryAfterMs, binding]: Raw): RateResult => ({
-  allowed: Number(allowed) === 1,
-  count: Number(count),
-  remaining: Number(remaining),
-  retryAfterMs: Number(retryAfterMs),
-  ...(binding === undefined ? {} : { binding: Number(binding) }),
-});
+/** RATE.HIT: four fields, the binding limit fifth with several limits, and with IDMP (`idmp`) the flag last. */
+export function parseRate(reply: Raw, idmp?: boolean): RateResult {
+  const applied = idmp ? Number(reply[reply.length - 1]) === 1 : undefined;
+  const [allowed, count, remaining, retryAfterMs, binding] = idmp ? reply.slice(0, -1) : reply;
+  return {
+    allowed: Number(allowed) === 1,
+    count: Number(count),
+    remaining: Number(remaining),
+    retryAfterMs: Number(retryAfterMs),
+    ...(binding === undefined ? {} : { binding: Number(binding) }),
+    ...(applied === undefined ? {} : { alreadyApplied: applied }),
+  };
+}
 
 export const parseVote = ([score, ups, downs, changed]: Raw): VoteResult => ({
   score: Number(score),

@@ -14,7 +14,7 @@ export function withKeyPrefix(call: Call, prefix: string | Buffer | undefined): 
         ? prefix + key
         : Buffer.concat([Buffer.from(prefix), Buffer.from(key)]);
   }
-  return { argv, keyIndexes: call.keyIndexes };
+  return { ...call, argv };
 }
 
 export const keysOf = (call: Call): Array<string | Buffer> => call.keyIndexes.map((i) => call.argv[i]);

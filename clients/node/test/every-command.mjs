@@ -12,6 +12,20 @@ export async function everyCommand(z, native) {
 
   assert.deepEqual(await c.rankGift('{t}:mon', 'alice', 100, { at: 1718000000000 }), { total: 100, rank: 1 });
   assert.deepEqual(await c.rankGift('{t}:mon', 'bob', 50), { total: 50, rank: 2 });
+  // IDMP: a retried event changes nothing and says so.
+  const once = { idmp: ['{t}:seen', 'pay-881'] };
+  assert.deepEqual(await c.rankGift('{t}:room', 'alice', 10, once), { total: 10, rank: 1, alreadyApplied: false });
+  assert.deepEqual(await c.rankGift('{t}:room', 'alice', 10, once), { total: 10, rank: 1, alreadyApplied: true });
+  assert.deepEqual(await c.rankSet('{t}:room', 'bob', 5, { idmp: ['{t}:seen', 'set-1'], retain: 60000 }), { total: 5, rank: 2, alreadyApplied: false });
+  const mgift = { idmp: ['{t}:seen', 'm-1'] };
+  assert.deepEqual(await c.rankMgift(['{t}:room'], 'bob', 1, mgift), [{ total: 6, rank: 2, alreadyApplied: false }]);
+  assert.deepEqual(await c.rankMgift(['{t}:room'], 'bob', 1, mgift), [{ total: 6, rank: 2, alreadyApplied: true }]);
+  const hit = { idmp: ['{t}:seen', 'hit-1'] };
+  assert.deepEqual(await c.rateHit('{t}:hits', 60000, 1, hit), { allowed: true, count: 1, remaining: 0, retryAfterMs: -1, alreadyApplied: false });
+  assert.deepEqual(await c.rateHit('{t}:hits', 60000, 1, hit), { allowed: true, count: 1, remaining: 0, retryAfterMs: -1, alreadyApplied: true });
+  assert.deepEqual(await c.rateHit('{t}:hits', [{ windowMs: 60000, limit: 1 }, { windowMs: 1000, limit: 5 }], hit), {
+    allowed: true, count: 1, remaining: 0, retryAfterMs: -1, binding: 1, alreadyApplied: true,
+  });
   assert.deepEqual(await c.rankSet('{t}:mon', 'bob', 100, { at: 1718000001000 }), { total: 100, rank: 2 });
   assert.deepEqual(await c.rankGet('{t}:mon', 'bob'), { total: 100, rank: 2, reachedAtMs: 1718000001000 });
   assert.equal(await c.rankGet('{t}:mon', 'nobody'), null);

@@ -4,7 +4,17 @@ native sorted sets: ``Zkit(redis_client)`` adds one method per command,
 queue. See docs/commands.md of the zkit repository for every command."""
 
 from .client import AsyncZkit, Zkit
-from .replies import FeedItem, FeedPage, RankEntry, RankInfo, RateLimitsResult, RateResult, Task, TotalRank, VoteResult
+from .replies import (
+    FeedItem,
+    FeedPage,
+    RankEntry,
+    RankInfo,
+    RateLimitsResult,
+    RateResult,
+    Task,
+    TotalRank,
+    VoteResult,
+)
 from .routing import CrossSlotError
 from .worker import DelayWorker
 

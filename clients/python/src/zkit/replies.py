@@ -11,7 +11,7 @@ them as bulk strings, RESP3 as doubles, and ``float()`` reads both exactly.
 
 from __future__ import annotations
 
-from typing import Any, List, NamedTuple, Optional, Union
+from typing import Any, List, Mapping, NamedTuple, Optional, Tuple, Union
 
 #: A member, task id, voter or cursor as the client returns it.
 Text = Union[str, bytes]
@@ -23,6 +23,14 @@ class TotalRank(NamedTuple):
 
     total: int
     rank: int
+
+    @property
+    def already_applied(self) -> Optional[bool]:
+        """With ``idmp``: True when the event id was already applied (nothing
+        changed; total and rank are the board's now, rank 0 if the member
+        has left it since), False when this call applied it; None without
+        ``idmp``. Not a field: the reply still unpacks as ``total, rank``."""
+        return _applied_flag(self)
 
 
 class RankInfo(NamedTuple):
@@ -78,6 +86,14 @@ class RateResult(NamedTuple):
     remaining: int
     retry_after_ms: int
 
+    @property
+    def already_applied(self) -> Optional[bool]:
+        """With ``idmp``: True when the hit was already counted (it spent
+        nothing now, and the counts are the window's now), False when this
+        call counted it or refused it (a refused hit is not remembered);
+        None without ``idmp``. Not a field: the reply unpacks as before."""
+        return _applied_flag(self)
+
 
 class RateLimitsResult(NamedTuple):
     """RATE.HIT with several limits: ``RateResult``'s fields for the limit
@@ -90,6 +106,11 @@ class RateLimitsResult(NamedTuple):
     remaining: int
     retry_after_ms: int
     binding: int
+
+    @property
+    def already_applied(self) -> Optional[bool]:
+        """As ``RateResult.already_applied``."""
+        return _applied_flag(self)
 
 
 class VoteResult(NamedTuple):
@@ -114,13 +135,52 @@ def parse_bool(reply: Any, **options: Any) -> bool:
     return bool(reply)
 
 
+#: The redis-py command option that tells a parser the call gave ``idmp``,
+#: so its reply ends with the "already applied" flag.
+IDMP_OPTION = "zkit_idmp"
+
+
+def _applied_flag(reply: Any) -> Optional[bool]:
+    return getattr(reply, "_already_applied", None)
+
+
+class _TotalRankOnce(TotalRank):
+    """A TotalRank that carries its call's IDMP flag (``already_applied``)."""
+
+    _already_applied: bool
+
+
+class _RateResultOnce(RateResult):
+    _already_applied: bool
+
+
+class _RateLimitsResultOnce(RateLimitsResult):
+    _already_applied: bool
+
+
+def _idmp_flag(reply: Any, options: Mapping[str, Any]) -> Tuple[Any, Optional[bool]]:
+    """A reply without its IDMP flag, and the flag (None without ``idmp``)."""
+    if options.get(IDMP_OPTION):
+        return reply[:-1], bool(reply[-1])
+    return reply, None
+
+
+def _total_rank(total: Any, rank: Any, applied: Optional[bool]) -> TotalRank:
+    if applied is None:
+        return TotalRank(int(total), int(rank))
+    once = _TotalRankOnce(int(total), 0 if rank is None else int(rank))
+    once._already_applied = applied
+    return once
+
+
 def parse_total_rank(reply: Any, **options: Any) -> TotalRank:
-    total, rank = reply
-    return TotalRank(int(total), int(rank))
+    (total, rank), applied = _idmp_flag(reply, options)
+    return _total_rank(total, rank, applied)
 
 
 def parse_total_ranks(reply: Any, **options: Any) -> List[TotalRank]:
-    return [parse_total_rank(pair) for pair in reply]
+    pairs, applied = _idmp_flag(reply, options)
+    return [_total_rank(total, rank, applied) for total, rank in pairs]
 
 
 def parse_rank_info(reply: Any, **options: Any) -> Optional[RankInfo]:
@@ -152,12 +212,21 @@ def parse_tasks(reply: Any, **options: Any) -> Optional[List[Task]]:
 
 
 def parse_rate(reply: Any, **options: Any) -> Union[RateResult, RateLimitsResult]:
-    # One limit: four fields, as in 0.1; several: a fifth, the binding limit.
+    # One limit: four fields, as in 0.1; several: a fifth, the binding
+    # limit; with idmp, the flag last.
+    reply, applied = _idmp_flag(reply, options)
+    allowed, count, remaining, retry_after_ms = bool(reply[0]), int(reply[1]), int(reply[2]), int(reply[3])
     if len(reply) == 5:
-        allowed, count, remaining, retry_after_ms, binding = reply
-        return RateLimitsResult(bool(allowed), int(count), int(remaining), int(retry_after_ms), int(binding))
-    allowed, count, remaining, retry_after_ms = reply
-    return RateResult(bool(allowed), int(count), int(remaining), int(retry_after_ms))
+        if applied is None:
+            return RateLimitsResult(allowed, count, remaining, retry_after_ms, int(reply[4]))
+        several = _RateLimitsResultOnce(allowed, count, remaining, retry_after_ms, int(reply[4]))
+        several._already_applied = applied
+        return several
+    if applied is None:
+        return RateResult(allowed, count, remaining, retry_after_ms)
+    one = _RateResultOnce(allowed, count, remaining, retry_after_ms)
+    one._already_applied = applied
+    return one
 
 
 def parse_vote(reply: Any, **options: Any) -> VoteResult:
