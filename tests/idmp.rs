@@ -137,19 +137,18 @@ fn bad_clauses_are_refused_and_change_nothing() {
     assert_errors_change_nothing(
         &mut con,
         &[
-            (&cmdline("RANK.GIFT b m 1 RETAIN 5"), "ERR syntax error"),
+            (
+                &cmdline("RANK.GIFT b m 1 RETAIN 5"),
+                "ERR RETAIN sets how long an IDMP event id is remembered: give IDMP too",
+            ),
             (&cmdline("RANK.GIFT b m 1 IDMP seen"), "ERR syntax error"),
             (
                 &cmdline("RANK.GIFT b m 1 IDMP seen e RETAIN"),
                 "ERR syntax error",
             ),
             (
-                &cmdline("RANK.GIFT b m 1 IDMP seen e SHARED"),
-                "ERR syntax error",
-            ),
-            (
-                &cmdline("RANK.GIFT b m 1 IDMP seen IDMP"),
-                "ERR syntax error",
+                &cmdline("RANK.GIFT b m 1 IDMP seen e IDMP seen f"),
+                "ERR syntax error: IDMP is given twice",
             ),
             (
                 &cmdline("RANK.GIFT b m 1 IDMP seen e RETAIN 0"),
@@ -178,6 +177,29 @@ fn bad_clauses_are_refused_and_change_nothing() {
             (&cmdline("RANK.GIFT str m 1 IDMP seen e-1"), "WRONGTYPE"),
         ],
     );
+}
+
+#[test]
+fn any_event_id_is_an_id_and_the_options_come_in_any_order() {
+    let server = Server::start();
+    let mut con = server.connect();
+    // Event ids spelled like the command's keywords, options in any order.
+    for (i, id) in ["IDMP", "retain", "SHARED", "AT"].iter().enumerate() {
+        let first = format!("RANK.GIFT b m{i} 1 IDMP seen {id} SHARED");
+        let again = format!("RANK.GIFT b m{i} 1 SHARED IDMP seen {id}");
+        assert_eq!(
+            query::<Vec<i64>>(&mut con, &cmdline(&first))[2],
+            0,
+            "{first}"
+        );
+        assert_eq!(
+            query::<Vec<i64>>(&mut con, &cmdline(&again))[2],
+            1,
+            "{again}"
+        );
+        assert_eq!(query::<f64>(&mut con, &["ZSCORE", "seen", id]) > 0.0, true);
+    }
+    assert_eq!(zset_dump(&mut con, "b").len(), 4);
 }
 
 #[test]
