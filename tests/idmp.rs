@@ -197,7 +197,7 @@ fn any_event_id_is_an_id_and_the_options_come_in_any_order() {
             1,
             "{again}"
         );
-        assert_eq!(query::<f64>(&mut con, &["ZSCORE", "seen", id]) > 0.0, true);
+        assert!(query::<f64>(&mut con, &["ZSCORE", "seen", id]) > 0.0);
     }
     assert_eq!(zset_dump(&mut con, "b").len(), 4);
 }
