@@ -666,7 +666,9 @@ fn errors_change_nothing() {
         ),
         (
             &["FEED.ADD", "f", "1", "m", "CAP", "1"],
-            "ERR value is not a valid float",
+            // CAP after the pairs is a misplaced option: the usage shows
+            // where it goes.
+            "ERR syntax error: unexpected 'CAP'; usage: FEED.ADD key [CAP n] score member",
         ),
         (
             &["FEED.ADD", "f", "CAP", "0", "1", "m"],
