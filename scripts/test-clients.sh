@@ -174,6 +174,10 @@ if wants rust; then
   (cd clients/rust && cargo test --locked --quiet --no-run)
   reset_stats
   (cd clients/rust && cargo test --locked)
+  say "rust: the quick start example (docs/clients.md) on the cluster, on a prefix of its own"
+  example_out=$(cd clients/rust && cargo run --locked --quiet --example quick_start -- \
+    "redis://127.0.0.1:${CLUSTER_PORTS[0]}" "zkit-example-rust:$$:")
+  [[ $example_out == $'alice: 10 at rank 1\ndue at 0: mail:1' ]] || fail "rust quick start printed: $example_out"
   check_stats rust
   check_foreign rust
 fi

@@ -551,61 +551,29 @@ fn every_command<C: Transport + ConnectionLike>(
         weight: Some((432.0, 432.0)),
         window: None,
     };
-    let vote = z.vote_cast(
-        &score,
-        &up,
-        &down,
-        "100408",
-        "user:1",
-        Direction::Down,
-        weighted,
-    )?;
-    assert_eq!(
-        vote,
-        VoteResult {
-            score: -432.0,
-            ups: 0,
-            downs: 1,
-            changed: true
-        }
-    );
-    let vote = z.vote_cast(
-        &score,
-        &up,
-        &down,
-        "100408",
-        "user:1",
-        Direction::Down,
-        weighted,
-    )?;
-    assert_eq!(
-        vote,
-        VoteResult {
-            score: -432.0,
-            ups: 0,
-            downs: 1,
-            changed: false
-        }
-    );
+    let cast = |z: &mut Zkit<C>, direction| {
+        z.vote_cast(&score, &up, &down, "100408", "user:1", direction, weighted)
+    };
+    let down_vote = VoteResult {
+        score: -432.0,
+        ups: 0,
+        downs: 1,
+        changed: true,
+    };
+    assert_eq!(cast(z, Direction::Down)?, down_vote);
+    let unchanged = VoteResult {
+        changed: false,
+        ..down_vote
+    };
+    assert_eq!(cast(z, Direction::Down)?, unchanged);
     assert_eq!(z.vote_state(&up, &down, "user:1")?, -1);
-    let vote = z.vote_cast(
-        &score,
-        &up,
-        &down,
-        "100408",
-        "user:1",
-        Direction::Clear,
-        weighted,
-    )?;
-    assert_eq!(
-        vote,
-        VoteResult {
-            score: 0.0,
-            ups: 0,
-            downs: 0,
-            changed: true
-        }
-    );
+    let cleared = VoteResult {
+        score: 0.0,
+        ups: 0,
+        downs: 0,
+        changed: true,
+    };
+    assert_eq!(cast(z, Direction::Clear)?, cleared);
     assert_eq!(z.vote_state(&up, &down, "user:1")?, 0);
     Ok(())
 }
