@@ -21,6 +21,13 @@
 //! `COMMAND GETKEYS` round trip is made. Keys of one call must share a hash
 //! slot (`{room42}:mon`, `{room42}:week`); other calls fail with a client
 //! error before anything is sent.
+//!
+//! Adding a command: declare it in the module, regenerate docs/commands.json
+//! (`ZKIT_REGENERATE=1 cargo test --lib reference` at the repository root),
+//! name its reply shape in `COMMAND_REPLIES` of scripts/gen-clients.py (a new
+//! shape needs a type in `replies.rs`), then `python3 scripts/gen-clients.py`
+//! writes its method and options here; call it in tests/commands.rs
+//! (`make test-clients` fails on a command the suite never sent).
 
 // Generated from docs/commands.json by scripts/gen-clients.py, which lays it
 // out; rustfmt would only make it differ from what the generator writes.
