@@ -73,7 +73,7 @@ compat: dist
 server-suite: build
 	bash scripts/server-suite.sh
 
-# The Python and Node clients, installed as docs/quick-start.md says, against
+# The Python, Node and Rust clients, installed as docs/quick-start.md says, against
 # a server and a 3-master cluster with the release module (docs/clients.md).
 test-clients: deps
 	bash scripts/test-clients.sh
@@ -115,11 +115,13 @@ docs:
 	bash scripts/docs.sh
 
 # Also: the clients' command tables are what docs/commands.json gives
-# (scripts/gen-clients.py writes them).
+# (scripts/gen-clients.py writes them), and rustfmt and clippy on the Rust
+# client (a workspace of its own).
 lint: deps
 	$(CARGO) fmt --check
 	$(CARGO) clippy --all-targets -- -D warnings
 	python3 scripts/gen-clients.py --check
+	cd clients/rust && $(CARGO) fmt --check && $(CARGO) clippy --locked --all-targets -- -D warnings
 
 clean:
 	$(CARGO) clean

@@ -23,7 +23,7 @@ BLOCK = re.compile(
     r"<!-- include: (?P<path>\S+) -->\n```\w*\n(?P<body>.*?)```\n<!-- end include -->",
     re.DOTALL,
 )
-EXAMPLE_DIRS = ["clients/python/examples", "clients/node/examples"]
+EXAMPLE_DIRS = ["clients/python/examples", "clients/node/examples", "clients/rust/examples"]
 
 
 def refresh(page: str) -> str:

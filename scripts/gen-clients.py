@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Generates the Python and Node clients' command tables from docs/commands.json.
+"""Generates the Python, Node and Rust clients' command tables from docs/commands.json.
 
     python3 scripts/gen-clients.py          writes the tables
     python3 scripts/gen-clients.py --check  fails (exit 1, with a diff) when a
@@ -15,7 +15,9 @@ commands only read. Written here by hand is only what commands.json cannot
 say: the reply shape of each command (REPLY_SHAPES, COMMAND_REPLIES) and
 how a client takes a few arguments (NODE_OPTION_NAMES, NODE_FIELD_NAMES,
 PYTHON_MAPPINGS, NODE_INLINE_BLOCKS), which keeps the methods' signatures
-as they were.
+as they were. The Rust client's methods themselves are generated (Rust has
+no keyword arguments to lay out at run time): one per command, with an
+options struct per command that has options.
 
 Each argument of commands.json becomes one part of a command's layout:
 
@@ -48,23 +50,29 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 COMMANDS_JSON = ROOT / "docs" / "commands.json"
 PYTHON_TABLE = ROOT / "clients" / "python" / "src" / "zkit" / "commands.py"
 NODE_TABLE = ROOT / "clients" / "node" / "src" / "table.ts"
+RUST_TABLE = ROOT / "clients" / "rust" / "src" / "commands.rs"
 
 # --- Written by hand: what commands.json cannot express -------------------
 
-#: Reply shapes, each with its parser in zkit/replies.py and src/replies.ts.
-REPLY_SHAPES: Dict[str, Tuple[str, str]] = {
-    "integer": ("parse_int", "parseNumber"),
-    "boolean": ("parse_bool", "parseBoolean"),
-    "total-rank": ("parse_total_rank", "parseTotalRank"),
-    "total-ranks": ("parse_total_ranks", "parseTotalRanks"),
-    "rank-info-or-nil": ("parse_rank_info", "parseRankInfo"),
-    "rank-infos": ("parse_rank_infos", "parseRankInfos"),
-    "rank-entries": ("parse_rank_entries", "parseRankEntries"),
-    "feed-page": ("parse_feed_page", "parseFeedPage"),
-    "tasks-or-nil": ("parse_tasks", "parseTasks"),
-    "rate": ("parse_rate", "parseRate"),
-    "vote": ("parse_vote", "parseVote"),
+#: Reply shapes, each with its parser in zkit/replies.py and src/replies.ts,
+#: and its Rust type (clients/rust/src/replies.rs parses it).
+REPLY_SHAPES: Dict[str, Tuple[str, str, str]] = {
+    "integer": ("parse_int", "parseNumber", "i64"),
+    "boolean": ("parse_bool", "parseBoolean", "bool"),
+    "total-rank": ("parse_total_rank", "parseTotalRank", "TotalRank"),
+    "total-ranks": ("parse_total_ranks", "parseTotalRanks", "Vec<TotalRank>"),
+    "rank-info-or-nil": ("parse_rank_info", "parseRankInfo", "Option<RankInfo>"),
+    "rank-infos": ("parse_rank_infos", "parseRankInfos", "Vec<Option<RankInfo>>"),
+    "rank-entries": ("parse_rank_entries", "parseRankEntries", "Vec<RankEntry>"),
+    "feed-page": ("parse_feed_page", "parseFeedPage", "FeedPage"),
+    "tasks-or-nil": ("parse_tasks", "parseTasks", "Option<Vec<Task>>"),
+    "rate": ("parse_rate", "parseRate", "RateResult"),
+    "vote": ("parse_vote", "parseVote", "VoteResult"),
 }
+
+#: Rust reply types narrower than their shape: DELAY.POLL never answers nil
+#: (only DELAY.BPOLL does, on timeout).
+RUST_REPLY_TYPES: Dict[str, str] = {"DELAY.POLL": "Vec<Task>"}
 
 #: The reply shape of every command of commands.json (docs/commands.md, "Reply").
 COMMAND_REPLIES: Dict[str, str] = {
@@ -118,6 +126,7 @@ class GrammarError(Exception):
 class Field:
     name: str
     is_key: bool
+    type: str = "string"
 
 
 @dataclass(frozen=True)
@@ -129,6 +138,10 @@ class Part:
     token: str = ""
     fields: Tuple[Field, ...] = ()
     variadic: bool = False
+    #: The argument's type in commands.json (key and arg parts, lists of
+    #: values); for a choice of pure tokens, "oneof" and its ``tokens``.
+    type: str = ""
+    tokens: Tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -137,6 +150,7 @@ class Spec:
     readonly: bool
     layout: Tuple[Part, ...]
     reply: str
+    summary: str = ""
 
 
 def camel(name: str) -> str:
@@ -154,10 +168,10 @@ def _option(command: str, arg: dict) -> Part:
                 raise GrammarError(f"{where}: a field of an option must be a plain key or value")
             if child["type"] not in SCALARS | {"key"}:
                 raise GrammarError(f"{where}: field {child['name']} of type {child['type']}")
-            fields.append(Field(child["name"], child["type"] == "key"))
+            fields.append(Field(child["name"], child["type"] == "key", child["type"]))
         return Part("option", token.lower(), token, tuple(fields))
     if arg["type"] == "key" or arg["type"] in SCALARS:
-        return Part("option", token.lower(), token, (Field(arg["name"], arg["type"] == "key"),), bool(arg.get("multiple")))
+        return Part("option", token.lower(), token, (Field(arg["name"], arg["type"] == "key", arg["type"]),), bool(arg.get("multiple")))
     raise GrammarError(f"{where}: an option of type {arg['type']}")
 
 
@@ -189,15 +203,15 @@ def layout_of(command: str, arguments: List[dict]) -> Tuple[Part, ...]:
         elif optional:
             raise GrammarError(f"{where}: an optional argument without a token")
         elif kind == "oneof" and all(a["type"] == "pure-token" for a in arg["arguments"]) and not (token or multiple):
-            parts.append(Part("arg", arg["name"]))
+            parts.append(Part("arg", arg["name"], type="oneof", tokens=tuple(a["token"] for a in arg["arguments"])))
         elif kind == "key" and not (token or multiple):
-            parts.append(Part("key", arg["name"]))
+            parts.append(Part("key", arg["name"], type="key"))
         elif kind in SCALARS and not (token or multiple):
-            parts.append(Part("arg", arg["name"]))
+            parts.append(Part("arg", arg["name"], type=kind))
         elif kind in SCALARS and token and multiple:
-            parts.append(Part("values", arg["name"], token))
+            parts.append(Part("values", arg["name"], token, type=kind))
         elif kind == "block" and multiple and not token:
-            fields = tuple(Field(child["name"], False) for child in arg["arguments"])
+            fields = tuple(Field(child["name"], False, child["type"]) for child in arg["arguments"])
             if any(child["type"] not in SCALARS or child.get("token") or child.get("optional") for child in arg["arguments"]):
                 raise GrammarError(f"{where}: a repeated block may hold plain values only")
             parts.append(Part("blocks", arg["name"], fields=fields))
@@ -227,7 +241,7 @@ def specs_of(commands: dict) -> List[Spec]:
         if sorted(set(key_arguments(doc["arguments"]))) != list(range(len(doc["key_specs"]))):
             raise GrammarError(f"{name}: the key arguments do not cover the key specs one to one")
         readonly = "READONLY" in doc["command_flags"]
-        specs.append(Spec(name, readonly, layout_of(name, doc["arguments"]), COMMAND_REPLIES[name]))
+        specs.append(Spec(name, readonly, layout_of(name, doc["arguments"]), COMMAND_REPLIES[name], doc.get("summary", "")))
     return specs
 
 
@@ -355,12 +369,177 @@ def node_table(specs: List[Spec]) -> str:
     return "".join(lines)
 
 
+# --- Rust -----------------------------------------------------------------
+
+RUST_HEADER = """\
+// Generated by scripts/gen-clients.py from docs/commands.json: do not edit.
+// Regenerate with `python3 scripts/gen-clients.py`; `make lint` checks it.
+//! The zkit commands as methods of [`Zkit`], one per command, generated from
+//! the command declarations (docs/commands.json): arguments in the command's
+//! order, options in a struct per command (`Default` sends none), which
+//! arguments are keys (they route the call on a cluster) and the typed reply.
+
+use redis::RedisResult;
+
+use crate::replies::{{FeedPage, RankEntry, RankInfo, RateResult, Task, TotalRank, VoteResult}};
+use crate::{{Call, Transport, Zkit}};
+
+/// Every command of the table, for checking it against the server's list.
+pub const COMMANDS: &[&str] = &[{names}];
+"""
+
+RUST_SCALARS = {"key": "&'a str", "string": "&'a str", "integer": "i64", "unix-time": "i64", "double": "f64"}
+
+
+def snake(name: str) -> str:
+    return name.replace("-", "_")
+
+
+def pascal(name: str) -> str:
+    return "".join(word.capitalize() for word in re.split(r"[.\-_]", name.lower()))
+
+
+def plural(name: str) -> str:
+    return name if name.endswith("s") else name + "s"
+
+
+def rust_type(kind: str, lifetime: str = "'a") -> str:
+    return RUST_SCALARS[kind].replace("'a", lifetime).replace("& ", "&")
+
+
+def rust_positional(part: Part) -> Tuple[str, str, str]:
+    """(parameter, type, statement) of a positional part."""
+    name = snake(part.name)
+    if part.kind == "key":
+        return name, "&str", f"call.key({name});"
+    if part.kind == "arg" and part.type == "oneof":
+        return name, pascal(part.name), f"call.arg({name}.token());"
+    if part.kind == "arg":
+        return name, rust_type(part.type, ""), f"call.arg({name});"
+    if part.kind == "keys":
+        return plural(name), "&[&str]", f'call.counted_keys("{plural(name)}", {plural(name)})?;'
+    if part.kind == "values":
+        return plural(name), f"&[{rust_type(part.type, '')}]", f'call.values("{part.token}", "{plural(name)}", {plural(name)})?;'
+    fields = ", ".join(rust_type(field.type, "") for field in part.fields)
+    sent = "\n            ".join(f"call.arg(block.{i});" for i in range(len(part.fields)))
+    return name, f"&[({fields})]", f'call.non_empty("{name}", {name})?;\n        for block in {name} {{\n            {sent}\n        }}'
+
+
+def rust_option_type(part: Part) -> str:
+    if part.variadic:
+        return f"Option<&'a [{rust_type(part.fields[0].type, '')}]>"
+    types = [rust_type(field.type) for field in part.fields]
+    return f"Option<{types[0]}>" if len(types) == 1 else f"Option<({', '.join(types)})>"
+
+
+def rust_option_statement(part: Part) -> str:
+    name = snake(part.name)
+    if part.kind == "flag":
+        return f'if options.{name} {{\n            call.arg("{part.token}");\n        }}'
+    if part.variadic:
+        return f'if let Some(values) = options.{name} {{\n            call.values("{part.token}", "{name}", values)?;\n        }}'
+    fields = [snake(field.name) for field in part.fields]
+    pattern = fields[0] if len(fields) == 1 else f"({', '.join(fields)})"
+    sent = [f'call.arg("{part.token}");'] + [f"call.{'key' if field.is_key else 'arg'}({snake(field.name)});" for field in part.fields]
+    body = "\n            ".join(sent)
+    return f"if let Some({pattern}) = options.{name} {{\n            {body}\n        }}"
+
+
+def rust_syntax(spec: Spec) -> str:
+    words = [spec.command]
+    for part in spec.layout:
+        if part.kind == "arg" and part.type == "oneof":
+            words.append("|".join(part.tokens))
+        elif part.kind in ("key", "arg"):
+            words.append(part.name)
+        elif part.kind == "keys":
+            words.append(f"numkeys {part.name} [{part.name} ...]")
+        elif part.kind == "values":
+            words.append(f"{part.token} {part.name} [{part.name} ...]")
+        elif part.kind == "blocks":
+            block = " ".join(field.name for field in part.fields)
+            words.append(f"{block} [{block} ...]")
+        elif part.kind == "flag":
+            words.append(f"[{part.token}]")
+        elif part.variadic:
+            words.append(f"[{part.token} {part.fields[0].name} [{part.fields[0].name} ...]]")
+        else:
+            words.append(f"[{' '.join([part.token] + [field.name for field in part.fields])}]")
+    return " ".join(words)
+
+
+def rust_command(spec: Spec, enums: Dict[str, Tuple[str, ...]]) -> Tuple[str, str]:
+    """The options struct (or "") and the method of one command."""
+    method = snake(spec.command.lower().replace(".", "_"))
+    params, statements, options = ["&mut self"], [], []
+    for part in spec.layout:
+        if part.kind in ("flag", "option"):
+            options.append(part)
+            statements.append(rust_option_statement(part))
+            continue
+        name, kind, statement = rust_positional(part)
+        if part.type == "oneof":
+            enums[pascal(part.name)] = part.tokens
+        params.append(f"{name}: {kind}")
+        statements.append(statement)
+    struct = ""
+    if options:
+        fields = [(snake(part.name), "bool" if part.kind == "flag" else rust_option_type(part), part) for part in options]
+        lifetime = "<'a>" if any("'a" in kind for _, kind, _ in fields) else ""
+        struct_name = f"{pascal(spec.command)}Options"
+        lines = [f"/// The options of [`Zkit::{method}`]; `Default` sends none.\n", "#[derive(Debug, Clone, Copy, Default, PartialEq)]\n"]
+        lines.append(f"pub struct {struct_name}{lifetime} {{\n")
+        for name, kind, part in fields:
+            shown = rust_syntax(Spec("", False, (part,), "")).strip()[1:-1]
+            lines.append(f"    /// `{shown}`\n")
+            lines.append(f"    pub {name}: {kind},\n")
+        lines.append("}\n\n")
+        struct = "".join(lines)
+        params.append(f"options: {struct_name}{'<' + chr(39) + '_>' if lifetime else ''}")
+    reply = RUST_REPLY_TYPES.get(spec.command, REPLY_SHAPES[spec.reply][2])
+    lines = []
+    if spec.summary:
+        # Brackets escaped: rustdoc would read `[total, rank]` as a link.
+        summary = spec.summary.replace("[", "\\[").replace("]", "\\]")
+        lines.append(f"    /// {summary}\n    ///\n")
+    lines.append(f"    /// `{rust_syntax(spec)}`\n")
+    if len(params) > 7:
+        lines.append("    #[allow(clippy::too_many_arguments)]\n")
+    lines.append(f"    pub fn {method}({', '.join(params)}) -> RedisResult<{reply}> {{\n")
+    lines.append(f'        let mut call = Call::new("{spec.command}");\n')
+    lines.extend(f"        {statement}\n" for statement in statements)
+    lines.append("        self.send(call)\n    }\n")
+    return struct, "".join(lines)
+
+
+def rust_table(specs: List[Spec]) -> str:
+    enums: Dict[str, Tuple[str, ...]] = {}
+    structs, methods = [], []
+    for spec in specs:
+        struct, method = rust_command(spec, enums)
+        structs.append(struct)
+        methods.append(method)
+    names = ", ".join(f'"{spec.command}"' for spec in specs)
+    out = [RUST_HEADER.format(names=names), "\n"]
+    for name, tokens in enums.items():
+        out.append(f"/// The `{'|'.join(tokens)}` argument.\n#[derive(Debug, Clone, Copy, PartialEq, Eq)]\npub enum {name} {{\n")
+        out.extend(f"    {token.capitalize()},\n" for token in tokens)
+        out.append(f"}}\n\nimpl {name} {{\n    /// The token sent.\n    pub fn token(self) -> &'static str {{\n        match self {{\n")
+        out.extend(f'            {name}::{token.capitalize()} => "{token}",\n' for token in tokens)
+        out.append("        }\n    }\n}\n\n")
+    out.extend(structs)
+    out.append("impl<C: Transport> Zkit<C> {\n")
+    out.append("\n".join(methods))
+    out.append("}\n")
+    return "".join(out)
+
+
 # --- Main -----------------------------------------------------------------
 
 
 def generated() -> Dict[pathlib.Path, str]:
     specs = specs_of(json.loads(COMMANDS_JSON.read_text()))
-    return {PYTHON_TABLE: python_table(specs), NODE_TABLE: node_table(specs)}
+    return {PYTHON_TABLE: python_table(specs), NODE_TABLE: node_table(specs), RUST_TABLE: rust_table(specs)}
 
 
 def main(argv: List[str]) -> int:

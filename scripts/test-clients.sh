@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
-# make test-clients: the Python and Node clients against a plain server and a
-# 3-master cluster, all with the release module, each client installed the
+# make test-clients: the Python, Node and Rust clients against a plain server
+# and a 3-master cluster, all with the release module, each client installed the
 # way the quick start tells a user (pip into a fresh venv; npm pack, then npm install
-# of the tarball in a fresh folder). Then, on every cluster node: no MOVED or
+# of the tarball in a fresh folder; cargo test in clients/rust). Then, on every cluster node: no MOVED or
 # ASK in INFO errorstats and no COMMAND GETKEYS in INFO commandstats; on the
 # plain server and on the cluster, every zkit command called by each suite,
 # and data the servers held before (keys named like the suites') unchanged.
 # Finally the docs' example blocks must equal the example files. First of
 # all, the generated command tables must be what docs/commands.json gives.
-# TEST_CLIENTS=python or TEST_CLIENTS=node runs one client only.
+# TEST_CLIENTS=python, node or rust runs one client only.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -134,7 +134,7 @@ check_stats() {
   say "$suite: every zkit command ($(echo $ZKIT_COMMANDS | wc -w)) called on the plain server and on the cluster"
 }
 
-wants() { [[ ${TEST_CLIENTS:-python node} == *$1* ]]; }
+wants() { [[ ${TEST_CLIENTS:-python node rust} == *$1* ]]; }
 
 if wants python; then
   say "python: fresh venv, pip install ./clients/python"
@@ -167,6 +167,19 @@ if wants node; then
   )
   check_stats node
   check_foreign node
+fi
+
+if wants rust; then
+  say "rust: cargo test in clients/rust (its own workspace, Cargo.lock as committed)"
+  (cd clients/rust && cargo test --locked --quiet --no-run)
+  reset_stats
+  (cd clients/rust && cargo test --locked)
+  say "rust: the quick start example (docs/clients.md) on the cluster, on a prefix of its own"
+  example_out=$(cd clients/rust && cargo run --locked --quiet --example quick_start -- \
+    "redis://127.0.0.1:${CLUSTER_PORTS[0]}" "zkit-example-rust:$$:")
+  [[ $example_out == $'alice: 10 at rank 1\ndue at 0: mail:1' ]] || fail "rust quick start printed: $example_out"
+  check_stats rust
+  check_foreign rust
 fi
 
 say "docs example blocks"
