@@ -5,7 +5,9 @@ import { DelayWorker } from 'zkit';
 import * as h from './helpers.mjs';
 
 const [topology, workerId] = process.argv.slice(2);
-const client = topology === 'cluster' ? await h.nodeRedisCluster() : h.ioredisSingle();
+// Named, so the test sees when every worker is connected.
+const name = `drain-worker-${workerId}`;
+const client = topology === 'cluster' ? await h.nodeRedisCluster({ name }) : h.ioredisSingle({ connectionName: name });
 const log = (task, start) => `${task} ${workerId} ${start} ${Date.now()}`;
 const record = topology === 'cluster'
   ? async (task, start) => { await client.sAdd('{jobs}:done', task); await client.rPush('{jobs}:log', log(task, start)); }

@@ -15,8 +15,8 @@ export const ioredisSingle = (options = {}) => new Redis({ ...SERVER, ...options
 export const ioredisCluster = (options = {}) => new Redis.Cluster(CLUSTER, options);
 export const nodeRedisSingle = () =>
   createClient({ socket: SERVER, modules: { zkit: zkitModule } }).connect();
-export const nodeRedisCluster = () =>
-  createCluster({ rootNodes: CLUSTER.map((socket) => ({ socket })), modules: { zkit: zkitModule } }).connect();
+export const nodeRedisCluster = (defaults = {}) =>
+  createCluster({ rootNodes: CLUSTER.map((socket) => ({ socket })), defaults, modules: { zkit: zkitModule } }).connect();
 
 export async function flushAll() {
   for (const address of [SERVER, ...CLUSTER]) {
