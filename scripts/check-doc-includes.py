@@ -63,6 +63,8 @@ def main() -> int:
             problems.append(f"{name}: an include marker has no well-formed block")
     for folder in EXAMPLE_DIRS:
         for file in sorted((ROOT / folder).iterdir()):
+            if file.suffix not in (".py", ".mjs"):
+                continue  # __pycache__ and the like
             path = f"{folder}/{file.name}"
             if path not in included:
                 problems.append(f"{path} is not included in any page under docs/")

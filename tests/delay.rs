@@ -820,7 +820,7 @@ fn a_poison_task_stops_after_n_deliveries_while_the_others_flow() {
     ok(&mut con, &words(&zadd));
     let mut delivered: std::collections::HashMap<String, usize> = Default::default();
     wait_for(Duration::from_secs(30), || {
-        // Due tasks first, then tasks whose lease ended (the README loop).
+        // Due tasks first, then tasks whose lease ended (the job-queue guide's loop).
         let mut tasks = poll(
             &mut con,
             &[&["{jobs}", "COUNT", "3"][..], &DEAD_LETTERS].concat(),

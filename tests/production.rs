@@ -425,7 +425,7 @@ fn acl_categories_block_writes_where_the_server_has_them() {
     if version < (7, 2) {
         eprintln!(
             "SKIPPED: -@write and +@read cannot cover module commands on Redis {}.{}: \
-             ACL categories for module commands need Redis 7.2+ (README, Operating zkit)",
+             ACL categories for module commands need Redis 7.2+ (docs/operating.md, ACL)",
             version.0, version.1
         );
         return;
@@ -465,7 +465,7 @@ fn the_zkit_acl_category_covers_exactly_zkits_commands_where_modules_may_add_one
         assert!(version < (7, 4), "no @zkit category on {version:?}");
         eprintln!(
             "SKIPPED: Redis {}.{} lets no module add an ACL category; name zkit's \
-             commands instead (README, Operating zkit)",
+             commands instead (docs/operating.md, ACL)",
             version.0, version.1
         );
         return;

@@ -1,7 +1,7 @@
-//! Rolling install (README, "Rolling install on a replicated pair"): a master
-//! and a replica running without zkit get it at runtime, replica first, then
-//! a FAILOVER, then the old master, while a workload keeps writing to
-//! whichever node is master. Both end with identical data.
+//! Rolling install (docs/operating.md, "Rolling install on a replicated
+//! pair"): a master and a replica running without zkit get it at runtime,
+//! replica first, then a FAILOVER, then the old master, while a workload
+//! keeps writing to whichever node is master. Both end with identical data.
 
 mod common;
 

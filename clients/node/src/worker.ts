@@ -1,7 +1,7 @@
 // A DELAY queue worker: at-least-once delivery with leases. The loop
-// README's DELAY section describes, as tested code: block on the queue with
-// DELAY.BPOLL, lease every claimed task into an in-flight set, run the
-// handler, DELAY.ACK on success. A task whose handler fails, or whose worker
+// the job-queue guide (docs/guides/job-queue.md) describes, as tested
+// code: block on the queue with DELAY.BPOLL, lease every claimed task
+// into an in-flight set, run the handler, DELAY.ACK on success. A task whose handler fails, or whose worker
 // dies, stays in the in-flight set until its lease ends; polling the
 // in-flight set then delivers it again. With retryDelayMs a failed task goes
 // back to its queue at once (DELAY.NACK), due after that delay; with

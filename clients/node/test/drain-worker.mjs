@@ -6,7 +6,9 @@ import * as h from './helpers.mjs';
 
 const [topology, workerId, keyPrefix] = process.argv.slice(2);
 h.usePrefix(keyPrefix); // the test's
-const client = topology === 'cluster' ? await h.nodeRedisCluster() : h.ioredisSingle();
+// Named, so the test sees when every worker is connected.
+const name = `drain-worker-${workerId}`;
+const client = topology === 'cluster' ? await h.nodeRedisCluster({ name }) : h.ioredisSingle({ connectionName: name });
 const log = (task, start) => `${task} ${workerId} ${start} ${Date.now()}`;
 const record = topology === 'cluster'
   ? async (task, start) => { await client.sAdd('{jobs}:done', task); await client.rPush('{jobs}:log', log(task, start)); }

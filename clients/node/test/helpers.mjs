@@ -34,8 +34,8 @@ export const ioredisSingle = (options = {}) => new Redis({ ...SERVER, ...prefixe
 export const ioredisCluster = (options = {}) => new Redis.Cluster(CLUSTER, prefixed(options));
 export const nodeRedisSingle = () =>
   createClient({ socket: SERVER, modules: { zkit: zkitModule }, keyPrefix: prefix }).connect();
-export const nodeRedisCluster = () =>
-  createCluster({ rootNodes: CLUSTER.map((socket) => ({ socket })), modules: { zkit: zkitModule }, keyPrefix: prefix }).connect();
+export const nodeRedisCluster = (defaults = {}) =>
+  createCluster({ rootNodes: CLUSTER.map((socket) => ({ socket })), defaults, modules: { zkit: zkitModule }, keyPrefix: prefix }).connect();
 
 /** Per cluster node: calls per command and counts per error, from INFO commandstats and errorstats. */
 export async function nodeStats() {

@@ -38,11 +38,19 @@ async function waitFor(condition, timeoutMs, what) {
 for (const topology of ['single', 'cluster']) {
   test(`${topology}: 4 workers drain 1,000 tasks while one is killed`, async () => {
     const r = await jobsServer(topology);
-    await r.zadd('{jobs}', ...Array.from({ length: TASKS }, (_, n) => [n, `task:${n}`]).flat());
     const workers = Array.from({ length: WORKERS }, (_, w) =>
       fork(new URL('./drain-worker.mjs', import.meta.url), [topology, String(w), h.currentPrefix()]));
     let exits;
     try {
+      // Tasks come once every worker polls the queue: on a loaded machine
+      // the first ones up could otherwise drain it alone, and the kill below
+      // would find fewer connections than it drops.
+      const connected = async () => {
+        const list = await r.client('LIST');
+        return Array.from({ length: WORKERS }, (_, w) => `name=drain-worker-${w} `).every((name) => list.includes(name));
+      };
+      await waitFor(connected, 60000, 'every worker connected');
+      await r.zadd('{jobs}', ...Array.from({ length: TASKS }, (_, n) => [n, `task:${n}`]).flat());
       await waitFor(async () => (await r.llen('{jobs}:log')) >= 200, 60000, '200 tasks done');
       workers[0].kill('SIGKILL'); // dies holding leased tasks
       assert.ok((await r.client('KILL', 'TYPE', 'normal', 'SKIPME', 'yes')) >= 3); // drop the others' connections

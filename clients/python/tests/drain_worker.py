@@ -15,10 +15,12 @@ import zkit
 
 topology, address, worker_id, prefix = sys.argv[1:5]  # prefix: the test's, before every key
 host, port = address.rsplit(":", 1)
+# Named, so the test sees when every worker is connected.
+name = f"drain-worker-{worker_id}"
 if topology == "cluster":
-    client = redis.cluster.RedisCluster(host=host, port=int(port), decode_responses=True)
+    client = redis.cluster.RedisCluster(host=host, port=int(port), decode_responses=True, client_name=name)
 else:
-    client = redis.Redis(host=host, port=int(port), decode_responses=True)
+    client = redis.Redis(host=host, port=int(port), decode_responses=True, client_name=name)
 
 
 def handle(task: zkit.Task) -> None:

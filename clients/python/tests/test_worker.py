@@ -46,14 +46,19 @@ def _wait(condition, timeout_s: float, what: str) -> None:
 @pytest.mark.parametrize("topology", ["single", "cluster"])
 def test_four_workers_drain_while_one_is_killed(topology: str) -> None:
     r = _jobs_server(topology)
-    r.zadd(k("{jobs}"), {f"task:{n}": n for n in range(TASKS)})
     address = SERVER if topology == "single" else CLUSTER[0]
     workers = [
         subprocess.Popen([sys.executable, os.path.join(os.path.dirname(__file__), "drain_worker.py"), topology, address, str(w), current_prefix()])
         for w in range(WORKERS)
     ]
     try:
-        _wait(lambda: r.llen(k("{jobs}:log")) >= 200, 30, "200 tasks done")
+        # Tasks come once every worker polls the queue: on a loaded machine
+        # the first ones up could otherwise drain it alone, and the kill
+        # below would find fewer connections than it drops.
+        names = {f"drain-worker-{w}" for w in range(WORKERS)}
+        _wait(lambda: names <= {c["name"] for c in r.client_list()}, 60, "every worker connected")
+        r.zadd(k("{jobs}"), {f"task:{n}": n for n in range(TASKS)})
+        _wait(lambda: r.llen(k("{jobs}:log")) >= 200, 60, "200 tasks done")
         workers[0].send_signal(signal.SIGKILL)  # dies holding leased tasks
         assert r.execute_command("CLIENT", "KILL", "TYPE", "normal", "SKIPME", "yes") >= 3  # drop the others' connections
         _wait(lambda: r.scard(k("{jobs}:done")) == TASKS and r.zcard(k("{jobs}:inflight")) == 0, 60, "the drain")
