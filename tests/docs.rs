@@ -63,7 +63,6 @@ fn doc_transcripts_replay_as_shown() {
     let mut replayed = 0;
     let mut skipped_blocks = Vec::new();
     let mut pages_replayed = 0;
-    let mut awaiting_grammar = 0;
     for page in &pages {
         let text = read(page);
         if !text.contains(PROMPT) {
@@ -75,14 +74,11 @@ fn doc_transcripts_replay_as_shown() {
             .display()
             .to_string();
         let server = Server::start();
-        let mut con = server.connect();
-        let grammar_0_3 = speaks_grammar_0_3(&mut con);
+        let con = server.connect();
         let mut replay = Replay {
             port: server.port,
             shift: None,
             con,
-            grammar_0_3,
-            awaiting_grammar: Vec::new(),
         };
         let segments: Vec<&str> = text.split("```").collect();
         let mut on_page = 0;
@@ -98,28 +94,18 @@ fn doc_transcripts_replay_as_shown() {
             }
             on_page += replay.block(&name, block);
         }
-        assert!(
-            on_page + replay.awaiting_grammar.len() > 0,
-            "{name}: no command replayed"
-        );
+        assert!(on_page > 0, "{name}: no command replayed");
         eprintln!("{name}: {on_page} commands replayed");
-        if !replay.awaiting_grammar.is_empty() {
-            eprintln!(
-                "{name}: NOT replayed, awaiting the 0.3 grammar: {:?}",
-                replay.awaiting_grammar
-            );
-            awaiting_grammar += replay.awaiting_grammar.len();
-        }
         replayed += on_page;
         pages_replayed += 1;
     }
     eprintln!(
-        "{replayed} commands replayed on {pages_replayed} pages, {awaiting_grammar} left for \
-         the 0.3 grammar; blocks left out: {skipped_blocks:?}"
+        "{replayed} commands replayed on {pages_replayed} pages; blocks left out: \
+         {skipped_blocks:?}"
     );
     // README's taste, the home page's copy, and the six guides.
     assert!(pages_replayed >= 8, "{pages_replayed} pages replayed");
-    assert!(replayed >= 48, "{replayed} commands replayed");
+    assert!(replayed >= 52, "{replayed} commands replayed");
     assert!(skipped_blocks.len() <= 1, "{skipped_blocks:?}");
 }
 
@@ -167,11 +153,6 @@ struct Replay {
     /// first one met.
     shift: Option<i64>,
     con: Connection,
-    /// The server takes the 0.3 forms the docs show (issue 22).
-    grammar_0_3: bool,
-    /// Commands (and the rest of their blocks) not replayed because the
-    /// server does not take their 0.3 form yet.
-    awaiting_grammar: Vec<String>,
 }
 
 impl Replay {
@@ -193,13 +174,6 @@ impl Replay {
                 .split_whitespace()
                 .map(|word| self.shifted(word))
                 .collect();
-            if !self.grammar_0_3 && in_grammar_0_3(&words) {
-                self.awaiting_grammar.push(command.to_string());
-                if words[0].eq_ignore_ascii_case("RANK.MGET") {
-                    continue; // reads only: the rest of the block holds
-                }
-                return replayed; // the rest of the block builds on it
-            }
             let output = std::process::Command::new("redis-cli")
                 .args(["-p", &self.port.to_string(), "--no-raw"])
                 .args(&words)
@@ -271,26 +245,6 @@ fn normalized(line: &str) -> String {
         })
         .collect::<Vec<_>>()
         .join(" ")
-}
-
-/// Whether the server takes the 0.3 forms (`RANK.MGET key MEMBERS ...`,
-/// `RECENT.ADD key ITEMS ...`, `DELAY.ACK inflight TASKS ...`), per its
-/// COMMAND DOCS. The docs show these forms ahead of the grammar landing on
-/// main (issue 22); once it has, this and `in_grammar_0_3` can go.
-fn speaks_grammar_0_3(con: &mut Connection) -> bool {
-    let docs: Value = query(con, &["COMMAND", "DOCS", "rank.mget"]);
-    format!("{docs:?}").contains("MEMBERS")
-}
-
-/// A command written in a 0.3 form the 0.2 grammar reads differently.
-fn in_grammar_0_3(words: &[String]) -> bool {
-    let has = |token: &str| words.iter().skip(2).any(|w| w.eq_ignore_ascii_case(token));
-    match words.first().map(|w| w.to_ascii_uppercase()).as_deref() {
-        Some("RANK.MGET") => has("MEMBERS"),
-        Some("RECENT.ADD") => has("ITEMS"),
-        Some("DELAY.ACK") => has("TASKS"),
-        _ => false,
-    }
 }
 
 /// A line's `# ...` note.

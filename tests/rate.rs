@@ -182,7 +182,7 @@ fn errors_change_nothing() {
     let window = "ERR window must be between 1 and 3155760000000 ms";
     let limit = "ERR limit must be between 1 and 1000000";
     let cost = "ERR cost must be between 1 and the limit";
-    let usage = "RATE.HIT key [COST cost] window-ms limit [window-ms limit ...]";
+    let usage = "RATE.HIT key [COST cost] [IDMP seen-key event-id] [RETAIN ms] window-ms limit [window-ms limit ...]";
     let unpaired = syntax_error("values come in groups of 'window-ms limit'", usage);
     let cost_twice = syntax_error("COST is given twice", usage);
     let cases: &[(&[&str], &str)] = &[
@@ -228,11 +228,11 @@ fn errors_change_nothing() {
             &["RATE.HIT", "k", "BURST", "2", "1000", "5"],
             "ERR value is not an integer",
         ),
-        // The 0.2 form, COST after the windows, is refused and changes
-        // nothing (it never meant anything else).
+        // The 0.2 form, COST after the windows, is refused with the usage
+        // and changes nothing (it never meant anything else).
         (
             &["RATE.HIT", "k", "1000", "5", "COST", "2"],
-            "ERR value is not an integer or out of range",
+            &syntax_error("unexpected 'COST'", usage),
         ),
         (&["RATE.HIT", "k", "1000", "5", "COST", "1", "x"], &unpaired),
     ];
@@ -445,7 +445,7 @@ fn stacked_limit_errors_change_nothing() {
         // COST stands before the windows only.
         (
             &["RATE.HIT", "k", "1000", "5", "COST", "1", "2000", "9"],
-            "ERR value is not an integer",
+            "ERR syntax error: unexpected 'COST'; usage: RATE.HIT key [COST cost]",
         ),
         (&["RATE.HIT", "str", "1000", "5", "2000", "9"], "WRONGTYPE"),
     ];
