@@ -84,7 +84,9 @@ failed_tests() { strip_colours "$1" | sed -nE 's/^\[(err|exception)\]: (.*)$/\2/
 # Whether runtest got to run the unit at all, whatever the outcome: a test
 # result, or the end of the unit (integration/aof-race has no named tests;
 # an exception may end a unit early, with or without zkit).
-ran() { strip_colours "$1" | grep -qE '^\[(ok|err|exception|skip)\]: |^\[[0-9]+/[0-9]+ done\]: '; }
+# (grep reads to the end: with -q it would stop early, and pipefail would
+# report the writer's SIGPIPE.)
+ran() { strip_colours "$1" | grep -E '^\[(ok|err|exception|skip)\]: |^\[[0-9]+/[0-9]+ done\]: ' >/dev/null; }
 # Tests that pass in log $2 and not in log $1 (counting repeats: a loop's
 # test that passes 3 times in $2 and twice in $1 is listed once).
 passed_only_in() { comm -13 <(passed_tests "$1" | sort) <(passed_tests "$2" | sort); }
@@ -134,7 +136,7 @@ check_unit() { # unit port
     mapfile -t regressions < <(passed_only_in "$with" "$without")
     local flaky=() name
     for name in "${regressions[@]}"; do
-      printf '%s\n' "${FLAKES[@]}" | grep -qxF "$unit|$name" && flaky+=("$name")
+      grep -xF "$unit|$name" <(printf '%s\n' "${FLAKES[@]}") >/dev/null && flaky+=("$name")
     done
     if ((${#regressions[@]})) && ((${#flaky[@]} == ${#regressions[@]})); then
       echo "server-suite: $server $unit: retrying flakes ${flaky[*]}" >&2
