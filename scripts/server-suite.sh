@@ -9,9 +9,10 @@
 #   Valkey 8.1.1  Debian 13's source and valkey-server, the same way
 # (Debian 13's source packages come as upstream tarballs alone when the
 # mirror lacks their Debian files: scripts/debian-source.sh.)
-# every unit of UNITS runs with zkit loaded into every server the unit
-# starts (`./runtest --single UNIT --config loadmodule libzkit.so`). A unit
-# with a failure runs again without zkit, and the suite fails on every test
+# every unit of UNITS (VALKEY_UNITS on Valkey) runs with zkit loaded into
+# every server the unit starts (`./runtest --single UNIT --config loadmodule
+# libzkit.so`). A unit with a failure runs again without zkit, and the suite
+# fails on every test
 # that passes there and not with zkit. A test that fails with zkit only on a
 # known upstream flake (FLAKES) gets one more run of its unit with zkit.
 # Prints a table unit x server (docs/server-suite.md says how to read it).
@@ -168,9 +169,13 @@ for entry in "${servers[@]}"; do
   patterns=("${UNITS[@]}")
   [[ $package == valkey ]] && patterns=("${VALKEY_UNITS[@]}")
   for pattern in ${SERVER_SUITE_UNITS:-${patterns[@]}}; do
+    found=0
     for file in "$tree"/tests/$pattern.tcl; do
-      [[ -f $file ]] && units+=("$(realpath --relative-to="$tree/tests" "${file%.tcl}")")
+      [[ -f $file ]] || continue
+      units+=("$(realpath --relative-to="$tree/tests" "${file%.tcl}")")
+      found=1
     done
+    ((found)) || { echo "server-suite: no unit $pattern in $tree/tests" >&2; exit 1; }
   done
   kind=Redis
   [[ $package == valkey ]] && kind=Valkey
