@@ -12,9 +12,9 @@
 # every unit of UNITS (VALKEY_UNITS on Valkey) runs with zkit loaded into
 # every server the unit starts (`./runtest --single UNIT --config loadmodule
 # libzkit.so`). A unit with a failure runs again without zkit, and the suite
-# fails on every test
-# that passes there and not with zkit. A test that fails with zkit only on a
-# known upstream flake (FLAKES) gets one more run of its unit with zkit.
+# fails on every test that passes there and not with zkit. A test that fails
+# with zkit only on a known upstream flake (FLAKES) gets one more run of its
+# unit with zkit.
 # Prints a table unit x server (docs/server-suite.md says how to read it).
 #
 # Environment: ZKIT_MODULE (default target/release/libzkit.so, built if
