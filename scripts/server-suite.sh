@@ -9,11 +9,12 @@
 #   Valkey 8.1.1  Debian 13's source and valkey-server, the same way
 # (Debian 13's source packages come as upstream tarballs alone when the
 # mirror lacks their Debian files: scripts/debian-source.sh.)
-# every unit of UNITS runs with zkit loaded into every server the unit
-# starts (`./runtest --single UNIT --config loadmodule libzkit.so`). A unit
-# with a failure runs again without zkit, and the suite fails on every test
-# that passes there and not with zkit. A test that fails with zkit only on a
-# known upstream flake (FLAKES) gets one more run of its unit with zkit.
+# every unit of UNITS (VALKEY_UNITS on Valkey) runs with zkit loaded into
+# every server the unit starts (`./runtest --single UNIT --config loadmodule
+# libzkit.so`). A unit with a failure runs again without zkit, and the suite
+# fails on every test that passes there and not with zkit. A test that fails
+# with zkit only on a known upstream flake (FLAKES) gets one more run of its
+# unit with zkit.
 # Prints a table unit x server (docs/server-suite.md says how to read it).
 #
 # Environment: ZKIT_MODULE (default target/release/libzkit.so, built if
@@ -84,7 +85,9 @@ failed_tests() { strip_colours "$1" | sed -nE 's/^\[(err|exception)\]: (.*)$/\2/
 # Whether runtest got to run the unit at all, whatever the outcome: a test
 # result, or the end of the unit (integration/aof-race has no named tests;
 # an exception may end a unit early, with or without zkit).
-ran() { strip_colours "$1" | grep -qE '^\[(ok|err|exception|skip)\]: |^\[[0-9]+/[0-9]+ done\]: '; }
+# (grep reads to the end: with -q it would stop early, and pipefail would
+# report the writer's SIGPIPE.)
+ran() { strip_colours "$1" | grep -E '^\[(ok|err|exception|skip)\]: |^\[[0-9]+/[0-9]+ done\]: ' >/dev/null; }
 # Tests that pass in log $2 and not in log $1 (counting repeats: a loop's
 # test that passes 3 times in $2 and twice in $1 is listed once).
 passed_only_in() { comm -13 <(passed_tests "$1" | sort) <(passed_tests "$2" | sort); }
@@ -134,7 +137,7 @@ check_unit() { # unit port
     mapfile -t regressions < <(passed_only_in "$with" "$without")
     local flaky=() name
     for name in "${regressions[@]}"; do
-      printf '%s\n' "${FLAKES[@]}" | grep -qxF "$unit|$name" && flaky+=("$name")
+      grep -xF "$unit|$name" <(printf '%s\n' "${FLAKES[@]}") >/dev/null && flaky+=("$name")
     done
     if ((${#regressions[@]})) && ((${#flaky[@]} == ${#regressions[@]})); then
       echo "server-suite: $server $unit: retrying flakes ${flaky[*]}" >&2
@@ -166,9 +169,13 @@ for entry in "${servers[@]}"; do
   patterns=("${UNITS[@]}")
   [[ $package == valkey ]] && patterns=("${VALKEY_UNITS[@]}")
   for pattern in ${SERVER_SUITE_UNITS:-${patterns[@]}}; do
+    found=0
     for file in "$tree"/tests/$pattern.tcl; do
-      [[ -f $file ]] && units+=("$(realpath --relative-to="$tree/tests" "${file%.tcl}")")
+      [[ -f $file ]] || continue
+      units+=("$(realpath --relative-to="$tree/tests" "${file%.tcl}")")
+      found=1
     done
+    ((found)) || { echo "server-suite: no unit $pattern in $tree/tests" >&2; exit 1; }
   done
   kind=Redis
   [[ $package == valkey ]] && kind=Valkey

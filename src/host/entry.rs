@@ -161,14 +161,19 @@ const VALKEY_HANDLE_ATOMIC_SLOT_MIGRATION: c_int = 1 << 5;
 /// - diskless loading on a replica (`repl-diskless-load swapdb`): without
 ///   it Redis and Valkey load from disk whenever a module is unaware.
 ///   zkit keeps no state of its own about keys, so the dataset swapped in
-///   needs nothing from it; the write gate postpones deferred writes while
-///   a replica loads asynchronously, and the server signals the keys blocked
-///   clients wait on when it swaps the loaded dataset in;
+///   needs nothing from it (nor does it subscribe to the async-load
+///   events); the write gate postpones deferred writes while a replica loads
+///   asynchronously (they would land in the data set about to be
+///   discarded), and the server signals the keys blocked clients wait on
+///   when it swaps the loaded data set in;
 /// - on Valkey 9, atomic slot migration: zkit's keys are plain sorted sets,
-///   sets and hashes that move like any other; a client blocked on a moved
-///   key is redirected by the server as after classic resharding, and the
-///   write gate's probe refuses a deferred write in a slot the node no
-///   longer serves.
+///   sets and hashes that move like any other; during the hand-over the
+///   source pauses writes as for a failover (the pause RM_AvoidReplicaTraffic
+///   reports), so the write gate postpones claims; afterwards a client
+///   blocked on a moved key is redirected by the server as after classic
+///   resharding, and the write gate's probe refuses a deferred write in a
+///   slot the node no longer serves. zkit keeps no state per key or slot,
+///   so it subscribes to none of the migration's events.
 pub fn declare_module_options(ctx: &Ctx) {
     let mut options = (raw::REDISMODULE_OPTION_NO_IMPLICIT_SIGNAL_MODIFIED
         | raw::REDISMODULE_OPTIONS_HANDLE_REPL_ASYNC_LOAD) as c_int;
