@@ -682,6 +682,12 @@ fn is_small_board(len: usize) -> bool {
     len as u64 <= SMALL_BOARD_MAX.value.load(Ordering::Relaxed) as u64
 }
 
+/// Whether small boards are kept in the skiplist layout at all
+/// (`zkit.small-board-max` above 0).
+pub fn small_boards_wanted() -> bool {
+    SMALL_BOARD_MAX.value.load(Ordering::Relaxed) > 0
+}
+
 /// Takes a sorted set an RDB load brought in for a board to move to the
 /// skiplist layout (see [`scores_read_as_board`]); called for every loaded
 /// sorted set, so a board is fast again after a restart, a full sync or

@@ -104,16 +104,25 @@ impl Zset<'_> {
 /// own copy).
 pub type LoadedZsetFilter = fn(&mut Zset<'_>) -> bool;
 
-/// The filter [`on_zset_loaded`] installed. The server calls modules on its
+/// Whether loaded sorted sets are looked at at all: asked before each loaded
+/// key is opened, so a server that turned the conversion off pays no key
+/// lookup per loaded key.
+pub type LoadedZsetsWanted = fn() -> bool;
+
+/// What [`convert_loaded_zsets`] installed. The server calls modules on its
 /// main thread only, so the lock is never contended.
-static LOADED_ZSET_FILTER: Mutex<Option<LoadedZsetFilter>> = Mutex::new(None);
+static LOADED_ZSET_FILTER: Mutex<Option<(LoadedZsetsWanted, LoadedZsetFilter)>> = Mutex::new(None);
 
 /// Moves each sorted set an RDB load brings in (a restart, a replica's full
 /// sync, DEBUG RELOAD) to the skiplist layout when `filter` says so, through
 /// the module-only `loaded` keyspace notification. Call during load; the
 /// server drops the subscription when the module unloads.
-pub fn convert_loaded_zsets(ctx: &Ctx, filter: LoadedZsetFilter) -> Result<(), String> {
-    *LOADED_ZSET_FILTER.lock().unwrap_or_else(|e| e.into_inner()) = Some(filter);
+pub fn convert_loaded_zsets(
+    ctx: &Ctx,
+    wanted: LoadedZsetsWanted,
+    filter: LoadedZsetFilter,
+) -> Result<(), String> {
+    *LOADED_ZSET_FILTER.lock().unwrap_or_else(|e| e.into_inner()) = Some((wanted, filter));
     // SAFETY: load context and a callback with the signature the server calls.
     let status = unsafe {
         api!(RedisModule_SubscribeToKeyspaceEvents)(
@@ -136,10 +145,13 @@ extern "C" fn loaded_key(
     _event: *const c_char,
     key: *mut raw::RedisModuleString,
 ) -> c_int {
-    let filter = *LOADED_ZSET_FILTER.lock().unwrap_or_else(|e| e.into_inner());
-    let (Some(filter), false) = (filter, key.is_null()) else {
+    let installed = *LOADED_ZSET_FILTER.lock().unwrap_or_else(|e| e.into_inner());
+    let Some((wanted, filter)) = installed else {
         return raw::REDISMODULE_OK as c_int;
     };
+    if key.is_null() || !wanted() {
+        return raw::REDISMODULE_OK as c_int;
+    }
     let ctx = Ctx::new(ctx);
     // The loader's key name lives on its stack and RM_OpenKey keeps a
     // reference to the name it is given, so the key is opened by a copy.

@@ -50,7 +50,7 @@ pub use entry::{disable_implicit_key_signals, ensure_server_supported};
 pub use error::HostError;
 pub use gate::write_gate_counts;
 pub use info::{register_info, InfoSink};
-pub use layout::{convert_loaded_zsets, LoadedZsetFilter};
+pub use layout::{convert_loaded_zsets, LoadedZsetFilter, LoadedZsetsWanted};
 pub use registration::{add_acl_category, register_command};
 pub use string::{OwnedRStr, RStr};
 pub use zset::{KeyKind, ScoreBound, Zset, ZsetIter};
