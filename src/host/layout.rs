@@ -38,6 +38,9 @@ const TRANSIENT_PREFIX: &[u8] = b"zkit:skiplist-layout:";
 /// transient member would cost more than the layout saves.
 const LONGEST_TRANSIENT: usize = 4096;
 
+/// The last `zset-max-listpack-value` read.
+static LISTPACK_VALUE_LIMIT: Mutex<Option<usize>> = Mutex::new(None);
+
 impl Ctx {
     /// Whether `name` holds a sorted set in the listpack layout (`OBJECT
     /// ENCODING`).
@@ -50,10 +53,25 @@ impl Ctx {
         Ok(listpack)
     }
 
-    /// The longest member a listpack keeps (`zset-max-listpack-value`).
+    /// The longest member a listpack keeps (`zset-max-listpack-value`), as
+    /// the server has it now.
     pub fn listpack_value_limit(&self) -> Result<usize, HostError> {
         let limit = self.server_config_number("zset-max-listpack-value")?;
-        Ok(usize::try_from(limit).unwrap_or(0))
+        let limit = usize::try_from(limit).unwrap_or(0);
+        *LISTPACK_VALUE_LIMIT
+            .lock()
+            .unwrap_or_else(|e| e.into_inner()) = Some(limit);
+        Ok(limit)
+    }
+
+    /// The limit as last read, read now if never: `CONFIG GET` matches its
+    /// pattern against every config, which costs more than a conversion, and
+    /// an RDB load converts boards one after another.
+    fn last_listpack_value_limit(&self) -> Result<usize, HostError> {
+        let last = *LISTPACK_VALUE_LIMIT
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        last.map_or_else(|| self.listpack_value_limit(), Ok)
     }
 }
 
@@ -182,10 +200,17 @@ fn convert_loaded(ctx: &Ctx, name: &RStr, filter: LoadedZsetFilter) {
     }
     let mut zset = Zset::wrap(opened, None);
     if filter(&mut zset) {
-        if let Err(error) = ctx
-            .listpack_value_limit()
+        // With the limit last read; if the limit has grown since (the
+        // transient member was not long enough), once more with it read now.
+        let converted = ctx
+            .last_listpack_value_limit()
             .and_then(|limit| zset.convert_to_skiplist(limit))
-        {
+            .and_then(|_| ctx.zset_is_listpack(name))
+            .and_then(|listpack| match listpack {
+                true => zset.convert_to_skiplist(ctx.listpack_value_limit()?),
+                false => Ok(false),
+            });
+        if let Err(error) = converted {
             ctx.log_warning(&format!("zkit: a loaded board keeps its listpack: {error}"));
         }
     }
