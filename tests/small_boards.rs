@@ -174,6 +174,13 @@ fn boards_stay_skiplists_after_debug_reload_and_a_restart() {
     let restarted = Server::with(debug_server().in_dir(&dir));
     let mut con = restarted.connect();
     check(&mut con, "after a restart");
+    // A limit raised since the last conversion takes a longer member.
+    ok(
+        &mut con,
+        &["CONFIG", "SET", "zset-max-listpack-value", "300"],
+    );
+    ok(&mut con, &["DEBUG", "RELOAD"]);
+    check(&mut con, "after a reload with a higher listpack limit");
 
     // With the config at 0, a load leaves the server's layout.
     ok(&mut con, &["CONFIG", "SET", "zkit.small-board-max", "0"]);

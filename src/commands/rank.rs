@@ -722,6 +722,12 @@ fn is_small_board(len: usize) -> bool {
     len as u64 <= SMALL_BOARD_MAX.value.load(Ordering::Relaxed) as u64
 }
 
+/// Whether small boards are kept in the skiplist layout at all
+/// (`zkit.small-board-max` above 0).
+pub fn small_boards_wanted() -> bool {
+    SMALL_BOARD_MAX.value.load(Ordering::Relaxed) > 0
+}
+
 /// Takes a sorted set an RDB load brought in for a board to move to the
 /// skiplist layout (see [`scores_read_as_board`]); called for every loaded
 /// sorted set, so a board is fast again after a restart, a full sync or
@@ -782,7 +788,6 @@ fn shared_rank(ctx: &Ctx, key: &RStr, total: i64) -> Result<i64, ZkitError> {
 }
 
 /// `[[rank, member, total], ...]` for 0-based positions `start..=stop`.
-/// Shared ranks cost one count for the whole page.
 fn rank_range(
     ctx: &Ctx,
     key: &RStr,
@@ -790,25 +795,40 @@ fn rank_range(
     stop: i64,
     ranks: Ranks,
 ) -> Result<Reply, ZkitError> {
-    // The page comes from ZRANGE: the key API cannot seek to a rank. On a
-    // skiplist board its scores come from the key (a hash lookup each): with
-    // WITHSCORES the server would print each score as text for the call's
-    // reply and parse it back, more than half of what a page costs. On a
-    // listpack board (small, with `zkit.small-board-max 0`) a lookup walks
-    // the board, so WITHSCORES is cheaper there.
-    let Some(board) = ctx.open_zset(key)? else {
+    let Some(mut board) = ctx.open_zset(key)? else {
         return Ok(Reply::Array(Vec::new()));
     };
-    let small = board.len() <= LISTPACK_BOARD_MAX && !is_small_board(board.len());
+    let clock = tiebreak_clock();
+    if board.len() <= LISTPACK_BOARD_MAX {
+        // A small board: the page is read from the key, walking down from
+        // the highest score (at most 128 steps), with no call, no reply to
+        // build and no score printed as text and parsed back.
+        let skip = usize::try_from(start).unwrap_or(usize::MAX);
+        let take = usize::try_from(stop - start).map_or(0, |n| n.saturating_add(1));
+        let page: Vec<(OwnedRStr, f64)> = board
+            .iter_desc(ScoreBound::MIN, ScoreBound::MAX)
+            .skip(skip)
+            .take(take)
+            .collect();
+        drop(board);
+        let members: Vec<&[u8]> = page.iter().map(|(m, _)| m.as_bytes()).collect();
+        let totals = page
+            .iter()
+            .map(|&(_, score)| Ok(clock.decode(score)?.total))
+            .collect::<Result<Vec<i64>, ZkitError>>()?;
+        return page_reply(ctx, key, start, &members, &totals, ranks);
+    }
+    // A larger board: the page comes from ZRANGE, since the key API cannot
+    // seek to a rank, and its scores from the key (a hash lookup each): with
+    // WITHSCORES the server would print each score as text for the call's
+    // reply and parse it back, more than half of what a page costs.
     let args = [
         CallArg::Str(key),
         CallArg::Int(start),
         CallArg::Int(stop),
         CallArg::Bytes(b"REV"),
-        CallArg::Bytes(b"WITHSCORES"),
     ];
-    let reply = ctx.call(c"ZRANGE", if small { &args } else { &args[..4] })?;
-    let clock = tiebreak_clock();
+    let reply = ctx.call(c"ZRANGE", &args)?;
     let rows = reply.get();
     let (mut members, mut totals) = (
         Vec::with_capacity(rows.len()),
@@ -816,30 +836,41 @@ fn rank_range(
     );
     let unexpected = || ZkitError::Internal("unexpected ZRANGE reply".into());
     for row in (0..rows.len()).map(|i| rows.element(i)) {
-        let (member, score) = if small {
-            let member = row.and_then(|r| r.element(0)).and_then(|m| m.bytes());
-            let score = row.and_then(|r| r.element(1)).and_then(|s| s.double());
-            (member, score)
-        } else {
-            let member = row.and_then(|m| m.bytes());
-            (member, member.and_then(|m| board.score(&OwnedRStr::new(m))))
-        };
-        members.push(member.ok_or_else(unexpected)?);
-        totals.push(clock.decode(score.ok_or_else(unexpected)?)?.total);
+        let member = row.and_then(|m| m.bytes()).ok_or_else(unexpected)?;
+        let score = board
+            .score(&OwnedRStr::new(member))
+            .ok_or_else(unexpected)?;
+        members.push(member);
+        totals.push(clock.decode(score)?.total);
     }
+    drop(board);
+    page_reply(ctx, key, start, &members, &totals, ranks)
+}
+
+/// A page of `members` with their `totals`, the first at 0-based position
+/// `start`: `[[rank, member, total], ...]`. Shared ranks cost one count for
+/// the whole page.
+fn page_reply(
+    ctx: &Ctx,
+    key: &RStr,
+    start: i64,
+    members: &[&[u8]],
+    totals: &[i64],
+    ranks: Ranks,
+) -> Result<Reply, ZkitError> {
     let Some(&first_total) = totals.first() else {
         return Ok(Reply::Array(Vec::new()));
     };
     // The page holds a member at `start`, so `start + 1` does not overflow.
     let first_position = start + 1;
     let rank_list = match ranks {
-        Ranks::Shared => shared_ranks(first_position, shared_rank(ctx, key, first_total)?, &totals),
+        Ranks::Shared => shared_ranks(first_position, shared_rank(ctx, key, first_total)?, totals),
         Ranks::FirstCome => (first_position..).take(totals.len()).collect(),
     };
     Ok(Reply::Array(
         members
             .iter()
-            .zip(&totals)
+            .zip(totals)
             .zip(&rank_list)
             .map(|((member, total), rank)| {
                 Reply::Array(vec![

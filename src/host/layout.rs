@@ -38,6 +38,9 @@ const TRANSIENT_PREFIX: &[u8] = b"zkit:skiplist-layout:";
 /// transient member would cost more than the layout saves.
 const LONGEST_TRANSIENT: usize = 4096;
 
+/// The last `zset-max-listpack-value` read.
+static LISTPACK_VALUE_LIMIT: Mutex<Option<usize>> = Mutex::new(None);
+
 impl Ctx {
     /// Whether `name` holds a sorted set in the listpack layout (`OBJECT
     /// ENCODING`).
@@ -50,10 +53,25 @@ impl Ctx {
         Ok(listpack)
     }
 
-    /// The longest member a listpack keeps (`zset-max-listpack-value`).
+    /// The longest member a listpack keeps (`zset-max-listpack-value`), as
+    /// the server has it now.
     pub fn listpack_value_limit(&self) -> Result<usize, HostError> {
         let limit = self.server_config_number("zset-max-listpack-value")?;
-        Ok(usize::try_from(limit).unwrap_or(0))
+        let limit = usize::try_from(limit).unwrap_or(0);
+        *LISTPACK_VALUE_LIMIT
+            .lock()
+            .unwrap_or_else(|e| e.into_inner()) = Some(limit);
+        Ok(limit)
+    }
+
+    /// The limit as last read, read now if never: `CONFIG GET` matches its
+    /// pattern against every config, which costs more than a conversion, and
+    /// an RDB load converts boards one after another.
+    fn last_listpack_value_limit(&self) -> Result<usize, HostError> {
+        let last = *LISTPACK_VALUE_LIMIT
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        last.map_or_else(|| self.listpack_value_limit(), Ok)
     }
 }
 
@@ -104,16 +122,25 @@ impl Zset<'_> {
 /// own copy).
 pub type LoadedZsetFilter = fn(&mut Zset<'_>) -> bool;
 
-/// The filter [`on_zset_loaded`] installed. The server calls modules on its
+/// Whether loaded sorted sets are looked at at all: asked before each loaded
+/// key is opened, so a server that turned the conversion off pays no key
+/// lookup per loaded key.
+pub type LoadedZsetsWanted = fn() -> bool;
+
+/// What [`convert_loaded_zsets`] installed. The server calls modules on its
 /// main thread only, so the lock is never contended.
-static LOADED_ZSET_FILTER: Mutex<Option<LoadedZsetFilter>> = Mutex::new(None);
+static LOADED_ZSET_FILTER: Mutex<Option<(LoadedZsetsWanted, LoadedZsetFilter)>> = Mutex::new(None);
 
 /// Moves each sorted set an RDB load brings in (a restart, a replica's full
 /// sync, DEBUG RELOAD) to the skiplist layout when `filter` says so, through
 /// the module-only `loaded` keyspace notification. Call during load; the
 /// server drops the subscription when the module unloads.
-pub fn convert_loaded_zsets(ctx: &Ctx, filter: LoadedZsetFilter) -> Result<(), String> {
-    *LOADED_ZSET_FILTER.lock().unwrap_or_else(|e| e.into_inner()) = Some(filter);
+pub fn convert_loaded_zsets(
+    ctx: &Ctx,
+    wanted: LoadedZsetsWanted,
+    filter: LoadedZsetFilter,
+) -> Result<(), String> {
+    *LOADED_ZSET_FILTER.lock().unwrap_or_else(|e| e.into_inner()) = Some((wanted, filter));
     // SAFETY: load context and a callback with the signature the server calls.
     let status = unsafe {
         api!(RedisModule_SubscribeToKeyspaceEvents)(
@@ -136,10 +163,13 @@ extern "C" fn loaded_key(
     _event: *const c_char,
     key: *mut raw::RedisModuleString,
 ) -> c_int {
-    let filter = *LOADED_ZSET_FILTER.lock().unwrap_or_else(|e| e.into_inner());
-    let (Some(filter), false) = (filter, key.is_null()) else {
+    let installed = *LOADED_ZSET_FILTER.lock().unwrap_or_else(|e| e.into_inner());
+    let Some((wanted, filter)) = installed else {
         return raw::REDISMODULE_OK as c_int;
     };
+    if key.is_null() || !wanted() {
+        return raw::REDISMODULE_OK as c_int;
+    }
     let ctx = Ctx::new(ctx);
     // The loader's key name lives on its stack and RM_OpenKey keeps a
     // reference to the name it is given, so the key is opened by a copy.
@@ -170,10 +200,17 @@ fn convert_loaded(ctx: &Ctx, name: &RStr, filter: LoadedZsetFilter) {
     }
     let mut zset = Zset::wrap(opened, None);
     if filter(&mut zset) {
-        if let Err(error) = ctx
-            .listpack_value_limit()
+        // With the limit last read; if the limit has grown since (the
+        // transient member was not long enough), once more with it read now.
+        let converted = ctx
+            .last_listpack_value_limit()
             .and_then(|limit| zset.convert_to_skiplist(limit))
-        {
+            .and_then(|_| ctx.zset_is_listpack(name))
+            .and_then(|listpack| match listpack {
+                true => zset.convert_to_skiplist(ctx.listpack_value_limit()?),
+                false => Ok(false),
+            });
+        if let Err(error) = converted {
             ctx.log_warning(&format!("zkit: a loaded board keeps its listpack: {error}"));
         }
     }

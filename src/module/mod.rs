@@ -59,6 +59,10 @@ fn load(ctx: &Ctx, args: &[RStr]) -> Result<(), String> {
             ));
         }
     }
-    host::convert_loaded_zsets(ctx, commands::rank::is_loaded_board)?;
+    host::convert_loaded_zsets(
+        ctx,
+        commands::rank::small_boards_wanted,
+        commands::rank::is_loaded_board,
+    )?;
     host::register_info(ctx, info::write)
 }
