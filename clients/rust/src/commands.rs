@@ -175,7 +175,7 @@ pub struct VoteCastOptions<'a> {
 impl<C: Transport> Zkit<C> {
     /// Adds an amount to a member's total and returns the new total and rank; equal totals rank first-come (with SHARED, equal totals share a rank).
     ///
-    /// `RANK.GIFT key member amount [AT unix-ms] [SHARED]`
+    /// `RANK.GIFT key member amount [AT unix-ms] [SHARED] [IDMP seen-key event-id] [RETAIN ms]`
     pub fn rank_gift(&mut self, key: &str, member: &str, amount: i64, options: RankGiftOptions) -> RedisResult<TotalRank> {
         let mut call = Call::new("RANK.GIFT");
         call.key(key);
@@ -193,7 +193,7 @@ impl<C: Transport> Zkit<C> {
 
     /// Sets a member's total (with GT only a higher one, with LT only a lower one) and returns the total that stands with the member's rank; equal totals rank first-come (with SHARED, equal totals share a rank).
     ///
-    /// `RANK.SET key member total [AT unix-ms] [GT] [LT] [SHARED]`
+    /// `RANK.SET key member total [AT unix-ms] [GT] [LT] [SHARED] [IDMP seen-key event-id] [RETAIN ms]`
     pub fn rank_set(&mut self, key: &str, member: &str, total: i64, options: RankSetOptions) -> RedisResult<TotalRank> {
         let mut call = Call::new("RANK.SET");
         call.key(key);
@@ -274,7 +274,7 @@ impl<C: Transport> Zkit<C> {
 
     /// Adds an amount to a member's total on several boards at once (each first-come on its own) and returns \[total, rank\] per board, in key order.
     ///
-    /// `RANK.MGIFT numkeys key [key ...] member amount [AT unix-ms] [SHARED]`
+    /// `RANK.MGIFT numkeys key [key ...] member amount [AT unix-ms] [SHARED] [IDMP seen-key event-id] [RETAIN ms]`
     pub fn rank_mgift(&mut self, keys: &[&str], member: &str, amount: i64, options: RankMgiftOptions) -> RedisResult<Vec<TotalRank>> {
         let mut call = Call::new("RANK.MGIFT");
         call.counted_keys("keys", keys)?;
@@ -430,7 +430,7 @@ impl<C: Transport> Zkit<C> {
 
     /// Counts a hit against exact sliding-window limits (several: every one must allow): logs it if at most limit units fall within the last window-ms of each, and returns \[allowed, count, remaining, retry-after-ms\] of the limit that binds, plus its position when several are given.
     ///
-    /// `RATE.HIT key [COST cost] window-ms limit [window-ms limit ...]`
+    /// `RATE.HIT key [COST cost] [IDMP seen-key event-id] [RETAIN ms] window-ms limit [window-ms limit ...]`
     pub fn rate_hit(&mut self, key: &str, limits: &[(i64, i64)], options: RateHitOptions) -> RedisResult<RateResult> {
         let mut call = Call::new("RATE.HIT");
         call.key(key);
