@@ -14,8 +14,8 @@ arguments are keys (routing, keyPrefix, the same-slot check), which
 commands only read. Written here by hand is only what commands.json cannot
 say: the reply shape of each command (REPLY_SHAPES, COMMAND_REPLIES) and
 how a client takes a few arguments (NODE_OPTION_NAMES, NODE_FIELD_NAMES,
-PYTHON_MAPPINGS, NODE_INLINE_BLOCKS), which keeps the methods' signatures
-as they were.
+NODE_TUPLE_OPTIONS, PYTHON_MAPPINGS, NODE_INLINE_BLOCKS), which keeps the
+methods' signatures as they were.
 
 Each argument of commands.json becomes one part of a command's layout:
 
@@ -96,6 +96,10 @@ NODE_OPTION_NAMES: Dict[str, str] = {"DEADLETTER": "deadLetter"}
 #: camelCase, by (token, argument name): the lease's and the window's keys
 #: have always been `key`.
 NODE_FIELD_NAMES: Dict[Tuple[str, str], str] = {("LEASE", "inflight"): "key", ("WINDOW", "times"): "key"}
+
+#: Options with several fields Node takes as a tuple in field order, not an
+#: object: `idmp: [seenKey, eventId]`, as Python's `idmp=(seen_key, event_id)`.
+NODE_TUPLE_OPTIONS = {"IDMP"}
 
 #: Block lists Python takes as a mapping, by command: FEED.ADD's
 #: `score member` pairs as {member: score}, as redis-py's zadd takes them.
@@ -337,6 +341,8 @@ def node_part(spec: Spec, part: Part) -> str:
             for field in part.fields
         )
         fields = f"[{', '.join(named)}]"
+        if part.token in NODE_TUPLE_OPTIONS:
+            fields += ", tuple: true"
     return f"{{ kind: 'option', name: '{name}', token: '{part.token}', fields: {fields} }}"
 
 
