@@ -14,8 +14,8 @@ arguments are keys (routing, keyPrefix, the same-slot check), which
 commands only read. Written here by hand is only what commands.json cannot
 say: the reply shape of each command (REPLY_SHAPES, COMMAND_REPLIES) and
 how a client takes a few arguments (NODE_OPTION_NAMES, NODE_FIELD_NAMES,
-NODE_TUPLE_OPTIONS, PYTHON_MAPPINGS, NODE_INLINE_BLOCKS), which keeps the
-methods' signatures as they were.
+PYTHON_MAPPINGS, NODE_INLINE_BLOCKS), which keeps the methods' signatures
+as they were.
 
 Each argument of commands.json becomes one part of a command's layout:
 
