@@ -108,6 +108,10 @@ NODE_OPTION_NAMES: Dict[str, str] = {"DEADLETTER": "deadLetter"}
 #: have always been `key`.
 NODE_FIELD_NAMES: Dict[Tuple[str, str], str] = {("LEASE", "inflight"): "key", ("WINDOW", "times"): "key"}
 
+#: Options with several fields Node takes as a tuple in field order, not an
+#: object: `idmp: [seenKey, eventId]`, as Python's `idmp=(seen_key, event_id)`.
+NODE_TUPLE_OPTIONS = {"IDMP"}
+
 #: Block lists Python takes as a mapping, by command: FEED.ADD's
 #: `score member` pairs as {member: score}, as redis-py's zadd takes them.
 PYTHON_MAPPINGS = {"FEED.ADD"}
@@ -354,6 +358,8 @@ def node_part(spec: Spec, part: Part) -> str:
             for field in part.fields
         )
         fields = f"[{', '.join(named)}]"
+        if part.token in NODE_TUPLE_OPTIONS:
+            fields += ", tuple: true"
     return f"{{ kind: 'option', name: '{name}', token: '{part.token}', fields: {fields} }}"
 
 

@@ -30,14 +30,16 @@ export type Part =
   | { kind: 'args'; token: string } // one value or a non-empty array, sent as `TOKEN value...`: every argument after TOKEN is a value
   // A non-empty array of objects with these fields, sent flat in field order; with `inline`, one block may be given as its fields, as parameters
   | { kind: 'blocks'; fields: string[]; inline?: boolean }
-  | { kind: 'option'; name: string; token: string; fields: Field[] | 'variadic' } // `TOKEN value...` when options[name] is given
+  // `TOKEN value...` when options[name] is given; several fields are given as an object of them, or with `tuple` as an array in field order
+  | { kind: 'option'; name: string; token: string; fields: Field[] | 'variadic'; tuple?: boolean }
   | { kind: 'flag'; name: string; token: string }; // `TOKEN` when options[name] is true
 
 export interface CommandSpec {
   command: string;
   readonly: boolean;
   layout: Part[];
-  parse: (reply: any) => unknown; // eslint-disable-line @typescript-eslint/no-explicit-any
+  /** `idmp`: the call gave IDMP, so its reply ends with the already-applied flag (Call.idmp). */
+  parse: (reply: any, idmp?: boolean) => unknown; // eslint-disable-line @typescript-eslint/no-explicit-any
 }
 
 /** `shared: true` sends SHARED: every rank in the reply is a competition rank (1 + the members with a higher total), so equal totals share a rank; the order stays first-come. */
@@ -69,6 +71,16 @@ export interface DeadLetter {
 /** DELAY.POLL and DELAY.BPOLL options: `count` (default 1), `lease`, and `deadLetter`, which needs `lease`. */
 export type PollOptions = { count?: number } & ({ lease?: Lease; deadLetter?: never } | { lease: Lease; deadLetter?: DeadLetter });
 
+/**
+ * `idmp: [seenKey, eventId]`: the write applies once per event id (retry a failed call with the same id), and the
+ * reply gains `alreadyApplied`. `seenKey` is a sorted set in the board's slot; the id is remembered `retain` ms
+ * (default zkit.idmp-retain-ms, 24 h). See docs/delivery.md.
+ */
+export interface IdmpOption {
+  idmp?: [seenKey: Key, eventId: Text];
+  retain?: number;
+}
+
 /** One limit of RATE.HIT: at most `limit` units in any `windowMs`. */
 export interface RateLimit {
   windowMs: number;
@@ -78,9 +90,9 @@ export interface RateLimit {
 /** The zkit commands, one method each; every method returns a promise of the parsed reply. */
 export interface ZkitCommands {
   /** RANK.GIFT: add `amount` (negative allowed) to the member's total; equal totals rank first-come. `at` (unix ms) replaces the server clock. */
-  rankGift(key: Key, member: Text, amount: number, options?: { at?: number } & SharedOption): Promise<TotalRank>;
+  rankGift(key: Key, member: Text, amount: number, options?: { at?: number } & SharedOption & IdmpOption): Promise<TotalRank>;
   /** RANK.SET: replace the member's total (with `gt` / `lt`, only by a higher / lower one); resolves to the total that stands. An unchanged total keeps its reached-at time. */
-  rankSet(key: Key, member: Text, total: number, options?: { at?: number } & RankSetCondition & SharedOption): Promise<TotalRank>;
+  rankSet(key: Key, member: Text, total: number, options?: { at?: number } & RankSetCondition & SharedOption & IdmpOption): Promise<TotalRank>;
   /** RANK.GET: total, rank and reached-at, or null when the key or member is absent. */
   rankGet(key: Key, member: Text, options?: SharedOption): Promise<RankInfo | null>;
   /** RANK.TOP: up to `count` entries from rank `offset + 1` down (`offset` counts positions, also with `shared`). */
@@ -90,7 +102,7 @@ export interface ZkitCommands {
   /** RANK.MERGE: store the sum of `sources` (times integer `weights`) in `destkey`, keeping first-come order; all keys in one slot. Resolves to the members in `destkey`. */
   rankMerge(destkey: Key, sources: Key[], options?: { weights?: number[] }): Promise<number>;
   /** RANK.MGIFT: one RANK.GIFT of `amount` on every board in `keys` (each named once, all in one slot), atomically; one { total, rank } per board, in order. */
-  rankMgift(keys: Key[], member: Text, amount: number, options?: { at?: number } & SharedOption): Promise<TotalRank[]>;
+  rankMgift(keys: Key[], member: Text, amount: number, options?: { at?: number } & SharedOption & IdmpOption): Promise<TotalRank[]>;
   /** RANK.MGET: what rankGet gives for each member, in order (null for an absent one). Sent as `RANK.MGET key [SHARED] MEMBERS member...`: any member id goes, SHARED too. */
   rankMget(key: Key, members: Text | Text[], options?: SharedOption): Promise<Array<RankInfo | null>>;
   /** FEED.ADD: add or re-score items like ZADD; with `cap`, keep the `cap` newest. Resolves to how many members were new. */
@@ -110,9 +122,12 @@ export interface ZkitCommands {
   /**
    * RATE.HIT: count a hit (`cost` units) against "at most `limit` units in any `windowMs`", or against several
    * limits at once (`[{ windowMs, limit }, ...]`: allowed only if every limit allows it, then logged once);
-   * a refused hit logs nothing.
+   * a refused hit logs nothing (and with `idmp`, remembers no event id).
    */
-  rateHit(key: Key, ...limits: [windowMs: number, limit: number, options?: { cost?: number }] | [limits: RateLimit[], options?: { cost?: number }]): Promise<RateResult>;
+  rateHit(
+    key: Key,
+    ...limits: [windowMs: number, limit: number, options?: { cost?: number } & IdmpOption] | [limits: RateLimit[], options?: { cost?: number } & IdmpOption]
+  ): Promise<RateResult>;
   /** RECENT.ADD: record views (the last newest), keep the `cap` newest, expire `ttl` seconds after this call; resolves to the list's size. */
   recentAdd(key: Key, members: Text | Text[], options?: { cap?: number; ttl?: number }): Promise<number>;
   /** VOTE.CAST: cast, switch or take back a vote (UP, DOWN, CLEAR); all keys in one slot. */
@@ -133,6 +148,8 @@ export interface ZkitCommands {
 export interface Call {
   argv: Array<string | Buffer>;
   keyIndexes: number[];
+  /** The call gives IDMP: its reply ends with the already-applied flag. */
+  idmp?: boolean;
 }
 
 const wire = (value: Arg): string | Buffer => (typeof value === 'number' ? String(value) : value);
@@ -156,6 +173,7 @@ export function buildCall(spec: CommandSpec, params: unknown[]): Call {
   const options = (params[positional] ?? {}) as Record<string, unknown>;
   const argv: Array<string | Buffer> = [spec.command];
   const keyIndexes: number[] = [];
+  let idmp = false;
   const pushKey = (value: Key) => {
     keyIndexes.push(argv.length);
     argv.push(value);
@@ -200,14 +218,18 @@ export function buildCall(spec: CommandSpec, params: unknown[]): Call {
         const value = options[part.name];
         if (value === undefined || value === null) break;
         argv.push(part.token);
+        if (part.token === 'IDMP') idmp = true;
         if (part.fields === 'variadic') {
           for (const item of nonEmpty(spec, value as Arg[])) argv.push(wire(item));
         } else if (part.fields.length === 1) {
           if (part.fields[0].isKey) pushKey(value as Key);
           else argv.push(wire(value as Arg));
         } else {
-          for (const field of part.fields) {
-            const fieldValue = (value as Record<string, Arg>)[field.name];
+          if (part.tuple && (!Array.isArray(value) || value.length !== part.fields.length)) {
+            throw new TypeError(`${spec.command}: ${part.name} must be [${part.fields.map((field) => field.name).join(', ')}]`);
+          }
+          for (const [i, field] of part.fields.entries()) {
+            const fieldValue = part.tuple ? (value as Arg[])[i] : (value as Record<string, Arg>)[field.name];
             if (fieldValue === undefined) throw new TypeError(`${spec.command}: ${part.name}.${field.name} is missing`);
             if (field.isKey) pushKey(fieldValue as Key);
             else argv.push(wire(fieldValue));
@@ -217,5 +239,5 @@ export function buildCall(spec: CommandSpec, params: unknown[]): Call {
       }
     }
   }
-  return { argv, keyIndexes };
+  return { argv, keyIndexes, idmp };
 }

@@ -3,7 +3,7 @@
 
 export { Zkit, zkit } from './client';
 export { COMMANDS } from './table';
-export type { DeadLetter, Key, Lease, PollOptions, RankSetCondition, RateLimit, SharedOption, ZkitCommands } from './commands';
+export type { DeadLetter, IdmpOption, Key, Lease, PollOptions, RankSetCondition, RateLimit, SharedOption, ZkitCommands } from './commands';
 export { zkitModule } from './node-redis';
 export type { ZkitModule } from './node-redis';
 export { CrossSlotError, keySlot } from './slot';

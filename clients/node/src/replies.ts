@@ -94,13 +94,16 @@ const totalRank = ([total, rank]: Raw, applied?: boolean): TotalRank => ({
   ...(applied === undefined ? {} : { alreadyApplied: applied }),
 });
 
-/** RANK.GIFT and RANK.SET: `[total, rank]`, and with IDMP the flag third. */
-export const parseTotalRank = (reply: Raw): TotalRank => totalRank(reply, reply.length === 3 ? Number(reply[2]) === 1 : undefined);
+/** The IDMP flag that ends the reply of a call that gave IDMP (undefined without it). */
+const appliedFlag = (reply: Raw, idmp?: boolean): boolean | undefined => (idmp ? Number(reply[reply.length - 1]) === 1 : undefined);
 
-/** RANK.MGIFT: `[[total, rank], ...]`, and with IDMP the flag last (a number, not a pair). */
-export function parseTotalRanks(reply: Raw): TotalRank[] {
-  const flag = reply.length > 0 && !Array.isArray(reply[reply.length - 1]) ? Number(reply[reply.length - 1]) === 1 : undefined;
-  return (flag === undefined ? reply : reply.slice(0, -1)).map((pair: Raw) => totalRank(pair, flag));
+/** RANK.GIFT and RANK.SET: `[total, rank]`, and with IDMP (`idmp`) the flag third. */
+export const parseTotalRank = (reply: Raw, idmp?: boolean): TotalRank => totalRank(reply, appliedFlag(reply, idmp));
+
+/** RANK.MGIFT: `[[total, rank], ...]`, and with IDMP (`idmp`) the flag last. */
+export function parseTotalRanks(reply: Raw, idmp?: boolean): TotalRank[] {
+  const applied = appliedFlag(reply, idmp);
+  return (idmp ? reply.slice(0, -1) : reply).map((pair: Raw) => totalRank(pair, applied));
 }
 
 export const parseRankInfo = (reply: Raw): RankInfo | null =>
@@ -125,10 +128,9 @@ export function parseFeedPage([flat, top, bottom, more]: Raw): FeedPage {
 export const parseTasks = (reply: Raw): Task[] | null =>
   reply === null ? null : reply.map(([task, dueMs]: Raw) => ({ task, dueMs: Number(dueMs) }));
 
-// A fifth element, the binding limit, comes only with several limits.
 /** RATE.HIT: four fields, the binding limit fifth with several limits, and with IDMP (`idmp`) the flag last. */
 export function parseRate(reply: Raw, idmp?: boolean): RateResult {
-  const applied = idmp ? Number(reply[reply.length - 1]) === 1 : undefined;
+  const applied = appliedFlag(reply, idmp);
   const [allowed, count, remaining, retryAfterMs, binding] = idmp ? reply.slice(0, -1) : reply;
   return {
     allowed: Number(allowed) === 1,

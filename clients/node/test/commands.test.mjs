@@ -81,6 +81,110 @@ test('pipelines and MULTI return typed replies', async () => {
   await cluster.close();
 });
 
+test('IDMP: a retried gift, total, multi-gift or hit applies once, and the data shows it', async () => {
+  const io = h.ioredisCluster({ keyPrefix: 'app:' });
+  const single = await h.nodeRedisSingle();
+  const cluster = await h.nodeRedisCluster();
+  const clients = [[zkit(io), io], [zkit(single), nodeRedisNative(single)], [cluster.zkit, nodeRedisNative(cluster)]];
+  for (const [n, [z, native]] of clients.entries()) {
+    // The issue's example: a redelivered payment callback gifts once.
+    const [board, seen] = [`{room:${n}}:board`, `{room:${n}}:seen`];
+    const before = Date.now();
+    assert.deepEqual(await z.rankGift(board, 'alice', 10, { idmp: [seen, 'pay-881'] }), { total: 10, rank: 1, alreadyApplied: false });
+    const after = Date.now();
+    assert.deepEqual(await z.rankGift(board, 'alice', 10, { idmp: [seen, 'pay-881'] }), { total: 10, rank: 1, alreadyApplied: true });
+    assert.equal((await z.rankGet(board, 'alice')).total, 10); // the total stays 10
+    const forgetAt = Number(await native.zscore(seen, 'pay-881')); // 24 h by default (zkit.idmp-retain-ms)
+    assert.ok(forgetAt >= before + 86400000 && forgetAt <= after + 86400000, `forgotten at ${forgetAt}`);
+    assert.deepEqual(await z.rankGift(board, 'alice', 1), { total: 11, rank: 1 }); // no idmp: no flag
+
+    // SET: a late retry does not overwrite a newer total; RETAIN sets the memory.
+    const setAt = Date.now();
+    assert.deepEqual(await z.rankSet(board, 'bob', 5, { idmp: [seen, 'set-1'], retain: 60000 }), { total: 5, rank: 2, alreadyApplied: false });
+    const forgetSet = Number(await native.zscore(seen, 'set-1'));
+    assert.ok(forgetSet >= setAt + 60000 && forgetSet <= Date.now() + 60000, `forgotten at ${forgetSet}`);
+    assert.deepEqual(await z.rankSet(board, 'bob', 9), { total: 9, rank: 2 });
+    assert.deepEqual(await z.rankSet(board, 'bob', 5, { idmp: [seen, 'set-1'], retain: 60000 }), { total: 9, rank: 2, alreadyApplied: true });
+
+    // MGIFT: the flag on every board.
+    const week = `{room:${n}}:week`;
+    const mgift = { idmp: [seen, 'm-1'] };
+    assert.deepEqual(await z.rankMgift([board, week], 'bob', 3, mgift), [{ total: 12, rank: 1, alreadyApplied: false }, { total: 3, rank: 1, alreadyApplied: false }]);
+    assert.deepEqual(await z.rankMgift([board, week], 'bob', 3, mgift), [{ total: 12, rank: 1, alreadyApplied: true }, { total: 3, rank: 1, alreadyApplied: true }]);
+
+    // RATE.HIT: counted once; a refused hit is not remembered.
+    const rate = `{room:${n}}:rate`;
+    assert.deepEqual(await z.rateHit(rate, 60000, 2, { idmp: [seen, 'req-1'] }), { allowed: true, count: 1, remaining: 1, retryAfterMs: -1, alreadyApplied: false });
+    assert.deepEqual(await z.rateHit(rate, 60000, 2, { idmp: [seen, 'req-1'] }), { allowed: true, count: 1, remaining: 1, retryAfterMs: -1, alreadyApplied: true });
+    assert.deepEqual(await z.rateHit(rate, 60000, 2, { cost: 1, idmp: [seen, 'req-2'] }), { allowed: true, count: 2, remaining: 0, retryAfterMs: -1, alreadyApplied: false });
+    const refused = await z.rateHit(rate, [{ windowMs: 60000, limit: 2 }, { windowMs: 120000, limit: 5 }], { idmp: [seen, 'req-3'] });
+    assert.deepEqual([refused.allowed, refused.count, refused.binding, refused.alreadyApplied], [false, 2, 1, false]);
+    assert.equal(await native.zscore(seen, 'req-3'), null);
+
+    // A repeat after the member left the board changes nothing: total 0, rank 0.
+    await z.rankGift(board, 'carol', 4, { idmp: [seen, 'pay-9'] });
+    await native.zrem(board, 'carol');
+    assert.deepEqual(await z.rankGift(board, 'carol', 4, { idmp: [seen, 'pay-9'] }), { total: 0, rank: 0, alreadyApplied: true });
+    assert.equal(await native.zscore(board, 'carol'), null);
+    assert.equal(await native.zcard(seen), 6);
+  }
+  // IDMP takes [seenKey, eventId], checked before anything is sent.
+  await assert.rejects(zkit(io).rankGift('{room:0}:board', 'dave', 1, { idmp: { seenKey: '{room:0}:seen', eventId: 'x' } }), (e) =>
+    e instanceof TypeError && e.message === 'RANK.GIFT: idmp must be [seenKey, eventId]');
+  assert.equal(await io.zscore('{room:0}:board', 'dave'), null);
+  await io.quit();
+  await single.close();
+  await cluster.close();
+});
+
+test('pipelines and MULTI parse IDMP replies', async () => {
+  const io = h.ioredisCluster({ keyPrefix: 'app:' });
+  const pipeline = io.pipeline();
+  const zp = zkit(pipeline);
+  for (let i = 0; i < 2; i++) {
+    zp.rankGift('{p}:board', 'alice', 10, { idmp: ['{p}:seen', 'pay-1'] });
+    zp.rateHit('{p}:rate', 60000, 5, { idmp: ['{p}:seen', 'hit-1'] });
+    zp.rateHit('{p}:rate', [{ windowMs: 60000, limit: 5 }, { windowMs: 120000, limit: 9 }]);
+  }
+  assert.deepEqual(await pipeline.exec(), [
+    [null, { total: 10, rank: 1, alreadyApplied: false }],
+    [null, { allowed: true, count: 1, remaining: 4, retryAfterMs: -1, alreadyApplied: false }],
+    [null, { allowed: true, count: 2, remaining: 3, retryAfterMs: -1, binding: 1 }],
+    [null, { total: 10, rank: 1, alreadyApplied: true }],
+    [null, { allowed: true, count: 2, remaining: 3, retryAfterMs: -1, alreadyApplied: true }],
+    [null, { allowed: true, count: 3, remaining: 2, retryAfterMs: -1, binding: 1 }],
+  ]);
+  const multi = io.multi();
+  zkit(multi).rankMgift(['{p}:board', '{p}:all'], 'bob', 2, { idmp: ['{p}:seen', 'm-1'] });
+  zkit(multi).rankMgift(['{p}:board', '{p}:all'], 'bob', 2, { idmp: ['{p}:seen', 'm-1'] });
+  assert.deepEqual(await multi.exec(), [
+    [null, [{ total: 2, rank: 2, alreadyApplied: false }, { total: 2, rank: 1, alreadyApplied: false }]],
+    [null, [{ total: 2, rank: 2, alreadyApplied: true }, { total: 2, rank: 1, alreadyApplied: true }]],
+  ]);
+  await io.quit();
+
+  // node-redis hands the module's parser whether the call gave IDMP (parser.preserve).
+  for (const connect of [h.nodeRedisSingle, h.nodeRedisCluster]) {
+    const client = await connect();
+    const once = { idmp: ['{m}:seen', 'set-1'] };
+    const replies = await client.multi()
+      .zkit.rankSet('{m}:board', 'bob', 2, once)
+      .zkit.rankSet('{m}:board', 'bob', 2, once)
+      .zkit.rateHit('{m}:rate', [{ windowMs: 60000, limit: 1 }, { windowMs: 120000, limit: 2 }], { idmp: ['{m}:seen', 'hit-1'] })
+      .zkit.rateHit('{m}:rate', [{ windowMs: 60000, limit: 1 }, { windowMs: 120000, limit: 2 }], { idmp: ['{m}:seen', 'hit-1'] })
+      .zkit.rankGet('{m}:board', 'bob')
+      .exec();
+    assert.deepEqual(replies.slice(0, 4), [
+      { total: 2, rank: 1, alreadyApplied: false },
+      { total: 2, rank: 1, alreadyApplied: true },
+      { allowed: true, count: 1, remaining: 0, retryAfterMs: -1, binding: 1, alreadyApplied: false },
+      { allowed: true, count: 1, remaining: 0, retryAfterMs: -1, binding: 1, alreadyApplied: true },
+    ]);
+    assert.equal(replies[4].total, 2);
+    await client.close();
+  }
+});
+
 test('ioredis auto-pipelining: 200 concurrent gifts on 200 keys all succeed', async () => {
   const r = h.ioredisCluster({ enableAutoPipelining: true });
   const z = zkit(r);
@@ -150,6 +254,10 @@ test('cross-slot keys fail before anything is sent', async () => {
     const lease = { key: '{jobs}:inflight', ms: 1000 };
     await assert.rejects(z.delayBpoll('{jobs}', 1, { lease, deadLetter: { dead: '{dead}', deliveries: '{jobs}:n', maxDeliveries: 3 } }), CrossSlotError);
     await assert.rejects(z.delayPoll('{jobs}', { lease, deadLetter: { dead: '{jobs}:dead', deliveries: '{n}', maxDeliveries: 3 } }), CrossSlotError);
+    // The IDMP seen-key shares the board's slot.
+    await assert.rejects(z.rankGift('{a}:board', 'alice', 1, { idmp: ['{b}:seen', 'pay-1'] }), (e) =>
+      e instanceof CrossSlotError && /RANK\.GIFT: .*\{a\}:board'.*\{b\}:seen'/.test(e.message));
+    await assert.rejects(z.rateHit('{a}:rate', 1000, 1, { idmp: ['{b}:seen', 'hit-1'] }), CrossSlotError);
   }
   await io.quit();
   await cluster.close();
@@ -157,6 +265,7 @@ test('cross-slot keys fail before anything is sent', async () => {
   for (const name of [
     'cmdstat_rank.merge', 'cmdstat_delay.poll', 'cmdstat_vote.cast',
     'cmdstat_rank.mgift', 'cmdstat_delay.nack', 'cmdstat_delay.ack', 'cmdstat_delay.bpoll',
+    'cmdstat_rank.gift', 'cmdstat_rate.hit',
   ]) {
     assert.deepEqual(after.map((s) => s[name]), before.map((s) => s[name]), `${name} reached a server`);
   }
@@ -193,6 +302,12 @@ test('members, tasks and items spelled like a keyword of their command are ids l
     await assertKeywordsAreIds('recentAdd', async (key, id) => {
       const sizes = [await z.recentAdd(key, [id, 'x', 'y'], { cap: 3, ttl: 60 }), await z.recentAdd(key, ['z', id], { cap: 3 }), await z.recentAdd(key, id)];
       return [sizes, (await native.zrevrange(key, 0, -1)).map(as(id))];
+    });
+    // An IDMP event id (and a member) spelled like a keyword of RANK.GIFT, IDMP and RETAIN included.
+    await assertKeywordsAreIds('rankGift', async (board, id) => {
+      const once = { idmp: [`${board}:seen`, id], retain: 60000 };
+      const gifts = [await z.rankGift(board, id, 5, { at: 1718000000000, ...once }), await z.rankGift(board, id, 5, once)];
+      return [gifts, (await native.zrange(`${board}:seen`, 0, -1)).map(as(id)), (await native.zrange(board, 0, -1)).map(as(id))];
     });
   }
   await io.quit();

@@ -174,13 +174,14 @@ export async function everyCommand(z, native) {
   return called;
 }
 
-/** ioredis-style ZADD, ZREVRANGE, ZRANGE, ZSCORE and ZCARD over a node-redis client. */
+/** ioredis-style ZADD, ZREM, ZREVRANGE, ZRANGE, ZSCORE and ZCARD over a node-redis client. */
 export const nodeRedisNative = (client) => ({
   zadd: (key, ...scoreMembers) => {
     const members = [];
     for (let i = 0; i < scoreMembers.length; i += 2) members.push({ score: scoreMembers[i], value: scoreMembers[i + 1] });
     return client.zAdd(key, members);
   },
+  zrem: (key, member) => client.zRem(key, member),
   zrevrange: (key, start, stop) => client.zRange(key, start, stop, { REV: true }),
   zrange: (key, start, stop) => client.zRange(key, start, stop),
   zscore: (key, member) => client.zScore(key, member),

@@ -3,7 +3,7 @@
 // zkit(client), zkitModule on node-redis clients and clusters, and DelayWorker.
 import Redis from 'ioredis';
 import { createClient, createCluster } from 'redis';
-import { DelayWorker, zkit, zkitModule, type RankInfo, type RateResult, type Task, type TotalRank } from 'zkit';
+import { DelayWorker, zkit, zkitModule, type IdmpOption, type RankInfo, type RateResult, type Task, type TotalRank } from 'zkit';
 
 export async function typed(): Promise<unknown[]> {
   const z = zkit(new Redis({ lazyConnect: true }));
@@ -51,6 +51,20 @@ export async function typed(): Promise<unknown[]> {
   // @ts-expect-error: each limit names windowMs and limit
   await z.rateHit('rate', [{ window: 1000, limit: 5 }]);
 
+  // IDMP: [seenKey, eventId] and RETAIN on the four writes; the reply may say alreadyApplied.
+  const once: IdmpOption = { idmp: ['{r}:seen', 'pay-881'], retain: 60000 };
+  const applied: boolean | undefined = (await z.rankGift('{r}:day', 'alice', 10, once)).alreadyApplied;
+  const kept: TotalRank = await client.zkit.rankSet('{r}:day', 'alice', 10, { gt: true, ...once });
+  const gifted: TotalRank[] = await cluster.zkit.rankMgift(['{r}:day', '{r}:week'], 'bob', 5, { idmp: ['{r}:seen', 'pay-882'] });
+  const hit: boolean | undefined = (await z.rateHit('{r}:rate', 1000, 5, { cost: 1, idmp: ['{r}:seen', 'req-1'] })).alreadyApplied;
+  const hits: RateResult = await cluster.zkit.rateHit('{r}:rate', [{ windowMs: 1000, limit: 5 }], { idmp: ['{r}:seen', 'req-2'], retain: 1000 });
+  // @ts-expect-error: idmp is [seenKey, eventId]
+  await z.rankGift('{r}:day', 'alice', 10, { idmp: '{r}:seen' });
+  // @ts-expect-error: idmp is [seenKey, eventId], not an object
+  await z.rankGift('{r}:day', 'alice', 10, { idmp: { seenKey: '{r}:seen', eventId: 'pay-881' } });
+  // @ts-expect-error: reads take no idmp
+  await z.rankGet('{r}:day', 'alice', { idmp: ['{r}:seen', 'x'] });
+
   const worker = new DelayWorker(client, { queue: 'q', inflight: 'i', handler: (task: Task) => void task.dueMs });
-  return [gift, score, changed, tasks, worker, best, boards, friends, top, around, info, claimed, acked, moved, extended, one, binding];
+  return [gift, score, changed, tasks, worker, best, boards, friends, top, around, info, claimed, acked, moved, extended, one, binding, applied, kept, gifted, hit, hits];
 }

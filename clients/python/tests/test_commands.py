@@ -13,6 +13,7 @@ import redis.cluster
 
 import zkit
 from zkit.commands import COMMANDS
+from zkit.layout import Flag, Option
 from zkit.replies import FeedItem, RankEntry, Task
 
 from conftest import SERVER, _host_port, async_client, k, node_connections, zkit_command_stats
@@ -22,6 +23,11 @@ POSTED_AT = 1795313748  # unix s, for VOTE.CAST WINDOW
 
 async def _get(value: Any) -> Any:
     return await value if inspect.isawaitable(value) else value
+
+
+def _applied(reply: Any) -> Any:
+    """A reply as a plain tuple, and its IDMP flag."""
+    return tuple(reply), reply.already_applied
 
 
 class Recorder:
@@ -64,6 +70,17 @@ async def every_command(z: Any, r: Any) -> None:
     assert await _get(z.rank_mgift([k("{t}:mon")], "erin", 1, shared=True)) == [(1, 5)]
     assert await _get(z.rank_mget(k("{t}:mon"), "dave", "nobody", "carol")) == [(100, 3, 1718000002000), None, (100, 4, 1718000003000)]
     assert await _get(z.rank_mget(k("{t}:mon"), "carol", shared=True)) == [(100, 1, 1718000003000)]
+    # IDMP: a retried event changes nothing and says so.
+    once = {"idmp": (k("{t}:seen"), "pay-881")}
+    assert _applied(await _get(z.rank_gift(k("{t}:room"), "alice", 10, **once))) == ((10, 1), False)
+    assert _applied(await _get(z.rank_gift(k("{t}:room"), "alice", 10, **once))) == ((10, 1), True)
+    assert _applied(await _get(z.rank_set(k("{t}:room"), "bob", 5, idmp=(k("{t}:seen"), "set-1"), retain=60000))) == ((5, 2), False)
+    assert _applied(await _get(z.rank_set(k("{t}:room"), "bob", 7, idmp=(k("{t}:seen"), "set-1")))) == ((5, 2), True)
+    mgift = {"idmp": (k("{t}:seen"), "m-1")}
+    [first, other] = await _get(z.rank_mgift([k("{t}:room"), k("{t}:hall")], "bob", 1, **mgift))
+    [again, _] = await _get(z.rank_mgift([k("{t}:room"), k("{t}:hall")], "bob", 1, **mgift))
+    assert (_applied(first), _applied(other), _applied(again)) == (((6, 2), False), ((1, 1), False), ((6, 2), True))
+    assert (await _get(z.rank_gift(k("{t}:room"), "bob", 1))).already_applied is None
 
     assert await _get(z.feed_add(k("{t}:feed"), {"item:1": 1, "item:2": 2, "item:3": 3.5}, cap=2)) == 3
     first = await _get(z.feed_page(k("{t}:feed"), count=1))
@@ -102,6 +119,11 @@ async def every_command(z: Any, r: Any) -> None:
     assert await _get(z.rate_hit_limits(k("{t}:rate2"), [(60000, 5), (1000, 2)], cost=2)) == (True, 2, 0, -1, 2)
     allowed, count, remaining, retry_after_ms, binding = await _get(z.rate_hit_limits(k("{t}:rate2"), [(60000, 5), (1000, 2)]))
     assert (allowed, count, remaining, binding) == (False, 2, 0, 2) and 0 < retry_after_ms <= 1000
+    hit = {"idmp": (k("{t}:seen"), "hit-1")}
+    assert _applied(await _get(z.rate_hit(k("{t}:rate3"), 60000, 1, **hit))) == ((True, 1, 0, -1), False)
+    assert _applied(await _get(z.rate_hit(k("{t}:rate3"), 60000, 1, **hit))) == ((True, 1, 0, -1), True)
+    several = await _get(z.rate_hit_limits(k("{t}:rate3"), [(60000, 1), (1000, 5)], **hit))
+    assert _applied(several) == ((True, 1, 0, -1, 1), True)
 
     assert await _get(z.recent_add(k("{t}:recent"), "3002", "3001", "3004", cap=2, ttl=60)) == 2
     assert await _get(r.zrevrange(k("{t}:recent"), 0, -1)) == ["3004", "3001"]
@@ -140,6 +162,19 @@ def test_every_command_async(topology: str) -> None:
     assert asyncio.run(run()) == _method_names()
 
 
+def test_every_option_is_a_keyword_argument() -> None:
+    """Each option and flag of the generated table is a keyword argument of
+    its command's methods, so an option added to a command (IDMP, RETAIN)
+    cannot go unexposed."""
+    for name, command in COMMANDS.items():
+        options = {part.name for part in command.layout if isinstance(part, (Option, Flag))}
+        methods = [name.lower().replace(".", "_")] + (["rate_hit_limits"] if name == "RATE.HIT" else [])
+        for method in methods:
+            parameters = inspect.signature(getattr(zkit.Zkit, method)).parameters.values()
+            keywords = {parameter.name for parameter in parameters if parameter.kind is parameter.KEYWORD_ONLY}
+            assert options <= keywords, f"{method} lacks {sorted(options - keywords)}"
+
+
 def test_every_command_is_a_server_command(single: redis.Redis) -> None:
     """The table covers exactly what the module registers (but its test-only
     debug command)."""
@@ -174,6 +209,35 @@ def test_pipelines_return_typed_replies(client: redis.Redis) -> None:
     assert replies[6:] == [(3, 2), (True, 1, 0, -1, 2), [], False, False, 0]
 
 
+def test_pipelines_parse_idmp_replies(client: redis.Redis) -> None:
+    pipe = client.pipeline(transaction=False)
+    z = zkit.Zkit(pipe)
+    for _ in range(2):
+        z.rank_gift(k("{p}:board"), "alice", 10, idmp=(k("{p}:seen"), "pay-1"))
+        z.rate_hit(k("{p}:rate"), 60000, 5, idmp=(k("{p}:seen"), "hit-1"))
+        z.rate_hit_limits(k("{p}:rate"), [(60000, 5), (120000, 9)])
+    replies = pipe.execute()
+    assert [_applied(reply) for reply in replies] == [
+        ((10, 1), False),
+        ((True, 1, 4, -1), False),
+        ((True, 2, 3, -1, 1), None),
+        ((10, 1), True),
+        ((True, 2, 3, -1), True),
+        ((True, 3, 2, -1, 1), None),
+    ]
+
+
+def test_idmp_seen_key_shares_the_boards_slot(cluster: redis.cluster.RedisCluster) -> None:
+    before = zkit_command_stats(node_connections())
+    with pytest.raises(zkit.CrossSlotError, match=r"RANK\.GIFT: .*\{a\}:board'.*\{b\}:seen'"):
+        zkit.Zkit(cluster).rank_gift(k("{a}:board"), "alice", 1, idmp=(k("{b}:seen"), "pay-1"))
+    with pytest.raises(zkit.CrossSlotError, match=r"\{b\}:seen'"):
+        zkit.Zkit(cluster).rate_hit(k("{a}:rate"), 1000, 1, idmp=(k("{b}:seen"), "hit-1"))
+    after = zkit_command_stats(node_connections())
+    for name in ("cmdstat_rank.gift", "cmdstat_rate.hit"):
+        assert after.get(name) == before.get(name), f"{name} reached a server"
+
+
 def test_async_cluster_pipeline() -> None:
     async def run() -> Any:
         client = async_client("cluster")
@@ -188,11 +252,18 @@ def test_async_cluster_pipeline() -> None:
             await z.rate_hit_limits(k("{r}"), [(1000, 2), (60000, 1)], cost=1)
             await z.delay_touch(k("{p}:in"), "task", 1000)
             await z.delay_nack(k("{p}:in"), k("{p}:q"), "task", 0)
+            for _ in range(2):
+                await z.rank_mgift([k("{p}:board"), k("{p}:all")], "carol", 2, idmp=(k("{p}:seen"), "m-1"))
             return await pipe.execute()
         finally:
             await client.aclose()
 
-    assert asyncio.run(run()) == [
+    replies = asyncio.run(run())
+    assert [[_applied(board) for board in reply] for reply in replies[8:]] == [
+        [((2, 2), False), ((2, 1), False)],
+        [((2, 2), True), ((2, 1), True)],
+    ]
+    assert replies[:8] == [
         (5, 1),
         [],
         (1, 1),

@@ -1,7 +1,8 @@
 """What the RANK, DELAY and RATE options and commands do to the data, beyond
 their replies: shared ranks, best-score boards, gifts on several boards,
-NACK, TOUCH, dead letters and stacked rate limits, on one server and on the
-cluster (the ``client`` fixture runs each test on both)."""
+NACK, TOUCH, dead letters, stacked rate limits and exactly-once writes
+(IDMP), on one server and on the cluster (the ``client`` fixture runs each
+test on both)."""
 
 from __future__ import annotations
 
@@ -174,6 +175,93 @@ def test_ids_spelled_like_a_keyword_are_ids(client: redis.Redis) -> None:
     _keywords_are_ids("RANK.MGET", rank_mget)
     _keywords_are_ids("DELAY.ACK", delay_ack)
     _keywords_are_ids("RECENT.ADD", recent_add)
+
+    def rank_gift(board: str, event_id: str) -> Any:
+        once = (f"{board}:seen", event_id)
+        replies = [z.rank_gift(board, event_id, 5, at=T0, idmp=once), z.rank_gift(board, event_id, 5, at=T0, idmp=once)]
+        return [[(tuple(reply), reply.already_applied) for reply in replies], client.zcard(f"{board}:seen")]
+
+    _keywords_are_ids("RANK.GIFT", rank_gift)
+
+
+# IDMP: exactly-once writes
+
+
+def _once(reply: Any) -> Tuple[Any, Any]:
+    """A reply as a plain tuple, and its IDMP flag."""
+    return tuple(reply), reply.already_applied
+
+
+def _forgotten_at(client: redis.Redis, seen: str, event_id: str) -> int:
+    """When the seen-key forgets the event id (unix ms, its score)."""
+    score = client.zscore(seen, event_id)
+    assert score is not None, f"{event_id} is not remembered in {seen}"
+    return int(score)
+
+
+def test_idmp_gift_counts_once(client: redis.Redis) -> None:
+    """The issue's example: a redelivered payment callback gifts once."""
+    z = zkit.Zkit(client)
+    board, seen = k("{room:7}:board"), k("{room:7}:seen")
+    before = _now_ms()
+    assert _once(z.rank_gift(board, "alice", 10, idmp=(seen, "pay-881"))) == ((10, 1), False)
+    after = _now_ms()
+    assert _once(z.rank_gift(board, "alice", 10, idmp=(seen, "pay-881"))) == ((10, 1), True)
+    assert z.rank_get(board, "alice")[:2] == (10, 1)  # the total stays 10
+    # Remembered for zkit.idmp-retain-ms, 24 h by default.
+    assert before + 86400000 <= _forgotten_at(client, seen, "pay-881") <= after + 86400000
+    # Another event id is another gift; without idmp a gift never is a repeat.
+    assert _once(z.rank_gift(board, "alice", 10, idmp=(seen, "pay-882"))) == ((20, 1), False)
+    assert _once(z.rank_gift(board, "alice", 1)) == ((21, 1), None)
+    # A repeat after the member left the board changes nothing: total 0, rank 0.
+    client.zrem(board, "alice")
+    assert _once(z.rank_gift(board, "alice", 10, idmp=(seen, "pay-881"))) == ((0, 0), True)
+    assert client.exists(board) == 0
+
+
+def test_idmp_set_and_mgift_apply_once(client: redis.Redis) -> None:
+    z = zkit.Zkit(client)
+    day, week, seen = k("{room:7}:day"), k("{room:7}:week"), k("{room:7}:seen")
+    before = _now_ms()
+    assert _once(z.rank_set(day, "bob", 5, idmp=(seen, "set-1"), retain=60000)) == ((5, 1), False)
+    after = _now_ms()
+    assert before + 60000 <= _forgotten_at(client, seen, "set-1") <= after + 60000
+    # A late retry of the same event does not overwrite a newer total.
+    assert _once(z.rank_set(day, "bob", 9)) == ((9, 1), None)
+    assert _once(z.rank_set(day, "bob", 5, idmp=(seen, "set-1"), retain=60000)) == ((9, 1), True)
+    assert z.rank_get(day, "bob")[0] == 9
+    gifts = [_once(board) for board in z.rank_mgift([day, week], "bob", 3, idmp=(seen, "m-1"))]
+    assert gifts == [((12, 1), False), ((3, 1), False)]
+    gifts = [_once(board) for board in z.rank_mgift([day, week], "bob", 3, idmp=(seen, "m-1"))]
+    assert gifts == [((12, 1), True), ((3, 1), True)]
+    assert (client.zcard(day), client.zcard(week), client.zcard(seen)) == (1, 1, 2)
+
+
+def test_idmp_rate_hit_spends_quota_once(client: redis.Redis) -> None:
+    z = zkit.Zkit(client)
+    rate, seen = k("{api}:rate"), k("{api}:seen")
+    assert _once(z.rate_hit(rate, 60000, 2, idmp=(seen, "req-1"))) == ((True, 1, 1, -1), False)
+    assert _once(z.rate_hit(rate, 60000, 2, idmp=(seen, "req-1"))) == ((True, 1, 1, -1), True)
+    assert _once(z.rate_hit(rate, 60000, 2, idmp=(seen, "req-2"))) == ((True, 2, 0, -1), False)
+    assert client.zcard(rate) == 2
+    # A refused hit spends nothing, so its event id is not remembered.
+    refused = z.rate_hit(rate, 60000, 2, idmp=(seen, "req-3"))
+    assert refused[:3] == (False, 2, 0) and refused.already_applied is False
+    assert client.zscore(seen, "req-3") is None and client.zcard(rate) == 2
+    several = z.rate_hit_limits(rate, [(60000, 2), (120000, 5)], idmp=(seen, "req-2"), cost=1)
+    assert _once(several) == ((True, 2, 0, -1, 1), True)
+
+
+def test_idmp_errors_change_nothing(client: redis.Redis) -> None:
+    z = zkit.Zkit(client)
+    board, seen = k("{room:7}:board"), k("{room:7}:seen")
+    with pytest.raises(redis.ResponseError, match="^the IDMP seen-key must be a key of its own"):
+        z.rank_gift(board, "alice", 10, idmp=(board, "pay-1"))
+    with pytest.raises(redis.ResponseError, match="^retain must be between 1 and"):
+        z.rank_gift(board, "alice", 10, idmp=(seen, "pay-1"), retain=0)
+    with pytest.raises(TypeError, match="idmp takes 2 values"):
+        z.rank_gift(board, "alice", 10, idmp=(seen,))  # type: ignore[arg-type]
+    assert client.exists(board, seen) == 0
 
 
 # DELAY

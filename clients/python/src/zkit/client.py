@@ -19,12 +19,25 @@ import redis.asyncio.cluster
 import redis.cluster
 
 from .commands import COMMANDS
-from .layout import Command, build_call
-from .replies import FeedPage, RankEntry, RankInfo, RateLimitsResult, RateResult, Task, Text, TotalRank, VoteResult
+from .layout import Call, Command, build_call
+from .replies import (
+    IDMP_OPTION,
+    FeedPage,
+    RankEntry,
+    RankInfo,
+    RateLimitsResult,
+    RateResult,
+    Task,
+    Text,
+    TotalRank,
+    VoteResult,
+)
 from .routing import slot_of
 
 KeyT = Union[str, bytes]
 Number = Union[int, float, str]
+#: ``idmp=(seen_key, event_id)``: an exactly-once write (docs/delivery.md).
+Idmp = Tuple[KeyT, Text]
 
 if TYPE_CHECKING:
     from typing_extensions import Concatenate, ParamSpec
@@ -63,14 +76,29 @@ class _Methods:
 
     @command_method
     def rank_gift(
-        self, key: KeyT, member: Text, amount: int, *, at: Optional[int] = None, shared: bool = False
+        self,
+        key: KeyT,
+        member: Text,
+        amount: int,
+        *,
+        at: Optional[int] = None,
+        shared: bool = False,
+        idmp: Optional[Idmp] = None,
+        retain: Optional[int] = None,
     ) -> TotalRank:
         """RANK.GIFT: add ``amount`` (negative allowed) to the member's total
         (absent members start at 0); equal totals rank first-come. ``at``
         (unix ms) replaces the server clock as the time the total was
         reached. Returns ``(total, rank)``, rank 1-based; with ``shared``,
-        the competition rank (1 + the members with a higher total)."""
-        return self._call(COMMANDS["RANK.GIFT"], key, member, amount, at=at, shared=shared)
+        the competition rank (1 + the members with a higher total).
+        ``idmp=(seen_key, event_id)``: the gift applies once per event id
+        (retry a failed call with the same id), remembered ``retain`` ms
+        (default zkit.idmp-retain-ms, 24 h); the reply's ``already_applied``
+        then says whether the event was applied before (nothing changed).
+        On a cluster seen_key shares the board's slot."""
+        return self._call(
+            COMMANDS["RANK.GIFT"], key, member, amount, at=at, shared=shared, idmp=idmp, retain=retain
+        )
 
     @command_method
     def rank_set(
@@ -83,13 +111,18 @@ class _Methods:
         gt: bool = False,
         lt: bool = False,
         shared: bool = False,
+        idmp: Optional[Idmp] = None,
+        retain: Optional[int] = None,
     ) -> TotalRank:
         """RANK.SET: replace the member's total; with ``gt`` only by a
         higher one, with ``lt`` only by a lower one (best-score boards; a
         member not on the board is added either way). Returns ``(total,
         rank)`` of the total that stands after the call; a total that does
-        not change keeps its reached-at time. ``shared``: as ``rank_gift``."""
-        return self._call(COMMANDS["RANK.SET"], key, member, total, at=at, gt=gt, lt=lt, shared=shared)
+        not change keeps its reached-at time. ``shared``, ``idmp`` and
+        ``retain``: as ``rank_gift``."""
+        return self._call(
+            COMMANDS["RANK.SET"], key, member, total, at=at, gt=gt, lt=lt, shared=shared, idmp=idmp, retain=retain
+        )
 
     @command_method
     def rank_get(self, key: KeyT, member: Text, *, shared: bool = False) -> Optional[RankInfo]:
@@ -133,12 +166,15 @@ class _Methods:
         *,
         at: Optional[int] = None,
         shared: bool = False,
+        idmp: Optional[Idmp] = None,
+        retain: Optional[int] = None,
     ) -> List[TotalRank]:
         """RANK.MGIFT: ``rank_gift`` on every board of ``keys`` in one
         atomic call (an error changes no board). ``numkeys`` is sent for
         you. All keys must share a hash slot on a cluster. Returns one
-        ``(total, rank)`` per board, in key order."""
-        return self._call(COMMANDS["RANK.MGIFT"], keys, member, amount, at=at, shared=shared)
+        ``(total, rank)`` per board, in key order; with ``idmp`` (as
+        ``rank_gift``) each has ``already_applied`` set."""
+        return self._call(COMMANDS["RANK.MGIFT"], keys, member, amount, at=at, shared=shared, idmp=idmp, retain=retain)
 
     @command_method
     def rank_mget(self, key: KeyT, *members: Text, shared: bool = False) -> List[Optional[RankInfo]]:
@@ -238,24 +274,44 @@ class _Methods:
     # RATE: exact sliding-window limits
 
     @command_method
-    def rate_hit(self, key: KeyT, window_ms: int, limit: int, *, cost: Optional[int] = None) -> RateResult:
+    def rate_hit(
+        self,
+        key: KeyT,
+        window_ms: int,
+        limit: int,
+        *,
+        cost: Optional[int] = None,
+        idmp: Optional[Idmp] = None,
+        retain: Optional[int] = None,
+    ) -> RateResult:
         """RATE.HIT: count a hit (``cost`` units, default 1) against "at
         most ``limit`` units in any ``window_ms``". Returns ``(allowed,
-        count, remaining, retry_after_ms)``; a refused hit logs nothing."""
-        return self._call(COMMANDS["RATE.HIT"], key, [(window_ms, limit)], cost=cost)
+        count, remaining, retry_after_ms)``; a refused hit logs nothing.
+        ``idmp=(seen_key, event_id)``: an allowed hit is counted once per
+        event id, so a retried call spends no quota; the reply's
+        ``already_applied`` says whether it was counted before (a refused
+        hit is not remembered). ``retain``: as ``rank_gift``."""
+        return self._call(COMMANDS["RATE.HIT"], key, [(window_ms, limit)], cost=cost, idmp=idmp, retain=retain)
 
     @command_method
     def rate_hit_limits(
-        self, key: KeyT, limits: Sequence[Tuple[int, int]], *, cost: Optional[int] = None
+        self,
+        key: KeyT,
+        limits: Sequence[Tuple[int, int]],
+        *,
+        cost: Optional[int] = None,
+        idmp: Optional[Idmp] = None,
+        retain: Optional[int] = None,
     ) -> RateLimitsResult:
         """RATE.HIT with several ``(window_ms, limit)`` pairs (at least two;
         ``rate_hit`` takes one): the hit is allowed only if every limit
         allows it, then logged once. Returns ``(allowed, count, remaining,
         retry_after_ms, binding)``, the first four for the limit that binds,
-        ``binding`` its 1-based position in ``limits``."""
+        ``binding`` its 1-based position in ``limits``. ``idmp`` and
+        ``retain``: as ``rate_hit``."""
         if isinstance(limits, (str, bytes)) or len(limits) < 2:
             raise TypeError("RATE.HIT: limits must list at least two (window_ms, limit) pairs; rate_hit takes one")
-        return self._call(COMMANDS["RATE.HIT"], key, limits, cost=cost)
+        return self._call(COMMANDS["RATE.HIT"], key, limits, cost=cost, idmp=idmp, retain=retain)
 
     # RECENT: recently-viewed lists
 
@@ -312,6 +368,13 @@ SyncClient = Union[redis.Redis, redis.cluster.RedisCluster]
 AsyncClient = Union[redis.asyncio.Redis, redis.asyncio.cluster.RedisCluster, redis.asyncio.cluster.ClusterPipeline]
 
 
+def _parse_options(call: Call) -> Mapping[str, Any]:
+    """What a reply parser must know of the call (redis-py hands command
+    options to response callbacks): whether it gave IDMP, whose flag ends
+    the reply."""
+    return {IDMP_OPTION: True} if call.idmp else {}
+
+
 def _register_parsers(client: Any) -> None:
     for command in COMMANDS.values():
         client.set_response_callback(command.name, command.parse)
@@ -331,13 +394,14 @@ class Zkit(_Methods):
 
     def _call(self, command: Command, *positional: Any, **options: Any) -> Any:
         call = build_call(command, positional, options)
+        parse = _parse_options(call)
         if not self._cluster:
-            return self.client.execute_command(*call.argv)
+            return self.client.execute_command(*call.argv, **parse)
         # Passing target_nodes also turns off redis-py's retry of the call on
         # a connection error (MOVED and ASK are still followed).
         cluster = cast(redis.cluster.RedisCluster, self.client)
         node = cluster.nodes_manager.get_node_from_slot(slot_of(command.name, call.keys))
-        return self.client.execute_command(*call.argv, target_nodes=node)
+        return self.client.execute_command(*call.argv, target_nodes=node, **parse)
 
 
 def _async_cluster(client: Any) -> Optional[redis.asyncio.cluster.RedisCluster]:
@@ -365,13 +429,14 @@ class AsyncZkit(_Methods):
 
     async def _call(self, command: Command, *positional: Any, **options: Any) -> Any:
         call = build_call(command, positional, options)
+        parse = _parse_options(call)
         if self._cluster is None:
-            return await _reply(self.client.execute_command(*call.argv))
+            return await _reply(self.client.execute_command(*call.argv, **parse))
         slot = slot_of(command.name, call.keys)
         if not self._cluster.nodes_manager.slots_cache:
             await self._cluster.initialize()
         node = self._cluster.nodes_manager.get_node_from_slot(slot)
-        return await _reply(self.client.execute_command(*call.argv, target_nodes=node))
+        return await _reply(self.client.execute_command(*call.argv, target_nodes=node, **parse))
 
 
 async def _reply(sent: Any) -> Any:

@@ -115,13 +115,16 @@ def table(*commands: Command) -> Dict[str, Command]:
 
 class Call:
     """One call's arguments, ready to send: ``argv`` starts with the command
-    name, ``keys`` are the key arguments in order (``keys[0]`` routes)."""
+    name, ``keys`` are the key arguments in order (``keys[0]`` routes).
+    ``idmp``: the call gives IDMP, so its reply ends with the
+    already-applied flag."""
 
-    __slots__ = ("argv", "keys")
+    __slots__ = ("argv", "keys", "idmp")
 
-    def __init__(self, argv: List[Any], keys: List[Any]) -> None:
+    def __init__(self, argv: List[Any], keys: List[Any], idmp: bool) -> None:
         self.argv = argv
         self.keys = keys
+        self.idmp = idmp
 
 
 def _non_empty(command: Command, name: str, values: Sequence[Any]) -> Sequence[Any]:
@@ -134,6 +137,7 @@ def build_call(command: Command, positional: Sequence[Any], options: Mapping[str
     """Lays out one call's arguments as the command's layout says."""
     argv: List[Any] = [command.name]
     keys: List[Any] = []
+    idmp = False
     values = iter(positional)
     for part in command.layout:
         if isinstance(part, Key):
@@ -165,8 +169,10 @@ def build_call(command: Command, positional: Sequence[Any], options: Mapping[str
             if options.get(part.name):
                 argv.append(part.token)
         else:
-            _append_option(command, part, options.get(part.name), argv, keys)
-    return Call(argv, keys)
+            value = options.get(part.name)
+            _append_option(command, part, value, argv, keys)
+            idmp = idmp or (part.token == "IDMP" and value is not None)
+    return Call(argv, keys, idmp)
 
 
 def _append_option(
