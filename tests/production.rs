@@ -708,6 +708,7 @@ fn every_command_is_registered_documented_and_versioned() {
     assert_eq!(
         names,
         [
+            "zkit.convert-loaded-boards",
             "zkit.idmp-max-ids",
             "zkit.idmp-retain-ms",
             "zkit.small-board-max",

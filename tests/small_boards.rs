@@ -15,7 +15,9 @@ fn encoding(con: &mut Connection, key: &str) -> String {
 }
 
 fn debug_server() -> ServerConfig {
-    ServerConfig::default().arg("enable-debug-command", "yes")
+    ServerConfig::default()
+        .arg("enable-debug-command", "yes")
+        .arg("zkit.convert-loaded-boards", "1")
 }
 
 /// `n` members gifted 1..=n coins, a minute apart, through RANK.GIFT.
@@ -198,7 +200,11 @@ fn replicas_keep_boards_skiplists_through_writes_and_a_full_sync() {
     ok(&mut con, &["ZADD", "counters", "1", "a", "2", "b"]);
     // This replica's full sync loads the master's RDB.
     let (with_module, without_module) = (
-        Server::with(ServerConfig::default().replica_of(&master)),
+        Server::with(
+            ServerConfig::default()
+                .arg("zkit.convert-loaded-boards", "1")
+                .replica_of(&master),
+        ),
         Server::with(ServerConfig::without_module().replica_of(&master)),
     );
     with_module.wait_until_synced();

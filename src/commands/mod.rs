@@ -51,6 +51,7 @@ pub static CONFIGS: &[&NumericConfig] = &[
     &rank::TIEBREAK_EPOCH_MS,
     &rank::TIEBREAK_SPAN_MS,
     &rank::SMALL_BOARD_MAX,
+    &rank::CONVERT_LOADED_BOARDS,
     &idmp::RETAIN_MS,
     &idmp::MAX_IDS,
 ];

@@ -728,12 +728,25 @@ pub fn small_boards_wanted() -> bool {
     SMALL_BOARD_MAX.value.load(Ordering::Relaxed) > 0
 }
 
+/// `zkit.convert-loaded-boards`: 1 moves small boards an RDB load brought
+/// in to the skiplist layout. Off by default: a loaded sorted set cannot be
+/// told from a user's own with fractional scores, and converting those
+/// changes what the server's own tests expect of an RDB load (Redis's
+/// `ZSCORE after a DEBUG RELOAD - listpack`).
+pub static CONVERT_LOADED_BOARDS: NumericConfig = NumericConfig {
+    name: "convert-loaded-boards",
+    value: AtomicI64::new(0),
+    default: 0,
+    min: 0,
+    max: 1,
+};
+
 /// Takes a sorted set an RDB load brought in for a board to move to the
-/// skiplist layout (see [`scores_read_as_board`]); called for every loaded
-/// sorted set, so a board is fast again after a restart, a full sync or
-/// DEBUG RELOAD before any write reaches it.
+/// skiplist layout (see [`scores_read_as_board`]) when
+/// [`CONVERT_LOADED_BOARDS`] is on; called for every loaded sorted set.
 pub fn is_loaded_board(zset: &mut Zset) -> bool {
-    is_small_board(zset.len())
+    CONVERT_LOADED_BOARDS.value.load(Ordering::Relaxed) != 0
+        && is_small_board(zset.len())
         && scores_read_as_board(
             zset.iter_asc(ScoreBound::MIN, ScoreBound::MAX)
                 .map(|(_, score)| score),
