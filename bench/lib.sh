@@ -11,6 +11,9 @@ progress() {
 }
 fail() {
   echo "bench: $*" >&2
+  # Inside $(...) exiting ends only the subshell: stop the whole run, so a
+  # failed measurement never becomes a number.
+  [[ $BASHPID == "$$" ]] || kill -TERM "$$"
   exit 1
 }
 
