@@ -192,6 +192,31 @@ fn boards_stay_skiplists_after_debug_reload_and_a_restart() {
     assert_eq!(encoding(&mut con, "board:100"), "listpack");
 }
 
+/// Without `zkit.convert-loaded-boards`, an RDB load gives every small
+/// sorted set the layout the server picks (a user's own fractional set
+/// included), and a board moves to the skiplist at its next RANK write.
+#[test]
+fn by_default_a_load_leaves_small_sets_to_the_server_until_a_rank_write() {
+    let server = Server::with(ServerConfig::default().arg("enable-debug-command", "yes"));
+    let mut con = server.connect();
+    fill_board(&mut con, "board", 100);
+    ok(&mut con, &["ZADD", "fractions", "1.5", "a", "2.25", "b"]);
+    assert_eq!(encoding(&mut con, "board"), "skiplist");
+    let before = page(&mut con, "board");
+
+    ok(&mut con, &["DEBUG", "RELOAD"]);
+    assert_eq!(encoding(&mut con, "board"), "listpack");
+    assert_eq!(encoding(&mut con, "fractions"), "listpack");
+    // Reads leave the layout as it is and answer the same.
+    assert_eq!(page(&mut con, "board"), before);
+    assert_eq!(encoding(&mut con, "board"), "listpack");
+
+    let (total, _rank): (i64, i64) = query(&mut con, &["RANK.GIFT", "board", "m1", "1"]);
+    assert_eq!(total, 2);
+    assert_eq!(encoding(&mut con, "board"), "skiplist");
+    assert_eq!(encoding(&mut con, "fractions"), "listpack");
+}
+
 #[test]
 fn replicas_keep_boards_skiplists_through_writes_and_a_full_sync() {
     let master = Server::start();
