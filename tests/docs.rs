@@ -5,6 +5,7 @@
 
 mod common;
 
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use common::*;
@@ -16,6 +17,13 @@ const SKIP_MARKER: &str = "<!-- replay: skip";
 /// Ends a reply line's note when the value depends on the clock (a wait
 /// measured from now): the line must still be there, of the same shape.
 const VARIES: &str = "(varies)";
+/// Written on a page whose every transcript stands alone: each is replayed
+/// on an empty database, as a reader would paste it into a fresh server.
+const EACH_BLOCK_ALONE: &str = "<!-- replay: each block on an empty server -->";
+/// The commands the transcripts hold (README 4, docs/commands.md 78,
+/// docs/delivery.md 2, docs/index.md 4, the six guides 44): fewer means a
+/// transcript stopped being replayed.
+const REPLAYED_AT_LEAST: usize = 132;
 
 #[test]
 fn every_registered_command_is_documented() {
@@ -41,31 +49,37 @@ fn every_registered_command_is_documented() {
     }
 }
 
-/// Every redis-cli transcript in README and in the site's pages (all but
-/// docs/commands.md, whose per-command excerpts do not run in order),
-/// replayed through redis-cli, one fresh server per page, blocks in page
-/// order: every reply must print as the page shows it, except:
-/// - times in unix ms (13 digits and more) and the fractional scores that
-///   encode them, which differ from run to run;
+/// Every redis-cli transcript in README and in the site's pages, replayed
+/// through redis-cli, one fresh server per page, blocks in page order, each
+/// command on a later millisecond of the server's clock than the one before
+/// (as when typed, so first-come ties never depend on how fast the test
+/// runs): every reply must print as the page shows it, except:
+/// - times in unix ms (13 digits and more) that the server's clock chose,
+///   and the fractional scores that encode them, which differ from run to
+///   run (a time in ms the transcript gave, a due time, is compared);
 /// - reply lines whose note ends in "(varies)" (a wait measured from now):
 ///   only their shape is compared;
-/// - times in unix seconds (10 digits, 2023-2030): the page's first one is
+/// - times in unix seconds (10 digits, 2023-2030): the first one met is
 ///   taken as "now" and every one is shifted by the same amount, so a
 ///   walk-through with a time window (VOTE) never expires.
 ///
+/// A page that says [`EACH_BLOCK_ALONE`] (the command reference, where a
+/// reader jumps to one command's example) replays every block on an empty
+/// database with its own "now", as when pasted into a fresh server.
 /// Transcripts after a `<!-- replay: skip (why) -->` marker are left out
-/// and counted.
+/// and counted; every prompt on a page is either replayed or in such a
+/// block.
 #[test]
 fn doc_transcripts_replay_as_shown() {
     let mut pages = vec![repo_path("README.md")];
     pages.extend(markdown_files(&repo_path("docs")));
-    pages.retain(|page| !page.ends_with("docs/commands.md"));
     let mut replayed = 0;
     let mut skipped_blocks = Vec::new();
     let mut pages_replayed = 0;
     for page in &pages {
         let text = read(page);
-        if !text.contains(PROMPT) {
+        let prompts = text.matches(PROMPT).count();
+        if prompts == 0 {
             continue;
         }
         let name = page
@@ -73,15 +87,19 @@ fn doc_transcripts_replay_as_shown() {
             .unwrap()
             .display()
             .to_string();
+        let each_block_alone = text.contains(EACH_BLOCK_ALONE);
         let server = Server::start();
         let con = server.connect();
         let mut replay = Replay {
             port: server.port,
             shift: None,
+            given_ms: HashSet::new(),
+            last_command_ms: 0,
             con,
         };
         let segments: Vec<&str> = text.split("```").collect();
         let mut on_page = 0;
+        let mut skipped_prompts = 0;
         for (i, block) in segments.iter().enumerate().skip(1).step_by(2) {
             if !block.contains(PROMPT) {
                 continue;
@@ -90,11 +108,22 @@ fn doc_transcripts_replay_as_shown() {
             let last_paragraph = before.rsplit("\n\n").next().unwrap_or("");
             if last_paragraph.contains(SKIP_MARKER) {
                 skipped_blocks.push(format!("{name}: {}", first_command(block)));
+                skipped_prompts += block.matches(PROMPT).count();
                 continue;
+            }
+            if each_block_alone {
+                replay.start_afresh();
             }
             on_page += replay.block(&name, block);
         }
-        assert!(on_page > 0, "{name}: no command replayed");
+        // A prompt outside a block, indented, or in a block left open
+        // would otherwise go unreplayed without a word.
+        assert_eq!(
+            on_page + skipped_prompts,
+            prompts,
+            "{name}: {prompts} prompts on the page, {on_page} replayed, {skipped_prompts} \
+             in skipped blocks"
+        );
         eprintln!("{name}: {on_page} commands replayed");
         replayed += on_page;
         pages_replayed += 1;
@@ -103,9 +132,13 @@ fn doc_transcripts_replay_as_shown() {
         "{replayed} commands replayed on {pages_replayed} pages; blocks left out: \
          {skipped_blocks:?}"
     );
-    // README's taste, the home page's copy, and the six guides.
-    assert!(pages_replayed >= 8, "{pages_replayed} pages replayed");
-    assert!(replayed >= 52, "{replayed} commands replayed");
+    // README's taste, the home page's copy, the six guides, delivery and
+    // the command reference.
+    assert!(pages_replayed >= 10, "{pages_replayed} pages replayed");
+    assert!(
+        replayed >= REPLAYED_AT_LEAST,
+        "{replayed} commands replayed"
+    );
     assert!(skipped_blocks.len() <= 1, "{skipped_blocks:?}");
 }
 
@@ -149,13 +182,26 @@ fn operating_guide_shows_the_module_version_the_server_reports() {
 /// One page's replay: its server and its time shift.
 struct Replay {
     port: u16,
-    /// Seconds added to every unix-seconds time on the page, fixed by the
-    /// first one met.
+    /// Seconds added to every unix-seconds time on the page (in the block,
+    /// on a page of blocks that stand alone), fixed by the first one met.
     shift: Option<i64>,
+    /// The unix-ms times the transcript gave the server (due times): a
+    /// reply that shows one is compared exactly.
+    given_ms: HashSet<String>,
+    /// The server's clock when the last command had answered.
+    last_command_ms: i64,
     con: Connection,
 }
 
 impl Replay {
+    /// Empties the server and forgets the time shift: the next block runs
+    /// as if pasted into a fresh server now.
+    fn start_afresh(&mut self) {
+        ok(&mut self.con, &["FLUSHALL"]);
+        self.shift = None;
+        self.given_ms.clear();
+    }
+
     /// Replays one transcript; returns how many commands ran.
     fn block(&mut self, page: &str, block: &str) -> usize {
         let mut replayed = 0;
@@ -174,18 +220,26 @@ impl Replay {
                 .split_whitespace()
                 .map(|word| self.shifted(word))
                 .collect();
+            self.given_ms
+                .extend(words.iter().filter(|w| is_unix_ms(w)).cloned());
+            // Typed commands land on different milliseconds; so do these.
+            wait_until_server_time(&mut self.con, self.last_command_ms + 1);
             let output = std::process::Command::new("redis-cli")
                 .args(["-p", &self.port.to_string(), "--no-raw"])
                 .args(&words)
                 .output()
                 .expect("redis-cli runs");
+            self.last_command_ms = server_time_ms(&mut self.con);
             let mut got: Vec<String> = String::from_utf8_lossy(&output.stdout)
                 .lines()
-                .map(normalized)
+                .map(|l| self.normalized(l))
                 .collect();
             let mut want: Vec<String> = expected
                 .iter()
-                .map(|l| normalized(&self.shifted_line(without_comment(l))))
+                .map(|l| {
+                    let shifted = self.shifted_line(without_comment(l));
+                    self.normalized(&shifted)
+                })
                 .collect();
             if got.len() == want.len() {
                 for (i, line) in expected.iter().enumerate() {
@@ -201,7 +255,7 @@ impl Replay {
         replayed
     }
 
-    /// A word with its unix-seconds time, if it is one, moved by the page's
+    /// A word with its unix-seconds time, if it is one, moved by the
     /// shift (the first such time met becomes the server's now).
     fn shifted(&mut self, word: &str) -> String {
         let digits = word.trim_matches('"');
@@ -225,26 +279,34 @@ impl Replay {
             .collect::<Vec<_>>()
             .join(" ")
     }
+
+    /// A reply line without its note, with the times in ms that the
+    /// server's clock chose and quoted fractional scores replaced by
+    /// placeholders.
+    fn normalized(&self, line: &str) -> String {
+        without_comment(line)
+            .split(' ')
+            .map(|word| {
+                let digits = word.trim_matches('"');
+                if is_unix_ms(digits) && !self.given_ms.contains(digits) {
+                    "<unix-ms>".to_string()
+                } else if word.starts_with('"')
+                    && digits.parse::<f64>().is_ok()
+                    && digits.contains('.')
+                {
+                    "<score>".to_string()
+                } else {
+                    word.to_string()
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
 }
 
-/// A reply line without its note, with times in ms and quoted fractional
-/// scores replaced by placeholders.
-fn normalized(line: &str) -> String {
-    without_comment(line)
-        .split(' ')
-        .map(|word| {
-            let digits = word.trim_matches('"');
-            if digits.len() >= 13 && digits.bytes().all(|b| b.is_ascii_digit()) {
-                "<unix-ms>".to_string()
-            } else if word.starts_with('"') && digits.parse::<f64>().is_ok() && digits.contains('.')
-            {
-                "<score>".to_string()
-            } else {
-                word.to_string()
-            }
-        })
-        .collect::<Vec<_>>()
-        .join(" ")
+/// Whether a word is a time in unix ms (13 digits and more).
+fn is_unix_ms(word: &str) -> bool {
+    word.len() >= 13 && word.bytes().all(|b| b.is_ascii_digit())
 }
 
 /// A line's `# ...` note.
