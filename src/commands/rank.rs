@@ -222,16 +222,15 @@ declare_command! {
 
 /// `STEP count staging cursor`: a merge in steps of `count` members read,
 /// built in `staging` and renamed onto destkey by the last step. The
-/// staging key is read, written, created and, by the last step or a restart,
-/// deleted.
+/// staging key is read and written (members added and updated); the server
+/// takes one of INSERT, UPDATE and DELETE per key, and UPDATE is what ZADD
+/// declares for the same writes. Its removal (a restart, the rename) is
+/// whole-key, as a destination's replacement is.
 const STEP_ARG: Arg = Arg::block(
     "step",
     &[
         Arg::integer("count"),
-        Arg::key(
-            "staging",
-            kf::RW | kf::ACCESS | kf::INSERT | kf::UPDATE | kf::DELETE,
-        ),
+        Arg::key("staging", kf::RW | kf::ACCESS | kf::UPDATE),
         Arg::string("cursor"),
     ],
 )
