@@ -341,6 +341,16 @@ fn a_replaced_destination_is_freed_in_the_background_here_and_on_replicas() {
     assert_eq!(board(&mut con, "week"), once);
     let data = assert_replicas_match(&master, &replicas);
     assert!(!format!("{data:?}").contains("week:tmp"));
+    // The replicas ran one UNLINK per replaced board (never DEL) and one
+    // RENAME, the effects of the master's calls, not RANK.MERGE.
+    for replica in &replicas {
+        let mut r = replica.connect();
+        assert_eq!(command_stat(&mut r, "unlink", "calls"), 2);
+        assert_eq!(command_stat(&mut r, "del", "calls"), 0);
+        assert_eq!(command_stat(&mut r, "rename", "calls"), 1);
+        assert_eq!(command_stat(&mut r, "rename", "failed_calls"), 0);
+        assert_eq!(command_stat(&mut r, "rank.merge", "calls"), 0);
+    }
     wait_lazyfreed(&master, before[0] + 2);
     wait_lazyfreed(&replicas[0], before[1] + 2);
     wait_lazyfreed(&replicas[1], before[2] + 2);

@@ -714,10 +714,11 @@ struct MergeStep<'a> {
 }
 
 /// What one step read: the members, and where the next step resumes
-/// (`None`: the sources are read to their end).
+/// (`None`: the sources are read to their end): after the member and score
+/// in the source at that index.
 struct StepRead {
     members: MergedBoard,
-    next: Option<(usize, f64, OwnedRStr)>,
+    next: Option<(usize, f64, Vec<u8>)>,
 }
 
 impl MergeStep<'_> {
@@ -751,8 +752,8 @@ impl MergeStep<'_> {
         let scored = members.scores(&clock)?;
         let next_cursor = next
             .map(|(source, score, member)| {
-                let text = args.encode(source, score, member.as_bytes());
-                check_cursor_fits(ctx, member.as_bytes().len(), text.len()).map(|()| text)
+                let text = args.encode(source, score, &member);
+                check_cursor_fits(ctx, member.len(), text.len()).map(|()| text)
             })
             .transpose()?;
 
@@ -798,7 +799,10 @@ impl MergeStep<'_> {
             None => (0, None),
         };
         let mut read = 0;
-        let mut last: Option<(usize, f64, OwnedRStr)> = None;
+        // The last member read: (source, score), and its bytes in a buffer
+        // reused from member to member.
+        let mut last: Option<(usize, f64)> = None;
+        let mut last_member = Vec::new();
         for (index, (source, weight)) in self.sources.iter().zip(self.weights).enumerate() {
             if index < first {
                 continue;
@@ -822,11 +826,13 @@ impl MergeStep<'_> {
                     // A member is left for the next step.
                     return Ok(StepRead {
                         members,
-                        next: last,
+                        next: last.map(|(source, score)| (source, score, last_member)),
                     });
                 }
                 let entry = clock.decode(score)?;
-                last = Some((index, score, OwnedRStr::new(member.as_bytes())));
+                last = Some((index, score));
+                last_member.clear();
+                last_member.extend_from_slice(member.as_bytes());
                 members.add(member, entry, *weight)?;
                 read += 1;
             }
