@@ -101,16 +101,8 @@ impl Ctx {
         members: &[(OwnedRStr, f64)],
         event: &'static std::ffi::CStr,
     ) -> Result<(), HostError> {
-        let existed = self.unlink_key(name);
-        if existed {
-            self.record(Write {
-                command: native::UNLINK,
-                key: name,
-                fixed: Words::new(),
-                item: Words::new(),
-                event: None,
-            });
-        }
+        // The event is the store's, below.
+        let existed = self.unlink_as(name, None);
         if members.is_empty() {
             if existed {
                 self.record_event_only(native::DEL_EVENT, name);
@@ -141,17 +133,7 @@ impl Ctx {
     /// Deletes a key of any type as `UNLINK` does (a large value is freed
     /// in the background, here and on replicas); true if it existed.
     pub fn unlink(&self, name: &RStr) -> bool {
-        let existed = self.unlink_key(name);
-        if existed {
-            self.record(Write {
-                command: native::UNLINK,
-                key: name,
-                fixed: Words::new(),
-                item: Words::new(),
-                event: Some(native::DEL_EVENT),
-            });
-        }
-        existed
+        self.unlink_as(name, Some(native::DEL_EVENT))
     }
 
     /// Moves the value of `from` onto `to` in O(1), as `RENAME` does, and
@@ -174,11 +156,11 @@ impl Ctx {
         Ok(())
     }
 
-    /// Deletes a key of any type as `UNLINK` does; true if it existed. Not
-    /// recorded: the caller records what the deletion stands for.
-    fn unlink_key(&self, name: &RStr) -> bool {
+    /// Deletes a key of any type as `UNLINK` does, recorded as `UNLINK` with
+    /// `event`; true if it existed.
+    fn unlink_as(&self, name: &RStr, event: Option<(EventClass, &'static std::ffi::CStr)>) -> bool {
         // SAFETY: valid context and key name; the key is closed before return.
-        unsafe {
+        let existed = unsafe {
             let key = api!(RedisModule_OpenKey)(
                 self.as_ptr(),
                 name.as_ptr(),
@@ -190,7 +172,17 @@ impl Ctx {
             }
             api!(RedisModule_CloseKey)(key);
             existed
+        };
+        if existed {
+            self.record(Write {
+                command: native::UNLINK,
+                key: name,
+                fixed: Words::new(),
+                item: Words::new(),
+                event,
+            });
         }
+        existed
     }
 
     fn open_typed(
