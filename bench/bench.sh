@@ -617,11 +617,11 @@ step_merge() {
     [[ $cursor == 0 ]] && break
   done
   awk -v l="$longest" -v s="$sum" -v n="$steps" -v t0="$started" -v t1="$EPOCHREALTIME" -v c="$cpu_longest" \
-    'BEGIN { printf "%.1f %.1f %d %.0f %.1f", l / 1000, s / 1000, n, (t1 - t0) * 1000, c / 1000 }'
+    'BEGIN { printf "%.1f %.1f %d %.0f %.1f\n", l / 1000, s / 1000, n, (t1 - t0) * 1000, c / 1000 }'
 }
 
 # The step count docs/commands.md recommends: steps that stay under ~10 ms.
-merge_step_count=2000
+merge_step_count=1000
 
 # merge_holds <members out>: one-shot RANK.MERGE, RANK.MERGE in steps and
 # ZUNIONSTORE of two boards that share about half their members; how long
