@@ -355,3 +355,21 @@ fn a_replaced_destination_is_freed_in_the_background_here_and_on_replicas() {
     wait_lazyfreed(&replicas[0], before[1] + 2);
     wait_lazyfreed(&replicas[1], before[2] + 2);
 }
+
+#[test]
+fn on_a_cluster_the_staging_key_shares_the_slot() {
+    let server = Server::single_node_cluster();
+    let mut con = server.connect();
+    ok(&mut con, &cmdline("RANK.GIFT {room}:mon a 1"));
+    ok(&mut con, &cmdline("RANK.GIFT {room}:tue b 2"));
+    let call = cmdline("RANK.MERGE {room}:week 2 {room}:mon {room}:tue STEP 1 {room}:tmp");
+    let (cursor, staged) = step(&mut con, &call, "0");
+    assert_eq!(staged, 1);
+    assert_eq!(step(&mut con, &call, &cursor), ("0".to_string(), 2));
+    // A staging key in another slot is refused before the command runs.
+    let e = err(
+        &mut con,
+        &cmdline("RANK.MERGE {room}:week 2 {room}:mon {room}:tue STEP 1 tmp 0"),
+    );
+    assert!(e.starts_with("CROSSSLOT"), "{e}");
+}
