@@ -204,7 +204,7 @@ declare_command! {
         flags: "write deny-oom",
         acl_categories: "write sortedset slow",
         summary: "Stores the sum of several boards (times integer weights) in destkey, keeping first-come order: a merged entry reached its total when its last contributor did.",
-        complexity: "O(N+M log(M)) with N the members of all inputs and M the members of the result; with STEP, O(C log(M)) per call with C the count (the last step O(1)).",
+        complexity: "O(N+M log(M)) with N the members of all inputs and M the members of the result; with STEP, O(C log(M)) per call with C the count; the last step renames staging onto destkey in O(1).",
         since: "0.1.0",
         history: &[("0.3.0", "Added the `STEP` option; a replaced destkey is freed as UNLINK frees it.")],
         args: &[
