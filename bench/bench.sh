@@ -592,11 +592,96 @@ hold_ms() {
   printf '%s\n' "${times[@]}" | median | awk '{ printf "%.1f", $1 / 1000 }'
 }
 
+# step_merge <count> <dest> <staging> <sources...>: runs RANK.MERGE ... STEP
+# from cursor 0 to its end and prints "<longest step ms> <sum of steps ms>
+# <steps> <wall ms> <longest step's CPU ms>". Step times are SLOWLOG's (wall
+# time, so on a loaded machine they include the time the server waited for
+# a core); the CPU time of each step is the server thread's run time around
+# it (/proc schedstat); the wall time includes the client's round trips.
+step_merge() {
+  local count=$1 dest=$2 staging=$3
+  shift 3
+  local cursor=0 steps=0 longest=0 sum=0 cpu_longest=0 us reply ran_before ran_after
+  local started=$EPOCHREALTIME schedstat=/proc/${server_pid[$port]}/task/${server_pid[$port]}/schedstat
+  while :; do
+    read -r ran_before _ <"$schedstat"
+    reply=$(redis-cli -p "$port" RANK.MERGE "$dest" "$#" "$@" STEP "$count" "$staging" "$cursor") ||
+      fail "long: a merge step failed"
+    read -r ran_after _ <"$schedstat"
+    us=$(redis-cli -p "$port" SLOWLOG GET 1 | sed -n 3p)
+    steps=$((steps + 1)) sum=$((sum + us))
+    ((us > longest)) && longest=$us
+    (((ran_after - ran_before) / 1000 > cpu_longest)) && cpu_longest=$(((ran_after - ran_before) / 1000))
+    cursor=$(head -1 <<<"$reply")
+    [[ $cursor == m1:* || $cursor == 0 ]] || fail "long: unexpected step reply: $reply"
+    [[ $cursor == 0 ]] && break
+  done
+  awk -v l="$longest" -v s="$sum" -v n="$steps" -v t0="$started" -v t1="$EPOCHREALTIME" -v c="$cpu_longest" \
+    'BEGIN { printf "%.1f %.1f %d %.0f %.1f\n", l / 1000, s / 1000, n, (t1 - t0) * 1000, c / 1000 }'
+}
+
+# The step count docs/commands.md recommends: steps that stay under ~10 ms.
+merge_step_count=1000
+
+# merge_holds <members out>: one-shot RANK.MERGE, RANK.MERGE in steps and
+# ZUNIONSTORE of two boards that share about half their members; how long
+# each holds the server, and the stepped result checked against the
+# one-shot's (DEBUG DIGEST-VALUE).
+merge_holds() {
+  local n=$1
+  local size=$(((2 * n + 2) / 3))
+  local shared=$((2 * size - n))
+  progress "long: merges of two boards of $size members into $n (building them)"
+  redis-cli -p "$port" FLUSHALL >/dev/null
+  fill_zset "$port" "{m}:a" "$size" "(i % 1000) + 0.5" "$(member_format m:)"
+  fill_zset "$port" "{m}:b" "$size" "(i % 1000) + 0.25" "$(member_format m:)" $((size - shared))
+  local ms
+  ms=$(hold_ms "return redis.call('DEL', '{m}:once')" RANK.MERGE "{m}:once" 2 "{m}:a" "{m}:b")
+  csv long "RANK.MERGE one-shot $n members out: hold" "$n" ms "$ms" ms
+  progress "measured: RANK.MERGE one-shot into $n members holds the server $ms ms"
+  ms=$(hold_ms "return redis.call('DEL', '{m}:union')" ZUNIONSTORE "{m}:union" 2 "{m}:a" "{m}:b")
+  csv long "ZUNIONSTORE $n members out: hold" "$n" ms "$ms" ms
+  progress "measured: ZUNIONSTORE into $n members holds the server $ms ms"
+  local longest sum steps wall cpu
+  read -r longest sum steps wall cpu < <(step_merge "$merge_step_count" "{m}:week" "{m}:staging" "{m}:a" "{m}:b")
+  [[ -n $cpu ]] || fail "long: the stepped merge into $n members did not end"
+  [[ $(redis-cli -p "$port" DEBUG DIGEST-VALUE "{m}:week") == \
+    "$(redis-cli -p "$port" DEBUG DIGEST-VALUE "{m}:once")" ]] ||
+    fail "long: the stepped merge differs from the one-shot merge"
+  csv long "RANK.MERGE STEP $merge_step_count $n members out: longest step" "$n" ms "$longest" ms
+  csv long "RANK.MERGE STEP $merge_step_count $n members out: sum of $steps steps" "$n" ms "$sum" ms
+  csv long "RANK.MERGE STEP $merge_step_count $n members out: wall time" "$n" ms "$wall" ms
+  csv long "RANK.MERGE STEP $merge_step_count $n members out: longest step CPU" "$n" ms "$cpu" ms
+  progress "measured: RANK.MERGE STEP $merge_step_count into $n members: $steps steps, the longest" \
+    "$longest ms ($cpu ms CPU), $sum ms in all ($wall ms wall time); equal to the one-shot merge"
+}
+
 run_long() {
   port=$(free_port)
-  start_server long "$port" --loadmodule "$module"
+  start_server long "$port" --loadmodule "$module" --enable-debug-command local
   redis-cli -p "$port" CONFIG SET slowlog-log-slower-than 0 >/dev/null
   local ms
+  for n in 10000 100000 1000000; do merge_holds "$n"; done
+
+  progress "long: two boards of 500k members merged in steps"
+  redis-cli -p "$port" FLUSHALL >/dev/null
+  fill_zset "$port" "{m}:a" 500000 "(i % 1000) + 0.5" "$(member_format m:)"
+  fill_zset "$port" "{m}:b" 500000 "(i % 1000) + 0.25" "$(member_format m:)" 250000
+  redis-cli -p "$port" RANK.MERGE "{m}:once" 2 "{m}:a" "{m}:b" >/dev/null
+  local longest sum steps wall cpu verdict
+  read -r longest sum steps wall cpu < <(step_merge "$merge_step_count" "{m}:week" "{m}:staging" "{m}:a" "{m}:b")
+  [[ -n $cpu ]] || fail "long: the stepped merge of two 500k boards did not end"
+  [[ $(redis-cli -p "$port" DEBUG DIGEST-VALUE "{m}:week") == \
+    "$(redis-cli -p "$port" DEBUG DIGEST-VALUE "{m}:once")" ]] ||
+    fail "long: the stepped merge of two 500k boards differs from the one-shot merge"
+  verdict=$(awk -v l="$longest" 'BEGIN { print (l <= 10 ? "yes" : "NO") }')
+  csv long "two 500k boards in steps: max step in SLOWLOG <= 10 ms: $verdict" 750000 ms "$longest" ms
+  csv long "two 500k boards in steps: the longest step's CPU" 750000 ms "$cpu" ms
+  csv long "two 500k boards in steps: sum of $steps steps" 750000 ms "$sum" ms
+  progress "measured: two 500k boards in $steps steps of $merge_step_count: the longest $longest ms" \
+    "(<= 10 ms: $verdict; $cpu ms CPU), $sum ms in all; equal to the one-shot merge"
+  redis-cli -p "$port" FLUSHALL >/dev/null
+
   progress "long: RANK.MERGE of two boards of 10^6 members (building them)"
   fill_zset "$port" "{b}:a" 1000000 "(i % 1000) + 0.5" "$(member_format m:)"
   fill_zset "$port" "{b}:b" 1000000 "(i % 1000) + 0.25" "$(member_format m:)" 500000

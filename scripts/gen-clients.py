@@ -74,8 +74,9 @@ REPLY_SHAPES: Dict[str, Tuple[str, str, str]] = {
 #: (only DELAY.BPOLL does, on timeout).
 RUST_REPLY_TYPES: Dict[str, str] = {"DELAY.POLL": "Vec<Task>"}
 # Options the Rust client does not send yet: IDMP adds a last element to the
-# reply, which its reply types would need to read from a call that sent it.
-RUST_LATER_OPTIONS = {"idmp", "retain"}
+# reply, which its reply types would need to read from a call that sent it;
+# RANK.MERGE's STEP replies [cursor, count] where the method returns i64.
+RUST_LATER_OPTIONS = {"idmp", "retain", "step"}
 
 #: The reply shape of every command of commands.json (docs/commands.md, "Reply").
 COMMAND_REPLIES: Dict[str, str] = {

@@ -9,6 +9,7 @@ use crate::host::{GrammarError, HostError, Mistake};
 use crate::logic::cursor::CursorError;
 use crate::logic::delay::DelayError;
 use crate::logic::idmp::IdmpError;
+use crate::logic::merge::MergeError;
 use crate::logic::rank::RankError;
 use crate::logic::recent::RecentError;
 use crate::logic::vote::VoteError;
@@ -62,6 +63,8 @@ pub enum ZkitError {
     Cursor(CursorError),
     /// A dead-letter clause that cannot work.
     Delay(DelayError),
+    /// A step of a stepped RANK.MERGE that cannot run.
+    Merge(MergeError),
     /// A call that does not fit its command's grammar.
     Grammar(GrammarError),
     /// An `IDMP` clause that cannot work.
@@ -89,6 +92,20 @@ impl fmt::Display for ZkitError {
             ZkitError::Vote(e) => write!(f, "ERR {e}"),
             ZkitError::Cursor(e) => write!(f, "ERR {e}"),
             ZkitError::Delay(e) => write!(f, "ERR {e}"),
+            ZkitError::Merge(e) => f.write_str(match e {
+                MergeError::StagingIsNamed => {
+                    "ERR the staging key must differ from destkey and from every source key"
+                }
+                MergeError::MalformedCursor => {
+                    "ERR invalid merge cursor: pass back the cursor RANK.MERGE returned, or 0 to start the merge"
+                }
+                MergeError::ForeignCursor => {
+                    "ERR the cursor belongs to another merge (other destkey, staging key, sources or weights): pass the same arguments, or 0 to start again"
+                }
+                MergeError::StagingGone => {
+                    "ERR the staging key of this merge is gone: start the merge again with cursor 0"
+                }
+            }),
             ZkitError::Grammar(e) => match e {
                 GrammarError::NotInteger => ZkitError::NotInteger.fmt(f),
                 GrammarError::NotFloat => ZkitError::NotFloat.fmt(f),
@@ -171,6 +188,12 @@ impl From<DelayError> for ZkitError {
     }
 }
 
+impl From<MergeError> for ZkitError {
+    fn from(e: MergeError) -> ZkitError {
+        ZkitError::Merge(e)
+    }
+}
+
 impl From<IdmpError> for ZkitError {
     fn from(e: IdmpError) -> ZkitError {
         ZkitError::Idmp(e)
@@ -217,6 +240,10 @@ mod tests {
             }),
             ZkitError::Cursor(CursorError::Malformed),
             ZkitError::Delay(DelayError::DeadLetterWithoutLease),
+            ZkitError::Merge(MergeError::StagingIsNamed),
+            ZkitError::Merge(MergeError::MalformedCursor),
+            ZkitError::Merge(MergeError::ForeignCursor),
+            ZkitError::Merge(MergeError::StagingGone),
             ZkitError::Idmp(IdmpError::SeenKeyIsWritten),
             ZkitError::Internal("boom".into()),
         ];

@@ -177,7 +177,11 @@ fn page(ctx: &Ctx, args: Page<'_>) -> Result<Reply, ZkitError> {
     };
 
     for (member, _) in [newest, oldest] {
-        check_cursor_fits(ctx, member.as_bytes().len())?;
+        check_cursor_fits(
+            ctx,
+            member.as_bytes().len(),
+            cursor::encoded_len(member.as_bytes().len()),
+        )?;
     }
 
     // RESP2 scores are bulk strings: the shortest exact text is several
@@ -203,14 +207,19 @@ fn page(ctx: &Ctx, args: Page<'_>) -> Result<Reply, ZkitError> {
     ]))
 }
 
-/// Refuses a page whose cursor a client could not send back. Cursors of up
-/// to a mebibyte always fit; only longer ones ask for the server's limit.
-fn check_cursor_fits(ctx: &Ctx, member_len: usize) -> Result<(), ZkitError> {
-    if cursor::encoded_len(member_len) <= cursor::SMALLEST_BULK_LIMIT {
+/// Refuses a cursor of `cursor_len` bytes, naming a member of `member_len`
+/// bytes, that a client could not send back. Cursors of up to a mebibyte
+/// always fit; only longer ones ask for the server's limit.
+pub(super) fn check_cursor_fits(
+    ctx: &Ctx,
+    member_len: usize,
+    cursor_len: usize,
+) -> Result<(), ZkitError> {
+    if cursor_len <= cursor::SMALLEST_BULK_LIMIT {
         return Ok(());
     }
     let limit = ctx.server_config_number("proto-max-bulk-len")?;
-    cursor::check_fits(member_len, usize::try_from(limit).unwrap_or(0))?;
+    cursor::check_fits(member_len, cursor_len, usize::try_from(limit).unwrap_or(0))?;
     Ok(())
 }
 

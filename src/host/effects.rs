@@ -1,6 +1,6 @@
 //! The effects recorder: every write a key handle makes is recorded here as
 //! the native command that replays it (`ZADD key <exact score> member`,
-//! `ZREM`, `ZREMRANGEBYSCORE`, `PEXPIREAT`, `DEL`), with the keyspace event
+//! `ZREM`, `ZREMRANGEBYSCORE`, `PEXPIREAT`, `UNLINK`, `RENAME`), with the keyspace event
 //! the native command fires. When the [`Ctx`] of the call ends, the recorder
 //! replicates them (the server wraps a call's propagation in one
 //! `MULTI`/`EXEC`), fires the events, and signals the modified keys to WATCH
@@ -224,7 +224,8 @@ pub(super) mod native {
     pub const ZREM: &CStr = c"ZREM";
     pub const ZREMRANGEBYSCORE: &CStr = c"ZREMRANGEBYSCORE";
     pub const PEXPIREAT: &CStr = c"PEXPIREAT";
-    pub const DEL: &CStr = c"DEL";
+    pub const UNLINK: &CStr = c"UNLINK";
+    pub const RENAME: &CStr = c"RENAME";
 
     pub const ZADD_EVENT: (EventClass, &CStr) = (EventClass::Zset, c"zadd");
     pub const ZINCR_EVENT: (EventClass, &CStr) = (EventClass::Zset, c"zincr");

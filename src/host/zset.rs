@@ -7,7 +7,7 @@ use smallvec::smallvec;
 
 use super::effects::{native, Word, Words, Write};
 use super::EventClass;
-use super::{api, Ctx, HostError, OwnedRStr, RStr};
+use super::{api, CallArg, Ctx, HostError, OwnedRStr, RStr};
 
 /// A sorted-set key opened on the low-level key API. Absent keys open as
 /// empty (and, when writable, are created by the first add); keys of another
@@ -90,25 +90,19 @@ impl Ctx {
     }
 
     /// Replaces `name` with a sorted set of `members`, as a native `*STORE`
-    /// command does: recorded as `DEL` (when the key existed) and `ZADD`s,
-    /// firing `event` (the storing command's, e.g. `zunionstore`), or `del`
-    /// when nothing is stored over an existing key.
+    /// command does: recorded as `UNLINK` (when the key existed) and
+    /// `ZADD`s, firing `event` (the storing command's, e.g. `zunionstore`),
+    /// or `del` when nothing is stored over an existing key. The old value
+    /// is freed as UNLINK frees it, in the background when it is large, on
+    /// this server and on its replicas.
     pub fn store_zset(
         &self,
         name: &RStr,
         members: &[(OwnedRStr, f64)],
         event: &'static std::ffi::CStr,
     ) -> Result<(), HostError> {
-        let existed = self.delete_key(name);
-        if existed {
-            self.record(Write {
-                command: native::DEL,
-                key: name,
-                fixed: Words::new(),
-                item: Words::new(),
-                event: None,
-            });
-        }
+        // The event is the store's, below.
+        let existed = self.unlink_as(name, None);
         if members.is_empty() {
             if existed {
                 self.record_event_only(native::DEL_EVENT, name);
@@ -136,11 +130,37 @@ impl Ctx {
         Ok(())
     }
 
-    /// Deletes a key of any type; true if it existed. Not recorded: the
-    /// caller records what the deletion stands for.
-    fn delete_key(&self, name: &RStr) -> bool {
+    /// Deletes a key of any type as `UNLINK` does (a large value is freed
+    /// in the background, here and on replicas); true if it existed.
+    pub fn unlink(&self, name: &RStr) -> bool {
+        self.unlink_as(name, Some(native::DEL_EVENT))
+    }
+
+    /// Moves the value of `from` onto `to` in O(1), as `RENAME` does, and
+    /// replicates `RENAME`. `from` must exist; `to` should be absent (call
+    /// [`Ctx::unlink`] first), or RENAME frees its value itself, inline
+    /// unless `lazyfree-lazy-server-del` is on.
+    pub fn rename(&self, from: &RStr, to: &RStr) -> Result<(), HostError> {
+        // The key API has no rename; RENAME through RM_Call fires its own
+        // events (`rename_from`, `rename_to`) and signals both keys. Not
+        // replicated by the server: recorded with this call's other effects,
+        // so it reaches replicas after the writes before it.
+        self.call(native::RENAME, &[CallArg::Str(from), CallArg::Str(to)])?;
+        self.record(Write {
+            command: native::RENAME,
+            key: from,
+            fixed: smallvec![Word::Str(to.retain())],
+            item: Words::new(),
+            event: None,
+        });
+        Ok(())
+    }
+
+    /// Deletes a key of any type as `UNLINK` does, recorded as `UNLINK` with
+    /// `event`; true if it existed.
+    fn unlink_as(&self, name: &RStr, event: Option<(EventClass, &'static std::ffi::CStr)>) -> bool {
         // SAFETY: valid context and key name; the key is closed before return.
-        unsafe {
+        let existed = unsafe {
             let key = api!(RedisModule_OpenKey)(
                 self.as_ptr(),
                 name.as_ptr(),
@@ -148,11 +168,21 @@ impl Ctx {
             );
             let existed = api!(RedisModule_KeyType)(key) != raw::REDISMODULE_KEYTYPE_EMPTY as c_int;
             if existed {
-                api!(RedisModule_DeleteKey)(key);
+                api!(RedisModule_UnlinkKey)(key);
             }
             api!(RedisModule_CloseKey)(key);
             existed
+        };
+        if existed {
+            self.record(Write {
+                command: native::UNLINK,
+                key: name,
+                fixed: Words::new(),
+                item: Words::new(),
+                event,
+            });
         }
+        existed
     }
 
     fn open_typed(

@@ -73,10 +73,11 @@ pub fn encoded_len(member_len: usize) -> usize {
     HEADER_LEN.saturating_add(member_len.saturating_mul(2))
 }
 
-/// Refuses a cursor that a client could not send back as one argument of at
-/// most `limit` bytes (the server's `proto-max-bulk-len`).
-pub fn check_fits(member_len: usize, limit: usize) -> Result<(), CursorError> {
-    let cursor_len = encoded_len(member_len);
+/// Refuses a cursor of `cursor_len` bytes naming a member of `member_len`
+/// bytes (this module's cursor, [`encoded_len`], or one that wraps it) that
+/// a client could not send back as one argument of at most `limit` bytes
+/// (the server's `proto-max-bulk-len`).
+pub fn check_fits(member_len: usize, cursor_len: usize, limit: usize) -> Result<(), CursorError> {
     if cursor_len <= limit {
         Ok(())
     } else {
@@ -218,11 +219,18 @@ mod tests {
     fn a_cursor_must_fit_in_one_request_argument() {
         assert_eq!(encoded_len(0), HEADER_LEN);
         assert_eq!(encode(1.0, b"abc").len(), encoded_len(3));
-        assert_eq!(check_fits(10, SMALLEST_BULK_LIMIT), Ok(()));
+        assert_eq!(check_fits(10, encoded_len(10), SMALLEST_BULK_LIMIT), Ok(()));
         let member_len = (SMALLEST_BULK_LIMIT - HEADER_LEN) / 2;
-        assert_eq!(check_fits(member_len, SMALLEST_BULK_LIMIT), Ok(()));
         assert_eq!(
-            check_fits(member_len + 1, SMALLEST_BULK_LIMIT),
+            check_fits(member_len, encoded_len(member_len), SMALLEST_BULK_LIMIT),
+            Ok(())
+        );
+        assert_eq!(
+            check_fits(
+                member_len + 1,
+                encoded_len(member_len + 1),
+                SMALLEST_BULK_LIMIT
+            ),
             Err(CursorError::TooLong {
                 member_len: member_len + 1,
                 cursor_len: encoded_len(member_len + 1),
@@ -230,7 +238,12 @@ mod tests {
             })
         );
         // Lengths saturate rather than wrap.
-        assert!(check_fits(usize::MAX / 2 + 1, usize::MAX - 1).is_err());
+        assert!(check_fits(
+            usize::MAX / 2 + 1,
+            encoded_len(usize::MAX / 2 + 1),
+            usize::MAX - 1
+        )
+        .is_err());
     }
 
     #[test]

@@ -4,6 +4,7 @@ pub mod clock;
 pub mod cursor;
 pub mod delay;
 pub mod idmp;
+pub mod merge;
 pub mod rank;
 pub mod rate;
 pub mod recent;

@@ -343,7 +343,7 @@ mod tests {
         );
         assert_eq!(
             commands::rank::MERGE.usage(),
-            "RANK.MERGE destkey numkeys key [key ...] [WEIGHTS weight [weight ...]]"
+            "RANK.MERGE destkey numkeys key [key ...] [WEIGHTS weight [weight ...]] [STEP count staging cursor]"
         );
         assert!(commands::vote::CAST
             .usage()

@@ -177,6 +177,17 @@ pub const RANK: Family = Family {
             "$int",
             "$int",
         ],
+        &[
+            "RANK.MERGE",
+            "$key",
+            "$int",
+            "$key",
+            "$key",
+            "STEP",
+            "$int",
+            "$key",
+            "$member",
+        ],
     ],
 };
 
@@ -238,6 +249,12 @@ fn rank_write(rng: &mut Rng, keys: &[String]) -> Vec<String> {
             let count = rng.range(1, 3) as usize;
             let sources = rng.sample(keys, count);
             let counted = rng.below(sources.len() as u64) as usize;
+            // A staging board for a merge in steps: a key of its own.
+            let others: Vec<String> = keys
+                .iter()
+                .filter(|k| **k != key && !sources.contains(k))
+                .cloned()
+                .collect();
             let mut call = vec!["RANK.MERGE".into(), key, sources.len().to_string()];
             call.extend(sources.iter().cloned());
             call.push("WEIGHTS".into());
@@ -250,6 +267,16 @@ fn rank_write(rng: &mut Rng, keys: &[String]) -> Vec<String> {
                     -1
                 };
                 call.push(weight.to_string());
+            }
+            // Half the merges run in steps, each from cursor 0: a step that
+            // reads every member renames the staging board onto the
+            // destination; a shorter one leaves it for the next merge's
+            // cursor 0 to remove.
+            if !others.is_empty() && rng.chance(50) {
+                call.push("STEP".into());
+                call.push(rng.range(1, 30).to_string());
+                call.push(rng.pick(&others).clone());
+                call.push("0".into());
             }
             call
         }

@@ -79,6 +79,7 @@ export const COMMANDS = {
       { kind: 'key' },
       { kind: 'keys' },
       { kind: 'option', name: 'weights', token: 'WEIGHTS', fields: 'variadic' },
+      { kind: 'option', name: 'step', token: 'STEP', fields: [{ name: 'count', isKey: false }, { name: 'staging', isKey: true }, { name: 'cursor', isKey: false }] },
     ],
     parse: replies.parseNumber,
   },

@@ -261,7 +261,7 @@ impl<C: Transport> Zkit<C> {
 
     /// Stores the sum of several boards (times integer weights) in destkey, keeping first-come order: a merged entry reached its total when its last contributor did.
     ///
-    /// `RANK.MERGE destkey numkeys key [key ...] [WEIGHTS weight [weight ...]]`
+    /// `RANK.MERGE destkey numkeys key [key ...] [WEIGHTS weight [weight ...]] [STEP count staging cursor]`
     pub fn rank_merge(&mut self, destkey: &str, keys: &[&str], options: RankMergeOptions<'_>) -> RedisResult<i64> {
         let mut call = Call::new("RANK.MERGE");
         call.key(destkey);

@@ -74,6 +74,7 @@ COMMANDS = table(
             Key("destkey"),
             Keys("key"),
             Option("weights", "WEIGHTS", variadic=True),
+            Option("step", "STEP", (VALUE, KEY, VALUE)),
         ),
         replies.parse_int,
     ),
