@@ -621,7 +621,7 @@ step_merge() {
 }
 
 # The step count docs/commands.md recommends: steps that stay under ~10 ms.
-merge_step_count=1000
+merge_step_count=500
 
 # merge_holds <members out>: one-shot RANK.MERGE, RANK.MERGE in steps and
 # ZUNIONSTORE of two boards that share about half their members; how long
@@ -850,11 +850,17 @@ run_small() {
     for line in "${small_cases[@]}"; do
       IFS='|' read -r name zkit native lua <<<"$line"
       selected "$name" || continue
-      local z=()
-      for r in $(seq "$rounds"); do z+=("$(small_rate bench:z "$zkit" "$size")"); done
-      zm=$(printf '%s\n' "${z[@]}" | median)
+      # Native again in the same rounds: the ratio stays interleaved.
+      local z=() n=()
+      for r in $(seq "$rounds"); do
+        z+=("$(small_rate bench:z "$zkit" "$size")")
+        n+=("$(small_rate bench:n "$native" "$size")")
+      done
+      zm=$(printf '%s\n' "${z[@]}" | median) nm=$(printf '%s\n' "${n[@]}" | median)
       csv small "$name" "$size" zkit-after-reload "$zm" "$unit"
-      progress "measured: $name at $size after DEBUG RELOAD: zkit $zm $unit"
+      csv small "$name" "$size" native-integer-after-reload "$nm" "$unit"
+      progress "$(awk -v c="$name" -v s="$size" -v z="$zm" -v n="$nm" \
+        'BEGIN { printf "measured: %s at %s after DEBUG RELOAD: zkit %.0f, vs integer native %.2fx", c, s, z, z / n }')"
     done
   done
   stop_servers

@@ -182,7 +182,9 @@ def main(out):
 
             reloaded = "-"
             if "zkit-after-reload" in got:
-                value = float(got["zkit-after-reload"]["value"]) / float(got["native-integer"]["value"])
+                # Against native measured in the same rounds when the run has it.
+                native = got.get("native-integer-after-reload", got["native-integer"])
+                value = float(got["zkit-after-reload"]["value"]) / float(native["value"])
                 reloaded = ratio_cell(value, NATIVE_TARGET)
             lines.append(
                 f"| {r['case']} | {r['size']} | {zkit:,.0f} | {versus('native-integer', NATIVE_TARGET)} | "
