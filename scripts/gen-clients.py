@@ -58,6 +58,8 @@ RUST_TABLE = ROOT / "clients" / "rust" / "src" / "commands.rs"
 #: and its Rust type (clients/rust/src/replies.rs parses it).
 REPLY_SHAPES: Dict[str, Tuple[str, str, str]] = {
     "integer": ("parse_int", "parseNumber", "i64"),
+    # RANK.MERGE: the member count, or [cursor, staged] for a STEP call.
+    "merge": ("parse_merge", "parseMerge", "i64"),
     "boolean": ("parse_bool", "parseBoolean", "bool"),
     "total-rank": ("parse_total_rank", "parseTotalRank", "TotalRank"),
     "total-ranks": ("parse_total_ranks", "parseTotalRanks", "Vec<TotalRank>"),
@@ -85,7 +87,7 @@ COMMAND_REPLIES: Dict[str, str] = {
     "RANK.GET": "rank-info-or-nil",
     "RANK.TOP": "rank-entries",
     "RANK.AROUND": "rank-entries",
-    "RANK.MERGE": "integer",
+    "RANK.MERGE": "merge",
     "RANK.MGIFT": "total-ranks",
     "RANK.MGET": "rank-infos",
     "FEED.ADD": "integer",

@@ -16,7 +16,7 @@
 // The Zkit wrapper, the node-redis module, routing, ioredis keyPrefix and
 // the same-slot check all read the table, so nothing else changes.
 
-import type { FeedPage, RankEntry, RankInfo, RateResult, Task, Text, TotalRank, VoteResult } from './replies';
+import type { FeedPage, MergeStep, RankEntry, RankInfo, RateResult, Task, Text, TotalRank, VoteResult } from './replies';
 
 export type Arg = string | Buffer | number;
 export type Key = string | Buffer;
@@ -101,6 +101,8 @@ export interface ZkitCommands {
   rankAround(key: Key, member: Text, radius: number, options?: SharedOption): Promise<RankEntry[]>;
   /** RANK.MERGE: store the sum of `sources` (times integer `weights`) in `destkey`, keeping first-come order; all keys in one slot. Resolves to the members in `destkey`. */
   rankMerge(destkey: Key, sources: Key[], options?: { weights?: number[] }): Promise<number>;
+  /** RANK.MERGE with `step`: merges `count` members into the `staging` key (cursor '0' starts); call again with the returned cursor until it is '0'. */
+  rankMerge(destkey: Key, sources: Key[], options: { weights?: number[]; step: { count: number; staging: Key; cursor: Text } }): Promise<MergeStep>;
   /** RANK.MGIFT: one RANK.GIFT of `amount` on every board in `keys` (each named once, all in one slot), atomically; one { total, rank } per board, in order. */
   rankMgift(keys: Key[], member: Text, amount: number, options?: { at?: number } & SharedOption & IdmpOption): Promise<TotalRank[]>;
   /** RANK.MGET: what rankGet gives for each member, in order (null for an absent one). Sent as `RANK.MGET key [SHARED] MEMBERS member...`: any member id goes, SHARED too. */

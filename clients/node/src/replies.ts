@@ -38,6 +38,12 @@ export interface FeedItem {
  * (the cursor given, or null, when the page is empty), and whether more
  * items remain in the direction asked.
  */
+/** RANK.MERGE with `step`: the cursor to send next (`'0'` once the merge is done and destkey replaced) and the members merged so far. */
+export interface MergeStep {
+  cursor: Text;
+  staged: number;
+}
+
 export interface FeedPage {
   items: FeedItem[];
   top: Text | null;
@@ -83,6 +89,10 @@ export interface VoteResult {
 type Raw = any; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 export const parseNumber = (reply: Raw): number => Number(reply);
+
+/** RANK.MERGE: the member count, or `{ cursor, staged }` for a STEP call. */
+export const parseMerge = (reply: Raw): number | MergeStep =>
+  Array.isArray(reply) ? { cursor: reply[0], staged: Number(reply[1]) } : Number(reply);
 
 /** A 1 or 0 reply: DELAY.NACK moved the task, DELAY.TOUCH extended its lease. */
 export const parseBoolean = (reply: Raw): boolean => Number(reply) === 1;

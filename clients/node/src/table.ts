@@ -81,7 +81,7 @@ export const COMMANDS = {
       { kind: 'option', name: 'weights', token: 'WEIGHTS', fields: 'variadic' },
       { kind: 'option', name: 'step', token: 'STEP', fields: [{ name: 'count', isKey: false }, { name: 'staging', isKey: true }, { name: 'cursor', isKey: false }] },
     ],
-    parse: replies.parseNumber,
+    parse: replies.parseMerge,
   },
   rankMgift: {
     command: 'RANK.MGIFT',

@@ -34,6 +34,13 @@ export async function everyCommand(z, native) {
   assert.deepEqual(await c.rankTop('{t}:mon', 1, { offset: 1 }), top.slice(1));
   assert.deepEqual(await c.rankAround('{t}:mon', 'bob', 1), top);
   assert.equal(await c.rankMerge('{t}:week', ['{t}:mon', '{t}:mon'], { weights: [1, 2] }), 2);
+  // In steps of one member: alice, then bob, whose step also ends the merge.
+  const firstStep = await c.rankMerge('{t}:week2', ['{t}:mon'], { step: { count: 1, staging: '{t}:staging', cursor: '0' } });
+  assert.equal(firstStep.staged, 1);
+  assert.notEqual(String(firstStep.cursor), '0');
+  const lastStep = await c.rankMerge('{t}:week2', ['{t}:mon'], { step: { count: 1, staging: '{t}:staging', cursor: firstStep.cursor } });
+  assert.deepEqual([String(lastStep.cursor), lastStep.staged], ['0', 2]);
+  assert.deepEqual(await c.rankTop('{t}:week2', 10), await c.rankTop('{t}:mon', 10));
   assert.equal((await c.rankGet('{t}:week', 'alice')).total, 300);
 
   // SHARED: a 100, b 100, d 100 (in that order), c 99: positions 1 2 3 4, shared ranks 1 1 1 4.

@@ -56,6 +56,12 @@ async def every_command(z: Any, r: Any) -> None:
     assert await _get(z.rank_around(k("{t}:mon"), "bob", 1)) == top
     assert await _get(z.rank_merge(k("{t}:week"), [k("{t}:mon"), k("{t}:mon")], weights=[1, 2])) == 2
     assert (await _get(z.rank_get(k("{t}:week"), "alice"))).total == 300
+    # In steps of one member: alice, then bob, whose step also ends the merge.
+    first = await _get(z.rank_merge(k("{t}:week2"), [k("{t}:mon")], step=(1, k("{t}:staging"), 0)))
+    assert first.staged == 1 and first.cursor not in (b"0", "0")
+    last = await _get(z.rank_merge(k("{t}:week2"), [k("{t}:mon")], step=(1, k("{t}:staging"), first.cursor)))
+    assert last.cursor in (b"0", "0") and last.staged == 2
+    assert await _get(z.rank_top(k("{t}:week2"), 10)) == await _get(z.rank_top(k("{t}:mon"), 10))
     # SHARED: dave reaches 100 third, at position 3 but sharing rank 1.
     assert await _get(z.rank_gift(k("{t}:mon"), "carol", 99)) == (99, 3)
     assert await _get(z.rank_gift(k("{t}:mon"), "dave", 100, at=1718000002000, shared=True)) == (100, 1)

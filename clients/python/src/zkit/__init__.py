@@ -7,6 +7,7 @@ from .client import AsyncZkit, Zkit
 from .replies import (
     FeedItem,
     FeedPage,
+    MergeStep,
     RankEntry,
     RankInfo,
     RateLimitsResult,
@@ -24,6 +25,7 @@ __all__ = [
     "DelayWorker",
     "FeedItem",
     "FeedPage",
+    "MergeStep",
     "RankEntry",
     "RankInfo",
     "RateLimitsResult",

@@ -23,6 +23,7 @@ from .layout import Call, Command, build_call
 from .replies import (
     IDMP_OPTION,
     FeedPage,
+    MergeStep,
     RankEntry,
     RankInfo,
     RateLimitsResult,
@@ -149,13 +150,21 @@ class _Methods:
 
     @command_method
     def rank_merge(
-        self, destkey: KeyT, sources: Sequence[KeyT], *, weights: Optional[Sequence[int]] = None
-    ) -> int:
+        self,
+        destkey: KeyT,
+        sources: Sequence[KeyT],
+        *,
+        weights: Optional[Sequence[int]] = None,
+        step: Optional[Tuple[int, KeyT, Text]] = None,
+    ) -> Union[int, MergeStep]:
         """RANK.MERGE: store the sum of ``sources`` (times integer
         ``weights``, one per source) in ``destkey``, keeping first-come
         order. ``numkeys`` is sent for you. All keys must share a hash slot
-        on a cluster. Returns the members in ``destkey``."""
-        return self._call(COMMANDS["RANK.MERGE"], destkey, sources, weights=weights)
+        on a cluster. Returns the members in ``destkey``.
+        ``step=(count, staging_key, cursor)`` merges ``count`` members per
+        call into ``staging_key`` (cursor ``0`` starts) and returns a
+        ``MergeStep``: call again with its cursor until it is ``0``."""
+        return self._call(COMMANDS["RANK.MERGE"], destkey, sources, weights=weights, step=step)
 
     @command_method
     def rank_mgift(

@@ -76,7 +76,7 @@ COMMANDS = table(
             Option("weights", "WEIGHTS", variadic=True),
             Option("step", "STEP", (VALUE, KEY, VALUE)),
         ),
-        replies.parse_int,
+        replies.parse_merge,
     ),
     Command(
         "RANK.MGIFT",

@@ -50,6 +50,15 @@ class RankEntry(NamedTuple):
     total: int
 
 
+class MergeStep(NamedTuple):
+    """RANK.MERGE with ``step``: the cursor to send next (``b"0"`` or
+    ``"0"`` once the merge is done and ``destkey`` replaced) and the members
+    merged so far."""
+
+    cursor: Text
+    staged: int
+
+
 class FeedItem(NamedTuple):
     """One item of a FEED.PAGE page."""
 
@@ -128,6 +137,13 @@ class VoteResult(NamedTuple):
 
 
 def parse_int(reply: Any, **options: Any) -> int:
+    return int(reply)
+
+
+def parse_merge(reply: Any, **options: Any) -> Union[int, MergeStep]:
+    if isinstance(reply, list):
+        cursor, staged = reply
+        return MergeStep(cursor, int(staged))
     return int(reply)
 
 
