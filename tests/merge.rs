@@ -373,3 +373,39 @@ fn on_a_cluster_the_staging_key_shares_the_slot() {
     );
     assert!(e.starts_with("CROSSSLOT"), "{e}");
 }
+
+/// A stepped merge fires the events of the native writes it stands for:
+/// `zadd` on the staging key each step, then, on the last, `del` of the old
+/// destination and the rename of staging onto it; none on the sources.
+#[test]
+fn a_stepped_merge_fires_the_native_keyspace_events() {
+    let server = Server::start();
+    let mut con = server.connect();
+    let _: (i64, i64) = query(&mut con, &["RANK.GIFT", "day:1", "alice", "5"]);
+    let _: (i64, i64) = query(&mut con, &["RANK.GIFT", "day:2", "bob", "3"]);
+    ok(&mut con, &["ZADD", "week", "1", "old"]);
+    let call = stepped("week", "tmp", "1", &[]);
+    let events = keyspace_events(&server, |con| {
+        let (cursor, staged) = step(con, &call, "0");
+        assert_eq!(staged, 1);
+        let (cursor, staged) = step(con, &call, &cursor);
+        assert_eq!((cursor.as_str(), staged), ("0", 2));
+    });
+    let events = event_pairs(&events);
+    let zadds = events
+        .iter()
+        .filter(|e| **e == ("__keyevent@0__:zadd", "tmp"))
+        .count();
+    assert_eq!(zadds, 2, "{events:?}");
+    for expected in [
+        ("__keyevent@0__:del", "week"),
+        ("__keyevent@0__:rename_from", "tmp"),
+        ("__keyevent@0__:rename_to", "week"),
+    ] {
+        assert!(events.contains(&expected), "{expected:?} in {events:?}");
+    }
+    assert!(
+        events.iter().all(|(_, key)| !key.starts_with("day:")),
+        "{events:?}"
+    );
+}
