@@ -54,7 +54,7 @@ pub use grammar::{
     Request,
 };
 pub use info::{register_info, InfoSink};
-pub use layout::{convert_loaded_zsets, LoadedZsetFilter, LoadedZsetsWanted};
+pub use layout::{listpack_entries_limit, subscribe_layout_events, LayoutEvents, Rebuilt};
 pub use registration::{add_acl_category, register_command};
 pub use reply::Reply;
 pub use string::{OwnedRStr, RStr};

@@ -312,6 +312,21 @@ impl<'c> Zset<'c> {
         Ok(flags)
     }
 
+    /// Adds a member that is not there yet (`NX`), unrecorded; false (and
+    /// nothing changed) if it is there.
+    pub(super) fn raw_add_new(&mut self, member: &RStr, score: f64) -> Result<bool, HostError> {
+        let mut flags = raw::REDISMODULE_ZADD_NX as c_int;
+        // SAFETY: open writable key and valid member.
+        let status =
+            unsafe { api!(RedisModule_ZsetAdd)(self.ptr(), score, member.as_ptr(), &mut flags) };
+        if status != raw::REDISMODULE_OK as c_int {
+            return Err(HostError::Internal(format!(
+                "RedisModule_ZsetAdd refused score {score}"
+            )));
+        }
+        Ok(flags & raw::REDISMODULE_ZADD_ADDED as c_int != 0)
+    }
+
     /// Adds `delta` to a member's score in one lookup (an absent member
     /// starts at `delta`, as with ZINCRBY) and returns the new score: replayed
     /// as `ZADD` with that exact score, announced as `zincr`. The server
