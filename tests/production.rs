@@ -126,20 +126,6 @@ fn replicas_stay_identical_through_restart_and_full_resync() {
 
 // ---- persistence -----------------------------------------------------------
 
-/// The bytes of every AOF file under `dir`.
-fn aof_bytes(dir: &std::path::Path) -> Vec<u8> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(path) = stack.pop() {
-        if path.is_dir() {
-            stack.extend(std::fs::read_dir(&path).unwrap().map(|e| e.unwrap().path()));
-        } else if path.to_string_lossy().contains(".aof") {
-            out.extend(std::fs::read(&path).unwrap());
-        }
-    }
-    out
-}
-
 #[test]
 fn rdb_and_aof_reload_with_and_without_zkit() {
     let mut rng = Rng::seeded("persistence");
@@ -708,7 +694,9 @@ fn every_command_is_registered_documented_and_versioned() {
     assert_eq!(
         names,
         [
+            "zkit.cold-board-ms",
             "zkit.convert-loaded-boards",
+            "zkit.hot-board-writes",
             "zkit.idmp-max-ids",
             "zkit.idmp-retain-ms",
             "zkit.small-board-max",
