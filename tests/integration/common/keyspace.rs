@@ -4,7 +4,9 @@ use std::io::{BufRead, BufReader, Write};
 use std::net::TcpStream;
 use std::time::Duration;
 
-use super::{ok, query, Connection, Server, Value};
+use super::client::{ok, query};
+use super::Server;
+use redis::{Connection, Value};
 
 /// Keyspace events as (`__keyevent@0__:<event>`, key) string slices, for
 /// comparing with a literal list.

@@ -4,11 +4,17 @@
 //! and nothing of the layout shows in replication, the AOF, MONITOR, keyspace
 //! events or commandstats.
 
-mod common;
-
 use std::time::Duration;
 
-use common::*;
+use crate::common::client::{ok, query};
+use crate::common::data::{db_snapshot, zset_dump, DbContents};
+use crate::common::facts::command_stat;
+use crate::common::keyspace::{events_on, monitor_lines, watch_survives};
+use crate::common::replication::{
+    aof_bytes, assert_aof_replays_without_module, assert_replicas_match,
+};
+use crate::common::{stat, wait_for, Server, ServerConfig};
+use redis::{Connection, Value};
 
 /// 2024-01-01T00:00:00Z, the default tie-break epoch.
 const EPOCH: i64 = 1_704_067_200_000;
