@@ -2,11 +2,12 @@
 //! server's listpack otherwise (docs/performance.md, "Small boards").
 //!
 //! A board of up to 128 members is a listpack, where each rank score is text
-//! that every write parses back at each member it passes: at 100 members a
-//! RANK.GIFT costs about five times what it costs on a skiplist. A skiplist
-//! takes about three times the memory. So a board moves to the skiplist when
-//! it is written often ([`HOT_BOARD_WRITES`] writes within a second), and
-//! back to a listpack once nobody has written it for [`COLD_BOARD_MS`]:
+//! that every walk parses back at each member it passes: at 100 members a
+//! RANK.GIFT costs about six times what it costs on a skiplist, a RANK.TOP
+//! twice. A skiplist takes about three times the memory. So a board moves
+//! to the skiplist when it is used often ([`HOT_BOARD_WRITES`] writes within
+//! a second, or the reads that waste as much), and back to a listpack once
+//! nobody has used it for [`COLD_BOARD_MS`]:
 //! a million quiet rooms keep the listpack's memory, the busy ones run at
 //! skiplist speed. Which boards are hot is remembered here
 //! (`logic::board_heat`), so a write never asks the server for a layout;
@@ -20,6 +21,7 @@ use std::sync::{LazyLock, Mutex};
 
 use super::{Counter, NumericConfig};
 use crate::host::{self, Ctx, LayoutEvents, RStr, Rebuilt, Zset};
+pub use crate::logic::board_heat::Use;
 use crate::logic::board_heat::{Advice, BoardHeat, HeatRules};
 
 /// Boards up to this many members are listpacks at the server's default
@@ -39,8 +41,9 @@ pub static SMALL_BOARD_MAX: NumericConfig = NumericConfig {
 };
 
 /// `zkit.hot-board-writes`: the writes within a second that make a small
-/// board hot (moved to the skiplist layout); 0: never, 1: at its first
-/// write. 12: moving a board of 50 members and rebuilding it later costs
+/// board hot (moved to the skiplist layout), a page read (RANK.TOP,
+/// RANK.AROUND) counting half a write and a member read (RANK.GET,
+/// RANK.MGET) a quarter; 0: never, 1: at its first write. 12: moving a board of 50 members and rebuilding it later costs
 /// what about 12 writes to its listpack waste (7 at 10 members, 18 at 128),
 /// so a board moves once it has wasted as much as the move costs.
 pub static HOT_BOARD_WRITES: NumericConfig = NumericConfig {
@@ -52,7 +55,7 @@ pub static HOT_BOARD_WRITES: NumericConfig = NumericConfig {
 };
 const DEFAULT_HOT_BOARD_WRITES: i64 = 12;
 
-/// `zkit.cold-board-ms`: how long a hot board goes without a RANK write
+/// `zkit.cold-board-ms`: how long a hot board goes without a RANK command
 /// before it is rebuilt as a listpack; 0: never (until the next RDB load).
 /// 30 s: a board that keeps turning hot and cold pays a move and a rebuild
 /// at most every 30 s, less than one listpack write a second.
@@ -82,9 +85,10 @@ pub static CONVERT_LOADED_BOARDS: NumericConfig = NumericConfig {
 pub static BOARDS_MOVED_TO_SKIPLIST: Counter = Counter::new();
 pub static BOARDS_BACK_TO_LISTPACK: Counter = Counter::new();
 
-/// The members one cron tick rebuilds at most (a few milliseconds of work),
-/// so a wave of boards turning cold together never stalls the server.
-const REBUILD_BUDGET_MEMBERS: usize = 2048;
+/// The members one cron tick moves and rebuilds at most (a few milliseconds
+/// of work), so a wave of boards turning hot or cold together never stalls
+/// the server.
+const TICK_BUDGET_MEMBERS: usize = 2048;
 
 static HEAT: LazyLock<Mutex<BoardHeat>> = LazyLock::new(Mutex::default);
 
@@ -118,7 +122,7 @@ pub fn after_write(ctx: &Ctx, key: &RStr, board: &mut Zset, created: bool) {
     let db = ctx.selected_db();
     let now_ms = ctx.now_ms();
     let mut heat = heat();
-    match heat.on_write(db, key.as_bytes(), now_ms, created, rules()) {
+    match heat.on_use(db, key.as_bytes(), now_ms, Use::Write, created, rules()) {
         Advice::Leave => {}
         advice @ (Advice::MoveToSkiplist | Advice::CheckSkiplist) => match board.move_to_skiplist()
         {
@@ -133,18 +137,58 @@ pub fn after_write(ctx: &Ctx, key: &RStr, board: &mut Zset, created: bool) {
     }
 }
 
-/// The server's cron tick: housekeeping, and the boards that turned cold go
-/// back to the listpack, within [`REBUILD_BUDGET_MEMBERS`] per tick.
+/// Counts a RANK read of board `key`, of `len` members. A read never
+/// writes: a board it made hot moves at the next cron tick.
+pub fn after_read(ctx: &Ctx, key: &RStr, len: usize, used: Use) {
+    if len == 0 || len > small_board_max() {
+        return;
+    }
+    let advice = heat().on_use(
+        ctx.selected_db(),
+        key.as_bytes(),
+        ctx.now_ms(),
+        used,
+        false,
+        rules(),
+    );
+    debug_assert_eq!(
+        advice,
+        Advice::Leave,
+        "a read is never advised to move a board"
+    );
+}
+
+/// The server's cron tick: housekeeping; the boards that reads made hot move
+/// to the skiplist and the boards that turned cold go back to the listpack,
+/// within [`TICK_BUDGET_MEMBERS`] members a tick.
 fn tick(ctx: &Ctx) {
     let rules = rules();
     let now_ms = ctx.now_ms();
     let mut heat = heat();
     heat.tick(now_ms, rules);
-    if !heat.has_cold() || !ctx.layout_may_change() {
+    if !heat.has_work() || !ctx.layout_may_change() {
         return;
     }
     let max_len = small_board_max();
-    let mut budget = REBUILD_BUDGET_MEMBERS;
+    let mut budget = TICK_BUDGET_MEMBERS;
+    while budget > 0 {
+        let Some(board) = heat.next_to_move() else {
+            break;
+        };
+        match ctx.move_to_skiplist(board.db(), board.key(), max_len) {
+            Ok(Some(members)) => {
+                heat.moved(board.db(), board.key(), now_ms);
+                BOARDS_MOVED_TO_SKIPLIST.add(1);
+                budget = budget.saturating_sub(members);
+            }
+            Ok(None) | Err(_) => heat.forget(board.db(), board.key()),
+        }
+    }
+    // A rebuild fires `new`, which clients see with `n` in
+    // notify-keyspace-events: cold boards wait while it is on.
+    if ctx.new_key_events_on() {
+        return;
+    }
     while budget > 0 {
         let Some(board) = heat.next_cold(now_ms, rules) else {
             break;

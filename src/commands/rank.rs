@@ -21,7 +21,7 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicI64, Ordering};
 
 use super::args::{non_negative, positive};
-use super::board_layout::{self, LISTPACK_BOARD_MAX};
+use super::board_layout::{self, Use, LISTPACK_BOARD_MAX};
 use super::feed::check_cursor_fits;
 use super::idmp::{self, Idmp, IdmpArgs, IDMP_ARG, RETAIN_ARG};
 use super::{Command, NumericConfig};
@@ -565,7 +565,10 @@ fn member_entries(
 ) -> Result<Vec<Reply>, ZkitError> {
     let clock = tiebreak_clock();
     let scores: Vec<Option<f64>> = match ctx.open_zset(key)? {
-        Some(board) => members.iter().map(|member| board.score(member)).collect(),
+        Some(board) => {
+            board_layout::after_read(ctx, key, board.len(), Use::Member);
+            members.iter().map(|member| board.score(member)).collect()
+        }
         None => vec![None; members.len()],
     };
     let mut entries = Vec::with_capacity(members.len());
@@ -958,6 +961,7 @@ fn rank_range(
     let Some(mut board) = ctx.open_zset(key)? else {
         return Ok(Reply::Array(Vec::new()));
     };
+    board_layout::after_read(ctx, key, board.len(), Use::Page);
     let clock = tiebreak_clock();
     if board.len() <= LISTPACK_BOARD_MAX {
         // A small board: the page is read from the key, walking down from

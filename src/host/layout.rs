@@ -125,22 +125,87 @@ impl Ctx {
 
     /// Whether a layout may change now, outside a command: not while the
     /// server loads, while clients are paused (a failover waits for its
-    /// replicas), while a fork is saving (every page touched would be
-    /// copied), nor while `new` keyspace events are on (a rebuild fires
-    /// one).
+    /// replicas), nor while a fork is saving (every page touched would be
+    /// copied).
     pub fn layout_may_change(&self) -> bool {
         let busy = (raw::REDISMODULE_CTX_FLAGS_LOADING
             | raw::REDISMODULE_CTX_FLAGS_ASYNC_LOADING
             | raw::REDISMODULE_CTX_FLAGS_ACTIVE_CHILD) as c_int;
-        // SAFETY: no arguments; read the server's pause state and the
-        // notify-keyspace-events flags.
-        let (paused, events) = unsafe {
-            (
-                api!(RedisModule_AvoidReplicaTraffic)() != 0,
-                api!(RedisModule_GetNotifyKeyspaceEvents)(),
-            )
+        // SAFETY: no arguments; reads the server's pause state.
+        let paused = unsafe { api!(RedisModule_AvoidReplicaTraffic)() } != 0;
+        self.flags() & busy == 0 && !paused
+    }
+
+    /// Whether clients get `new` keyspace events (`n` in
+    /// notify-keyspace-events), which a rebuild fires.
+    pub fn new_key_events_on(&self) -> bool {
+        // SAFETY: no arguments; reads the notify-keyspace-events flags.
+        let events = unsafe { api!(RedisModule_GetNotifyKeyspaceEvents)() };
+        events & raw::REDISMODULE_NOTIFY_NEW as c_int != 0
+    }
+
+    /// Moves sorted set `key` of database `db` to the skiplist layout (see
+    /// [`Zset::move_to_skiplist`]) outside a command; its lookup does not
+    /// count as an access. The number of members of the set moved, `None`
+    /// when nothing was done: gone, not a sorted set, more than `max_len`
+    /// members, or [`Zset::move_to_skiplist`] declined.
+    pub fn move_to_skiplist(
+        &self,
+        db: i32,
+        key: &[u8],
+        max_len: usize,
+    ) -> Result<Option<usize>, HostError> {
+        self.in_db(db, |ctx| {
+            let Some(mut zset) = ctx.open_untouched(key)? else {
+                return Ok(None);
+            };
+            let len = zset.len();
+            if len > max_len || !zset.move_to_skiplist()? {
+                return Ok(None);
+            }
+            Ok(Some(len))
+        })
+    }
+
+    /// Runs `f` with database `db` selected, then selects the one the
+    /// context had.
+    fn in_db<T>(
+        &self,
+        db: i32,
+        f: impl FnOnce(&Ctx) -> Result<Option<T>, HostError>,
+    ) -> Result<Option<T>, HostError> {
+        let selected = self.selected_db();
+        // SAFETY: valid context; the index came from a command's context, so
+        // it exists (a failed select runs nothing).
+        if unsafe { api!(RedisModule_SelectDb)(self.as_ptr(), db) } != raw::REDISMODULE_OK as c_int
+        {
+            return Ok(None);
+        }
+        let result = f(self);
+        // SAFETY: as above, back to the database the context had.
+        unsafe { api!(RedisModule_SelectDb)(self.as_ptr(), selected) };
+        result
+    }
+
+    /// Opens `key` of the selected database for writing without counting an
+    /// access (its LRU/LFU stays as it was); `None` unless it holds a
+    /// sorted set.
+    fn open_untouched(&self, key: &[u8]) -> Result<Option<Zset<'_>>, HostError> {
+        let name = OwnedRStr::new(key);
+        let mode =
+            raw::REDISMODULE_READ | raw::REDISMODULE_WRITE | raw::REDISMODULE_OPEN_KEY_NOTOUCH;
+        // SAFETY: valid context and key name (the server keeps its own
+        // reference while the key is open); a writable open always returns a
+        // handle, closed when the `Zset` drops.
+        let opened =
+            unsafe { api!(RedisModule_OpenKey)(self.as_ptr(), name.as_ptr(), mode as c_int) };
+        let Some(opened) = NonNull::new(opened) else {
+            return Ok(None);
         };
-        self.flags() & busy == 0 && !paused && events & raw::REDISMODULE_NOTIFY_NEW as c_int == 0
+        let zset = Zset::wrap(opened, None);
+        // SAFETY: `opened` is open.
+        let kind = unsafe { api!(RedisModule_KeyType)(opened.as_ptr()) };
+        Ok((kind == raw::REDISMODULE_KEYTYPE_ZSET as c_int).then_some(zset))
     }
 
     /// Rebuilds sorted set `key` of database `db` as a listpack, unrecorded
@@ -156,41 +221,27 @@ impl Ctx {
         max_len: usize,
     ) -> Result<Rebuilt, HostError> {
         let max_len = listpack_entries_limit().map_or(max_len, |limit| limit.min(max_len));
-        let name = OwnedRStr::new(key);
-        let selected = self.selected_db();
-        // SAFETY: valid context; the database index came from a command's
-        // context, so it exists (a failed select leaves the key unopened).
-        if unsafe { api!(RedisModule_SelectDb)(self.as_ptr(), db) } != raw::REDISMODULE_OK as c_int
-        {
-            return Ok(Rebuilt::Left);
-        }
-        let rebuilt = self.rebuild_selected(&name, max_len);
-        // SAFETY: as above, back to the database the context had.
-        unsafe { api!(RedisModule_SelectDb)(self.as_ptr(), selected) };
-        rebuilt
+        let rebuilt = self.in_db(db, |ctx| {
+            let Some(mut zset) = ctx.open_untouched(key)? else {
+                return Ok(None);
+            };
+            zset.rebuild_as_listpack(max_len)
+        })?;
+        Ok(rebuilt.map_or(Rebuilt::Left, Rebuilt::Listpack))
     }
+}
 
-    fn rebuild_selected(&self, name: &OwnedRStr, max_len: usize) -> Result<Rebuilt, HostError> {
-        let mode =
-            raw::REDISMODULE_READ | raw::REDISMODULE_WRITE | raw::REDISMODULE_OPEN_KEY_NOTOUCH;
-        // SAFETY: valid context and key name; a writable open always returns
-        // a handle, closed when the `Zset` drops.
-        let opened =
-            unsafe { api!(RedisModule_OpenKey)(self.as_ptr(), name.as_ptr(), mode as c_int) };
-        let Some(opened) = NonNull::new(opened) else {
-            return Ok(Rebuilt::Left);
-        };
-        let mut zset = Zset::wrap(opened, None);
-        // SAFETY: `opened` is open.
-        let kind = unsafe { api!(RedisModule_KeyType)(opened.as_ptr()) };
-        let len = zset.len();
-        if kind != raw::REDISMODULE_KEYTYPE_ZSET as c_int || len == 0 || len > max_len {
-            return Ok(Rebuilt::Left);
+impl Zset<'_> {
+    /// See [`Ctx::rebuild_as_listpack`]; the number of members rebuilt.
+    fn rebuild_as_listpack(&mut self, max_len: usize) -> Result<Option<usize>, HostError> {
+        let len = self.len();
+        if len == 0 || len > max_len {
+            return Ok(None);
         }
         let value_limit = listpack_value_limit().unwrap_or(usize::MAX);
         // Highest first: each member then goes in at the head of the
         // listpack, where the insertion's walk stops at its first step.
-        let members: Vec<(OwnedRStr, f64)> = zset
+        let members: Vec<(OwnedRStr, f64)> = self
             .iter_desc(super::ScoreBound::MIN, super::ScoreBound::MAX)
             .collect();
         if members.len() != len
@@ -198,17 +249,17 @@ impl Ctx {
                 .iter()
                 .any(|(m, _)| m.as_bytes().len() > value_limit)
         {
-            return Ok(Rebuilt::Left);
+            return Ok(None);
         }
-        let kept = KeptMetadata::read(opened);
-        // SAFETY: open writable key; the members are copies the server owns
-        // through `members`.
-        unsafe { api!(RedisModule_DeleteKey)(opened.as_ptr()) };
+        let kept = KeptMetadata::read(self.ptr());
+        // SAFETY: open writable key; the members are copies the module owns
+        // in `members`.
+        unsafe { api!(RedisModule_DeleteKey)(self.ptr()) };
         for (member, score) in &members {
-            zset.raw_add(member, *score)?;
+            self.raw_add(member, *score)?;
         }
-        kept.restore(opened);
-        Ok(Rebuilt::Listpack(len))
+        kept.restore(self.ptr());
+        Ok(Some(len))
     }
 }
 
@@ -220,16 +271,14 @@ struct KeptMetadata {
 }
 
 impl KeptMetadata {
-    fn read(key: NonNull<raw::RedisModuleKey>) -> KeptMetadata {
+    fn read(key: *mut raw::RedisModuleKey) -> KeptMetadata {
         let (mut idle, mut freq) = (0, 0);
         // SAFETY: open key. GetLRU answers under an LRU or no eviction
         // policy, GetLFU under an LFU one; each fails under the other.
         unsafe {
-            let expire = api!(RedisModule_GetAbsExpire)(key.as_ptr());
-            let lru =
-                api!(RedisModule_GetLRU)(key.as_ptr(), &mut idle) == raw::REDISMODULE_OK as c_int;
-            let lfu =
-                api!(RedisModule_GetLFU)(key.as_ptr(), &mut freq) == raw::REDISMODULE_OK as c_int;
+            let expire = api!(RedisModule_GetAbsExpire)(key);
+            let lru = api!(RedisModule_GetLRU)(key, &mut idle) == raw::REDISMODULE_OK as c_int;
+            let lfu = api!(RedisModule_GetLFU)(key, &mut freq) == raw::REDISMODULE_OK as c_int;
             KeptMetadata {
                 expire_at_ms: (expire != raw::REDISMODULE_NO_EXPIRE as i64).then_some(expire),
                 lru_idle_ms: lru.then_some(idle),
@@ -238,17 +287,17 @@ impl KeptMetadata {
         }
     }
 
-    fn restore(&self, key: NonNull<raw::RedisModuleKey>) {
+    fn restore(&self, key: *mut raw::RedisModuleKey) {
         // SAFETY: open writable key holding the rebuilt value.
         unsafe {
             if let Some(at) = self.expire_at_ms {
-                api!(RedisModule_SetAbsExpire)(key.as_ptr(), at);
+                api!(RedisModule_SetAbsExpire)(key, at);
             }
             if let Some(idle) = self.lru_idle_ms {
-                api!(RedisModule_SetLRU)(key.as_ptr(), idle);
+                api!(RedisModule_SetLRU)(key, idle);
             }
             if let Some(freq) = self.lfu_freq {
-                api!(RedisModule_SetLFU)(key.as_ptr(), freq);
+                api!(RedisModule_SetLFU)(key, freq);
             }
         }
     }

@@ -247,7 +247,7 @@ impl<'c> Zset<'c> {
         }
     }
 
-    fn ptr(&self) -> *mut raw::RedisModuleKey {
+    pub(super) fn ptr(&self) -> *mut raw::RedisModuleKey {
         self.key.as_ptr()
     }
 

@@ -1,24 +1,28 @@
 //! Which small boards are hot: the boards worth the skiplist layout now.
 //!
 //! A small sorted set is a listpack, where a score with a fraction (every
-//! rank score has one) is text that each write parses back at every member
-//! it passes; the skiplist keeps doubles, at about three times the memory.
-//! Converting a board and later rebuilding it as a listpack costs about as
-//! much as a few writes on the listpack save (docs/performance.md, "Small
-//! boards"), so a board moves to the skiplist only once it is written often,
-//! and goes back once nobody has written it for a while:
+//! rank score has one) is text that each walk parses back at every member it
+//! passes; the skiplist keeps doubles, at about three times the memory.
+//! Moving a board there and later rebuilding it as a listpack costs about
+//! what a dozen writes on the listpack waste (docs/performance.md, "Small
+//! boards"), so a board moves only once it is used often, and goes back once
+//! nobody has used it for a while:
 //!
-//! - **Warming**: a board's writes are counted in a window of [`WINDOW_MS`]
-//!   from its first one; the write that reaches `hot_writes` within the
-//!   window moves it to the skiplist.
-//! - **Hot**: the board is remembered as a skiplist, so later writes neither
-//!   ask the server for its layout nor convert it again. Every
-//!   [`RECHECK_WRITES`]th write converts once more, which costs little on a
+//! - **Warming**: each use of a board adds its [`Use::units`] within a window
+//!   of [`WINDOW_MS`] from its first one: a write 4, a page read 2, a member
+//!   read 1, in proportion to what each wastes on a listpack. The use that
+//!   reaches `hot_writes` writes' worth makes it hot: a write moves it at
+//!   once ([`Advice::MoveToSkiplist`]); a read never writes, so a board made
+//!   hot by reads waits in a queue for the caller's next tick
+//!   ([`BoardHeat::next_to_move`]), or for the next write.
+//! - **Hot**: the board is remembered as a skiplist, so later uses neither
+//!   ask the server for its layout nor move it again. Every
+//!   [`RECHECK_WRITES`]th write moves it once more, which costs little on a
 //!   skiplist and repairs a board that was replaced behind zkit's back (a
 //!   RESTORE, a RENAME over it): the memory here is a hint, never a fact a
 //!   reply depends on.
-//! - **Cold**: a hot board with no write for `cold_ms` is due to go back to
-//!   the listpack.
+//! - **Cold**: a hot board unused for `cold_ms` is due to go back to the
+//!   listpack ([`BoardHeat::next_cold`]).
 //!
 //! Boards are named by [`BoardId`] (database and key). Nothing here reads a
 //! clock: callers pass the time.
@@ -26,10 +30,10 @@
 use std::borrow::Borrow;
 use std::collections::{HashMap, VecDeque};
 
-/// How long a board's writes count towards making it hot.
+/// How long a board's uses count towards making it hot.
 pub const WINDOW_MS: i64 = 1000;
 
-/// A hot board is converted again at every this many writes (see the module
+/// A hot board is moved again at every this many writes (see the module
 /// doc).
 pub const RECHECK_WRITES: u32 = 64;
 
@@ -55,8 +59,8 @@ impl BoardId {
     }
 }
 
-/// Lookups by the bytes of an id, built in a reused buffer: a write looks
-/// its board up without allocating.
+/// Lookups by the bytes of an id, built in a reused buffer: a use looks its
+/// board up without allocating.
 impl Borrow<[u8]> for BoardId {
     fn borrow(&self) -> &[u8] {
         &self.0
@@ -72,20 +76,49 @@ fn write_id(buffer: &mut Vec<u8>, db: i32, key: &[u8]) {
 /// The rules, from the configs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct HeatRules {
-    /// Writes within [`WINDOW_MS`] that make a board hot; 0: never.
+    /// Writes' worth of uses within [`WINDOW_MS`] that make a board hot; 0:
+    /// never.
     pub hot_writes: u32,
-    /// How long a hot board goes without a write before it is due to go
-    /// back; 0: never (until the server reloads its data).
+    /// How long a hot board goes unused before it is due to go back; 0:
+    /// never (until the server reloads its data).
     pub cold_ms: i64,
 }
 
-/// What to do with a board that was just written.
+/// One use of a board, weighed by what it wastes on a listpack (at 50
+/// members: a write about 57,000 instructions, a page of 10 about 34,000, a
+/// member's rank about 11,000).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Use {
+    /// A write that changed the board: its insertion parses each score it
+    /// passes.
+    Write,
+    /// A page read from the key (RANK.TOP, RANK.AROUND): each score of the
+    /// page is parsed.
+    Page,
+    /// Members' totals and ranks (RANK.GET, RANK.MGET).
+    Member,
+}
+
+impl Use {
+    pub const fn units(self) -> u32 {
+        match self {
+            Use::Write => WRITE_UNITS,
+            Use::Page => 2,
+            Use::Member => 1,
+        }
+    }
+}
+
+const WRITE_UNITS: u32 = 4;
+
+/// What to do with a board that was just used.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Advice {
     /// Leave its layout as it is.
     Leave,
-    /// It just turned hot: move it to the skiplist layout, then report with
-    /// [`BoardHeat::moved`] or [`BoardHeat::forget`].
+    /// It is hot and not moved yet: move it to the skiplist layout (only a
+    /// write may), then report with [`BoardHeat::moved`] or
+    /// [`BoardHeat::forget`].
     MoveToSkiplist,
     /// A hot board's periodic check: move it again (a no-op where it is a
     /// skiplist, as remembered), then report the same way.
@@ -94,44 +127,48 @@ pub enum Advice {
 
 #[derive(Clone, Copy, Debug)]
 struct Warming {
-    first_write_ms: i64,
-    writes: u32,
+    first_use_ms: i64,
+    units: u32,
 }
 
 #[derive(Clone, Copy, Debug)]
 struct Hot {
-    last_write_ms: i64,
+    last_use_ms: i64,
     writes_since_check: u32,
+    /// Moved to the skiplist; false while it waits for a tick or a write.
+    moved: bool,
     /// Already in the queue of boards due to go back.
     queued: bool,
 }
 
-/// The heat of every board written lately, and the hot ones.
+/// The heat of every board used lately, and the hot ones.
 #[derive(Debug, Default)]
 pub struct BoardHeat {
-    /// Boards being counted, in two generations: a write finds its board in
+    /// Boards being counted, in two generations: a use finds its board in
     /// either (moving it to the current one), and each rotation drops the
-    /// older one, so a board written once is forgotten within two windows
+    /// older one, so a board used once is forgotten within two windows
     /// without a walk over the boards.
     warming: HashMap<BoardId, Warming>,
     warming_before: HashMap<BoardId, Warming>,
     rotated_ms: i64,
     hot: HashMap<BoardId, Hot>,
+    /// Boards made hot by reads, to move at the next tick.
+    to_move: VecDeque<BoardId>,
     cold: VecDeque<BoardId>,
-    /// Where a write's id is built for its lookups.
+    /// Where a use's id is built for its lookups.
     scratch: Vec<u8>,
 }
 
 impl BoardHeat {
-    /// Counts a write to board `key` of database `db` at `now_ms`.
-    /// `created`: the write created the board (it was absent), so whatever
-    /// was remembered of a board of that name is stale: it starts warming
-    /// again.
-    pub fn on_write(
+    /// Counts a use of board `key` of database `db` at `now_ms`. `created`:
+    /// the use (a write) created the board (it was absent), so whatever was
+    /// remembered of a board of that name is stale: it starts warming again.
+    pub fn on_use(
         &mut self,
         db: i32,
         key: &[u8],
         now_ms: i64,
+        used: Use,
         created: bool,
         rules: HeatRules,
     ) -> Advice {
@@ -140,15 +177,28 @@ impl BoardHeat {
         }
         let mut id = std::mem::take(&mut self.scratch);
         write_id(&mut id, db, key);
-        let advice = self.count_write(&id, now_ms, created, rules);
+        let advice = self.count(&id, now_ms, used, created, rules);
         self.scratch = id;
         advice
     }
 
-    fn count_write(&mut self, id: &[u8], now_ms: i64, created: bool, rules: HeatRules) -> Advice {
+    fn count(
+        &mut self,
+        id: &[u8],
+        now_ms: i64,
+        used: Use,
+        created: bool,
+        rules: HeatRules,
+    ) -> Advice {
         if let Some(hot) = self.hot.get_mut(id) {
             if !created {
-                hot.last_write_ms = now_ms;
+                hot.last_use_ms = now_ms;
+                if used != Use::Write {
+                    return Advice::Leave;
+                }
+                if !hot.moved {
+                    return Advice::MoveToSkiplist;
+                }
                 hot.writes_since_check += 1;
                 if hot.writes_since_check < RECHECK_WRITES {
                     return Advice::Leave;
@@ -160,36 +210,52 @@ impl BoardHeat {
         }
         if !self.warming.contains_key(id) {
             let carried = self.warming_before.remove(id).unwrap_or(Warming {
-                first_write_ms: now_ms,
-                writes: 0,
+                first_use_ms: now_ms,
+                units: 0,
             });
             self.warming.insert(BoardId(id.into()), carried);
         }
         let warming = self.warming.get_mut(id).expect("inserted above");
-        if created || now_ms - warming.first_write_ms >= WINDOW_MS {
+        if created || now_ms - warming.first_use_ms >= WINDOW_MS {
             *warming = Warming {
-                first_write_ms: now_ms,
-                writes: 0,
+                first_use_ms: now_ms,
+                units: 0,
             };
         }
-        warming.writes += 1;
-        if warming.writes < rules.hot_writes {
+        warming.units += used.units();
+        if warming.units < rules.hot_writes.saturating_mul(WRITE_UNITS) {
             return Advice::Leave;
         }
         self.warming.remove(id);
-        Advice::MoveToSkiplist
+        if used == Use::Write {
+            return Advice::MoveToSkiplist;
+        }
+        let id = BoardId(id.into());
+        self.hot.insert(
+            id.clone(),
+            Hot {
+                last_use_ms: now_ms,
+                writes_since_check: 0,
+                moved: false,
+                queued: false,
+            },
+        );
+        self.to_move.push_back(id);
+        Advice::Leave
     }
 
     /// Board `key` of database `db` is a skiplist now (after
-    /// [`Advice::MoveToSkiplist`]).
+    /// [`Advice::MoveToSkiplist`] or [`BoardHeat::next_to_move`]).
     pub fn moved(&mut self, db: i32, key: &[u8], now_ms: i64) {
         let id = BoardId::new(db, key);
         let hot = self.hot.entry(id).or_insert(Hot {
-            last_write_ms: now_ms,
+            last_use_ms: now_ms,
             writes_since_check: 0,
+            moved: true,
             queued: false,
         });
-        hot.last_write_ms = now_ms;
+        hot.last_use_ms = now_ms;
+        hot.moved = true;
     }
 
     /// Forgets board `key` of database `db`: it is no small board (any
@@ -210,12 +276,13 @@ impl BoardHeat {
 
     /// How many boards are remembered as skiplists.
     pub fn hot_boards(&self) -> usize {
-        self.hot.len()
+        self.hot.values().filter(|hot| hot.moved).count()
     }
 
     /// Housekeeping, called often (every server cron tick): once per window,
-    /// drops warming boards not written for a window and queues the hot
-    /// boards that turned cold.
+    /// drops warming boards not used for a window, queues the hot boards
+    /// that turned cold, and forgets the ones made hot by reads that went
+    /// quiet before they moved.
     pub fn tick(&mut self, now_ms: i64, rules: HeatRules) {
         if now_ms - self.rotated_ms < WINDOW_MS {
             return;
@@ -225,23 +292,39 @@ impl BoardHeat {
         if rules.cold_ms == 0 {
             return;
         }
-        for (id, hot) in &mut self.hot {
-            if !hot.queued && now_ms - hot.last_write_ms >= rules.cold_ms {
+        let cold = &mut self.cold;
+        self.hot.retain(|id, hot| {
+            if now_ms - hot.last_use_ms < rules.cold_ms {
+                return true;
+            }
+            if hot.moved && !hot.queued {
                 hot.queued = true;
-                self.cold.push_back(id.clone());
+                cold.push_back(id.clone());
+            }
+            hot.moved
+        });
+    }
+
+    /// The next board made hot by reads, to move now (it stays remembered
+    /// as waiting until [`BoardHeat::moved`]).
+    pub fn next_to_move(&mut self) -> Option<BoardId> {
+        while let Some(id) = self.to_move.pop_front() {
+            if self.hot.get(&id).is_some_and(|hot| !hot.moved) {
+                return Some(id);
             }
         }
+        None
     }
 
     /// The next board due to go back to the listpack, forgotten as hot: the
-    /// caller rebuilds it. A board written since it was queued stays hot.
+    /// caller rebuilds it. A board used since it was queued stays hot.
     pub fn next_cold(&mut self, now_ms: i64, rules: HeatRules) -> Option<BoardId> {
         while let Some(id) = self.cold.pop_front() {
             let Some(hot) = self.hot.get_mut(&id) else {
                 continue;
             };
             hot.queued = false;
-            if rules.cold_ms > 0 && now_ms - hot.last_write_ms >= rules.cold_ms {
+            if rules.cold_ms > 0 && now_ms - hot.last_use_ms >= rules.cold_ms {
                 self.hot.remove(&id);
                 return Some(id);
             }
@@ -249,9 +332,9 @@ impl BoardHeat {
         None
     }
 
-    /// Whether [`BoardHeat::next_cold`] may have a board.
-    pub fn has_cold(&self) -> bool {
-        !self.cold.is_empty()
+    /// Whether a tick has boards to move or to rebuild.
+    pub fn has_work(&self) -> bool {
+        !self.to_move.is_empty() || !self.cold.is_empty()
     }
 }
 
@@ -265,7 +348,7 @@ mod tests {
     };
 
     fn write(heat: &mut BoardHeat, name: &str, at_ms: i64) -> Advice {
-        heat.on_write(0, name.as_bytes(), at_ms, false, RULES)
+        heat.on_use(0, name.as_bytes(), at_ms, Use::Write, false, RULES)
     }
 
     fn writes(heat: &mut BoardHeat, name: &str, times: &[i64]) -> Vec<Advice> {
@@ -284,7 +367,10 @@ mod tests {
         assert_eq!(BoardId::new(-1, b"").key(), b"");
         let mut heat = BoardHeat::default();
         heat.moved(1, b"a", 0);
-        assert_eq!(heat.on_write(2, b"a", 1, false, RULES), Advice::Leave);
+        assert_eq!(
+            heat.on_use(2, b"a", 1, Use::Write, false, RULES),
+            Advice::Leave
+        );
         assert_eq!(heat.hot_boards(), 1);
     }
 
@@ -333,7 +419,10 @@ mod tests {
         let mut heat = BoardHeat::default();
         writes(&mut heat, "b", &[0, 1, 2, 3]);
         moved(&mut heat, "b", 3);
-        assert_eq!(heat.on_write(0, b"b", 4, true, RULES), Advice::Leave);
+        assert_eq!(
+            heat.on_use(0, b"b", 4, Use::Write, true, RULES),
+            Advice::Leave
+        );
         assert_eq!(heat.hot_boards(), 0);
         assert_eq!(
             writes(&mut heat, "b", &[5, 6, 7]),
@@ -358,7 +447,7 @@ mod tests {
         moved(&mut heat, "quiet", 0);
         moved(&mut heat, "busy", 0);
         heat.tick(9_999, RULES);
-        assert!(!heat.has_cold());
+        assert!(!heat.has_work());
         write(&mut heat, "busy", 10_500);
         heat.tick(11_000, RULES);
         // Only the quiet one is due; the busy one was written since.
@@ -370,7 +459,7 @@ mod tests {
         assert_eq!(heat.hot_boards(), 1);
         // A write between queueing and rebuilding keeps the board hot.
         heat.tick(21_000, RULES);
-        assert!(heat.has_cold());
+        assert!(heat.has_work());
         write(&mut heat, "busy", 21_001);
         assert_eq!(heat.next_cold(21_002, RULES), None);
         assert_eq!(heat.hot_boards(), 1);
@@ -384,7 +473,10 @@ mod tests {
             cold_ms: 0,
         };
         for t in 0..100 {
-            assert_eq!(heat.on_write(0, b"b", t, false, never), Advice::Leave);
+            assert_eq!(
+                heat.on_use(0, b"b", t, Use::Write, false, never),
+                Advice::Leave
+            );
         }
         moved(&mut heat, "b", 0);
         heat.tick(1_000_000, never);
@@ -394,7 +486,7 @@ mod tests {
             cold_ms: 0,
         };
         assert_eq!(
-            heat.on_write(0, b"new", 0, false, once),
+            heat.on_use(0, b"new", 0, Use::Write, false, once),
             Advice::MoveToSkiplist
         );
     }
@@ -410,5 +502,68 @@ mod tests {
         heat.clear();
         assert_eq!(heat.hot_boards(), 0);
         assert!(heat.warming.is_empty());
+    }
+
+    fn read(heat: &mut BoardHeat, name: &str, at_ms: i64, used: Use) -> Advice {
+        heat.on_use(0, name.as_bytes(), at_ms, used, false, RULES)
+    }
+
+    #[test]
+    fn reads_count_by_their_weight_and_the_board_waits_for_a_tick() {
+        let mut heat = BoardHeat::default();
+        // 4 writes' worth: 8 page reads, or 16 member reads.
+        for i in 0..7 {
+            assert_eq!(read(&mut heat, "pages", i, Use::Page), Advice::Leave);
+        }
+        assert!(!heat.has_work());
+        assert_eq!(read(&mut heat, "pages", 7, Use::Page), Advice::Leave);
+        assert!(heat.has_work());
+        for i in 0..16 {
+            assert_eq!(read(&mut heat, "members", i, Use::Member), Advice::Leave);
+        }
+        assert_eq!(heat.next_to_move(), Some(BoardId::new(0, b"pages")));
+        assert_eq!(heat.next_to_move(), Some(BoardId::new(0, b"members")));
+        assert_eq!(heat.next_to_move(), None);
+        // Not moved yet: not counted as hot, and a read does not queue it again.
+        assert_eq!(heat.hot_boards(), 0);
+        read(&mut heat, "pages", 20, Use::Page);
+        assert!(!heat.has_work());
+        moved(&mut heat, "pages", 21);
+        assert_eq!(heat.hot_boards(), 1);
+    }
+
+    #[test]
+    fn a_write_moves_a_board_waiting_for_a_tick_and_a_quiet_one_is_dropped() {
+        let mut heat = BoardHeat::default();
+        for i in 0..8 {
+            read(&mut heat, "a", i, Use::Page);
+            read(&mut heat, "b", i, Use::Page);
+        }
+        assert_eq!(write(&mut heat, "a", 10), Advice::MoveToSkiplist);
+        moved(&mut heat, "a", 10);
+        // The queue still names it, but it moved: nothing to do for it.
+        assert_eq!(heat.next_to_move(), Some(BoardId::new(0, b"b")));
+        assert_eq!(heat.next_to_move(), None);
+        // "b" never moved (no tick did it) and went quiet: forgotten, not
+        // queued to go back.
+        heat.tick(20_000, RULES);
+        assert_eq!(heat.next_cold(20_000, RULES), Some(BoardId::new(0, b"a")));
+        assert_eq!(heat.next_cold(20_000, RULES), None);
+        assert_eq!(
+            heat.on_use(0, b"b", 20_001, Use::Write, false, RULES),
+            Advice::Leave
+        );
+    }
+
+    #[test]
+    fn reads_keep_a_hot_board_hot() {
+        let mut heat = BoardHeat::default();
+        moved(&mut heat, "b", 0);
+        for t in (1000..30_000).step_by(1000) {
+            read(&mut heat, "b", t, Use::Member);
+            heat.tick(t, RULES);
+        }
+        assert_eq!(heat.next_cold(30_000, RULES), None);
+        assert_eq!(heat.hot_boards(), 1);
     }
 }

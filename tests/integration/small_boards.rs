@@ -289,6 +289,50 @@ fn moving_a_quiet_board_back_leaves_no_trace_either() {
     assert_aof_replays_without_module(master);
 }
 
+/// `reads` RANK.TOP calls on `key` in one round trip: a leaderboard many
+/// viewers refresh.
+fn page_views(con: &mut Connection, key: &str, reads: usize) {
+    let mut pipe = redis::pipe();
+    for _ in 0..reads {
+        pipe.cmd("RANK.TOP").arg(key).arg(10).ignore();
+    }
+    let () = pipe.query(con).expect("a burst of page views");
+}
+
+#[test]
+fn a_board_read_often_moves_at_the_next_tick_on_a_replica_too() {
+    let master = Server::with(ServerConfig::default().arg("zkit.cold-board-ms", "300"));
+    let replica = Server::with(
+        ServerConfig::default()
+            .arg("zkit.cold-board-ms", "300")
+            .replica_of(&master),
+    );
+    replica.wait_until_synced();
+    let mut con = master.connect();
+    fill_board_quietly(&mut con, "room", 50);
+    master.wait_for_replicas(1);
+    // Reads never write: a board they make hot moves at the server's next
+    // cron tick, on a replica as on its master (a local layout: nothing is
+    // replicated either way).
+    let mut rcon = replica.connect();
+    let before = page(&mut rcon, "room");
+    page_views(&mut rcon, "room", 40);
+    wait_encoding(&mut rcon, "room", "skiplist");
+    assert_eq!(encoding(&mut con, "room"), "listpack");
+    assert_eq!(page(&mut rcon, "room"), before);
+    wait_encoding(&mut rcon, "room", "listpack");
+    assert_eq!(zkit_stat(&mut rcon, "boards_back_to_listpack"), 1);
+
+    // Member reads count a quarter of a write each.
+    let mut pipe = redis::pipe();
+    for _ in 0..60 {
+        pipe.cmd("RANK.GET").arg("room").arg("m7").ignore();
+    }
+    let () = pipe.query(&mut con).expect("member reads");
+    wait_encoding(&mut con, "room", "skiplist");
+    assert_replicas_match(&master, &[replica]);
+}
+
 #[test]
 fn a_board_waits_while_new_key_events_are_on() {
     let server = Server::with(ServerConfig::default().arg("zkit.cold-board-ms", "200"));
