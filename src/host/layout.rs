@@ -358,10 +358,19 @@ fn installed() -> Option<LayoutEvents> {
     *LAYOUT_EVENTS.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// Runs a handler of the policy; a panic must not cross into the server: it
-/// is logged (`panicked`) and nothing else happens.
-fn guarded(ctx: &Ctx, what: &str, handler: impl FnOnce()) {
-    let _ = panic::catch_unwind(AssertUnwindSafe(handler))
+/// Runs a handler of the installed policy with the callback's context; a
+/// panic must not cross into the server: it is logged (`panicked`) and
+/// nothing else happens.
+fn run_policy(
+    ctx: *mut raw::RedisModuleCtx,
+    what: &str,
+    handler: impl FnOnce(&LayoutEvents, &Ctx),
+) {
+    let Some(events) = installed() else {
+        return;
+    };
+    let ctx = Ctx::new(ctx);
+    let _ = panic::catch_unwind(AssertUnwindSafe(|| handler(&events, &ctx)))
         .map_err(|payload| ctx.panicked(what, payload.as_ref()));
 }
 
@@ -371,11 +380,7 @@ extern "C" fn on_cron(
     _sub: u64,
     _data: *mut c_void,
 ) {
-    let Some(events) = installed() else {
-        return;
-    };
-    let ctx = Ctx::new(ctx);
-    guarded(&ctx, "the layout tick", || (events.tick)(&ctx));
+    run_policy(ctx, "the layout tick", |events, ctx| (events.tick)(ctx));
 }
 
 extern "C" fn on_loading(
@@ -390,12 +395,9 @@ extern "C" fn on_loading(
         raw::REDISMODULE_SUBEVENT_LOADING_REPL_START,
     ];
     if starts.contains(&sub) {
-        on_data_replaced(
-            ctx,
-            raw::RedisModuleEvent { id: 0, dataver: 1 },
-            sub,
-            std::ptr::null_mut(),
-        );
+        run_policy(ctx, "the layout reset", |events, _| {
+            (events.data_replaced)()
+        });
     }
 }
 
@@ -405,11 +407,9 @@ extern "C" fn on_data_replaced(
     _sub: u64,
     _data: *mut c_void,
 ) {
-    let Some(events) = installed() else {
-        return;
-    };
-    let ctx = Ctx::new(ctx);
-    guarded(&ctx, "the layout reset", events.data_replaced);
+    run_policy(ctx, "the layout reset", |events, _| {
+        (events.data_replaced)()
+    });
 }
 
 extern "C" fn on_config_change(
