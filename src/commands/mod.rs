@@ -112,6 +112,41 @@ mod tests {
         }
     }
 
+    /// Every value a declaration declares is read exactly once by its
+    /// command's request, and the request reads nothing it does not
+    /// declare: declaring `TTL` on RANK.GET without reading it, or reading
+    /// an option not declared, fails here.
+    #[test]
+    fn every_declared_value_is_read_once() {
+        let placeholder = std::slice::from_ref(crate::host::RStr::placeholder());
+        for command in all().chain(debug::COMMANDS.iter().copied()) {
+            let read = std::panic::catch_unwind(|| {
+                crate::host::trace_reads(command.args, placeholder, command.read_request)
+            });
+            match read {
+                Ok(Ok(())) => {}
+                Ok(Err(why)) => panic!("{}: {why}", command.name),
+                Err(_) => panic!(
+                    "{}: its request reads what it does not declare",
+                    command.name
+                ),
+            }
+        }
+    }
+
+    /// Every declaration fits the parse's fixed room for values.
+    #[test]
+    fn every_grammar_fits() {
+        for command in all().chain(debug::COMMANDS.iter().copied()) {
+            let nodes = crate::host::grammar_nodes(command.args);
+            assert!(
+                nodes <= crate::host::MAX_NODES,
+                "{}: {nodes} nodes",
+                command.name
+            );
+        }
+    }
+
     /// Key specs and arity come from every declaration (a key no spec can
     /// describe panics here, not at load).
     #[test]

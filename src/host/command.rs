@@ -19,10 +19,28 @@ pub type CommandCallback =
     extern "C" fn(*mut raw::RedisModuleCtx, *mut *mut raw::RedisModuleString, c_int) -> c_int;
 
 /// A command body: takes the call parsed by the command's grammar, checks,
-/// acts and returns the reply, which the dispatcher writes; on `Err` it
+/// acts and writes the reply when all went well; on `Err` the dispatcher
 /// replies with the error instead. [`declare_command!`] writes it around the
-/// command's handler, which takes its typed request ([`FromArgs`]).
-pub type Handler<E> = for<'a> fn(&Ctx, Request<'a, RStr>) -> Result<Reply, E>;
+/// command's handler, which takes its typed request ([`FromArgs`]) and
+/// returns its reply as a value ([`WriteReply`]), so an error never follows
+/// half a reply.
+pub type Handler<E> = for<'a> fn(&Ctx, Request<'a, RStr>) -> Result<(), E>;
+
+/// Reads a call's typed request and drops it: what the handler's request
+/// reads, for `trace_reads` (a unit test over every declaration).
+pub type ReadRequest = for<'a> fn(&mut Request<'a, RStr>);
+
+/// A reply a handler returns, written by the dispatcher once the handler
+/// succeeded.
+pub trait WriteReply {
+    fn write(&self, ctx: &Ctx);
+}
+
+impl WriteReply for Reply {
+    fn write(&self, ctx: &Ctx) {
+        ctx.reply(self);
+    }
+}
 
 /// A command's typed arguments, read from its parsed call in declaration
 /// order.
@@ -61,14 +79,16 @@ pub struct Command<E: 'static> {
     /// The grammar: what parses a call, finds its keys, and documents it.
     pub args: &'static [Arg],
     pub handler: Handler<E>,
+    pub read_request: ReadRequest,
     pub callback: CommandCallback,
 }
 
 /// Declares a command static and its C callback, which dispatches to that
 /// very static (the macro names it once, so a copied declaration cannot
 /// dispatch to another command). Give every field of [`Command`] but
-/// `callback`; `handler` names a `fn(&Ctx, T) -> Result<Reply, E>` where `T`
-/// is the command's typed request ([`FromArgs`]):
+/// `callback` and `read_request`; `handler` names a `fn(&Ctx, T) ->
+/// Result<R, E>` where `T` is the command's typed request ([`FromArgs`]) and
+/// `R` its reply ([`WriteReply`]):
 ///
 /// ```ignore
 /// declare_command! {
@@ -86,6 +106,7 @@ macro_rules! declare_command {
         $(#[$meta])*
         $vis static $name: $ty = $crate::host::Command {
             $($field: declare_command!(@field $field $value),)*
+            read_request: declare_command!(@read $($field $value,)*),
             callback: {
                 extern "C" fn callback(
                     ctx: *mut $crate::host::RawCtx,
@@ -99,11 +120,32 @@ macro_rules! declare_command {
         };
     };
     (@field handler $handler:expr) => {
-        |ctx, mut request| $handler(ctx, $crate::host::FromArgs::from_args(&mut request))
+        |ctx, mut request| {
+            let args = $crate::host::FromArgs::from_args(&mut request);
+            debug_assert!(request.is_read(), "the request leaves declared arguments unread");
+            let reply = $handler(ctx, args)?;
+            $crate::host::WriteReply::write(&reply, ctx);
+            Ok(())
+        }
     };
     (@field $field:ident $value:expr) => {
         $value
     };
+    (@read handler $handler:expr, $($rest:tt)*) => {
+        |request| $crate::host::read_request_of($handler, request)
+    };
+    (@read $field:ident $value:expr, $($rest:tt)*) => {
+        declare_command!(@read $($rest)*)
+    };
+}
+
+/// Reads the request a handler takes, for [`Command::read_request`].
+#[doc(hidden)]
+pub fn read_request_of<'a, T: FromArgs<'a>, R, E>(
+    _handler: fn(&Ctx, T) -> Result<R, E>,
+    request: &mut Request<'a, RStr>,
+) {
+    T::from_args(request);
 }
 
 /// Declares a command's typed request and reads it from the parsed call, in
@@ -176,24 +218,20 @@ pub fn dispatch<E: Display + From<HostError> + From<GrammarError>>(
         // Redis Cluster asks where the keys are (see `needs_getkeys_api`).
         // The grammar's own parse: a value spelled like a keyword is never
         // taken for a key.
-        for (position, flags) in grammar::key_positions(command.name, command.args, args) {
-            ctx.key_at_position(position, flags);
-        }
+        let _ = grammar::parse(command.name, command.args, args, &mut |position, flags| {
+            ctx.key_at_position(position, flags)
+        });
         return raw::REDISMODULE_OK as c_int;
     }
     let outcome = panic::catch_unwind(AssertUnwindSafe(|| {
         if !arity_fits(command.arity(), args.len()) {
             return Err(E::from(HostError::Arity(command.name)));
         }
-        let parsed =
-            grammar::parse(command.name, command.args, args).map_err(|(e, _)| E::from(e))?;
+        let parsed = grammar::parse(command.name, command.args, args, &mut |_, _| {})?;
         (command.handler)(&ctx, parsed.request())
     }));
     let error = match outcome {
-        Ok(Ok(reply)) => {
-            ctx.reply(&reply);
-            return raw::REDISMODULE_OK as c_int;
-        }
+        Ok(Ok(())) => return raw::REDISMODULE_OK as c_int,
         // Commands check everything before their first write, so an error
         // reply means nothing changed. A command that breaks that rule is a
         // bug: say so in the reply and the log, rather than let a partial

@@ -43,15 +43,17 @@ pub use alloc::ServerAllocator;
 pub use block::{blocked_clients, Attempt, Readiness, ZsetWaiter};
 pub use call::{CallArg, CallReply};
 #[doc(hidden)]
-pub use command::dispatch;
-pub use command::{key_flags, BeginSearch, Command, FindKeys, FromArgs, Handler, KeySpec};
+pub use command::{dispatch, read_request_of};
+pub use command::{
+    key_flags, BeginSearch, Command, FindKeys, FromArgs, Handler, KeySpec, ReadRequest, WriteReply,
+};
 pub use ctx::{Ctx, EventClass};
 pub use entry::{declare_module_options, ensure_server_supported};
 pub use error::HostError;
 pub use gate::write_gate_counts;
 pub use grammar::{
-    ambiguity, key_positions, keywords, parse_f64, parse_i64, Arg, ArgKind, GrammarError, Mistake,
-    Request,
+    ambiguity, key_positions, keywords, nodes as grammar_nodes, parse_f64, parse_i64, trace_reads,
+    Arg, ArgKind, GrammarError, Items, Mistake, Request, MAX_NODES,
 };
 pub use info::{register_info, InfoSink};
 pub use layout::{convert_loaded_zsets, LoadedZsetFilter, LoadedZsetsWanted};
