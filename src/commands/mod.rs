@@ -22,6 +22,9 @@ use crate::host;
 /// A zkit command's declaration; its handler fails with [`ZkitError`].
 pub type Command = host::Command<ZkitError>;
 
+/// A list of a command's request, read item by item from the call.
+pub type Items<'a, T> = host::Items<'a, host::RStr, T>;
+
 /// Every zkit command, family by family.
 pub static FAMILIES: &[&[&Command]] = &[
     rank::COMMANDS,

@@ -23,8 +23,6 @@
 use std::cell::RefCell;
 use std::fmt::Write as _;
 
-use super::command::{BeginSearch, FindKeys, KeySpec};
-
 /// One declared argument.
 pub struct Arg {
     pub name: &'static str,
@@ -162,7 +160,7 @@ impl Arg {
     }
 
     /// How many words one item of this argument takes after its keyword.
-    fn item_width(&self) -> usize {
+    pub(super) fn item_width(&self) -> usize {
         match self.kind {
             ArgKind::PureToken => 0,
             ArgKind::Block(parts) => parts.iter().map(Arg::min_width).sum(),
@@ -172,7 +170,7 @@ impl Arg {
     }
 
     /// The fewest words this argument takes in a call.
-    fn min_width(&self) -> usize {
+    pub(super) fn min_width(&self) -> usize {
         if self.optional {
             return 0;
         }
@@ -1135,86 +1133,6 @@ pub fn arity(args: &[Arg]) -> i32 {
     }
 }
 
-/// The key specs the server is told, one per declared key, in declaration
-/// order. A key at a fixed index, or counted by an integer at a fixed index,
-/// is exact. A key inside an option is found after its keyword, which a
-/// value spelled like the keyword could precede: such a spec is marked
-/// INCOMPLETE, so the server asks the module (which parses the call with
-/// this grammar) for the keys instead of searching for the keyword.
-pub fn key_specs(args: &'static [Arg], incomplete: u32) -> Vec<KeySpec> {
-    let mut specs = Vec::new();
-    // The argv index of the next argument while every one before is at a
-    // fixed place.
-    let mut fixed: Option<i32> = Some(1);
-    let mut counters: Vec<(&str, i32)> = Vec::new();
-    for arg in args {
-        match (&arg.kind, arg.token) {
-            (ArgKind::Key(flags), None) if !arg.multiple && !arg.optional => {
-                let index = fixed.expect("a positional key follows only fixed arguments");
-                specs.push(KeySpec::at(index, *flags));
-            }
-            (ArgKind::Key(flags), None) if arg.counted_by.is_some() => {
-                let counter = arg.counted_by.unwrap_or_default();
-                let (_, at) = counters
-                    .iter()
-                    .find(|(name, _)| *name == counter)
-                    .copied()
-                    .expect("a key list's count has a fixed place");
-                assert_eq!(fixed, Some(at + 1), "a key list follows its count");
-                specs.push(KeySpec {
-                    flags: *flags,
-                    begin: BeginSearch::Index(at),
-                    find: FindKeys::KeyNum {
-                        count_index: 0,
-                        first: 1,
-                        step: 1,
-                    },
-                });
-            }
-            (_, Some(token)) => {
-                if let ArgKind::Block(parts) = arg.kind {
-                    let found: Vec<(i32, u32)> = parts
-                        .iter()
-                        .enumerate()
-                        .filter_map(|(i, part)| match part.kind {
-                            ArgKind::Key(flags) => Some((i as i32, flags)),
-                            _ => None,
-                        })
-                        .collect();
-                    for (offset, flags) in found {
-                        specs.push(KeySpec {
-                            flags: flags | incomplete,
-                            begin: BeginSearch::Keyword {
-                                keyword: token,
-                                start: 1,
-                            },
-                            find: FindKeys::Range {
-                                last: offset,
-                                step: 1,
-                                limit: 0,
-                            },
-                        });
-                    }
-                } else if let ArgKind::Key(flags) = arg.kind {
-                    specs.push(KeySpec::after_keyword(token, 1, flags | incomplete));
-                }
-            }
-            (ArgKind::Key(_), None) => panic!("a key list is counted or follows a keyword"),
-            _ => {}
-        }
-        if matches!(arg.kind, ArgKind::Integer) && fixed.is_some() && !arg.optional {
-            counters.push((arg.name, fixed.unwrap_or_default()));
-        }
-        fixed = match fixed {
-            Some(at) if !arg.optional && !arg.multiple && arg.token.is_none() => {
-                Some(at + arg.item_width() as i32)
-            }
-            _ => None,
-        };
-    }
-    specs
-}
-
 /// Why a grammar would let a value be taken for a keyword, if it would.
 ///
 /// The rules: nothing follows a list that runs to the end of the call; a
@@ -1628,7 +1546,7 @@ mod tests {
     }
 
     #[test]
-    fn usage_arity_and_key_specs_come_from_the_declaration() {
+    fn usage_and_arity_come_from_the_declaration() {
         assert_eq!(
             usage("recent.add", RECENT_ADD),
             "RECENT.ADD key [CAP cap] [TTL seconds] ITEMS member [member ...]"
@@ -1643,12 +1561,6 @@ mod tests {
         );
         assert_eq!(arity(RECENT_ADD), -4);
         assert_eq!(arity(MGIFT), -5);
-        let specs = key_specs(MERGE, 0);
-        assert!(matches!(specs[0].begin, BeginSearch::Index(1)));
-        assert!(matches!(specs[1].begin, BeginSearch::Index(2)));
-        let specs = key_specs(POLL, 512);
-        assert_eq!(specs.len(), 2);
-        assert_eq!(specs[1].flags, RW | 512);
     }
 
     proptest! {

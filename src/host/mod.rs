@@ -33,6 +33,7 @@ mod error;
 mod gate;
 mod grammar;
 mod info;
+mod keyspec;
 mod layout;
 mod registration;
 mod reply;
@@ -44,9 +45,7 @@ pub use block::{blocked_clients, Attempt, Readiness, ZsetWaiter};
 pub use call::{CallArg, CallReply};
 #[doc(hidden)]
 pub use command::{dispatch, read_request_of};
-pub use command::{
-    key_flags, BeginSearch, Command, FindKeys, FromArgs, Handler, KeySpec, ReadRequest, WriteReply,
-};
+pub use command::{Command, FromArgs, Handler, ReadRequest};
 pub use ctx::{Ctx, EventClass};
 pub use entry::{declare_module_options, ensure_server_supported};
 pub use error::HostError;
@@ -56,9 +55,10 @@ pub use grammar::{
     Arg, ArgKind, GrammarError, Items, Mistake, Request, MAX_NODES,
 };
 pub use info::{register_info, InfoSink};
+pub use keyspec::{key_flags, BeginSearch, FindKeys, KeySpec};
 pub use layout::{convert_loaded_zsets, LoadedZsetFilter, LoadedZsetsWanted};
 pub use registration::{add_acl_category, register_command};
-pub use reply::Reply;
+pub use reply::{Bulk, Reply, WriteReply};
 pub use string::{OwnedRStr, RStr};
 pub use zset::{KeyKind, ScoreBound, Zset, ZsetIter};
 
