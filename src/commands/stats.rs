@@ -4,7 +4,7 @@
 //! and replies as field lists that clients and scripts read by name.
 
 use crate::error::ZkitError;
-use crate::host::{CallArg, Ctx, RStr, Reply, ScoreBound};
+use crate::host::{CallArg, Ctx, Native, RStr, Reply, ScoreBound};
 
 /// A reply read by name: `[name, value, name, value, ...]`, the shape of
 /// XINFO STREAM and CONFIG GET. Every field is always there, in one order;
@@ -63,7 +63,7 @@ pub fn count_between(
     max: ScoreBound,
 ) -> Result<u64, ZkitError> {
     let reply = ctx.call(
-        c"ZCOUNT",
+        Native::Zcount,
         &[
             CallArg::Str(key),
             CallArg::Bytes(&bound_text(min)),
@@ -82,7 +82,7 @@ pub fn count_between(
 pub fn score_at(ctx: &Ctx, key: &RStr, index: u64) -> Result<Option<f64>, ZkitError> {
     let index = i64::try_from(index).unwrap_or(i64::MAX);
     let reply = ctx.call(
-        c"ZRANGE",
+        Native::Zrange,
         &[
             CallArg::Str(key),
             CallArg::Int(index),
@@ -103,7 +103,7 @@ const MEMORY_SAMPLES: i64 = 5;
 /// key, sampled for a large one); `None` when the key does not exist.
 pub fn memory_usage(ctx: &Ctx, key: &RStr) -> Result<Option<i64>, ZkitError> {
     let reply = ctx.call(
-        c"MEMORY",
+        Native::Memory,
         &[
             CallArg::Bytes(b"USAGE"),
             CallArg::Str(key),

@@ -2,11 +2,14 @@
 //! zkit loaded: every field against what the native commands say of the
 //! same keys, read by name.
 
-mod common;
-
 use std::collections::HashMap;
+use std::time::Duration;
 
-use common::*;
+use crate::common::client::{err, ok, query};
+use crate::common::data::server_time_ms;
+use crate::common::workload::Rng;
+use crate::common::{server_version, wait_for, Server, ServerConfig};
+use redis::{Connection, Value};
 
 /// A stats reply (`[name, value, ...]`) by name; nil reads as `None`.
 fn stats(con: &mut Connection, words: &[&str]) -> HashMap<String, Option<i64>> {
@@ -393,7 +396,7 @@ fn stats_are_reads_a_read_only_acl_user_may_run() {
     // The stats change nothing, so a replica answers them too.
     let replica = Server::with(ServerConfig::default().replica_of(&server));
     let mut on_replica = replica.connect();
-    wait_for(std::time::Duration::from_secs(30), || {
+    wait_for(Duration::from_secs(30), || {
         query::<i64>(&mut on_replica, &["EXISTS", "board"]) == 1
     });
     assert_eq!(
