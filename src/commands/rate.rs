@@ -15,8 +15,7 @@ use super::{Command, Counter};
 use crate::error::bound;
 use crate::error::ZkitError;
 use crate::host::{
-    key_flags as kf, Arg, CallArg, Ctx, KeyKind, Native, OwnedRStr, RStr, Reply, Request,
-    ScoreBound, Zset,
+    key_flags as kf, Arg, Ctx, KeyKind, OwnedRStr, RStr, Reply, Request, ScoreBound, Zset,
 };
 use crate::logic::clock::MAX_DURATION_MS;
 use crate::logic::idmp::Seen;
@@ -201,38 +200,13 @@ impl<'c> ZsetLog<'c> {
         if let Some(count) = log.count_at_most(min, max, WALK_AT_MOST) {
             return Ok(count as u64);
         }
-        let (min, max) = range.zcount_args();
-        let reply = self.ctx.call(
-            Native::Zcount,
-            &[
-                CallArg::Str(self.key),
-                CallArg::Bytes(&min),
-                CallArg::Bytes(&max),
-            ],
-        )?;
-        reply
-            .get()
-            .integer()
-            .map(|count| count as u64)
-            .ok_or_else(|| ZkitError::Internal("ZCOUNT did not return an integer".into()))
+        stats::count_between(self.ctx, self.key, min, max)
     }
 
     /// The score at 0-based position `index`, oldest first (ZRANGE by rank,
     /// O(log N)).
     fn score_at(&mut self, index: u64) -> Result<Option<f64>, ZkitError> {
-        let index = index as i64;
-        let reply = self.ctx.call(
-            Native::Zrange,
-            &[
-                CallArg::Str(self.key),
-                CallArg::Int(index),
-                CallArg::Int(index),
-                CallArg::Bytes(b"WITHSCORES"),
-            ],
-        )?;
-        // RESP3: [[member, score]].
-        let entry = reply.get().element(0);
-        Ok(entry.and_then(|entry| entry.element(1)?.double()))
+        stats::score_at(self.ctx, self.key, index)
     }
 }
 
@@ -257,16 +231,6 @@ impl LogRange {
                 ScoreBound::Inclusive(s as f64),
                 ScoreBound::Inclusive(s as f64),
             ),
-        }
-    }
-
-    /// The range as ZCOUNT's min and max.
-    fn zcount_args(self) -> (Vec<u8>, Vec<u8>) {
-        let ms = |s: i64| itoa::Buffer::new().format(s).as_bytes().to_vec();
-        match self {
-            LogRange::UpTo(s) => (b"-inf".to_vec(), ms(s)),
-            LogRange::Above(s) => ([b"(".as_slice(), &ms(s)].concat(), b"+inf".to_vec()),
-            LogRange::At(s) => (ms(s), ms(s)),
         }
     }
 }
