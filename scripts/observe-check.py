@@ -308,7 +308,7 @@ def main() -> int:
     parser.add_argument("--module", required=True)
     parser.add_argument("--server", default="redis-server")
     args = parser.parse_args()
-    tools = pathlib.Path(args.tools)
+    tools = pathlib.Path(args.tools).resolve()
     started = time.monotonic()
     work = pathlib.Path(tempfile.mkdtemp(prefix="zkit-observe."))
     processes = Processes(work)
