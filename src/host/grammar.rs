@@ -541,7 +541,8 @@ impl<'a, A: AsRef<[u8]>, K: FnMut(usize, u32)> Parser<'a, '_, A, K> {
         };
         for _ in 0..count {
             for part in parts {
-                self.value(part, Mistake::Missing(arg.name))?;
+                // An item of a list never counts another list.
+                self.value(part, Mistake::Missing(arg.name), false)?;
             }
         }
         self.slots[node] = Slot::List { first, count };
@@ -560,19 +561,31 @@ impl<'a, A: AsRef<[u8]>, K: FnMut(usize, u32)> Parser<'a, '_, A, K> {
                 self.slots[node] = Slot::Given;
                 let mut part_node = node + 1;
                 for part in parts {
-                    self.item(part, missing.clone(), part_node)?;
+                    // A block's part never counts a list (a count stands at
+                    // a fixed place).
+                    self.slots[part_node] = match part.kind {
+                        ArgKind::PureToken => Slot::Given,
+                        _ => self.value(part, missing.clone(), false)?,
+                    };
                     part_node += part.nodes();
                 }
             }
             ArgKind::PureToken => self.slots[node] = Slot::Given,
             ArgKind::OneOf(_) => unreachable!("a one-of is read by its keyword"),
-            _ => self.slots[node] = self.value(arg, missing)?,
+            // A count stands at a fixed place, without a keyword.
+            _ => self.slots[node] = self.value(arg, missing, arg.token.is_none())?,
         }
         Ok(())
     }
 
-    /// One word of a value's kind (a key, a string, a number).
-    fn value(&mut self, arg: &'static Arg, missing: Mistake) -> Result<Slot, GrammarError> {
+    /// One word of a value's kind (a key, a string, a number); an integer
+    /// outside a list (`may_count`) may be the count of a later list.
+    fn value(
+        &mut self,
+        arg: &'static Arg,
+        missing: Mistake,
+        may_count: bool,
+    ) -> Result<Slot, GrammarError> {
         let position = self.word(missing)?;
         let word = self.argv[position].as_ref();
         Ok(match arg.kind {
@@ -584,7 +597,7 @@ impl<'a, A: AsRef<[u8]>, K: FnMut(usize, u32)> Parser<'a, '_, A, K> {
             ArgKind::Integer | ArgKind::UnixTime => {
                 let n =
                     parse_i64(word).ok_or_else(|| self.not_a(word, GrammarError::NotInteger))?;
-                if self.is_counter(arg.name) {
+                if may_count && self.is_counter(arg.name) {
                     if n < 1 {
                         return Err(GrammarError::CountTooSmall(arg.name));
                     }
