@@ -105,11 +105,16 @@ mod tests {
     use super::*;
     use crate::host::ambiguity;
 
+    /// Every declaration, the debug commands' too.
+    fn every_command() -> impl Iterator<Item = &'static Command> {
+        all().chain(debug::COMMANDS.iter().copied())
+    }
+
     /// Every declaration is an unambiguous grammar: no value position can be
     /// taken for a keyword (`host::grammar::ambiguity` says how).
     #[test]
     fn no_grammar_lets_a_value_be_taken_for_a_keyword() {
-        for command in all().chain(debug::COMMANDS.iter().copied()) {
+        for command in every_command() {
             if let Err(why) = ambiguity(command.args) {
                 panic!("{}: {why}", command.name);
             }
@@ -123,7 +128,7 @@ mod tests {
     #[test]
     fn every_declared_value_is_read_once() {
         let placeholder = std::slice::from_ref(crate::host::RStr::placeholder());
-        for command in all().chain(debug::COMMANDS.iter().copied()) {
+        for command in every_command() {
             let read = std::panic::catch_unwind(|| {
                 crate::host::trace_reads(command.args, placeholder, command.read_request)
             });
@@ -138,25 +143,19 @@ mod tests {
         }
     }
 
-    /// Every declaration fits the parse's fixed room for values.
+    /// Key specs and arity come from every declaration (a key no spec can
+    /// describe panics here, not at load), which fits the parse's fixed
+    /// room for values.
     #[test]
-    fn every_grammar_fits() {
-        for command in all().chain(debug::COMMANDS.iter().copied()) {
+    fn every_declaration_gives_key_specs_and_arity() {
+        for command in every_command() {
+            let keys = crate::host::keywords(command.args);
             let nodes = crate::host::grammar_nodes(command.args);
             assert!(
                 nodes <= crate::host::MAX_NODES,
                 "{}: {nodes} nodes",
                 command.name
             );
-        }
-    }
-
-    /// Key specs and arity come from every declaration (a key no spec can
-    /// describe panics here, not at load).
-    #[test]
-    fn every_declaration_gives_key_specs_and_arity() {
-        for command in all().chain(debug::COMMANDS.iter().copied()) {
-            let keys = crate::host::keywords(command.args);
             assert!(command.arity() != 0, "{}", command.name);
             assert!(
                 !command.key_specs().is_empty() || command.args.is_empty(),

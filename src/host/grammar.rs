@@ -773,41 +773,50 @@ impl<'a, A: AsRef<[u8]>> Request<'a, A> {
     }
 
     pub fn integer(&mut self) -> i64 {
-        let (node, arg) = self.next("integer");
-        if !matches!(arg.kind, ArgKind::Integer | ArgKind::UnixTime) {
-            Self::mismatch("integer")
-        }
-        match self.mode {
-            Mode::Parsed => match self.slots[node] {
-                Slot::Int(n) => n,
-                _ => Self::mismatch("integer"),
+        self.number(
+            "integer",
+            |kind| matches!(kind, ArgKind::Integer | ArgKind::UnixTime),
+            |slot| match slot {
+                Slot::Int(n) => Some(n),
+                _ => None,
             },
-            Mode::Item { first } => {
-                parse_i64(self.item_word(first)).expect("the parse checked every item")
-            }
-            Mode::Trace(_) => {
-                self.record(node);
-                1
-            }
-        }
+            parse_i64,
+        )
     }
 
     pub fn double(&mut self) -> f64 {
-        let (node, arg) = self.next("double");
-        if !matches!(arg.kind, ArgKind::Double) {
-            Self::mismatch("double")
+        self.number(
+            "double",
+            |kind| matches!(kind, ArgKind::Double),
+            |slot| match slot {
+                Slot::Float(x) => Some(x),
+                _ => None,
+            },
+            parse_f64,
+        )
+    }
+
+    /// The value of a number node: from the parse, or from the word of a
+    /// list item (which the parse checked), or a placeholder when tracing.
+    fn number<T: Default>(
+        &mut self,
+        wanted: &str,
+        is: fn(&ArgKind) -> bool,
+        from_slot: fn(Slot) -> Option<T>,
+        parse: fn(&[u8]) -> Option<T>,
+    ) -> T {
+        let (node, arg) = self.next(wanted);
+        if !is(&arg.kind) {
+            Self::mismatch(wanted)
         }
         match self.mode {
-            Mode::Parsed => match self.slots[node] {
-                Slot::Float(x) => x,
-                _ => Self::mismatch("double"),
-            },
+            Mode::Parsed => from_slot(self.slots[node]).unwrap_or_else(|| Self::mismatch(wanted)),
             Mode::Item { first } => {
-                parse_f64(self.item_word(first)).expect("the parse checked every item")
+                parse(self.item_word(first)).expect("the parse checked every item")
             }
             Mode::Trace(_) => {
                 self.record(node);
-                1.0
+                T::default()
             }
         }
     }
@@ -1225,48 +1234,49 @@ pub fn keywords(args: &[Arg]) -> Vec<&'static str> {
     out
 }
 
+/// Grammars of today's commands and the 0.2 ones they replaced, for the
+/// host's unit tests.
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use proptest::prelude::*;
+pub(super) mod examples {
+    use super::Arg;
 
-    const RW: u32 = 1;
-    const RO: u32 = 2;
+    pub const RW: u32 = 1;
+    pub const RO: u32 = 2;
 
     // Today's grammars and the 0.2 ones they replaced.
-    static RECENT_ADD: &[Arg] = &[
+    pub static RECENT_ADD: &[Arg] = &[
         Arg::key("key", RW),
         Arg::integer("cap").token("CAP").optional(),
         Arg::integer("seconds").token("TTL").optional(),
         Arg::string("member").token("ITEMS").multiple(),
     ];
-    static RECENT_ADD_0_2: &[Arg] = &[
+    pub static RECENT_ADD_0_2: &[Arg] = &[
         Arg::key("key", RW),
         Arg::string("member").multiple(),
         Arg::integer("cap").token("CAP").optional(),
         Arg::integer("seconds").token("TTL").optional(),
     ];
-    static MGET_0_2: &[Arg] = &[
+    pub static MGET_0_2: &[Arg] = &[
         Arg::key("key", RO),
         Arg::string("member").multiple(),
         Arg::pure_token("shared", "SHARED").optional(),
     ];
-    static MGET_OPTION_FIRST: &[Arg] = &[
+    pub static MGET_OPTION_FIRST: &[Arg] = &[
         Arg::key("key", RO),
         Arg::pure_token("shared", "SHARED").optional(),
         Arg::string("member").multiple(),
     ];
-    static FEED_ADD: &[Arg] = &[
+    pub static FEED_ADD: &[Arg] = &[
         Arg::key("key", RW),
         Arg::integer("n").token("CAP").optional(),
         Arg::block("data", &[Arg::double("score"), Arg::string("member")]).multiple(),
     ];
-    static FEED_ADD_WITH_INF: &[Arg] = &[
+    pub static FEED_ADD_WITH_INF: &[Arg] = &[
         Arg::key("key", RW),
         Arg::integer("n").token("INF").optional(),
         Arg::block("data", &[Arg::double("score"), Arg::string("member")]).multiple(),
     ];
-    static MERGE: &[Arg] = &[
+    pub static MERGE: &[Arg] = &[
         Arg::key("destkey", RW),
         Arg::integer("numkeys"),
         Arg::key("key", RO).counted_by("numkeys"),
@@ -1275,14 +1285,14 @@ mod tests {
             .optional()
             .counted_by("numkeys"),
     ];
-    static MGIFT: &[Arg] = &[
+    pub static MGIFT: &[Arg] = &[
         Arg::integer("numkeys"),
         Arg::key("key", RW).counted_by("numkeys"),
         Arg::string("member"),
         Arg::integer("amount"),
         Arg::unix_time("unix-ms").token("AT").optional(),
     ];
-    static POLL: &[Arg] = &[
+    pub static POLL: &[Arg] = &[
         Arg::key("key", RW),
         Arg::integer("count").token("COUNT").optional(),
         Arg::block("lease", &[Arg::key("inflight", RW), Arg::integer("ms")])
@@ -1294,6 +1304,13 @@ mod tests {
         )
         .optional(),
     ];
+}
+
+#[cfg(test)]
+mod tests {
+    use super::examples::*;
+    use super::*;
+    use proptest::prelude::*;
 
     fn words(text: &str) -> Vec<Vec<u8>> {
         text.split(' ').map(|w| w.as_bytes().to_vec()).collect()

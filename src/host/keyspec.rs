@@ -187,9 +187,6 @@ pub fn key_specs(args: &[Arg], incomplete: u32) -> Vec<KeySpec> {
 mod tests {
     use super::*;
 
-    const RW: u32 = 1;
-    const RO: u32 = 2;
-
     #[test]
     fn only_plain_index_specs_go_without_the_getkeys_api() {
         const KEYNUM: KeySpec = KeySpec {
@@ -208,22 +205,7 @@ mod tests {
 
     #[test]
     fn key_specs_come_from_the_declaration() {
-        static MERGE: &[Arg] = &[
-            Arg::key("destkey", RW),
-            Arg::integer("numkeys"),
-            Arg::key("key", RO).counted_by("numkeys"),
-            Arg::integer("weight")
-                .token("WEIGHTS")
-                .optional()
-                .counted_by("numkeys"),
-        ];
-        static POLL: &[Arg] = &[
-            Arg::key("key", RW),
-            Arg::integer("count").token("COUNT").optional(),
-            Arg::block("lease", &[Arg::key("inflight", RW), Arg::integer("ms")])
-                .token("LEASE")
-                .optional(),
-        ];
+        use crate::host::grammar::examples::{MERGE, POLL, RW};
         let specs = key_specs(MERGE, 0);
         assert!(matches!(specs[0].begin, BeginSearch::Index(1)));
         assert!(matches!(specs[1].begin, BeginSearch::Index(2)));
