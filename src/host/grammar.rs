@@ -798,6 +798,7 @@ impl<'a, A: AsRef<[u8]>> Request<'a, A> {
 
     /// The value of a number node: from the parse, or from the word of a
     /// list item (which the parse checked), or a placeholder when tracing.
+    #[inline(always)]
     fn number<T: Default>(
         &mut self,
         wanted: &str,
