@@ -90,6 +90,8 @@ fn hit(ctx: &Ctx, args: Hit<'_>) -> Result<Reply, ZkitError> {
             limit: bound::UP_TO_LIMIT,
         });
     }
+    // A large log is counted with them, also after the hit's first write.
+    ctx.require(&[Native::Zcount, Native::Zrange])?;
     let seen = idmp.as_ref().map(|i| i.check(ctx, &[key])).transpose()?;
     let mut log = ZsetLog {
         ctx,
