@@ -28,8 +28,8 @@ use super::args::positive;
 use super::{Command, Counter};
 use crate::error::{bound, ZkitError};
 use crate::host::{
-    key_flags as kf, Arg, Attempt, Ctx, KeyKind, OwnedRStr, RStr, Readiness, Reply, Request,
-    ScoreBound, ZsetWaiter,
+    key_flags as kf, Arg, Attempt, Ctx, KeyKind, OwnedRStr, Progress, RStr, Readiness, Reply,
+    Request, ScoreBound, ZsetWaiter,
 };
 use crate::logic::clock::{deadline, MAX_DURATION_MS};
 use crate::logic::delay::{
@@ -427,6 +427,62 @@ impl TaskQueue for ZsetQueue<'_> {
         }
         Ok(())
     }
+
+    fn leave_dead_for_later(&mut self) -> Result<(), ZkitError> {
+        let lease = self
+            .lease
+            .expect("dead letters come with a lease")
+            .to_owned();
+        let dead_letter = lease
+            .dead_letter
+            .as_ref()
+            .expect("counting needs DEADLETTER");
+        // One sweep per queue and dead-letter clause: the keys, each with
+        // its length, and the bound.
+        let mut identity = Vec::new();
+        for key in [&dead_letter.dead, &dead_letter.deliveries] {
+            identity.extend_from_slice(&key.as_bytes().len().to_le_bytes());
+            identity.extend_from_slice(key.as_bytes());
+        }
+        identity.extend_from_slice(&dead_letter.max_deliveries.to_le_bytes());
+        let queue = OwnedRStr::new(self.key.as_bytes());
+        self.ctx.defer(
+            self.key,
+            &identity,
+            Box::new(move |ctx| sweep_step(ctx, &queue, &lease).map_err(|e| e.to_string())),
+        );
+        Ok(())
+    }
+}
+
+/// One background step of moving dead tasks out of `queue`, ahead of its
+/// live ones (`logic::delay::sweep_dead`), for a poll with this lease and
+/// dead-letter clause that met more of them than it may move.
+fn sweep_step(
+    ctx: &Ctx,
+    queue: &RStr,
+    lease: &LeaseArgs<OwnedRStr>,
+) -> Result<Progress, ZkitError> {
+    let lease = lease.borrowed();
+    let dead_letter = lease
+        .dead_letter
+        .as_ref()
+        .expect("counting needs DEADLETTER");
+    // The keys may have changed since the poll.
+    ctx.check_key_type(dead_letter.dead, KeyKind::Zset)?;
+    ctx.check_key_type(dead_letter.deliveries, KeyKind::Zset)?;
+    let max_deliveries = dead_letter.max_deliveries;
+    let mut tasks = ZsetQueue {
+        ctx,
+        key: queue,
+        lease: Some(&lease),
+    };
+    Ok(
+        match delay::sweep_dead(&mut tasks, ctx.now_ms(), max_deliveries)? {
+            true => Progress::More,
+            false => Progress::Done,
+        },
+    )
 }
 
 /// `[[member, due-ms], ...]`, due-ms as ZSCORE prints it.
