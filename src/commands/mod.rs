@@ -94,6 +94,12 @@ pub static COUNTERS: &[(&str, &Counter)] = &[
     ("feed_items_trimmed", &feed::ITEMS_TRIMMED),
     ("idmp_repeats_refused", &idmp::REPEATS_REFUSED),
     ("idmp_ids_evicted", &idmp::IDS_EVICTED),
+    (
+        "idmp_other_arguments_refused",
+        &idmp::OTHER_ARGUMENTS_REFUSED,
+    ),
+    ("idmp_ids_evictable", &idmp::IDS_EVICTABLE),
+    ("idmp_ids_expiring", &idmp::IDS_EXPIRING),
 ];
 
 #[cfg(test)]

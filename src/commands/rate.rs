@@ -71,7 +71,12 @@ request! {
 /// nothing either, so its id is not remembered and a retry may pass later.
 fn hit(ctx: &Ctx, args: Hit<'_>) -> Result<Reply, ZkitError> {
     let key = args.key;
-    let idmp = args.idmp.check()?;
+    let idmp = args.idmp.check(HIT.name, |digest| {
+        digest.part(key.as_bytes()).integer(args.cost.unwrap_or(1));
+        for &(window_ms, limit) in &args.limits {
+            digest.integer(window_ms).integer(limit);
+        }
+    })?;
     let limits = args
         .limits
         .iter()
