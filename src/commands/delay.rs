@@ -25,7 +25,7 @@
 //! no task is ever read as an option.
 
 use super::args::positive;
-use super::{Command, Counter};
+use super::{Command, Counter, Sample};
 use crate::error::{bound, ZkitError};
 use crate::host::{
     key_flags as kf, Arg, Attempt, Ctx, KeyKind, OwnedRStr, Progress, RStr, Readiness, Reply,
@@ -36,6 +36,7 @@ use crate::logic::delay::{
     self, check_dead_letter_keys, is_held, outlook, retry_at, wake_at_ms, Claim, DelayError, Lease,
     Outlook, TaskQueue,
 };
+use crate::logic::family;
 use crate::{declare_command, request};
 
 pub static COMMANDS: &[&Command] = &[&POLL, &BPOLL, &ACK, &NACK, &TOUCH];
@@ -296,6 +297,11 @@ fn claim(
             ctx.check_key_type(dead_letter.dead, KeyKind::Zset)?;
             ctx.check_key_type(dead_letter.deliveries, KeyKind::Zset)?;
         }
+    }
+    // Due times, not another family's scores: a gift board's totals would
+    // all be due, and claimed away.
+    if let Some(mut queue) = ctx.open_zset(key)? {
+        family::check_delay_queue(&Sample::of(&mut queue, 2, false).lowest())?;
     }
     let now = ctx.now_ms();
     let lease_terms = lease
