@@ -10,4 +10,5 @@ pub mod rank;
 pub mod rate;
 pub mod recent;
 pub mod score;
+pub mod stats;
 pub mod vote;

@@ -1,0 +1,325 @@
+//! docs/commands.json, generated from the command declarations, against what
+//! a live server says: COMMAND INFO (arity, flags, key specs, ACL
+//! categories) and COMMAND DOCS (summary, since, complexity, arguments), for
+//! every command, on whichever server of the compatibility matrix runs this.
+
+use std::collections::{BTreeSet, HashMap};
+
+use crate::common::client::{cmdline, query};
+use crate::common::{server_version, Server};
+use redis::Value;
+use serde_json::Value as Json;
+
+fn commands_json() -> serde_json::Map<String, Json> {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/commands.json");
+    let text = std::fs::read_to_string(path).expect("docs/commands.json");
+    match serde_json::from_str(&text).expect("valid JSON") {
+        Json::Object(all) => all,
+        other => panic!("docs/commands.json is not an object: {other}"),
+    }
+}
+
+/// A reply as JSON, maps (RESP2 flat arrays of field, value) included, so it
+/// compares with the file.
+fn to_json(value: &Value) -> Json {
+    match value {
+        Value::Nil => Json::Null,
+        Value::Int(n) => Json::from(*n),
+        Value::BulkString(bytes) => Json::String(String::from_utf8_lossy(bytes).into_owned()),
+        Value::SimpleString(s) => Json::String(s.clone()),
+        Value::Okay => Json::String("OK".into()),
+        Value::Array(items) | Value::Set(items) => Json::Array(items.iter().map(to_json).collect()),
+        Value::Map(pairs) => Json::Object(
+            pairs
+                .iter()
+                .map(|(k, v)| (json_str(&to_json(k)), to_json(v)))
+                .collect(),
+        ),
+        other => Json::String(format!("{other:?}")),
+    }
+}
+
+fn json_str(value: &Json) -> String {
+    value
+        .as_str()
+        .map(str::to_string)
+        .unwrap_or_else(|| value.to_string())
+}
+
+/// A RESP2 `[field, value, ...]` array as a map.
+fn fields(value: &Json) -> HashMap<String, Json> {
+    let items = value
+        .as_array()
+        .unwrap_or_else(|| panic!("not a field list: {value}"));
+    items
+        .chunks_exact(2)
+        .map(|pair| (json_str(&pair[0]), pair[1].clone()))
+        .collect()
+}
+
+fn lower_set(values: &Json) -> BTreeSet<String> {
+    values
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|v| json_str(v).to_lowercase())
+        .collect()
+}
+
+/// A key spec as COMMAND INFO gives it, in the file's shape.
+fn key_spec_from_info(spec: &Json) -> Json {
+    let spec = fields(spec);
+    let search = fields(&spec["begin_search"]);
+    let search_spec = fields(&search["spec"]);
+    let begin = match json_str(&search["type"]).as_str() {
+        "index" => serde_json::json!({ "index": { "pos": search_spec["index"] } }),
+        "keyword" => serde_json::json!({ "keyword": {
+            "keyword": search_spec["keyword"], "startfrom": search_spec["startfrom"] } }),
+        other => panic!("begin_search type {other}"),
+    };
+    let find = fields(&spec["find_keys"]);
+    let find_spec = fields(&find["spec"]);
+    let find = match json_str(&find["type"]).as_str() {
+        "range" => serde_json::json!({ "range": {
+            "lastkey": find_spec["lastkey"], "step": find_spec["keystep"], "limit": find_spec["limit"] } }),
+        "keynum" => serde_json::json!({ "keynum": {
+            "keynumidx": find_spec["keynumidx"], "firstkey": find_spec["firstkey"], "step": find_spec["keystep"] } }),
+        other => panic!("find_keys type {other}"),
+    };
+    let flags: Vec<Json> = lower_set(&spec["flags"])
+        .into_iter()
+        .map(|f| Json::String(f.to_uppercase()))
+        .collect();
+    serde_json::json!({ "flags": flags, "begin_search": begin, "find_keys": find })
+}
+
+/// The file's key spec with its flags in the order `key_spec_from_info` gives.
+fn normalized_key_spec(spec: &Json) -> Json {
+    let mut spec = spec.clone();
+    let flags: Vec<Json> = lower_set(&spec["flags"])
+        .into_iter()
+        .map(|f| Json::String(f.to_uppercase()))
+        .collect();
+    spec["flags"] = Json::Array(flags);
+    spec
+}
+
+/// The arguments of COMMAND DOCS in the file's shape (`optional` and
+/// `multiple` from the reply's flags).
+fn arguments_from_docs(args: &Json) -> Vec<Json> {
+    args.as_array()
+        .into_iter()
+        .flatten()
+        .map(|arg| {
+            let arg = fields(arg);
+            let mut out = serde_json::Map::new();
+            out.insert("name".into(), arg["name"].clone());
+            out.insert("type".into(), arg["type"].clone());
+            if let Some(index) = arg.get("key_spec_index") {
+                out.insert("key_spec_index".into(), index.clone());
+            }
+            for field in ["token", "since"] {
+                if let Some(value) = arg.get(field) {
+                    out.insert(field.into(), value.clone());
+                }
+            }
+            let flags = arg.get("flags").map(lower_set).unwrap_or_default();
+            for flag in ["optional", "multiple"] {
+                if flags.contains(flag) {
+                    out.insert(flag.into(), Json::Bool(true));
+                }
+            }
+            if let Some(nested) = arg.get("arguments") {
+                out.insert("arguments".into(), Json::Array(arguments_from_docs(nested)));
+            }
+            Json::Object(out)
+        })
+        .collect()
+}
+
+#[test]
+fn commands_json_agrees_with_command_info_and_command_docs() {
+    let server = Server::start();
+    let mut con = server.connect();
+    let file = commands_json();
+    let version = server_version(&mut con);
+    let categories: Vec<String> = query(&mut con, &["ACL", "CAT"]);
+    let has_zkit_category = categories.iter().any(|c| c == "zkit");
+
+    let mut registered: Vec<String> =
+        query(&mut con, &["COMMAND", "LIST", "FILTERBY", "MODULE", "zkit"]);
+    registered.sort();
+    let mut documented: Vec<String> = file.keys().map(|k| k.to_lowercase()).collect();
+    documented.sort();
+    assert_eq!(
+        registered, documented,
+        "commands.json lists exactly the registered commands"
+    );
+
+    for (name, expected) in &file {
+        let lower = name.to_lowercase();
+        let info: Vec<Value> = query(&mut con, &["COMMAND", "INFO", &lower]);
+        let info = to_json(&info[0]);
+        let info = info.as_array().expect("COMMAND INFO entry");
+        assert_eq!(info[1], expected["arity"], "{name} arity");
+        let flags = lower_set(&info[2]);
+        for flag in lower_set(&expected["command_flags"]) {
+            assert!(
+                flags.contains(&flag),
+                "{name}: COMMAND INFO lacks flag {flag}: {flags:?}"
+            );
+        }
+        let key_specs: Vec<Json> = info[8]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(key_spec_from_info)
+            .collect();
+        let expected_specs: Vec<Json> = expected["key_specs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(normalized_key_spec)
+            .collect();
+        assert_eq!(key_specs, expected_specs, "{name} key specs");
+        // A key after a keyword may stand after a value spelled like that
+        // keyword, so its spec is INCOMPLETE: the server then asks zkit for
+        // the keys (movablekeys), which parses the call by its grammar.
+        // Keys at fixed places or counted by numkeys are exact.
+        for spec in &expected_specs {
+            let after_keyword = spec["begin_search"].get("keyword").is_some();
+            let incomplete = lower_set(&spec["flags"]).contains("incomplete");
+            assert_eq!(after_keyword, incomplete, "{name} key spec {spec}");
+            if incomplete {
+                assert!(
+                    flags.contains("movablekeys"),
+                    "{name}: an INCOMPLETE key spec without movablekeys: {flags:?}"
+                );
+            }
+        }
+        if version >= (7, 2) {
+            let categories = lower_set(&info[6]);
+            for category in lower_set(&expected["acl_categories"]) {
+                if category == "zkit" && !has_zkit_category {
+                    continue;
+                }
+                assert!(
+                    categories.contains(&format!("@{category}")),
+                    "{name}: COMMAND INFO lacks @{category}: {categories:?}"
+                );
+            }
+        }
+
+        let docs: Vec<Value> = query(&mut con, &["COMMAND", "DOCS", &lower]);
+        let docs = fields(&to_json(&docs[1]));
+        for field in ["summary", "since", "complexity", "group", "module"] {
+            assert_eq!(docs[field], expected[field], "{name} {field}");
+        }
+        assert_eq!(
+            docs.get("history"),
+            expected.get("history"),
+            "{name} history"
+        );
+        let arguments = docs
+            .get("arguments")
+            .map(arguments_from_docs)
+            .unwrap_or_default();
+        let expected_arguments = expected["arguments"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        assert_eq!(arguments, expected_arguments, "{name} arguments");
+    }
+}
+
+/// Calls of every command with the keys COMMAND GETKEYS must find in them, in
+/// the order of the call (a key after a keyword is found by the module's own
+/// parse, as its key spec is INCOMPLETE): keyword and `numkeys` key specs,
+/// options in any order, keywords in any case, values spelled like keywords.
+const CALLS_AND_KEYS: &[(&str, &[&str])] = &[
+    ("RANK.GIFT b m 1", &["b"]),
+    ("RANK.GIFT b m 1 SHARED", &["b"]),
+    ("RANK.SET b m 1 AT 5", &["b"]),
+    ("RANK.SET b m 1 GT SHARED", &["b"]),
+    ("RANK.GET b m", &["b"]),
+    ("RANK.GET b m shared", &["b"]),
+    ("RANK.TOP b 10 OFFSET 2", &["b"]),
+    ("RANK.TOP b 10 SHARED OFFSET 2", &["b"]),
+    ("RANK.AROUND b m 2", &["b"]),
+    ("RANK.AROUND b m 2 SHARED", &["b"]),
+    ("RANK.MGIFT 3 d w a m 5 AT 1 SHARED", &["d", "w", "a"]),
+    ("RANK.MGIFT 1 d m 5", &["d"]),
+    ("RANK.MGET b MEMBERS m1 m2", &["b"]),
+    ("RANK.MGET b shared members m1 SHARED", &["b"]),
+    (
+        "RANK.MERGE w 3 d1 d2 d3 WEIGHTS 1 2 3",
+        &["w", "d1", "d2", "d3"],
+    ),
+    ("FEED.ADD f 1 m", &["f"]),
+    ("FEED.ADD f CAP 5 1 m 2 n", &["f"]),
+    ("FEED.PAGE f", &["f"]),
+    ("FEED.PAGE f COUNT 5 OLDER c", &["f"]),
+    ("DELAY.POLL q", &["q"]),
+    ("DELAY.POLL q COUNT 5 LEASE q:held 100", &["q", "q:held"]),
+    ("DELAY.POLL q LEASE q:held 100 COUNT 5", &["q", "q:held"]),
+    ("DELAY.BPOLL q 0 lease q:held 100", &["q", "q:held"]),
+    ("DELAY.BPOLL q 1000 COUNT 2", &["q"]),
+    ("DELAY.ACK q:held TASKS a b", &["q:held"]),
+    (
+        "DELAY.POLL q LEASE q:held 100 DEADLETTER q:dead q:n 3",
+        &["q", "q:held", "q:dead", "q:n"],
+    ),
+    (
+        "DELAY.BPOLL q 0 deadletter q:dead q:n 3 LEASE q:held 100",
+        &["q", "q:dead", "q:n", "q:held"],
+    ),
+    (
+        "DELAY.ACK q:held DELIVERIES q:n TASKS a b",
+        &["q:held", "q:n"],
+    ),
+    (
+        "DELAY.ACK q:held deliveries q:n tasks DELIVERIES x",
+        &["q:held", "q:n"],
+    ),
+    // After TASKS, DELIVERIES is a task, not the option: x is no key.
+    ("DELAY.ACK q:held TASKS a DELIVERIES", &["q:held"]),
+    ("DELAY.ACK q:held TASKS DELIVERIES x y", &["q:held"]),
+    ("DELAY.NACK q:held q a 0", &["q:held", "q"]),
+    ("DELAY.TOUCH q:held a 1000", &["q:held"]),
+    ("DELAY.STATS q", &["q"]),
+    (
+        "DELAY.STATS q DELIVERIES q:n inflight q:held DEAD q:dead",
+        &["q", "q:n", "q:held", "q:dead"],
+    ),
+    ("RANK.STATS b", &["b"]),
+    ("RATE.STATS k WINDOWS 1000 60000", &["k"]),
+    ("RATE.HIT k 1000 5", &["k"]),
+    ("RATE.HIT k COST 2 1000 5 9000 50", &["k"]),
+    ("RECENT.ADD r CAP 5 TTL 9 ITEMS a b", &["r"]),
+    ("RECENT.ADD r ITEMS CAP TTL", &["r"]),
+    ("VOTE.CAST s u d i v UP", &["s", "u", "d"]),
+    ("VOTE.CAST s u d i v UP WEIGHT 1 2", &["s", "u", "d"]),
+    ("VOTE.CAST s u d i v UP WINDOW t 60", &["s", "u", "d", "t"]),
+    (
+        "VOTE.CAST s u d i v DOWN WEIGHT 1 2 window t 60",
+        &["s", "u", "d", "t"],
+    ),
+    // A member, voter or direction spelled WINDOW is not the option.
+    ("VOTE.CAST s u d WINDOW WINDOW UP", &["s", "u", "d"]),
+    ("VOTE.STATE u d v", &["u", "d"]),
+];
+
+#[test]
+fn command_getkeys_finds_every_key_of_every_command() {
+    let server = Server::start();
+    let mut con = server.connect();
+    let mut covered = BTreeSet::new();
+    for (line, keys) in CALLS_AND_KEYS {
+        let got: Vec<String> = query(&mut con, &cmdline(&format!("COMMAND GETKEYS {line}")));
+        assert_eq!(got, *keys, "{line}");
+        covered.insert(line.split(' ').next().unwrap().to_lowercase());
+    }
+    let registered: BTreeSet<String> =
+        query(&mut con, &["COMMAND", "LIST", "FILTERBY", "MODULE", "zkit"]);
+    assert_eq!(covered, registered, "every command has a call above");
+}

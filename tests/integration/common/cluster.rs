@@ -1,0 +1,137 @@
+//! A Redis Cluster of masters on loopback, each node a [`Server`] with zkit
+//! loaded, joined by `redis-cli --cluster create` as an operator would.
+
+use std::process::Command;
+use std::time::Duration;
+
+use super::client::{ok, query};
+use super::{free_port, wait_for, Server, ServerConfig};
+
+/// `REDIS_CLI` (default `redis-cli` on PATH) creates the cluster; any
+/// redis-cli 7.0+ drives the servers of the compatibility matrix.
+pub fn cli_binary() -> String {
+    std::env::var("REDIS_CLI").unwrap_or_else(|_| "redis-cli".to_string())
+}
+
+pub struct Cluster {
+    pub nodes: Vec<Server>,
+}
+
+/// One node's own entry in CLUSTER NODES.
+pub struct NodeEntry {
+    pub id: String,
+    pub slots: Vec<(u16, u16)>,
+}
+
+impl Cluster {
+    /// Starts `masters` nodes (no replicas), assigns all slots with
+    /// `redis-cli --cluster create` and waits until every node agrees.
+    pub fn start(masters: usize) -> Cluster {
+        let nodes: Vec<Server> = (0..masters)
+            .map(|_| {
+                Server::with(
+                    ServerConfig::default()
+                        .arg("cluster-enabled", "yes")
+                        .arg("cluster-config-file", "nodes.conf")
+                        .arg("cluster-node-timeout", "5000")
+                        // Not port + 10000, which may be taken or past 65535.
+                        .arg("cluster-port", &free_port().to_string()),
+                )
+            })
+            .collect();
+        let mut create = Command::new(cli_binary());
+        create.arg("--cluster").arg("create");
+        for node in &nodes {
+            create.arg(format!("127.0.0.1:{}", node.port));
+        }
+        create.args(["--cluster-replicas", "0", "--cluster-yes"]);
+        let output = create
+            .output()
+            .unwrap_or_else(|e| panic!("run {}: {e}", cli_binary()));
+        assert!(
+            output.status.success(),
+            "redis-cli --cluster create failed: {}{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        );
+        let cluster = Cluster { nodes };
+        for node in &cluster.nodes {
+            let mut con = node.connect();
+            wait_for(Duration::from_secs(30), || {
+                let info: String = query(&mut con, &["CLUSTER", "INFO"]);
+                info.contains("cluster_state:ok")
+                    && info.contains(&format!("cluster_known_nodes:{masters}"))
+                    && info.contains("cluster_slots_assigned:16384")
+            });
+        }
+        cluster
+    }
+
+    /// A cluster-aware client (follows MOVED and ASK), knowing every node.
+    pub fn client(&self) -> redis::cluster::ClusterConnection {
+        let urls: Vec<String> = self.nodes.iter().map(Server::url).collect();
+        redis::cluster::ClusterClient::new(urls)
+            .expect("cluster client")
+            .get_connection()
+            .expect("cluster connection")
+    }
+
+    /// The slot of a key.
+    pub fn slot(&self, key: &str) -> u16 {
+        query(&mut self.nodes[0].connect(), &["CLUSTER", "KEYSLOT", key])
+    }
+
+    /// The node that serves `slot` now, by asking every node about itself.
+    pub fn owner(&self, slot: u16) -> &Server {
+        self.nodes
+            .iter()
+            .find(|node| {
+                node.cluster_entry()
+                    .slots
+                    .iter()
+                    .any(|&(lo, hi)| (lo..=hi).contains(&slot))
+            })
+            .unwrap_or_else(|| panic!("no node serves slot {slot}"))
+    }
+}
+
+impl Server {
+    /// A one-node Redis Cluster with zkit, owning every slot: cross-slot
+    /// calls get CROSSSLOT, so tests can check that key specs route a
+    /// command by all of its keys.
+    pub fn single_node_cluster() -> Server {
+        let server = Server::with(ServerConfig::default().arg("cluster-enabled", "yes"));
+        let mut con = server.connect();
+        ok(&mut con, &["CLUSTER", "ADDSLOTSRANGE", "0", "16383"]);
+        wait_for(Duration::from_secs(20), || {
+            let info: String = query(&mut con, &["CLUSTER", "INFO"]);
+            info.contains("cluster_state:ok")
+        });
+        server
+    }
+
+    /// This node's id and slot ranges, from the `myself` line of CLUSTER NODES.
+    pub fn cluster_entry(&self) -> NodeEntry {
+        let nodes: String = query(&mut self.connect(), &["CLUSTER", "NODES"]);
+        let line = nodes
+            .lines()
+            .find(|l| l.split(' ').nth(2).is_some_and(|f| f.contains("myself")))
+            .expect("myself in CLUSTER NODES");
+        let fields: Vec<&str> = line.split(' ').collect();
+        let slots = fields[8..]
+            .iter()
+            .filter(|f| !f.starts_with('['))
+            .map(|range| match range.split_once('-') {
+                Some((lo, hi)) => (lo.parse().unwrap(), hi.parse().unwrap()),
+                None => {
+                    let slot = range.parse().unwrap();
+                    (slot, slot)
+                }
+            })
+            .collect();
+        NodeEntry {
+            id: fields[0].to_string(),
+            slots,
+        }
+    }
+}

@@ -1,0 +1,335 @@
+//! The one harness every integration test shares. This file starts real
+//! `redis-server` processes on free loopback ports, each in a fresh data
+//! folder, with the freshly built zkit module loaded (or not), and stops them
+//! when dropped; the rest is split by concern:
+//!
+//! - `client`: running commands (words, bytes, expected errors, threads);
+//! - `data`: what a server holds, comparable across servers;
+//! - `replication`: replicas, the AOF, roles;
+//! - `keyspace`: keyspace events and WATCH;
+//! - `facts`: what COMMAND INFO and COMMAND GETKEYS say about zkit;
+//! - `cluster`: Redis Cluster on loopback;
+//! - `workload`: the family registry every production check iterates.
+//!
+//! Environment:
+//! - `REDIS_SERVER`: the server binary (default `redis-server` on PATH), so the
+//!   same suite runs against every server in the compatibility matrix.
+//! - `ZKIT_MODULE`: the module to load (default: `libzkit.so` next to the test
+//!   binary's profile folder, i.e. what `cargo test` just built).
+pub mod client;
+pub mod cluster;
+pub mod data;
+pub mod facts;
+pub mod keyspace;
+pub mod replication;
+pub mod workload;
+
+use std::io::{BufRead, BufReader};
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use client::query;
+use redis::Connection;
+
+/// How to start a server.
+#[derive(Clone, Debug)]
+pub struct ServerConfig {
+    pub with_module: bool,
+    /// Arguments passed to the module's load function (after its path).
+    pub module_args: Vec<String>,
+    /// Extra `--name value` arguments.
+    pub args: Vec<String>,
+    /// Reuse this data folder (for restarts); a fresh one otherwise.
+    pub dir: Option<PathBuf>,
+}
+
+impl Default for ServerConfig {
+    fn default() -> Self {
+        ServerConfig {
+            with_module: true,
+            module_args: Vec::new(),
+            args: Vec::new(),
+            dir: None,
+        }
+    }
+}
+
+impl ServerConfig {
+    pub fn without_module() -> Self {
+        ServerConfig {
+            with_module: false,
+            ..Default::default()
+        }
+    }
+
+    pub fn arg(mut self, name: &str, value: &str) -> Self {
+        self.args.push(format!("--{name}"));
+        self.args.push(value.to_string());
+        self
+    }
+
+    /// A word for zkit's load function, e.g. `debug-commands`.
+    pub fn module_arg(mut self, word: &str) -> Self {
+        self.module_args.push(word.to_string());
+        self
+    }
+
+    pub fn in_dir(mut self, dir: &Path) -> Self {
+        self.dir = Some(dir.to_path_buf());
+        self
+    }
+
+    pub fn replica_of(self, master: &Server) -> Self {
+        self.arg("replicaof", &format!("127.0.0.1 {}", master.port))
+    }
+}
+
+/// A running redis-server; killed (and its folder removed, unless kept) on drop.
+pub struct Server {
+    pub port: u16,
+    pub dir: PathBuf,
+    child: Child,
+    owns_dir: bool,
+}
+
+impl Server {
+    /// A server with zkit loaded and nothing else set.
+    pub fn start() -> Server {
+        Server::with(ServerConfig::default())
+    }
+
+    pub fn with(config: ServerConfig) -> Server {
+        let mut last_error = String::new();
+        // A free port can be taken by a parallel test between our probe and
+        // the server's bind: retry on a new port.
+        for _ in 0..5 {
+            match Server::try_with(config.clone()) {
+                Ok(server) => return server,
+                Err(e) => last_error = e,
+            }
+        }
+        panic!("could not start redis-server: {last_error}");
+    }
+
+    /// One attempt to start a server; the error holds its exit status,
+    /// stderr and log (for servers that must refuse to start).
+    pub fn try_with(config: ServerConfig) -> Result<Server, String> {
+        let owns_dir = config.dir.is_none();
+        let dir = config.dir.clone().unwrap_or_else(fresh_dir);
+        std::fs::create_dir_all(&dir).expect("create data dir");
+        let port = free_port();
+        let child = spawn(&config, &dir, port).inspect_err(|_| {
+            if owns_dir {
+                let _ = std::fs::remove_dir_all(&dir);
+            }
+        })?;
+        Ok(Server {
+            port,
+            dir,
+            child,
+            owns_dir,
+        })
+    }
+
+    pub fn url(&self) -> String {
+        format!("redis://127.0.0.1:{}/", self.port)
+    }
+
+    pub fn client(&self) -> redis::Client {
+        redis::Client::open(self.url()).expect("client")
+    }
+
+    pub fn connect(&self) -> Connection {
+        let con = self.client().get_connection().expect("connect");
+        con.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+        con
+    }
+
+    pub fn log(&self) -> String {
+        std::fs::read_to_string(self.dir.join("server.log")).unwrap_or_default()
+    }
+
+    /// Stops the server with SHUTDOWN (saving if configured) and keeps its
+    /// folder, for a restart with [`ServerConfig::in_dir`].
+    pub fn shutdown_keep_dir(mut self) -> PathBuf {
+        let mut con = self.connect();
+        let _: redis::RedisResult<()> = redis::cmd("SHUTDOWN").query(&mut con);
+        let _ = self.child.wait();
+        self.owns_dir = false;
+        self.dir.clone()
+    }
+
+    /// Kills the server with SIGKILL (no shutdown, no save: a crash) and
+    /// keeps its folder, for a restart with [`ServerConfig::in_dir`].
+    pub fn kill_keep_dir(mut self) -> PathBuf {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        self.owns_dir = false;
+        self.dir.clone()
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        if self.owns_dir && !std::thread::panicking() {
+            let _ = std::fs::remove_dir_all(&self.dir);
+        }
+    }
+}
+
+/// The module under test.
+pub fn module_path() -> PathBuf {
+    if let Ok(path) = std::env::var("ZKIT_MODULE") {
+        return PathBuf::from(path);
+    }
+    // target/<profile>/deps/<test binary> -> target/<profile>/libzkit.so
+    let exe = std::env::current_exe().expect("test binary path");
+    let profile_dir = exe.parent().and_then(Path::parent).expect("profile dir");
+    let path = profile_dir.join("libzkit.so");
+    assert!(
+        path.exists(),
+        "{} is missing: build the module first (cargo build)",
+        path.display()
+    );
+    path
+}
+
+pub fn server_binary() -> String {
+    std::env::var("REDIS_SERVER").unwrap_or_else(|_| "redis-server".to_string())
+}
+
+/// The version of the server under test, as (major, minor).
+pub fn server_version(con: &mut Connection) -> (u32, u32) {
+    let info: String = redis::cmd("INFO").arg("server").query(con).unwrap();
+    let line = info
+        .lines()
+        .find(|l| l.starts_with("redis_version:"))
+        .expect("redis_version in INFO");
+    let mut parts = line["redis_version:".len()..].split('.');
+    let major = parts.next().unwrap().trim().parse().unwrap();
+    let minor = parts.next().unwrap().trim().parse().unwrap();
+    (major, minor)
+}
+
+/// One field of one INFO section, as text.
+pub fn info_value(con: &mut Connection, section: &str, field: &str) -> String {
+    let info: String = query(con, &["INFO", section]);
+    info.lines()
+        .find_map(|l| l.strip_prefix(&format!("{field}:")))
+        .unwrap_or_else(|| panic!("{field} missing from INFO {section}"))
+        .trim()
+        .to_string()
+}
+
+/// One numeric field of one INFO section.
+pub fn stat(con: &mut Connection, section: &str, field: &str) -> i64 {
+    info_value(con, section, field).parse().unwrap()
+}
+
+/// Valkey's own version as (major, minor), from INFO's `valkey_version`
+/// (Valkey reports `redis_version:7.2.4` for compatibility); None on Redis.
+pub fn valkey_version(con: &mut Connection) -> Option<(u32, u32)> {
+    let info: String = redis::cmd("INFO").arg("server").query(con).unwrap();
+    let version = info
+        .lines()
+        .find_map(|l| l.strip_prefix("valkey_version:"))?;
+    let mut parts = version.trim().split('.');
+    let major = parts.next()?.parse().ok()?;
+    let minor = parts.next()?.parse().ok()?;
+    Some((major, minor))
+}
+
+fn spawn(config: &ServerConfig, dir: &Path, port: u16) -> Result<Child, String> {
+    let mut cmd = Command::new(server_binary());
+    cmd.arg("--port")
+        .arg(port.to_string())
+        .args(["--bind", "127.0.0.1"])
+        .arg("--dir")
+        .arg(dir)
+        .args(["--logfile", "server.log"])
+        .args(["--save", ""])
+        .args(["--daemonize", "no"]);
+    if config.with_module {
+        cmd.arg("--loadmodule")
+            .arg(module_path())
+            .args(&config.module_args);
+    }
+    cmd.args(&config.args);
+    cmd.stdout(Stdio::null()).stderr(Stdio::piped());
+    let mut child = cmd
+        .spawn()
+        .map_err(|e| format!("spawn {}: {e}", server_binary()))?;
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        if let Ok(Some(status)) = child.try_wait() {
+            let mut stderr = String::new();
+            if let Some(err) = child.stderr.take() {
+                for line in BufReader::new(err).lines().map_while(Result::ok) {
+                    stderr.push_str(&line);
+                    stderr.push('\n');
+                }
+            }
+            let log = std::fs::read_to_string(dir.join("server.log")).unwrap_or_default();
+            return Err(format!("exited with {status}: {stderr}{log}"));
+        }
+        if let Ok(client) = redis::Client::open(format!("redis://127.0.0.1:{port}/")) {
+            if let Ok(mut con) = client.get_connection_with_timeout(Duration::from_millis(200)) {
+                // Another test's server may hold the port (two probes can get
+                // the same free port): only our own child counts as started;
+                // ours then fails to bind, exits, and we retry elsewhere.
+                let info = redis::cmd("INFO").arg("server").query::<String>(&mut con);
+                let pid = format!("process_id:{}\r\n", child.id());
+                // PING also fails while the server is still loading its data.
+                if info.is_ok_and(|info| info.contains(&pid))
+                    && redis::cmd("PING").query::<String>(&mut con).is_ok()
+                {
+                    return Ok(child);
+                }
+            }
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            return Err("did not answer PING within 20 s".into());
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("free port")
+}
+
+fn fresh_dir() -> PathBuf {
+    static COUNTER: AtomicUsize = AtomicUsize::new(0);
+    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+    std::env::temp_dir().join(format!("zkit-test-{}-{n}", std::process::id()))
+}
+
+/// Polls `condition` until it holds or `timeout` passes (then panics).
+pub fn wait_for(timeout: Duration, mut condition: impl FnMut() -> bool) {
+    let deadline = Instant::now() + timeout;
+    while !condition() {
+        assert!(
+            Instant::now() < deadline,
+            "condition not met within {timeout:?}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Waits until exactly `n` clients are blocked on the server.
+pub fn wait_blocked(server: &Server, n: usize) {
+    let mut con = server.connect();
+    wait_for(Duration::from_secs(20), || {
+        let info: String = query(&mut con, &["INFO", "clients"]);
+        info.contains(&format!("blocked_clients:{n}\r\n"))
+    });
+}
