@@ -193,6 +193,8 @@ const ROWS: &[Row] = &[
             &["RATE.HIT", "hits", "60000", "10"],
             &["RANK.GET", "board", "bob", "SHARED"],
             &["RANK.TOP", "board", "10", "SHARED"],
+            &["DELAY.STATS", "queue"],
+            &["RATE.STATS", "hits", "WINDOWS", "60000"],
         ],
         served: &[GIFT],
     },
@@ -201,8 +203,14 @@ const ROWS: &[Row] = &[
         refused: &[
             &["RATE.HIT", "hits", "60000", "10"],
             &["RANK.TOP", "bigboard", "10"],
+            &["RANK.STATS", "bigboard"],
         ],
         served: &[GIFT, &["RANK.TOP", "board", "10"]],
+    },
+    Row {
+        renamed: "MEMORY",
+        refused: &[&["RANK.STATS", "bigboard"]],
+        served: &[GIFT],
     },
     Row {
         renamed: "SADD",
