@@ -1278,20 +1278,26 @@ fn load_exhausted_tasks(
     }
 }
 
-#[test]
-fn a_blocked_poll_serves_a_live_task_behind_100000_exhausted_ones() {
-    const DEAD: usize = 100_000;
-    let server = Server::start();
-    let mut con = server.connect();
-    let clause = [
+/// `LEASE` into `{q}:held` and `DEADLETTER` into `{q}:dead`, counting in
+/// `{q}:n`, after `max` deliveries.
+fn dead_letters_of_q(max: &str) -> [&str; 7] {
+    [
         "LEASE",
         "{q}:held",
         "60000",
         "DEADLETTER",
         "{q}:dead",
         "{q}:n",
-        "3",
-    ];
+        max,
+    ]
+}
+
+#[test]
+fn a_blocked_poll_serves_a_live_task_behind_100000_exhausted_ones() {
+    const DEAD: usize = 100_000;
+    let server = Server::start();
+    let mut con = server.connect();
+    let clause = dead_letters_of_q("3");
     load_exhausted_tasks(&mut con, "{q}", "{q}:n", DEAD, "3");
     // A worker blocks on the queue: its first try moves the dead tasks it
     // may move and finds nothing to deliver.
@@ -1326,15 +1332,7 @@ fn a_poll_behind_many_exhausted_tasks_has_them_cleared_in_the_background() {
     let aof = aof_server();
     for server in [&master, &aof] {
         let mut con = server.connect();
-        let clause = [
-            "LEASE",
-            "{q}:held",
-            "60000",
-            "DEADLETTER",
-            "{q}:dead",
-            "{q}:n",
-            "2",
-        ];
+        let clause = dead_letters_of_q("2");
         load_exhausted_tasks(&mut con, "{q}", "{q}:n", DEAD, "2");
         let due = (DEAD + 1).to_string();
         ok(&mut con, &["ZADD", "{q}", &due, "live"]);
