@@ -107,7 +107,8 @@ leakcheck: deps
 # set of calls (every family, small and large keys, IDMP, LEASE, SHARED) and
 # of the native commands each replaces, counted under valgrind's callgrind on
 # Debian's Redis 7.0.15, against bench/guard-baseline.tsv; fails on a call
-# more than 3% dearer (docs/performance.md, "The guard"). About 3 minutes.
+# more than 3% dearer (docs/performance.md, "The guard: instructions per call,
+# in CI"). About 40 CPU seconds, 2-4 minutes on a loaded 2-core machine.
 # GUARD_UPDATE="why the numbers moved" rewrites the baseline, for a commit
 # that says so.
 perf-guard: build
