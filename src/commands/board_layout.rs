@@ -85,10 +85,9 @@ pub static CONVERT_LOADED_BOARDS: NumericConfig = NumericConfig {
 pub static BOARDS_MOVED_TO_SKIPLIST: Counter = Counter::new();
 pub static BOARDS_BACK_TO_LISTPACK: Counter = Counter::new();
 
-/// The members one cron tick moves and rebuilds at most (a few milliseconds
-/// of work), so a wave of boards turning hot or cold together never stalls
-/// the server.
-const TICK_BUDGET_MEMBERS: usize = 2048;
+/// The members one cron tick rebuilds at most (a few milliseconds of work),
+/// so a wave of boards turning cold together never stalls the server.
+const REBUILD_BUDGET_MEMBERS: usize = 2048;
 
 static HEAT: LazyLock<Mutex<BoardHeat>> = LazyLock::new(Mutex::default);
 
@@ -137,58 +136,48 @@ pub fn after_write(ctx: &Ctx, key: &RStr, board: &mut Zset, created: bool) {
     }
 }
 
-/// Counts a RANK read of board `key`, of `len` members. A read never
-/// writes: a board it made hot moves at the next cron tick.
+/// Counts a RANK read of board `key`, of `len` members, and moves the board
+/// to the skiplist layout if that made it hot: a change of layout, not of
+/// data, so a read may make it, unless the server is out of memory or
+/// paused (then the board warms up again).
 pub fn after_read(ctx: &Ctx, key: &RStr, len: usize, used: Use) {
-    if len == 0 || len > small_board_max() {
+    let max_len = small_board_max();
+    if len == 0 || len > max_len {
         return;
     }
-    let advice = heat().on_use(
-        ctx.selected_db(),
-        key.as_bytes(),
-        ctx.now_ms(),
-        used,
-        false,
-        rules(),
-    );
-    debug_assert_eq!(
-        advice,
-        Advice::Leave,
-        "a read is never advised to move a board"
-    );
+    let db = ctx.selected_db();
+    let now_ms = ctx.now_ms();
+    let mut heat = heat();
+    if heat.on_use(db, key.as_bytes(), now_ms, used, false, rules()) != Advice::MoveToSkiplist {
+        return;
+    }
+    let moved = ctx.layout_may_grow()
+        && matches!(
+            ctx.move_to_skiplist(db, key.as_bytes(), max_len),
+            Ok(Some(_))
+        );
+    if moved {
+        heat.moved(db, key.as_bytes(), now_ms);
+        BOARDS_MOVED_TO_SKIPLIST.add(1);
+    } else {
+        heat.forget(db, key.as_bytes());
+    }
 }
 
-/// The server's cron tick: housekeeping; the boards that reads made hot move
-/// to the skiplist and the boards that turned cold go back to the listpack,
-/// within [`TICK_BUDGET_MEMBERS`] members a tick.
+/// The server's cron tick: housekeeping, and the boards that turned cold go
+/// back to the listpack, within [`REBUILD_BUDGET_MEMBERS`] members a tick.
 fn tick(ctx: &Ctx) {
     let rules = rules();
     let now_ms = ctx.now_ms();
     let mut heat = heat();
     heat.tick(now_ms, rules);
-    if !heat.has_work() || !ctx.layout_may_change() {
+    // A rebuild fires `new`, which clients see with `n` in
+    // notify-keyspace-events: cold boards wait while it is on.
+    if !heat.has_cold() || !ctx.layout_may_change() || ctx.new_key_events_on() {
         return;
     }
     let max_len = small_board_max();
-    let mut budget = TICK_BUDGET_MEMBERS;
-    while budget > 0 {
-        let Some(board) = heat.next_to_move() else {
-            break;
-        };
-        match ctx.move_to_skiplist(board.db(), board.key(), max_len) {
-            Ok(Some(members)) => {
-                heat.moved(board.db(), board.key(), now_ms);
-                BOARDS_MOVED_TO_SKIPLIST.add(1);
-                budget = budget.saturating_sub(members);
-            }
-            Ok(None) | Err(_) => heat.forget(board.db(), board.key()),
-        }
-    }
-    // A rebuild fires `new`, which clients see with `n` in
-    // notify-keyspace-events: cold boards wait while it is on.
-    if ctx.new_key_events_on() {
-        return;
-    }
+    let mut budget = REBUILD_BUDGET_MEMBERS;
     while budget > 0 {
         let Some(board) = heat.next_cold(now_ms, rules) else {
             break;

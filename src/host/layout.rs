@@ -136,6 +136,15 @@ impl Ctx {
         self.flags() & busy == 0 && !paused
     }
 
+    /// Whether a command that reads may move a layout now (the move takes
+    /// memory): not out of memory (`maxmemory`), not while clients are
+    /// paused.
+    pub fn layout_may_grow(&self) -> bool {
+        // SAFETY: no arguments; reads the server's pause state.
+        let paused = unsafe { api!(RedisModule_AvoidReplicaTraffic)() } != 0;
+        self.flags() & raw::REDISMODULE_CTX_FLAGS_OOM as c_int == 0 && !paused
+    }
+
     /// Whether clients get `new` keyspace events (`n` in
     /// notify-keyspace-events), which a rebuild fires.
     pub fn new_key_events_on(&self) -> bool {
@@ -145,7 +154,8 @@ impl Ctx {
     }
 
     /// Moves sorted set `key` of database `db` to the skiplist layout (see
-    /// [`Zset::move_to_skiplist`]) outside a command; its lookup does not
+    /// [`Zset::move_to_skiplist`]) through a handle of its own (a command
+    /// that reads has the key open for reading only); its lookup does not
     /// count as an access. The number of members of the set moved, `None`
     /// when nothing was done: gone, not a sorted set, more than `max_len`
     /// members, or [`Zset::move_to_skiplist`] declined.

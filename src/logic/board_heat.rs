@@ -11,10 +11,8 @@
 //! - **Warming**: each use of a board adds its [`Use::units`] within a window
 //!   of [`WINDOW_MS`] from its first one: a write 4, a page read 2, a member
 //!   read 1, in proportion to what each wastes on a listpack. The use that
-//!   reaches `hot_writes` writes' worth makes it hot: a write moves it at
-//!   once ([`Advice::MoveToSkiplist`]); a read never writes, so a board made
-//!   hot by reads waits in a queue for the caller's next tick
-//!   ([`BoardHeat::next_to_move`]), or for the next write.
+//!   reaches `hot_writes` writes' worth makes it hot: the caller moves it at
+//!   once ([`Advice::MoveToSkiplist`]).
 //! - **Hot**: the board is remembered as a skiplist, so later uses neither
 //!   ask the server for its layout nor move it again. Every
 //!   [`RECHECK_WRITES`]th write moves it once more, which costs little on a
@@ -116,9 +114,8 @@ const WRITE_UNITS: u32 = 4;
 pub enum Advice {
     /// Leave its layout as it is.
     Leave,
-    /// It is hot and not moved yet: move it to the skiplist layout (only a
-    /// write may), then report with [`BoardHeat::moved`] or
-    /// [`BoardHeat::forget`].
+    /// It just turned hot: move it to the skiplist layout, then report with
+    /// [`BoardHeat::moved`] or [`BoardHeat::forget`].
     MoveToSkiplist,
     /// A hot board's periodic check: move it again (a no-op where it is a
     /// skiplist, as remembered), then report the same way.
@@ -135,8 +132,6 @@ struct Warming {
 struct Hot {
     last_use_ms: i64,
     writes_since_check: u32,
-    /// Moved to the skiplist; false while it waits for a tick or a write.
-    moved: bool,
     /// Already in the queue of boards due to go back.
     queued: bool,
 }
@@ -152,8 +147,6 @@ pub struct BoardHeat {
     warming_before: HashMap<BoardId, Warming>,
     rotated_ms: i64,
     hot: HashMap<BoardId, Hot>,
-    /// Boards made hot by reads, to move at the next tick.
-    to_move: VecDeque<BoardId>,
     cold: VecDeque<BoardId>,
     /// Where a use's id is built for its lookups.
     scratch: Vec<u8>,
@@ -196,9 +189,6 @@ impl BoardHeat {
                 if used != Use::Write {
                     return Advice::Leave;
                 }
-                if !hot.moved {
-                    return Advice::MoveToSkiplist;
-                }
                 hot.writes_since_check += 1;
                 if hot.writes_since_check < RECHECK_WRITES {
                     return Advice::Leave;
@@ -227,35 +217,19 @@ impl BoardHeat {
             return Advice::Leave;
         }
         self.warming.remove(id);
-        if used == Use::Write {
-            return Advice::MoveToSkiplist;
-        }
-        let id = BoardId(id.into());
-        self.hot.insert(
-            id.clone(),
-            Hot {
-                last_use_ms: now_ms,
-                writes_since_check: 0,
-                moved: false,
-                queued: false,
-            },
-        );
-        self.to_move.push_back(id);
-        Advice::Leave
+        Advice::MoveToSkiplist
     }
 
     /// Board `key` of database `db` is a skiplist now (after
-    /// [`Advice::MoveToSkiplist`] or [`BoardHeat::next_to_move`]).
+    /// [`Advice::MoveToSkiplist`]).
     pub fn moved(&mut self, db: i32, key: &[u8], now_ms: i64) {
         let id = BoardId::new(db, key);
         let hot = self.hot.entry(id).or_insert(Hot {
             last_use_ms: now_ms,
             writes_since_check: 0,
-            moved: true,
             queued: false,
         });
         hot.last_use_ms = now_ms;
-        hot.moved = true;
     }
 
     /// Forgets board `key` of database `db`: it is no small board (any
@@ -276,13 +250,12 @@ impl BoardHeat {
 
     /// How many boards are remembered as skiplists.
     pub fn hot_boards(&self) -> usize {
-        self.hot.values().filter(|hot| hot.moved).count()
+        self.hot.len()
     }
 
     /// Housekeeping, called often (every server cron tick): once per window,
-    /// drops warming boards not used for a window, queues the hot boards
-    /// that turned cold, and forgets the ones made hot by reads that went
-    /// quiet before they moved.
+    /// drops warming boards not used for a window and queues the hot boards
+    /// that turned cold.
     pub fn tick(&mut self, now_ms: i64, rules: HeatRules) {
         if now_ms - self.rotated_ms < WINDOW_MS {
             return;
@@ -292,28 +265,12 @@ impl BoardHeat {
         if rules.cold_ms == 0 {
             return;
         }
-        let cold = &mut self.cold;
-        self.hot.retain(|id, hot| {
-            if now_ms - hot.last_use_ms < rules.cold_ms {
-                return true;
-            }
-            if hot.moved && !hot.queued {
+        for (id, hot) in &mut self.hot {
+            if !hot.queued && now_ms - hot.last_use_ms >= rules.cold_ms {
                 hot.queued = true;
-                cold.push_back(id.clone());
-            }
-            hot.moved
-        });
-    }
-
-    /// The next board made hot by reads, to move now (it stays remembered
-    /// as waiting until [`BoardHeat::moved`]).
-    pub fn next_to_move(&mut self) -> Option<BoardId> {
-        while let Some(id) = self.to_move.pop_front() {
-            if self.hot.get(&id).is_some_and(|hot| !hot.moved) {
-                return Some(id);
+                self.cold.push_back(id.clone());
             }
         }
-        None
     }
 
     /// The next board due to go back to the listpack, forgotten as hot: the
@@ -332,9 +289,9 @@ impl BoardHeat {
         None
     }
 
-    /// Whether a tick has boards to move or to rebuild.
-    pub fn has_work(&self) -> bool {
-        !self.to_move.is_empty() || !self.cold.is_empty()
+    /// Whether [`BoardHeat::next_cold`] may have a board.
+    pub fn has_cold(&self) -> bool {
+        !self.cold.is_empty()
     }
 }
 
@@ -447,7 +404,7 @@ mod tests {
         moved(&mut heat, "quiet", 0);
         moved(&mut heat, "busy", 0);
         heat.tick(9_999, RULES);
-        assert!(!heat.has_work());
+        assert!(!heat.has_cold());
         write(&mut heat, "busy", 10_500);
         heat.tick(11_000, RULES);
         // Only the quiet one is due; the busy one was written since.
@@ -459,7 +416,7 @@ mod tests {
         assert_eq!(heat.hot_boards(), 1);
         // A write between queueing and rebuilding keeps the board hot.
         heat.tick(21_000, RULES);
-        assert!(heat.has_work());
+        assert!(heat.has_cold());
         write(&mut heat, "busy", 21_001);
         assert_eq!(heat.next_cold(21_002, RULES), None);
         assert_eq!(heat.hot_boards(), 1);
@@ -509,50 +466,35 @@ mod tests {
     }
 
     #[test]
-    fn reads_count_by_their_weight_and_the_board_waits_for_a_tick() {
+    fn reads_count_by_their_weight() {
         let mut heat = BoardHeat::default();
-        // 4 writes' worth: 8 page reads, or 16 member reads.
-        for i in 0..7 {
-            assert_eq!(read(&mut heat, "pages", i, Use::Page), Advice::Leave);
+        // 4 writes' worth: 8 page reads, or 16 member reads, or a mix.
+        let pages: Vec<Advice> = (0..8)
+            .map(|i| read(&mut heat, "pages", i, Use::Page))
+            .collect();
+        assert_eq!(pages[..7], [Advice::Leave; 7]);
+        assert_eq!(pages[7], Advice::MoveToSkiplist);
+        let members: Vec<Advice> = (0..16)
+            .map(|i| read(&mut heat, "members", i, Use::Member))
+            .collect();
+        assert_eq!(members[15], Advice::MoveToSkiplist);
+        assert!(members[..15].iter().all(|a| *a == Advice::Leave));
+        // 2 + 3 * 4 + 1 + 1 = 16 units.
+        let mixed = [
+            read(&mut heat, "mixed", 0, Use::Page),
+            write(&mut heat, "mixed", 1),
+            write(&mut heat, "mixed", 2),
+            write(&mut heat, "mixed", 3),
+            read(&mut heat, "mixed", 4, Use::Member),
+            read(&mut heat, "mixed", 5, Use::Member),
+        ];
+        assert_eq!(mixed[..5], [Advice::Leave; 5], "{mixed:?}");
+        assert_eq!(mixed[5], Advice::MoveToSkiplist, "{mixed:?}");
+        // Reads on a hot board neither move it again nor check it.
+        moved(&mut heat, "pages", 8);
+        for i in 0..(2 * i64::from(RECHECK_WRITES)) {
+            assert_eq!(read(&mut heat, "pages", 9 + i, Use::Page), Advice::Leave);
         }
-        assert!(!heat.has_work());
-        assert_eq!(read(&mut heat, "pages", 7, Use::Page), Advice::Leave);
-        assert!(heat.has_work());
-        for i in 0..16 {
-            assert_eq!(read(&mut heat, "members", i, Use::Member), Advice::Leave);
-        }
-        assert_eq!(heat.next_to_move(), Some(BoardId::new(0, b"pages")));
-        assert_eq!(heat.next_to_move(), Some(BoardId::new(0, b"members")));
-        assert_eq!(heat.next_to_move(), None);
-        // Not moved yet: not counted as hot, and a read does not queue it again.
-        assert_eq!(heat.hot_boards(), 0);
-        read(&mut heat, "pages", 20, Use::Page);
-        assert!(!heat.has_work());
-        moved(&mut heat, "pages", 21);
-        assert_eq!(heat.hot_boards(), 1);
-    }
-
-    #[test]
-    fn a_write_moves_a_board_waiting_for_a_tick_and_a_quiet_one_is_dropped() {
-        let mut heat = BoardHeat::default();
-        for i in 0..8 {
-            read(&mut heat, "a", i, Use::Page);
-            read(&mut heat, "b", i, Use::Page);
-        }
-        assert_eq!(write(&mut heat, "a", 10), Advice::MoveToSkiplist);
-        moved(&mut heat, "a", 10);
-        // The queue still names it, but it moved: nothing to do for it.
-        assert_eq!(heat.next_to_move(), Some(BoardId::new(0, b"b")));
-        assert_eq!(heat.next_to_move(), None);
-        // "b" never moved (no tick did it) and went quiet: forgotten, not
-        // queued to go back.
-        heat.tick(20_000, RULES);
-        assert_eq!(heat.next_cold(20_000, RULES), Some(BoardId::new(0, b"a")));
-        assert_eq!(heat.next_cold(20_000, RULES), None);
-        assert_eq!(
-            heat.on_use(0, b"b", 20_001, Use::Write, false, RULES),
-            Advice::Leave
-        );
     }
 
     #[test]
