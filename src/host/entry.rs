@@ -95,12 +95,14 @@ pub unsafe fn on_load(
     }
 }
 
-/// The body of `RedisModule_OnUnload`. zkit holds nothing to free: the
-/// server drops its commands, configs and INFO section, and refuses to
+/// The body of `RedisModule_OnUnload`. The server drops zkit's commands,
+/// configs, INFO section and server-event subscriptions, and refuses to
 /// unload while a client waits in DELAY.BPOLL (whose command filter goes
-/// with the last waiter).
+/// with the last waiter); what the small-board policy remembers is freed
+/// here, as the module's memory must not outlive its code.
 #[doc(hidden)]
 pub fn on_unload(_ctx: *mut raw::RedisModuleCtx) -> c_int {
+    super::layout::forget_at_unload();
     raw::REDISMODULE_OK as c_int
 }
 

@@ -364,6 +364,18 @@ pub fn subscribe_layout_events(ctx: &Ctx, events: LayoutEvents) -> Result<(), St
     Ok(())
 }
 
+/// At unload: the policy forgets (frees) what it remembers, and its handlers
+/// are dropped.
+pub(super) fn forget_at_unload() {
+    let installed = LAYOUT_EVENTS
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .take();
+    if let Some(events) = installed {
+        (events.data_replaced)();
+    }
+}
+
 fn installed() -> Option<LayoutEvents> {
     *LAYOUT_EVENTS.lock().unwrap_or_else(|e| e.into_inner())
 }
