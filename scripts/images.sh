@@ -20,7 +20,9 @@
 # a server argument, and must: list zkit in MODULE LIST, serve RANK.GIFT
 # through a published port, show the configs and the argument in CONFIG GET,
 # run the server as uid 999, pass its HEALTHCHECK, and, started again on
-# the same volume, still hold the board. The initContainer recipes run as
+# the same volume, still hold the board; redis8 and valkey9 also take a
+# config file first, and their healthcheck a password; ZKIT_ARGS that are
+# not pairs refuse to start. The initContainer recipes run as
 # packaging/kubernetes/*.yaml write them (scripts/images-recipes.py): the
 # module image copies the module into a shared folder, a stock server
 # container loads it from there with the chart's configuration and serves
@@ -322,7 +324,7 @@ run() {
     fail "$name: podman run $*"
   for _ in $(seq 300); do
     pong=$(redis-cli -p "$port" PING 2>/dev/null || true)
-    [[ $pong == PONG ]] && return 0
+    [[ $pong == PONG || $pong == NOAUTH* ]] && return 0
     [[ $(podman inspect --format '{{.State.Running}}' "$name") == true ]] || break
     sleep 0.1
   done
@@ -384,6 +386,26 @@ check_server_image() {
 for suffix in redis7.4 redis8 valkey8 valkey9; do
   check_server_image "$suffix"
 done
+
+# A config file as the first argument stays the server's first argument.
+# The healthcheck authenticates with REDIS_PASSWORD or REDISCLI_AUTH, and
+# fails without them on a server that wants a password.
+echo "maxmemory 32mb" >"$work/server.conf"
+chmod 644 "$work/server.conf"
+for suffix in redis8 valkey9; do
+  port=$(free_port)
+  run zkit-ci-auth "$port" -v "$work/server.conf:/etc/zkit-ci/server.conf:ro" "$image:$version-$suffix" \
+    /etc/zkit-ci/server.conf --requirepass s3cret
+  expect zkit-ci-auth "$port" "maxmemory 33554432" -a s3cret --no-auth-warning CONFIG GET maxmemory
+  expect zkit-ci-auth "$port" "*name zkit *" -a s3cret --no-auth-warning MODULE LIST
+  ! podman exec zkit-ci-auth zkit-healthcheck >/dev/null || fail "$suffix: the healthcheck passes without the password"
+  podman exec -e REDIS_PASSWORD=s3cret zkit-ci-auth zkit-healthcheck >/dev/null ||
+    fail "$suffix: the healthcheck fails with REDIS_PASSWORD"
+  podman exec -e REDISCLI_AUTH=s3cret zkit-ci-auth zkit-healthcheck >/dev/null ||
+    fail "$suffix: the healthcheck fails with REDISCLI_AUTH"
+  podman rm -f -t 0 zkit-ci-auth >/dev/null
+done
+say "redis8, valkey9: a config file first, then arguments; the healthcheck authenticates with REDIS_PASSWORD or REDISCLI_AUTH"
 
 # The entrypoint refuses ZKIT_ARGS that are not pairs, saying why.
 if podman run --rm --pull=never --no-healthcheck -e ZKIT_ARGS=small-board-max "$image:$version-redis8-amd64" >"$work/odd-args.log" 2>&1 ||
