@@ -29,7 +29,9 @@ async function ioredis() {
   const { default: Redis } = await import('ioredis');
   const options = { retryStrategy: () => null };
   const probe = new Redis(url, { ...options, lazyConnect: true });
-  await probe.connect();
+  let failure; // why the connection failed (connect() rejects with "Connection is closed.")
+  probe.on('error', (error) => { failure = error; });
+  await probe.connect().catch((error) => { throw failure ?? error; });
   const cluster = /cluster_enabled:1/.test(await probe.info('cluster'));
   probe.disconnect();
   return cluster ? new Redis.Cluster([url], { clusterRetryStrategy: () => null, redisOptions: options }) : new Redis(url, options);
