@@ -35,10 +35,11 @@ pub enum Native {
     Sismember,
     Config,
     Object,
+    Memory,
 }
 
 impl Native {
-    pub const ALL: [Native; 14] = [
+    pub const ALL: [Native; 15] = [
         Native::Zadd,
         Native::Zrem,
         Native::Zremrangebyscore,
@@ -53,6 +54,7 @@ impl Native {
         Native::Sismember,
         Native::Config,
         Native::Object,
+        Native::Memory,
     ];
 
     /// The commands the effects recorder replays a key handle's writes as
@@ -81,6 +83,7 @@ impl Native {
             Native::Sismember => c"SISMEMBER",
             Native::Config => c"CONFIG",
             Native::Object => c"OBJECT",
+            Native::Memory => c"MEMORY",
         }
     }
 
