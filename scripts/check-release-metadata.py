@@ -4,7 +4,7 @@ the module's Cargo.toml at the repository root.
 
 Checked against them: the three client packages (PyPI zkit-redis, npm zkit,
 crates.io zkit-client: version, license, repository, description, keywords,
-readme), the npm lock file, and every container image reference
+readme), the npm and Cargo lock files, the console's version, and every container image reference
 (ghcr.io/<owner>/zkit..., the owner the repository's) in the Kubernetes
 values under packaging/kubernetes and in the docs.
 
@@ -26,12 +26,14 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 PYPROJECT = ROOT / "clients/python/pyproject.toml"
 PACKAGE_JSON = ROOT / "clients/node/package.json"
 PACKAGE_LOCK = ROOT / "clients/node/package-lock.json"
+# The console (not published; shipped as an image): package.json and lock.
+CONSOLE_JSON, CONSOLE_LOCK = ROOT / "console/package.json", ROOT / "console/package-lock.json"
 RUST_TOML = ROOT / "clients/rust/Cargo.toml"
 RUST_LOCK = ROOT / "clients/rust/Cargo.lock"
-DOCKERFILES = [ROOT / "packaging/images/Dockerfile", ROOT / "packaging/images/Dockerfile.module"]
+DOCKERFILES = sorted((ROOT / "packaging/images").glob("Dockerfile*"))
 # Text that names the images with a tag.
 IMAGE_FILES = sorted((ROOT / "packaging/kubernetes").glob("*.yaml")) + sorted((ROOT / "docs").rglob("*.md")) + [ROOT / "README.md"]
-IMAGE = re.compile(r"ghcr\.io/(?P<owner>[\w.-]+)/(?P<name>zkit(?:-module)?):(?P<tag>[\w.-]+)")
+IMAGE = re.compile(r"ghcr\.io/(?P<owner>[\w.-]+)/(?P<name>zkit(?:-module|-console)?):(?P<tag>[\w.-]+)")
 
 
 def set_version(path: pathlib.Path, pattern: str, version: str) -> None:
@@ -49,9 +51,11 @@ def main() -> int:
     if sys.argv[1:] == ["--write"]:
         set_version(PYPROJECT, r'^version = "([^"]*)"', version)
         set_version(PACKAGE_JSON, r'^  "version": "([^"]*)"', version)
-        for _ in range(2):  # the lock names the version twice: top level and packages[""]
-            lock = PACKAGE_LOCK.read_text()
-            PACKAGE_LOCK.write_text(re.sub(r'("name": "zkit",\n\s*"version": ")[^"]*(")', rf"\g<1>{version}\g<2>", lock))
+        set_version(CONSOLE_JSON, r'^  "version": "([^"]*)"', version)
+        # Each lock names its package's version twice: top level and packages[""].
+        for lock, name in ((PACKAGE_LOCK, "zkit"), (CONSOLE_LOCK, "zkit-console")):
+            pattern = rf'("name": "{name}",\n\s*"version": ")[^"]*(")'
+            lock.write_text(re.sub(pattern, rf"\g<1>{version}\g<2>", lock.read_text()))
         set_version(RUST_TOML, r'^version = "([^"]*)"', version)
         set_version(RUST_LOCK, r'^name = "zkit-client"\nversion = "([^"]*)"', version)
         for path in DOCKERFILES:
@@ -85,9 +89,12 @@ def main() -> int:
     for field in ("description", "keywords", "homepage"):
         if not node.get(field):
             problems.append(f"package.json has no {field}")
-    lock = json.loads(PACKAGE_LOCK.read_text())
-    expect("package-lock.json's version", lock["version"], version)
-    expect('package-lock.json\'s packages[""].version', lock["packages"][""]["version"], version)
+    for path in (PACKAGE_LOCK, CONSOLE_LOCK):
+        lock = json.loads(path.read_text())
+        where = path.relative_to(ROOT)
+        expect(f"{where}'s version", lock["version"], version)
+        expect(f'{where}\'s packages[""].version', lock["packages"][""]["version"], version)
+    expect("the console's version", json.loads(CONSOLE_JSON.read_text())["version"], version)
 
     rust = tomllib.loads(RUST_TOML.read_text())["package"]
     expect("the Rust crate's name", rust["name"], "zkit-client")
@@ -119,7 +126,7 @@ def main() -> int:
 
     for problem in problems:
         print(f"check-release-metadata: {problem}", file=sys.stderr)
-    print(f"check-release-metadata: version {version}, {repository}: 3 client packages, 2 Dockerfiles, {images} image references, {len(problems)} problems")
+    print(f"check-release-metadata: version {version}, {repository}: 3 client packages, {len(DOCKERFILES)} Dockerfiles, {images} image references, {len(problems)} problems")
     return 1 if problems else 0
 
 

@@ -64,6 +64,7 @@ owner=${owner%%/*}
 registry=ghcr.io/$owner
 image=$registry/zkit
 module_image=$registry/zkit-module
+console_image=$registry/zkit-console
 
 # ---- the build context: the Dockerfiles, their scripts, the release modules ----
 # Busybox (static, Debian's) for the module image: cp for the initContainer.
@@ -93,6 +94,18 @@ stage_context() {
     ln -s busybox "$context/busybox/$arch/bin/sh"
     install -m 644 "$work/busybox-$arch/usr/share/doc/busybox-static/copyright" "$context/busybox/$arch/copyright"
   done
+  # The console with its production dependencies. Its lock file takes the
+  # client from ../clients/node, packed into node_modules (--install-links)
+  # after compiling it.
+  cp packaging/images/Dockerfile.console "$context/"
+  (cd clients/node && npm ci --silent --no-audit --no-fund && npx --no-install tsc) ||
+    fail "building the Node client for the console"
+  mkdir -p "$context/clients" "$context/console"
+  ln -s "$root/clients/node" "$context/clients/node"
+  cp -r console/package.json console/package-lock.json console/bin console/src "$context/console/"
+  (cd "$context/console" && npm ci --silent --no-audit --no-fund --omit=dev --install-links) ||
+    fail "installing the console's dependencies"
+  rm "$context/clients/node"
 }
 mkdir -p "$work"
 if [[ ${1:-} == --context ]]; then
@@ -110,6 +123,7 @@ command -v mmdebstrap >/dev/null || missing+=(mmdebstrap)
 command -v qemu-aarch64-static >/dev/null || missing+=(qemu-user-static)
 command -v unzip >/dev/null || missing+=(unzip)
 command -v redis-cli >/dev/null || missing+=(redis-tools)
+command -v curl >/dev/null || missing+=(curl)
 ((${#missing[@]} == 0)) || apt_install "${missing[@]}"
 
 # ---- podman: its own configuration and storage under .images ----
@@ -171,7 +185,7 @@ rootfs() { # name arch packages...
   echo "$stamp" >"$tar.packages"
 }
 fetches=()
-rootfs trixie-amd64 amd64 redis-server valkey-server &
+rootfs trixie-amd64 amd64 redis-server valkey-server nodejs &
 fetches+=($!)
 rootfs trixie-arm64 arm64 redis-server &
 fetches+=($!)
@@ -248,6 +262,9 @@ stand_in docker.io/valkey/valkey:9 amd64 valkey "/usr/bin/redis-* /usr/bin/valke
 fetches+=($!)
 stand_in docker.io/arm64v8/redis:8 arm64 redis "" &
 fetches+=($!)
+podman build --quiet --pull=never --platform linux/amd64 --build-arg ROOTFS=localhost/zkit-rootfs:trixie-amd64 \
+  -t docker.io/library/node:20-slim -f packaging/images/stand-in/Containerfile.node packaging/images/stand-in >/dev/null &
+fetches+=($!)
 for pid in "${fetches[@]}"; do
   wait "$pid" || fail "building the stand-ins"
 done
@@ -280,6 +297,8 @@ for arch in amd64 arm64; do
   build "$module_image:$version-$arch" "$arch" Dockerfile.module &
   fetches+=($!)
 done
+build "$console_image:$version" amd64 Dockerfile.console --build-arg BASE=node:20-slim &
+fetches+=($!)
 for pid in "${fetches[@]}"; do
   wait "$pid" || fail "building zkit's images"
 done
@@ -304,6 +323,7 @@ volumes=()
 cleanup() {
   ((${#containers[@]})) && podman rm -f -t 0 "${containers[@]}" >/dev/null 2>&1
   ((${#volumes[@]})) && podman volume rm -f "${volumes[@]}" >/dev/null 2>&1
+  podman network rm -f zkit-ci-net >/dev/null 2>&1
   return 0
 }
 trap cleanup EXIT
@@ -461,6 +481,38 @@ for values in packaging/kubernetes/*.yaml; do
   [[ $cluster == yes ]] && mode=" in cluster mode"
   say "$values: the initContainer copies the module, $server_image$mode loads it with the chart's configuration and serves RANK.GIFT"
 done
+
+# The console image, beside the redis8 image on a network of their own, as
+# Compose runs them: its default command finds the server named redis; its
+# boards page shows the board a client wrote there, through RANK.STATS.
+podman network exists zkit-ci-net && podman network rm -f zkit-ci-net >/dev/null
+podman network create zkit-ci-net >/dev/null
+port=$(free_port)
+run zkit-ci-console-redis "$port" --network zkit-ci-net --network-alias redis "$image:$version-redis8-amd64"
+expect zkit-ci-console-redis "$port" "100 1" RANK.GIFT gifts:room:1 alice 100
+console_port=$(free_port)
+containers+=(zkit-ci-console)
+podman rm -f -t 0 zkit-ci-console >/dev/null 2>&1 || true
+podman run -d --pull=never --no-healthcheck --name zkit-ci-console --network zkit-ci-net \
+  -p "127.0.0.1:$console_port:7070" "$console_image:$version" >/dev/null || fail "starting the console"
+page=
+for _ in $(seq 100); do
+  page=$(curl -fsS "http://127.0.0.1:$console_port/boards" 2>/dev/null) && break
+  sleep 0.2
+done
+[[ $page == *gifts:room:1* ]] || {
+  podman logs zkit-ci-console >&2
+  fail "the console's /boards does not list gifts:room:1"
+}
+uid=$(awk '$1 == "Uid:" { print $2 }' "/proc/$(podman inspect --format '{{.State.Pid}}' zkit-ci-console)/status")
+[[ $uid == 1000 ]] || fail "the console runs as uid $uid, not 1000"
+# The image's HEALTHCHECK command ("CMD" first), run as the runtime would.
+mapfile -t healthcheck < <(podman image inspect --format '{{range .HealthCheck.Test}}{{println .}}{{end}}' "$console_image:$version")
+[[ ${healthcheck[0]:-} == CMD ]] || fail "$console_image has no HEALTHCHECK"
+podman exec zkit-ci-console "${healthcheck[@]:1}" || fail "the console's healthcheck fails"
+podman rm -f -t 0 zkit-ci-console zkit-ci-console-redis >/dev/null
+podman network rm -f zkit-ci-net >/dev/null
+say "$console_image:$version: as uid 1000, reaches the server named redis and lists its board; healthy"
 
 # arm64, emulated: the image builds, its server answers and lists zkit.
 port=$(free_port)
