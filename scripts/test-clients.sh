@@ -201,6 +201,10 @@ fi
 if wants node; then
   say "node: npm pack ./clients/node, then npm install of the tarball in a fresh folder"
   (cd clients/node && npm ci --silent --no-audit --no-fund && npm pack --silent --pack-destination "$WORK" >/dev/null)
+  packed=$(tar -tzf "$WORK"/zkit-*.tgz)
+  for file in package/LICENSE package/README.md package/dist/index.js package/dist/index.d.ts; do
+    grep -qx "$file" <<<"$packed" || fail "node: the npm tarball has no $file"
+  done
   mkdir "$WORK/node-app"
   cp -r clients/node/test clients/node/examples "$WORK/node-app/"
   (
