@@ -170,16 +170,15 @@ run_examples() {
 
 if wants python; then
   say "python: the sdist and the wheel (python -m build), the wheel installed into a fresh venv"
-  python3 -m venv "$WORK/build-venv"
-  "$WORK/build-venv/bin/pip" install --quiet --disable-pip-version-check build
-  "$WORK/build-venv/bin/python" -m build --outdir "$WORK/python-dist" clients/python >"$WORK/python-build.log" 2>&1 ||
+  python3 -m venv "$WORK/venv"
+  "$WORK/venv/bin/pip" install --quiet --disable-pip-version-check build pytest mypy
+  "$WORK/venv/bin/python" -m build --outdir "$WORK/python-dist" clients/python >"$WORK/python-build.log" 2>&1 ||
     { cat "$WORK/python-build.log" >&2; fail "python -m build"; }
   version=$(python3 -c 'import tomllib; print(tomllib.load(open("Cargo.toml", "rb"))["package"]["version"])')
   wheel=$WORK/python-dist/zkit_redis-$version-py3-none-any.whl
   sdist=$WORK/python-dist/zkit_redis-$version.tar.gz
   [[ -f $wheel && -f $sdist ]] || fail "python -m build made: $(ls "$WORK/python-dist")"
-  python3 -m venv "$WORK/venv"
-  "$WORK/venv/bin/pip" install --quiet --disable-pip-version-check "$wheel" pytest mypy
+  "$WORK/venv/bin/pip" install --quiet --disable-pip-version-check "$wheel"
   "$WORK/venv/bin/python" -c 'import importlib.metadata as m, redis, zkit; print("test-clients: python: redis-py", redis.__version__, "zkit from", zkit.__file__, "(distribution zkit-redis", m.version("zkit-redis") + ")")'
   say "python: the sdist installed into another fresh venv runs the quick start"
   python3 -m venv "$WORK/sdist-venv"
