@@ -45,7 +45,7 @@ root=$PWD
 work=$root/.images
 started=$SECONDS
 
-say() { echo "images: $*" >&2; }
+say() { echo "images: [$((SECONDS - started)) s] $*" >&2; }
 fail() {
   echo "images: FAILED: $*" >&2
   exit 1
@@ -201,7 +201,7 @@ fetches+=($!)
 for pid in "${fetches[@]}"; do
   wait "$pid" || fail "fetching the inputs (see the messages above)"
 done
-say "inputs ready at $((SECONDS - started)) s"
+say "inputs ready"
 
 # ---- stand-ins for the official images ----
 # import_rootfs NAME ARCH: the root file system as an image, imported again only
@@ -268,7 +268,7 @@ fetches+=($!)
 for pid in "${fetches[@]}"; do
   wait "$pid" || fail "building the stand-ins"
 done
-say "stand-ins for the official images built at $((SECONDS - started)) s"
+say "stand-ins for the official images built"
 
 stage_context
 # ---- zkit's images ----
@@ -315,7 +315,7 @@ manifest "$module_image:$version" "containers-storage:$module_image:$version-amd
 for suffix in redis7.4 valkey8 valkey9; do
   podman tag "$image:$version-$suffix-amd64" "$image:$version-$suffix"
 done
-say "zkit's images built at $((SECONDS - started)) s"
+say "zkit's images built"
 
 # ---- the checks ----
 containers=()
@@ -342,7 +342,9 @@ run() {
   # the image's healthcheck command themselves.
   podman run -d --pull=never --name "$name" -p "127.0.0.1:$port:6379" --no-healthcheck "$@" >/dev/null ||
     fail "$name: podman run $*"
-  for _ in $(seq 300); do
+  # A deadline a loaded machine (and qemu) leaves room in.
+  local deadline=$((SECONDS + 90))
+  while ((SECONDS < deadline)); do
     pong=$(redis-cli -p "$port" PING 2>/dev/null || true)
     [[ $pong == PONG || $pong == NOAUTH* ]] && return 0
     [[ $(podman inspect --format '{{.State.Running}}' "$name") == true ]] || break
@@ -470,7 +472,8 @@ for values in packaging/kubernetes/*.yaml; do
     "$server_image" /etc/zkit-recipe/server.conf
   if [[ $cluster == yes ]]; then
     expect zkit-ci-recipe "$port" OK CLUSTER ADDSLOTSRANGE 0 16383
-    for _ in $(seq 100); do
+    deadline=$((SECONDS + 90))
+    while ((SECONDS < deadline)); do
       [[ $(redis-cli -p "$port" CLUSTER INFO | tr -d '\r') == *cluster_state:ok* ]] && break
       sleep 0.1
     done
@@ -496,7 +499,8 @@ podman rm -f -t 0 zkit-ci-console >/dev/null 2>&1 || true
 podman run -d --pull=never --no-healthcheck --name zkit-ci-console --network zkit-ci-net \
   -p "127.0.0.1:$console_port:7070" "$console_image:$version" >/dev/null || fail "starting the console"
 page=
-for _ in $(seq 100); do
+deadline=$((SECONDS + 90))
+while ((SECONDS < deadline)); do
   page=$(curl -fsS "http://127.0.0.1:$console_port/boards" 2>/dev/null) && break
   sleep 0.2
 done
