@@ -405,6 +405,15 @@ check_server_image() {
   say "$tag ($server): MODULE LIST, RANK.GIFT, ZKIT_ARGS and a server argument in CONFIG GET, uid 999, healthy, board kept across a restart on its volume"
 }
 
+# The OCI labels: zkit's version, source and license on every image.
+for tag in "$image:$version-redis7.4" "$image:$version-redis8-amd64" "$image:$version-redis8-arm64" \
+  "$image:$version-valkey8" "$image:$version-valkey9" "$module_image:$version-amd64" "$module_image:$version-arm64" \
+  "$console_image:$version"; do
+  labels=$(podman image inspect --format '{{index .Labels "org.opencontainers.image.version"}} {{index .Labels "org.opencontainers.image.source"}} {{index .Labels "org.opencontainers.image.licenses"}}' "$tag")
+  [[ $labels == "$version $source_url MIT"* ]] || fail "$tag is labelled '$labels'"
+done
+say "every image labelled with version $version, source $source_url, license MIT"
+
 for suffix in redis7.4 redis8 valkey8 valkey9; do
   check_server_image "$suffix"
 done
