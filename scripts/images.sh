@@ -78,6 +78,7 @@ context=$work/context
 declare -A release_module
 stage_context() {
   local arch rust_arch busybox
+  command -v npm >/dev/null || fail "npm is missing (Node.js 18 or later, as for make test-clients): the console image needs it"
   rm -rf "$context"
   mkdir -p "$context"
   cp packaging/images/Dockerfile packaging/images/Dockerfile.module \
