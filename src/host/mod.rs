@@ -45,6 +45,8 @@ pub use call::{CallArg, CallReply};
 #[doc(hidden)]
 pub use command::dispatch;
 pub use command::{key_flags, BeginSearch, Command, FindKeys, FromArgs, Handler, KeySpec};
+#[cfg(feature = "test-clock")]
+pub use ctx::test_clock;
 pub use ctx::{Ctx, EventClass};
 pub use entry::{declare_module_options, ensure_server_supported};
 pub use error::HostError;

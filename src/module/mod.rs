@@ -25,6 +25,8 @@ const ACL_CATEGORY: &str = "zkit";
 #[cfg_attr(test, allow(dead_code))]
 fn load(ctx: &Ctx, args: &[RStr]) -> Result<(), String> {
     host::ensure_server_supported()?;
+    #[cfg(feature = "test-clock")]
+    ctx.log_warning("zkit was built with the test-clock feature (ZKIT.DEBUG-CLOCK): for tests only, never for production");
     host::declare_module_options(ctx);
     for config in commands::CONFIGS {
         // A reload starts from the default, not from the last load's value.
