@@ -26,7 +26,8 @@ use super::idmp::{self, Idmp, IdmpArgs, IDMP_ARG, RETAIN_ARG};
 use super::{Command, NumericConfig};
 use crate::error::ZkitError;
 use crate::host::{
-    key_flags as kf, Arg, CallArg, Ctx, KeyKind, OwnedRStr, RStr, Reply, Request, ScoreBound, Zset,
+    key_flags as kf, Arg, CallArg, Ctx, KeyKind, Native, OwnedRStr, RStr, Reply, Request,
+    ScoreBound, Zset,
 };
 use crate::logic::idmp::Seen;
 use crate::logic::merge::{self, MergeArgs, MergeError, Resume};
@@ -296,6 +297,15 @@ impl Ranks {
             Ranks::FirstCome
         }
     }
+
+    /// The native command that reads these ranks: a write asks for the
+    /// rank it made after writing, so it requires the command before.
+    fn native(self) -> Native {
+        match self {
+            Ranks::FirstCome => Native::Zrevrank,
+            Ranks::Shared => Native::Zcount,
+        }
+    }
 }
 
 request! {
@@ -410,6 +420,7 @@ fn write_total(
     update: TotalUpdate,
     how: WriteHow<'_>,
 ) -> Result<Reply, ZkitError> {
+    ctx.require(&[how.ranks.native()])?;
     let seen = how
         .idmp
         .as_ref()
@@ -483,6 +494,7 @@ fn mgift(ctx: &Ctx, args: MultiGift<'_>) -> Result<Reply, ZkitError> {
     let names: Vec<&[u8]> = boards.iter().map(|board| board.as_bytes()).collect();
     check_distinct_boards(&names)?;
     let ranks = Ranks::shared(shared);
+    ctx.require(&[ranks.native()])?;
     let seen = idmp.as_ref().map(|i| i.check(ctx, &boards)).transpose()?;
     if seen == Some(Seen::Repeat) {
         let mut replies = Vec::with_capacity(boards.len() + 1);
@@ -758,7 +770,7 @@ impl MergeStep<'_> {
             .transpose()?;
 
         if restarting {
-            ctx.unlink(self.staging);
+            ctx.unlink(self.staging)?;
         }
         if !scored.is_empty() {
             let mut staging = ctx.open_zset_mut(self.staging)?;
@@ -772,7 +784,7 @@ impl MergeStep<'_> {
             None => {
                 // The last step: the old board is freed in the background,
                 // the new one moved into place in O(1).
-                ctx.unlink(self.dest);
+                ctx.unlink(self.dest)?;
                 if staged > 0 {
                     ctx.rename(self.staging, self.dest)?;
                 }
@@ -958,7 +970,7 @@ pub fn is_loaded_board(zset: &mut Zset) -> bool {
 
 /// The 1-based rank of a member, highest total first; `None` if absent.
 fn rank_of(ctx: &Ctx, key: &RStr, member: &RStr) -> Result<Option<i64>, ZkitError> {
-    let reply = ctx.call(c"ZREVRANK", &[CallArg::Str(key), CallArg::Str(member)])?;
+    let reply = ctx.call(Native::Zrevrank, &[CallArg::Str(key), CallArg::Str(member)])?;
     let reply = reply.get();
     if reply.is_null() {
         return Ok(None);
@@ -989,7 +1001,7 @@ fn rank_of_member(
 /// exact double).
 fn shared_rank(ctx: &Ctx, key: &RStr, total: i64) -> Result<i64, ZkitError> {
     let higher = ctx.call(
-        c"ZCOUNT",
+        Native::Zcount,
         &[
             CallArg::Str(key),
             CallArg::Int(total + 1),
@@ -1044,7 +1056,7 @@ fn rank_range(
         CallArg::Int(stop),
         CallArg::Bytes(b"REV"),
     ];
-    let reply = ctx.call(c"ZRANGE", &args)?;
+    let reply = ctx.call(Native::Zrange, &args)?;
     let rows = reply.get();
     let (mut members, mut totals) = (
         Vec::with_capacity(rows.len()),

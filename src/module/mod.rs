@@ -28,6 +28,13 @@ fn load(ctx: &Ctx, args: &[RStr]) -> Result<(), String> {
     #[cfg(feature = "test-clock")]
     ctx.log_warning("zkit was built with the test-clock feature (ZKIT.DEBUG-CLOCK): for tests only, never for production");
     host::declare_module_options(ctx);
+    for native in host::find_native_commands(ctx) {
+        ctx.log_warning(&format!(
+            "zkit: the server has no command named {} (renamed or disabled by rename-command): \
+             zkit commands that need it refuse with an error that names it, and write nothing",
+            native.text()
+        ));
+    }
     for config in commands::CONFIGS {
         // A reload starts from the default, not from the last load's value.
         config
