@@ -174,7 +174,7 @@ class ModuleEngine:
         self.con = server.con
 
     def pin(self, ms: int) -> list:
-        return ["ZKIT.DEBUG-CLOCK", str(ms)]
+        return [["ZKIT.DEBUG-CLOCK", str(ms)]]
 
     def command(self, argv: list, keys: list) -> list:
         return argv
@@ -191,11 +191,30 @@ class LibraryEngine:
             raise SystemExit(f"differential: FUNCTION LOAD failed: {reply}")
 
     def pin(self, ms: int) -> list:
-        return ["FCALL", "zkit_debug_clock", "0", str(ms)]
+        return [["FCALL", "zkit_debug_clock", "0", str(ms)]]
 
     def command(self, argv: list, keys: list) -> list:
         name = "zkit_" + argv[0].lower().replace(".", "_")
         return ["FCALL", name, str(len(keys)), *keys, *argv[1:]]
+
+
+class MixedEngine(LibraryEngine):
+    """A server with the module and the library: each call goes to one of
+    them at random, so each continues what the other wrote."""
+
+    label = "module and library"
+
+    def __init__(self, server: Server, library: str, rng: random.Random):
+        super().__init__(server, library)
+        self.rng = rng
+
+    def pin(self, ms: int) -> list:
+        return [["ZKIT.DEBUG-CLOCK", str(ms)]] + super().pin(ms)
+
+    def command(self, argv: list, keys: list) -> list:
+        if self.rng.random() < 0.5:
+            return argv
+        return super().command(argv, keys)
 
 
 # ------------------------------------------------------------ workload ----
@@ -537,7 +556,7 @@ class Pair:
         mcon, lcon = module.con, library.con
         batch = []
         if pin:
-            batch.append(module.pin(clock_ms))
+            batch.extend(module.pin(clock_ms))
         if zkit:
             batch.append(["COMMAND", "GETKEYS", *argv])
         batch.append(argv)
@@ -547,7 +566,7 @@ class Pair:
         if zkit:
             found = replies[-2][1]
             keys = [k.decode("utf-8", "surrogateescape") for k in found] if isinstance(found, list) else []
-        lbatch = [library.pin(clock_ms)] if pin else []
+        lbatch = library.pin(clock_ms) if pin else []
         lbatch.append(library.command(argv, keys) if zkit else argv)
         lcon.send(*lbatch)
         lreplies = [lcon.read() for _ in lbatch]
@@ -652,6 +671,8 @@ def main() -> int:
     parser.add_argument("--checkpoint", type=int, default=500, help="calls between data comparisons")
     parser.add_argument("--skip-option", action="append", default=[],
                         help="COMMAND:option-name the workload leaves out")
+    parser.add_argument("--mixed", action="store_true",
+                        help="the second server has the module too, and each call goes to either")
     parser.add_argument("--verbose", action="store_true", help="print the most common errors")
     parser.add_argument("--env", action="append", default=[], help="NAME=value for the servers")
     args = parser.parse_args()
@@ -663,7 +684,8 @@ def main() -> int:
         env[name] = value
     started = time.time()
     module_server = Server(args.server, ["--loadmodule", os.path.abspath(args.module), "debug-commands"], "module", env)
-    library_server = Server(args.server, [], "library", env)
+    second = ["--loadmodule", os.path.abspath(args.module), "debug-commands"] if args.mixed else []
+    library_server = Server(args.server, second, "library", env)
     try:
         version = module_server.con.call("INFO", "server")
         line = [l for l in version.decode().splitlines() if l.startswith(("redis_version:", "valkey_version:"))]
@@ -671,8 +693,12 @@ def main() -> int:
               f"{args.server}: {', '.join(line)}", flush=True)
         rng = random.Random(seed)
         clock = [(int(time.time() * 1000) + 86_400_000) // 1000 * 1000]
-        pair = Pair(ModuleEngine(module_server), LibraryEngine(library_server, pathlib.Path(args.library).read_text()),
-                    setup(clock[0]))
+        library = pathlib.Path(args.library).read_text()
+        if args.mixed:
+            second_engine = MixedEngine(library_server, library, random.Random(seed + 1))
+        else:
+            second_engine = LibraryEngine(library_server, library)
+        pair = Pair(ModuleEngine(module_server), second_engine, setup(clock[0]))
         pair.reset()
         skip = {tuple(s.split(":", 1)) for s in args.skip_option}
         workload = Workload(rng, clock, skip)
@@ -707,7 +733,7 @@ def main() -> int:
         zkit_calls = {k: v for k, v in calls.items() if "." in k}
         library_commands = [c for c in SPEC if "BLOCKING" not in SPEC[c]["command_flags"]]
         missing = [c for c in library_commands if c not in zkit_calls]
-        print(f"differential: {args.calls} calls ({sum(zkit_calls.values())} zkit, "
+        print(f"differential: module against {pair.engines[1].label}: {args.calls} calls ({sum(zkit_calls.values())} zkit, "
               f"{args.calls - sum(zkit_calls.values())} native), {len(zkit_calls)} of {len(library_commands)} "
               f"library commands, {len(keys_seen)} keys, replies equal after every call, data equal at "
               f"{args.calls // args.checkpoint} checkpoints, {time.time() - started:.0f} s")

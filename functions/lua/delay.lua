@@ -179,23 +179,20 @@ handlers['delay.ack'] = function(v)
   if deliveries ~= false then
     rt.zcard(deliveries)
   end
-  local held = {}
+  -- The tasks in flight, each once, removed in one ZREM.
+  local removed, named = {}, {}
   if rt.zcard(inflight) > 0 then
     for _, task in ipairs(tasks) do
-      if rt.zscore(inflight, task) ~= nil then
-        held[#held + 1] = task
+      if not named[task] and rt.zscore(inflight, task) ~= nil then
+        removed[#removed + 1] = task
       end
+      named[task] = true
     end
   end
-  if #held == 0 then
+  if #removed == 0 then
     return 0
   end
-  local removed = {}
-  for _, task in ipairs(tasks) do
-    if rt.call('ZREM', inflight, task) == 1 then
-      removed[#removed + 1] = task
-    end
-  end
+  rt.members_call('ZREM', inflight, removed)
   -- Only the counts of tasks that were in flight: a task handed back with
   -- DELAY.NACK keeps counting towards its dead letter.
   if deliveries ~= false then

@@ -74,10 +74,7 @@ handlers['feed.add'] = function(v)
   end
   local added = rt.zadd_pairs(key, members)
   if cap then
-    local excess = rt.zcard(key) - cap
-    if excess > 0 then
-      rt.call('ZREMRANGEBYRANK', key, '0', rt.int_text(excess - 1))
-    end
+    rt.trim_lowest(key, rt.zcard(key) - cap)
   end
   return added
 end

@@ -195,10 +195,22 @@ local function plan_write(previous, update, at_ms, at_text)
   return { total = total, score = changed and score or nil }
 end
 
-local function apply_write(key, member, planned)
-  if planned.score then
-    rt.call('ZADD', key, rt.arg_score(planned.score), member)
+-- Writes a planned total. A gift is written as ZINCRBY when the increment
+-- lands exactly on the planned score, so it fires `zincr` as the module's
+-- gift does; otherwise (and for RANK.SET) as ZADD.
+local function apply_write(key, member, planned, previous, update)
+  if not planned.score then
+    return
   end
+  if update.add then
+    local before = previous or 0
+    local delta = planned.score - before
+    if before + delta == planned.score then
+      rt.call('ZINCRBY', key, rt.arg_score(delta), member)
+      return
+    end
+  end
+  rt.call('ZADD', key, rt.arg_score(planned.score), member)
 end
 
 -- A member's [total, rank] as the board stands (a repeated event's reply).
@@ -220,8 +232,9 @@ local function write_total(key, member, update, at, shared, clause, retain)
     return rt.idmp.with_flag(standing(key, member, shared), seen)
   end
   local at_ms = at ~= false and tonumber(at) or now
-  local planned = plan_write(rt.zscore(key, member), update, at_ms, at ~= false and at or nil)
-  apply_write(key, member, planned)
+  local previous = rt.zscore(key, member)
+  local planned = plan_write(previous, update, at_ms, at ~= false and at or nil)
+  apply_write(key, member, planned, previous, update)
   if event then
     rt.idmp.record(event, now)
   end
@@ -264,12 +277,13 @@ handlers['rank.mgift'] = function(v)
     return rt.idmp.with_flag(replies, seen)
   end
   local at_ms = at ~= false and tonumber(at) or now
-  local planned = {}
+  local planned, previous = {}, {}
   for i, key in ipairs(boards) do
-    planned[i] = plan_write(rt.zscore(key, member), { add = amount }, at_ms, at ~= false and at or nil)
+    previous[i] = rt.zscore(key, member)
+    planned[i] = plan_write(previous[i], { add = amount }, at_ms, at ~= false and at or nil)
   end
   for i, key in ipairs(boards) do
-    apply_write(key, member, planned[i])
+    apply_write(key, member, planned[i], previous[i], { add = amount })
   end
   if event then
     rt.idmp.record(event, now)

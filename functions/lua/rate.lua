@@ -107,12 +107,18 @@ local function hit(log, now_ms, limits, cost)
   end
   if binding.allowed then
     local newest = log.newest()
+    -- `<unix-ms>-<seq>` names from the count at this ms on, skipping taken
+    -- ones, written in one ZADD.
     local seq = log.count_at(now_ms)
-    local logged = 0
-    while logged < cost do
-      logged = logged + rt.call('ZADD', log.key, 'NX', int_text(now_ms), int_text(now_ms) .. '-' .. int_text(seq))
+    local entries = {}
+    while #entries < cost do
+      local name = int_text(now_ms) .. '-' .. int_text(seq)
+      if rt.zscore(log.key, name) == nil then
+        entries[#entries + 1] = { name, now_ms }
+      end
       seq = seq + 1
     end
+    rt.zadd_pairs(log.key, entries)
     rt.call('PEXPIREAT', log.key, int_text(expire_at(now_ms, newest or -math.huge, widest)))
   end
   return binding

@@ -43,10 +43,7 @@ handlers['recent.add'] = function(v)
   end
   rt.zadd_pairs(key, views)
   if cap then
-    local excess = rt.zcard(key) - cap
-    if excess > 0 then
-      rt.call('ZREMRANGEBYRANK', key, '0', rt.int_text(excess - 1))
-    end
+    rt.trim_lowest(key, rt.zcard(key) - cap)
   end
   if expire_at then
     rt.call('PEXPIREAT', key, rt.int_text(expire_at))

@@ -875,11 +875,19 @@ function rt.members_call(command, key, members)
   return total
 end
 
+-- Removes the `excess` lowest members of a sorted set, as ZREM (so the
+-- `zrem` event fires, as for the module's trims).
+function rt.trim_lowest(key, excess)
+  if excess > 0 then
+    rt.members_call('ZREM', key, call('ZRANGE', key, '0', rt.int_text(excess - 1)))
+  end
+end
+
 -- ---------------------------------------------------------------------------
 -- The clock: the server's unix ms (`TIME`), read once per call.
 
 function rt.server_now_ms()
-  local t = redis.call('TIME')
+  local t = rt.call('TIME')
   return tonumber(t[1]) * 1000 + floor(tonumber(t[2]) / 1000)
 end
 
@@ -971,5 +979,41 @@ function rt.entry(command, handler)
       return redis.error_reply(reply.err)
     end
     return redis.error_reply('ERR zkit internal error: ' .. command.name .. ': ' .. tostring(reply))
+  end
+end
+
+-- `FCALL_RO zkit_keys 0 <command> <arguments...>`: the keys of a call, in
+-- order, as FCALL must declare them (what COMMAND GETKEYS answers for the
+-- module's commands), or the call's grammar error.
+function rt.keys_of(commands)
+  return function(_, argv)
+    rt.init()
+    local ok, reply = pcall(function()
+      local name = lower(argv[1] or '')
+      local command = commands[name]
+      if command == nil then
+        rt.fail("ERR zkit library: unknown command '" .. show(argv[1] or '') .. "'")
+      end
+      if not command.prepared then
+        prepare(command)
+      end
+      local args = {}
+      for i = 2, #argv do
+        args[i - 1] = argv[i]
+      end
+      local _, positions = rt.parse(command, args)
+      local keys = {}
+      for i, position in ipairs(positions) do
+        keys[i] = args[position]
+      end
+      return keys
+    end)
+    if ok then
+      return reply
+    end
+    if getmetatable(reply) == FAILURE then
+      return redis.error_reply(reply.text)
+    end
+    return redis.error_reply('ERR zkit internal error: ' .. tostring(reply))
   end
 end
