@@ -13,6 +13,7 @@ mod delay;
 mod diskless_load;
 mod docs;
 mod feed;
+mod functions;
 mod fuzz;
 mod idmp;
 mod keywords;
