@@ -34,7 +34,11 @@ HERE = ROOT / "functions"
 COMMANDS_JSON = ROOT / "docs" / "commands.json"
 LIBRARY = HERE / "zkit.lua"
 # The clients ship the library to load it (`load_functions()`).
-CLIENT_COPIES: list[pathlib.Path] = []
+CLIENT_COPIES = [
+    ROOT / "clients" / "python" / "src" / "zkit" / "zkit.lua",
+    ROOT / "clients" / "node" / "zkit.lua",
+    ROOT / "clients" / "rust" / "src" / "zkit.lua",
+]
 # The families, in the order their files are read (each defines handlers).
 SOURCES = ["runtime.lua", "idmp.lua", "feed.lua", "recent.lua", "vote.lua",
            "rate.lua", "rank.lua", "merge.lua", "delay.lua"]
@@ -214,7 +218,7 @@ def main(argv: list[str]) -> int:
         pathlib.Path(argv[1]).write_text(library(test_clock=True))
         return 0
     text = library()
-    targets = [LIBRARY] + [c for c in CLIENT_COPIES if c.parent.exists()]
+    targets = [LIBRARY] + CLIENT_COPIES
     if argv == ["--check"]:
         stale = [str(t.relative_to(ROOT)) for t in targets if not t.exists() or t.read_text() != text]
         if stale:
