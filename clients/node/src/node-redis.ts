@@ -9,6 +9,7 @@ import { buildCall, type CommandSpec, type ZkitCommands } from './commands';
 import { COMMANDS } from './table';
 import { slotOf } from './slot';
 import { keysOf, withKeyPrefix, type Transport } from './transport';
+import { libraryCall } from './engine';
 
 /** The parts of a node-redis client or cluster that zkit uses. */
 export interface NodeRedisClient {
@@ -27,7 +28,7 @@ export function nodeRedisTransport(client: NodeRedisClient): Transport {
     // Raw sendCommand does not apply keyPrefix: zkit does.
     const call = withKeyPrefix(unprefixed, client._keyPrefix);
     if (!isCluster) return spec.parse(await client.sendCommand(call.argv), call.idmp);
-    slotOf(spec.command, keysOf(call));
+    slotOf(spec.label ?? spec.command, keysOf(call));
     return spec.parse(await client.sendCommand(call.argv[call.keyIndexes[0]], spec.readonly, call.argv), call.idmp);
   };
 }
@@ -56,7 +57,7 @@ function moduleCommand(spec: CommandSpec) {
       // A module cannot tell a cluster from a single server, so the
       // same-slot rule is checked everywhere: code then moves to a cluster
       // unchanged. It sees the keys as given, before pushKey adds keyPrefix.
-      slotOf(spec.command, keysOf(call));
+      slotOf(spec.label ?? spec.command, keysOf(call));
       call.argv.forEach((arg, i) => (call.keyIndexes.includes(i) ? parser.pushKey(arg) : parser.push(arg)));
       // The reply parser must know whether the call gave IDMP.
       parser.preserve = call.idmp;
@@ -68,4 +69,26 @@ function moduleCommand(spec: CommandSpec) {
 /** zkit's commands as a node-redis module: `createClient({ modules: { zkit: zkitModule } })`, then `client.zkit.rankGift(...)`. */
 export const zkitModule = Object.fromEntries(
   Object.entries(COMMANDS).map(([method, spec]) => [method, moduleCommand(spec)]),
+) as unknown as ZkitModule;
+
+function functionsModuleCommand(spec: CommandSpec) {
+  return {
+    IS_READ_ONLY: spec.readonly,
+    parseCommand(parser: CommandParser, ...params: unknown[]) {
+      const built = buildCall(spec, params);
+      slotOf(spec.command, keysOf(built));
+      if (spec.command === 'DELAY.BPOLL') {
+        throw new TypeError("DELAY.BPOLL: zkit's Functions library cannot block: call delayPoll, or zkit(client).delayBpoll, which polls");
+      }
+      const { call } = libraryCall(spec, built);
+      call.argv.forEach((arg, i) => (call.keyIndexes.includes(i) ? parser.pushKey(arg) : parser.push(arg)));
+      parser.preserve = call.idmp;
+    },
+    transformReply: (reply: unknown, preserve?: unknown) => spec.parse(reply, preserve === true),
+  };
+}
+
+/** zkitModule for servers with zkit's Functions library instead of the module (each call an FCALL): `createClient({ modules: { zkit: zkitFunctionsModule } })`. */
+export const zkitFunctionsModule = Object.fromEntries(
+  Object.entries(COMMANDS).map(([method, spec]) => [method, functionsModuleCommand(spec)]),
 ) as unknown as ZkitModule;

@@ -451,6 +451,16 @@ def _remember_engine(holder: Any, engine: Optional[str]) -> None:
         pass  # an object with __slots__ (asyncio's node map): ask each time
 
 
+def _unless_removed(error: Exception, holder: Any) -> Exception:
+    """An FCALL's error; when the library was removed since (FUNCTION
+    DELETE or FLUSH), a ZkitNotLoaded saying how to load it, and the engine
+    is asked again next time."""
+    if "function not found" not in str(error).lower():
+        return error
+    _remember_engine(holder, None)
+    return engines.ZkitNotLoaded(engines.NOT_LOADED)
+
+
 PIPELINE_BPOLL = (
     "DELAY.BPOLL: zkit's Functions library cannot block, so the client polls; that cannot happen inside "
     "a pipeline: call delay_poll there"
@@ -485,12 +495,14 @@ class Zkit(_Methods):
             # call on a connection error (MOVED and ASK are still followed).
             cluster = cast(redis.cluster.RedisCluster, self.client)
             target["target_nodes"] = cluster.nodes_manager.get_node_from_slot(slot_of(command.name, call.keys))
-        argv = call.argv
-        if self._engine(target.get("target_nodes")) == FUNCTIONS:
+        if self._engine(target.get("target_nodes")) != FUNCTIONS:
+            return self.client.execute_command(*call.argv, **target, **parse)
+        try:
             if command.name == "DELAY.BPOLL":
                 return self._bpoll_by_polling(call, target)
-            argv = _library_call(command, call, parse)
-        return self.client.execute_command(*argv, **target, **parse)
+            return self.client.execute_command(*_library_call(command, call, parse), **target, **parse)
+        except redis.exceptions.ResponseError as e:
+            raise _unless_removed(e, _engine_holder(self.client)) from None
 
     def _engine(self, node: Any = None) -> str:
         if self.engine is None:
@@ -576,12 +588,14 @@ class AsyncZkit(_Methods):
             if not self._cluster.nodes_manager.slots_cache:
                 await self._cluster.initialize()
             target["target_nodes"] = self._cluster.nodes_manager.get_node_from_slot(slot)
-        argv = call.argv
-        if await self._engine(target.get("target_nodes")) == FUNCTIONS:
+        if await self._engine(target.get("target_nodes")) != FUNCTIONS:
+            return await _reply(self.client.execute_command(*call.argv, **target, **parse))
+        try:
             if command.name == "DELAY.BPOLL":
                 return await self._bpoll_by_polling(call, target)
-            argv = _library_call(command, call, parse)
-        return await _reply(self.client.execute_command(*argv, **target, **parse))
+            return await _reply(self.client.execute_command(*_library_call(command, call, parse), **target, **parse))
+        except redis.exceptions.ResponseError as e:
+            raise _unless_removed(e, _engine_holder(self._cluster or self.client)) from None
 
     async def _engine(self, node: Any = None) -> str:
         if self.engine is None:
