@@ -23,6 +23,7 @@ use std::sync::atomic::{AtomicI64, Ordering};
 use super::args::{non_negative, positive};
 use super::feed::check_cursor_fits;
 use super::idmp::{self, Idmp, IdmpArgs, IDMP_ARG, RETAIN_ARG};
+use super::stats::{self, Fields};
 use super::{Command, NumericConfig};
 use crate::error::ZkitError;
 use crate::host::{
@@ -36,9 +37,12 @@ use crate::logic::rank::{
     RankEntry, SetCondition, TieBreakClock, TotalUpdate, CLOCK_LIMIT_MS, DEFAULT_EPOCH_MS,
     DEFAULT_SPAN_MS,
 };
+use crate::logic::stats::{quantile_position, BOARD_QUANTILES};
 use crate::{declare_command, request};
 
-pub static COMMANDS: &[&Command] = &[&GIFT, &SET, &GET, &TOP, &AROUND, &MERGE, &MGIFT, &MGET];
+pub static COMMANDS: &[&Command] = &[
+    &GIFT, &SET, &GET, &TOP, &AROUND, &MERGE, &MGIFT, &MGET, &STATS,
+];
 
 /// `zkit.tiebreak-epoch-ms`: the start of the tie-break window (unix ms).
 pub static TIEBREAK_EPOCH_MS: NumericConfig = NumericConfig {
@@ -323,10 +327,17 @@ request! {
 
 fn gift(ctx: &Ctx, args: Gift<'_>) -> Result<Reply, ZkitError> {
     let update = TotalUpdate::Add(args.amount);
+    // What makes two gifts the same event: SHARED only shapes the reply.
+    let idmp = args.idmp.check(GIFT.name, |digest| {
+        digest
+            .part(args.key.as_bytes())
+            .part(args.member.as_bytes());
+        digest.integer(args.amount).part(&at_text(args.at_ms));
+    })?;
     let how = WriteHow {
         at_ms: args.at_ms,
         ranks: Ranks::shared(args.shared),
-        idmp: args.idmp.check()?,
+        idmp,
     };
     write_total(ctx, args.key, args.member, update, how)
 }
@@ -347,12 +358,31 @@ request! {
 fn set(ctx: &Ctx, args: SetTotal<'_>) -> Result<Reply, ZkitError> {
     let condition = args.condition.unwrap_or(SetCondition::Always);
     let update = TotalUpdate::Set(args.total, condition);
+    let idmp = args.idmp.check(SET.name, |digest| {
+        digest
+            .part(args.key.as_bytes())
+            .part(args.member.as_bytes());
+        digest.integer(args.total).part(&at_text(args.at_ms));
+        digest.part(match condition {
+            SetCondition::Always => b"",
+            SetCondition::Higher => b"GT",
+            SetCondition::Lower => b"LT",
+        });
+    })?;
     let how = WriteHow {
         at_ms: args.at_ms,
         ranks: Ranks::shared(args.shared),
-        idmp: args.idmp.check()?,
+        idmp,
     };
     write_total(ctx, args.key, args.member, update, how)
+}
+
+/// `AT unix-ms` as an IDMP digest takes it: the decimal time, or nothing
+/// when the call gives none (the server's clock then decides).
+fn at_text(at_ms: Option<i64>) -> Vec<u8> {
+    at_ms.map_or_else(Vec::new, |ms| {
+        itoa::Buffer::new().format(ms).as_bytes().to_vec()
+    })
 }
 
 /// How a RANK write is made and answered.
@@ -490,7 +520,14 @@ fn mgift(ctx: &Ctx, args: MultiGift<'_>) -> Result<Reply, ZkitError> {
         idmp,
     } = args;
     let update = TotalUpdate::Add(amount);
-    let idmp = idmp.check()?;
+    let idmp = idmp.check(MGIFT.name, |digest| {
+        digest.integer(boards.len() as i64);
+        for board in &boards {
+            digest.part(board.as_bytes());
+        }
+        digest.part(member.as_bytes());
+        digest.integer(amount).part(&at_text(at_ms));
+    })?;
     let names: Vec<&[u8]> = boards.iter().map(|board| board.as_bytes()).collect();
     check_distinct_boards(&names)?;
     let ranks = Ranks::shared(shared);
@@ -1109,4 +1146,57 @@ fn page_reply(
             })
             .collect(),
     ))
+}
+
+declare_command! {
+    pub static STATS: Command = {
+        name: "rank.stats",
+        handler: stats,
+        flags: "readonly",
+        acl_categories: "read sortedset slow",
+        summary: "Returns a board's size and the spread of its totals, read by name: members, top-total, p99-total, p90-total, p50-total, bottom-total (nil on an empty board) and memory-bytes (MEMORY USAGE's estimate).",
+        complexity: "O(log(N)) with N the number of members in the board; memory-bytes samples 5 members, as MEMORY USAGE does by default.",
+        since: "0.3.1",
+        history: &[],
+        args: &[BOARD_READ],
+    }
+}
+
+request! {
+    /// RANK.STATS `key`.
+    struct Stats<'a> {
+        key: &'a RStr = key,
+    }
+}
+
+/// -> `[members, top-total, p99-total, p90-total, p50-total, bottom-total,
+/// memory-bytes]` by name: the totals at a few positions (ZRANGE by index,
+/// O(log N) each; quantiles by the nearest rank) and the key's memory.
+fn stats(ctx: &Ctx, args: Stats<'_>) -> Result<Reply, ZkitError> {
+    let key = args.key;
+    let members = ctx.key_len(key, KeyKind::Zset)? as u64;
+    let clock = tiebreak_clock();
+    let total_at = |position: u64| -> Result<Option<i64>, ZkitError> {
+        let score = if members == 0 {
+            None
+        } else {
+            stats::score_at(ctx, key, position)?
+        };
+        Ok(score.map(|s| clock.decode(s)).transpose()?.map(|e| e.total))
+    };
+    let mut fields = Fields::default();
+    fields.int("members", members as i64);
+    fields.maybe_int("top-total", total_at(members.saturating_sub(1))?);
+    for (per_mille, name) in BOARD_QUANTILES.iter().rev() {
+        let position = (members > 0).then(|| quantile_position(members, *per_mille));
+        fields.maybe_int(name, position.map(total_at).transpose()?.flatten());
+    }
+    fields.maybe_int("bottom-total", total_at(0)?);
+    let memory = if members == 0 {
+        0
+    } else {
+        stats::memory_usage(ctx, key)?.unwrap_or(0)
+    };
+    fields.int("memory-bytes", memory);
+    Ok(fields.into_reply())
 }

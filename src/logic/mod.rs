@@ -3,10 +3,12 @@
 pub mod clock;
 pub mod cursor;
 pub mod delay;
+pub mod family;
 pub mod idmp;
 pub mod merge;
 pub mod rank;
 pub mod rate;
 pub mod recent;
 pub mod score;
+pub mod stats;
 pub mod vote;

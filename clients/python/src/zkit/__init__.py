@@ -8,6 +8,8 @@ same methods run zkit's Functions library on servers that refuse modules
 from .client import AsyncZkit, Zkit
 from .engine import FUNCTIONS, MODULE, ZkitNotLoaded
 from .replies import (
+    BoardStats,
+    DelayStats,
     FeedItem,
     FeedPage,
     MergeStep,
@@ -15,6 +17,7 @@ from .replies import (
     RankInfo,
     RateLimitsResult,
     RateResult,
+    RateStats,
     Task,
     TotalRank,
     VoteResult,
@@ -24,7 +27,9 @@ from .worker import DelayWorker
 
 __all__ = [
     "AsyncZkit",
+    "BoardStats",
     "CrossSlotError",
+    "DelayStats",
     "DelayWorker",
     "FUNCTIONS",
     "MODULE",
@@ -35,6 +40,7 @@ __all__ = [
     "RankInfo",
     "RateLimitsResult",
     "RateResult",
+    "RateStats",
     "Task",
     "TotalRank",
     "VoteResult",
