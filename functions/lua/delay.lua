@@ -158,6 +158,11 @@ handlers['delay.poll'] = function(v)
       rt.zcard(lease.deliveries)
     end
   end
+  -- Due times, not another family's scores: a gift board's totals would all
+  -- be due, and claimed away.
+  if rt.zcard(key) > 0 then
+    rt.check_delay_queue((rt.sample(key, false)))
+  end
   local now = rt.now_ms()
   if lease then
     lease.until_ms = rt.deadline(now, lease.ms)
@@ -245,4 +250,63 @@ handlers['delay.touch'] = function(v)
   end
   rt.call('ZADD', inflight, int_text(until_ms), task)
   return 1
+end
+
+-- How long a queue's earliest task has been due at now (0 before it is); a
+-- task scored below 0 counts as due since the unix epoch.
+local function due_age_ms(earliest, now_ms)
+  if earliest > now_ms then
+    return 0
+  end
+  return now_ms - math.ceil(earliest > 0 and earliest or 0)
+end
+
+-- The next due time of a score above now, in whole ms; nil for +inf and
+-- scores past any unix-ms clock.
+local function due_time_ms(score)
+  if score == score and score ~= math.huge and score ~= -math.huge and score < rt.TWO_53 then
+    return math.ceil(score)
+  end
+  return rt.NULL
+end
+
+-- -> `[now-ms, tasks, due, oldest-due-age-ms, next-due-ms, inflight,
+-- expired, dead, redelivered]` by name.
+handlers['delay.stats'] = function(v)
+  local queue, inflight, dead, deliveries = v[1], v[2], v[3], v[4]
+  local tasks = rt.zcard(queue)
+  local function set_len(key)
+    return key ~= false and rt.zcard(key) or rt.NULL
+  end
+  local inflight_len, dead_len = set_len(inflight), set_len(dead)
+  set_len(deliveries)
+  local now = rt.now_ms()
+  local due = now
+  local earliest, next_due
+  if tasks > 0 then
+    local first = rt.call('ZRANGE', queue, '0', '0', 'WITHSCORES')
+    earliest = first[2] and tonumber(first[2])
+    local later = rt.call('ZRANGE', queue, '(' .. arg_score(due), '+inf', 'BYSCORE', 'LIMIT', '0', '1', 'WITHSCORES')
+    next_due = later[2] and tonumber(later[2])
+  end
+  local function count(key, min, max)
+    return rt.call('ZCOUNT', key, min, max)
+  end
+  local due_now = 0
+  if earliest ~= nil and earliest <= due then
+    due_now = count(queue, '-inf', arg_score(due))
+  end
+  local expired = inflight ~= false and count(inflight, '-inf', arg_score(due)) or rt.NULL
+  local redelivered = deliveries ~= false and count(deliveries, '2', '+inf') or rt.NULL
+  return {
+    'now-ms', now,
+    'tasks', tasks,
+    'due', due_now,
+    'oldest-due-age-ms', earliest ~= nil and due_age_ms(earliest, now) or 0,
+    'next-due-ms', next_due ~= nil and due_time_ms(next_due) or rt.NULL,
+    'inflight', inflight_len,
+    'expired', expired,
+    'dead', dead_len,
+    'redelivered', redelivered,
+  }
 end

@@ -223,9 +223,9 @@ local function standing(key, member, shared)
   return { total, rank_of_member(key, member, total, shared) }
 end
 
--- RANK.GIFT and RANK.SET: `[total, rank]` (+ the IDMP flag).
-local function write_total(key, member, update, at, shared, clause, retain)
-  local event = rt.idmp.args(clause, retain)
+-- RANK.GIFT and RANK.SET: `[total, rank]` (+ the IDMP flag). `event` is
+-- the checked IDMP clause.
+local function write_total(key, member, update, at, shared, event)
   local now = rt.now_ms()
   local seen = event and rt.idmp.check(event, now, { key }) or nil
   if seen == 'repeat' then
@@ -242,21 +242,37 @@ local function write_total(key, member, update, at, shared, clause, retain)
   return rt.idmp.with_flag({ planned.total, position }, seen)
 end
 
+-- `AT unix-ms` as an IDMP digest takes it: the time, or nothing when the
+-- call gives none.
+local function at_text(at)
+  return at ~= false and at or ''
+end
+
 handlers['rank.gift'] = function(v)
-  local key, member, amount = v[1], v[2], tonumber(v[3])
-  return write_total(key, member, { add = amount }, v[4], v[5], v[6], v[7])
+  local key, member, at = v[1], v[2], v[4]
+  -- What makes two gifts the same event: SHARED only shapes the reply.
+  local event = rt.idmp.args(v[6], v[7], 'rank.gift', { key, member, v[3], at_text(at) })
+  return write_total(key, member, { add = tonumber(v[3]) }, at, v[5], event)
 end
 
 handlers['rank.set'] = function(v)
-  local key, member, total = v[1], v[2], tonumber(v[3])
+  local key, member, at = v[1], v[2], v[4]
   local condition = v[5] ~= false and (v[5].choice == 1 and 'GT' or 'LT') or nil
-  return write_total(key, member, { set = total, condition = condition }, v[4], v[6], v[7], v[8])
+  local event = rt.idmp.args(v[7], v[8], 'rank.set', { key, member, v[3], at_text(at), condition or '' })
+  return write_total(key, member, { set = tonumber(v[3]), condition = condition }, at, v[6], event)
 end
 
 -- -> `[[total, rank], ...]` per board, in key order.
 handlers['rank.mgift'] = function(v)
   local boards, member, amount, at, shared = v[2], v[3], tonumber(v[4]), v[5], v[6]
-  local event = rt.idmp.args(v[7], v[8])
+  local parts = { rt.int_text(#boards) }
+  for _, board in ipairs(boards) do
+    parts[#parts + 1] = board
+  end
+  for _, part in ipairs({ member, v[4], at_text(at) }) do
+    parts[#parts + 1] = part
+  end
+  local event = rt.idmp.args(v[7], v[8], 'rank.mgift', parts)
   local sorted = {}
   for i, board in ipairs(boards) do
     sorted[i] = board
@@ -399,4 +415,47 @@ handlers['rank.around'] = function(v)
     start = 0
   end
   return rank_range(key, start, index + radius, shared)
+end
+
+-- The 0-based ascending position of the `per_mille` quantile among `n`
+-- members (n > 0), by the nearest rank (src/logic/stats.rs).
+function rt.quantile_position(n, per_mille)
+  local at_or_below = math.ceil(n * per_mille / 1000)
+  if at_or_below < 1 then
+    at_or_below = 1
+  elseif at_or_below > n then
+    at_or_below = n
+  end
+  return at_or_below - 1
+end
+
+-- -> `[members, top-total, p99-total, p90-total, p50-total, bottom-total,
+-- memory-bytes]` by name.
+handlers['rank.stats'] = function(v)
+  local key = v[1]
+  local members = rt.zcard(key)
+  local function total_at(position)
+    if members == 0 then
+      return rt.NULL
+    end
+    local found = rt.call('ZRANGE', key, int_text(position), int_text(position), 'WITHSCORES')
+    if found[2] == nil then
+      return rt.NULL
+    end
+    return (rank.decode(tonumber(found[2])))
+  end
+  local reply = { 'members', members, 'top-total', total_at(members > 0 and members - 1 or 0) }
+  for _, quantile in ipairs({ { 990, 'p99-total' }, { 900, 'p90-total' }, { 500, 'p50-total' } }) do
+    reply[#reply + 1] = quantile[2]
+    reply[#reply + 1] = members > 0 and total_at(rt.quantile_position(members, quantile[1])) or rt.NULL
+  end
+  reply[#reply + 1] = 'bottom-total'
+  reply[#reply + 1] = total_at(0)
+  local memory = 0
+  if members > 0 then
+    memory = rt.call('MEMORY', 'USAGE', key, 'SAMPLES', '5') or 0
+  end
+  reply[#reply + 1] = 'memory-bytes'
+  reply[#reply + 1] = memory
+  return reply
 end

@@ -142,7 +142,12 @@ end
 -- position when several, and the IDMP flag when IDMP is given.
 handlers['rate.hit'] = function(v)
   local key, cost, clause, retain, pairs_given = v[1], v[2], v[3], v[4], v[5]
-  local event = rt.idmp.args(clause, retain)
+  local parts = { key, cost == false and '1' or cost }
+  for _, pair in ipairs(pairs_given) do
+    parts[#parts + 1] = pair[1]
+    parts[#parts + 1] = pair[2]
+  end
+  local event = rt.idmp.args(clause, retain, 'rate.hit', parts)
   local limits = {}
   local smallest
   for i, pair in ipairs(pairs_given) do
@@ -164,6 +169,11 @@ handlers['rate.hit'] = function(v)
   end
   local now = rt.now_ms()
   local seen = event and rt.idmp.check(event, now, { key }) or nil
+  -- Another family's key (a gift board, whose totals would read as hits
+  -- long past) is refused, not trimmed.
+  if rt.zcard(key) > 0 then
+    rt.check_rate_log(rt.sample(key, true))
+  end
   local log = log_of(key)
   local verdict
   if seen == 'repeat' then
@@ -179,4 +189,38 @@ handlers['rate.hit'] = function(v)
     reply[#reply + 1] = verdict.binding
   end
   return rt.idmp.with_flag(reply, seen)
+end
+
+-- A score as Rust's `as i64` casts it: toward zero, saturating (the i64::MAX
+-- a Lua number cannot reach stops at the largest double below 2^63).
+local function whole(score)
+  if score ~= score then
+    return 0
+  elseif score >= LONGEST_WAIT then
+    return LONGEST_WAIT
+  elseif score <= -9223372036854775808 then
+    return -9223372036854775808
+  end
+  return score >= 0 and math.floor(score) or math.ceil(score)
+end
+
+-- -> `[entries, newest-ms, windows]` by name, `windows` one `[window-ms,
+-- entries]` pair per window given.
+handlers['rate.stats'] = function(v)
+  local key, windows = v[1], v[2]
+  for _, window in ipairs(windows) do
+    local window_ms = tonumber(window)
+    if not (window_ms >= 1 and window_ms <= rt.MAX_DURATION_MS) then
+      rt.out_of_range('window', rt.bound.DURATION_MS)
+    end
+  end
+  local entries = rt.zcard(key)
+  local newest = log_of(key).newest()
+  local now = rt.now_ms()
+  local counted = {}
+  for i, window in ipairs(windows) do
+    local within = rt.call('ZCOUNT', key, '(' .. rt.arg_score(cutoff(now, tonumber(window))), '+inf')
+    counted[i] = { tonumber(window), within }
+  end
+  return { 'entries', entries, 'newest-ms', newest and whole(newest) or rt.NULL, 'windows', counted }
 end

@@ -34,8 +34,13 @@ handlers['recent.add'] = function(v)
       rt.out_of_range('TTL', rt.bound.DURATION_S)
     end
   end
-  local top = rt.call('ZRANGE', key, '-1', '-1', 'WITHSCORES')
-  local newest = top[2] and tonumber(top[2]) or nil
+  local lowest, top = rt.sample(key, true)
+  -- Views are whole unix ms: another family's key (a gift board, whose
+  -- members CAP would trim) is refused before anything is written.
+  if top then
+    rt.check_recent_list(lowest, top)
+  end
+  local newest = top and top[2] or nil
   local scores = view_scores(now, newest, #members)
   local views = {}
   for i, member in ipairs(members) do

@@ -458,10 +458,16 @@ write_usage = function(arg)
   return one
 end
 
+-- A list introduced by its keyword (`TASKS task [task ...]`) counts one
+-- word, so a call without the keyword reaches the parser's usage error.
 local function arity_of(args)
   local least, fixed = 1, true
   for _, arg in ipairs(args) do
-    least = least + min_width(arg)
+    if arg.token and arg.multiple and not arg.optional then
+      least = least + 1
+    else
+      least = least + min_width(arg)
+    end
     if arg.optional or arg.multiple or arg.kind == 'oneof' then
       fixed = false
     end
@@ -873,6 +879,101 @@ function rt.members_call(command, key, members)
     i = last + 1
   end
   return total
+end
+
+-- ---------------------------------------------------------------------------
+-- Which family's data a sorted set looks like (src/logic/family.rs): a
+-- command that removes members refuses a key that is plainly another
+-- family's, before it writes.
+
+local TODAY_MS = 1e12
+local TIE_BREAK = 'scores with a tie-break fraction'
+local SEEN_KEY = "event ids beside their arguments' digests"
+local FAMILY_NAMES = {
+  rank = 'a RANK board', rate = 'a RATE log', recent = 'a RECENT list',
+  delay = 'a DELAY queue', seen = 'an IDMP seen-key',
+}
+
+local function is_tie_break(score)
+  return score == score and score ~= huge and score ~= -huge and score ~= floor(score)
+    and score < TODAY_MS and score > -TODAY_MS
+end
+
+local function wrong_family(expected, looks_like, because)
+  if looks_like then
+    rt.fail('WRONGTYPE the key looks like ' .. FAMILY_NAMES[looks_like] .. ' (' .. because .. '), not '
+      .. FAMILY_NAMES[expected] .. ': nothing was changed')
+  end
+  rt.fail('WRONGTYPE the key is not ' .. FAMILY_NAMES[expected] .. ' (' .. because .. '): nothing was changed')
+end
+
+-- The two lowest elements of a sorted set ({{member, score}, ...}) and its
+-- highest ({member, score} or nil).
+function rt.sample(key, highest)
+  local lowest = rt.pairs_of(call('ZRANGE', key, '0', '1', 'WITHSCORES'))
+  local top
+  if highest then
+    top = rt.pairs_of(call('ZRANGE', key, '-1', '-1', 'WITHSCORES'))[1]
+  end
+  return lowest, top
+end
+
+-- Whether the two lowest elements are an IDMP id and its arguments member.
+local function is_seen_key_head(lowest)
+  local id, args = lowest[1], lowest[2]
+  if not (id and args) then
+    return false
+  end
+  return rt.idmp_entry(id[2]) == 'id' and rt.idmp_entry(args[2]) == 'args'
+    and floor(id[2]) == floor(args[2]) and #args[1] == #id[1] + 8 and sub(args[1], 1, #id[1]) == id[1]
+end
+
+function rt.check_rate_log(lowest, newest)
+  if is_seen_key_head(lowest) then
+    wrong_family('rate', 'seen', SEEN_KEY)
+  end
+  if newest then
+    local score = newest[2]
+    if is_tie_break(score) then
+      wrong_family('rate', 'rank', TIE_BREAK)
+    end
+    if score == score and score ~= huge and score ~= -huge and score < TODAY_MS then
+      wrong_family('rate', nil, 'its newest score is no unix ms of this century')
+    end
+  end
+end
+
+function rt.check_recent_list(lowest, newest)
+  if is_seen_key_head(lowest) then
+    wrong_family('recent', 'seen', SEEN_KEY)
+  end
+  local score = newest[2]
+  if is_tie_break(score) then
+    wrong_family('recent', 'rank', TIE_BREAK)
+  end
+  if score == score and score ~= huge and score ~= -huge and score ~= floor(score) then
+    wrong_family('recent', nil, 'its scores are not whole unix ms')
+  end
+end
+
+function rt.check_delay_queue(lowest)
+  if is_seen_key_head(lowest) then
+    wrong_family('delay', 'seen', SEEN_KEY)
+  end
+  if lowest[1] and is_tie_break(lowest[1][2]) then
+    wrong_family('delay', 'rank', TIE_BREAK)
+  end
+end
+
+-- What a seen-key member is, by its score's fraction (src/logic/idmp.rs).
+function rt.idmp_entry(score)
+  local fraction = score - floor(score)
+  if fraction == 0.5 then
+    return 'args'
+  elseif fraction == 0.25 then
+    return 'id'
+  end
+  return 'bare'
 end
 
 -- Removes the `excess` lowest members of a sorted set, as ZREM (so the
