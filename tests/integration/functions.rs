@@ -19,7 +19,7 @@ use serde_json::Value as Json;
 /// (a script's calls are checked against its caller), as docs/functions.md
 /// says.
 const LIBRARY_NATIVES: &str = "+time +zadd +zcard +zscore +zrange +zrevrank +zcount +zrem \
-     +zremrangebyscore +zincrby +pexpireat +unlink +sadd +srem +scard +sismember";
+     +zremrangebyscore +zincrby +pexpireat +unlink +sadd +srem +scard +sismember +memory";
 
 /// A zkit call sent to the library: `FCALL zkit_<family>_<verb>` with the
 /// keys the library's `zkit_keys` finds in it.
