@@ -13,6 +13,10 @@ local SMALLEST_BULK_LIMIT = 1048576
 local DEFAULT_BULK_LIMIT = 536870912
 
 local function hex(bytes)
+  if #bytes <= 4000 then
+    -- One format call for the whole member (string.byte returns each byte).
+    return string.format(string.rep('%02x', #bytes), string.byte(bytes, 1, -1))
+  end
   return (bytes:gsub('.', function(c) return string.format('%02x', string.byte(c)) end))
 end
 

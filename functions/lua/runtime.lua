@@ -1047,29 +1047,15 @@ local function keys_text(argv, positions)
   return table.concat(names, ' ')
 end
 
+local run
+
 function rt.entry(command, handler)
   return function(keys, argv)
     rt.init()
     if not command.prepared then
       prepare(command)
     end
-    local ok, reply = pcall(function()
-      local values, positions = rt.parse(command, argv)
-      local declared = #keys == #positions
-      if declared then
-        for i, position in ipairs(positions) do
-          if keys[i] ~= argv[position] then
-            declared = false
-            break
-          end
-        end
-      end
-      if not declared then
-        rt.fail('ERR zkit library: FCALL must declare the call\'s keys, in order: ' .. #positions
-          .. ' (' .. keys_text(argv, positions) .. '), then the command\'s arguments')
-      end
-      return handler(values)
-    end)
+    local ok, reply = pcall(run, command, handler, keys, argv)
     if ok then
       return reply
     end
@@ -1081,6 +1067,25 @@ function rt.entry(command, handler)
     end
     return redis.error_reply('ERR zkit internal error: ' .. command.name .. ': ' .. tostring(reply))
   end
+end
+
+-- One call: parsed, its declared keys checked, handled.
+run = function(command, handler, keys, argv)
+  local values, positions = rt.parse(command, argv)
+  local declared = #keys == #positions
+  if declared then
+    for i, position in ipairs(positions) do
+      if keys[i] ~= argv[position] then
+        declared = false
+        break
+      end
+    end
+  end
+  if not declared then
+    rt.fail('ERR zkit library: FCALL must declare the call\'s keys, in order: ' .. #positions
+      .. ' (' .. keys_text(argv, positions) .. '), then the command\'s arguments')
+  end
+  return handler(values)
 end
 
 -- `FCALL_RO zkit_keys 0 <command> <arguments...>`: the keys of a call, in
