@@ -2,8 +2,7 @@
 """Builds zkit's Functions library: functions/zkit.lua, one file that
 `FUNCTION LOAD` takes on servers that refuse modules (Redis 7.0+, Valkey).
 
-    python3 functions/gen.py                 writes functions/zkit.lua and the
-                                             clients' copies
+    python3 functions/gen.py                 writes functions/zkit.lua
     python3 functions/gen.py --check         fails (exit 1) when a written
                                              file differs from what it gives
     python3 functions/gen.py --test-clock OUT
@@ -33,12 +32,9 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 HERE = ROOT / "functions"
 COMMANDS_JSON = ROOT / "docs" / "commands.json"
 LIBRARY = HERE / "zkit.lua"
-# The clients ship the library to load it (`load_functions()`).
-CLIENT_COPIES = [
-    ROOT / "clients" / "python" / "src" / "zkit" / "zkit.lua",
-    ROOT / "clients" / "node" / "zkit.lua",
-    ROOT / "clients" / "rust" / "src" / "zkit.lua",
-]
+# The clients ship this file to load it (`load_functions()`): their package
+# builds copy it (clients/python/setup.py, clients/node's prepack) or
+# include it (clients/rust/src/engine.rs).
 # The families, in the order their files are read (each defines handlers).
 SOURCES = ["runtime.lua", "idmp.lua", "feed.lua", "recent.lua", "vote.lua",
            "rate.lua", "rank.lua", "merge.lua", "delay.lua"]
@@ -218,14 +214,14 @@ def main(argv: list[str]) -> int:
         pathlib.Path(argv[1]).write_text(library(test_clock=True))
         return 0
     text = library()
-    targets = [LIBRARY] + CLIENT_COPIES
+    targets = [LIBRARY]
     if argv == ["--check"]:
         stale = [str(t.relative_to(ROOT)) for t in targets if not t.exists() or t.read_text() != text]
         if stale:
             print("gen: not what functions/lua and docs/commands.json give (run make functions): "
                   + ", ".join(stale), file=sys.stderr)
             return 1
-        print(f"gen: {len(targets)} copies of zkit.lua are current")
+        print("gen: functions/zkit.lua is current")
         return 0
     if argv:
         print(__doc__, file=sys.stderr)

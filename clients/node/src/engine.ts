@@ -5,7 +5,7 @@
 // `RANK.GIFT board alice 10` to the module, `FCALL zkit_rank_gift 1 board
 // board alice 10` to the library, parsed the same way.
 
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 import type { Call, CommandSpec } from './commands';
@@ -29,8 +29,13 @@ export class ZkitNotLoaded extends Error {
 /** A client-side DELAY.BPOLL on the library (scripts cannot block) polls again after this many ms, doubling up to the second while nothing is due. */
 export const BPOLL_BACKOFF_MS: [number, number] = [2, 250];
 
-/** The Functions library this package ships (zkit.lua beside dist/). */
-export const library = (): string => readFileSync(join(__dirname, '..', 'zkit.lua'), 'utf8');
+/** The Functions library this package ships (zkit.lua beside dist/, copied there by prepack), or in a checkout the repository's functions/zkit.lua. */
+export function library(): string {
+  for (const path of [join(__dirname, '..', 'zkit.lua'), join(__dirname, '..', '..', '..', 'functions', 'zkit.lua')]) {
+    if (existsSync(path)) return readFileSync(path, 'utf8');
+  }
+  throw new Error('zkit.lua is missing: build the package with npm pack (its prepack copies functions/zkit.lua)');
+}
 
 /** The version a library text declares (`0.3.0+<digest>`). */
 export function libraryVersion(text: string): string {
