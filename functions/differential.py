@@ -278,8 +278,10 @@ BAD_INTEGERS = ["1.5", "abc", "", "+1", "01", "-0", "9223372036854775808", "-922
 
 
 class Workload:
-    def __init__(self, rng: random.Random, clock: list, skip_options: set):
+    def __init__(self, rng: random.Random, clock: list, skip_options: set, window: tuple):
         self.rng = rng
+        # The tie-break window [start, end) of unix ms (AT values in and out).
+        self.window = window
         self.clock = clock  # [now_ms]
         self.cursors: list[str] = []
         self.recent: list[list] = []
@@ -307,8 +309,10 @@ class Workload:
             return ([r.randint(-5, 100), r.randint(-5, 100), r.randint(0, 10 ** 6), 0, 4096, 4095, -4096],
                     [r.randint(-(1 << 62), 1 << 62)])
         if name == "unix-ms":
-            return ([now, now - r.randint(0, 10 ** 7), now + r.randint(0, 1000), TIEBREAK_EPOCH, TIEBREAK_END - 1],
-                    [TIEBREAK_EPOCH - 1, TIEBREAK_END, r.randint(-10, 10 ** 13)])
+            start, end = self.window
+            return ([now, now - r.randint(0, 10 ** 7), now + r.randint(0, 1000), start, end - 1,
+                     r.randint(start, end - 1)],
+                    [start - 1, end, r.randint(-10, 10 ** 13)])
         if name == "count":
             if command == "FEED.PAGE":
                 return [1, 2, 3, 5, 10, 1000], [0, 1001]
@@ -685,6 +689,8 @@ def main() -> int:
                         help="COMMAND:option-name the workload leaves out")
     parser.add_argument("--mixed", action="store_true",
                         help="the second server has the module too, and each call goes to either")
+    parser.add_argument("--config", action="append", default=[],
+                        help="NAME=VALUE: the module's zkit.NAME, and the library's CONFIG alike")
     parser.add_argument("--verbose", action="store_true", help="print the most common errors")
     parser.add_argument("--env", action="append", default=[], help="NAME=value for the servers")
     args = parser.parse_args()
@@ -695,8 +701,20 @@ def main() -> int:
         name, _, value = pair_text.partition("=")
         env[name] = value
     started = time.time()
-    module_server = Server(args.server, ["--loadmodule", os.path.abspath(args.module), "debug-commands"], "module", env)
-    second = ["--loadmodule", os.path.abspath(args.module), "debug-commands"] if args.mixed else []
+    # Other configs (a tie-break span that is no power of two, a small
+    # idmp-max-ids) on both: the module as load arguments, the library in
+    # its CONFIG table, as docs/functions.md tells users to set them.
+    configs = []
+    library = pathlib.Path(args.library).read_text()
+    for setting in args.config:
+        name, _, value = setting.partition("=")
+        configs += [f"zkit.{name}", value]
+        library, found = re.subn(rf"\['{re.escape(name)}'\] = \d+", f"['{name}'] = {int(value)}", library)
+        if not found:
+            raise SystemExit(f"differential: the library has no config {name}")
+    module_server = Server(args.server, ["--loadmodule", os.path.abspath(args.module), "debug-commands", *configs],
+                           "module", env)
+    second = ["--loadmodule", os.path.abspath(args.module), "debug-commands", *configs] if args.mixed else []
     library_server = Server(args.server, second, "library", env)
     try:
         version = module_server.con.call("INFO", "server")
@@ -705,7 +723,6 @@ def main() -> int:
               f"{args.server}: {', '.join(line)}", flush=True)
         rng = random.Random(seed)
         clock = [(int(time.time() * 1000) + 86_400_000) // 1000 * 1000]
-        library = pathlib.Path(args.library).read_text()
         if args.mixed:
             second_engine = MixedEngine(library_server, library, random.Random(seed + 1))
         else:
@@ -713,7 +730,10 @@ def main() -> int:
         pair = Pair(ModuleEngine(module_server), second_engine, setup(clock[0]))
         pair.reset()
         skip = {tuple(s.split(":", 1)) for s in args.skip_option}
-        workload = Workload(rng, clock, skip)
+        settings = dict(setting.partition("=")[::2] for setting in args.config)
+        epoch = int(settings.get("tiebreak-epoch-ms", TIEBREAK_EPOCH))
+        window = (epoch, epoch + int(settings.get("tiebreak-span-ms", TIEBREAK_END - TIEBREAK_EPOCH)))
+        workload = Workload(rng, clock, skip, window)
         history: list = []
         calls, errors, messages, keys_seen = Counter(), Counter(), Counter(), set()
         for n in range(1, args.calls + 1):

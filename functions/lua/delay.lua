@@ -39,12 +39,16 @@ local function queue_of(key, lease)
   function queue.take(tasks)
     rt.members_call('ZREM', key, names(tasks))
   end
-  function queue.lease(tasks, until_ms)
-    local held = {}
+  -- The tasks scored `score` alike, for ZADD.
+  local function scored(tasks, score)
+    local out = {}
     for i, task in ipairs(tasks) do
-      held[i] = { task[1], until_ms }
+      out[i] = { task[1], score }
     end
-    rt.zadd_pairs(lease.inflight, held)
+    return out
+  end
+  function queue.lease(tasks, until_ms)
+    rt.zadd_pairs(lease.inflight, scored(tasks, until_ms))
   end
   function queue.deliveries(tasks)
     local counts = {}
@@ -59,11 +63,7 @@ local function queue_of(key, lease)
     end
   end
   function queue.bury(tasks, now_ms)
-    local dead = {}
-    for i, task in ipairs(tasks) do
-      dead[i] = { task[1], now_ms }
-    end
-    rt.zadd_pairs(lease.dead, dead)
+    rt.zadd_pairs(lease.dead, scored(tasks, now_ms))
     rt.members_call('ZREM', lease.deliveries, names(tasks))
   end
   return queue

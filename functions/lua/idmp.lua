@@ -103,7 +103,8 @@ function idmp.record(clause, now_ms)
   if max_ids < 1 then
     max_ids = 1
   end
-  local excess = rt.zcard(seen) - max_ids
+  -- Each id is two members.
+  local excess = rt.zcard(seen) - 2 * max_ids
   if excess <= 0 then
     return
   end

@@ -1,7 +1,7 @@
 -- RANK: leaderboards where equal totals rank first-come (src/commands/rank.rs,
 -- src/logic/rank.rs). A score is `total + j / 2^b`: b = 53 minus the total's
 -- bit length, j counts down the tie-break clock (epoch and span in CONFIG),
--- so math.floor(score) is the total and the earlier a total was reached, the
+-- so floor(score) is the total and the earlier a total was reached, the
 -- higher it ranks among equals. Every step below is exact in doubles.
 
 local TOTAL_LIMIT = 4503599627370496 -- 2^52
@@ -30,20 +30,24 @@ local function is_power_of_two(n)
   return mantissa == 0.5
 end
 
--- math.floor(a * 2^bits / span) for 0 <= a < span <= 2^53, by long division.
+-- (q + 1, r + added - limit) when r + added reaches `limit`, else
+-- (q, r + added), for 0 <= r, added < limit <= 2^53: a step of a long
+-- division or multiplication that keeps every value an exact double.
+local function add_to_remainder(quotient, rest, limit, added)
+  if rest >= limit - added then
+    return quotient + 1, rest - (limit - added)
+  end
+  return quotient, rest + added
+end
+
+-- floor(a * 2^bits / span) for 0 <= a < span <= 2^53, by long division.
 local function scaled_slot(a, bits, span)
   if is_power_of_two(span) then
     return math.floor(a * pow2(bits) / span)
   end
   local quotient, rest = 0, a
   for _ = 1, bits do
-    quotient = quotient * 2
-    if rest >= span - rest then
-      rest = rest - (span - rest)
-      quotient = quotient + 1
-    else
-      rest = rest + rest
-    end
+    quotient, rest = add_to_remainder(quotient * 2, rest, span, rest)
   end
   return quotient
 end
@@ -58,20 +62,9 @@ local function slot_start(slot, bits, span)
   local quotient, rest = 0, 0
   local _, length = math.frexp(span)
   for i = length - 1, 0, -1 do
-    quotient = quotient * 2
-    if rest >= limit - rest then
-      rest = rest - (limit - rest)
-      quotient = quotient + 1
-    else
-      rest = rest + rest
-    end
+    quotient, rest = add_to_remainder(quotient * 2, rest, limit, rest)
     if math.floor(span / pow2(i)) % 2 == 1 then
-      if rest >= limit - slot then
-        rest = rest - (limit - slot)
-        quotient = quotient + 1
-      else
-        rest = rest + slot
-      end
+      quotient, rest = add_to_remainder(quotient, rest, limit, slot)
     end
   end
   return rest > 0 and quotient + 1 or quotient

@@ -836,49 +836,43 @@ function rt.pairs_of(reply)
   return out
 end
 
--- Writes pairs of {member, score} with ZADD, in calls of at most 512
--- members (Lua passes a call's arguments on a bounded stack); returns how
--- many members were new.
-function rt.zadd_pairs(key, pairs_list, option)
-  local added = 0
-  local i, n = 1, #pairs_list
-  while i <= n do
-    local argv = { 'ZADD', key }
-    if option then
-      argv[3] = option
-    end
-    local last = i + 511
-    if last > n then
-      last = n
-    end
-    for j = i, last do
-      argv[#argv + 1] = rt.arg_score(pairs_list[j][2])
-      argv[#argv + 1] = pairs_list[j][1]
-    end
-    added = added + call(unpack(argv))
-    i = last + 1
-  end
-  return added
-end
-
--- Runs `command key member...` in calls of at most 512 members; returns the
--- sum of the replies.
-function rt.members_call(command, key, members)
+-- Runs `command key [option] item...` in calls of at most 512 items (Lua
+-- passes a call's arguments on a bounded stack), each item's words from
+-- `words(item)`; returns the sum of the replies.
+local function in_chunks(command, key, option, items, words)
   local total = 0
-  local i, n = 1, #members
+  local i, n = 1, #items
   while i <= n do
-    local argv = { command, key }
+    local argv = { command, key, option }
+    if not option then
+      argv[3] = nil
+    end
     local last = i + 511
     if last > n then
       last = n
     end
     for j = i, last do
-      argv[#argv + 1] = members[j]
+      words(items[j], argv)
     end
     total = total + call(unpack(argv))
     i = last + 1
   end
   return total
+end
+
+-- Writes pairs of {member, score} with ZADD; returns how many were new.
+function rt.zadd_pairs(key, pairs_list, option)
+  return in_chunks('ZADD', key, option, pairs_list, function(pair, argv)
+    argv[#argv + 1] = rt.arg_score(pair[2])
+    argv[#argv + 1] = pair[1]
+  end)
+end
+
+-- Runs `command key member...` (ZREM); returns the sum of the replies.
+function rt.members_call(command, key, members)
+  return in_chunks(command, key, nil, members, function(member, argv)
+    argv[#argv + 1] = member
+  end)
 end
 
 -- ---------------------------------------------------------------------------
