@@ -53,6 +53,23 @@ fn in_library(call: &[String]) -> bool {
     !(call[0].eq_ignore_ascii_case("DELAY.BPOLL") || stepped_merge)
 }
 
+/// `count` random calls of every family (the production checks' registry)
+/// on keys under `prefix`, sent to the library, each of which must succeed;
+/// how many the library runs.
+fn run_family_calls(con: &mut Connection, seed: &str, prefix: &str, count: usize) -> usize {
+    let mut rng = Rng::seeded(seed);
+    let mut ran = 0;
+    for call in mixed_calls(&mut rng, prefix, 3, count) {
+        if !in_library(&call) {
+            continue;
+        }
+        let words: Vec<&str> = call.iter().map(String::as_str).collect();
+        fcall_ok(con, &words);
+        ran += 1;
+    }
+    ran
+}
+
 /// A server without the module, with the library loaded.
 fn library_server(config: ServerConfig) -> Server {
     let server = Server::with(config);
@@ -345,16 +362,7 @@ fn a_replica_without_the_module_holds_what_the_library_writes() {
     let replica = Server::with(ServerConfig::without_module().replica_of(&master));
     replica.wait_until_synced();
     let mut con = master.connect();
-    let mut rng = Rng::seeded("functions replica");
-    let mut written = 0;
-    for call in mixed_calls(&mut rng, "{r}", 3, 400) {
-        if !in_library(&call) {
-            continue;
-        }
-        let words: Vec<&str> = call.iter().map(String::as_str).collect();
-        fcall_ok(&mut con, &words);
-        written += 1;
-    }
+    let written = run_family_calls(&mut con, "functions replica", "{r}", 400);
     assert!(written > 300, "{written} calls");
     let data = assert_replicas_match(&master, std::slice::from_ref(&replica));
     assert!(data.len() > 10, "{} keys", data.len());
@@ -409,16 +417,7 @@ fn an_acl_user_with_fcall_the_library_natives_and_its_keys_runs_every_command() 
         &server,
         &format!("~app:* +fcall +fcall_ro {LIBRARY_NATIVES}"),
     );
-    let mut rng = Rng::seeded("functions acl");
-    let mut ran = 0;
-    for call in mixed_calls(&mut rng, "app:", 3, 300) {
-        if !in_library(&call) {
-            continue;
-        }
-        let words: Vec<&str> = call.iter().map(String::as_str).collect();
-        fcall_ok(&mut con, &words);
-        ran += 1;
-    }
+    let ran = run_family_calls(&mut con, "functions acl", "app:", 300);
     assert!(ran > 200, "{ran} calls");
     // Another key is refused before the function runs.
     let e = fcall(&mut con, &["RANK.GIFT", "other:b", "m", "1"]).expect_err("NOPERM");
