@@ -91,7 +91,9 @@ end
 -- Items from a walk of `key` (`ZRANGE key from to BYSCORE [REV]`), after
 -- those `skip` says to step over, up to `wanted`.
 local function walk(key, from, to, reverse, skip, wanted)
-  local items, offset, batch = {}, 0, wanted
+  -- One more than wanted: the cursor's own item, when it is still there, is
+  -- the one stepped over.
+  local items, offset, batch = {}, 0, wanted + 1
   local skipping = true
   while true do
     local argv = { 'ZRANGE', key, from, to, 'BYSCORE' }

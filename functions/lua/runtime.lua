@@ -338,28 +338,44 @@ end
 -- key, string or integer, the number of a double, {choice = i, value = v} for
 -- a one-of, and an array for a block's parts or a list's items.
 
+-- The facts below depend on a declaration alone: each is worked out on
+-- first use and kept in the argument's table (fields ending in `_cache`).
+
 local function keywords_of(arg)
-  if arg.token then
-    return { arg.token }
+  if arg.keywords_cache then
+    return arg.keywords_cache
   end
   local out = {}
-  if arg.kind == 'oneof' then
+  if arg.token then
+    out[1] = arg.token
+  elseif arg.kind == 'oneof' then
     for _, choice in ipairs(arg.args) do
       for _, keyword in ipairs(keywords_of(choice)) do
         out[#out + 1] = keyword
       end
     end
   end
+  arg.keywords_cache = out
   return out
 end
 
 local function is_option(arg)
-  return arg.optional and #keywords_of(arg) > 0
+  if arg.option_cache == nil then
+    arg.option_cache = (arg.optional and #keywords_of(arg) > 0) or false
+  end
+  return arg.option_cache
 end
 
-local min_width
+local min_width, item_width_of
 
 local function item_width(arg)
+  if arg.width_cache == nil then
+    arg.width_cache = item_width_of(arg)
+  end
+  return arg.width_cache
+end
+
+item_width_of = function(arg)
   if arg.kind == 'pure-token' then
     return 0
   elseif arg.kind == 'block' then
@@ -560,16 +576,26 @@ local function option_keyword(option, choice)
   return keywords_of(option)[1]
 end
 
+-- The fewest words the arguments after each one of a sequence take.
+local function widths_after(args)
+  if not args.after_cache then
+    local after, sum = {}, 0
+    for i = #args, 1, -1 do
+      after[i] = sum
+      sum = sum + min_width(args[i])
+    end
+    args.after_cache = after
+  end
+  return args.after_cache
+end
+
 function Parser:sequence(args)
   local values = {}
   local i, n = 1, #args
+  local after = widths_after(args)
   while i <= n do
     if not is_option(args[i]) then
-      local rest = {}
-      for j = i + 1, n do
-        rest[#rest + 1] = args[j]
-      end
-      values[#values + 1] = self:required(args[i], rest)
+      values[#values + 1] = self:required(args[i], after[i])
       i = i + 1
     else
       local group_end = n + 1
@@ -629,7 +655,7 @@ end
 function Parser:after_keyword(arg)
   local keyword = arg.token or arg.name
   if arg.multiple then
-    return self:list(arg, {}, keyword)
+    return self:list(arg, 0, keyword)
   end
   if arg.kind == 'pure-token' then
     return true
@@ -637,7 +663,9 @@ function Parser:after_keyword(arg)
   return self:item(arg, { 'incomplete', keyword })
 end
 
-function Parser:required(arg, rest)
+-- A required argument; `after` is the fewest words the declaration's
+-- arguments after it take.
+function Parser:required(arg, after)
   if arg.kind == 'oneof' then
     local word = self:peek()
     if word == nil then
@@ -663,12 +691,12 @@ function Parser:required(arg, rest)
     return self:after_keyword(arg)
   end
   if arg.multiple then
-    return self:list(arg, rest, nil)
+    return self:list(arg, after, nil)
   end
   return self:item(arg, { 'missing', arg.name })
 end
 
-function Parser:list(arg, rest, keyword)
+function Parser:list(arg, after, keyword)
   local width = item_width(arg)
   if width < 1 then
     width = 1
@@ -682,10 +710,6 @@ function Parser:list(arg, rest, keyword)
       end
     end
     assert(count, 'a list is counted by an integer declared before it')
-    local after = 0
-    for _, later in ipairs(rest) do
-      after = after + min_width(later)
-    end
     local left = self:remaining() - after
     if left < 0 then
       left = 0
