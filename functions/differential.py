@@ -534,9 +534,38 @@ LUA_LARGEST = b":9223372036854774784\r\n"
 MEMORY_BYTES = re.compile(rb"(\$12\r\nmemory-bytes\r\n):\d+\r\n")
 
 
-def same_reply(module: bytes, library: bytes) -> bool:
+def typed(raw: bytes, at: int = 0):
+    """A RESP reply as (type, value) trees, and where it ends."""
+    end = raw.index(b"\r\n", at)
+    kind, rest = raw[at:at + 1], raw[at + 1:end]
+    if kind in (b"*", b"%", b"~"):
+        n = int(rest) * (2 if kind == b"%" else 1)
+        items, at = [], end + 2
+        for _ in range(max(n, 0)):
+            item, at = typed(raw, at)
+            items.append(item)
+        return ("array", items), at
+    if kind == b"$" and int(rest) >= 0:
+        n = int(rest)
+        return ("bulk", raw[end + 2:end + 2 + n]), end + 4 + n
+    return (kind.decode(), rest), end + 2
+
+
+def same_scores(module, library) -> bool:
+    """Equal but for RESP3 doubles that the library sends as exact text
+    (FEED.PAGE's scores: a function cannot tell its caller's protocol)."""
+    if module[0] == "," and library[0] == "bulk":
+        return float(module[1]) == float(library[1])
+    if module[0] == "array" and library[0] == "array" and len(module[1]) == len(library[1]):
+        return all(same_scores(a, b) for a, b in zip(module[1], library[1]))
+    return module == library
+
+
+def same_reply(module: bytes, library: bytes, resp3_scores: bool = False) -> bool:
     module, library = (MEMORY_BYTES.sub(rb"\1:<bytes>\r\n", reply) for reply in (module, library))
-    return module == library or (I64_MAX in module and module.replace(I64_MAX, LUA_LARGEST) == library)
+    if module == library or (I64_MAX in module and module.replace(I64_MAX, LUA_LARGEST) == library):
+        return True
+    return resp3_scores and same_scores(typed(module)[0], typed(library)[0])
 
 
 def show(argv: list) -> str:
@@ -551,10 +580,14 @@ def show(argv: list) -> str:
 class Pair:
     """The two engines, side by side."""
 
-    def __init__(self, module: ModuleEngine, library: LibraryEngine, setup_calls: list):
+    def __init__(self, module: ModuleEngine, library: LibraryEngine, setup_calls: list, resp3: bool = False):
         self.engines = (module, library)
         self.pinned = None
         self.setup = setup_calls
+        self.resp3 = resp3
+        if resp3:
+            for engine in self.engines:
+                engine.con.call("HELLO", "3")
 
     def reset(self) -> None:
         for engine in self.engines:
@@ -624,7 +657,7 @@ def replay(pair: Pair, sequence: list) -> str | None:
     pair.reset()
     for i, (clock, argv) in enumerate(sequence):
         a, b, _ = pair.run(clock, argv)
-        if not same_reply(a[0], b[0]):
+        if not same_reply(a[0], b[0], pair.resp3 and argv[0] == "FEED.PAGE"):
             return f"reply of call {i + 1}"
     if pair.data_diff():
         return "data after the last call"
@@ -670,7 +703,7 @@ def report(pair: Pair, sequence: list, what: str) -> None:
             last = clock
         a, b, keys = pair.run(clock, argv)
         print("  " + show(argv))
-        if not same_reply(a[0], b[0]):
+        if not same_reply(a[0], b[0], pair.resp3 and argv[0] == "FEED.PAGE"):
             print(f"    module:  {a[0]!r}\n    library: {b[0]!r}")
     diff = pair.data_diff()
     if diff:
@@ -691,6 +724,8 @@ def main() -> int:
                         help="the second server has the module too, and each call goes to either")
     parser.add_argument("--config", action="append", default=[],
                         help="NAME=VALUE: the module's zkit.NAME, and the library's CONFIG alike")
+    parser.add_argument("--resp3", action="store_true",
+                        help="both connections speak RESP3 (FEED.PAGE's scores then compare by value)")
     parser.add_argument("--verbose", action="store_true", help="print the most common errors")
     parser.add_argument("--env", action="append", default=[], help="NAME=value for the servers")
     args = parser.parse_args()
@@ -727,7 +762,7 @@ def main() -> int:
             second_engine = MixedEngine(library_server, library, random.Random(seed + 1))
         else:
             second_engine = LibraryEngine(library_server, library)
-        pair = Pair(ModuleEngine(module_server), second_engine, setup(clock[0]))
+        pair = Pair(ModuleEngine(module_server), second_engine, setup(clock[0]), args.resp3)
         pair.reset()
         skip = {tuple(s.split(":", 1)) for s in args.skip_option}
         settings = dict(setting.partition("=")[::2] for setting in args.config)
@@ -752,7 +787,7 @@ def main() -> int:
                     if isinstance(cursor, bytes):
                         workload.cursors.append(cursor.decode("latin-1"))
                 workload.cursors = workload.cursors[-50:]
-            if not same_reply(a_raw, b_raw):
+            if not same_reply(a_raw, b_raw, pair.resp3 and argv[0] == "FEED.PAGE"):
                 print(f"differential: call {n}: {show(argv)}\n  module:  {a_raw!r}\n  library: {b_raw!r}")
                 report(pair, history, f"reply of call {n}")
                 return 1
@@ -765,7 +800,7 @@ def main() -> int:
         zkit_calls = {k: v for k, v in calls.items() if "." in k}
         library_commands = [c for c in SPEC if "BLOCKING" not in SPEC[c]["command_flags"]]
         missing = [c for c in library_commands if c not in zkit_calls]
-        print(f"differential: module against {pair.engines[1].label}: {args.calls} calls ({sum(zkit_calls.values())} zkit, "
+        print(f"differential: module against {pair.engines[1].label}{' (RESP3)' if args.resp3 else ''}: {args.calls} calls ({sum(zkit_calls.values())} zkit, "
               f"{args.calls - sum(zkit_calls.values())} native), {len(zkit_calls)} of {len(library_commands)} "
               f"library commands, {len(keys_seen)} keys, replies equal after every call, data equal at "
               f"{args.calls // args.checkpoint} checkpoints, {time.time() - started:.0f} s")

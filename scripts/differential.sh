@@ -25,11 +25,11 @@ chmod +x "$valkey"
 calls=${ZKIT_DIFFERENTIAL_CALLS:-100000}
 # The module against the library on each server, the module against a
 # server with both, where each call goes to either (data one wrote, the
-# other continues), and both with other configs.
+# other continues; in RESP3), and both with other configs.
 runs=(
   "--server $(command -v redis-server) --calls $calls"
   "--server $valkey --calls $calls"
-  "--server $(command -v redis-server) --calls $((calls / 4)) --mixed"
+  "--server $(command -v redis-server) --calls $((calls / 4)) --mixed --resp3"
   "--server $(command -v redis-server) --calls $((calls / 10)) --config tiebreak-span-ms=1000000000007 --config idmp-max-ids=4"
 )
 pids=()
