@@ -5,7 +5,7 @@
 // the module; it is loaded here with loadFunctions(), as users load it.
 import Redis from 'ioredis';
 import { createClient, createCluster } from 'redis';
-import { zkit, zkitFunctionsModule, zkitModule } from 'zkit';
+import { COMMANDS, zkit, zkitFunctionsModule, zkitModule } from 'zkit';
 
 const hostPort = (address) => {
   const [host, port] = address.split(':');
@@ -20,7 +20,11 @@ export const ZKIT_MODULE = ENGINE === 'functions' ? zkitFunctionsModule : zkitMo
 
 /** The INFO commandstats names counting calls of zkit `commands`: theirs with the module, FCALL's and FCALL_RO's with the library. */
 export const callStats = (commands) =>
-  ENGINE === 'functions' ? ['cmdstat_fcall', 'cmdstat_fcall_ro'] : commands.map((c) => `cmdstat_${c.toLowerCase()}`);
+  ENGINE === 'functions'
+    ? [...new Set(commands.map((c) => (READONLY.has(c.toUpperCase()) ? 'cmdstat_fcall_ro' : 'cmdstat_fcall')))]
+    : commands.map((c) => `cmdstat_${c.toLowerCase()}`);
+// The library's reads are FCALL_RO calls, as is the engine probe (FCALL_RO zkit_version).
+const READONLY = new Set(Object.values(COMMANDS).filter((spec) => spec.readonly).map((spec) => spec.command));
 
 if (ENGINE === 'functions') {
   for (const client of [new Redis(SERVER), new Redis.Cluster(CLUSTER)]) {
