@@ -34,12 +34,11 @@ pub enum Native {
     Srem,
     Sismember,
     Config,
-    Object,
     Memory,
 }
 
 impl Native {
-    pub const ALL: [Native; 15] = [
+    pub const ALL: [Native; 14] = [
         Native::Zadd,
         Native::Zrem,
         Native::Zremrangebyscore,
@@ -53,7 +52,6 @@ impl Native {
         Native::Srem,
         Native::Sismember,
         Native::Config,
-        Native::Object,
         Native::Memory,
     ];
 
@@ -82,7 +80,6 @@ impl Native {
             Native::Srem => c"SREM",
             Native::Sismember => c"SISMEMBER",
             Native::Config => c"CONFIG",
-            Native::Object => c"OBJECT",
             Native::Memory => c"MEMORY",
         }
     }

@@ -16,7 +16,7 @@ pub enum Engine {
 
 /// The Functions library this crate ships (the repository's
 /// `functions/zkit.lua`, which `make functions` builds).
-pub const LIBRARY: &str = include_str!("../../../functions/zkit.lua");
+pub const LIBRARY: &str = include_str!("../zkit.lua");
 
 /// What a server with neither the module nor the library answers.
 pub const NOT_LOADED: &str = "zkit is not loaded on this server: it knows neither the zkit module's \

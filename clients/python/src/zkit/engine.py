@@ -13,7 +13,6 @@ an older one.
 
 from __future__ import annotations
 
-import pathlib
 import pkgutil
 import re
 from typing import Any, Awaitable, Callable, Generator, List, Optional, Sequence, Tuple
@@ -46,16 +45,10 @@ class ZkitNotLoaded(redis.exceptions.RedisError):
 
 
 def library() -> str:
-    """The Functions library this package ships (zkit.lua, copied in by
-    setup.py from the repository's functions/zkit.lua), or in a checkout
-    that file itself."""
-    try:
-        data = pkgutil.get_data("zkit", "zkit.lua")
-    except FileNotFoundError:
-        data = None
-    if data is None:
-        checkout = pathlib.Path(__file__).resolve().parents[4] / "functions" / "zkit.lua"
-        data = checkout.read_bytes()
+    """The Functions library this package ships (zkit.lua, in the repository
+    a link to functions/zkit.lua, which `make functions` builds)."""
+    data = pkgutil.get_data("zkit", "zkit.lua")
+    assert data is not None
     return data.decode()
 
 
