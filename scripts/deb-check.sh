@@ -30,6 +30,7 @@ installed_files=(
   ./usr/share/doc/zkit/README.md
   ./usr/share/doc/zkit/changelog.gz
   ./usr/share/doc/zkit/copyright
+  ./usr/share/zkit/zkit.lua
 )
 
 # Checks one architecture's package; prints what is wrong and returns 1.

@@ -3,6 +3,8 @@
 # (called by scripts/dist.sh; scripts/deb-check.sh reads the result):
 #   /usr/lib/redis/modules/zkit.so     the module
 #   /etc/redis/modules.d/zkit.conf     a commented loadmodule line (a conffile)
+#   /usr/share/zkit/zkit.lua           the Functions library (FUNCTION LOAD
+#                                      on servers that refuse modules)
 #   /usr/share/doc/zkit/               README.Debian (how to enable it),
 #                                      README.md, changelog, copyright
 # Entries are owned by root and dated at the last commit, so the same
@@ -21,6 +23,7 @@ trap 'rm -rf "$root"' EXIT
 # Executable: Redis 7 refuses to load a module file without execute permission.
 install -D -m 755 "$module" "$root/usr/lib/redis/modules/zkit.so"
 install -D -m 644 packaging/deb/zkit.conf "$root/etc/redis/modules.d/zkit.conf"
+install -D -m 644 functions/zkit.lua "$root/usr/share/zkit/zkit.lua"
 doc=$root/usr/share/doc/zkit
 install -D -m 644 packaging/deb/README.Debian "$doc/README.Debian"
 install -m 644 README.md "$doc/README.md"

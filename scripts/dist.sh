@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # make dist: the release artifacts ops teams download, per architecture:
-#   dist/zkit-<version>-linux-<arch>.tar.gz   stripped module, README, LICENSE, CHANGELOG
+#   dist/zkit-<version>-linux-<arch>.tar.gz   stripped module, the Functions library
+#                                             (zkit.lua), README, LICENSE, CHANGELOG
+#   dist/zkit-<version>.lua                   the Functions library alone, for
+#                                             servers that refuse modules
 #   dist/zkit-<version>-linux-<arch>.debug    its debug symbols (the module's
 #                                             .gnu_debuglink names this file)
 #   dist/zkit_<version>_<amd64|arm64>.deb     the same module as a Debian package
@@ -84,7 +87,7 @@ for arch in "${dist_arches[@]}"; do
   "$objcopy" --only-keep-debug --compress-debug-sections=zlib "$module" "$base.debug"
   chmod 644 "$base.debug"
   "$objcopy" --strip-all --add-gnu-debuglink="$base.debug" "$module" "$stage/libzkit.so"
-  cp README.md LICENSE CHANGELOG.md "$stage/"
+  cp functions/zkit.lua README.md LICENSE CHANGELOG.md "$stage/"
   tar --sort=name --owner=0 --group=0 --numeric-owner --mtime="@$epoch" \
     -C "$staging" -cf - "$name" | gzip -9n >"$base.tar.gz"
   deb=$(dist_deb "$version" "$arch")
@@ -96,3 +99,7 @@ for arch in "${dist_arches[@]}"; do
   built+=("$arch")
 done
 ((${#built[@]})) || { echo "dist: no architecture was built" >&2; exit 1; }
+# The Functions library is the same on every architecture (docs/functions.md).
+python3 functions/gen.py --check >&2
+cp functions/zkit.lua "dist/zkit-$version.lua"
+(cd dist && sha256sum "zkit-$version.lua" >"zkit-$version.lua.sha256")

@@ -15,7 +15,8 @@ apt_install() { # package...
 # The architectures a release ships, as Rust and `uname -m` spell them.
 dist_arches=(x86_64 aarch64)
 # What each tarball holds, under its top folder zkit-<version>-linux-<arch>/.
-dist_contents=(libzkit.so README.md LICENSE CHANGELOG.md)
+# (zkit.lua: the Functions library, for servers that refuse modules.)
+dist_contents=(libzkit.so zkit.lua README.md LICENSE CHANGELOG.md)
 # The newest glibc symbol version the module may need: RHEL/CentOS 7's glibc,
 # the oldest in use on servers we target.
 dist_glibc=2.17

@@ -14,8 +14,14 @@
 # Finally the docs' example blocks must equal the example files. First of
 # all, the generated command tables must be what docs/commands.json gives,
 # and the packages' versions and metadata the module's
-# (scripts/check-release-metadata.py). TEST_CLIENTS=python, node or rust
-# runs one client only.
+# (scripts/check-release-metadata.py).
+# Each suite and the examples run twice: on servers with the module, and on
+# servers without it where the suite loads zkit's Functions library as users
+# do (ZKIT_TEST_ENGINE=functions; docs/functions.md), with the same checks
+# but per-command counts (every call there is an FCALL); each package must
+# carry the library (zkit.lua, as functions/zkit.lua).
+# TEST_CLIENTS=python, node or rust runs one client only;
+# TEST_CLIENTS_ENGINES=module or functions one engine only.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -48,13 +54,16 @@ free_port() {
   python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
 }
 
-# start_server NAME PORT [redis-server options...]
+# start_server NAME PORT [redis-server options...]: with the module, unless
+# NAME starts with "lib-" (the Functions library's servers, which the suites
+# load it on).
 start_server() {
-  local dir=$WORK/$1 port=$2
+  local dir=$WORK/$1 port=$2 module=(--loadmodule "$MODULE")
+  [[ $1 == lib-* ]] && module=()
   shift 2
   mkdir -p "$dir"
   (cd "$dir" && exec redis-server --bind 127.0.0.1 --port "$port" --dir . --save '' \
-    --appendonly no --loadmodule "$MODULE" "$@" >server.log 2>&1) &
+    --appendonly no "${module[@]}" "$@" >server.log 2>&1) &
   SERVER_PIDS+=($!)
   for _ in $(seq 100); do
     "$CLI" -p "$port" PING >/dev/null 2>&1 && return 0
@@ -64,39 +73,64 @@ start_server() {
   fail "redis-server on port $port did not start"
 }
 
-SINGLE_PORT=$(free_port)
-start_server single "$SINGLE_PORT"
-CLUSTER_PORTS=()
-for n in 1 2 3; do
-  port=$(free_port)
-  start_server "node$n" "$port" --cluster-enabled yes --cluster-config-file nodes.conf \
-    --cluster-node-timeout 5000 --cluster-port "$(free_port)"
-  CLUSTER_PORTS+=("$port")
-done
-"$CLI" --cluster create "${CLUSTER_PORTS[@]/#/127.0.0.1:}" --cluster-replicas 0 --cluster-yes >"$WORK/cluster-create.log" 2>&1 ||
-  { cat "$WORK/cluster-create.log" >&2; fail "redis-cli --cluster create"; }
-for port in "${CLUSTER_PORTS[@]}"; do
-  for _ in $(seq 300); do
-    info=$("$CLI" -p "$port" CLUSTER INFO)
-    [[ $info == *cluster_state:ok* && $info == *cluster_known_nodes:3* ]] && break
-    sleep 0.1
+ENGINES=${TEST_CLIENTS_ENGINES:-module functions}
+declare -A ENGINE_SINGLE ENGINE_CLUSTER
+# start_servers ENGINE: a plain server and a 3-master cluster for it.
+start_servers() {
+  local engine=$1 prefix='' single port cluster=() info n
+  [[ $engine == functions ]] && prefix=lib-
+  single=$(free_port)
+  start_server "${prefix}single" "$single"
+  for n in 1 2 3; do
+    port=$(free_port)
+    start_server "${prefix}node$n" "$port" --cluster-enabled yes --cluster-config-file nodes.conf \
+      --cluster-node-timeout 5000 --cluster-port "$(free_port)"
+    cluster+=("$port")
   done
-  [[ $info == *cluster_state:ok* ]] || fail "cluster node $port is not ready"
-done
-say "plain server on 127.0.0.1:$SINGLE_PORT, cluster on ${CLUSTER_PORTS[*]/#/127.0.0.1:}"
-export ZKIT_TEST_SERVER=127.0.0.1:$SINGLE_PORT
-ZKIT_TEST_CLUSTER=$(IFS=,; echo "${CLUSTER_PORTS[*]/#/127.0.0.1:}")
-export ZKIT_TEST_CLUSTER
+  "$CLI" --cluster create "${cluster[@]/#/127.0.0.1:}" --cluster-replicas 0 --cluster-yes >"$WORK/cluster-create.log" 2>&1 ||
+    { cat "$WORK/cluster-create.log" >&2; fail "redis-cli --cluster create"; }
+  for port in "${cluster[@]}"; do
+    for _ in $(seq 300); do
+      info=$("$CLI" -p "$port" CLUSTER INFO)
+      [[ $info == *cluster_state:ok* && $info == *cluster_known_nodes:3* ]] && break
+      sleep 0.1
+    done
+    [[ $info == *cluster_state:ok* ]] || fail "cluster node $port is not ready"
+  done
+  ENGINE_SINGLE[$engine]=$single
+  ENGINE_CLUSTER[$engine]="${cluster[*]}"
+  say "$engine: plain server on 127.0.0.1:$single, cluster on ${cluster[*]/#/127.0.0.1:}"
+}
+for engine in $ENGINES; do start_servers "$engine"; done
 
-ZKIT_COMMANDS=$("$CLI" -p "$SINGLE_PORT" COMMAND LIST FILTERBY MODULE zkit | grep -v '^zkit\.debug-panic$')
+# use_engine ENGINE: the servers the next suite runs on.
+use_engine() {
+  ENGINE=$1
+  SINGLE_PORT=${ENGINE_SINGLE[$ENGINE]}
+  read -r -a CLUSTER_PORTS <<<"${ENGINE_CLUSTER[$ENGINE]}"
+  export ZKIT_TEST_ENGINE=$ENGINE
+  export ZKIT_TEST_SERVER=127.0.0.1:$SINGLE_PORT
+  ZKIT_TEST_CLUSTER=$(IFS=,; echo "${CLUSTER_PORTS[*]/#/127.0.0.1:}")
+  export ZKIT_TEST_CLUSTER
+  FOREIGN_PORTS=("$SINGLE_PORT" "${CLUSTER_PORTS[0]}")
+}
+
+# The commands a suite must call: the module's, or FCALL (FCALL_RO for the
+# Node client's reads) for the library, whose calls INFO does not tell apart.
+zkit_commands() {
+  if [[ $ENGINE == functions ]]; then echo fcall; return; fi
+  "$CLI" -p "$SINGLE_PORT" COMMAND LIST FILTERBY MODULE zkit | grep -v '^zkit\.debug-panic$'
+}
 
 # Other data the suites must leave as it is (each test works under a key
 # prefix of its own and flushes nothing): sorted sets named like the suites'
 # keys without their prefix, {jobs} with due tasks a stray worker would take.
 FOREIGN_KEYS=(board '{jobs}' '{jobs}:inflight' '{t}:mon' '{p}:board' 'gifts:room:42' 'feed:user:7' 'MemberRecentGoods:66')
-FOREIGN_PORTS=("$SINGLE_PORT" "${CLUSTER_PORTS[0]}")
-for port in "${FOREIGN_PORTS[@]}"; do
-  for key in "${FOREIGN_KEYS[@]}"; do "$CLI" -c -p "$port" ZADD "$key" 1 other-team:1 2 other-team:2 >/dev/null; done
+for engine in $ENGINES; do
+  use_engine "$engine"
+  for port in "${FOREIGN_PORTS[@]}"; do
+    for key in "${FOREIGN_KEYS[@]}"; do "$CLI" -c -p "$port" ZADD "$key" 1 other-team:1 2 other-team:2 >/dev/null; done
+  done
 done
 check_foreign() {
   local port key got
@@ -106,7 +140,7 @@ check_foreign() {
       [[ $got == "other-team:1 1 other-team:2 2 " ]] || fail "$1 changed the other data: $key on port $port holds: $got"
     done
   done
-  say "$1: the other data (${#FOREIGN_KEYS[@]} keys on the server and on the cluster) is untouched"
+  say "$1 ($ENGINE): the other data (${#FOREIGN_KEYS[@]} keys on the server and on the cluster) is untouched"
 }
 
 reset_stats() {
@@ -126,21 +160,22 @@ calls_of() {
 
 # check_stats SUITE: what the suite sent since reset_stats.
 check_stats() {
-  local suite=$1 port errors getkeys zkit_calls command
+  local suite="$1 ($ENGINE)" port errors getkeys zkit_calls command commands
+  commands=$(zkit_commands)
   for port in "${CLUSTER_PORTS[@]}"; do
     errors=$("$CLI" -p "$port" INFO errorstats | tr -d '\r' | grep -E '^errorstat_(MOVED|ASK):' || true)
     getkeys=$(calls_of 'command|getkeys' "$port")
     zkit_calls=0
-    for command in $ZKIT_COMMANDS; do zkit_calls=$((zkit_calls + $(calls_of "$command" "$port"))); done
+    for command in $commands fcall_ro; do zkit_calls=$((zkit_calls + $(calls_of "$command" "$port"))); done
     say "$suite: cluster node $port: $zkit_calls zkit calls, redirects: ${errors:-none}, COMMAND GETKEYS calls: $getkeys"
     [[ -z $errors ]] || fail "$suite: node $port answered MOVED/ASK"
     ((getkeys == 0)) || fail "$suite: node $port ran COMMAND GETKEYS"
   done
-  for command in $ZKIT_COMMANDS; do
+  for command in $commands; do
     (($(calls_of "$command" "$SINGLE_PORT") > 0)) || fail "$suite never called $command on the plain server"
     (($(calls_of "$command" "${CLUSTER_PORTS[@]}") > 0)) || fail "$suite never called $command on the cluster"
   done
-  say "$suite: every zkit command ($(echo $ZKIT_COMMANDS | wc -w)) called on the plain server and on the cluster"
+  say "$suite: every zkit command ($(echo $commands | wc -w)) called on the plain server and on the cluster"
 }
 
 wants() { [[ ${TEST_CLIENTS:-python node rust} == *$1* ]]; }
@@ -180,28 +215,35 @@ if wants python; then
   [[ -f $wheel && -f $sdist ]] || fail "python -m build made: $(ls "$WORK/python-dist")"
   "$WORK/venv/bin/pip" install --quiet --disable-pip-version-check "$wheel"
   "$WORK/venv/bin/python" -c 'import importlib.metadata as m, redis, zkit; print("test-clients: python: redis-py", redis.__version__, "zkit from", zkit.__file__, "(distribution zkit-redis", m.version("zkit-redis") + ")")'
-  say "python: the sdist installed into another fresh venv runs the quick start"
+  say "python: the sdist installed into another fresh venv (it runs the quick start)"
   python3 -m venv "$WORK/sdist-venv"
   "$WORK/sdist-venv/bin/pip" install --quiet --disable-pip-version-check "$sdist"
-  run_examples python "$WORK/sdist-venv/bin/python" -- clients/python/examples/quick_start.py
+  for python in "$WORK/venv/bin/python" "$WORK/sdist-venv/bin/python"; do
+    "$python" -c 'import pathlib, sys, zkit; sys.exit(pathlib.Path(zkit.__file__).with_name("zkit.lua").read_bytes() != pathlib.Path("functions/zkit.lua").read_bytes())' ||
+      fail "python: $python's zkit package does not carry functions/zkit.lua"
+  done
   examples=()
   for file in clients/python/examples/*.py; do
     [[ $file == */run_example.py ]] || examples+=("$file")
   done
-  run_examples python "$WORK/venv/bin/python" -- "${examples[@]}"
   say "python: mypy on the package and the examples"
   (cd clients/python && "$WORK/venv/bin/mypy" --cache-dir "$WORK/mypy-cache" src/zkit examples)
-  reset_stats
-  (cd clients/python && "$WORK/venv/bin/python" -m pytest -p no:cacheprovider -q tests)
-  check_stats python
-  check_foreign python
+  for engine in $ENGINES; do
+    use_engine "$engine"
+    reset_stats
+    (cd clients/python && "$WORK/venv/bin/python" -m pytest -p no:cacheprovider -q tests)
+    check_stats python
+    run_examples python "$WORK/sdist-venv/bin/python" -- clients/python/examples/quick_start.py
+    run_examples python "$WORK/venv/bin/python" -- "${examples[@]}"
+    check_foreign python
+  done
 fi
 
 if wants node; then
   say "node: npm pack ./clients/node, then npm install of the tarball in a fresh folder"
   (cd clients/node && npm ci --silent --no-audit --no-fund && npm pack --silent --pack-destination "$WORK" >/dev/null)
   packed=$(tar -tzf "$WORK"/zkit-*.tgz)
-  for file in package/LICENSE package/README.md package/dist/index.js package/dist/index.d.ts; do
+  for file in package/LICENSE package/README.md package/dist/index.js package/dist/index.d.ts package/zkit.lua; do
     grep -qx "$file" <<<"$packed" || fail "node: the npm tarball has no $file"
   done
   mkdir "$WORK/node-app"
@@ -218,24 +260,27 @@ if wants node; then
     for file in examples/*.mjs; do
       [[ $file == */run-example.mjs ]] || examples+=("$file")
     done
-    run_examples node node -- "${examples[@]}"
-    reset_stats
-    node --test --test-concurrency=1 test/*.test.mjs test/*.test.cjs
+    printf '%s\n' "${examples[@]}" >"$WORK/node-examples"
   )
-  check_stats node
-  check_foreign node
+  mapfile -t examples <"$WORK/node-examples"
+  for engine in $ENGINES; do
+    use_engine "$engine"
+    reset_stats
+    (cd "$WORK/node-app" && node --test --test-concurrency=1 test/*.test.mjs test/*.test.cjs)
+    check_stats node
+    (cd "$WORK/node-app" && run_examples node node -- "${examples[@]}")
+    check_foreign node
+  done
 fi
 
 if wants rust; then
   say "rust: cargo test in clients/rust (its own workspace, Cargo.lock as committed)"
   (cd clients/rust && cargo test --locked --quiet --no-run)
-  reset_stats
-  (cd clients/rust && cargo test --locked)
-  check_stats rust
   say "rust: cargo package, then the quick start (docs/quick-start.md) in a fresh cargo project on the unpacked crate"
   (cd clients/rust && cargo package --quiet --no-verify --allow-dirty)
   mkdir -p "$WORK/rust-app/src"
-  tar -xzf "clients/rust/target/package/zkit-client-$(sed -n 's/^version = "\(.*\)"$/\1/p' clients/rust/Cargo.toml | head -1).crate" -C "$WORK"
+  version=$(sed -n 's/^version = "\(.*\)"$/\1/p' clients/rust/Cargo.toml | head -1)
+  tar -xzf "clients/rust/target/package/zkit-client-$version.crate" -C "$WORK"
   cat >"$WORK/rust-app/Cargo.toml" <<TOML
 [package]
 name = "rust-app"
@@ -252,12 +297,20 @@ TOML
   cp clients/rust/Cargo.lock "$WORK/rust-app/"  # the dependencies' versions CI tests
   # The client's target folder: its dependencies are built already.
   CARGO_TARGET_DIR=$ROOT/clients/rust/target cargo build --quiet --manifest-path "$WORK/rust-app/Cargo.toml"
-  run_examples rust "$ROOT/clients/rust/target/debug/rust-app"
-  for url in "redis://127.0.0.1:$SINGLE_PORT" "redis://127.0.0.1:${CLUSTER_PORTS[1]}"; do
-    example_out=$(REDIS_URL=$url "$ROOT/clients/rust/target/debug/rust-app")
-    [[ $example_out == $'alice: 10 at rank 1\ndue at 0: mail:1' ]] || fail "rust quick start on $url printed: $example_out"
+  tar -tzf "clients/rust/target/package/zkit-client-$version.crate" | grep -qx "zkit-client-$version/zkit.lua" ||
+    fail "rust: the crate has no zkit.lua"
+  for engine in $ENGINES; do
+    use_engine "$engine"
+    reset_stats
+    (cd clients/rust && cargo test --locked)
+    check_stats rust
+    run_examples rust "$ROOT/clients/rust/target/debug/rust-app"
+    for url in "redis://127.0.0.1:$SINGLE_PORT" "redis://127.0.0.1:${CLUSTER_PORTS[1]}"; do
+      example_out=$(REDIS_URL=$url "$ROOT/clients/rust/target/debug/rust-app")
+      [[ $example_out == $'alice: 10 at rank 1\ndue at 0: mail:1' ]] || fail "rust quick start on $url printed: $example_out"
+    done
+    check_foreign rust
   done
-  check_foreign rust
 fi
 
 say "docs example blocks"

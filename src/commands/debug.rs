@@ -4,7 +4,10 @@
 //!   takes the server down;
 //! - ZKIT.DEBUG-WRITE-THEN-FAIL writes, then fails: what it wrote is still
 //!   replicated, and the reply names the breach of the "validate before the
-//!   first write" rule.
+//!   first write" rule;
+//! - ZKIT.DEBUG-CLOCK pins the clock every command reads, only in a build
+//!   with the `test-clock` feature (`make differential`), which no release
+//!   build has.
 //!
 //! They are not part of zkit's surface: they are registered only when the
 //! module is loaded with the argument [`LOAD_ARGUMENT`]
@@ -19,7 +22,10 @@ use crate::{declare_command, request};
 /// The load argument that registers [`COMMANDS`].
 pub const LOAD_ARGUMENT: &str = "debug-commands";
 
+#[cfg(not(feature = "test-clock"))]
 pub static COMMANDS: &[&Command] = &[&PANIC, &WRITE_THEN_FAIL];
+#[cfg(feature = "test-clock")]
+pub static COMMANDS: &[&Command] = &[&PANIC, &WRITE_THEN_FAIL, &CLOCK];
 
 declare_command! {
     pub static PANIC: Command = {
@@ -47,6 +53,42 @@ declare_command! {
         history: &[],
         args: &[Arg::key("key", kf::RW | kf::INSERT)],
     }
+}
+
+#[cfg(feature = "test-clock")]
+declare_command! {
+    pub static CLOCK: Command = {
+        name: "zkit.debug-clock",
+        handler: pin_clock,
+        flags: "readonly",
+        acl_categories: "dangerous",
+        summary: "Pins the clock zkit commands read at unix-ms, or lets it run with -1 (testing only: built with the test-clock feature, registered by the load argument debug-commands).",
+        complexity: "O(1)",
+        since: "0.3.0",
+        history: &[],
+        args: &[Arg::integer("unix-ms")],
+    }
+}
+
+/// ZKIT.DEBUG-CLOCK `unix-ms`.
+#[cfg(feature = "test-clock")]
+struct PinClock {
+    unix_ms: i64,
+}
+
+#[cfg(feature = "test-clock")]
+impl crate::host::FromArgs<'_> for PinClock {
+    fn from_args(args: &mut crate::host::Request<'_, RStr>) -> PinClock {
+        PinClock {
+            unix_ms: args.integer(),
+        }
+    }
+}
+
+#[cfg(feature = "test-clock")]
+fn pin_clock(_ctx: &Ctx, args: PinClock) -> Result<Reply, ZkitError> {
+    crate::host::test_clock::pin((args.unix_ms >= 0).then_some(args.unix_ms));
+    Ok(Reply::Simple(c"OK"))
 }
 
 fn panic_now(_ctx: &Ctx, _args: ()) -> Result<Reply, ZkitError> {

@@ -49,8 +49,13 @@ impl Ctx {
         self.raw
     }
 
-    /// The server's clock in unix milliseconds.
+    /// The server's clock in unix milliseconds (in a `test-clock` build,
+    /// the pinned time while one is pinned).
     pub fn now_ms(&self) -> i64 {
+        #[cfg(feature = "test-clock")]
+        if let Some(pinned) = test_clock::pinned() {
+            return pinned;
+        }
         // SAFETY: no arguments; reads the server clock.
         unsafe { api!(RedisModule_Milliseconds)() }
     }
@@ -249,4 +254,25 @@ impl Drop for Ctx {
 /// user input) replaced so the text is never cut short.
 pub(super) fn c_text(text: &str) -> std::ffi::CString {
     std::ffi::CString::new(text.replace('\0', "\\0")).expect("NULs were replaced")
+}
+
+/// A clock tests pin, so that two servers run the same calls at the same
+/// instants (`make differential`). Compiled only with the `test-clock`
+/// feature, which no release build enables.
+#[cfg(feature = "test-clock")]
+pub mod test_clock {
+    use std::sync::atomic::{AtomicI64, Ordering};
+
+    /// The pinned unix ms, or `i64::MIN` when the server's clock runs.
+    static PINNED_MS: AtomicI64 = AtomicI64::new(i64::MIN);
+
+    /// Pins the clock at `unix_ms`, or lets it run again with `None`.
+    pub fn pin(unix_ms: Option<i64>) {
+        PINNED_MS.store(unix_ms.unwrap_or(i64::MIN), Ordering::Relaxed);
+    }
+
+    pub fn pinned() -> Option<i64> {
+        let ms = PINNED_MS.load(Ordering::Relaxed);
+        (ms != i64::MIN).then_some(ms)
+    }
 }

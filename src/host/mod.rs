@@ -51,6 +51,8 @@ pub use call::{find_native_commands, CallArg, CallReply, Native};
 #[doc(hidden)]
 pub use command::{dispatch, read_request_of};
 pub use command::{Command, FromArgs, Handler, ReadRequest};
+#[cfg(feature = "test-clock")]
+pub use ctx::test_clock;
 pub use ctx::{Ctx, EventClass};
 pub use deferred::{Progress, Step};
 pub use entry::{declare_module_options, ensure_server_supported};

@@ -77,6 +77,8 @@ impl LoadArguments {
 #[cfg_attr(test, allow(dead_code))]
 fn load(ctx: &Ctx, args: &[RStr]) -> Result<(), String> {
     host::ensure_server_supported()?;
+    #[cfg(feature = "test-clock")]
+    ctx.log_warning("zkit was built with the test-clock feature (ZKIT.DEBUG-CLOCK): for tests only, never for production");
     host::declare_module_options(ctx);
     for native in host::find_native_commands(ctx) {
         ctx.log_warning(&format!(

@@ -107,6 +107,11 @@ fn arg_json(arg: &Arg, next_key_spec: &mut usize) -> Value {
     if arg.multiple {
         out.insert("multiple".into(), json!(true));
     }
+    // Not in COMMAND DOCS: which earlier integer says how many items the
+    // list holds, for parsers built from this file (the Functions library).
+    if let Some(count) = arg.counted_by {
+        out.insert("counted_by".into(), json!(count));
+    }
     if let ArgKind::OneOf(parts) | ArgKind::Block(parts) = arg.kind {
         out.insert(
             "arguments".into(),

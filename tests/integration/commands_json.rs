@@ -224,12 +224,29 @@ fn commands_json_agrees_with_command_info_and_command_docs() {
             .get("arguments")
             .map(arguments_from_docs)
             .unwrap_or_default();
-        let expected_arguments = expected["arguments"]
+        let expected_arguments: Vec<Json> = expected["arguments"]
             .as_array()
             .cloned()
-            .unwrap_or_default();
+            .unwrap_or_default()
+            .iter()
+            .map(without_counted_by)
+            .collect();
         assert_eq!(arguments, expected_arguments, "{name} arguments");
     }
+}
+
+/// An argument of the file without `counted_by`, which COMMAND DOCS does
+/// not carry (it is for parsers built from the file).
+fn without_counted_by(arg: &Json) -> Json {
+    let mut arg = arg.clone();
+    if let Some(fields) = arg.as_object_mut() {
+        fields.remove("counted_by");
+        if let Some(Json::Array(nested)) = fields.get("arguments") {
+            let nested = nested.iter().map(without_counted_by).collect();
+            fields.insert("arguments".into(), Json::Array(nested));
+        }
+    }
+    arg
 }
 
 /// Calls of every command with the keys COMMAND GETKEYS must find in them, in

@@ -2,7 +2,7 @@
 
 use std::collections::{BTreeMap, HashSet};
 
-use crate::common::client::{err, ok, query};
+use crate::common::client::{command, err, ok, query};
 use crate::common::data::{assert_errors_change_nothing, db_snapshot, zset_dump};
 use crate::common::keyspace::{event_pairs, keyspace_events, watch_survives};
 use crate::common::replication::{aof_server, assert_aof_replays_without_module};
@@ -44,18 +44,14 @@ enum Start<'a> {
 }
 
 fn page(con: &mut Connection, key: &str, count: usize, from: Start) -> Page {
-    let mut cmd = redis::cmd("FEED.PAGE");
-    cmd.arg(key).arg("COUNT").arg(count);
+    let count = count.to_string();
+    let mut call: Vec<&[u8]> = vec![b"FEED.PAGE", key.as_bytes(), b"COUNT", count.as_bytes()];
     match from {
         Start::Newest => {}
-        Start::Newer(cursor) => {
-            cmd.arg("NEWER").arg(cursor);
-        }
-        Start::Older(cursor) => {
-            cmd.arg("OLDER").arg(cursor);
-        }
+        Start::Newer(cursor) => call.extend([&b"NEWER"[..], cursor]),
+        Start::Older(cursor) => call.extend([&b"OLDER"[..], cursor]),
     }
-    let reply: Value = cmd
+    let reply: Value = command(con, &call)
         .query(con)
         .unwrap_or_else(|e| panic!("FEED.PAGE {key} {from:?}: {e}"));
     parse_page(reply)
@@ -134,15 +130,16 @@ fn parse_page(reply: Value) -> Page {
 }
 
 fn feed_add(con: &mut Connection, key: &str, cap: Option<usize>, pairs: &[(f64, &str)]) -> i64 {
-    let mut cmd = redis::cmd("FEED.ADD");
-    cmd.arg(key);
+    let mut words = vec!["FEED.ADD".to_string(), key.to_string()];
     if let Some(cap) = cap {
-        cmd.arg("CAP").arg(cap);
+        words.extend(["CAP".to_string(), cap.to_string()]);
     }
     for (score, member) in pairs {
-        cmd.arg(score_text(*score)).arg(*member);
+        words.extend([score_text(*score), member.to_string()]);
     }
-    cmd.query(con)
+    let call: Vec<&[u8]> = words.iter().map(|w| w.as_bytes()).collect();
+    command(con, &call)
+        .query(con)
         .unwrap_or_else(|e| panic!("FEED.ADD {key} {pairs:?}: {e}"))
 }
 

@@ -14,6 +14,7 @@ mod diskless_load;
 mod docs;
 mod families;
 mod feed;
+mod functions;
 mod fuzz;
 mod idmp;
 mod keywords;

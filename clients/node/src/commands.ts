@@ -49,6 +49,8 @@ export type Part =
 
 export interface CommandSpec {
   command: string;
+  /** The zkit command a call runs, when `command` is another (FCALL to the Functions library): for messages. */
+  label?: string;
   readonly: boolean;
   layout: Part[];
   /** `idmp`: the call gave IDMP, so its reply ends with the already-applied flag (Call.idmp). */

@@ -73,7 +73,7 @@ export function ioredisTransport(client: IoredisClient): Transport {
   }
   return async (spec, unprefixed) => {
     const call = withKeyPrefix(unprefixed, client.options.keyPrefix);
-    const slot = client.isCluster ? slotOf(spec.command, keysOf(call)) : 0;
+    const slot = client.isCluster ? slotOf(spec.label ?? spec.command, keysOf(call)) : 0;
     const command = new (commandClass())(spec, call);
     if (batcher) batcher(command, slot);
     else client.sendCommand(command);

@@ -9,6 +9,7 @@ import { buildCall, type CommandSpec, type ZkitCommands } from './commands';
 import { COMMANDS } from './table';
 import { slotOf } from './slot';
 import { keysOf, withKeyPrefix, type Transport } from './transport';
+import { libraryCall } from './engine';
 
 /** The parts of a node-redis client or cluster that zkit uses. */
 export interface NodeRedisClient {
@@ -27,7 +28,7 @@ export function nodeRedisTransport(client: NodeRedisClient): Transport {
     // Raw sendCommand does not apply keyPrefix: zkit does.
     const call = withKeyPrefix(unprefixed, client._keyPrefix);
     if (!isCluster) return spec.parse(await client.sendCommand(call.argv), call.idmp);
-    slotOf(spec.command, keysOf(call));
+    slotOf(spec.label ?? spec.command, keysOf(call));
     return spec.parse(await client.sendCommand(call.argv[call.keyIndexes[0]], spec.readonly, call.argv), call.idmp);
   };
 }
@@ -48,15 +49,22 @@ type ModuleCommand<M extends (...args: never) => Promise<unknown>> = {
 
 export type ZkitModule = { [K in keyof ZkitCommands]: ModuleCommand<ZkitCommands[K]> };
 
-function moduleCommand(spec: CommandSpec) {
+/** One zkit command as a node-redis module command; `toLibrary` sends it to the Functions library (as FCALL) instead of the module. */
+function moduleCommand(spec: CommandSpec, toLibrary: boolean) {
   return {
     IS_READ_ONLY: spec.readonly,
     parseCommand(parser: CommandParser, ...params: unknown[]) {
-      const call = buildCall(spec, params);
+      let call = buildCall(spec, params);
       // A module cannot tell a cluster from a single server, so the
       // same-slot rule is checked everywhere: code then moves to a cluster
       // unchanged. It sees the keys as given, before pushKey adds keyPrefix.
       slotOf(spec.command, keysOf(call));
+      if (toLibrary) {
+        if (spec.command === 'DELAY.BPOLL') {
+          throw new TypeError("DELAY.BPOLL: zkit's Functions library cannot block: call delayPoll, or zkit(client).delayBpoll, which polls");
+        }
+        call = libraryCall(spec, call).call;
+      }
       call.argv.forEach((arg, i) => (call.keyIndexes.includes(i) ? parser.pushKey(arg) : parser.push(arg)));
       // The reply parser must know whether the call gave IDMP.
       parser.preserve = call.idmp;
@@ -65,7 +73,13 @@ function moduleCommand(spec: CommandSpec) {
   };
 }
 
+const moduleOf = (toLibrary: boolean): ZkitModule =>
+  Object.fromEntries(
+    Object.entries(COMMANDS).map(([method, spec]) => [method, moduleCommand(spec, toLibrary)]),
+  ) as unknown as ZkitModule;
+
 /** zkit's commands as a node-redis module: `createClient({ modules: { zkit: zkitModule } })`, then `client.zkit.rankGift(...)`. */
-export const zkitModule = Object.fromEntries(
-  Object.entries(COMMANDS).map(([method, spec]) => [method, moduleCommand(spec)]),
-) as unknown as ZkitModule;
+export const zkitModule = moduleOf(false);
+
+/** zkitModule for servers with zkit's Functions library instead of the module (each call an FCALL): `createClient({ modules: { zkit: zkitFunctionsModule } })`. */
+export const zkitFunctionsModule = moduleOf(true);

@@ -7,7 +7,9 @@
 // back to its queue at once (DELAY.NACK), due after that delay; with
 // deadLetter every poll counts deliveries and moves a task delivered too
 // often to a dead-letter set; with renewLeases the worker extends the leases
-// of the tasks it holds (DELAY.TOUCH) while their handlers run.
+// of the tasks it holds (DELAY.TOUCH) while their handlers run. On zkit's
+// Functions library, which cannot block, delayBpoll polls with backoff
+// instead (engine.ts): an idle worker asks every 250 ms at most.
 
 import type { EventEmitter } from 'node:events';
 import { Zkit, zkit } from './client';

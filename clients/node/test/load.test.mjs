@@ -8,7 +8,7 @@ import * as h from './helpers.mjs';
 
 const CALLS = 10_000;
 const KEYS = 1_000;
-const ZKIT = new Set(Object.values(COMMANDS).map((spec) => `cmdstat_${spec.command.toLowerCase()}`));
+const ZKIT = new Set(h.callStats(Object.values(COMMANDS).map((spec) => spec.command)));
 
 beforeEach(h.newPrefix);
 

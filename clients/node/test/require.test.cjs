@@ -6,7 +6,7 @@ const path = require('node:path');
 
 test('require("zkit") exposes the API and ships .d.ts', () => {
   const zkit = require('zkit');
-  for (const name of ['zkit', 'Zkit', 'zkitModule', 'DelayWorker', 'CrossSlotError', 'COMMANDS', 'keySlot']) {
+  for (const name of ['zkit', 'Zkit', 'zkitModule', 'zkitFunctionsModule', 'ZkitNotLoaded', 'DelayWorker', 'CrossSlotError', 'COMMANDS', 'keySlot']) {
     assert.ok(zkit[name], name);
   }
   assert.equal(zkit.keySlot('{user1000}.following'), zkit.keySlot('{user1000}.followers'));

@@ -1,6 +1,8 @@
 """Fixtures: clients of the servers scripts/test-clients.sh started, given
 as ZKIT_TEST_SERVER (host:port) and ZKIT_TEST_CLUSTER (host:port,...), and
-each test's key prefix (``k``)."""
+each test's key prefix (``k``). ZKIT_TEST_ENGINE=functions: the servers have
+no module, and the suite first loads zkit's Functions library on them with
+``load_functions()``."""
 
 from __future__ import annotations
 
@@ -17,6 +19,8 @@ import redis.cluster
 
 SERVER = os.environ["ZKIT_TEST_SERVER"]
 CLUSTER = os.environ["ZKIT_TEST_CLUSTER"].split(",")
+#: "module", or "functions" for servers with only the library.
+ENGINE = os.environ.get("ZKIT_TEST_ENGINE", "module")
 
 
 def _host_port(address: str) -> Dict[str, object]:
@@ -74,6 +78,31 @@ def async_client(topology: str) -> redis.asyncio.Redis:
     if topology == "single":
         return redis.asyncio.Redis(**_host_port(SERVER), decode_responses=True)
     return redis.asyncio.cluster.RedisCluster(**_host_port(CLUSTER[0]), decode_responses=True)
+
+
+def call_stats(commands: List[str]) -> List[str]:
+    """The INFO commandstats names that count calls of zkit ``commands``:
+    theirs with the module, FCALL's with the library."""
+    if ENGINE == "functions":
+        return ["cmdstat_fcall"]
+    return [f"cmdstat_{command.lower()}" for command in commands]
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _library_loaded() -> None:
+    """With ZKIT_TEST_ENGINE=functions, the library on the server and on
+    every cluster primary, loaded as users load it."""
+    if ENGINE != "functions":
+        return
+    import zkit
+
+    single = redis.Redis(**_host_port(SERVER))
+    cluster = redis.cluster.RedisCluster(**_host_port(CLUSTER[0]))
+    for client in (single, cluster):
+        z = zkit.Zkit(client)
+        z.load_functions()
+        assert z.engine == zkit.FUNCTIONS
+        client.close()
 
 
 def zkit_command_stats(nodes: List[redis.Redis]) -> Dict[str, int]:

@@ -22,6 +22,12 @@
 //! slot (`{room42}:mon`, `{room42}:week`); other calls fail with a client
 //! error before anything is sent.
 //!
+//! The same methods work with zkit's Functions library on servers that
+//! refuse modules (managed services): the first call asks the server which
+//! it has ([`Engine`]), and calls then go to the library as `FCALL`; a
+//! server with neither answers an error saying how to load it
+//! ([`Zkit::load_functions`] loads the copy this crate ships).
+//!
 //! Adding a command: declare it in the module, regenerate docs/commands.json
 //! (`ZKIT_REGENERATE=1 cargo test --lib reference` at the repository root),
 //! name its reply shape in `COMMAND_REPLIES` of scripts/gen-clients.py (a new
@@ -33,14 +39,20 @@
 // out; rustfmt would only make it differ from what the generator writes.
 #[rustfmt::skip]
 mod commands;
+mod engine;
 mod replies;
 mod slot;
 
+use std::time::{Duration, Instant};
+
 use redis::cluster::ClusterConnection;
-use redis::cluster_routing::{Route, RoutingInfo, SingleNodeRoutingInfo, SlotAddr};
+use redis::cluster_routing::{
+    MultipleNodeRoutingInfo, Route, RoutingInfo, SingleNodeRoutingInfo, SlotAddr,
+};
 use redis::{Cmd, ErrorKind, FromRedisValue, RedisError, RedisResult, ToRedisArgs, Value};
 
 pub use commands::*;
+pub use engine::{Engine, LIBRARY, NOT_LOADED};
 pub use replies::{
     BoardStats, DelayStats, FeedItem, FeedPage, RankEntry, RankInfo, RateResult, RateStats, Task,
     TotalRank, VoteResult,
@@ -51,11 +63,25 @@ pub use slot::key_slot;
 /// method per command (`rank_gift`, `delay_poll`, ...).
 pub struct Zkit<C> {
     connection: C,
+    engine: Option<Engine>,
 }
 
 impl<C: Transport> Zkit<C> {
+    /// The first call asks the server whether it has the module or the
+    /// Functions library.
     pub fn new(connection: C) -> Self {
-        Zkit { connection }
+        Zkit {
+            connection,
+            engine: None,
+        }
+    }
+
+    /// Sends every call to `engine`, without asking the server.
+    pub fn with_engine(connection: C, engine: Engine) -> Self {
+        Zkit {
+            connection,
+            engine: Some(engine),
+        }
     }
 
     /// The connection, for other commands.
@@ -67,21 +93,142 @@ impl<C: Transport> Zkit<C> {
         self.connection
     }
 
+    /// Which zkit the server has (asked on the first call, then remembered);
+    /// an error of kind `Client` with detail [`NOT_LOADED`] when it has
+    /// neither.
+    pub fn engine(&mut self) -> RedisResult<Engine> {
+        if let Some(engine) = self.engine {
+            return Ok(engine);
+        }
+        let connection = &mut self.connection;
+        let engine = engine::detect(&mut |cmd| connection.execute(cmd))?;
+        self.engine = Some(engine);
+        Ok(engine)
+    }
+
+    /// Loads zkit's Functions library (the copy this crate ships,
+    /// [`LIBRARY`]) on the server, on every primary of a cluster, where it
+    /// is missing, an older release or another build of this one; a newer
+    /// release stays unless `force`. Returns the version the (first) server
+    /// holds after. Functions live in the server's data: they reach replicas
+    /// and survive restarts with it.
+    pub fn load_functions(&mut self, force: bool) -> RedisResult<String> {
+        let shipped = engine::library_version(LIBRARY).expect("the library declares its VERSION");
+        let mut list = redis::cmd("FUNCTION");
+        list.arg("LIST")
+            .arg("LIBRARYNAME")
+            .arg("zkit")
+            .arg("WITHCODE");
+        let mut load = redis::cmd("FUNCTION");
+        load.arg("LOAD").arg("REPLACE").arg(LIBRARY);
+        let mut held = Vec::new();
+        for (node, listed) in self.connection.execute_on_primaries(&list)? {
+            let current = engine::listed_version(&listed);
+            if engine::should_load(current.as_deref(), shipped, force) {
+                self.connection.execute_on(&node, &load)?;
+                held.push(shipped.to_string());
+            } else {
+                held.push(current.unwrap_or_else(|| shipped.to_string()));
+            }
+        }
+        if self.engine != Some(Engine::Module) {
+            self.engine = None;
+            self.engine()?;
+        }
+        Ok(held.swap_remove(0))
+    }
+
     fn send<R: FromRedisValue>(&mut self, call: Call<'_>) -> RedisResult<R> {
-        let value = self.connection.send(&call)?;
+        let value = match self.engine()? {
+            Engine::Module => self.connection.send(&call)?,
+            Engine::Functions => {
+                let sent = if call.command == "DELAY.BPOLL" {
+                    self.poll_until_due(&call)
+                } else {
+                    self.connection.send(&call.for_library())
+                };
+                sent.map_err(|e| {
+                    if !engine::is_not_loaded(&e) {
+                        return e;
+                    }
+                    // The library was removed since: ask again next time.
+                    self.engine = None;
+                    engine::not_loaded()
+                })?
+            }
+        };
         Ok(R::from_redis_value(value)?)
     }
+
+    /// DELAY.BPOLL on the library, which cannot block: DELAY.POLL again
+    /// with backoff until a task is due (its reply) or the timeout passes
+    /// (nil).
+    fn poll_until_due(&mut self, call: &Call<'_>) -> RedisResult<Value> {
+        let args: Vec<Vec<u8>> = call.arguments();
+        let timeout_ms: i64 = String::from_utf8_lossy(&args[2]).parse().unwrap_or(-1);
+        if let Some(refused) = engine::bpoll_timeout_error(timeout_ms) {
+            return Err(refused);
+        }
+        let mut poll = Call::new("DELAY.POLL");
+        poll.keys = call.keys.clone();
+        poll.cmd.arg(&args[1]);
+        for arg in &args[3..] {
+            poll.cmd.arg(arg.as_slice());
+        }
+        let poll = poll.for_library();
+        let deadline =
+            (timeout_ms > 0).then(|| Instant::now() + Duration::from_millis(timeout_ms as u64));
+        let mut wait = BPOLL_FIRST_WAIT;
+        loop {
+            let tasks = self.connection.send(&poll)?;
+            if matches!(&tasks, Value::Array(items) if !items.is_empty()) {
+                return Ok(tasks);
+            }
+            let pause = match deadline {
+                None => wait,
+                Some(deadline) => match deadline.checked_duration_since(Instant::now()) {
+                    Some(left) if !left.is_zero() => wait.min(left),
+                    _ => return Ok(Value::Nil),
+                },
+            };
+            std::thread::sleep(pause);
+            wait = (wait * 2).min(BPOLL_LONGEST_WAIT);
+        }
+    }
 }
+
+const BPOLL_FIRST_WAIT: Duration = Duration::from_millis(engine::BPOLL_BACKOFF_MS.0);
+const BPOLL_LONGEST_WAIT: Duration = Duration::from_millis(engine::BPOLL_BACKOFF_MS.1);
 
 /// A connection zkit's calls can go over: where a call is sent is the
 /// connection's business (a cluster routes by the call's keys).
 pub trait Transport {
     fn send(&mut self, call: &Call<'_>) -> RedisResult<Value>;
+    /// Runs a command on the server (a cluster: on a random primary).
+    fn execute(&mut self, cmd: &Cmd) -> RedisResult<Value>;
+    /// Runs a command on the server, or on every primary of a cluster:
+    /// each one's address and reply.
+    fn execute_on_primaries(&mut self, cmd: &Cmd) -> RedisResult<Vec<(String, Value)>>;
+    /// Runs a command on the node at `address` (as `execute_on_primaries`
+    /// names it).
+    fn execute_on(&mut self, address: &str, cmd: &Cmd) -> RedisResult<Value>;
 }
 
 impl Transport for redis::Connection {
     fn send(&mut self, call: &Call<'_>) -> RedisResult<Value> {
         call.cmd.query(self)
+    }
+
+    fn execute(&mut self, cmd: &Cmd) -> RedisResult<Value> {
+        cmd.query(self)
+    }
+
+    fn execute_on_primaries(&mut self, cmd: &Cmd) -> RedisResult<Vec<(String, Value)>> {
+        Ok(vec![(String::new(), cmd.query(self)?)])
+    }
+
+    fn execute_on(&mut self, _address: &str, cmd: &Cmd) -> RedisResult<Value> {
+        cmd.query(self)
     }
 }
 
@@ -93,6 +240,35 @@ impl Transport for ClusterConnection {
             &call.cmd,
             RoutingInfo::SingleNode(SingleNodeRoutingInfo::SpecificNode(primary)),
         )
+    }
+
+    fn execute(&mut self, cmd: &Cmd) -> RedisResult<Value> {
+        self.route_command(
+            cmd,
+            RoutingInfo::SingleNode(SingleNodeRoutingInfo::RandomPrimary),
+        )
+    }
+
+    fn execute_on_primaries(&mut self, cmd: &Cmd) -> RedisResult<Vec<(String, Value)>> {
+        let all = RoutingInfo::MultiNode((MultipleNodeRoutingInfo::AllMasters, None));
+        match self.route_command(cmd, all)? {
+            Value::Map(replies) => Ok(replies
+                .into_iter()
+                .map(|(node, reply)| (String::from_redis_value(node).unwrap_or_default(), reply))
+                .collect()),
+            other => Ok(vec![(String::new(), other)]),
+        }
+    }
+
+    fn execute_on(&mut self, address: &str, cmd: &Cmd) -> RedisResult<Value> {
+        let (host, port) = address.rsplit_once(':').ok_or_else(|| {
+            RedisError::from((ErrorKind::Client, "no such node", address.to_string()))
+        })?;
+        let node = SingleNodeRoutingInfo::ByAddress {
+            host: host.to_string(),
+            port: port.parse().unwrap_or(0),
+        };
+        self.route_command(cmd, RoutingInfo::SingleNode(node))
     }
 }
 
@@ -126,6 +302,35 @@ impl<'k> Call<'k> {
     /// The arguments to send, the command's name first.
     pub fn cmd(&self) -> &Cmd {
         &self.cmd
+    }
+
+    /// The call's arguments as bytes, the command's name first.
+    fn arguments(&self) -> Vec<Vec<u8>> {
+        self.cmd
+            .args_iter()
+            .map(|arg| match arg {
+                redis::Arg::Simple(bytes) => bytes.to_vec(),
+                // zkit's calls hold no SCAN cursor.
+                _ => b"0".to_vec(),
+            })
+            .collect()
+    }
+
+    /// The call as the Functions library runs it: `FCALL zkit_<command>
+    /// numkeys key... arg...`, routed by the same keys.
+    fn for_library(&self) -> Call<'k> {
+        let mut cmd = redis::cmd("FCALL");
+        cmd.arg(engine::function_name(self.command))
+            .arg(self.keys.len())
+            .arg(&self.keys);
+        for arg in self.arguments().iter().skip(1) {
+            cmd.arg(arg.as_slice());
+        }
+        Call {
+            command: self.command,
+            cmd,
+            keys: self.keys.clone(),
+        }
     }
 
     fn key(&mut self, key: &'k str) {

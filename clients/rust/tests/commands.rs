@@ -29,18 +29,33 @@ fn cluster_addresses() -> Vec<String> {
         .collect()
 }
 
+/// `functions` (ZKIT_TEST_ENGINE) when the servers have zkit's Functions
+/// library instead of the module: each client first loads it with
+/// `load_functions`, as users do (a no-op once it is there).
+fn library_engine() -> bool {
+    std::env::var("ZKIT_TEST_ENGINE").is_ok_and(|engine| engine == "functions")
+}
+
+fn ready<C: Transport>(mut z: Zkit<C>) -> Zkit<C> {
+    if library_engine() {
+        z.load_functions(false).unwrap();
+        assert_eq!(z.engine().unwrap(), Engine::Functions);
+    }
+    z
+}
+
 fn single() -> Zkit<Connection> {
     let client = redis::Client::open(format!("redis://{}", server_address())).unwrap();
-    Zkit::new(client.get_connection().unwrap())
+    ready(Zkit::new(client.get_connection().unwrap()))
 }
 
 fn cluster() -> Zkit<ClusterConnection> {
-    Zkit::new(
+    ready(Zkit::new(
         ClusterClient::new(cluster_addresses())
             .unwrap()
             .get_connection()
             .unwrap(),
-    )
+    ))
 }
 
 /// One plain connection per cluster node.
@@ -770,6 +785,22 @@ fn ids_spelled_like_keywords_on_a_cluster() {
 #[test]
 fn the_table_is_what_the_module_registers() {
     let mut z = single();
+    if library_engine() {
+        // The library's functions, but its helpers and the blocking
+        // DELAY.BPOLL, which the client runs by polling.
+        let listed: redis::Value =
+            raw(z.connection(), &["FUNCTION", "LIST", "LIBRARYNAME", "zkit"]);
+        let text = format!("{listed:?}");
+        for command in COMMANDS {
+            let function = format!("zkit_{}", command.to_lowercase().replace('.', "_"));
+            assert_eq!(
+                text.contains(&format!("\"{function}\"")),
+                *command != "DELAY.BPOLL",
+                "{function} in {text}"
+            );
+        }
+        return;
+    }
     let listed: Vec<String> = raw(
         z.connection(),
         &["COMMAND", "LIST", "FILTERBY", "MODULE", "zkit"],
@@ -1088,4 +1119,60 @@ fn resp3_replies_are_the_same() {
             binding: Some(1)
         }
     );
+}
+
+#[test]
+fn the_engine_is_the_servers() {
+    let expected = if library_engine() {
+        Engine::Functions
+    } else {
+        Engine::Module
+    };
+    assert_eq!(single().engine().unwrap(), expected);
+    assert_eq!(cluster().engine().unwrap(), expected);
+}
+
+#[test]
+fn a_newer_library_stays_unless_forced() {
+    let mut z = single();
+    if !library_engine() {
+        return;
+    }
+    let version = z.load_functions(false).unwrap();
+    assert!(version.starts_with(env!("CARGO_PKG_VERSION")), "{version}");
+    // Loaded already: a second call keeps it.
+    assert_eq!(z.load_functions(false).unwrap(), version);
+}
+
+/// On the library the client polls with backoff where the module blocks:
+/// the same reply, a task due while waiting included.
+#[test]
+fn bpoll_waits_for_a_task_on_either_engine() {
+    let k = keys_of("bpoll_waits_for_a_task_on_either_engine");
+    let mut z = single();
+    let queue = k("{b}:jobs");
+    let started = std::time::Instant::now();
+    let none = z
+        .delay_bpoll(&queue, 150, DelayBpollOptions::default())
+        .unwrap();
+    assert_eq!(none, None);
+    assert!(started.elapsed() >= std::time::Duration::from_millis(140));
+    let adder = {
+        let queue = queue.clone();
+        std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_millis(100));
+            let client = redis::Client::open(format!("redis://{}", server_address())).unwrap();
+            let _: i64 = redis::cmd("ZADD")
+                .arg(&queue)
+                .arg(0)
+                .arg("mail")
+                .query(&mut client.get_connection().unwrap())
+                .unwrap();
+        })
+    };
+    let tasks = z
+        .delay_bpoll(&queue, 5000, DelayBpollOptions::default())
+        .unwrap();
+    adder.join().unwrap();
+    assert_eq!(tasks, Some(vec![task("mail", 0.0)]));
 }

@@ -6,11 +6,42 @@ use redis::Value;
 
 /// Runs a command given as words and returns the raw reply (errors too).
 pub fn run(con: &mut impl redis::ConnectionLike, words: &[&str]) -> redis::RedisResult<Value> {
-    let mut cmd = redis::cmd(words[0]);
+    let words: Vec<&[u8]> = words.iter().map(|w| w.as_bytes()).collect();
+    command(con, &words).query(con)
+}
+
+/// A call as the engine under test takes it: as given, or for a zkit command
+/// with `ZKIT_ENGINE=functions`, `FCALL zkit_<family>_<verb> numkeys key...
+/// arg...` with the keys the library's `zkit_keys` finds (none for a call
+/// it cannot parse, which FCALL then refuses with the same error).
+pub fn command(con: &mut impl redis::ConnectionLike, words: &[&[u8]]) -> redis::Cmd {
+    let name = String::from_utf8_lossy(words[0]).to_lowercase();
+    let is_zkit = ["rank.", "feed.", "delay.", "rate.", "recent.", "vote."]
+        .iter()
+        .any(|family| name.starts_with(family));
+    if !(is_zkit && super::functions_engine()) {
+        let mut cmd = redis::cmd(&String::from_utf8_lossy(words[0]));
+        for w in &words[1..] {
+            cmd.arg(*w);
+        }
+        return cmd;
+    }
+    let mut keys_of = redis::cmd("FCALL_RO");
+    keys_of.arg("zkit_keys").arg(0);
+    for w in words {
+        keys_of.arg(*w);
+    }
+    let keys: Vec<Vec<u8>> = keys_of.query(con).unwrap_or_default();
+    let mut cmd = redis::cmd("FCALL");
+    cmd.arg(format!("zkit_{}", name.replace('.', "_")))
+        .arg(keys.len());
+    for key in &keys {
+        cmd.arg(key.as_slice());
+    }
     for w in &words[1..] {
         cmd.arg(*w);
     }
-    cmd.query(con)
+    cmd
 }
 
 /// The words of a call built as owned strings, for [`run`] and friends.
@@ -23,11 +54,8 @@ pub fn run_bytes(
     con: &mut impl redis::ConnectionLike,
     args: &[Vec<u8>],
 ) -> redis::RedisResult<Value> {
-    let mut cmd = redis::cmd(std::str::from_utf8(&args[0]).unwrap_or("?"));
-    for a in &args[1..] {
-        cmd.arg(a.as_slice());
-    }
-    cmd.query(con)
+    let words: Vec<&[u8]> = args.iter().map(Vec::as_slice).collect();
+    command(con, &words).query(con)
 }
 
 /// A command line split on spaces, for arguments without spaces:
@@ -66,11 +94,9 @@ pub fn syntax_error(mistake: &str, usage: &str) -> String {
 
 /// Runs a command and converts the reply.
 pub fn query<T: redis::FromRedisValue>(con: &mut impl redis::ConnectionLike, words: &[&str]) -> T {
-    let mut cmd = redis::cmd(words[0]);
-    for w in &words[1..] {
-        cmd.arg(*w);
-    }
-    cmd.query(con)
+    let bytes: Vec<&[u8]> = words.iter().map(|w| w.as_bytes()).collect();
+    command(con, &bytes)
+        .query(con)
         .unwrap_or_else(|e| panic!("{words:?} failed: {e}"))
 }
 

@@ -16,6 +16,11 @@
 //!   same suite runs against every server in the compatibility matrix.
 //! - `ZKIT_MODULE`: the module to load (default: `libzkit.so` next to the test
 //!   binary's profile folder, i.e. what `cargo test` just built).
+//! - `ZKIT_ENGINE=functions`: zkit is the Functions library instead of the
+//!   module (`ZKIT_LIBRARY`, default `functions/zkit.lua`): a server that
+//!   would load the module loads the library instead (a replica gets it from
+//!   its master), and `client` sends zkit commands as FCALL. `make
+//!   differential` runs the keyword and error-table tests so.
 pub mod client;
 pub mod cluster;
 pub mod data;
@@ -126,12 +131,17 @@ impl Server {
                 let _ = std::fs::remove_dir_all(&dir);
             }
         })?;
-        Ok(Server {
+        let server = Server {
             port,
             dir,
             child,
             owns_dir,
-        })
+        };
+        let replica = config.args.iter().any(|a| a == "--replicaof");
+        if config.with_module && functions_engine() && !replica {
+            load_library(&mut server.connect());
+        }
+        Ok(server)
     }
 
     pub fn url(&self) -> String {
@@ -199,6 +209,31 @@ pub fn module_path() -> PathBuf {
     path
 }
 
+/// Whether zkit is the Functions library in this run (`ZKIT_ENGINE`).
+pub fn functions_engine() -> bool {
+    std::env::var("ZKIT_ENGINE").is_ok_and(|engine| engine == "functions")
+}
+
+/// The Functions library: `ZKIT_LIBRARY`, or the one `make functions` wrote.
+pub fn library_path() -> PathBuf {
+    std::env::var("ZKIT_LIBRARY").map_or_else(
+        |_| Path::new(env!("CARGO_MANIFEST_DIR")).join("functions/zkit.lua"),
+        PathBuf::from,
+    )
+}
+
+/// Loads (or replaces) the Functions library on a server.
+pub fn load_library(con: &mut Connection) {
+    let library = std::fs::read_to_string(library_path()).expect("the Functions library");
+    let name: String = redis::cmd("FUNCTION")
+        .arg("LOAD")
+        .arg("REPLACE")
+        .arg(library)
+        .query(con)
+        .expect("FUNCTION LOAD");
+    assert_eq!(name, "zkit");
+}
+
 pub fn server_binary() -> String {
     std::env::var("REDIS_SERVER").unwrap_or_else(|_| "redis-server".to_string())
 }
@@ -254,7 +289,7 @@ fn spawn(config: &ServerConfig, dir: &Path, port: u16) -> Result<Child, String> 
         .args(["--logfile", "server.log"])
         .args(["--save", ""])
         .args(["--daemonize", "no"]);
-    if config.with_module {
+    if config.with_module && !functions_engine() {
         cmd.arg("--loadmodule")
             .arg(module_path())
             .args(&config.module_args);

@@ -1,9 +1,12 @@
 """Python client for zkit, the Redis module of composite-score commands on
 native sorted sets: ``Zkit(redis_client)`` adds one method per command,
 ``AsyncZkit`` the same for ``redis.asyncio``, ``DelayWorker`` runs a DELAY
-queue. See docs/commands.md of the zkit repository for every command."""
+queue. See docs/commands.md of the zkit repository for every command. The
+same methods run zkit's Functions library on servers that refuse modules
+(docs/functions.md): ``Zkit(client).load_functions()`` loads it."""
 
 from .client import AsyncZkit, Zkit
+from .engine import FUNCTIONS, MODULE, ZkitNotLoaded
 from .replies import (
     BoardStats,
     DelayStats,
@@ -28,6 +31,8 @@ __all__ = [
     "CrossSlotError",
     "DelayStats",
     "DelayWorker",
+    "FUNCTIONS",
+    "MODULE",
     "FeedItem",
     "FeedPage",
     "MergeStep",
@@ -40,4 +45,5 @@ __all__ = [
     "TotalRank",
     "VoteResult",
     "Zkit",
+    "ZkitNotLoaded",
 ]

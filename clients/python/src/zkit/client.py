@@ -6,19 +6,27 @@ Replies are parsed by response callbacks registered on the wrapped client
 wrappers do), so a pipeline's ``execute()`` returns the same typed values
 as direct calls. A side effect: the client's own ``execute_command("RANK.GIFT",
 ...)`` then returns them too.
+
+The same methods work with zkit's module and with its Functions library on
+servers that refuse modules (``zkit.engine``): the first call asks the
+server which it has.
 """
 
 from __future__ import annotations
 
+import asyncio
 import inspect
-from typing import TYPE_CHECKING, Any, Awaitable, Callable, Generic, List, Mapping, Optional, Sequence, Tuple, TypeVar, Union, cast, overload
+import time
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Dict, Generic, List, Mapping, Optional, Sequence, Tuple, TypeVar, Union, cast, overload
 
 import redis
 import redis.asyncio
 import redis.asyncio.cluster
 import redis.cluster
 
+from . import engine as engines
 from .commands import COMMANDS
+from .engine import FUNCTIONS, ZKIT_COMMAND
 from .layout import Call, Command, build_call
 from .replies import (
     IDMP_OPTION,
@@ -421,6 +429,76 @@ def _parse_options(call: Call) -> Mapping[str, Any]:
 def _register_parsers(client: Any) -> None:
     for command in COMMANDS.values():
         client.set_response_callback(command.name, command.parse)
+    # A call to the library is an FCALL: its reply is parsed as the zkit
+    # command's it runs (the option ZKIT_COMMAND names it).
+    callbacks = getattr(client, "cluster_response_callbacks", None)
+    if callbacks is None:
+        callbacks = getattr(client, "response_callbacks", {})
+    previous = callbacks.get("FCALL")
+    if not getattr(previous, "zkit", False):
+        client.set_response_callback("FCALL", engines.fcall_parser(previous, lambda name: COMMANDS[name].parse))
+
+
+def _library_call(command: Command, call: Call, parse: Dict[str, Any]) -> List[Any]:
+    """The FCALL that runs ``call`` in the library; ``parse`` then names
+    the command for the reply's parser."""
+    parse[ZKIT_COMMAND] = command.name
+    return engines.fcall_argv(call.argv, call.keys)
+
+
+def _polling_bpoll(call: Call) -> Tuple[List[Any], Optional[float]]:
+    """DELAY.BPOLL on the library, which cannot block: the DELAY.POLL to
+    repeat and the deadline (None: no timeout), or the module's refusal of
+    the timeout."""
+    timeout_ms = int(call.argv[2])
+    refused = engines.bpoll_timeout_error(timeout_ms)
+    if refused:
+        raise redis.exceptions.ResponseError(refused)
+    poll = ["DELAY.POLL", call.argv[1], *call.argv[3:]]
+    deadline = time.monotonic() + timeout_ms / 1000 if timeout_ms else None
+    return engines.fcall_argv(poll, call.keys), deadline
+
+
+def _next_wait(deadline: Optional[float], wait_ms: float) -> Optional[float]:
+    """Seconds to wait before polling again, or None once the deadline has
+    passed."""
+    if deadline is None:
+        return wait_ms / 1000
+    left = deadline - time.monotonic()
+    return None if left <= 0 else min(wait_ms / 1000, left)
+
+
+#: Where the engine a server was found to have is kept: on what a client
+#: shares with its pipelines (the connection pool, a cluster's node map), so
+#: it is asked once per client, not once per ``Zkit``.
+ENGINE_ATTRIBUTE = "_zkit_engine"
+
+
+def _engine_holder(client: Any) -> Any:
+    return getattr(client, "nodes_manager", None) or getattr(client, "connection_pool", None) or client
+
+
+def _remember_engine(holder: Any, engine: Optional[str]) -> None:
+    try:
+        setattr(holder, ENGINE_ATTRIBUTE, engine)
+    except AttributeError:
+        pass  # an object with __slots__ (asyncio's node map): ask each time
+
+
+def _unless_removed(error: Exception, holder: Any) -> Exception:
+    """An FCALL's error; when the library was removed since (FUNCTION
+    DELETE or FLUSH), a ZkitNotLoaded saying how to load it, and the engine
+    is asked again next time."""
+    if "function not found" not in str(error).lower():
+        return error
+    _remember_engine(holder, None)
+    return engines.ZkitNotLoaded(engines.NOT_LOADED)
+
+
+PIPELINE_BPOLL = (
+    "DELAY.BPOLL: zkit's Functions library cannot block, so the client polls; that cannot happen inside "
+    "a pipeline: call delay_poll there"
+)
 
 
 class Zkit(_Methods):
@@ -428,23 +506,86 @@ class Zkit(_Methods):
     or a pipeline of either. On a cluster every call goes straight to the
     primary that owns its keys' slot, with no ``COMMAND GETKEYS`` round
     trip; keys of one call in different slots raise CrossSlotError before
-    anything is sent."""
+    anything is sent.
 
-    def __init__(self, client: SyncClient) -> None:
+    ``engine``: ``"module"`` or ``"functions"`` (zkit's Functions library,
+    for servers that refuse modules); by default the first call asks the
+    server, and a server with neither raises ``ZkitNotLoaded``, which says
+    how to load the library (``load_functions()``)."""
+
+    def __init__(self, client: SyncClient, *, engine: Optional[str] = None) -> None:
         self.client = client
+        self.engine = engine
         self._cluster = isinstance(client, redis.cluster.RedisCluster)
+        self._pipeline = isinstance(client, (redis.client.Pipeline, redis.cluster.ClusterPipeline))
         _register_parsers(client)
 
     def _call(self, command: Command, *positional: Any, **options: Any) -> Any:
         call = build_call(command, positional, options)
-        parse = _parse_options(call)
-        if not self._cluster:
-            return self.client.execute_command(*call.argv, **parse)
-        # Passing target_nodes also turns off redis-py's retry of the call on
-        # a connection error (MOVED and ASK are still followed).
-        cluster = cast(redis.cluster.RedisCluster, self.client)
-        node = cluster.nodes_manager.get_node_from_slot(slot_of(command.name, call.keys))
-        return self.client.execute_command(*call.argv, target_nodes=node, **parse)
+        parse = dict(_parse_options(call))
+        target: Dict[str, Any] = {}
+        if self._cluster:
+            # Passing target_nodes also turns off redis-py's retry of the
+            # call on a connection error (MOVED and ASK are still followed).
+            cluster = cast(redis.cluster.RedisCluster, self.client)
+            target["target_nodes"] = cluster.nodes_manager.get_node_from_slot(slot_of(command.name, call.keys))
+        if self._engine(target.get("target_nodes")) != FUNCTIONS:
+            return self.client.execute_command(*call.argv, **target, **parse)
+        try:
+            if command.name == "DELAY.BPOLL":
+                return self._bpoll_by_polling(call, target)
+            return self.client.execute_command(*_library_call(command, call, parse), **target, **parse)
+        except redis.exceptions.ResponseError as e:
+            raise _unless_removed(e, _engine_holder(self.client)) from None
+
+    def _engine(self, node: Any = None) -> str:
+        if self.engine is None:
+            holder = _engine_holder(self.client)
+            self.engine = getattr(holder, ENGINE_ATTRIBUTE, None)
+            if self.engine is None:
+                self.engine = engines.ask(engines.detect(), self._executors(node)[0])
+                _remember_engine(holder, self.engine)
+        return self.engine
+
+    def _executors(self, node: Any = None) -> List[Callable[..., Any]]:
+        """Where to ask what a server holds, outside any pipeline: the
+        server, or a cluster's primaries (``node`` alone when given)."""
+        if self._cluster:
+            cluster = cast(redis.cluster.RedisCluster, self.client)
+            nodes = [node] if node is not None else cluster.get_primaries()
+            return [cluster.get_redis_connection(n).execute_command for n in nodes]
+        if self._pipeline:
+            pipeline = cast(redis.client.Pipeline, self.client)
+            return [redis.Redis(connection_pool=pipeline.connection_pool).execute_command]
+        return [self.client.execute_command]
+
+    def load_functions(self, *, force: bool = False) -> str:
+        """Loads zkit's Functions library (the copy this package ships) on
+        the server, on every primary of a cluster, where it is missing, an
+        older release or another build of this one; a newer release stays
+        unless ``force``. Returns the version the (first) server holds
+        after. Functions live in the server's data: they reach replicas and
+        survive restarts with it."""
+        versions = [engines.ask(engines.load(force), execute) for execute in self._executors()]
+        if self.engine is None:
+            _remember_engine(_engine_holder(self.client), None)
+            self._engine()
+        return versions[0]
+
+    def _bpoll_by_polling(self, call: Call, target: Dict[str, Any]) -> Any:
+        if self._pipeline:
+            raise TypeError(PIPELINE_BPOLL)
+        argv, deadline = _polling_bpoll(call)
+        wait_ms: float = engines.BPOLL_BACKOFF_MS[0]
+        while True:
+            tasks = self.client.execute_command(*argv, **target, **{ZKIT_COMMAND: "DELAY.POLL"})
+            if tasks:
+                return tasks
+            wait = _next_wait(deadline, wait_ms)
+            if wait is None:
+                return None
+            time.sleep(wait)
+            wait_ms = min(wait_ms * 2, engines.BPOLL_BACKOFF_MS[1])
 
 
 def _async_cluster(client: Any) -> Optional[redis.asyncio.cluster.RedisCluster]:
@@ -463,23 +604,83 @@ class AsyncZkit(_Methods):
     pipelines: await every call (in a pipeline it queues the command and
     returns the pipeline)."""
 
-    def __init__(self, client: AsyncClient) -> None:
+    def __init__(self, client: AsyncClient, *, engine: Optional[str] = None) -> None:
         self.client = client
+        self.engine = engine
         self._cluster = _async_cluster(client)
+        self._pipeline = isinstance(client, (redis.asyncio.client.Pipeline, redis.asyncio.cluster.ClusterPipeline))
         # An asyncio cluster pipeline of redis-py 5 has no callbacks of its
         # own: it parses with its cluster client's.
         _register_parsers(self._cluster or client)
 
     async def _call(self, command: Command, *positional: Any, **options: Any) -> Any:
         call = build_call(command, positional, options)
-        parse = _parse_options(call)
-        if self._cluster is None:
-            return await _reply(self.client.execute_command(*call.argv, **parse))
-        slot = slot_of(command.name, call.keys)
-        if not self._cluster.nodes_manager.slots_cache:
-            await self._cluster.initialize()
-        node = self._cluster.nodes_manager.get_node_from_slot(slot)
-        return await _reply(self.client.execute_command(*call.argv, target_nodes=node, **parse))
+        parse = dict(_parse_options(call))
+        target: Dict[str, Any] = {}
+        if self._cluster is not None:
+            slot = slot_of(command.name, call.keys)
+            if not self._cluster.nodes_manager.slots_cache:
+                await self._cluster.initialize()
+            target["target_nodes"] = self._cluster.nodes_manager.get_node_from_slot(slot)
+        if await self._engine(target.get("target_nodes")) != FUNCTIONS:
+            return await _reply(self.client.execute_command(*call.argv, **target, **parse))
+        try:
+            if command.name == "DELAY.BPOLL":
+                return await self._bpoll_by_polling(call, target)
+            return await _reply(self.client.execute_command(*_library_call(command, call, parse), **target, **parse))
+        except redis.exceptions.ResponseError as e:
+            raise _unless_removed(e, _engine_holder(self._cluster or self.client)) from None
+
+    async def _engine(self, node: Any = None) -> str:
+        if self.engine is None:
+            holder = _engine_holder(self._cluster or self.client)
+            self.engine = getattr(holder, ENGINE_ATTRIBUTE, None)
+            if self.engine is None:
+                executors = await self._executors(node)
+                self.engine = await engines.ask_async(engines.detect(), executors[0])
+                _remember_engine(holder, self.engine)
+        return self.engine
+
+    async def _executors(self, node: Any = None) -> List[Callable[..., Awaitable[Any]]]:
+        """``Zkit._executors`` for asyncio clients."""
+        cluster = self._cluster
+        if cluster is not None:
+            if not cluster.nodes_manager.slots_cache:
+                await cluster.initialize()
+            nodes = [node] if node is not None else cluster.get_primaries()
+
+            def on(n: Any) -> Callable[..., Awaitable[Any]]:
+                return lambda *argv: cluster.execute_command(*argv, target_nodes=n)
+
+            return [on(n) for n in nodes]
+        if self._pipeline:
+            pipeline = cast(redis.asyncio.client.Pipeline, self.client)
+            return [redis.asyncio.Redis(connection_pool=pipeline.connection_pool).execute_command]
+        client = cast(redis.asyncio.Redis, self.client)
+        return [client.execute_command]
+
+    async def load_functions(self, *, force: bool = False) -> str:
+        """``Zkit.load_functions`` for asyncio clients."""
+        versions = [await engines.ask_async(engines.load(force), execute) for execute in await self._executors()]
+        if self.engine is None:
+            _remember_engine(_engine_holder(self._cluster or self.client), None)
+            await self._engine()
+        return versions[0]
+
+    async def _bpoll_by_polling(self, call: Call, target: Dict[str, Any]) -> Any:
+        if self._pipeline:
+            raise TypeError(PIPELINE_BPOLL)
+        argv, deadline = _polling_bpoll(call)
+        wait_ms: float = engines.BPOLL_BACKOFF_MS[0]
+        while True:
+            tasks = await self.client.execute_command(*argv, **target, **{ZKIT_COMMAND: "DELAY.POLL"})
+            if tasks:
+                return tasks
+            wait = _next_wait(deadline, wait_ms)
+            if wait is None:
+                return None
+            await asyncio.sleep(wait)
+            wait_ms = min(wait_ms * 2, engines.BPOLL_BACKOFF_MS[1])
 
 
 async def _reply(sent: Any) -> Any:

@@ -8,6 +8,11 @@ lease ends; polling the in-flight set then delivers it again. With
 ``retry_delay_ms`` a failed task is handed back at once (DELAY.NACK), due
 after that delay; with ``deadletter`` a task delivered too often moves to a
 dead-letter set instead of running again.
+
+On zkit's Functions library (servers that refuse modules), which cannot
+block, ``delay_bpoll`` polls with backoff instead (``zkit.engine``): an
+idle worker asks every 250 ms at most, and a task that falls due waits for
+the next poll.
 """
 
 from __future__ import annotations

@@ -1,0 +1,1 @@
+../../functions/zkit.lua

@@ -1,0 +1,209 @@
+#!/usr/bin/env python3
+"""What each of zkit's commands costs the server as a module command, as a
+function of the Functions library, and as the native commands a client
+would send instead, on one server that has both the module and the library,
+on small and large data.
+
+    python3 functions/bench.py --module target/release/libzkit.so \\
+        [--server redis-server] [--sizes 100 100000] [--calls 20000] [--rounds 3]
+
+The figure is the server's own CPU time per call (its main thread's, from
+/proc/<pid>/task/<pid>/schedstat, in nanoseconds), so other load on the
+machine moves it little. Calls go out in pipelines of 64 from one client,
+each variant on a copy of its own of the same data; rounds interleave the
+variants and the median round is shown. Prints a Markdown table
+(docs/functions.md, "Performance").
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import pathlib
+import random
+import statistics
+import struct
+import sys
+import time
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+from differential import Resp, Server, ServerError  # noqa: E402
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+PIPELINE = 64
+DAY_MS = 86_400_000
+
+
+def cpu_ns(pid: int) -> int:
+    with open(f"/proc/{pid}/task/{pid}/schedstat") as f:
+        return int(f.read().split()[0])
+
+
+def fcall(argv: list, keys: list) -> list:
+    return ["FCALL", "zkit_" + argv[0].lower().replace(".", "_"), str(len(keys)), *keys, *argv[1:]]
+
+
+class Case:
+    """One command: how to build its data, and one call of each variant.
+
+    ``data(con, key, size)`` fills a key; ``call(key, i)`` returns (module
+    argv, its keys, the native calls) for the i-th call."""
+
+    def __init__(self, name, data, call):
+        self.name, self.data, self.call = name, data, call
+
+
+def fill(con: Resp, key: str, items) -> None:
+    batch = []
+    for score, member in items:
+        batch += [str(score), member]
+        if len(batch) >= 2000:
+            con.call("ZADD", key, *batch)
+            batch = []
+    if batch:
+        con.call("ZADD", key, *batch)
+
+
+def board(con, key, size, now):
+    # Rank scores with a tie-break fraction, totals 1..1000.
+    fill(con, key, (((i % 1000) + 0.5 + (i % 997) / 2048, f"m:{i}") for i in range(size)))
+
+
+def feed(con, key, size, now):
+    fill(con, key, ((i, f"m:{i}") for i in range(size)))
+
+
+def votes(con, key, size, now):
+    fill(con, key, ((1_000_000_000 + i, f"i:{i}") for i in range(size)))
+
+
+def rate_log(con, key, size, now):
+    fill(con, key, ((now - DAY_MS // 2 + i, f"{now - DAY_MS // 2 + i}-0") for i in range(size)))
+
+
+def recent(con, key, size, now):
+    fill(con, key, ((now - size + i, f"i:{i}") for i in range(size)))
+
+
+def queue(con, key, size, now, calls):
+    fill(con, key, ((4_000_000_000_000 + i, f"later:{i}") for i in range(size)))
+    fill(con, key, ((i, f"due:{i}") for i in range(calls)))
+
+
+def cases(size: int, calls: int) -> list:
+    rnd = random.Random(size)
+    pick = lambda: rnd.randrange(size)  # noqa: E731
+    return [
+        Case("RANK.GIFT", board, lambda k, i: (
+            ["RANK.GIFT", k, f"m:{pick()}", "5"], [k],
+            [["ZINCRBY", k, "5", f"m:{pick()}"], ["ZREVRANK", k, f"m:{pick()}"]])),
+        Case("RANK.GET", board, lambda k, i: (
+            ["RANK.GET", k, f"m:{pick()}"], [k],
+            [["ZSCORE", k, f"m:{pick()}"], ["ZREVRANK", k, f"m:{pick()}"]])),
+        Case("RANK.TOP 10", board, lambda k, i: (
+            ["RANK.TOP", k, "10"], [k], [["ZRANGE", k, "0", "9", "REV", "WITHSCORES"]])),
+        Case("RANK.AROUND 2", board, lambda k, i: (
+            ["RANK.AROUND", k, f"m:{pick()}", "2"], [k],
+            [["ZREVRANK", k, f"m:{pick()}"], ["ZRANGE", k, "0", "4", "REV", "WITHSCORES"]])),
+        Case("FEED.PAGE 20 OLDER", feed, lambda k, i: (
+            ["FEED.PAGE", k, "COUNT", "20", "OLDER", CURSORS[k]], [k],
+            [["ZRANGE", k, f"({size // 2}", "-inf", "BYSCORE", "REV", "LIMIT", "0", "21", "WITHSCORES"]])),
+        Case("FEED.ADD CAP", feed, lambda k, i: (
+            ["FEED.ADD", k, "CAP", str(size), str(size + i), f"new:{i}"], [k],
+            [["ZADD", k, str(size + i), f"new:{i}"], ["ZCARD", k], ["ZPOPMIN", k]])),
+        Case("VOTE.CAST", votes, lambda k, i: (
+            ["VOTE.CAST", k, k + ":up", k + ":down", f"i:{pick()}", f"u:{i}", "UP", "WEIGHT", "432", "432"],
+            [k, k + ":up", k + ":down"],
+            [["SISMEMBER", k + ":up", f"u:{i}"], ["SISMEMBER", k + ":down", f"u:{i}"],
+             ["SADD", k + ":up", f"u:{i}"], ["ZINCRBY", k, "432", f"i:{pick()}"],
+             ["SCARD", k + ":up"], ["SCARD", k + ":down"]])),
+        Case("RATE.HIT", rate_log, lambda k, i: (
+            ["RATE.HIT", k, str(DAY_MS), "1000000"], [k],
+            [["ZREMRANGEBYSCORE", k, "-inf", "0"], ["ZCARD", k], ["ZADD", k, str(NOW[0]), f"{NOW[0]}-{i}"],
+             ["PEXPIREAT", k, str(NOW[0] + DAY_MS)]])),
+        Case("RECENT.ADD CAP", recent, lambda k, i: (
+            ["RECENT.ADD", k, "CAP", str(size), "TTL", "3600", "ITEMS", f"v:{i}"], [k],
+            [["ZADD", k, str(NOW[0] + i), f"v:{i}"], ["ZREMRANGEBYRANK", k, "0", "-" + str(size + 1)],
+             ["EXPIRE", k, "3600"]])),
+        Case("DELAY.POLL LEASE", lambda con, key, size, now: queue(con, key, size, now, calls), lambda k, i: (
+            ["DELAY.POLL", k, "LEASE", k + ":held", "60000"], [k, k + ":held"],
+            [["ZPOPMIN", k], ["ZADD", k + ":held", str(NOW[0] + 60000), f"due:{i}"]])),
+    ]
+
+
+CURSORS: dict = {}
+NOW = [0]
+
+
+def measure(server: Server, con: Resp, batches: list) -> float:
+    """Server CPU ns per call for `batches` (lists of commands, one call each)."""
+    before = cpu_ns(server.proc.pid)
+    sent = 0
+    window: list = []
+    for commands in batches:
+        window.extend(commands)
+        if len(window) >= PIPELINE:
+            con.send(*window)
+            for _ in window:
+                reply = con.read()[1]
+                if isinstance(reply, ServerError):
+                    raise SystemExit(f"bench: {window[0]} failed: {reply}")
+            sent += len(window)
+            window = []
+    if window:
+        con.send(*window)
+        for _ in window:
+            con.read()
+    return (cpu_ns(server.proc.pid) - before) / len(batches)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--server", default=os.environ.get("REDIS_SERVER", "redis-server"))
+    parser.add_argument("--module", required=True)
+    parser.add_argument("--library", default=str(ROOT / "functions" / "zkit.lua"))
+    parser.add_argument("--sizes", type=int, nargs="+", default=[100, 100_000])
+    parser.add_argument("--calls", type=int, default=20_000)
+    parser.add_argument("--rounds", type=int, default=3)
+    args = parser.parse_args()
+
+    server = Server(args.server, ["--loadmodule", os.path.abspath(args.module)], "bench")
+    try:
+        con = server.con
+        reply = con.call("FUNCTION", "LOAD", "REPLACE", pathlib.Path(args.library).read_text())
+        if isinstance(reply, ServerError):
+            raise SystemExit(f"bench: FUNCTION LOAD: {reply}")
+        version = [l for l in con.call("INFO", "server").decode().splitlines() if l.startswith("redis_version")]
+        print(f"<!-- {args.server} {version[0]}, {args.calls} calls x {args.rounds} rounds, "
+              f"server CPU per call -->")
+        print("| command | members | module | library | native commands | library / module |")
+        print("|---|---:|---:|---:|---:|---:|")
+        for size in args.sizes:
+            for case in cases(size, args.calls * args.rounds):
+                con.call("FLUSHALL")
+                NOW[0] = int(time.time() * 1000)
+                keys = {v: f"{{b}}:{case.name.split()[0].lower()}:{v}" for v in ("module", "library", "native")}
+                for key in keys.values():
+                    case.data(con, key, size, NOW[0])
+                    # A page from the middle of the feed.
+                    middle = size // 2
+                    CURSORS[key] = f"f1:{struct.pack('>d', middle).hex()}:{f'm:{middle}'.encode().hex()}"
+                results = {v: [] for v in keys}
+                for round_ in range(args.rounds):
+                    for variant, key in keys.items():
+                        batches = []
+                        for i in range(args.calls):
+                            argv, call_keys, natives = case.call(key, round_ * args.calls + i)
+                            batches.append({"module": [argv], "library": [fcall(argv, call_keys)],
+                                            "native": natives}[variant])
+                        results[variant].append(measure(server, con, batches))
+                m, l, n = (statistics.median(results[v]) / 1000 for v in ("module", "library", "native"))
+                print(f"| {case.name} | {size:,} | {m:.1f} µs | {l:.1f} µs | {n:.1f} µs | {l / m:.1f}x |",
+                      flush=True)
+    finally:
+        server.cleanup()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

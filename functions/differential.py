@@ -1,0 +1,822 @@
+#!/usr/bin/env python3
+"""make differential: the module and the Functions library held to each other.
+
+Two servers of the same binary: one with the module (built with the
+test-clock feature), one with only the library (functions/gen.py
+--test-clock). A seeded random workload, generated from docs/commands.json
+(every argument of every command the library has, options in any order,
+values spelled like keywords, and a share of malformed calls) runs on both
+with the clock pinned to the same instant on each; after every call the two
+replies must be the same bytes, and at checkpoints the data must be the same
+(DEBUG DIGEST, and every key's PEXPIRETIME). On a mismatch the run stops and
+prints the shortest sequence of calls it can find that still shows it.
+
+    python3 functions/differential.py --server redis-server --module M.so \\
+        --library zkit-test.lua [--calls 100000] [--seed N]
+
+ZKIT_SEED=<n> replays a run; the seed is printed first.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import pathlib
+import random
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+SPEC = json.loads((ROOT / "docs" / "commands.json").read_text())
+
+# ---------------------------------------------------------------- RESP ----
+
+
+class ServerError(Exception):
+    pass
+
+
+class Resp:
+    """A RESP connection that keeps each reply's raw bytes."""
+
+    def __init__(self, port: int):
+        self.sock = socket.create_connection(("127.0.0.1", port))
+        self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self.buf = b""
+        self.pos = 0
+
+    def send(self, *commands: list) -> None:
+        out = []
+        for argv in commands:
+            out.append(b"*%d\r\n" % len(argv))
+            for word in argv:
+                if isinstance(word, str):
+                    word = word.encode("utf-8", "surrogateescape")
+                elif isinstance(word, int):
+                    word = str(word).encode()
+                out.append(b"$%d\r\n%s\r\n" % (len(word), word))
+        self.sock.sendall(b"".join(out))
+
+    def _fill(self) -> None:
+        chunk = self.sock.recv(1 << 20)
+        if not chunk:
+            raise ConnectionError("server closed the connection")
+        self.buf += chunk
+
+    def _line(self) -> bytes:
+        while True:
+            end = self.buf.find(b"\r\n", self.pos)
+            if end >= 0:
+                line = self.buf[self.pos:end]
+                self.pos = end + 2
+                return line
+            self._fill()
+
+    def _exact(self, n: int) -> bytes:
+        while len(self.buf) - self.pos < n + 2:
+            self._fill()
+        data = self.buf[self.pos:self.pos + n]
+        self.pos += n + 2
+        return data
+
+    def _value(self):
+        line = self._line()
+        kind, rest = line[:1], line[1:]
+        if kind in (b"+",):
+            return rest
+        if kind == b"-":
+            return ServerError(rest.decode("utf-8", "replace"))
+        if kind in (b":", b","):
+            return rest
+        if kind in (b"$", b"="):
+            n = int(rest)
+            return None if n < 0 else self._exact(n)
+        if kind in (b"*", b"~", b">"):
+            n = int(rest)
+            return None if n < 0 else [self._value() for _ in range(n)]
+        if kind == b"%":
+            return [self._value() for _ in range(2 * int(rest))]
+        if kind == b"_":
+            return None
+        if kind == b"#":
+            return rest == b"t"
+        raise ValueError(f"unexpected reply line {line!r}")
+
+    def read(self):
+        """The next reply: (its bytes as the server sent them, its value)."""
+        self.buf, self.pos = self.buf[self.pos:], 0
+        value = self._value()
+        return self.buf[:self.pos], value
+
+    def call(self, *argv):
+        self.send(list(argv))
+        return self.read()[1]
+
+
+
+
+# ------------------------------------------------------------- servers ----
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Server:
+    def __init__(self, binary: str, extra: list[str], name: str, env=None):
+        self.dir = tempfile.mkdtemp(prefix=f"zkit-differential-{name}-")
+        self.name = name
+        for _ in range(5):
+            self.port = free_port()
+            self.proc = subprocess.Popen(
+                [binary, "--port", str(self.port), "--bind", "127.0.0.1", "--dir", self.dir,
+                 "--save", "", "--appendonly", "no", "--logfile", "server.log",
+                 "--enable-debug-command", "yes", *extra],
+                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+            deadline = time.time() + 20
+            while time.time() < deadline and self.proc.poll() is None:
+                try:
+                    con = Resp(self.port)
+                    info = con.call("INFO", "server")
+                    if isinstance(info, bytes) and f"process_id:{self.proc.pid}\r".encode() in info:
+                        self.con = con
+                        return
+                except OSError:
+                    pass
+                time.sleep(0.05)
+            self.stop()
+        log = pathlib.Path(self.dir, "server.log")
+        raise SystemExit(f"differential: {name} did not start: {log.read_text() if log.exists() else ''}")
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.wait()
+
+    def cleanup(self) -> None:
+        self.stop()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+class ModuleEngine:
+    label = "module"
+
+    def __init__(self, server: Server):
+        self.server = server
+        self.con = server.con
+
+    def pin(self, ms: int) -> list:
+        return [["ZKIT.DEBUG-CLOCK", str(ms)]]
+
+    def command(self, argv: list, keys: list) -> list:
+        return argv
+
+
+class LibraryEngine:
+    label = "library"
+
+    def __init__(self, server: Server, library: str):
+        self.server = server
+        self.con = server.con
+        reply = self.con.call("FUNCTION", "LOAD", "REPLACE", library)
+        if isinstance(reply, ServerError):
+            raise SystemExit(f"differential: FUNCTION LOAD failed: {reply}")
+
+    def pin(self, ms: int) -> list:
+        return [["FCALL", "zkit_debug_clock", "0", str(ms)]]
+
+    def command(self, argv: list, keys: list) -> list:
+        name = "zkit_" + argv[0].lower().replace(".", "_")
+        return ["FCALL", name, str(len(keys)), *keys, *argv[1:]]
+
+
+class MixedEngine(LibraryEngine):
+    """A server with the module and the library: each call goes to one of
+    them at random, so each continues what the other wrote."""
+
+    label = "module and library"
+
+    def __init__(self, server: Server, library: str, rng: random.Random):
+        super().__init__(server, library)
+        self.rng = rng
+
+    def pin(self, ms: int) -> list:
+        return [["ZKIT.DEBUG-CLOCK", str(ms)]] + super().pin(ms)
+
+    def command(self, argv: list, keys: list) -> list:
+        if self.rng.random() < 0.5:
+            return argv
+        return super().command(argv, keys)
+
+
+# ------------------------------------------------------------ workload ----
+
+# Member ids: plain, spelled like every keyword of the grammar (either
+# case), empty, binary, numeric.
+def keywords() -> list[str]:
+    out = set()
+
+    def walk(args):
+        for arg in args:
+            if "token" in arg:
+                out.add(arg["token"])
+            walk(arg.get("arguments", []))
+
+    for spec in SPEC.values():
+        walk(spec.get("arguments", []))
+    return sorted(out)
+
+
+KEYWORDS = keywords()
+MEMBERS = ["alice", "bob", "carol", "dave", "eve", "", "\u00e9t\u00e9", "a b", "\x00\xff", "123", "-1",
+           "inf", "1e5", "f1:3ff0000000000000:61"] + KEYWORDS + [k.lower() for k in KEYWORDS[:8]]
+
+# Keys by what they hold, so families meet their own keys mostly, and other
+# families' keys (and other types) sometimes.
+POOLS = {
+    "board": ["board:a", "board:b", "board:c", "SHARED"],
+    "dest": ["merged:a", "board:c"],
+    "staging": ["staging:a"],
+    "feed": ["feed:a", "feed:b"],
+    "recent": ["recent:a", "recent:b"],
+    "rate": ["rate:a", "rate:b"],
+    "seen": ["seen:a", "seen:b"],
+    "scores": ["votes:a", "votes:b"],
+    "upvoters": ["up:a", "up:b"],
+    "downvoters": ["down:a", "down:b"],
+    "times": ["posted:a"],
+    "queue": ["queue:a", "queue:b"],
+    "inflight": ["held:a", "held:b", "queue:b"],
+    "dead": ["dead:a"],
+    "deliveries": ["counts:a"],
+    "wrong": ["str", "aset", "ahash"],
+}
+ALL_KEYS = sorted({k for pool in POOLS.values() for k in pool})
+
+KEY_POOL = {
+    ("RANK", "key"): "board", ("RANK", "destkey"): "dest", ("RANK", "staging"): "staging",
+    ("FEED", "key"): "feed", ("RECENT", "key"): "recent", ("RATE", "key"): "rate",
+    ("VOTE", "scores"): "scores", ("VOTE", "upvoters"): "upvoters",
+    ("VOTE", "downvoters"): "downvoters", ("VOTE", "times"): "times",
+    ("DELAY", "key"): "queue", ("DELAY", "queue"): "queue", ("DELAY", "inflight"): "inflight",
+    ("DELAY", "dead"): "dead", ("DELAY", "deliveries"): "deliveries",
+}
+
+TIEBREAK_EPOCH = 1704067200000
+TIEBREAK_END = TIEBREAK_EPOCH + (1 << 41)
+MAX_DURATION = 3155760000000
+BAD_INTEGERS = ["1.5", "abc", "", "+1", "01", "-0", "9223372036854775808", "-9223372036854775809", " 1", "1e3"]
+
+
+class Workload:
+    def __init__(self, rng: random.Random, clock: list, skip_options: set, window: tuple):
+        self.rng = rng
+        # The tie-break window [start, end) of unix ms (AT values in and out).
+        self.window = window
+        self.clock = clock  # [now_ms]
+        self.cursors: list[str] = []
+        self.recent: list[list] = []
+        self.skip_options = skip_options
+        self.commands = [name for name, spec in SPEC.items() if "BLOCKING" not in spec["command_flags"]]
+
+    # -- values
+    def integer(self, name: str, command: str) -> str:
+        """A value for an integer argument: in range mostly, out of range or
+        not an integer sometimes."""
+        r = self.rng
+        if r.random() < 0.01:
+            return r.choice(BAD_INTEGERS)
+        now = self.clock[0]
+        valid, invalid = self.integers(name, command, now)
+        if invalid and r.random() < 0.05:
+            return str(r.choice(invalid))
+        return str(r.choice(valid))
+
+    def integers(self, name: str, command: str, now: int) -> tuple[list, list]:
+        r = self.rng
+        if name in ("amount", "total"):
+            if r.random() < 0.05:
+                return [(1 << 52) - r.randint(1, 3), -(1 << 52) + r.randint(1, 3)], [1 << 52]
+            return ([r.randint(-5, 100), r.randint(-5, 100), r.randint(0, 10 ** 6), 0, 4096, 4095, -4096],
+                    [r.randint(-(1 << 62), 1 << 62)])
+        if name == "unix-ms":
+            start, end = self.window
+            return ([now, now - r.randint(0, 10 ** 7), now + r.randint(0, 1000), start, end - 1,
+                     r.randint(start, end - 1)],
+                    [start - 1, end, r.randint(-10, 10 ** 13)])
+        if name == "count":
+            if command == "FEED.PAGE":
+                return [1, 2, 3, 5, 10, 1000], [0, 1001]
+            if command == "RANK.TOP":
+                return [0, 1, 3, 10, 100, 1 << 62], [-1]
+            return [1, 1, 2, 3, 10, 1 << 60], [0, -1]
+        if name in ("offset", "radius"):
+            return [0, 1, 2, 5, 100, 1 << 62], [-1]
+        if name in ("cap", "n"):
+            return [1, 2, 3, 5, 8, 1 << 62], [0, -1]
+        if name == "seconds":
+            return [1, 10, 600, 86400, 3155760000], [0, -1, 3155760001, 1 << 62]
+        if name == "ms":
+            return [1, 100, 1000, 60000, 86400000, MAX_DURATION], [0, -5, MAX_DURATION + 1]
+        if name == "delay-ms":
+            return [0, 0, 1, 500, 60000, MAX_DURATION], [-1, MAX_DURATION + 1]
+        if name == "max-deliveries":
+            return [1, 2, 3, 1 << 62], [0, -1]
+        if name == "window-ms":
+            return [100, 1000, 5000, 60000, MAX_DURATION], [0, -1, MAX_DURATION + 1]
+        if name == "limit":
+            return [1, 2, 3, 5, 10, 1000000], [0, 1000001]
+        if name == "cost":
+            return [1, 1, 2, 3], [0, 6, 1 << 62]
+        if name == "weight":
+            return [1, 1, 2, -1, 0, 3], [1 << 40, 9223372036854775807]
+        return [0, 1, 2, 10], [-1]
+
+    def double(self, name: str) -> str:
+        r = self.rng
+        if r.random() < 0.03:
+            return r.choice(["nan", "abc", "0x10", "1e400", "1e-400", " 1", "", "1e", "-nan"])
+        if name in ("up", "down"):
+            return r.choice(["1", "1", "2", "0.5", "432", "0", "-0", "-1", "inf", "1e308", "1.7976931348623157e308", "0.1"])
+        # No -0: a listpack stores it as 0, a skiplist (where the module
+        # keeps small boards) as -0, so its sign depends on the encoding
+        # (docs/functions.md, "Differences").
+        return r.choice([str(r.randint(-10, 100)), str(r.randint(-10, 100)), f"{r.uniform(-1e6, 1e6):.17g}",
+                         f"{r.uniform(0, 1):.3f}", "0", "inf", "-inf", "1e-300", "5e-324", "1e21", "1.5e-7",
+                         "9007199254740993", "+7", ".5", "5.", "1E2", "Infinity", "1.7976931348623157e308",
+                         str(r.randint(-(1 << 62), 1 << 62))])
+
+    def string(self, name: str) -> str:
+        r = self.rng
+        if name == "cursor":
+            if self.cursors and r.random() < 0.7:
+                return r.choice(self.cursors)
+            return r.choice(["f1:3ff0000000000000:61", "f1:4059000000000000:", "f1:7ff8000000000000:61",
+                             "F1:3ff0000000000000:61", "f1:3ff0000000000000:6", "100", "",
+                             "f1:fff0000000000000:ff00", "f1:8000000000000000:626f62"])
+        if name == "event-id":
+            return r.choice(["e1", "e2", "e3", "IDMP", "RETAIN", "e" + str(r.randint(1, 30))])
+        return r.choice(MEMBERS)
+
+    def key(self, family: str, name: str) -> str:
+        r = self.rng
+        if name == "seen-key":
+            pool = "seen"
+        else:
+            pool = KEY_POOL.get((family, name), "board")
+        roll = r.random()
+        if roll < 0.01:
+            return r.choice(POOLS["wrong"])
+        if roll < 0.03:
+            return r.choice(ALL_KEYS)
+        choices = [k for k in POOLS[pool] if k not in self.taken] or POOLS[pool]
+        key = r.choice(choices)
+        self.taken.add(key)
+        return key
+
+    # -- calls
+    def call(self) -> list:
+        r = self.rng
+        roll = r.random()
+        if roll < 0.08:
+            return self.native()
+        if roll < 0.13 and self.recent:
+            # A retry: a recent call sent again as it was (an IDMP repeat).
+            return list(r.choice(self.recent))
+        name = r.choice(self.commands)
+        family = name.split(".")[0]
+        out = [name]
+        self.counts = {}
+        # Keys of one call differ mostly (a repeated board is refused).
+        self.taken = set() if r.random() < 0.9 else _Nothing()
+        self.args(SPEC[name].get("arguments", []), out, family, name)
+        if r.random() < 0.05:
+            self.mutate(out)
+        self.recent = (self.recent + [out])[-20:]
+        return out
+
+    def args(self, args: list, out: list, family: str, command: str) -> None:
+        r = self.rng
+        i = 0
+        while i < len(args):
+            arg = args[i]
+            if arg.get("optional") and ("token" in arg or arg["type"] == "oneof"):
+                # A group of options: each given or not, in any order.
+                group = []
+                while i < len(args) and args[i].get("optional"):
+                    group.append(args[i])
+                    i += 1
+                chosen = [a for a in group if (command, a["name"]) not in self.skip_options and r.random() < 0.4]
+                names = [a["name"] for a in chosen]
+                for needs, needed in (("ms", "idmp"), ("deadletter", "lease")):
+                    if needs in names and needed not in names and r.random() < 0.9:
+                        # RETAIN needs IDMP, DEADLETTER needs LEASE: mostly
+                        # give both.
+                        chosen += [a for a in group if a["name"] == needed]
+                r.shuffle(chosen)
+                for option in chosen:
+                    self.one(option, out, family, command)
+                continue
+            self.one(arg, out, family, command)
+            i += 1
+
+    def one(self, arg: dict, out: list, family: str, command: str) -> None:
+        r = self.rng
+        kind = arg["type"]
+        if kind == "oneof":
+            choice = r.choice(arg["arguments"])
+            self.one(dict(choice, optional=False), out, family, command)
+            return
+        if "token" in arg:
+            out.append(arg["token"] if r.random() < 0.8 else arg["token"].lower())
+        if kind == "pure-token":
+            return
+        items = 1
+        if arg.get("multiple"):
+            counted = arg.get("counted_by")
+            items = self.counts.get(counted) if counted else r.choice([1, 1, 1, 2, 3, 5])
+            if counted and items is None:
+                items = 1
+        for _ in range(items):
+            if kind == "block":
+                for part in arg["arguments"]:
+                    self.one(part, out, family, command)
+            elif kind == "key":
+                out.append(self.key(family, arg["name"]))
+            elif kind in ("integer", "unix-time"):
+                if arg["name"] == "numkeys":
+                    n = r.choice([1, 1, 2, 2, 3])
+                    self.counts["numkeys"] = n
+                    out.append(str(n) if r.random() > 0.02 else r.choice(["0", "-1", "99"]))
+                else:
+                    out.append(self.integer(arg["name"], command))
+            elif kind == "double":
+                out.append(self.double(arg["name"]))
+            else:
+                out.append(self.string(arg["name"]))
+
+    def mutate(self, out: list) -> None:
+        r = self.rng
+        i = r.randrange(1, len(out)) if len(out) > 1 else 0
+        how = r.randrange(5)
+        if how == 0 and len(out) > 1:
+            del out[i]
+        elif how == 1:
+            out.insert(i, out[i])
+        elif how == 2:
+            out.insert(i, r.choice(KEYWORDS))
+        elif how == 3 and len(out) > 2:
+            j = r.randrange(1, len(out))
+            out[i], out[j] = out[j], out[i]
+        else:
+            out.append(r.choice(KEYWORDS + MEMBERS))
+
+    def native(self) -> list:
+        """Native writes both servers make alike: tasks scheduled, posts
+        timed, foreign scores, deletions."""
+        r = self.rng
+        now = self.clock[0]
+        roll = r.random()
+        if roll < 0.45:
+            return ["ZADD", r.choice(POOLS["queue"]), str(now + r.choice([-5000, -1, 0, 0, 1, 10, 1000, 60000])),
+                    r.choice(MEMBERS)]
+        if roll < 0.6:
+            return ["ZADD", r.choice(POOLS["times"]), str(now // 1000 - r.randint(0, 3000)), r.choice(MEMBERS)]
+        if roll < 0.62:
+            return ["ZADD", r.choice(POOLS["board"] + POOLS["feed"]),
+                    r.choice(["inf", "-inf", "1e300", "3.5", "7", str(now)]), r.choice(MEMBERS)]
+        if roll < 0.7:
+            # Not beyond 2^63 ms: a wait that long is an integer a Lua
+            # number cannot hold (docs/functions.md, "Differences").
+            return ["ZADD", r.choice(POOLS["rate"]), r.choice(["-inf", "3.5", "7", str(now), str(now + 10 ** 15)]),
+                    r.choice(MEMBERS)]
+        if roll < 0.8:
+            return ["SADD", r.choice(POOLS["upvoters"] + POOLS["downvoters"]), r.choice(MEMBERS)]
+        return ["DEL", r.choice([k for k in ALL_KEYS if k not in POOLS["times"] + POOLS["wrong"]])]
+
+
+class _Nothing(set):
+    """A set that keeps nothing: keys may repeat."""
+
+    def add(self, _):
+        pass
+
+
+def setup(now_ms: int) -> list:
+    """What both servers hold before the first call: keys of other types,
+    and a post time for every item (VOTE.CAST ... WINDOW)."""
+    posted = ["ZADD", POOLS["times"][0]]
+    for i, member in enumerate(MEMBERS):
+        posted += [str(now_ms // 1000 - 600 * i), member]
+    return [["SET", "str", "x"], ["SADD", "aset", "x"], ["HSET", "ahash", "f", "v"], posted]
+
+# ---------------------------------------------------------------- run ----
+
+
+# The one reply the library cannot give: an integer of i64::MAX (RATE.HIT's
+# wait on a log holding scores of 2^63 ms and more), which no Lua number
+# reaches; it answers the largest double below (docs/functions.md).
+I64_MAX = b":9223372036854775807\r\n"
+LUA_LARGEST = b":9223372036854774784\r\n"
+
+
+# RANK.STATS's memory-bytes is MEMORY USAGE's: the module keeps small boards
+# in the skiplist layout, the library cannot choose one (docs/functions.md).
+MEMORY_BYTES = re.compile(rb"(\$12\r\nmemory-bytes\r\n):\d+\r\n")
+
+
+def typed(raw: bytes, at: int = 0):
+    """A RESP reply as (type, value) trees, and where it ends."""
+    end = raw.index(b"\r\n", at)
+    kind, rest = raw[at:at + 1], raw[at + 1:end]
+    if kind in (b"*", b"%", b"~"):
+        n = int(rest) * (2 if kind == b"%" else 1)
+        items, at = [], end + 2
+        for _ in range(max(n, 0)):
+            item, at = typed(raw, at)
+            items.append(item)
+        return ("array", items), at
+    if kind == b"$" and int(rest) >= 0:
+        n = int(rest)
+        return ("bulk", raw[end + 2:end + 2 + n]), end + 4 + n
+    return (kind.decode(), rest), end + 2
+
+
+def same_scores(module, library) -> bool:
+    """Equal but for RESP3 doubles that the library sends as exact text
+    (FEED.PAGE's scores: a function cannot tell its caller's protocol)."""
+    if module[0] == "," and library[0] == "bulk":
+        return float(module[1]) == float(library[1])
+    if module[0] == "array" and library[0] == "array" and len(module[1]) == len(library[1]):
+        return all(same_scores(a, b) for a, b in zip(module[1], library[1]))
+    return module == library
+
+
+def same_reply(module: bytes, library: bytes, resp3_scores: bool = False) -> bool:
+    module, library = (MEMORY_BYTES.sub(rb"\1:<bytes>\r\n", reply) for reply in (module, library))
+    if module == library or (I64_MAX in module and module.replace(I64_MAX, LUA_LARGEST) == library):
+        return True
+    return resp3_scores and same_scores(typed(module)[0], typed(library)[0])
+
+
+def show(argv: list) -> str:
+    def quote(w):
+        w = w if isinstance(w, str) else str(w)
+        if w and all(c.isalnum() or c in "._:-{}+" for c in w):
+            return w
+        return '"' + w.encode("utf-8", "surrogateescape").decode("latin-1").encode("unicode_escape").decode().replace('"', '\\"') + '"'
+    return " ".join(quote(w) for w in argv)
+
+
+class Pair:
+    """The two engines, side by side."""
+
+    def __init__(self, module: ModuleEngine, library: LibraryEngine, setup_calls: list, resp3: bool = False):
+        self.engines = (module, library)
+        self.pinned = None
+        self.setup = setup_calls
+        self.resp3 = resp3
+        if resp3:
+            for engine in self.engines:
+                engine.con.call("HELLO", "3")
+
+    def reset(self) -> None:
+        for engine in self.engines:
+            engine.con.send(["FLUSHALL"], *self.setup)
+            for _ in range(1 + len(self.setup)):
+                engine.con.read()
+        self.pinned = None
+
+    def run(self, clock_ms: int, argv: list):
+        """Runs one call on both: (module reply, library reply, keys)."""
+        module, library = self.engines
+        pin = self.pinned != clock_ms
+        self.pinned = clock_ms
+        zkit = "." in argv[0]
+        mcon, lcon = module.con, library.con
+        batch = []
+        if pin:
+            batch.extend(module.pin(clock_ms))
+        if zkit:
+            batch.append(["COMMAND", "GETKEYS", *argv])
+        batch.append(argv)
+        mcon.send(*batch)
+        replies = [mcon.read() for _ in batch]
+        keys = []
+        if zkit:
+            found = replies[-2][1]
+            keys = [k.decode("utf-8", "surrogateescape") for k in found] if isinstance(found, list) else []
+        lbatch = library.pin(clock_ms) if pin else []
+        lbatch.append(library.command(argv, keys) if zkit else argv)
+        lcon.send(*lbatch)
+        lreplies = [lcon.read() for _ in lbatch]
+        return replies[-1], lreplies[-1], keys
+
+    def data(self) -> list:
+        """Each server's data: DEBUG DIGEST, keys, and every key's expiry."""
+        out = []
+        for engine in self.engines:
+            con = engine.con
+            keys = sorted(con.call("KEYS", "*"))
+            con.send(["DEBUG", "DIGEST"], *[["PEXPIRETIME", k] for k in keys])
+            replies = [con.read()[1] for _ in range(1 + len(keys))]
+            out.append((replies[0], list(zip(keys, replies[1:]))))
+        return out
+
+    def data_diff(self) -> str | None:
+        (md, mkeys), (ld, lkeys) = self.data()
+        if md == ld and mkeys == lkeys:
+            return None
+        lines = []
+        mnames, lnames = {k for k, _ in mkeys}, {k for k, _ in lkeys}
+        for k in sorted(mnames ^ lnames):
+            lines.append(f"  key {k!r} only on the {'module' if k in mnames else 'library'} server")
+        for k in sorted(mnames & lnames):
+            digests = [e.con.call("DEBUG", "DIGEST-VALUE", k) for e in self.engines]
+            dumps = [e.con.call("ZRANGE", k, "0", "-1", "WITHSCORES") if e.con.call("TYPE", k) == b"zset"
+                     else None for e in self.engines]
+            if digests[0] != digests[1]:
+                lines.append(f"  key {k!r} differs:\n    module:  {dumps[0]}\n    library: {dumps[1]}")
+        for (k, me), (k2, le) in zip(mkeys, lkeys):
+            if k == k2 and me != le:
+                lines.append(f"  key {k!r} expires at {me!r} on the module server, {le!r} on the library's")
+        return "\n".join(lines) or "  DEBUG DIGEST differs"
+
+
+def replay(pair: Pair, sequence: list) -> str | None:
+    """Runs a sequence on empty servers: the first difference, or None."""
+    pair.reset()
+    for i, (clock, argv) in enumerate(sequence):
+        a, b, _ = pair.run(clock, argv)
+        if not same_reply(a[0], b[0], pair.resp3 and argv[0] == "FEED.PAGE"):
+            return f"reply of call {i + 1}"
+    if pair.data_diff():
+        return "data after the last call"
+    return None
+
+
+def shrink(pair: Pair, sequence: list, budget_s: float = 60.0) -> list:
+    """The shortest sub-sequence that still shows a difference (ddmin)."""
+    deadline = time.time() + budget_s
+    n = 2
+    while len(sequence) >= 2 and time.time() < deadline:
+        chunk = max(1, len(sequence) // n)
+        reduced = False
+        for start in range(0, len(sequence), chunk):
+            candidate = sequence[:start] + sequence[start + chunk:]
+            if candidate and replay(pair, candidate):
+                sequence = candidate
+                n = max(n - 1, 2)
+                reduced = True
+                break
+            if time.time() > deadline:
+                break
+        if not reduced:
+            if chunk == 1:
+                break
+            n = min(n * 2, len(sequence))
+    return sequence
+
+
+def report(pair: Pair, sequence: list, what: str) -> None:
+    print(f"differential: MISMATCH ({what}) after {len(sequence)} calls; shrinking...", flush=True)
+    small = shrink(pair, sequence)
+    why = replay(pair, small)
+    print(f"differential: {len(small)} calls reproduce it ({why}), on servers holding only what these make:")
+    for argv in pair.setup:
+        text = show(argv)
+        print("  " + (text if len(text) < 200 else text[:200] + f" ... ({len(argv)} words)"))
+    last = None
+    pair.reset()
+    for clock, argv in small:
+        if clock != last:
+            print(f"  # clock {clock} (ZKIT.DEBUG-CLOCK {clock} / FCALL zkit_debug_clock 0 {clock})")
+            last = clock
+        a, b, keys = pair.run(clock, argv)
+        print("  " + show(argv))
+        if not same_reply(a[0], b[0], pair.resp3 and argv[0] == "FEED.PAGE"):
+            print(f"    module:  {a[0]!r}\n    library: {b[0]!r}")
+    diff = pair.data_diff()
+    if diff:
+        print("  data after the last call:\n" + diff)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--server", default=os.environ.get("REDIS_SERVER", "redis-server"))
+    parser.add_argument("--module", required=True)
+    parser.add_argument("--library", required=True)
+    parser.add_argument("--calls", type=int, default=int(os.environ.get("ZKIT_DIFFERENTIAL_CALLS", "100000")))
+    parser.add_argument("--seed", type=int, default=None)
+    parser.add_argument("--checkpoint", type=int, default=500, help="calls between data comparisons")
+    parser.add_argument("--skip-option", action="append", default=[],
+                        help="COMMAND:option-name the workload leaves out")
+    parser.add_argument("--mixed", action="store_true",
+                        help="the second server has the module too, and each call goes to either")
+    parser.add_argument("--config", action="append", default=[],
+                        help="NAME=VALUE: the module's zkit.NAME, and the library's CONFIG alike")
+    parser.add_argument("--resp3", action="store_true",
+                        help="both connections speak RESP3 (FEED.PAGE's scores then compare by value)")
+    parser.add_argument("--verbose", action="store_true", help="print the most common errors")
+    parser.add_argument("--env", action="append", default=[], help="NAME=value for the servers")
+    args = parser.parse_args()
+
+    seed = args.seed if args.seed is not None else int(os.environ.get("ZKIT_SEED", random.randrange(1 << 32)))
+    env = dict(os.environ)
+    for pair_text in args.env:
+        name, _, value = pair_text.partition("=")
+        env[name] = value
+    started = time.time()
+    # Other configs (a tie-break span that is no power of two, a small
+    # idmp-max-ids) on both: the module as load arguments, the library in
+    # its CONFIG table, as docs/functions.md tells users to set them.
+    configs = []
+    library = pathlib.Path(args.library).read_text()
+    for setting in args.config:
+        name, _, value = setting.partition("=")
+        configs += [f"zkit.{name}", value]
+        library, found = re.subn(rf"\['{re.escape(name)}'\] = \d+", f"['{name}'] = {int(value)}", library)
+        if not found:
+            raise SystemExit(f"differential: the library has no config {name}")
+    module_server = Server(args.server, ["--loadmodule", os.path.abspath(args.module), "debug-commands", *configs],
+                           "module", env)
+    second = ["--loadmodule", os.path.abspath(args.module), "debug-commands", *configs] if args.mixed else []
+    library_server = Server(args.server, second, "library", env)
+    try:
+        version = module_server.con.call("INFO", "server")
+        line = [l for l in version.decode().splitlines() if l.startswith(("redis_version:", "valkey_version:"))]
+        print(f"differential: seed {seed} (ZKIT_SEED={seed} replays it), {args.calls} calls, "
+              f"{args.server}: {', '.join(line)}", flush=True)
+        rng = random.Random(seed)
+        clock = [(int(time.time() * 1000) + 86_400_000) // 1000 * 1000]
+        if args.mixed:
+            second_engine = MixedEngine(library_server, library, random.Random(seed + 1))
+        else:
+            second_engine = LibraryEngine(library_server, library)
+        pair = Pair(ModuleEngine(module_server), second_engine, setup(clock[0]), args.resp3)
+        pair.reset()
+        skip = {tuple(s.split(":", 1)) for s in args.skip_option}
+        settings = dict(setting.partition("=")[::2] for setting in args.config)
+        epoch = int(settings.get("tiebreak-epoch-ms", TIEBREAK_EPOCH))
+        window = (epoch, epoch + int(settings.get("tiebreak-span-ms", TIEBREAK_END - TIEBREAK_EPOCH)))
+        workload = Workload(rng, clock, skip, window)
+        history: list = []
+        calls, errors, messages, keys_seen = Counter(), Counter(), Counter(), set()
+        for n in range(1, args.calls + 1):
+            if rng.random() < 0.5:
+                clock[0] += rng.choice([0, 1, 1, 2, 5, 17, 100, 999, 1000, 5000, 60000])
+            argv = workload.call()
+            history.append((clock[0], argv))
+            (a_raw, a), (b_raw, _), keys = pair.run(clock[0], argv)
+            calls[argv[0]] += 1
+            keys_seen.update(keys)
+            if isinstance(a, ServerError):
+                errors[argv[0]] += 1
+                messages[argv[0] + ": " + str(a)[:70]] += 1
+            if argv[0] == "FEED.PAGE" and isinstance(a, list) and len(a) == 4:
+                for cursor in a[1:3]:
+                    if isinstance(cursor, bytes):
+                        workload.cursors.append(cursor.decode("latin-1"))
+                workload.cursors = workload.cursors[-50:]
+            if not same_reply(a_raw, b_raw, pair.resp3 and argv[0] == "FEED.PAGE"):
+                print(f"differential: call {n}: {show(argv)}\n  module:  {a_raw!r}\n  library: {b_raw!r}")
+                report(pair, history, f"reply of call {n}")
+                return 1
+            if n % args.checkpoint == 0 or n == args.calls:
+                diff = pair.data_diff()
+                if diff:
+                    print(f"differential: data differ after call {n}:\n{diff}")
+                    report(pair, history, f"data after call {n}")
+                    return 1
+        zkit_calls = {k: v for k, v in calls.items() if "." in k}
+        library_commands = [c for c in SPEC if "BLOCKING" not in SPEC[c]["command_flags"]]
+        missing = [c for c in library_commands if c not in zkit_calls]
+        print(f"differential: module against {pair.engines[1].label}{' (RESP3)' if args.resp3 else ''}: {args.calls} calls ({sum(zkit_calls.values())} zkit, "
+              f"{args.calls - sum(zkit_calls.values())} native), {len(zkit_calls)} of {len(library_commands)} "
+              f"library commands, {len(keys_seen)} keys, replies equal after every call, data equal at "
+              f"{args.calls // args.checkpoint} checkpoints, {time.time() - started:.0f} s")
+        for name in sorted(zkit_calls):
+            print(f"  {name:<12} {zkit_calls[name]:>7} calls, {errors[name]:>6} errors")
+        if args.verbose:
+            for message, count in messages.most_common(40):
+                print(f"  {count:>6}  {message}")
+        if missing:
+            print(f"differential: FAILED: no call of {', '.join(missing)}")
+            return 1
+        return 0
+    finally:
+        module_server.cleanup()
+        library_server.cleanup()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,454 @@
+-- RANK: leaderboards where equal totals rank first-come (src/commands/rank.rs,
+-- src/logic/rank.rs). A score is `total + j / 2^b`: b = 53 minus the total's
+-- bit length, j counts down the tie-break clock (epoch and span in CONFIG),
+-- so floor(score) is the total and the earlier a total was reached, the
+-- higher it ranks among equals. Every step below is exact in doubles.
+
+local TOTAL_LIMIT = 4503599627370496 -- 2^52
+local TOTAL_OUT_OF_RANGE = 'ERR total out of range: rank totals must be integers with |total| < 2^52 (4503599627370496)'
+local int_text = rt.int_text
+
+local rank = {}
+rt.rank = rank
+
+local function pow2(exponent)
+  return 2 ^ exponent
+end
+
+-- 53 minus the bit length of |total| (|total| < 2^52).
+local function fraction_bits(total)
+  local magnitude = total < 0 and -total or total
+  if magnitude == 0 then
+    return 53
+  end
+  local _, exponent = math.frexp(magnitude)
+  return 53 - exponent
+end
+
+local function is_power_of_two(n)
+  local mantissa = math.frexp(n)
+  return mantissa == 0.5
+end
+
+-- (q + 1, r + added - limit) when r + added reaches `limit`, else
+-- (q, r + added), for 0 <= r, added < limit <= 2^53: a step of a long
+-- division or multiplication that keeps every value an exact double.
+local function add_to_remainder(quotient, rest, limit, added)
+  if rest >= limit - added then
+    return quotient + 1, rest - (limit - added)
+  end
+  return quotient, rest + added
+end
+
+-- floor(a * 2^bits / span) for 0 <= a < span <= 2^53, by long division.
+local function scaled_slot(a, bits, span)
+  if is_power_of_two(span) then
+    return math.floor(a * pow2(bits) / span)
+  end
+  local quotient, rest = 0, a
+  for _ = 1, bits do
+    quotient, rest = add_to_remainder(quotient * 2, rest, span, rest)
+  end
+  return quotient
+end
+
+-- ceil(slot * span / 2^bits) for 0 <= slot < 2^bits, span <= 2^53.
+local function slot_start(slot, bits, span)
+  if is_power_of_two(span) then
+    return math.ceil(slot * span / pow2(bits))
+  end
+  -- Long multiplication, keeping the remainder below 2^bits.
+  local limit = pow2(bits)
+  local quotient, rest = 0, 0
+  local _, length = math.frexp(span)
+  for i = length - 1, 0, -1 do
+    quotient, rest = add_to_remainder(quotient * 2, rest, limit, rest)
+    if math.floor(span / pow2(i)) % 2 == 1 then
+      quotient, rest = add_to_remainder(quotient, rest, limit, slot)
+    end
+  end
+  return rest > 0 and quotient + 1 or quotient
+end
+
+function rank.check_total(total)
+  if not (total < TOTAL_LIMIT and total > -TOTAL_LIMIT) then
+    rt.fail(TOTAL_OUT_OF_RANGE)
+  end
+  return total
+end
+
+-- The window of accepted reached-at times [start, end).
+local function window()
+  local epoch, span = CONFIG['tiebreak-epoch-ms'], CONFIG['tiebreak-span-ms']
+  return epoch, epoch + span, span
+end
+
+-- The score of `total` reached at `at_ms` (the text the caller gave, for
+-- the error).
+function rank.encode(total, at_ms, at_text)
+  rank.check_total(total)
+  local start_ms, end_ms, span = window()
+  if not (at_ms >= start_ms and at_ms < end_ms) then
+    rt.fail('ERR time ' .. (at_text or int_text(at_ms)) .. ' is outside the tie-break window [' .. int_text(start_ms)
+      .. ', ' .. int_text(end_ms) .. ') ms (see zkit.tiebreak-epoch-ms and zkit.tiebreak-span-ms)')
+  end
+  local bits = fraction_bits(total)
+  local slots = pow2(bits)
+  local slot = scaled_slot(at_ms - start_ms, bits, span)
+  local countdown = slots - 1 - slot
+  return (total * slots + countdown) / slots
+end
+
+-- The total and reached-at time a score encodes.
+function rank.decode(score)
+  local total = math.floor(score)
+  if total ~= total or total == math.huge or total == -math.huge or not (total < TOTAL_LIMIT and total > -TOTAL_LIMIT) then
+    rt.fail('ERR the member\'s score ' .. rt.rust_display(score) .. ' is not a rank score (|score| must be below 2^52)')
+  end
+  local bits = fraction_bits(total)
+  local slots = pow2(bits)
+  local countdown = math.floor((score - total) * slots)
+  if countdown > slots - 1 then
+    countdown = slots - 1
+  end
+  local slot = slots - 1 - countdown
+  local start_ms, _, span = window()
+  local offset = slot_start(slot, bits, span)
+  if offset > span - 1 then
+    offset = span - 1
+  end
+  return total, start_ms + offset
+end
+
+-- `total + amount` within range.
+function rank.add_totals(total, amount)
+  return rank.check_total(total + amount)
+end
+
+-- The total after a write to a member at `previous` (nil: absent), and
+-- whether it changed. The new total is checked even when GT/LT keeps the old.
+local function next_total(previous, update)
+  local candidate
+  if update.add then
+    candidate = rank.add_totals(previous or 0, update.add)
+  else
+    candidate = rank.check_total(update.set)
+  end
+  if previous == nil then
+    return candidate, true
+  end
+  local replaces
+  if update.condition == 'GT' then
+    replaces = candidate > previous
+  elseif update.condition == 'LT' then
+    replaces = candidate < previous
+  else
+    replaces = candidate ~= previous
+  end
+  if replaces then
+    return candidate, true
+  end
+  return previous, false
+end
+
+-- The 1-based rank of a member, highest first; nil if absent.
+local function rank_of(key, member)
+  local index = rt.call('ZREVRANK', key, member)
+  if index == false or index == nil then
+    return nil
+  end
+  return index + 1
+end
+
+-- 1 + the members whose total is higher (scored at total + 1 or more).
+local function shared_rank(key, total)
+  return rt.call('ZCOUNT', key, int_text(total + 1), '+inf') + 1
+end
+
+local function rank_of_member(key, member, total, shared)
+  if shared then
+    return shared_rank(key, total)
+  end
+  local found = rank_of(key, member)
+  if found == nil then
+    rt.fail('ERR zkit internal error: the member is not on the board')
+  end
+  return found
+end
+
+-- Plans an update for a member scored `previous`: checks everything a write
+-- can refuse (a foreign score, the range, the time).
+local function plan_write(previous, update, at_ms, at_text)
+  local previous_total
+  if previous ~= nil then
+    previous_total = rank.decode(previous)
+  end
+  local total, changed = next_total(previous_total, update)
+  local score = rank.encode(total, at_ms, at_text)
+  return { total = total, score = changed and score or nil }
+end
+
+-- Writes a planned total. A gift is written as ZINCRBY when the increment
+-- lands exactly on the planned score, so it fires `zincr` as the module's
+-- gift does; otherwise (and for RANK.SET) as ZADD.
+local function apply_write(key, member, planned, previous, update)
+  if not planned.score then
+    return
+  end
+  if update.add then
+    local before = previous or 0
+    local delta = planned.score - before
+    if before + delta == planned.score then
+      rt.call('ZINCRBY', key, rt.arg_score(delta), member)
+      return
+    end
+  end
+  rt.call('ZADD', key, rt.arg_score(planned.score), member)
+end
+
+-- A member's [total, rank] as the board stands (a repeated event's reply).
+local function standing(key, member, shared)
+  local score = rt.zscore(key, member)
+  if score == nil then
+    return { 0, rt.NULL }
+  end
+  local total = rank.decode(score)
+  return { total, rank_of_member(key, member, total, shared) }
+end
+
+-- RANK.GIFT and RANK.SET: `[total, rank]` (+ the IDMP flag). `event` is
+-- the checked IDMP clause.
+local function write_total(key, member, update, at, shared, event)
+  local now = rt.now_ms()
+  local seen = event and rt.idmp.check(event, now, { key }) or nil
+  if seen == 'repeat' then
+    return rt.idmp.with_flag(standing(key, member, shared), seen)
+  end
+  local at_ms = at ~= false and tonumber(at) or now
+  local previous = rt.zscore(key, member)
+  local planned = plan_write(previous, update, at_ms, at ~= false and at or nil)
+  apply_write(key, member, planned, previous, update)
+  if event then
+    rt.idmp.record(event, now)
+  end
+  local position = rank_of_member(key, member, planned.total, shared)
+  return rt.idmp.with_flag({ planned.total, position }, seen)
+end
+
+-- `AT unix-ms` as an IDMP digest takes it: the time, or nothing when the
+-- call gives none.
+local function at_text(at)
+  return at ~= false and at or ''
+end
+
+handlers['rank.gift'] = function(v)
+  local key, member, at = v[1], v[2], v[4]
+  -- What makes two gifts the same event: SHARED only shapes the reply.
+  local event = rt.idmp.args(v[6], v[7], 'rank.gift', { key, member, v[3], at_text(at) })
+  return write_total(key, member, { add = tonumber(v[3]) }, at, v[5], event)
+end
+
+handlers['rank.set'] = function(v)
+  local key, member, at = v[1], v[2], v[4]
+  local condition = v[5] ~= false and (v[5].choice == 1 and 'GT' or 'LT') or nil
+  local event = rt.idmp.args(v[7], v[8], 'rank.set', { key, member, v[3], at_text(at), condition or '' })
+  return write_total(key, member, { set = tonumber(v[3]), condition = condition }, at, v[6], event)
+end
+
+-- -> `[[total, rank], ...]` per board, in key order.
+handlers['rank.mgift'] = function(v)
+  local boards, member, amount, at, shared = v[2], v[3], tonumber(v[4]), v[5], v[6]
+  local parts = { rt.int_text(#boards) }
+  for _, board in ipairs(boards) do
+    parts[#parts + 1] = board
+  end
+  for _, part in ipairs({ member, v[4], at_text(at) }) do
+    parts[#parts + 1] = part
+  end
+  local event = rt.idmp.args(v[7], v[8], 'rank.mgift', parts)
+  local sorted = {}
+  for i, board in ipairs(boards) do
+    sorted[i] = board
+  end
+  table.sort(sorted, function(a, b) return rt.compare_bytes(a, b) < 0 end)
+  for i = 2, #sorted do
+    if sorted[i] == sorted[i - 1] then
+      rt.fail('ERR a board is named twice: give each key once')
+    end
+  end
+  local now = rt.now_ms()
+  local seen = event and rt.idmp.check(event, now, boards) or nil
+  if seen == 'repeat' then
+    local replies = {}
+    for i, key in ipairs(boards) do
+      replies[i] = standing(key, member, shared)
+    end
+    return rt.idmp.with_flag(replies, seen)
+  end
+  local at_ms = at ~= false and tonumber(at) or now
+  local planned, previous = {}, {}
+  for i, key in ipairs(boards) do
+    previous[i] = rt.zscore(key, member)
+    planned[i] = plan_write(previous[i], { add = amount }, at_ms, at ~= false and at or nil)
+  end
+  for i, key in ipairs(boards) do
+    apply_write(key, member, planned[i], previous[i], { add = amount })
+  end
+  if event then
+    rt.idmp.record(event, now)
+  end
+  local replies = {}
+  for i, key in ipairs(boards) do
+    replies[i] = { planned[i].total, rank_of_member(key, member, planned[i].total, shared) }
+  end
+  return rt.idmp.with_flag(replies, seen)
+end
+
+-- `[total, rank, reached-at-ms]` or nil per member.
+local function member_entries(key, members, shared)
+  local scores = {}
+  if rt.zcard(key) > 0 then
+    for i, member in ipairs(members) do
+      scores[i] = rt.zscore(key, member) or false
+    end
+  end
+  local entries = {}
+  for i, member in ipairs(members) do
+    local score = scores[i]
+    if score then
+      local total, reached_at = rank.decode(score)
+      entries[i] = { total, rank_of_member(key, member, total, shared), reached_at }
+    else
+      entries[i] = rt.NULL
+    end
+  end
+  return entries
+end
+
+handlers['rank.get'] = function(v)
+  return member_entries(v[1], { v[2] }, v[3])[1]
+end
+
+handlers['rank.mget'] = function(v)
+  return member_entries(v[1], v[3], v[2])
+end
+
+-- Competition ranks of consecutive entries (logic/rank.rs `shared_ranks`).
+local function shared_ranks(first_position, first_shared, totals)
+  local ranks = {}
+  for i, total in ipairs(totals) do
+    if i == 1 then
+      ranks[i] = first_shared
+    elseif totals[i - 1] == total then
+      ranks[i] = ranks[i - 1]
+    else
+      ranks[i] = first_position + i - 1
+    end
+  end
+  return ranks
+end
+
+-- `[[rank, member, total], ...]` for 0-based positions start..stop.
+local function rank_range(key, start, stop, shared)
+  if start >= rt.TWO_53 then
+    return {}
+  end
+  if stop >= rt.TWO_53 then
+    stop = rt.TWO_53
+  end
+  local rows = rt.call('ZRANGE', key, int_text(start), int_text(stop), 'REV', 'WITHSCORES')
+  if #rows == 0 then
+    return {}
+  end
+  local members, totals = {}, {}
+  for i = 1, #rows, 2 do
+    members[#members + 1] = rows[i]
+    totals[#totals + 1] = rank.decode(tonumber(rows[i + 1]))
+  end
+  local first_position = start + 1
+  local ranks
+  if shared then
+    ranks = shared_ranks(first_position, shared_rank(key, totals[1]), totals)
+  else
+    ranks = {}
+    for i = 1, #totals do
+      ranks[i] = first_position + i - 1
+    end
+  end
+  local page = {}
+  for i, member in ipairs(members) do
+    page[i] = { ranks[i], member, totals[i] }
+  end
+  return page
+end
+
+handlers['rank.top'] = function(v)
+  local key, shared = v[1], v[4]
+  local count = rt.non_negative(v[2], 'count')
+  local offset = v[3] ~= false and rt.non_negative(v[3], 'offset') or 0
+  if rt.zcard(key) == 0 or count == 0 then
+    return {}
+  end
+  return rank_range(key, offset, offset + count - 1, shared)
+end
+
+handlers['rank.around'] = function(v)
+  local key, member, shared = v[1], v[2], v[4]
+  local radius = rt.non_negative(v[3], 'radius')
+  local position
+  if rt.zcard(key) > 0 then
+    position = rank_of(key, member)
+  end
+  if position == nil then
+    return {}
+  end
+  local index = position - 1
+  local start = index - radius
+  if start < 0 then
+    start = 0
+  end
+  return rank_range(key, start, index + radius, shared)
+end
+
+-- The 0-based ascending position of the `per_mille` quantile among `n`
+-- members (n > 0), by the nearest rank (src/logic/stats.rs).
+function rt.quantile_position(n, per_mille)
+  local at_or_below = math.ceil(n * per_mille / 1000)
+  if at_or_below < 1 then
+    at_or_below = 1
+  elseif at_or_below > n then
+    at_or_below = n
+  end
+  return at_or_below - 1
+end
+
+-- -> `[members, top-total, p99-total, p90-total, p50-total, bottom-total,
+-- memory-bytes]` by name.
+handlers['rank.stats'] = function(v)
+  local key = v[1]
+  local members = rt.zcard(key)
+  local function total_at(position)
+    if members == 0 then
+      return rt.NULL
+    end
+    local found = rt.call('ZRANGE', key, int_text(position), int_text(position), 'WITHSCORES')
+    if found[2] == nil then
+      return rt.NULL
+    end
+    return (rank.decode(tonumber(found[2])))
+  end
+  local reply = { 'members', members, 'top-total', total_at(members > 0 and members - 1 or 0) }
+  for _, quantile in ipairs({ { 990, 'p99-total' }, { 900, 'p90-total' }, { 500, 'p50-total' } }) do
+    reply[#reply + 1] = quantile[2]
+    reply[#reply + 1] = members > 0 and total_at(rt.quantile_position(members, quantile[1])) or rt.NULL
+  end
+  reply[#reply + 1] = 'bottom-total'
+  reply[#reply + 1] = total_at(0)
+  local memory = 0
+  if members > 0 then
+    memory = rt.call('MEMORY', 'USAGE', key, 'SAMPLES', '5') or 0
+  end
+  reply[#reply + 1] = 'memory-bytes'
+  reply[#reply + 1] = memory
+  return reply
+end

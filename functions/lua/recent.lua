@@ -1,0 +1,57 @@
+-- RECENT: capped, expiring recently-viewed lists (src/commands/recent.rs,
+-- src/logic/recent.rs). A view is scored by the clock in unix ms, strictly
+-- above the list's newest score.
+
+local SCORE_LIMIT = rt.TWO_53
+
+local function view_scores(now_ms, newest, views)
+  local first = now_ms
+  if newest ~= nil and newest >= now_ms then
+    if newest >= SCORE_LIMIT - views then
+      rt.fail("ERR the list's newest score " .. rt.rust_display(newest) .. ' leaves no room for a later view')
+    end
+    first = math.floor(newest) + 1
+  end
+  local scores = {}
+  for i = 1, views do
+    scores[i] = first + i - 1
+  end
+  return scores
+end
+
+-- -> the list's size after.
+handlers['recent.add'] = function(v)
+  local key, cap, ttl, members = v[1], v[2], v[3], v[4]
+  if cap ~= false then
+    cap = rt.positive(cap, 'cap')
+  end
+  local now = rt.now_ms()
+  local expire_at
+  if ttl ~= false then
+    local ms = tonumber(ttl) * 1000
+    expire_at = ms <= rt.MAX_DURATION_MS and rt.deadline(now, ms) or nil
+    if expire_at == nil then
+      rt.out_of_range('TTL', rt.bound.DURATION_S)
+    end
+  end
+  local lowest, top = rt.sample(key, true)
+  -- Views are whole unix ms: another family's key (a gift board, whose
+  -- members CAP would trim) is refused before anything is written.
+  if top then
+    rt.check_recent_list(lowest, top)
+  end
+  local newest = top and top[2] or nil
+  local scores = view_scores(now, newest, #members)
+  local views = {}
+  for i, member in ipairs(members) do
+    views[i] = { member, scores[i] }
+  end
+  rt.zadd_pairs(key, views)
+  if cap then
+    rt.trim_lowest(key, rt.zcard(key) - cap)
+  end
+  if expire_at then
+    rt.call('PEXPIREAT', key, rt.int_text(expire_at))
+  end
+  return rt.zcard(key)
+end
