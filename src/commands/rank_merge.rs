@@ -175,7 +175,7 @@ impl MergeStep<'_> {
             .transpose()?;
 
         if restarting {
-            ctx.unlink(self.staging);
+            ctx.unlink(self.staging)?;
         }
         if !scored.is_empty() {
             let mut staging = ctx.open_zset_mut(self.staging)?;
@@ -189,7 +189,7 @@ impl MergeStep<'_> {
             None => {
                 // The last step: the old board is freed in the background,
                 // the new one moved into place in O(1).
-                ctx.unlink(self.dest);
+                ctx.unlink(self.dest)?;
                 if staged > 0 {
                     ctx.rename(self.staging, self.dest)?;
                 }

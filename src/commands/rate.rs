@@ -14,7 +14,7 @@ use super::{Command, Counter};
 use crate::error::bound;
 use crate::error::ZkitError;
 use crate::host::{
-    key_flags as kf, Arg, CallArg, Ctx, OwnedRStr, RStr, Reply, Request, ScoreBound, Zset,
+    key_flags as kf, Arg, CallArg, Ctx, Native, OwnedRStr, RStr, Reply, Request, ScoreBound, Zset,
 };
 use crate::logic::clock::MAX_DURATION_MS;
 use crate::logic::idmp::Seen;
@@ -195,7 +195,7 @@ impl<'c> ZsetLog<'c> {
         }
         let (min, max) = range.zcount_args();
         let reply = self.ctx.call(
-            c"ZCOUNT",
+            Native::Zcount,
             &[
                 CallArg::Str(self.key),
                 CallArg::Bytes(&min),
@@ -214,7 +214,7 @@ impl<'c> ZsetLog<'c> {
     fn score_at(&mut self, index: u64) -> Result<Option<f64>, ZkitError> {
         let index = index as i64;
         let reply = self.ctx.call(
-            c"ZRANGE",
+            Native::Zrange,
             &[
                 CallArg::Str(self.key),
                 CallArg::Int(index),

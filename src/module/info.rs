@@ -11,6 +11,12 @@ pub fn write(sink: &mut InfoSink) {
     sink.field_i64("tiebreak_window_start_ms", start);
     sink.field_i64("tiebreak_window_end_ms", end);
     sink.field_u64("blocked_clients", host::blocked_clients());
+    let missing: Vec<&str> = host::Native::ALL
+        .into_iter()
+        .filter(|native| !native.is_available())
+        .map(host::Native::text)
+        .collect();
+    sink.field_str("unavailable_commands", &missing.join(","));
     for (name, counter) in commands::COUNTERS {
         sink.field_u64(name, counter.get());
     }

@@ -11,7 +11,7 @@
 //!
 //! The tests below fail when a checked-in file differs from what the
 //! declarations give; `ZKIT_REGENERATE=1 cargo test --lib reference` writes
-//! them. `tests/commands_json.rs` checks the file against what COMMAND DOCS
+//! them. `tests/integration/commands_json.rs` checks the file against what COMMAND DOCS
 //! and COMMAND INFO say on a live server.
 
 use serde_json::{json, Map, Value};

@@ -1,11 +1,18 @@
 //! RATE.* against a real redis-server with zkit loaded.
 
-mod common;
-
 use std::collections::HashSet;
 use std::time::Duration;
 
-use common::*;
+use crate::common::client::{ok, query, syntax_error};
+use crate::common::data::{
+    assert_errors_change_nothing, db_snapshot, expiry_snapshot, server_time_ms,
+};
+use crate::common::keyspace::{event_pairs, keyspace_events};
+use crate::common::replication::{
+    aof_server, assert_aof_replays_without_module, assert_replicas_match, master_and_replicas,
+};
+use crate::common::{wait_for, Server};
+use redis::Connection;
 
 /// `[allowed, count, remaining, retry-after-ms]`
 type Verdict = (i64, i64, i64, i64);

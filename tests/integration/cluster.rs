@@ -1,10 +1,12 @@
-//! Redis Cluster: every registered family (tests/common/workload.rs) through a
+//! Redis Cluster: every registered family (tests/integration/common/workload.rs) through a
 //! cluster-aware client on a 3-master cluster with zkit on every node. Slow
 //! (a cluster per test): `make test-all` runs these.
 
-mod common;
-
-use common::*;
+use crate::common::client::{err, error_text, ok, query, run, words};
+use crate::common::cluster::Cluster;
+use crate::common::data::{db_snapshot, DbContents};
+use crate::common::workload::{Rng, FAMILIES};
+use redis::Connection;
 
 /// Snapshots of every node, to prove a refused call changed nothing.
 fn snapshots(cluster: &Cluster) -> Vec<DbContents> {
@@ -63,7 +65,7 @@ fn multi_key_calls_across_slots_fail_with_crossslot_and_change_nothing() {
             .collect();
         for _ in 0..200 {
             let call = family.any_call(&mut rng, &keys);
-            // The keys the call names (tests/production.rs checks that the
+            // The keys the call names (tests/integration/production.rs checks that the
             // key specs find exactly these).
             let mut slots: Vec<u16> = call
                 .iter()

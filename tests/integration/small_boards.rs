@@ -3,9 +3,11 @@
 //! other sorted sets keep the layout the server picks, and replies and
 //! scores are the same in either layout.
 
-mod common;
-
-use common::*;
+use crate::common::client::{ok, query};
+use crate::common::data::{db_snapshot, zset_dump};
+use crate::common::replication::assert_replicas_match;
+use crate::common::{Server, ServerConfig};
+use redis::{Connection, Value};
 
 /// 2024-01-01T00:00:00Z, the default tie-break epoch.
 const EPOCH: i64 = 1_704_067_200_000;

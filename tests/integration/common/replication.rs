@@ -3,7 +3,9 @@
 
 use std::time::Duration;
 
-use super::{db_snapshot, expiry_snapshot, query, wait_for, DbContents, Server, ServerConfig};
+use super::client::query;
+use super::data::{db_snapshot, expiry_snapshot, DbContents};
+use super::{wait_for, Server, ServerConfig};
 
 impl Server {
     /// Blocks until `replicas` replicas have processed everything the master

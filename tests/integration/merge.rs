@@ -3,11 +3,15 @@
 //! cursor protocol, refusals, replicas, and lazy freeing of a replaced
 //! destination.
 
-mod common;
-
 use std::time::Duration;
 
-use common::*;
+use crate::common::client::{cmdline, err, ok, query, words};
+use crate::common::data::assert_errors_change_nothing;
+use crate::common::facts::{command_stat, keys_and_flags, keys_of};
+use crate::common::keyspace::{event_pairs, keyspace_events};
+use crate::common::replication::{assert_replicas_match, master_and_replicas};
+use crate::common::{stat, wait_for, Server};
+use redis::{Connection, Value};
 
 /// 2024-01-01T00:00:00Z, the default tie-break epoch.
 const EPOCH: i64 = 1_704_067_200_000;

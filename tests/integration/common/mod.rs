@@ -16,9 +16,6 @@
 //!   same suite runs against every server in the compatibility matrix.
 //! - `ZKIT_MODULE`: the module to load (default: `libzkit.so` next to the test
 //!   binary's profile folder, i.e. what `cargo test` just built).
-// Each test binary uses part of the harness.
-#![allow(dead_code, unused_imports)]
-
 pub mod client;
 pub mod cluster;
 pub mod data;
@@ -34,14 +31,8 @@ use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-pub use client::*;
-pub use cluster::Cluster;
-pub use data::*;
-pub use facts::*;
-pub use keyspace::*;
-pub use redis::{Connection, Value};
-pub use replication::*;
-pub use workload::{Family, Rng, FAMILIES};
+use client::query;
+use redis::Connection;
 
 /// How to start a server.
 #[derive(Clone, Debug)]

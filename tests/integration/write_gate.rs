@@ -5,15 +5,21 @@
 //! `propagateNow`), and with too few replicas or after a failed save it
 //! claimed tasks that replicas never saw.
 
-mod common;
-
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use common::*;
+use crate::common::client::{err, error_text, ok, query, run, spawn_call, words};
+use crate::common::data::{server_time_ms, wait_until_server_time, zset_dump};
+use crate::common::facts::command_stat;
+use crate::common::replication::{
+    aof_server, assert_aof_replays_without_module, assert_replicas_match, role,
+};
+use crate::common::workload::Rng;
+use crate::common::{server_version, stat, wait_blocked, wait_for, Server, ServerConfig};
+use redis::{Connection, Value};
 
 type Tasks = Vec<(String, f64)>;
 

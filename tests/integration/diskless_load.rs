@@ -3,11 +3,12 @@
 //! loading, so the server neither falls back to disk nor stops serving the
 //! data it had while the new data set loads.
 
-mod common;
-
 use std::time::Duration;
 
-use common::*;
+use crate::common::client::{ok, query, spawn_call};
+use crate::common::data::{db_snapshot, server_time_ms, DbContents};
+use crate::common::{info_value, stat, wait_blocked, wait_for, Server, ServerConfig};
+use redis::Value;
 
 /// Keys that make the load take a while: the replica sleeps per key loaded,
 /// and serves clients between keys (every `loading-process-events-interval-

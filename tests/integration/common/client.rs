@@ -1,7 +1,8 @@
 //! Running commands on a connection: as words, as raw bytes, expecting
 //! success or an error, or in a thread of their own (blocking commands).
 
-use super::{Server, Value};
+use super::Server;
+use redis::Value;
 
 /// Runs a command given as words and returns the raw reply (errors too).
 pub fn run(con: &mut impl redis::ConnectionLike, words: &[&str]) -> redis::RedisResult<Value> {

@@ -1,15 +1,17 @@
 //! Bad input through a real server: random argument vectors for every
-//! registered command (tests/common/workload.rs) never crash the server,
+//! registered command (tests/integration/common/workload.rs) never crash the server,
 //! never panic inside zkit, and change nothing when they fail; a panic inside
 //! a command becomes an error reply. Also the workload `make leakcheck` runs
 //! under valgrind.
 
-mod common;
-
 use std::time::Duration;
 
-use common::workload::{fuzz_call, mixed_calls, FOREIGN_KEYS};
-use common::*;
+use crate::common::client::{err, error_text, ok, query, run_bytes, words};
+use crate::common::data::{db_snapshot, zset_dump};
+use crate::common::replication::assert_replicas_match;
+use crate::common::workload::{fuzz_call, mixed_calls, Rng, FAMILIES, FOREIGN_KEYS};
+use crate::common::{module_path, Server, ServerConfig};
+use redis::Connection;
 
 /// Calls per fuzz template; `ZKIT_FUZZ_ITERATIONS` raises it for long runs.
 fn iterations() -> usize {

@@ -2,11 +2,15 @@
 //! RANK.MGIFT and RATE.HIT, on one server, a cluster, after a crash with
 //! `appendfsync always`, and after a replica is promoted.
 
-mod common;
-
 use std::time::Duration;
 
-use common::*;
+use crate::common::client::{cmdline, err, ok, query};
+use crate::common::cluster::Cluster;
+use crate::common::data::{assert_errors_change_nothing, server_time_ms, zset_dump};
+use crate::common::facts::keys_of;
+use crate::common::replication::{aof_server, assert_replicas_match, master_and_replicas, role};
+use crate::common::{wait_for, Server, ServerConfig};
+use redis::{Connection, Value};
 
 type Reply = Vec<Option<i64>>;
 

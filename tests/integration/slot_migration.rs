@@ -5,15 +5,17 @@
 //! leases move with their tasks, and a worker blocked on the old node is
 //! redirected.
 
-mod common;
-
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use common::*;
+use crate::common::client::{error_text, ok, query, run, spawn_call, words};
+use crate::common::cluster::Cluster;
+use crate::common::data::server_time_ms;
+use crate::common::{valkey_version, wait_blocked, wait_for, Server};
+use redis::Value;
 
 const TAG: &str = "{asm}";
 /// Tasks due before the migration starts, and tasks added during it.

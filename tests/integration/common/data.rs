@@ -2,7 +2,8 @@
 //! the same data: for replication, persistence and "errors change nothing"
 //! checks.
 
-use super::{err, query, run_bytes, Connection};
+use super::client::{err, query, run_bytes};
+use redis::Connection;
 
 /// A whole sorted set as (member, exact score text) pairs, lowest first.
 pub fn zset_dump(con: &mut impl redis::ConnectionLike, key: &str) -> Vec<(String, String)> {

@@ -3,11 +3,11 @@
 //! categories) and COMMAND DOCS (summary, since, complexity, arguments), for
 //! every command, on whichever server of the compatibility matrix runs this.
 
-mod common;
-
 use std::collections::{BTreeSet, HashMap};
 
-use common::*;
+use crate::common::client::{cmdline, query};
+use crate::common::{server_version, Server};
+use redis::Value;
 use serde_json::Value as Json;
 
 fn commands_json() -> serde_json::Map<String, Json> {

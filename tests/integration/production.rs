@@ -1,14 +1,18 @@
-//! Production checks over every registered family (tests/common/workload.rs):
+//! Production checks over every registered family (tests/integration/common/workload.rs):
 //! replication, persistence, MODULE UNLOAD/LOAD, ACL, OOM, MULTI/EXEC and
 //! Lua, observability, and loading (or refusing to load) on each server.
-
-mod common;
 
 use std::collections::HashMap;
 use std::time::Duration;
 
-use common::workload::mixed_calls;
-use common::*;
+use crate::common::client::{err, error_text, ok, query, run, spawn_call, words};
+use crate::common::data::{db_snapshot, server_time_ms};
+use crate::common::facts::{facts_of, keys_and_flags, zkit_commands, CommandFacts};
+use crate::common::workload::{mixed_calls, Rng, FAMILIES};
+use crate::common::{
+    module_path, server_version, stat, wait_blocked, wait_for, Server, ServerConfig,
+};
+use redis::{Connection, Value};
 
 /// Runs calls that must all succeed.
 fn apply(con: &mut Connection, calls: &[Vec<String>]) {
@@ -669,7 +673,7 @@ fn every_command_is_registered_documented_and_versioned() {
             .find(|f| command.name.starts_with(&format!("{}.", f.name)))
             .unwrap_or_else(|| {
                 panic!(
-                    "{} belongs to no family in tests/common/workload.rs",
+                    "{} belongs to no family in tests/integration/common/workload.rs",
                     command.name
                 )
             });

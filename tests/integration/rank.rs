@@ -1,8 +1,14 @@
 //! RANK.* against a real redis-server with zkit loaded.
 
-mod common;
-
-use common::*;
+use crate::common::client::{cmdline, err, ok, query, syntax_error};
+use crate::common::data::{assert_errors_change_nothing, db_snapshot, zset_dump};
+use crate::common::facts::command_stat;
+use crate::common::keyspace::{event_pairs, keyspace_events, watch_survives};
+use crate::common::replication::{
+    aof_server, assert_aof_replays_without_module, assert_replicas_match, master_and_replicas,
+};
+use crate::common::{Server, ServerConfig};
+use redis::{Connection, Value};
 
 /// 2024-01-01T00:00:00Z, the default tie-break epoch.
 const EPOCH: i64 = 1_704_067_200_000;

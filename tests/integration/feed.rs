@@ -1,12 +1,15 @@
 //! FEED.* against a real redis-server with zkit loaded.
 
-mod common;
-
 use std::collections::{BTreeMap, HashSet};
 
-use common::*;
+use crate::common::client::{err, ok, query};
+use crate::common::data::{assert_errors_change_nothing, db_snapshot, zset_dump};
+use crate::common::keyspace::{event_pairs, keyspace_events, watch_survives};
+use crate::common::replication::{aof_server, assert_aof_replays_without_module};
+use crate::common::{Server, ServerConfig};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
+use redis::{Connection, Value};
 
 /// One FEED.PAGE reply.
 #[derive(Debug, Clone, PartialEq)]

@@ -1,13 +1,13 @@
 //! What the server says about zkit's commands: COMMAND INFO, COMMAND
 //! GETKEYS and GETKEYSANDFLAGS.
 
-use super::{query, Value};
+use super::client::query;
+use redis::Value;
 
 /// A zkit command as COMMAND INFO describes it.
 #[derive(Clone, Debug)]
 pub struct CommandFacts {
     pub name: String,
-    pub arity: i64,
     pub flags: Vec<String>,
     /// ACL categories, `@write` style (empty before Redis 7.2).
     pub acl_categories: Vec<String>,
@@ -22,16 +22,6 @@ impl CommandFacts {
     pub fn denies_oom(&self) -> bool {
         self.flags.iter().any(|f| f == "denyoom")
     }
-
-    /// Whether Redis lets `argc` words (the name included) reach the module.
-    pub fn arity_fits(&self, argc: usize) -> bool {
-        let argc = argc as i64;
-        if self.arity >= 0 {
-            argc == self.arity
-        } else {
-            argc >= -self.arity
-        }
-    }
 }
 
 /// Every command the loaded zkit registered, sorted by name.
@@ -45,13 +35,11 @@ pub fn zkit_commands(con: &mut impl redis::ConnectionLike) -> Vec<CommandFacts> 
             let Some(Value::Array(fields)) = info.first() else {
                 panic!("COMMAND INFO {name}: {info:?}")
             };
-            let arity: i64 = redis::from_redis_value(fields[1].clone()).expect("arity");
             let flags: Vec<String> = redis::from_redis_value(fields[2].clone()).expect("flags");
             let acl_categories: Vec<String> =
                 redis::from_redis_value(fields[6].clone()).expect("ACL categories");
             CommandFacts {
                 name,
-                arity,
                 flags,
                 acl_categories,
             }

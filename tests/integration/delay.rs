@@ -1,12 +1,17 @@
 //! DELAY.* against a real redis-server with zkit loaded.
 
-mod common;
-
 use std::collections::HashSet;
 use std::thread;
 use std::time::Duration;
 
-use common::*;
+use crate::common::client::{cmdline, err, ok, query, spawn_call, syntax_error, words};
+use crate::common::data::{assert_errors_change_nothing, server_time_ms, zset_dump};
+use crate::common::keyspace::{event_pairs, keyspace_events, watch_survives};
+use crate::common::replication::{
+    aof_server, assert_aof_replays_without_module, assert_replicas_match, master_and_replicas,
+};
+use crate::common::{wait_blocked, wait_for, Server};
+use redis::{Connection, Value};
 
 type Tasks = Vec<(String, f64)>;
 
@@ -1018,7 +1023,7 @@ fn a_task_named_like_a_keyword_is_still_a_task() {
             (&["DELAY.ACK", "held", "a", "TASKS"], &unexpected_a),
         ],
     );
-    // (COMMAND GETKEYS of such calls: tests/commands_json.rs.)
+    // (COMMAND GETKEYS of such calls: tests/integration/commands_json.rs.)
 }
 
 #[test]

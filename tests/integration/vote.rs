@@ -1,8 +1,14 @@
 //! VOTE.* against a real redis-server with zkit loaded.
 
-mod common;
-
-use common::*;
+use crate::common::client::{cmdline, err, ok, query, syntax_error};
+use crate::common::data::{assert_errors_change_nothing, db_snapshot, zset_dump, KeyContents};
+use crate::common::facts::command_stat;
+use crate::common::keyspace::keyspace_events;
+use crate::common::replication::{
+    aof_server, assert_aof_replays_without_module, master_and_replicas,
+};
+use crate::common::{server_version, Server};
+use redis::{Connection, Value};
 
 const WEEK: i64 = 7 * 86_400;
 

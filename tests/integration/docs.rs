@@ -3,12 +3,13 @@
 //! site prints what the server answers; the operating guide shows the module
 //! version the server reports.
 
-mod common;
-
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
-use common::*;
+use crate::common::client::{ok, query};
+use crate::common::data::{server_time_ms, wait_until_server_time};
+use crate::common::Server;
+use redis::{Connection, Value};
 
 const PROMPT: &str = "127.0.0.1:6379> ";
 /// Written in the text before a transcript the test must not replay, with

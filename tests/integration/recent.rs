@@ -1,8 +1,13 @@
 //! RECENT.* against a real redis-server with zkit loaded.
 
-mod common;
-
-use common::*;
+use crate::common::client::{ok, query, syntax_error};
+use crate::common::data::{assert_errors_change_nothing, server_time_ms};
+use crate::common::keyspace::keyspace_events;
+use crate::common::replication::{
+    aof_server, assert_aof_replays_without_module, assert_replicas_match, master_and_replicas,
+};
+use crate::common::Server;
+use redis::Connection;
 
 fn newest_first(con: &mut Connection, key: &str) -> Vec<String> {
     query(con, &["ZREVRANGE", key, "0", "-1"])

@@ -1,11 +1,13 @@
 //! Argument rules every zkit command follows, as Redis's own commands do,
 //! checked against what COMMAND DOCS says each command takes.
 
-mod common;
-
 use std::collections::HashMap;
 
-use common::*;
+use crate::common::client::{err, ok, query, syntax_error};
+use crate::common::data::{assert_errors_change_nothing, server_time_ms};
+use crate::common::facts::zkit_commands;
+use crate::common::Server;
+use redis::Value;
 
 /// A valid cursor: score 1, member "a".
 const CURSOR: &str = "f1:3ff0000000000000:61";

@@ -29,7 +29,7 @@
 //! family name (see [`Family::keys`]), so families never share keys.
 //!
 //! A zkit command that no family's `fuzz` templates call fails
-//! `every_command_is_registered_documented_and_counted` (tests/production.rs):
+//! `every_command_is_registered_documented_and_counted` (tests/integration/production.rs):
 //! a new family is not done until it has its line here.
 
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -509,7 +509,7 @@ pub const RATE: Family = Family {
     read: feed_read,
     fuzz: &[
         // The window is the key's TTL: fuzzed, it would let keys expire in
-        // the middle of a check, so it stays literal (tests/rate.rs covers
+        // the middle of a check, so it stays literal (tests/integration/rate.rs covers
         // its parsing).
         &["RATE.HIT", "$key", "600000", "$int"],
         &["RATE.HIT", "$key", "COST", "$int", "600000", "$int"],

@@ -2,7 +2,9 @@
 
 use std::time::Duration;
 
-use super::{ok, Connection, Server, Value};
+use super::client::ok;
+use super::Server;
+use redis::{Connection, Value};
 
 /// Keyspace events as (`__keyevent@0__:<event>`, key) string slices, for
 /// comparing with a literal list.

@@ -4,7 +4,8 @@
 use std::process::Command;
 use std::time::Duration;
 
-use super::{free_port, ok, query, wait_for, Server, ServerConfig};
+use super::client::{ok, query};
+use super::{free_port, wait_for, Server, ServerConfig};
 
 /// `REDIS_CLI` (default `redis-cli` on PATH) creates the cluster; any
 /// redis-cli 7.0+ drives the servers of the compatibility matrix.

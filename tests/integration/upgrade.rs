@@ -3,13 +3,15 @@
 //! replica first, then a FAILOVER, then the old master, while a workload
 //! keeps writing to whichever node is master. Both end with identical data.
 
-mod common;
-
 use std::sync::atomic::{AtomicBool, AtomicU16, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use common::*;
+use crate::common::client::{error_text, ok, query, run, words};
+use crate::common::replication::{assert_replicas_match, role};
+use crate::common::workload::{Rng, FAMILIES};
+use crate::common::{module_path, wait_for, Server, ServerConfig};
+use redis::{Connection, Value};
 
 /// What the workload thread and the test share.
 struct Workload {

@@ -13,9 +13,11 @@
 //! - A 3-master cluster (slow, `make test-all`): every value position, keys
 //!   in one slot by hash tag, through a cluster client.
 
-mod common;
-
-use common::*;
+use crate::common::client::{error_text, ok, query, run, words};
+use crate::common::cluster::Cluster;
+use crate::common::data::server_time_ms;
+use crate::common::Server;
+use redis::Value;
 use serde_json::Value as Json;
 
 /// One word of a sample call, and what kind of position it fills.

@@ -1,0 +1,28 @@
+//! The integration suite: one test binary (`cargo test --test integration`),
+//! so the harness in `common` compiles once. Each module tests one family or
+//! one concern against real servers with zkit loaded; `common/mod.rs` says
+//! how servers are started and which environment picks the server binary and
+//! the module.
+
+mod common;
+
+mod arguments;
+mod cluster;
+mod commands_json;
+mod delay;
+mod diskless_load;
+mod docs;
+mod feed;
+mod fuzz;
+mod idmp;
+mod keywords;
+mod merge;
+mod production;
+mod rank;
+mod rate;
+mod recent;
+mod slot_migration;
+mod small_boards;
+mod upgrade;
+mod vote;
+mod write_gate;
