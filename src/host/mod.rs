@@ -25,6 +25,7 @@
 mod alloc;
 mod block;
 mod call;
+mod cluster;
 mod command;
 mod config;
 mod ctx;
