@@ -23,8 +23,7 @@ use super::idmp::{self, Idmp, IdmpArgs, IDMP_ARG, RETAIN_ARG};
 use super::{rank_merge, Command, NumericConfig};
 use crate::error::ZkitError;
 use crate::host::{
-    key_flags as kf, Arg, CallArg, Ctx, Native, OwnedRStr, RStr, Reply, Request, ScoreBound,
-    Zset,
+    key_flags as kf, Arg, CallArg, Ctx, Native, OwnedRStr, RStr, Reply, Request, ScoreBound, Zset,
 };
 use crate::logic::idmp::Seen;
 use crate::logic::rank::{

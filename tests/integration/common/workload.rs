@@ -249,12 +249,10 @@ fn rank_write(rng: &mut Rng, keys: &[String]) -> Vec<String> {
             let count = rng.range(1, 3) as usize;
             let sources = rng.sample(keys, count);
             let counted = rng.below(sources.len() as u64) as usize;
-            // A staging board for a merge in steps: a key of its own.
-            let others: Vec<String> = keys
-                .iter()
-                .filter(|k| **k != key && !sources.contains(k))
-                .cloned()
-                .collect();
+            // A merge in steps stages in a key of its own, beside its
+            // destination: a run's staging key holds the run's record and
+            // is no board.
+            let staging = format!("{key}:staging");
             let mut call = vec!["RANK.MERGE".into(), key, sources.len().to_string()];
             call.extend(sources.iter().cloned());
             call.push("WEIGHTS".into());
@@ -268,14 +266,15 @@ fn rank_write(rng: &mut Rng, keys: &[String]) -> Vec<String> {
                 };
                 call.push(weight.to_string());
             }
-            // Half the merges run in steps, each from cursor 0: a step that
-            // reads every member renames the staging board onto the
-            // destination; a shorter one leaves it for the next merge's
-            // cursor 0 to remove.
-            if !others.is_empty() && rng.chance(50) {
+            // Half the merges run in steps, in one call from cursor 0: a
+            // board holds at most 12 members, so a step of 24 reads both
+            // sources to their end and renames the staging board onto the
+            // destination. (A shorter one would leave its run holding the
+            // staging key, and the next merge's cursor 0 would be refused.)
+            if rng.chance(50) {
                 call.push("STEP".into());
-                call.push(rng.range(1, 30).to_string());
-                call.push(rng.pick(&others).clone());
+                call.push(rng.range(24, 40).to_string());
+                call.push(staging);
                 call.push("0".into());
             }
             call
