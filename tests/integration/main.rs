@@ -21,6 +21,7 @@ mod production;
 mod rank;
 mod rate;
 mod recent;
+mod renamed_commands;
 mod slot_migration;
 mod small_boards;
 mod upgrade;

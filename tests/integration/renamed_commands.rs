@@ -5,9 +5,9 @@
 //! anything: before 0.3.1, RANK.GIFT with ZREVRANK renamed added the gift,
 //! then failed, and the client's retry counted it twice.
 
-mod common;
-
-use common::*;
+use crate::common::client::{err, ok, query};
+use crate::common::data::db_snapshot;
+use crate::common::{info_value, Server, ServerConfig};
 
 /// The name a test server gives a renamed command.
 fn renamed_name(command: &str) -> String {
