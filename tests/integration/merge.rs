@@ -214,7 +214,14 @@ fn negative_amounts_and_weights_rank_in_steps_as_at_once() {
     let mut call = vec!["RANK.MERGE", "steps"];
     call.extend_from_slice(&sources);
     call.extend_from_slice(&["STEP", "1", "tmp"]);
-    merge_in_steps(&mut con, &call, "tmp");
+    let mut cursor = "0".to_string();
+    for _ in 0..4 {
+        cursor = step(&mut con, &call, &cursor).0;
+        if cursor == "0" {
+            break;
+        }
+    }
+    assert_eq!(cursor, "0", "three entries, three steps");
     assert_eq!(top(&mut con, "steps"), expected);
     assert_eq!(board(&mut con, "steps"), board(&mut con, "once"));
 }
@@ -436,23 +443,35 @@ fn a_resent_step_repeats_its_reply_and_applies_nothing_twice() {
     two_days(&mut con);
     ok(&mut con, &["RANK.MERGE", "once", "2", "day:1", "day:2"]);
     let call = stepped("week", "tmp", "700", &[]);
-    let start = format!("m2:{}:0", "0123456789abcdef".repeat(2));
-    let mut cursor = start.clone();
-    let mut replies = 0;
-    loop {
-        let reply = step(&mut con, &call, &cursor);
-        let snapshot = db_snapshot(&mut con);
-        let expiry = expiry_snapshot(&mut con);
-        assert_eq!(step(&mut con, &call, &cursor), reply, "resent {cursor}");
-        assert!(db_snapshot(&mut con) == snapshot, "{cursor} applied twice");
-        assert_eq!(expiry_snapshot(&mut con), expiry);
-        replies += 1;
-        if reply.0 == "0" {
-            break;
+    // Sends every step twice from `first` on; returns how many steps ran.
+    let resend_each_step = |con: &mut Connection, first: &str| -> usize {
+        let mut cursor = first.to_string();
+        let mut steps = 0;
+        loop {
+            let reply = step(con, &call, &cursor);
+            let snapshot = db_snapshot(con);
+            let expiry = expiry_snapshot(con);
+            assert_eq!(step(con, &call, &cursor), reply, "resent {cursor}");
+            assert!(db_snapshot(con) == snapshot, "{cursor} applied twice");
+            assert_eq!(expiry_snapshot(con), expiry);
+            steps += 1;
+            if reply.0 == "0" {
+                return steps;
+            }
+            cursor = reply.0;
         }
-        cursor = reply.0;
-    }
-    assert_eq!(replies, 5000usize.div_ceil(700));
+    };
+    // A run from 0: every step after the first.
+    let (first, _) = step(&mut con, &call, "0");
+    assert_eq!(
+        resend_each_step(&mut con, &first) + 1,
+        5000usize.div_ceil(700)
+    );
+    assert_eq!(board(&mut con, "week"), board(&mut con, "once"));
+    // A run from a cursor of the client's own: the first step too.
+    ok(&mut con, &["DEL", "week"]);
+    let start = format!("m2:{}:0", "0123456789abcdef".repeat(2));
+    assert_eq!(resend_each_step(&mut con, &start), 5000usize.div_ceil(700));
     assert_eq!(board(&mut con, "week"), board(&mut con, "once"));
     // Older cursors are refused: the reply of the step after them is gone.
     let e = err(&mut con, &with(&call, &start));
