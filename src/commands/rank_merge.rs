@@ -234,7 +234,10 @@ impl MergeStep<'_> {
             let read = merge::read_step(&mut open, self.weights, &clock, resume, self.count)?;
             let so_far = StagedSoFar {
                 // The run's board holds its record besides the members.
-                members: open.staging.as_ref().map_or(0, |s| s.len() - 1),
+                members: open
+                    .staging
+                    .as_ref()
+                    .map_or(0, |s| s.len().saturating_sub(1)),
                 expires_at: open.staging.as_ref().and_then(Zset::expires_at),
             };
             (read, so_far)

@@ -846,61 +846,24 @@ mod tests {
         let clock = TieBreakClock::default();
         let at = DEFAULT_EPOCH_MS + 5;
         let big = TOTAL_LIMIT - 1;
+        let entry = |total, reached_at_ms| RankEntry {
+            total,
+            reached_at_ms,
+        };
         // A partial sum out of range does not refuse a total that fits.
         let mut sum = MemberSum::default();
-        sum.add(
-            RankEntry {
-                total: big,
-                reached_at_ms: at,
-            },
-            1,
-        )
-        .unwrap();
-        sum.add(
-            RankEntry {
-                total: big,
-                reached_at_ms: at,
-            },
-            1,
-        )
-        .unwrap();
-        sum.add(
-            RankEntry {
-                total: big,
-                reached_at_ms: at + 9,
-            },
-            -1,
-        )
-        .unwrap();
+        for (total, time, weight) in [(big, at, 1), (big, at, 1), (big, at + 9, -1)] {
+            sum.add(entry(total, time), weight).unwrap();
+        }
         assert_eq!(sum.score(&clock), clock.encode(big, at + 9));
         // A weighted total must fit on its own; so must the final one.
         let mut sum = MemberSum::default();
         assert_eq!(
-            sum.add(
-                RankEntry {
-                    total: 1 << 40,
-                    reached_at_ms: at
-                },
-                1 << 20
-            ),
+            sum.add(entry(1 << 40, at), 1 << 20),
             Err(RankError::TotalOutOfRange)
         );
-        sum.add(
-            RankEntry {
-                total: big,
-                reached_at_ms: at,
-            },
-            1,
-        )
-        .unwrap();
-        sum.add(
-            RankEntry {
-                total: 1,
-                reached_at_ms: at,
-            },
-            1,
-        )
-        .unwrap();
+        sum.add(entry(big, at), 1).unwrap();
+        sum.add(entry(1, at), 1).unwrap();
         assert_eq!(sum.score(&clock), Err(RankError::TotalOutOfRange));
     }
 

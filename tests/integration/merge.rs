@@ -8,7 +8,7 @@
 use std::time::Duration;
 
 use crate::common::client::{cmdline, err, ok, query, run, words};
-use crate::common::cluster::Cluster;
+use crate::common::cluster::{begin_migration, migrate_keys, Cluster};
 use crate::common::data::{assert_errors_change_nothing, db_snapshot, expiry_snapshot};
 use crate::common::facts::{command_stat, keys_and_flags, keys_of};
 use crate::common::keyspace::{event_pairs, keyspace_events};
@@ -797,11 +797,7 @@ fn a_last_step_in_a_migrating_slot_keeps_the_board() {
     let (mon, tue, week, tmp) = (key("mon"), key("tue"), key("week"), key("tmp"));
     let slot = cluster.slot(&week);
     let source = cluster.owner(slot);
-    let target = cluster
-        .nodes
-        .iter()
-        .find(|n| n.port != source.port)
-        .unwrap();
+    let target = cluster.other_than(source);
     let mut src = source.connect();
     let mut dst = target.connect();
     for i in 0..50 {
@@ -824,16 +820,7 @@ fn a_last_step_in_a_migrating_slot_keeps_the_board() {
     // as a staging key before the run's first step.
     let (cursor, _) = step(&mut src, &call, "0");
     let (cursor2, _) = step(&mut src, &call2, "0");
-    let (source_id, target_id) = (source.cluster_entry().id, target.cluster_entry().id);
-    let slot_text = slot.to_string();
-    ok(
-        &mut dst,
-        &["CLUSTER", "SETSLOT", &slot_text, "IMPORTING", &source_id],
-    );
-    ok(
-        &mut src,
-        &["CLUSTER", "SETSLOT", &slot_text, "MIGRATING", &target_id],
-    );
+    begin_migration(slot, source, target);
 
     // On the source, every key still there: the last step replaces destkey.
     let (last, staged) = step(&mut src, &call, &cursor);
@@ -862,19 +849,11 @@ fn a_last_step_in_a_migrating_slot_keeps_the_board() {
     let (cursor, _) = step(&mut src, &call, "0");
     // Every key moved to the target: through ASKING there, the last step
     // replaces destkey.
-    let mut moved: Vec<String> = query(&mut src, &["CLUSTER", "GETKEYSINSLOT", &slot_text, "100"]);
-    moved.sort();
-    let mut migrate = vec![
-        "MIGRATE".to_string(),
-        "127.0.0.1".into(),
-        target.port.to_string(),
-        String::new(),
-        "0".into(),
-        "5000".into(),
-        "KEYS".into(),
-    ];
-    migrate.extend(moved.iter().cloned());
-    ok(&mut src, &words(&migrate));
+    let moved: Vec<String> = query(
+        &mut src,
+        &["CLUSTER", "GETKEYSINSLOT", &slot.to_string(), "100"],
+    );
+    migrate_keys(&mut src, target, &moved);
     let e = err(&mut src, &with(&call, &cursor));
     assert!(e.starts_with("ASK "), "{e}");
     let asking = |con: &mut Connection, cursor: &str| -> (String, i64) {

@@ -71,11 +71,7 @@ fn atomic_slot_migration_moves_zkit_keys_under_load() {
     let cluster = Cluster::start(3);
     let slot = cluster.slot(&key("jobs"));
     let source = cluster.owner(slot);
-    let target = cluster
-        .nodes
-        .iter()
-        .find(|n| n.port != source.port)
-        .unwrap();
+    let target = cluster.other_than(source);
     let (jobs, inflight, board) = (key("jobs"), key("inflight"), key("board"));
 
     let mut client = cluster.client();

@@ -5,6 +5,8 @@ use std::process::Command;
 use std::time::Duration;
 
 use super::client::{ok, query};
+use redis::Connection;
+
 use super::{free_port, wait_for, Server, ServerConfig};
 
 /// `REDIS_CLI` (default `redis-cli` on PATH) creates the cluster; any
@@ -93,6 +95,37 @@ impl Cluster {
             })
             .unwrap_or_else(|| panic!("no node serves slot {slot}"))
     }
+
+    /// A node other than `node`, to move a slot to.
+    pub fn other_than(&self, node: &Server) -> &Server {
+        self.nodes
+            .iter()
+            .find(|n| n.port != node.port)
+            .expect("a cluster of two nodes or more")
+    }
+}
+
+/// Starts moving `slot` from `source` to `target` as `redis-cli --cluster
+/// reshard` does: IMPORTING on the target, then MIGRATING on the source.
+pub fn begin_migration(slot: u16, source: &Server, target: &Server) {
+    let slot = slot.to_string();
+    let (source_id, target_id) = (source.cluster_entry().id, target.cluster_entry().id);
+    ok(
+        &mut target.connect(),
+        &["CLUSTER", "SETSLOT", &slot, "IMPORTING", &source_id],
+    );
+    ok(
+        &mut source.connect(),
+        &["CLUSTER", "SETSLOT", &slot, "MIGRATING", &target_id],
+    );
+}
+
+/// Moves `keys` from `source` to `target` with MIGRATE.
+pub fn migrate_keys(source: &mut Connection, target: &Server, keys: &[String]) {
+    let port = target.port.to_string();
+    let mut words = vec!["MIGRATE", "127.0.0.1", &port, "", "0", "5000", "KEYS"];
+    words.extend(keys.iter().map(String::as_str));
+    ok(source, &words);
 }
 
 impl Server {
