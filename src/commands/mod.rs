@@ -13,6 +13,7 @@ pub mod rank;
 pub mod rank_merge;
 pub mod rate;
 pub mod recent;
+pub mod stats;
 pub mod vote;
 
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};

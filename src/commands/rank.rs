@@ -20,16 +20,19 @@ use std::sync::atomic::{AtomicI64, Ordering};
 
 use super::args::non_negative;
 use super::idmp::{self, Idmp, IdmpArgs, IDMP_ARG, RETAIN_ARG};
+use super::stats::{self, Fields};
 use super::{rank_merge, Command, NumericConfig};
 use crate::error::ZkitError;
 use crate::host::{
-    key_flags as kf, Arg, CallArg, Ctx, Native, OwnedRStr, RStr, Reply, Request, ScoreBound, Zset,
+    key_flags as kf, Arg, CallArg, Ctx, KeyKind, Native, OwnedRStr, RStr, Reply, Request,
+    ScoreBound, Zset,
 };
 use crate::logic::idmp::Seen;
 use crate::logic::rank::{
     check_distinct_boards, next_total, scores_read_as_board, shared_ranks, SetCondition,
     TieBreakClock, TotalUpdate, CLOCK_LIMIT_MS, DEFAULT_EPOCH_MS, DEFAULT_SPAN_MS,
 };
+use crate::logic::stats::{quantile_position, BOARD_QUANTILES};
 use crate::{declare_command, request};
 
 pub static COMMANDS: &[&Command] = &[
@@ -41,6 +44,7 @@ pub static COMMANDS: &[&Command] = &[
     &rank_merge::MERGE,
     &MGIFT,
     &MGET,
+    &STATS,
 ];
 
 /// `zkit.tiebreak-epoch-ms`: the start of the tie-break window (unix ms).
@@ -812,4 +816,57 @@ fn page_reply(
             })
             .collect(),
     ))
+}
+
+declare_command! {
+    pub static STATS: Command = {
+        name: "rank.stats",
+        handler: stats,
+        flags: "readonly",
+        acl_categories: "read sortedset slow",
+        summary: "Returns a board's size and the spread of its totals, read by name: members, top-total, p99-total, p90-total, p50-total, bottom-total (nil on an empty board) and memory-bytes (MEMORY USAGE's estimate).",
+        complexity: "O(log(N)) with N the number of members in the board; memory-bytes samples 5 members, as MEMORY USAGE does by default.",
+        since: "0.3.1",
+        history: &[],
+        args: &[BOARD_READ],
+    }
+}
+
+request! {
+    /// RANK.STATS `key`.
+    struct Stats<'a> {
+        key: &'a RStr = key,
+    }
+}
+
+/// -> `[members, top-total, p99-total, p90-total, p50-total, bottom-total,
+/// memory-bytes]` by name: the totals at a few positions (ZRANGE by index,
+/// O(log N) each; quantiles by the nearest rank) and the key's memory.
+fn stats(ctx: &Ctx, args: Stats<'_>) -> Result<Reply, ZkitError> {
+    let key = args.key;
+    let members = ctx.key_len(key, KeyKind::Zset)? as u64;
+    let clock = tiebreak_clock();
+    let total_at = |position: u64| -> Result<Option<i64>, ZkitError> {
+        let score = if members == 0 {
+            None
+        } else {
+            stats::score_at(ctx, key, position)?
+        };
+        Ok(score.map(|s| clock.decode(s)).transpose()?.map(|e| e.total))
+    };
+    let mut fields = Fields::default();
+    fields.int("members", members as i64);
+    fields.maybe_int("top-total", total_at(members.saturating_sub(1))?);
+    for (per_mille, name) in BOARD_QUANTILES.iter().rev() {
+        let position = (members > 0).then(|| quantile_position(members, *per_mille));
+        fields.maybe_int(name, position.map(total_at).transpose()?.flatten());
+    }
+    fields.maybe_int("bottom-total", total_at(0)?);
+    let memory = if members == 0 {
+        0
+    } else {
+        stats::memory_usage(ctx, key)?.unwrap_or(0)
+    };
+    fields.int("memory-bytes", memory);
+    Ok(fields.into_reply())
 }

@@ -37,10 +37,11 @@ pub enum Native {
     Sismember,
     Config,
     Object,
+    Memory,
 }
 
 impl Native {
-    pub const ALL: [Native; 16] = [
+    pub const ALL: [Native; 17] = [
         Native::Zadd,
         Native::Zrem,
         Native::Zremrangebyscore,
@@ -57,6 +58,7 @@ impl Native {
         Native::Sismember,
         Native::Config,
         Native::Object,
+        Native::Memory,
     ];
 
     /// The commands the effects recorder replays a key handle's writes as
@@ -87,6 +89,7 @@ impl Native {
             Native::Sismember => c"SISMEMBER",
             Native::Config => c"CONFIG",
             Native::Object => c"OBJECT",
+            Native::Memory => c"MEMORY",
         }
     }
 

@@ -24,6 +24,7 @@ mod recent;
 mod renamed_commands;
 mod slot_migration;
 mod small_boards;
+mod stats;
 mod upgrade;
 mod vote;
 mod write_gate;
