@@ -5,7 +5,7 @@
 use crate::common::client::{err, error_text, ok, query, run, words};
 use crate::common::cluster::{begin_migration, migrate_keys, Cluster};
 use crate::common::data::{db_snapshot, DbContents};
-use crate::common::workload::{Rng, FAMILIES};
+use crate::common::workload::{named_keys, Rng, FAMILIES};
 use redis::Value;
 
 /// Snapshots of every node, to prove a refused call changed nothing.
@@ -67,9 +67,8 @@ fn multi_key_calls_across_slots_fail_with_crossslot_and_change_nothing() {
             let call = family.any_call(&mut rng, &keys);
             // The keys the call names (tests/integration/production.rs checks that the
             // key specs find exactly these).
-            let mut slots: Vec<u16> = call
-                .iter()
-                .filter(|w| keys.contains(w))
+            let mut slots: Vec<u16> = named_keys(&call, &keys)
+                .into_iter()
                 .map(|k| cluster.slot(k))
                 .collect();
             slots.sort();
@@ -149,14 +148,12 @@ fn moved_and_ask_redirects_are_followed_while_a_slot_migrates() {
         assert!(!moved.is_empty());
         // Half-way: a call whose keys are already moved is sent on with ASK,
         // which the client follows. (Every key of the call must have moved:
-        // for several keys Redis answers TRYAGAIN while some are missing.
-        // Every key a call names carries the tag, the family's keys and
-        // keys beside them such as a merge's staging key.)
+        // for several keys Redis answers TRYAGAIN while some are missing.)
         let call = (0..1000)
             .map(|_| (family.write)(&mut rng, &keys))
             .find(|call| {
-                call.iter()
-                    .filter(|w| w.contains(&tag))
+                named_keys(call, &keys)
+                    .into_iter()
                     .all(|k| moved.contains(k))
             })
             .expect("a write whose keys all exist");

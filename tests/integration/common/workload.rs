@@ -21,7 +21,9 @@
 //!   they are in `fuzz` only; tests/stats.rs checks their replies.)
 //! - Key names appear in a call only where the command takes a key, never as
 //!   a member or value: the ACL check asserts that COMMAND GETKEYS finds
-//!   exactly the keys a call names, and the cluster check routes by them.
+//!   exactly the keys a call names ([`named_keys`]), and the cluster check
+//!   routes by them. A call may name a key of its own beside one of `keys`,
+//!   spelled `<key>:<suffix>` (a merge's staging key).
 //! - `fuzz` lists argument-vector templates covering every command of the
 //!   family (reads and writes). Placeholders are filled with random values,
 //!   valid or hostile: `$key`, `$member` (any string), `$int`, `$float`,
@@ -58,6 +60,19 @@ pub static FAMILIES: &[Family] = &[
     RECENT, // RECENT.*
     VOTE,   // VOTE.*
 ];
+
+/// The keys a call of a family names: the words that are one of `keys`,
+/// or a key beside one of them (`<key>:<suffix>`).
+pub fn named_keys<'a>(call: &'a [String], keys: &[String]) -> Vec<&'a String> {
+    call.iter()
+        .filter(|word| {
+            keys.iter().any(|key| {
+                word.strip_prefix(key.as_str())
+                    .is_some_and(|rest| rest.is_empty() || rest.starts_with(':'))
+            })
+        })
+        .collect()
+}
 
 impl Family {
     /// `n` key names of this family: `{prefix}{family}:{i}`. A prefix like
