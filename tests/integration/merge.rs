@@ -16,7 +16,8 @@ use crate::common::replication::{
     aof_server, assert_aof_replays_without_module, assert_replicas_match, master_and_replicas,
 };
 use crate::common::workload::Rng;
-use crate::common::{stat, wait_for, Server, ServerConfig};
+use crate::common::{stat, valkey_version, wait_for, Server, ServerConfig};
+use redis::cluster::ClusterConnection;
 use redis::{Connection, Value};
 
 /// 2024-01-01T00:00:00Z, the default tie-break epoch.
@@ -915,4 +916,106 @@ fn a_stepped_merge_fires_the_native_keyspace_events() {
         events.iter().all(|(_, key)| !key.starts_with("day:")),
         "{events:?}"
     );
+}
+
+/// Valkey 9's atomic slot migration (`CLUSTER MIGRATESLOTS`) moves a run
+/// while it steps: the staging board and its record reach the new node with
+/// the writes each step replicates, the run goes on there (the client
+/// follows MOVED), and ends with the one-shot merge's board; a resent last
+/// step repeats its reply on the new node.
+#[test]
+#[ignore = "slow: make test-all"]
+fn a_run_steps_on_while_its_slot_migrates_atomically() {
+    {
+        let probe = Server::start();
+        let version = valkey_version(&mut probe.connect());
+        if version.is_none_or(|v| v < (9, 0)) {
+            eprintln!(
+                "SKIPPED: CLUSTER MIGRATESLOTS needs Valkey 9.0 or later (this server: {})",
+                version.map_or("Redis".to_string(), |(a, b)| format!("Valkey {a}.{b}"))
+            );
+            return;
+        }
+    }
+    let cluster = Cluster::start(3);
+    let key = |name: &str| format!("{{asm-merge}}:{name}");
+    let (mon, tue, week, tmp, once) =
+        (key("mon"), key("tue"), key("week"), key("tmp"), key("once"));
+    let slot = cluster.slot(&week);
+    let source = cluster.owner(slot);
+    let target = cluster.other_than(source);
+    let mut client = cluster.client();
+    let mut pipe = redis::pipe();
+    for i in 0..3000 {
+        pipe.cmd("RANK.GIFT")
+            .arg(&mon)
+            .arg(format!("m{i}"))
+            .arg(i % 50 - 20)
+            .ignore();
+        pipe.cmd("RANK.GIFT")
+            .arg(&tue)
+            .arg(format!("m{}", i + 1500))
+            .arg(i % 7 + 1)
+            .ignore();
+    }
+    let mut src = source.connect();
+    pipe.query::<()>(&mut src).unwrap();
+    ok(
+        &mut src,
+        &["RANK.MERGE", &once, "2", &mon, &tue, "WEIGHTS", "-2", "3"],
+    );
+    let expected = board(&mut src, &once);
+    let call = [
+        "RANK.MERGE",
+        &week,
+        "2",
+        &mon,
+        &tue,
+        "WEIGHTS",
+        "-2",
+        "3",
+        "STEP",
+        "5",
+        &tmp,
+    ];
+
+    // 900 steps of 5: a third before the migration, some while it runs,
+    // the rest on the new node once it owns the slot.
+    let mut cursor = "0".to_string();
+    let steps = |client: &mut ClusterConnection, cursor: &mut String, n: usize| {
+        for _ in 0..n {
+            let reply = step(client, &call, cursor);
+            assert_ne!(reply.0, "0", "the run ended too soon");
+            *cursor = reply.0;
+        }
+    };
+    steps(&mut client, &mut cursor, 300);
+    let slot_text = slot.to_string();
+    let target_id = target.cluster_entry().id;
+    ok(
+        &mut src,
+        &[
+            "CLUSTER",
+            "MIGRATESLOTS",
+            "SLOTSRANGE",
+            &slot_text,
+            &slot_text,
+            "NODE",
+            &target_id,
+        ],
+    );
+    steps(&mut client, &mut cursor, 100);
+    wait_for(Duration::from_secs(60), || {
+        cluster.owner(slot).port == target.port
+    });
+    let last = loop {
+        let reply = step(&mut client, &call, &cursor);
+        if reply.0 == "0" {
+            break reply;
+        }
+        cursor = reply.0;
+    };
+    assert_eq!(last.1, expected.len() as i64 / 2);
+    assert_eq!(board(&mut client, &week), expected);
+    assert_eq!(step(&mut client, &call, &cursor), last);
 }
