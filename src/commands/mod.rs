@@ -19,10 +19,43 @@ pub mod vote;
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 
 use crate::error::ZkitError;
-use crate::host;
+use crate::host::{self, OwnedRStr, ScoreBound, Zset};
+use crate::logic::family::Element;
 
 /// A zkit command's declaration; its handler fails with [`ZkitError`].
 pub type Command = host::Command<ZkitError>;
+
+/// A few elements of a sorted set, as `logic::family` judges them: the
+/// lowest `lowest` and, with `highest`, the highest. O(log N) each.
+struct Sample {
+    lowest: Vec<(OwnedRStr, f64)>,
+    highest: Option<(OwnedRStr, f64)>,
+}
+
+impl Sample {
+    fn of(zset: &mut Zset, lowest: usize, highest: bool) -> Sample {
+        Sample {
+            lowest: zset
+                .iter_asc(ScoreBound::MIN, ScoreBound::MAX)
+                .take(lowest)
+                .collect(),
+            highest: highest
+                .then(|| zset.iter_desc(ScoreBound::MIN, ScoreBound::MAX).next())
+                .flatten(),
+        }
+    }
+
+    fn lowest(&self) -> Vec<Element<'_>> {
+        self.lowest
+            .iter()
+            .map(|(m, s)| (m.as_bytes(), *s))
+            .collect()
+    }
+
+    fn highest(&self) -> Option<Element<'_>> {
+        self.highest.as_ref().map(|(m, s)| (m.as_bytes(), *s))
+    }
+}
 
 /// Every zkit command, family by family.
 pub static FAMILIES: &[&[&Command]] = &[
@@ -96,6 +129,12 @@ pub static COUNTERS: &[(&str, &Counter)] = &[
     ("feed_items_trimmed", &feed::ITEMS_TRIMMED),
     ("idmp_repeats_refused", &idmp::REPEATS_REFUSED),
     ("idmp_ids_evicted", &idmp::IDS_EVICTED),
+    (
+        "idmp_other_arguments_refused",
+        &idmp::OTHER_ARGUMENTS_REFUSED,
+    ),
+    ("idmp_ids_evictable", &idmp::IDS_EVICTABLE),
+    ("idmp_ids_expiring", &idmp::IDS_EXPIRING),
 ];
 
 #[cfg(test)]

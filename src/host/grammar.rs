@@ -770,9 +770,17 @@ fn write_usage(out: &mut String, arg: &Arg) {
 }
 
 /// The fewest arguments a call takes, the name included, as Redis arity:
-/// negative when a call may take more.
+/// negative when a call may take more. A list introduced by its keyword
+/// (`TASKS task [task ...]`) counts one word: a call with one value and no
+/// keyword (0.2's `DELAY.ACK inflight task`) then reaches the parser, whose
+/// error shows the usage with the keyword, as for several values, rather
+/// than the server's bare arity error.
 pub fn arity(args: &[Arg]) -> i32 {
-    let least = 1 + args.iter().map(Arg::min_width).sum::<usize>();
+    let width = |arg: &Arg| match arg.token.is_some() && arg.multiple && !arg.optional {
+        true => 1,
+        false => arg.min_width(),
+    };
+    let least = 1 + args.iter().map(width).sum::<usize>();
     let fixed = args
         .iter()
         .all(|arg| !arg.optional && !arg.multiple && !matches!(arg.kind, ArgKind::OneOf(_)));
@@ -1165,7 +1173,8 @@ mod tests {
             usage("p", POLL),
             "P key [COUNT count] [LEASE inflight ms] [GT | LT]"
         );
-        assert_eq!(arity(RECENT_ADD), -4);
+        // ITEMS counts one word: a lone item without it reaches the parser.
+        assert_eq!(arity(RECENT_ADD), -3);
         assert_eq!(arity(MGIFT), -5);
         let specs = key_specs(MERGE, 0);
         assert!(matches!(specs[0].begin, BeginSearch::Index(1)));

@@ -14,6 +14,8 @@
 //! - [`Command`] and [`declare_command!`]: a command's declaration, its
 //!   registration and its dispatch (panics caught, errors replied);
 //! - blocking on a key ([`ZsetWaiter`]), guarded by the write gate (`gate.rs`);
+//! - deferred work ([`Ctx::defer`]): bounded steps of writes run from a
+//!   timer, through the same gate;
 //! - configs, the INFO section, the module's entry points.
 //!
 //! The server runs module code on its main thread, one call at a time, and
@@ -29,6 +31,7 @@ mod cluster;
 mod command;
 mod config;
 mod ctx;
+mod deferred;
 mod effects;
 #[doc(hidden)]
 pub mod entry;
@@ -49,6 +52,7 @@ pub use call::{find_native_commands, CallArg, CallReply, Native};
 pub use command::dispatch;
 pub use command::{key_flags, BeginSearch, Command, FindKeys, FromArgs, Handler, KeySpec};
 pub use ctx::{Ctx, EventClass};
+pub use deferred::{Progress, Step};
 pub use entry::{declare_module_options, ensure_server_supported};
 pub use error::HostError;
 pub use gate::write_gate_counts;

@@ -12,6 +12,7 @@ mod commands_json;
 mod delay;
 mod diskless_load;
 mod docs;
+mod families;
 mod feed;
 mod fuzz;
 mod idmp;
