@@ -25,6 +25,9 @@ use crate::logic::family::Element;
 /// A zkit command's declaration; its handler fails with [`ZkitError`].
 pub type Command = host::Command<ZkitError>;
 
+/// A list of a command's request, read item by item from the call.
+pub type Items<'a, T> = host::Items<'a, host::RStr, T>;
+
 /// A few elements of a sorted set, as `logic::family` judges them: the
 /// lowest `lowest` and, with `highest`, the highest. O(log N) each.
 struct Sample {
@@ -142,23 +145,57 @@ mod tests {
     use super::*;
     use crate::host::ambiguity;
 
+    /// Every declaration, the debug commands' too.
+    fn every_command() -> impl Iterator<Item = &'static Command> {
+        all().chain(debug::COMMANDS.iter().copied())
+    }
+
     /// Every declaration is an unambiguous grammar: no value position can be
     /// taken for a keyword (`host::grammar::ambiguity` says how).
     #[test]
     fn no_grammar_lets_a_value_be_taken_for_a_keyword() {
-        for command in all().chain(debug::COMMANDS.iter().copied()) {
+        for command in every_command() {
             if let Err(why) = ambiguity(command.args) {
                 panic!("{}: {why}", command.name);
             }
         }
     }
 
+    /// Every value a declaration declares is read exactly once by its
+    /// command's request, and the request reads nothing it does not
+    /// declare: declaring `TTL` on RANK.GET without reading it, or reading
+    /// an option not declared, fails here.
+    #[test]
+    fn every_declared_value_is_read_once() {
+        let placeholder = std::slice::from_ref(crate::host::RStr::placeholder());
+        for command in every_command() {
+            let read = std::panic::catch_unwind(|| {
+                crate::host::trace_reads(command.args, placeholder, command.read_request)
+            });
+            match read {
+                Ok(Ok(())) => {}
+                Ok(Err(why)) => panic!("{}: {why}", command.name),
+                Err(_) => panic!(
+                    "{}: its request reads what it does not declare",
+                    command.name
+                ),
+            }
+        }
+    }
+
     /// Key specs and arity come from every declaration (a key no spec can
-    /// describe panics here, not at load).
+    /// describe panics here, not at load), which fits the parse's fixed
+    /// room for values.
     #[test]
     fn every_declaration_gives_key_specs_and_arity() {
-        for command in all().chain(debug::COMMANDS.iter().copied()) {
+        for command in every_command() {
             let keys = crate::host::keywords(command.args);
+            let nodes = crate::host::grammar_nodes(command.args);
+            assert!(
+                nodes <= crate::host::MAX_NODES,
+                "{}: {nodes} nodes",
+                command.name
+            );
             assert!(command.arity() != 0, "{}", command.name);
             assert!(
                 !command.key_specs().is_empty() || command.args.is_empty(),
