@@ -8,7 +8,9 @@
 use std::time::Duration;
 
 use crate::common::client::{cmdline, err, ok, query, run, words};
-use crate::common::cluster::{begin_migration, migrate_keys, Cluster};
+use crate::common::cluster::{
+    atomic_slot_migration_available, begin_migration, migrate_keys, Cluster,
+};
 use crate::common::data::{assert_errors_change_nothing, db_snapshot, expiry_snapshot};
 use crate::common::facts::{command_stat, keys_and_flags, keys_of};
 use crate::common::keyspace::{event_pairs, keyspace_events};
@@ -16,7 +18,7 @@ use crate::common::replication::{
     aof_server, assert_aof_replays_without_module, assert_replicas_match, master_and_replicas,
 };
 use crate::common::workload::Rng;
-use crate::common::{stat, valkey_version, wait_for, Server, ServerConfig};
+use crate::common::{stat, wait_for, Server, ServerConfig};
 use redis::cluster::ClusterConnection;
 use redis::{Connection, Value};
 
@@ -926,16 +928,8 @@ fn a_stepped_merge_fires_the_native_keyspace_events() {
 #[test]
 #[ignore = "slow: make test-all"]
 fn a_run_steps_on_while_its_slot_migrates_atomically() {
-    {
-        let probe = Server::start();
-        let version = valkey_version(&mut probe.connect());
-        if version.is_none_or(|v| v < (9, 0)) {
-            eprintln!(
-                "SKIPPED: CLUSTER MIGRATESLOTS needs Valkey 9.0 or later (this server: {})",
-                version.map_or("Redis".to_string(), |(a, b)| format!("Valkey {a}.{b}"))
-            );
-            return;
-        }
+    if !atomic_slot_migration_available() {
+        return;
     }
     let cluster = Cluster::start(3);
     let key = |name: &str| format!("{{asm-merge}}:{name}");

@@ -7,7 +7,7 @@ use std::time::Duration;
 use super::client::{ok, query};
 use redis::Connection;
 
-use super::{free_port, wait_for, Server, ServerConfig};
+use super::{free_port, valkey_version, wait_for, Server, ServerConfig};
 
 /// `REDIS_CLI` (default `redis-cli` on PATH) creates the cluster; any
 /// redis-cli 7.0+ drives the servers of the compatibility matrix.
@@ -103,6 +103,21 @@ impl Cluster {
             .find(|n| n.port != node.port)
             .expect("a cluster of two nodes or more")
     }
+}
+
+/// Whether the server under test migrates slots atomically (`CLUSTER
+/// MIGRATESLOTS`, Valkey 9.0 and later); says SKIPPED when not.
+pub fn atomic_slot_migration_available() -> bool {
+    let probe = Server::start();
+    let version = valkey_version(&mut probe.connect());
+    let available = version.is_some_and(|v| v >= (9, 0));
+    if !available {
+        eprintln!(
+            "SKIPPED: CLUSTER MIGRATESLOTS needs Valkey 9.0 or later (this server: {})",
+            version.map_or("Redis".to_string(), |(a, b)| format!("Valkey {a}.{b}"))
+        );
+    }
+    available
 }
 
 /// Starts moving `slot` from `source` to `target` as `redis-cli --cluster
