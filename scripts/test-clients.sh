@@ -1,14 +1,21 @@
 #!/usr/bin/env bash
 # make test-clients: the Python, Node and Rust clients against a plain server
-# and a 3-master cluster, all with the release module, each client installed the
-# way the quick start tells a user (pip into a fresh venv; npm pack, then npm install
-# of the tarball in a fresh folder; cargo test in clients/rust). Then, on every cluster node: no MOVED or
-# ASK in INFO errorstats and no COMMAND GETKEYS in INFO commandstats; on the
-# plain server and on the cluster, every zkit command called by each suite,
-# and data the servers held before (keys named like the suites') unchanged.
+# and a 3-master cluster, all with the release module, each client installed
+# from the artifact a release publishes (the wheel, into a fresh venv, and
+# the sdist into another; npm pack, then npm install of the tarball in a
+# fresh folder; cargo package, then a fresh cargo project depending on the
+# unpacked crate; cargo test in clients/rust). Then, on every cluster node:
+# no MOVED or ASK in INFO errorstats and no COMMAND GETKEYS in INFO
+# commandstats; on the plain server and on the cluster, every zkit command
+# called by each suite, and data the servers held before (keys named like
+# the suites' and the examples') unchanged. Every example also runs as a
+# user runs it, as a script with REDIS_URL, on the plain server and on the
+# cluster (both on ports other than 6379), and must leave no key behind.
 # Finally the docs' example blocks must equal the example files. First of
-# all, the generated command tables must be what docs/commands.json gives.
-# TEST_CLIENTS=python, node or rust runs one client only.
+# all, the generated command tables must be what docs/commands.json gives,
+# and the packages' versions and metadata the module's
+# (scripts/check-release-metadata.py). TEST_CLIENTS=python, node or rust
+# runs one client only.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -23,6 +30,8 @@ for tool in cargo redis-server "$CLI" python3 node npm; do
 done
 say "the clients' command tables against docs/commands.json"
 python3 scripts/gen-clients.py --check
+say "the packages' versions and metadata against the module's"
+python3 scripts/check-release-metadata.py
 say "building the release module"
 cargo build --release --quiet
 
@@ -136,11 +145,50 @@ check_stats() {
 
 wants() { [[ ${TEST_CLIENTS:-python node rust} == *$1* ]]; }
 
+# run_examples CLIENT COMMAND... [-- FILE...]: runs COMMAND FILE for every
+# example file given (or COMMAND alone), as a user runs it (REDIS_URL, its
+# own keys), on the plain server and on the cluster; none may leave a key
+# behind.
+run_examples() {
+  local client=$1 command=() files=() url file port left
+  shift
+  while (($#)) && [[ $1 != -- ]]; do command+=("$1"); shift; done
+  (($#)) && shift
+  files=("$@")
+  for url in "redis://127.0.0.1:$SINGLE_PORT" "redis://127.0.0.1:${CLUSTER_PORTS[1]}"; do
+    for file in "${files[@]:-}"; do
+      REDIS_URL=$url "${command[@]}" ${file:+"$file"} >"$WORK/example.out" 2>&1 ||
+        { cat "$WORK/example.out" >&2; fail "$client: ${file:-${command[*]}} with REDIS_URL=$url"; }
+    done
+  done
+  for port in "$SINGLE_PORT" "${CLUSTER_PORTS[@]}"; do
+    left=$("$CLI" -p "$port" --scan --pattern 'zkit-example:*' | head -3)
+    [[ -z $left ]] || fail "$client: the examples left keys on port $port: $left"
+  done
+  say "$client: ${files[*]:-${command[*]}} as scripts with REDIS_URL, on the plain server and on the cluster; no key left behind"
+}
+
 if wants python; then
-  say "python: fresh venv, pip install ./clients/python"
+  say "python: the sdist and the wheel (python -m build), the wheel installed into a fresh venv"
   python3 -m venv "$WORK/venv"
-  "$WORK/venv/bin/pip" install --quiet --disable-pip-version-check ./clients/python pytest mypy
-  "$WORK/venv/bin/python" -c 'import redis, zkit; print("test-clients: python: redis-py", redis.__version__, "zkit from", zkit.__file__)'
+  "$WORK/venv/bin/pip" install --quiet --disable-pip-version-check build pytest mypy
+  "$WORK/venv/bin/python" -m build --outdir "$WORK/python-dist" clients/python >"$WORK/python-build.log" 2>&1 ||
+    { cat "$WORK/python-build.log" >&2; fail "python -m build"; }
+  version=$(python3 -c 'import tomllib; print(tomllib.load(open("Cargo.toml", "rb"))["package"]["version"])')
+  wheel=$WORK/python-dist/zkit_redis-$version-py3-none-any.whl
+  sdist=$WORK/python-dist/zkit_redis-$version.tar.gz
+  [[ -f $wheel && -f $sdist ]] || fail "python -m build made: $(ls "$WORK/python-dist")"
+  "$WORK/venv/bin/pip" install --quiet --disable-pip-version-check "$wheel"
+  "$WORK/venv/bin/python" -c 'import importlib.metadata as m, redis, zkit; print("test-clients: python: redis-py", redis.__version__, "zkit from", zkit.__file__, "(distribution zkit-redis", m.version("zkit-redis") + ")")'
+  say "python: the sdist installed into another fresh venv runs the quick start"
+  python3 -m venv "$WORK/sdist-venv"
+  "$WORK/sdist-venv/bin/pip" install --quiet --disable-pip-version-check "$sdist"
+  run_examples python "$WORK/sdist-venv/bin/python" -- clients/python/examples/quick_start.py
+  examples=()
+  for file in clients/python/examples/*.py; do
+    [[ $file == */run_example.py ]] || examples+=("$file")
+  done
+  run_examples python "$WORK/venv/bin/python" -- "${examples[@]}"
   say "python: mypy on the package and the examples"
   (cd clients/python && "$WORK/venv/bin/mypy" --cache-dir "$WORK/mypy-cache" src/zkit examples)
   reset_stats
@@ -152,6 +200,10 @@ fi
 if wants node; then
   say "node: npm pack ./clients/node, then npm install of the tarball in a fresh folder"
   (cd clients/node && npm ci --silent --no-audit --no-fund && npm pack --silent --pack-destination "$WORK" >/dev/null)
+  packed=$(tar -tzf "$WORK"/zkit-*.tgz)
+  for file in package/LICENSE package/README.md package/dist/index.js package/dist/index.d.ts; do
+    grep -qx "$file" <<<"$packed" || fail "node: the npm tarball has no $file"
+  done
   mkdir "$WORK/node-app"
   cp -r clients/node/test clients/node/examples "$WORK/node-app/"
   (
@@ -162,6 +214,11 @@ if wants node; then
     echo "test-clients: node: tsc --strict on a typed use of the installed .d.ts"
     npm install --silent --no-audit --no-fund --no-save typescript@~5.9.3 @types/node@^20.19.0
     npx tsc --noEmit --strict --module nodenext --moduleResolution nodenext --target es2022 --skipLibCheck test/types.ts
+    examples=()
+    for file in examples/*.mjs; do
+      [[ $file == */run-example.mjs ]] || examples+=("$file")
+    done
+    run_examples node node -- "${examples[@]}"
     reset_stats
     node --test --test-concurrency=1 test/*.test.mjs test/*.test.cjs
   )
@@ -174,11 +231,32 @@ if wants rust; then
   (cd clients/rust && cargo test --locked --quiet --no-run)
   reset_stats
   (cd clients/rust && cargo test --locked)
-  say "rust: the quick start example (docs/clients.md) on the cluster, on a prefix of its own"
-  example_out=$(cd clients/rust && cargo run --locked --quiet --example quick_start -- \
-    "redis://127.0.0.1:${CLUSTER_PORTS[0]}" "zkit-example-rust:$$:")
-  [[ $example_out == $'alice: 10 at rank 1\ndue at 0: mail:1' ]] || fail "rust quick start printed: $example_out"
   check_stats rust
+  say "rust: cargo package, then the quick start (docs/quick-start.md) in a fresh cargo project on the unpacked crate"
+  (cd clients/rust && cargo package --quiet --no-verify --allow-dirty)
+  mkdir -p "$WORK/rust-app/src"
+  tar -xzf "clients/rust/target/package/zkit-client-$(sed -n 's/^version = "\(.*\)"$/\1/p' clients/rust/Cargo.toml | head -1).crate" -C "$WORK"
+  cat >"$WORK/rust-app/Cargo.toml" <<TOML
+[package]
+name = "rust-app"
+version = "0.1.0"
+edition = "2021"
+
+[dependencies]
+zkit-client = { path = "$(echo "$WORK"/zkit-client-*)" }
+redis = { version = "1", features = ["cluster"] }
+
+[workspace]
+TOML
+  cp clients/rust/examples/quick_start.rs "$WORK/rust-app/src/main.rs"
+  cp clients/rust/Cargo.lock "$WORK/rust-app/"  # the dependencies' versions CI tests
+  # The client's target folder: its dependencies are built already.
+  CARGO_TARGET_DIR=$ROOT/clients/rust/target cargo build --quiet --manifest-path "$WORK/rust-app/Cargo.toml"
+  run_examples rust "$ROOT/clients/rust/target/debug/rust-app"
+  for url in "redis://127.0.0.1:$SINGLE_PORT" "redis://127.0.0.1:${CLUSTER_PORTS[1]}"; do
+    example_out=$(REDIS_URL=$url "$ROOT/clients/rust/target/debug/rust-app")
+    [[ $example_out == $'alice: 10 at rank 1\ndue at 0: mail:1' ]] || fail "rust quick start on $url printed: $example_out"
+  done
   check_foreign rust
 fi
 

@@ -5,6 +5,7 @@
 //! [`FAMILIES`] is registered, documented in COMMAND DOCS and counted in INFO.
 
 pub mod args;
+pub mod board_layout;
 pub mod debug;
 pub mod delay;
 pub mod feed;
@@ -88,8 +89,10 @@ pub struct NumericConfig {
 pub static CONFIGS: &[&NumericConfig] = &[
     &rank::TIEBREAK_EPOCH_MS,
     &rank::TIEBREAK_SPAN_MS,
-    &rank::SMALL_BOARD_MAX,
-    &rank::CONVERT_LOADED_BOARDS,
+    &board_layout::SMALL_BOARD_MAX,
+    &board_layout::HOT_BOARD_WRITES,
+    &board_layout::COLD_BOARD_MS,
+    &board_layout::CONVERT_LOADED_BOARDS,
     &idmp::RETAIN_MS,
     &idmp::MAX_IDS,
 ];
@@ -138,6 +141,14 @@ pub static COUNTERS: &[(&str, &Counter)] = &[
     ),
     ("idmp_ids_evictable", &idmp::IDS_EVICTABLE),
     ("idmp_ids_expiring", &idmp::IDS_EXPIRING),
+    (
+        "boards_moved_to_skiplist",
+        &board_layout::BOARDS_MOVED_TO_SKIPLIST,
+    ),
+    (
+        "boards_back_to_listpack",
+        &board_layout::BOARDS_BACK_TO_LISTPACK,
+    ),
 ];
 
 #[cfg(test)]

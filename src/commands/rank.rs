@@ -19,6 +19,7 @@
 use std::sync::atomic::{AtomicI64, Ordering};
 
 use super::args::non_negative;
+use super::board_layout::{self, Use, LISTPACK_BOARD_MAX};
 use super::idmp::{self, Idmp, IdmpArgs, IDMP_ARG, RETAIN_ARG};
 use super::stats::{self, Fields};
 use super::{rank_merge, Command, NumericConfig};
@@ -29,8 +30,8 @@ use crate::host::{
 };
 use crate::logic::idmp::Seen;
 use crate::logic::rank::{
-    check_distinct_boards, next_total, scores_read_as_board, shared_ranks, SetCondition,
-    TieBreakClock, TotalUpdate, CLOCK_LIMIT_MS, DEFAULT_EPOCH_MS, DEFAULT_SPAN_MS,
+    check_distinct_boards, next_total, shared_ranks, SetCondition, TieBreakClock, TotalUpdate,
+    CLOCK_LIMIT_MS, DEFAULT_EPOCH_MS, DEFAULT_SPAN_MS,
 };
 use crate::logic::stats::{quantile_position, BOARD_QUANTILES};
 use crate::{declare_command, request};
@@ -63,18 +64,6 @@ pub static TIEBREAK_SPAN_MS: NumericConfig = NumericConfig {
     default: DEFAULT_SPAN_MS,
     min: 1,
     max: CLOCK_LIMIT_MS,
-};
-
-/// `zkit.small-board-max`: boards of up to this many members are kept in
-/// the skiplist layout (see [`keep_skiplist_layout`]); 0 leaves every board
-/// in the layout the server picks (a listpack up to
-/// `zset-max-listpack-entries`), as zkit 0.2 did.
-pub static SMALL_BOARD_MAX: NumericConfig = NumericConfig {
-    name: "small-board-max",
-    value: AtomicI64::new(LISTPACK_BOARD_MAX as i64),
-    default: LISTPACK_BOARD_MAX as i64,
-    min: 0,
-    max: 1 << 16,
 };
 
 /// The tie-break clock boards encode and decode with now.
@@ -393,11 +382,12 @@ fn apply_write(
     planned: &PlannedWrite,
 ) -> Result<(), ZkitError> {
     if let Some(score) = planned.score {
+        let created = board.is_empty();
         match update {
             TotalUpdate::Add(_) => board.add_incremented(member, score)?,
             TotalUpdate::Set(..) => board.add(member, score)?,
         };
-        keep_skiplist_layout(ctx, key, board);
+        board_layout::after_write(ctx, key, board, created);
     }
     Ok(())
 }
@@ -575,7 +565,10 @@ fn member_entries(
 ) -> Result<Vec<Reply>, ZkitError> {
     let clock = tiebreak_clock();
     let scores: Vec<Option<f64>> = match ctx.open_zset(key)? {
-        Some(board) => members.iter().map(|member| board.score(member)).collect(),
+        Some(board) => {
+            board_layout::after_read(ctx, key, board.len(), Use::Member);
+            members.iter().map(|member| board.score(member)).collect()
+        }
         None => vec![None; members.len()],
     };
     let mut entries = Vec::with_capacity(members.len());
@@ -651,63 +644,6 @@ fn around(ctx: &Ctx, args: Around<'_>) -> Result<Reply, ZkitError> {
     )
 }
 
-/// Boards up to this many members are listpacks at the server's default
-/// `zset-max-listpack-entries`.
-const LISTPACK_BOARD_MAX: usize = 128;
-
-/// Keeps a small board that was just written in the skiplist layout, where
-/// scores are doubles instead of text parsed at every step of a walk
-/// (docs/performance.md, "Small boards"). Only speed is at stake: when the
-/// layout cannot be read or changed the board stays a listpack and every
-/// reply is the same, so nothing here fails the write.
-fn keep_skiplist_layout(ctx: &Ctx, key: &RStr, board: &mut Zset) {
-    if !is_small_board(board.len()) {
-        return;
-    }
-    let _converted = ctx
-        .zset_is_listpack(key)
-        .and_then(|listpack| match listpack {
-            true => board.convert_to_skiplist(ctx.listpack_value_limit()?),
-            false => Ok(false),
-        });
-}
-
-/// Whether a board of `len` members is kept in the skiplist layout.
-fn is_small_board(len: usize) -> bool {
-    len as u64 <= SMALL_BOARD_MAX.value.load(Ordering::Relaxed) as u64
-}
-
-/// Whether small boards are kept in the skiplist layout at all
-/// (`zkit.small-board-max` above 0).
-pub fn small_boards_wanted() -> bool {
-    SMALL_BOARD_MAX.value.load(Ordering::Relaxed) > 0
-}
-
-/// `zkit.convert-loaded-boards`: 1 moves small boards an RDB load brought
-/// in to the skiplist layout. Off by default: a loaded sorted set cannot be
-/// told from a user's own with fractional scores, and converting those
-/// changes what the server's own tests expect of an RDB load (Redis's
-/// `ZSCORE after a DEBUG RELOAD - listpack`).
-pub static CONVERT_LOADED_BOARDS: NumericConfig = NumericConfig {
-    name: "convert-loaded-boards",
-    value: AtomicI64::new(0),
-    default: 0,
-    min: 0,
-    max: 1,
-};
-
-/// Takes a sorted set an RDB load brought in for a board to move to the
-/// skiplist layout (see [`scores_read_as_board`]) when
-/// [`CONVERT_LOADED_BOARDS`] is on; called for every loaded sorted set.
-pub fn is_loaded_board(zset: &mut Zset) -> bool {
-    CONVERT_LOADED_BOARDS.value.load(Ordering::Relaxed) != 0
-        && is_small_board(zset.len())
-        && scores_read_as_board(
-            zset.iter_asc(ScoreBound::MIN, ScoreBound::MAX)
-                .map(|(_, score)| score),
-        )
-}
-
 /// The 1-based rank of a member, highest total first; `None` if absent.
 fn rank_of(ctx: &Ctx, key: &RStr, member: &RStr) -> Result<Option<i64>, ZkitError> {
     let reply = ctx.call(Native::Zrevrank, &[CallArg::Str(key), CallArg::Str(member)])?;
@@ -766,6 +702,7 @@ fn rank_range(
     let Some(mut board) = ctx.open_zset(key)? else {
         return Ok(Reply::Array(Vec::new()));
     };
+    board_layout::after_read(ctx, key, board.len(), Use::Page);
     let clock = tiebreak_clock();
     if board.len() <= LISTPACK_BOARD_MAX {
         // A small board: the page is read from the key, walking down from

@@ -36,12 +36,11 @@ pub enum Native {
     Srem,
     Sismember,
     Config,
-    Object,
     Memory,
 }
 
 impl Native {
-    pub const ALL: [Native; 17] = [
+    pub const ALL: [Native; 16] = [
         Native::Zadd,
         Native::Zrem,
         Native::Zremrangebyscore,
@@ -57,7 +56,6 @@ impl Native {
         Native::Srem,
         Native::Sismember,
         Native::Config,
-        Native::Object,
         Native::Memory,
     ];
 
@@ -88,7 +86,6 @@ impl Native {
             Native::Srem => c"SREM",
             Native::Sismember => c"SISMEMBER",
             Native::Config => c"CONFIG",
-            Native::Object => c"OBJECT",
             Native::Memory => c"MEMORY",
         }
     }

@@ -95,12 +95,14 @@ pub unsafe fn on_load(
     }
 }
 
-/// The body of `RedisModule_OnUnload`. zkit holds nothing to free: the
-/// server drops its commands, configs and INFO section, and refuses to
+/// The body of `RedisModule_OnUnload`. The server drops zkit's commands,
+/// configs, INFO section and server-event subscriptions, and refuses to
 /// unload while a client waits in DELAY.BPOLL (whose command filter goes
-/// with the last waiter).
+/// with the last waiter); what the small-board policy remembers is freed
+/// here, as the module's memory must not outlive its code.
 #[doc(hidden)]
 pub fn on_unload(_ctx: *mut raw::RedisModuleCtx) -> c_int {
+    super::layout::forget_at_unload();
     raw::REDISMODULE_OK as c_int
 }
 
@@ -161,7 +163,8 @@ const VALKEY_HANDLE_ATOMIC_SLOT_MIGRATION: c_int = 1 << 5;
 ///   opened for writing, changed or not;
 /// - diskless loading on a replica (`repl-diskless-load swapdb`): without
 ///   it Redis and Valkey load from disk whenever a module is unaware.
-///   zkit keeps no state of its own about keys, so the dataset swapped in
+///   What zkit remembers of keys (which small boards are hot, see
+///   `layout.rs`) is a hint no reply depends on, so the dataset swapped in
 ///   needs nothing from it (nor does it subscribe to the async-load
 ///   events); the write gate postpones deferred writes while a replica loads
 ///   asynchronously (they would land in the data set about to be
@@ -173,8 +176,10 @@ const VALKEY_HANDLE_ATOMIC_SLOT_MIGRATION: c_int = 1 << 5;
 ///   reports), so the write gate postpones claims; afterwards a client
 ///   blocked on a moved key is redirected by the server as after classic
 ///   resharding, and the write gate's probe refuses a deferred write in a
-///   slot the node no longer serves. zkit keeps no state per key or slot,
-///   so it subscribes to none of the migration's events.
+///   slot the node no longer serves. zkit keeps no state per key or slot
+///   that a reply depends on (a hot board that moved away is forgotten when
+///   it turns cold and is not found), so it subscribes to none of the
+///   migration's events.
 pub fn declare_module_options(ctx: &Ctx) {
     let mut options = (raw::REDISMODULE_OPTION_NO_IMPLICIT_SIGNAL_MODIFIED
         | raw::REDISMODULE_OPTIONS_HANDLE_REPL_ASYNC_LOAD) as c_int;

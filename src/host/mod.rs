@@ -63,7 +63,7 @@ pub use grammar::{
 };
 pub use info::{register_info, InfoSink};
 pub use keyspec::{key_flags, BeginSearch, FindKeys, KeySpec};
-pub use layout::{convert_loaded_zsets, LoadedZsetFilter, LoadedZsetsWanted};
+pub use layout::{listpack_entries_limit, subscribe_layout_events, LayoutEvents, Rebuilt};
 pub use registration::{add_acl_category, register_command};
 pub use reply::{Bulk, Reply, WriteReply};
 pub use string::{OwnedRStr, RStr};

@@ -265,7 +265,7 @@ impl<'c> Zset<'c> {
         }
     }
 
-    fn ptr(&self) -> *mut raw::RedisModuleKey {
+    pub(super) fn ptr(&self) -> *mut raw::RedisModuleKey {
         self.key.as_ptr()
     }
 
@@ -337,6 +337,21 @@ impl<'c> Zset<'c> {
             )));
         }
         Ok(flags)
+    }
+
+    /// Adds a member that is not there yet (`NX`), unrecorded; false (and
+    /// nothing changed) if it is there.
+    pub(super) fn raw_add_new(&mut self, member: &RStr, score: f64) -> Result<bool, HostError> {
+        let mut flags = raw::REDISMODULE_ZADD_NX as c_int;
+        // SAFETY: open writable key and valid member.
+        let status =
+            unsafe { api!(RedisModule_ZsetAdd)(self.ptr(), score, member.as_ptr(), &mut flags) };
+        if status != raw::REDISMODULE_OK as c_int {
+            return Err(HostError::Internal(format!(
+                "RedisModule_ZsetAdd refused score {score}"
+            )));
+        }
+        Ok(flags & raw::REDISMODULE_ZADD_ADDED as c_int != 0)
     }
 
     /// Adds `delta` to a member's score in one lookup (an absent member

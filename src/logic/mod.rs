@@ -1,5 +1,6 @@
 //! Pure logic with no Redis types, unit- and property-tested on its own.
 
+pub mod board_heat;
 pub mod clock;
 pub mod cursor;
 pub mod delay;

@@ -286,18 +286,6 @@ pub fn shared_ranks(first_position: i64, first_shared: i64, totals: &[i64]) -> V
     ranks
 }
 
-/// Whether a sorted set the server has just loaded is taken for a board, to
-/// be moved to the skiplist layout: it has members and every score reads as
-/// a rank score with a fraction (|score| < 2^52, not a whole number), which
-/// every score zkit writes has until the tie-break window's last slot. Sets
-/// of whole numbers (counters, timestamps, geo cells) stay as they are:
-/// their listpack holds integers, which walks read without parsing text.
-pub fn scores_read_as_board(scores: impl IntoIterator<Item = f64>) -> bool {
-    let mut scores = scores.into_iter().peekable();
-    scores.peek().is_some()
-        && scores.all(|score| score.abs() < TOTAL_LIMIT as f64 && score.fract() != 0.0)
-}
-
 /// 2^exp, built from its bits so it is exact (for |exp| <= 1022).
 fn pow2(exp: i32) -> f64 {
     f64::from_bits(((1023 + exp) as u64) << 52)
@@ -317,23 +305,6 @@ mod tests {
 
     fn clock() -> TieBreakClock {
         TieBreakClock::default()
-    }
-
-    #[test]
-    fn boards_are_told_from_other_sorted_sets_by_their_scores() {
-        let c = clock();
-        let board: Vec<f64> = (0..100)
-            .map(|i| c.encode(i * 7 - 50, DEFAULT_EPOCH_MS + i * HOUR).unwrap())
-            .collect();
-        assert!(scores_read_as_board(board.iter().copied()));
-        assert!(!scores_read_as_board([]), "an empty set is no board");
-        let mut with_whole = board.clone();
-        with_whole.push(12.0);
-        assert!(!scores_read_as_board(with_whole), "one whole-number score");
-        assert!(!scores_read_as_board([1.0, 2.0, 3.0]), "a counter set");
-        assert!(!scores_read_as_board([1.5, f64::INFINITY]));
-        assert!(!scores_read_as_board([1.5, (TOTAL_LIMIT as f64) + 0.5]));
-        assert!(!scores_read_as_board([1.5, f64::NAN]));
     }
 
     #[test]

@@ -117,10 +117,6 @@ fn load(ctx: &Ctx, args: &[RStr]) -> Result<(), String> {
             host::register_command(ctx, command, category)?;
         }
     }
-    host::convert_loaded_zsets(
-        ctx,
-        commands::rank::small_boards_wanted,
-        commands::rank::is_loaded_board,
-    )?;
+    commands::board_layout::load(ctx)?;
     host::register_info(ctx, info::write)
 }

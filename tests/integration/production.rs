@@ -8,6 +8,7 @@ use std::time::Duration;
 use crate::common::client::{err, error_text, ok, query, run, spawn_call, words};
 use crate::common::data::{db_snapshot, server_time_ms};
 use crate::common::facts::{facts_of, keys_and_flags, zkit_commands, CommandFacts};
+use crate::common::replication::aof_bytes;
 use crate::common::workload::{mixed_calls, named_keys, Rng, FAMILIES};
 use crate::common::{
     module_path, server_version, stat, wait_blocked, wait_for, Server, ServerConfig,
@@ -129,20 +130,6 @@ fn replicas_stay_identical_through_restart_and_full_resync() {
 }
 
 // ---- persistence -----------------------------------------------------------
-
-/// The bytes of every AOF file under `dir`.
-fn aof_bytes(dir: &std::path::Path) -> Vec<u8> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(path) = stack.pop() {
-        if path.is_dir() {
-            stack.extend(std::fs::read_dir(&path).unwrap().map(|e| e.unwrap().path()));
-        } else if path.to_string_lossy().contains(".aof") {
-            out.extend(std::fs::read(&path).unwrap());
-        }
-    }
-    out
-}
 
 #[test]
 fn rdb_and_aof_reload_with_and_without_zkit() {
@@ -712,7 +699,9 @@ fn every_command_is_registered_documented_and_versioned() {
     assert_eq!(
         names,
         [
+            "zkit.cold-board-ms",
             "zkit.convert-loaded-boards",
+            "zkit.hot-board-writes",
             "zkit.idmp-max-ids",
             "zkit.idmp-retain-ms",
             "zkit.small-board-max",

@@ -1,111 +1,519 @@
-//! Small boards (up to 128 members) live in the skiplist layout: after RANK
-//! writes, after DEBUG RELOAD, a restart and a replica's full sync, while
-//! other sorted sets keep the layout the server picks, and replies and
-//! scores are the same in either layout.
+//! Small boards (up to 128 members): the server's compact listpack while
+//! quiet, the skiplist while hot (written often), back to the listpack once
+//! quiet again or after any reload; replies and data are the same either way,
+//! and nothing of the layout shows in replication, the AOF, MONITOR, keyspace
+//! events or commandstats.
+
+use std::time::Duration;
 
 use crate::common::client::{ok, query};
-use crate::common::data::{db_snapshot, zset_dump};
-use crate::common::replication::assert_replicas_match;
-use crate::common::{Server, ServerConfig};
+use crate::common::data::{db_snapshot, zset_dump, DbContents};
+use crate::common::facts::command_stat;
+use crate::common::keyspace::{events_on, monitor_lines, watch_survives};
+use crate::common::replication::{
+    aof_bytes, assert_aof_replays_without_module, assert_replicas_match,
+};
+use crate::common::{stat, wait_for, Server, ServerConfig};
 use redis::{Connection, Value};
 
 /// 2024-01-01T00:00:00Z, the default tie-break epoch.
 const EPOCH: i64 = 1_704_067_200_000;
 
+/// What a board may cost per member, against the same board in zkit 0.2's
+/// layout (the listpack the server picks).
+const MEMORY_TARGET: f64 = 1.5;
+
+const WAIT: Duration = Duration::from_secs(20);
+
 fn encoding(con: &mut Connection, key: &str) -> String {
     query(con, &["OBJECT", "ENCODING", key])
 }
 
-fn debug_server() -> ServerConfig {
-    ServerConfig::default()
-        .arg("enable-debug-command", "yes")
-        .arg("zkit.convert-loaded-boards", "1")
+fn wait_encoding(con: &mut Connection, key: &str, expected: &str) {
+    wait_for(WAIT, || encoding(con, key) == expected);
 }
 
-/// `n` members gifted 1..=n coins, a minute apart, through RANK.GIFT.
-fn fill_board(con: &mut Connection, key: &str, n: i64) {
+/// `n` members set to totals 1..=n, a minute apart, by RANK.SET, with the
+/// layout left to the server meanwhile (as if the room had filled over
+/// hours).
+fn fill_board_quietly(con: &mut Connection, key: &str, n: i64) {
+    let max: Vec<String> = query(con, &["CONFIG", "GET", "zkit.small-board-max"]);
+    ok(con, &["CONFIG", "SET", "zkit.small-board-max", "0"]);
     for i in 1..=n {
         let at = (EPOCH + i * 60_000).to_string();
         let _: (i64, i64) = query(
             con,
-            &[
-                "RANK.GIFT",
-                key,
-                &format!("m{i}"),
-                &i.to_string(),
-                "AT",
-                &at,
-            ],
+            &["RANK.SET", key, &format!("m{i}"), &i.to_string(), "AT", &at],
         );
     }
+    ok(con, &["CONFIG", "SET", "zkit.small-board-max", &max[1]]);
 }
 
-fn page(con: &mut Connection, key: &str) -> Vec<(i64, String, i64)> {
+/// `writes` gifts to `key` in one round trip: a busy room.
+fn burst(con: &mut Connection, key: &str, writes: usize) {
+    let mut pipe = redis::pipe();
+    for _ in 0..writes {
+        pipe.cmd("RANK.GIFT").arg(key).arg("m1").arg(1).ignore();
+    }
+    let () = pipe.query(con).expect("a burst of gifts");
+}
+
+fn bytes_per_member(con: &mut Connection, key: &str) -> f64 {
+    let bytes: i64 = query(con, &["MEMORY", "USAGE", key, "SAMPLES", "0"]);
+    let members: i64 = query(con, &["ZCARD", key]);
+    bytes as f64 / members as f64
+}
+
+/// Asserts `key` costs at most [`MEMORY_TARGET`] times per member what the
+/// same members and scores cost in zkit 0.2's layout (a listpack the server
+/// built, from a ZADD of them).
+fn assert_compact(con: &mut Connection, key: &str, when: &str) {
+    let pairs = zset_dump(con, key);
+    let mut zadd = vec!["ZADD", "reference:0.2-layout"];
+    for (member, score) in &pairs {
+        zadd.extend([score.as_str(), member.as_str()]);
+    }
+    ok(con, &["DEL", "reference:0.2-layout"]);
+    ok(con, &zadd);
+    assert_eq!(encoding(con, "reference:0.2-layout"), "listpack");
+    let (board, reference) = (
+        bytes_per_member(con, key),
+        bytes_per_member(con, "reference:0.2-layout"),
+    );
+    ok(con, &["DEL", "reference:0.2-layout"]);
+    assert!(
+        board <= MEMORY_TARGET * reference,
+        "{key} {when}: {board:.1} bytes a member, 0.2's layout {reference:.1}"
+    );
+}
+
+fn zkit_stat(con: &mut Connection, field: &str) -> i64 {
+    stat(con, "zkit", &format!("zkit_{field}"))
+}
+
+/// RANK.TOP's rows: rank, member, total.
+type Page = Vec<(i64, String, i64)>;
+
+fn page(con: &mut Connection, key: &str) -> Page {
     query(con, &["RANK.TOP", key, "200"])
 }
 
-/// Sorted sets that are not boards, and the layout each must keep.
-const OTHER_SETS: &[(&str, &[&str])] = &[
-    // Whole numbers: a counter set.
-    ("counters", &["1", "a", "2", "b", "3", "c"]),
-    // Mostly fractions, one whole number.
-    ("mixed", &["1.5", "a", "2", "b"]),
-    // Scores beyond a rank total (|score| >= 2^52).
-    ("huge", &["9007199254740993.5", "a", "1.5", "b"]),
-];
-
 #[test]
-fn every_rank_write_leaves_a_small_board_a_skiplist() {
+fn a_board_written_now_and_then_keeps_the_compact_layout() {
     let server = Server::start();
     let mut con = server.connect();
-    let _: (i64, i64) = query(&mut con, &["RANK.GIFT", "gift", "alice", "5"]);
-    let _: (i64, i64) = query(&mut con, &["RANK.SET", "set", "alice", "5"]);
-    let _: Vec<(i64, i64)> = query(&mut con, &["RANK.MGIFT", "2", "day", "week", "bob", "3"]);
-    for key in ["gift", "set", "day", "week"] {
-        assert_eq!(encoding(&mut con, key), "skiplist", "{key}");
-        assert_eq!(query::<i64>(&mut con, &["ZCARD", key]), 1, "{key}");
+    fill_board_quietly(&mut con, "room", 50);
+    let _: (i64, i64) = query(&mut con, &["RANK.GIFT", "room", "m3", "5"]);
+    let _: (i64, i64) = query(&mut con, &["RANK.SET", "room", "m4", "100"]);
+    let _: Vec<(i64, i64)> = query(&mut con, &["RANK.MGIFT", "2", "room", "week", "m5", "1"]);
+    for key in ["room", "week"] {
+        assert_eq!(encoding(&mut con, key), "listpack", "{key}");
     }
-    // ZSCORE still reads total + fraction.
-    let score: f64 = query(&mut con, &["ZSCORE", "gift", "alice"]);
-    assert_eq!(score.floor(), 5.0);
-    assert!(score.fract() > 0.0, "{score}");
+    assert_compact(&mut con, "room", "after three writes");
+    assert_eq!(zkit_stat(&mut con, "boards_moved_to_skiplist"), 0);
+    assert_eq!(zkit_stat(&mut con, "hot_boards"), 0);
+}
 
-    // A board built by native commands is a listpack until a RANK write.
+#[test]
+fn a_busy_board_moves_to_the_skiplist_and_back_when_it_goes_quiet() {
+    let server = Server::with(
+        ServerConfig::default()
+            .arg("zkit.cold-board-ms", "2500")
+            .arg("enable-module-command", "local"),
+    );
+    let mut con = server.connect();
+    fill_board_quietly(&mut con, "room", 50);
+    ok(&mut con, &["PEXPIRE", "room", "600000"]);
+    burst(&mut con, "room", 20);
+    assert_eq!(encoding(&mut con, "room"), "skiplist");
+    assert_eq!(zkit_stat(&mut con, "hot_boards"), 1);
+    assert_eq!(zkit_stat(&mut con, "boards_moved_to_skiplist"), 1);
+    let data = zset_dump(&mut con, "room");
+    let ttl: i64 = query(&mut con, &["PTTL", "room"]);
+
+    // Quiet for zkit.cold-board-ms: back to the listpack, nothing else
+    // changed: members, scores, the TTL, the idle time (a rebuilt key that
+    // lost it would read 0), and a WATCH on it still commits.
+    let watch_kept = watch_survives(&server, "room", |con| {
+        wait_encoding(con, "room", "listpack");
+    });
+    assert!(watch_kept, "the rebuild invalidated a WATCH");
+    // (OBJECT and PTTL do not count as an access; ZRANGE does.)
+    let idle: i64 = query(&mut con, &["OBJECT", "IDLETIME", "room"]);
+    assert!(idle >= 2, "idle {idle} s after 2.5 s without a write");
+    let ttl_after: i64 = query(&mut con, &["PTTL", "room"]);
+    assert!(
+        ttl_after <= ttl && ttl_after > ttl - 15_000,
+        "{ttl} -> {ttl_after}"
+    );
+    assert_eq!(zset_dump(&mut con, "room"), data);
+    assert_eq!(zkit_stat(&mut con, "boards_back_to_listpack"), 1);
+    assert_eq!(zkit_stat(&mut con, "hot_boards"), 0);
+    assert_compact(&mut con, "room", "after it went quiet");
+
+    // The same in another database.
+    ok(&mut con, &["SELECT", "3"]);
+    fill_board_quietly(&mut con, "room", 20);
+    burst(&mut con, "room", 20);
+    assert_eq!(encoding(&mut con, "room"), "skiplist");
+    wait_encoding(&mut con, "room", "listpack");
+    ok(&mut con, &["SELECT", "0"]);
+
+    // A hot board holds no timer: the module unloads at once.
+    burst(&mut con, "room", 20);
+    assert_eq!(zkit_stat(&mut con, "hot_boards"), 1);
+    ok(&mut con, &["MODULE", "UNLOAD", "zkit"]);
+    assert_eq!(zset_dump(&mut con, "room").len(), 50);
+}
+
+/// A master with an AOF, a replica with zkit and one without, synced, and a
+/// board of 20 members on them.
+fn replicated_board(master_config: ServerConfig) -> (Server, [Server; 2]) {
+    let master = Server::with(
+        master_config
+            .arg("appendonly", "yes")
+            .arg("appendfsync", "always"),
+    );
+    let replicas = [
+        Server::with(ServerConfig::default().replica_of(&master)),
+        Server::with(ServerConfig::without_module().replica_of(&master)),
+    ];
+    for replica in &replicas {
+        replica.wait_until_synced();
+    }
+    fill_board_quietly(&mut master.connect(), "room", 20);
+    master.wait_for_replicas(2);
+    (master, replicas)
+}
+
+/// Runs `writes` (which makes `gifts` RANK.GIFTs on the master's "room")
+/// and asserts that nothing but the gifts shows: in the master's MONITOR
+/// and commandstats (no OBJECT, no CONFIG), in the replica's MONITOR (one
+/// ZADD per gift), in keyspace events on both sides (one per gift), in the
+/// AOF (no other member, no ZREM). Then the replicas hold exactly the
+/// master's data.
+fn assert_only_the_gifts_show(
+    master: &Server,
+    replicas: &[Server; 2],
+    gifts: usize,
+    writes: impl FnOnce(&mut Connection),
+) {
+    let mut con = master.connect();
+    let (mut master_lines, mut replica_lines) = (Vec::new(), Vec::new());
+    let mut master_events = Vec::new();
+    let (mut config_calls, mut object_calls) = ((0, 0), (0, 0));
+    let replica_events = events_on(&replicas[0], || {
+        master_events = events_on(master, || {
+            config_calls.0 = command_stat(&mut con, "config", "calls");
+            object_calls.0 = command_stat(&mut con, "object", "calls");
+            master_lines = monitor_lines(master, master, || {
+                replica_lines = monitor_lines(&replicas[0], master, || {
+                    writes(&mut con);
+                    master.wait_for_replicas(2);
+                });
+            });
+            config_calls.1 = command_stat(&mut con, "config", "calls");
+            object_calls.1 = command_stat(&mut con, "object", "calls");
+        });
+    });
+
+    let commands = |lines: &[String], name: &str| {
+        let quoted = format!("\"{name}\"");
+        lines
+            .iter()
+            .filter(|line| line.to_lowercase().contains(&quoted))
+            .count()
+    };
+    assert_eq!(
+        commands(&master_lines, "rank.gift"),
+        gifts,
+        "{master_lines:#?}"
+    );
+    for name in ["object", "config"] {
+        assert_eq!(commands(&master_lines, name), 0, "{master_lines:#?}");
+    }
+    assert_eq!(config_calls.0, config_calls.1, "CONFIG calls while writing");
+    assert_eq!(object_calls, (0, 0), "OBJECT calls");
+    // The replica applies one ZADD per gift, and nothing else on the board.
+    assert_eq!(
+        commands(&replica_lines, "zadd"),
+        gifts,
+        "{replica_lines:#?}"
+    );
+    assert_eq!(commands(&replica_lines, "zrem"), 0, "{replica_lines:#?}");
+    assert!(
+        !replica_lines.iter().any(|l| l.contains("skiplist-layout")),
+        "{replica_lines:#?}"
+    );
+    assert_eq!(master_events.len(), gifts, "{master_events:?}");
+    assert!(master_events.iter().all(|(c, _)| c.ends_with(":zincr")));
+    assert_eq!(replica_events.len(), gifts, "{replica_events:?}");
+    assert!(replica_events.iter().all(|(c, _)| c.ends_with(":zadd")));
+
+    let aof = aof_bytes(&master.dir).to_ascii_lowercase();
+    for absent in [&b"skiplist-layout"[..], b"zrem"] {
+        assert!(
+            !aof.windows(absent.len()).any(|w| w == absent),
+            "the AOF holds {}",
+            String::from_utf8_lossy(absent)
+        );
+    }
+    assert_replicas_match(master, replicas);
+}
+
+/// Issue 30, item 9: in 0.3.0 the replication stream and the AOF carried a
+/// phantom member (`ZADD board 0 zkit:skiplist-layout:...` and its `ZREM`),
+/// replicas fired a `zrem` the master never fired, and every small-board
+/// write ran `OBJECT ENCODING` (MONITOR, commandstats).
+#[test]
+fn moving_a_busy_board_leaves_no_trace_in_replication_aof_monitor_or_events() {
+    let (master, replicas) = replicated_board(ServerConfig::default());
+    assert_only_the_gifts_show(&master, &replicas, 20, |con| burst(con, "room", 20));
+    let mut con = master.connect();
+    assert_eq!(encoding(&mut con, "room"), "skiplist");
+    for replica in &replicas {
+        assert_eq!(encoding(&mut replica.connect(), "room"), "listpack");
+    }
+    assert_aof_replays_without_module(master);
+}
+
+#[test]
+fn moving_a_quiet_board_back_leaves_no_trace_either() {
+    let (master, replicas) =
+        replicated_board(ServerConfig::default().arg("zkit.cold-board-ms", "300"));
+    assert_only_the_gifts_show(&master, &replicas, 20, |con| {
+        burst(con, "room", 20);
+        wait_for(WAIT, || zkit_stat(con, "boards_back_to_listpack") == 1);
+        assert_eq!(zkit_stat(con, "boards_moved_to_skiplist"), 1);
+    });
+    assert_aof_replays_without_module(master);
+}
+
+/// `reads` RANK.TOP calls on `key` in one round trip: a leaderboard many
+/// viewers refresh.
+fn page_views(con: &mut Connection, key: &str, reads: usize) {
+    let mut pipe = redis::pipe();
+    for _ in 0..reads {
+        pipe.cmd("RANK.TOP").arg(key).arg(10).ignore();
+    }
+    let () = pipe.query(con).expect("a burst of page views");
+}
+
+#[test]
+fn a_board_read_often_moves_too_on_a_replica_as_on_its_master() {
+    let master = Server::with(ServerConfig::default().arg("zkit.cold-board-ms", "300"));
+    let replica = Server::with(
+        ServerConfig::default()
+            .arg("zkit.cold-board-ms", "300")
+            .replica_of(&master),
+    );
+    replica.wait_until_synced();
+    let mut con = master.connect();
+    fill_board_quietly(&mut con, "room", 50);
+    master.wait_for_replicas(1);
+    // Reads move a board they make hot, on a replica as on its master (a
+    // layout of its own: nothing is replicated either way).
+    let mut rcon = replica.connect();
+    let before = page(&mut rcon, "room");
+    page_views(&mut rcon, "room", 24);
+    assert_eq!(encoding(&mut rcon, "room"), "skiplist");
+    assert_eq!(encoding(&mut con, "room"), "listpack");
+    assert_eq!(page(&mut rcon, "room"), before);
+    wait_encoding(&mut rcon, "room", "listpack");
+    assert_eq!(zkit_stat(&mut rcon, "boards_back_to_listpack"), 1);
+
+    // Member reads count a quarter of a write each: 48 of them make it hot.
+    let mut pipe = redis::pipe();
+    for _ in 0..47 {
+        pipe.cmd("RANK.GET").arg("room").arg("m7").ignore();
+    }
+    let () = pipe.query(&mut con).expect("member reads");
+    assert_eq!(encoding(&mut con, "room"), "listpack");
+    let _: Value = query(&mut con, &["RANK.GET", "room", "m7"]);
+    assert_eq!(encoding(&mut con, "room"), "skiplist");
+    assert_replicas_match(&master, &[replica]);
+}
+
+#[test]
+fn a_board_waits_while_new_key_events_are_on() {
+    let server = Server::with(ServerConfig::default().arg("zkit.cold-board-ms", "200"));
+    let mut con = server.connect();
+    fill_board_quietly(&mut con, "room", 20);
+    // A rebuild fires `new`: with `n` on, hot boards stay skiplists.
     ok(
         &mut con,
-        &["ZADD", "native", "10.75", "a", "20.5", "b", "30.25", "c"],
+        &["CONFIG", "SET", "notify-keyspace-events", "KEAn"],
     );
-    assert_eq!(encoding(&mut con, "native"), "listpack");
-    let before = zset_dump(&mut con, "native");
-    let _: (i64, i64) = query(&mut con, &["RANK.GIFT", "native", "a", "100"]);
-    assert_eq!(encoding(&mut con, "native"), "skiplist");
-    let after = zset_dump(&mut con, "native");
-    assert_eq!(after.len(), 3, "no member left behind: {after:?}");
-    assert_eq!(&after[..2], &before[1..], "the other members are untouched");
+    let mut sub_con = server.connect();
+    let mut pubsub = sub_con.as_pubsub();
+    pubsub.psubscribe("__keyevent@*__:new").unwrap();
+    pubsub
+        .set_read_timeout(Some(Duration::from_millis(1500)))
+        .unwrap();
+    burst(&mut con, "room", 20);
+    assert!(pubsub.get_message().is_err(), "a `new` event fired");
+    assert_eq!(encoding(&mut con, "room"), "skiplist");
+    assert_eq!(zkit_stat(&mut con, "boards_back_to_listpack"), 0);
 
-    // A write that changes nothing leaves the layout alone.
-    ok(&mut con, &["ZADD", "best", "10.5", "a"]);
-    let _: (i64, i64) = query(&mut con, &["RANK.SET", "best", "a", "3", "GT"]);
-    assert_eq!(encoding(&mut con, "best"), "listpack");
+    ok(
+        &mut con,
+        &["CONFIG", "SET", "notify-keyspace-events", "KEA"],
+    );
+    wait_encoding(&mut con, "room", "listpack");
+}
 
-    // A longer listpack member limit takes a longer transient member.
+#[test]
+fn reloads_and_restarts_bring_boards_back_compact_and_convert_nothing_at_load() {
+    // The retired zkit.convert-loaded-boards is still accepted.
+    let config = || {
+        ServerConfig::default()
+            .arg("enable-debug-command", "yes")
+            .arg("zkit.convert-loaded-boards", "1")
+    };
+    let server = Server::with(config());
+    let mut con = server.connect();
+    let sizes = [10, 50, 100, 128];
+    for n in sizes {
+        let key = format!("board:{n}");
+        fill_board_quietly(&mut con, &key, n);
+        burst(&mut con, &key, 20);
+        assert_eq!(encoding(&mut con, &key), "skiplist", "{key}");
+    }
+    // What a client reads before each reload, and what it must read after.
+    let state = |con: &mut Connection| {
+        let pages: Vec<_> = sizes
+            .iter()
+            .map(|n| page(con, &format!("board:{n}")))
+            .collect();
+        (pages, db_snapshot(con))
+    };
+    let check = |con: &mut Connection, before: (Vec<Page>, DbContents), when: &str| {
+        let (pages, snapshot) = before;
+        for (n, expected) in sizes.iter().zip(&pages) {
+            let key = format!("board:{n}");
+            assert_eq!(encoding(con, &key), "listpack", "{key} {when}");
+            assert_eq!(&page(con, &key), expected, "{key} {when}");
+        }
+        assert!(db_snapshot(con) == snapshot, "data differs {when}");
+        assert_eq!(zkit_stat(con, "hot_boards"), 0, "{when}");
+        assert_compact(con, "board:50", when);
+        // A write after the load converts nothing; a busy board moves again.
+        let _: (i64, i64) = query(con, &["RANK.GIFT", "board:50", "m1", "1"]);
+        assert_eq!(encoding(con, "board:50"), "listpack", "{when}");
+        assert_compact(con, "board:50", &format!("{when}, after a write"));
+        burst(con, "board:100", 20);
+        assert_eq!(encoding(con, "board:100"), "skiplist", "{when}");
+    };
+    let before = state(&mut con);
+    ok(&mut con, &["DEBUG", "RELOAD"]);
+    check(&mut con, before, "after DEBUG RELOAD");
+
+    let before = state(&mut con);
+    ok(&mut con, &["SAVE"]);
+    drop(con);
+    let dir = server.shutdown_keep_dir();
+    let restarted = Server::with(config().in_dir(&dir));
+    let mut con = restarted.connect();
+    check(&mut con, before, "after a restart");
+    assert!(restarted
+        .log()
+        .contains("zkit.convert-loaded-boards is retired"));
+}
+
+/// Issue 30, item 5: 0.3.0 read the layout with OBJECT and the member limit
+/// with CONFIG on each small-board write, and silently kept the listpack
+/// when either was renamed.
+#[test]
+fn renamed_config_and_object_commands_leave_the_layout_working() {
+    let mut config = ServerConfig::default();
+    for (command, renamed) in [("CONFIG", "zconfig"), ("OBJECT", "zobject")] {
+        config
+            .args
+            .extend(["--rename-command", command, renamed].map(String::from));
+    }
+    let server = Server::with(config);
+    let mut con = server.connect();
+    let enc = |con: &mut Connection| -> String { query(con, &["ZOBJECT", "ENCODING", "room"]) };
+    let mut pipe = redis::pipe();
+    for i in 1..=30 {
+        pipe.cmd("RANK.SET")
+            .arg("room")
+            .arg(format!("m{i}"))
+            .arg(5)
+            .ignore();
+    }
+    let () = pipe.query(&mut con).expect("30 writes");
+    assert_eq!(enc(&mut con), "skiplist");
+    // Without CONFIG zkit cannot read the member limit: it says so, and
+    // moves boards with a member longer than any limit up to 4096.
+    assert!(
+        server.log().contains("could not read the listpack limits"),
+        "{}",
+        server.log()
+    );
+    ok(&mut con, &["ZCONFIG", "SET", "zkit.cold-board-ms", "300"]);
+    wait_for(WAIT, || enc(&mut con) == "listpack");
+    assert_eq!(zset_dump(&mut con, "room").len(), 30);
+}
+
+#[test]
+fn the_server_listpack_limits_are_followed_as_they_change() {
+    let server = Server::with(ServerConfig::default().arg("zkit.cold-board-ms", "300"));
+    let mut con = server.connect();
+    // Members up to 300 bytes fit a listpack: the move takes a longer
+    // transient member, and the board still goes back.
     ok(
         &mut con,
         &["CONFIG", "SET", "zset-max-listpack-value", "300"],
     );
-    let _: (i64, i64) = query(&mut con, &["RANK.GIFT", "long", "alice", "5"]);
+    let long = "x".repeat(200);
+    let _: (i64, i64) = query(&mut con, &["RANK.GIFT", "long", &long, "5"]);
+    assert_eq!(encoding(&mut con, "long"), "listpack");
+    burst(&mut con, "long", 20);
     assert_eq!(encoding(&mut con, "long"), "skiplist");
-    assert_eq!(query::<i64>(&mut con, &["ZCARD", "long"]), 1);
+    wait_encoding(&mut con, "long", "listpack");
+    assert_eq!(zkit_stat(&mut con, "boards_back_to_listpack"), 1);
+
+    // Back to 64: the board is a skiplist by the server's own rule (its
+    // member is too long), and stays one after it goes quiet.
+    ok(
+        &mut con,
+        &["CONFIG", "SET", "zset-max-listpack-value", "64"],
+    );
+    burst(&mut con, "long", 20);
+    assert_eq!(encoding(&mut con, "long"), "skiplist");
+    wait_for(WAIT, || zkit_stat(&mut con, "hot_boards") == 0);
+    assert_eq!(encoding(&mut con, "long"), "skiplist");
+
+    // A board over zset-max-listpack-entries is the server's skiplist:
+    // zkit does not count it.
+    ok(
+        &mut con,
+        &["CONFIG", "SET", "zset-max-listpack-entries", "16"],
+    );
+    fill_board_quietly(&mut con, "wide", 20);
+    let moved = zkit_stat(&mut con, "boards_moved_to_skiplist");
+    burst(&mut con, "wide", 20);
+    assert_eq!(zkit_stat(&mut con, "boards_moved_to_skiplist"), moved);
+    assert_eq!(zkit_stat(&mut con, "hot_boards"), 0);
 }
 
 #[test]
 fn replies_and_scores_are_the_same_in_either_layout() {
     let server = Server::start();
     let mut con = server.connect();
+    fill_board_quietly(&mut con, "listpack", 100);
+    fill_board_quietly(&mut con, "skiplist", 100);
+    // The same gift to each: in 0.2's layout, and moving the board.
+    let gift = |con: &mut Connection, key: &str| {
+        let at = (EPOCH + 1000 * 60_000).to_string();
+        let _: (i64, i64) = query(con, &["RANK.GIFT", key, "m1", "1", "AT", &at]);
+    };
     ok(&mut con, &["CONFIG", "SET", "zkit.small-board-max", "0"]);
-    fill_board(&mut con, "listpack", 100);
+    gift(&mut con, "listpack");
     ok(&mut con, &["CONFIG", "SET", "zkit.small-board-max", "128"]);
-    fill_board(&mut con, "skiplist", 100);
+    ok(&mut con, &["CONFIG", "SET", "zkit.hot-board-writes", "1"]);
+    gift(&mut con, "skiplist");
     assert_eq!(encoding(&mut con, "listpack"), "listpack");
     assert_eq!(encoding(&mut con, "skiplist"), "skiplist");
     assert_eq!(
@@ -127,130 +535,5 @@ fn replies_and_scores_are_the_same_in_either_layout() {
             ok(con, &words)
         };
         assert_eq!(mget(&mut con, "listpack"), mget(&mut con, "skiplist"));
-    }
-}
-
-#[test]
-fn boards_stay_skiplists_after_debug_reload_and_a_restart() {
-    let server = Server::with(debug_server());
-    let mut con = server.connect();
-    for n in [10, 50, 100, 128] {
-        fill_board(&mut con, &format!("board:{n}"), n);
-    }
-    // A listpack board built natively (as 0.2 left them) and a large one.
-    ok(
-        &mut con,
-        &["ZADD", "board:native", "10.75", "a", "20.5", "b"],
-    );
-    fill_board(&mut con, "board:large", 129);
-    for (key, words) in OTHER_SETS {
-        let mut zadd = vec!["ZADD", key];
-        zadd.extend(*words);
-        ok(&mut con, &zadd);
-    }
-    let pages: Vec<_> = [10, 50, 100, 128]
-        .iter()
-        .map(|n| page(&mut con, &format!("board:{n}")))
-        .collect();
-    let snapshot = db_snapshot(&mut con);
-
-    let check = |con: &mut Connection, when: &str| {
-        for n in [10, 50, 100, 128] {
-            let key = format!("board:{n}");
-            assert_eq!(encoding(con, &key), "skiplist", "{key} {when}");
-        }
-        assert_eq!(encoding(con, "board:native"), "skiplist", "{when}");
-        assert_eq!(encoding(con, "board:large"), "skiplist", "{when}");
-        for (key, _) in OTHER_SETS {
-            assert_eq!(encoding(con, key), "listpack", "{key} {when}");
-        }
-        assert!(db_snapshot(con) == snapshot, "data differs {when}");
-        for (n, expected) in [10, 50, 100, 128].iter().zip(&pages) {
-            assert_eq!(&page(con, &format!("board:{n}")), expected, "{when}");
-        }
-    };
-    ok(&mut con, &["DEBUG", "RELOAD"]);
-    check(&mut con, "after DEBUG RELOAD");
-
-    ok(&mut con, &["SAVE"]);
-    drop(con);
-    let dir = server.shutdown_keep_dir();
-    let restarted = Server::with(debug_server().in_dir(&dir));
-    let mut con = restarted.connect();
-    check(&mut con, "after a restart");
-    // A limit raised since the last conversion takes a longer member.
-    ok(
-        &mut con,
-        &["CONFIG", "SET", "zset-max-listpack-value", "300"],
-    );
-    ok(&mut con, &["DEBUG", "RELOAD"]);
-    check(&mut con, "after a reload with a higher listpack limit");
-
-    // With the config at 0, a load leaves the server's layout.
-    ok(&mut con, &["CONFIG", "SET", "zkit.small-board-max", "0"]);
-    ok(&mut con, &["DEBUG", "RELOAD"]);
-    assert_eq!(encoding(&mut con, "board:100"), "listpack");
-    let _: (i64, i64) = query(&mut con, &["RANK.GIFT", "board:100", "m1", "1"]);
-    assert_eq!(encoding(&mut con, "board:100"), "listpack");
-}
-
-/// Without `zkit.convert-loaded-boards`, an RDB load gives every small
-/// sorted set the layout the server picks (a user's own fractional set
-/// included), and a board moves to the skiplist at its next RANK write.
-#[test]
-fn by_default_a_load_leaves_small_sets_to_the_server_until_a_rank_write() {
-    let server = Server::with(ServerConfig::default().arg("enable-debug-command", "yes"));
-    let mut con = server.connect();
-    fill_board(&mut con, "board", 100);
-    ok(&mut con, &["ZADD", "fractions", "1.5", "a", "2.25", "b"]);
-    assert_eq!(encoding(&mut con, "board"), "skiplist");
-    let before = page(&mut con, "board");
-
-    ok(&mut con, &["DEBUG", "RELOAD"]);
-    assert_eq!(encoding(&mut con, "board"), "listpack");
-    assert_eq!(encoding(&mut con, "fractions"), "listpack");
-    // Reads leave the layout as it is and answer the same.
-    assert_eq!(page(&mut con, "board"), before);
-    assert_eq!(encoding(&mut con, "board"), "listpack");
-
-    let (total, _rank): (i64, i64) = query(&mut con, &["RANK.GIFT", "board", "m1", "1"]);
-    assert_eq!(total, 2);
-    assert_eq!(encoding(&mut con, "board"), "skiplist");
-    assert_eq!(encoding(&mut con, "fractions"), "listpack");
-}
-
-#[test]
-fn replicas_keep_boards_skiplists_through_writes_and_a_full_sync() {
-    let master = Server::start();
-    let mut con = master.connect();
-    fill_board(&mut con, "before-sync", 100);
-    ok(&mut con, &["ZADD", "counters", "1", "a", "2", "b"]);
-    // This replica's full sync loads the master's RDB.
-    let (with_module, without_module) = (
-        Server::with(
-            ServerConfig::default()
-                .arg("zkit.convert-loaded-boards", "1")
-                .replica_of(&master),
-        ),
-        Server::with(ServerConfig::without_module().replica_of(&master)),
-    );
-    with_module.wait_until_synced();
-    without_module.wait_until_synced();
-    // Boards written after the sync convert on the replicas through the
-    // replicated ZADD and ZREM of the transient member.
-    fill_board(&mut con, "after-sync", 50);
-    ok(&mut con, &["ZADD", "native", "10.75", "a"]);
-    let _: (i64, i64) = query(&mut con, &["RANK.GIFT", "native", "b", "1"]);
-    let replicas = [with_module, without_module];
-    assert_replicas_match(&master, &replicas);
-
-    let mut module_replica = replicas[0].connect();
-    assert_eq!(encoding(&mut module_replica, "before-sync"), "skiplist");
-    assert_eq!(encoding(&mut module_replica, "counters"), "listpack");
-    for (i, replica) in replicas.iter().enumerate() {
-        let mut rcon = replica.connect();
-        for key in ["after-sync", "native"] {
-            assert_eq!(encoding(&mut rcon, key), "skiplist", "replica {i}: {key}");
-        }
     }
 }

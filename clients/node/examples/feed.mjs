@@ -1,7 +1,6 @@
 // Feed: pages newest first with exact cursors; pull-down for newer items,
 // pull-up for older ones, never repeating or skipping an item. (ioredis)
 import assert from 'node:assert/strict';
-import Redis from 'ioredis';
 import { zkit } from 'zkit';
 
 const items = (from, to) => Array.from({ length: to - from }, (_, i) => ({ score: from + i, member: `item:${from + i}` }));
@@ -31,7 +30,6 @@ export async function feed(redis, prefix = '') { // prefix: your app's key names
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const redis = new Redis();
-  await feed(redis);
-  redis.disconnect();
+  const { runExample } = await import('./run-example.mjs'); // REDIS_URL, one server or a cluster, keys of its own
+  await runExample(feed, 'ioredis');
 }

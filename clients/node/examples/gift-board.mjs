@@ -2,7 +2,6 @@
 // rank whoever reached them first. (ioredis)
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
-import Redis from 'ioredis';
 import { zkit } from 'zkit';
 
 export async function giftBoard(redis, prefix = '') { // prefix: your app's key namespace
@@ -32,7 +31,6 @@ export async function giftBoard(redis, prefix = '') { // prefix: your app's key 
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const redis = new Redis();
-  await giftBoard(redis);
-  redis.disconnect();
+  const { runExample } = await import('./run-example.mjs'); // REDIS_URL, one server or a cluster, keys of its own
+  await runExample(giftBoard, 'ioredis');
 }

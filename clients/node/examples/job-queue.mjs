@@ -1,7 +1,6 @@
 // Job queue: tasks scheduled with ZADD by due time, claimed once each, and
 // run at least once by DelayWorker (leases, acks, redelivery). (ioredis)
 import assert from 'node:assert/strict';
-import Redis from 'ioredis';
 import { DelayWorker, zkit } from 'zkit';
 
 export async function jobQueue(redis, prefix = '') { // prefix: your app's key namespace
@@ -38,7 +37,6 @@ export async function jobQueue(redis, prefix = '') { // prefix: your app's key n
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const redis = new Redis();
-  await jobQueue(redis);
-  redis.disconnect();
+  const { runExample } = await import('./run-example.mjs'); // REDIS_URL, one server or a cluster, keys of its own
+  await runExample(jobQueue, 'ioredis');
 }

@@ -1,8 +1,6 @@
 // Quick start: wrap an ioredis Redis, Cluster or pipeline, or a node-redis
 // client or cluster; or give node-redis zkit as a module.
 import assert from 'node:assert/strict';
-import Redis from 'ioredis';
-import { createClient } from 'redis';
 import { zkit, zkitModule } from 'zkit';
 
 export async function quickStart(redis, client, prefix = '') { // prefix: your app's key namespace
@@ -18,9 +16,6 @@ export async function quickStart(redis, client, prefix = '') { // prefix: your a
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const redis = new Redis();
-  const client = await createClient({ modules: { zkit: zkitModule } }).connect();
-  await quickStart(redis, client);
-  redis.disconnect();
-  await client.close();
+  const { runExample } = await import('./run-example.mjs'); // REDIS_URL, one server or a cluster, keys of its own
+  await runExample(quickStart, 'ioredis', { modules: { zkit: zkitModule } });
 }

@@ -1,7 +1,6 @@
 // Rate limit: at most 2 comments in any 5 seconds, checked and logged in
 // one step. (node-redis, with zkit as a module)
 import assert from 'node:assert/strict';
-import { createClient } from 'redis';
 import { zkitModule } from 'zkit';
 
 export async function rateLimit(client, prefix = '') { // prefix: your app's key namespace
@@ -18,7 +17,6 @@ export async function rateLimit(client, prefix = '') { // prefix: your app's key
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const client = await createClient({ modules: { zkit: zkitModule } }).connect();
-  await rateLimit(client);
-  await client.close();
+  const { runExample } = await import('./run-example.mjs'); // REDIS_URL, one server or a cluster, keys of its own
+  await runExample(rateLimit, { modules: { zkit: zkitModule } });
 }

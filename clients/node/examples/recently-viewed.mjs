@@ -1,7 +1,6 @@
 // Recently viewed: one call records views, moves repeats to the front,
 // keeps the newest 60 and refreshes a 30-day TTL. (ioredis)
 import assert from 'node:assert/strict';
-import Redis from 'ioredis';
 import { zkit } from 'zkit';
 
 export async function recentlyViewed(redis, prefix = '') { // prefix: your app's key namespace
@@ -13,7 +12,6 @@ export async function recentlyViewed(redis, prefix = '') { // prefix: your app's
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const redis = new Redis();
-  await recentlyViewed(redis);
-  redis.disconnect();
+  const { runExample } = await import('./run-example.mjs'); // REDIS_URL, one server or a cluster, keys of its own
+  await runExample(recentlyViewed, 'ioredis');
 }

@@ -2,7 +2,7 @@
 // take-back is one atomic call; every key of the site shares the tag {news}.
 // (node-redis, with zkit as a module)
 import assert from 'node:assert/strict';
-import { createClient, ErrorReply } from 'redis';
+import { ErrorReply } from 'redis';
 import { zkitModule } from 'zkit';
 
 const WEEK = 604800;
@@ -32,7 +32,6 @@ export async function votingSite(client, prefix = '') { // prefix: your app's ke
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const client = await createClient({ modules: { zkit: zkitModule } }).connect();
-  await votingSite(client);
-  await client.close();
+  const { runExample } = await import('./run-example.mjs'); // REDIS_URL, one server or a cluster, keys of its own
+  await runExample(votingSite, { modules: { zkit: zkitModule } });
 }

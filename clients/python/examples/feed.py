@@ -30,4 +30,6 @@ def feed(r: redis.Redis, prefix: str = "") -> None:  # prefix: before every key
 
 
 if __name__ == "__main__":
-    feed(redis.Redis(decode_responses=True))
+    from run_example import run_example  # REDIS_URL, one server or a cluster, keys of its own
+
+    run_example(feed)

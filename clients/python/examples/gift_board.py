@@ -33,4 +33,6 @@ def gift_board(r: redis.Redis, prefix: str = "") -> None:  # prefix: before ever
 
 
 if __name__ == "__main__":
-    gift_board(redis.Redis(decode_responses=True))
+    from run_example import run_example  # REDIS_URL, one server or a cluster, keys of its own
+
+    run_example(gift_board)

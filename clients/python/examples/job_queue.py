@@ -40,4 +40,6 @@ def job_queue(r: redis.Redis, prefix: str = "") -> None:  # prefix: before every
 
 
 if __name__ == "__main__":
-    job_queue(redis.Redis(decode_responses=True))
+    from run_example import run_example  # REDIS_URL, one server or a cluster, keys of its own
+
+    run_example(job_queue)

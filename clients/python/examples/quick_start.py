@@ -1,8 +1,6 @@
 """Quick start: wrap a redis-py client (Redis, RedisCluster, a pipeline, or
 their asyncio versions) and call zkit's commands as methods."""
 
-import asyncio
-
 import redis
 import redis.asyncio
 
@@ -29,5 +27,6 @@ async def quick_start_async(r: redis.asyncio.Redis, prefix: str = "") -> None:
 
 
 if __name__ == "__main__":
-    quick_start(redis.Redis(decode_responses=True))
-    asyncio.run(quick_start_async(redis.asyncio.Redis(decode_responses=True)))
+    from run_example import run_example  # REDIS_URL, one server or a cluster, keys of its own
+
+    run_example(quick_start, quick_start_async)

@@ -18,4 +18,6 @@ def rate_limit(r: redis.Redis, prefix: str = "") -> None:  # prefix: before ever
 
 
 if __name__ == "__main__":
-    rate_limit(redis.Redis(decode_responses=True))
+    from run_example import run_example  # REDIS_URL, one server or a cluster, keys of its own
+
+    run_example(rate_limit)

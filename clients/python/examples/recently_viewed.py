@@ -15,4 +15,6 @@ def recently_viewed(r: redis.Redis, prefix: str = "") -> None:  # prefix: before
 
 
 if __name__ == "__main__":
-    recently_viewed(redis.Redis(decode_responses=True))
+    from run_example import run_example  # REDIS_URL, one server or a cluster, keys of its own
+
+    run_example(recently_viewed)

@@ -37,4 +37,6 @@ def voting_site(r: redis.Redis, prefix: str = "") -> None:  # prefix: before eve
 
 
 if __name__ == "__main__":
-    voting_site(redis.Redis(decode_responses=True))
+    from run_example import run_example  # REDIS_URL, one server or a cluster, keys of its own
+
+    run_example(voting_site)

@@ -18,8 +18,8 @@ pub enum KeyContents {
     Dump(Vec<u8>),
     /// A sorted set: its members and exact scores (17 digits), in order. Not
     /// its DUMP: that depends on the layout (listpack or skiplist), and a
-    /// server with zkit keeps small boards as skiplists where a server
-    /// without it loads the same data as listpacks.
+    /// server with zkit keeps busy small boards as skiplists where its
+    /// replicas keep the same data as listpacks.
     SortedSet(Vec<(Vec<u8>, Vec<u8>)>),
     /// A set or hash in a hash table, whose DUMP lists elements in bucket
     /// order, which depends on each server's random hash seed: its type and

@@ -77,6 +77,21 @@ pub fn aof_server() -> Server {
     )
 }
 
+/// The bytes of every AOF file under `dir` (the AOF folder's base and
+/// increment files from Redis 7.0 on).
+pub fn aof_bytes(dir: &std::path::Path) -> Vec<u8> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(path) = stack.pop() {
+        if path.is_dir() {
+            stack.extend(std::fs::read_dir(&path).unwrap().map(|e| e.unwrap().path()));
+        } else if path.to_string_lossy().contains(".aof") {
+            out.extend(std::fs::read(&path).unwrap());
+        }
+    }
+    out
+}
+
 /// Stops `server` (started with [`aof_server`]), replays its AOF on a server
 /// without zkit, and asserts the replay holds exactly the data the server
 /// held (keys, values, and expiry times).

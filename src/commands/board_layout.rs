@@ -1,0 +1,225 @@
+//! The layout of small boards: the skiplist while a board is hot, the
+//! server's listpack otherwise (docs/performance.md, "Small boards").
+//!
+//! A board of up to 128 members is a listpack, where each rank score is text
+//! that every walk parses back at each member it passes: at 100 members a
+//! RANK.GIFT costs about six times what it costs on a skiplist, a RANK.TOP
+//! twice. A skiplist takes about three times the memory. So a board moves
+//! to the skiplist when it is used often ([`HOT_BOARD_WRITES`] writes within
+//! a second, or the reads that waste as much), and back to a listpack once
+//! nobody has used it for [`COLD_BOARD_MS`]:
+//! a million quiet rooms keep the listpack's memory, the busy ones run at
+//! skiplist speed. Which boards are hot is remembered here
+//! (`logic::board_heat`), so a write never asks the server for a layout;
+//! the moves themselves are the host's (`host::layout`), invisible to
+//! clients, replicas and the AOF. An RDB load brings every board back as a
+//! listpack, and the ones still busy move again as they are written: there
+//! is no conversion at load.
+
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::{LazyLock, Mutex};
+
+use super::{Counter, NumericConfig};
+use crate::host::{self, Ctx, LayoutEvents, RStr, Rebuilt, Zset};
+pub use crate::logic::board_heat::Use;
+use crate::logic::board_heat::{Advice, BoardHeat, HeatRules};
+
+/// Boards up to this many members are listpacks at the server's default
+/// `zset-max-listpack-entries`.
+pub const LISTPACK_BOARD_MAX: usize = 128;
+
+/// `zkit.small-board-max`: boards of up to this many members move to the
+/// skiplist layout while hot; 0 leaves every board in the layout the server
+/// picks, as zkit 0.2 did. Boards over the server's
+/// `zset-max-listpack-entries` are skiplists anyway.
+pub static SMALL_BOARD_MAX: NumericConfig = NumericConfig {
+    name: "small-board-max",
+    value: AtomicI64::new(LISTPACK_BOARD_MAX as i64),
+    default: LISTPACK_BOARD_MAX as i64,
+    min: 0,
+    max: 1 << 16,
+};
+
+/// `zkit.hot-board-writes`: the writes within a second that make a small
+/// board hot (moved to the skiplist layout), a page read (RANK.TOP,
+/// RANK.AROUND) counting half a write and a member read (RANK.GET,
+/// RANK.MGET) a quarter; 0: never, 1: at its first write. 12: moving a board of 50 members and rebuilding it later costs
+/// what about 12 writes to its listpack waste (7 at 10 members, 18 at 128),
+/// so a board moves once it has wasted as much as the move costs.
+pub static HOT_BOARD_WRITES: NumericConfig = NumericConfig {
+    name: "hot-board-writes",
+    value: AtomicI64::new(DEFAULT_HOT_BOARD_WRITES),
+    default: DEFAULT_HOT_BOARD_WRITES,
+    min: 0,
+    max: 1 << 20,
+};
+const DEFAULT_HOT_BOARD_WRITES: i64 = 12;
+
+/// `zkit.cold-board-ms`: how long a hot board goes without a RANK command
+/// before it is rebuilt as a listpack; 0: never (until the next RDB load).
+/// 30 s: a board that keeps turning hot and cold pays a move and a rebuild
+/// at most every 30 s, less than one listpack write a second.
+pub static COLD_BOARD_MS: NumericConfig = NumericConfig {
+    name: "cold-board-ms",
+    value: AtomicI64::new(DEFAULT_COLD_BOARD_MS),
+    default: DEFAULT_COLD_BOARD_MS,
+    min: 0,
+    max: 1 << 40,
+};
+const DEFAULT_COLD_BOARD_MS: i64 = 30_000;
+
+/// `zkit.convert-loaded-boards`, retired in 0.3.1: 0.3.0 converted small
+/// boards as an RDB load brought them in. Still accepted (redis.conf files
+/// carry it), and does nothing: boards move when they are written often.
+/// Set to 1, it is named in the log at load.
+pub static CONVERT_LOADED_BOARDS: NumericConfig = NumericConfig {
+    name: "convert-loaded-boards",
+    value: AtomicI64::new(0),
+    default: 0,
+    min: 0,
+    max: 1,
+};
+
+/// Boards moved to the skiplist layout, and rebuilt as listpacks, since the
+/// module loaded (INFO zkit).
+pub static BOARDS_MOVED_TO_SKIPLIST: Counter = Counter::new();
+pub static BOARDS_BACK_TO_LISTPACK: Counter = Counter::new();
+
+/// The members one cron tick rebuilds at most (a few milliseconds of work),
+/// so a wave of boards turning cold together never stalls the server.
+const REBUILD_BUDGET_MEMBERS: usize = 2048;
+
+static HEAT: LazyLock<Mutex<BoardHeat>> = LazyLock::new(Mutex::default);
+
+fn heat() -> std::sync::MutexGuard<'static, BoardHeat> {
+    // Main thread only: never contended; a panic elsewhere left it usable.
+    HEAT.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+fn rules() -> HeatRules {
+    HeatRules {
+        hot_writes: u32::try_from(HOT_BOARD_WRITES.value.load(Ordering::Relaxed))
+            .unwrap_or(u32::MAX),
+        cold_ms: COLD_BOARD_MS.value.load(Ordering::Relaxed),
+    }
+}
+
+/// The most members a board may have to move to the skiplist while hot.
+fn small_board_max() -> usize {
+    let configured = usize::try_from(SMALL_BOARD_MAX.value.load(Ordering::Relaxed)).unwrap_or(0);
+    host::listpack_entries_limit().map_or(configured, |limit| limit.min(configured))
+}
+
+/// Counts a RANK write that changed `board` (named `key`), which was absent
+/// before it when `created`, and moves the board to the skiplist layout if
+/// that made it hot. Only speed is at stake: a board that cannot move stays
+/// a listpack and every reply is the same, so nothing here fails the write.
+pub fn after_write(ctx: &Ctx, key: &RStr, board: &mut Zset, created: bool) {
+    if board.len() > small_board_max() {
+        return;
+    }
+    let db = ctx.selected_db();
+    let now_ms = ctx.now_ms();
+    let mut heat = heat();
+    match heat.on_use(db, key.as_bytes(), now_ms, Use::Write, created, rules()) {
+        Advice::Leave => {}
+        advice @ (Advice::MoveToSkiplist | Advice::CheckSkiplist) => match board.move_to_skiplist()
+        {
+            Ok(true) => {
+                heat.moved(db, key.as_bytes(), now_ms);
+                if advice == Advice::MoveToSkiplist {
+                    BOARDS_MOVED_TO_SKIPLIST.add(1);
+                }
+            }
+            Ok(false) | Err(_) => heat.forget(db, key.as_bytes()),
+        },
+    }
+}
+
+/// Counts a RANK read of board `key`, of `len` members, and moves the board
+/// to the skiplist layout if that made it hot: a change of layout, not of
+/// data, so a read may make it, unless the server is out of memory or
+/// paused (then the board warms up again).
+pub fn after_read(ctx: &Ctx, key: &RStr, len: usize, used: Use) {
+    let max_len = small_board_max();
+    if len == 0 || len > max_len {
+        return;
+    }
+    let db = ctx.selected_db();
+    let now_ms = ctx.now_ms();
+    let mut heat = heat();
+    if heat.on_use(db, key.as_bytes(), now_ms, used, false, rules()) != Advice::MoveToSkiplist {
+        return;
+    }
+    let moved = ctx.layout_may_grow()
+        && matches!(
+            ctx.move_to_skiplist(db, key.as_bytes(), max_len),
+            Ok(Some(_))
+        );
+    if moved {
+        heat.moved(db, key.as_bytes(), now_ms);
+        BOARDS_MOVED_TO_SKIPLIST.add(1);
+    } else {
+        heat.forget(db, key.as_bytes());
+    }
+}
+
+/// The server's cron tick: housekeeping, and the boards that turned cold go
+/// back to the listpack, within [`REBUILD_BUDGET_MEMBERS`] members a tick.
+fn tick(ctx: &Ctx) {
+    let rules = rules();
+    let now_ms = ctx.now_ms();
+    let mut heat = heat();
+    heat.tick(now_ms, rules);
+    // A rebuild fires `new`, which clients see with `n` in
+    // notify-keyspace-events: cold boards wait while it is on.
+    if !heat.has_cold() || !ctx.layout_may_change() || ctx.new_key_events_on() {
+        return;
+    }
+    let max_len = small_board_max();
+    let mut budget = REBUILD_BUDGET_MEMBERS;
+    while budget > 0 {
+        let Some(board) = heat.next_cold(now_ms, rules) else {
+            break;
+        };
+        match ctx.rebuild_as_listpack(board.db(), board.key(), max_len) {
+            Ok(Rebuilt::Listpack(members)) => {
+                BOARDS_BACK_TO_LISTPACK.add(1);
+                budget = budget.saturating_sub(members);
+            }
+            Ok(Rebuilt::Left) => {}
+            Err(error) => ctx.log_warning(&format!("zkit: a cold board keeps its layout: {error}")),
+        }
+    }
+}
+
+/// The data set was replaced: nothing remembered of boards holds.
+fn data_replaced() {
+    heat().clear();
+}
+
+/// How many boards are remembered as hot (INFO zkit).
+pub fn hot_boards() -> usize {
+    heat().hot_boards()
+}
+
+/// Sets the policy up at load: forgets what a previous load remembered,
+/// subscribes to the server's events, and names a retired config that is
+/// still set.
+pub fn load(ctx: &Ctx) -> Result<(), String> {
+    data_replaced();
+    if CONVERT_LOADED_BOARDS.value.load(Ordering::Relaxed) != 0 {
+        ctx.log_warning(
+            "zkit: zkit.convert-loaded-boards is retired and does nothing: since 0.3.1 small \
+             boards move to the skiplist layout when they are written often \
+             (zkit.hot-board-writes) and back when they go quiet (zkit.cold-board-ms)",
+        );
+    }
+    host::subscribe_layout_events(
+        ctx,
+        LayoutEvents {
+            tick,
+            data_replaced,
+        },
+    )
+}
