@@ -286,13 +286,13 @@ fn rank_write(rng: &mut Rng, keys: &[String]) -> Vec<String> {
                 call.push(weight.to_string());
             }
             // Half the merges run in steps, in one call from cursor 0: a
-            // board holds at most 12 members, so a step of 24 reads both
-            // sources to their end and renames the staging board onto the
+            // board holds at most 12 members, so a step of 12 entries per
+            // source reads them all and renames the staging board onto the
             // destination. (A shorter one would leave its run holding the
             // staging key, and the next merge's cursor 0 would be refused.)
             if rng.chance(50) {
                 call.push("STEP".into());
-                call.push(rng.range(24, 40).to_string());
+                call.push(rng.range(12 * sources.len() as i64, 50).to_string());
                 call.push(staging);
                 call.push("0".into());
             }
