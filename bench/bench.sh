@@ -613,7 +613,7 @@ step_merge() {
     ((us > longest)) && longest=$us
     (((ran_after - ran_before) / 1000 > cpu_longest)) && cpu_longest=$(((ran_after - ran_before) / 1000))
     cursor=$(head -1 <<<"$reply")
-    [[ $cursor == m1:* || $cursor == 0 ]] || fail "long: unexpected step reply: $reply"
+    [[ $cursor == m2:* || $cursor == 0 ]] || fail "long: unexpected step reply: $reply"
     [[ $cursor == 0 ]] && break
   done
   awk -v l="$longest" -v s="$sum" -v n="$steps" -v t0="$started" -v t1="$EPOCHREALTIME" -v c="$cpu_longest" \

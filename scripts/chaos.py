@@ -9,7 +9,10 @@ acknowledged and WAIT-confirmed (a replica holds it). DELAY workers poll
 due tasks with a lease and acknowledge them. Meanwhile a seeded scheduler
 SIGKILLs a master (its replica is promoted, the killed node comes back as a
 replica), runs CLUSTER FAILOVER on a replica, and moves the busiest board's
-slot to another master, several times in a reproducible order.
+slot to another master, several times in a reproducible order. A merger
+meanwhile runs stepped RANK.MERGEs (STEP) of each room's daily boards into
+its weekly board, in the room's slot, advancing its cursor only once a step
+is WAIT-confirmed and sending the same cursor again otherwise.
 
 At the end it checks, and prints:
 - every WAIT-confirmed gift is counted, and every board total is exactly the
@@ -17,6 +20,8 @@ At the end it checks, and prints:
   none counted without being remembered, no id that no producer sent);
 - every WAIT-confirmed task was delivered at least once, and never to two
   workers inside one WAIT-confirmed lease;
+- every weekly board a stepped merge finished equals the one-shot merge of
+  its daily boards (a run that a step refused is abandoned and counted);
 - no server aborted (logs scanned for assertions, crash reports, panics);
 - every server's INFO zkit counters, and a summary line.
 
@@ -582,6 +587,131 @@ def enqueue_tasks(cluster, count, start_ms, span_ms):
     return tasks
 
 
+# ---- stepped merges -------------------------------------------------------
+
+DAYS = 3
+MERGE_WEIGHTS = [2, -1, 3]
+
+
+def day_board(room, day):
+    return f"{{room:{room}}}:day:{day}"
+
+
+def week_board(room):
+    return f"{{room:{room}}}:week"
+
+
+def merge_staging(room):
+    return f"{{room:{room}}}:week:staging"
+
+
+def merge_call(room, count):
+    days = [day_board(room, d) for d in range(DAYS)]
+    return (["RANK.MERGE", week_board(room), DAYS] + days + ["WEIGHTS"] + MERGE_WEIGHTS
+            + ["STEP", count, merge_staging(room)])
+
+
+def fill_days(cluster, seed):
+    """Daily boards that no longer change: every room's merge must end with
+    their one-shot merge. Negative amounts and a negative weight; equal
+    times, so that ties are ordered by when totals were reached."""
+    rng = random.Random(seed * 31)
+    router = Router(cluster)
+    epoch = 1_704_067_200_000
+    for room in range(ROOMS):
+        for day in range(DAYS):
+            key = day_board(room, day)
+            for m in range(40):
+                command = ["RANK.GIFT", key, f"m{rng.randrange(60)}", rng.randint(-500, 1000),
+                           "AT", epoch + rng.randrange(4) * 60_000]
+                wait_until(30, f"{key} is filled", lambda: confirmed(router, key, command)[1] >= 1)
+    router.close()
+
+
+class Merger(threading.Thread):
+    """Runs stepped merges of each room's daily boards, room after room.
+    Each run starts with a cursor of its own (`m2:<id>:0`), so every step,
+    the first included, may be sent again: a step whose reply was lost or
+    not WAIT-confirmed is sent again with the same cursor until a replica
+    holds it. A step refused for what the run is (its staging key lost or
+    taken, an old cursor) abandons the run: its staging key is deleted."""
+
+    def __init__(self, seed, cluster, stop, stats):
+        super().__init__(daemon=True)
+        self.number = 0
+        self.rng = random.Random(seed * 104729)
+        self.router = Router(cluster)
+        self.stop = stop
+        self.stats = stats
+        self.finished = set()  # rooms whose weekly board a run finished
+        self.error = None
+
+    def run(self):
+        try:
+            room = 0
+            while not self.stop.is_set():
+                self.merge(room)
+                room = (room + 1) % ROOMS
+        except Exception as e:
+            self.error = repr(e)
+        finally:
+            self.router.close()
+
+    def merge(self, room):
+        cursor = "m2:%032x:0" % self.rng.getrandbits(128)
+        while not self.stop.is_set():
+            call = merge_call(room, self.rng.randint(1, 12))
+            try:
+                reply, acked = confirmed(self.router, week_board(room), call + [cursor])
+            except (OSError, ReplyError) as e:
+                kind = error_kind(e)
+                self.stats.add("error " + kind)
+                if kind == "ERR":
+                    # Refused for what the run is: abandoned, cleanly.
+                    self.stats.add("merge_runs_refused")
+                    self.abandon(room)
+                    return
+                time.sleep(0.05)
+                self.router.refresh()
+                continue
+            if acked < 1:
+                self.stats.add("merge_steps_resent")
+                continue
+            self.stats.add("merge_steps")
+            if reply[0] == "0":
+                self.stats.add("merge_runs_finished")
+                self.finished.add(room)
+                return
+            cursor = reply[0]
+
+    def abandon(self, room):
+        for _ in range(50):
+            try:
+                self.router.run(merge_staging(room), [["DEL", merge_staging(room)]])
+                return
+            except (OSError, ReplyError):
+                time.sleep(0.1)
+                self.router.refresh()
+
+
+def check_merges(cluster, merger, failures):
+    router = Router(cluster)
+    for room in range(ROOMS):
+        if room not in merger.finished:
+            continue
+        expected_key = f"{{room:{room}}}:week:expected"
+        days = [day_board(room, d) for d in range(DAYS)]
+        read_all(router, expected_key,
+                 ["RANK.MERGE", expected_key, DAYS] + days + ["WEIGHTS"] + MERGE_WEIGHTS)
+        expected = read_all(router, expected_key, ["ZRANGE", expected_key, 0, -1, "WITHSCORES"])
+        merged = read_all(router, week_board(room), ["ZRANGE", week_board(room), 0, -1, "WITHSCORES"])
+        if merged != expected:
+            failures.append(f"room {room}: the stepped merge's board differs from the one-shot merge "
+                            f"({len(merged or []) // 2} vs {len(expected or []) // 2} members)")
+    router.close()
+    return len(merger.finished)
+
+
 # ---- the scheduler --------------------------------------------------------
 
 
@@ -816,6 +946,8 @@ def main():
         # Tasks fall due over the first minute of chaos.
         tasks = enqueue_tasks(cluster, args.tasks, now_ms + 2000, 60_000)
         say(f"{len(tasks)} tasks enqueued and WAIT-confirmed")
+        fill_days(cluster, args.seed)
+        say(f"{ROOMS * DAYS} daily boards filled for the stepped merges")
 
         stop = threading.Event()
         drain_deadline = [float("inf")]
@@ -825,7 +957,8 @@ def main():
         worker_stop = threading.Event()
         workers = [Worker(i, args.seed, cluster, worker_stop, stats, deliveries, lock)
                    for i in range(args.workers)]
-        for thread in producers + workers:
+        merger = Merger(args.seed, cluster, stop, stats)
+        for thread in producers + workers + [merger]:
             thread.start()
 
         scheduler = Scheduler(cluster, rng, stats, producers, say)
@@ -837,7 +970,8 @@ def main():
         drain_deadline[0] = time.monotonic() + 60
         for producer in producers:
             producer.join(90)
-        say("producers stopped")
+        merger.join(90)
+        say("producers and the merger stopped")
         # Workers run until every task was delivered (all fell due) or 90 s.
         wait_until(90, "every task is delivered",
                    lambda: len({d[0] for d in deliveries}) >= len(tasks) and time.time() * 1000 > now_ms + 62_000,
@@ -847,13 +981,16 @@ def main():
             worker.join(60)
         cluster.wait_healthy("the chaos ends")
 
-        for thread in producers + workers:
+        for thread in producers + workers + [merger]:
             if thread.is_alive():
                 failures.append(f"{type(thread).__name__} {thread.number} did not stop")
             if thread.error:
                 failures.append(f"{type(thread).__name__} {thread.number} failed: {thread.error}")
         events, confirmed_gifts = check_gifts(cluster, producers, failures)
         redelivered = check_tasks(tasks, list(deliveries), failures)
+        merged_rooms = check_merges(cluster, merger, failures)
+        if not stats.get("merge_runs_finished"):
+            failures.append("no stepped merge finished")
 
         refused_by_servers = 0
         for node in cluster.nodes:
@@ -878,7 +1015,10 @@ def main():
             f"(sigkill {stats.get('kills')}) reshards={stats.get('reshards')} (atomic {stats.get('atomic_reshards')}, "
             f"atomic refused {stats.get('atomic_refused')}) "
             f"tasks={len(tasks)} deliveries={stats.get('deliveries')} redelivered={redelivered} "
-            f"acks_skipped={stats.get('acks_skipped')} acks_lost={stats.get('acks_lost')} seconds={time.monotonic() - started:.0f} "
+            f"acks_skipped={stats.get('acks_skipped')} acks_lost={stats.get('acks_lost')} "
+            f"merges={stats.get('merge_runs_finished')} (rooms checked {merged_rooms}, steps "
+            f"{stats.get('merge_steps')}, resent {stats.get('merge_steps_resent')}, refused runs "
+            f"{stats.get('merge_runs_refused')}) seconds={time.monotonic() - started:.0f} "
             f"result={'FAILED' if failures else 'ok'}"
         )
         print(summary, flush=True)

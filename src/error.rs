@@ -110,7 +110,19 @@ impl fmt::Display for ZkitError {
                     "ERR the cursor belongs to another merge (other destkey, staging key, sources or weights): pass the same arguments, or 0 to start again"
                 }
                 MergeError::StagingGone => {
-                    "ERR the staging key of this merge is gone: start the merge again with cursor 0"
+                    "ERR the staging key of this merge is gone (deleted or expired): start the merge again with cursor 0"
+                }
+                MergeError::RunInProgress => {
+                    "ERR the staging key is held by an unfinished merge: continue that merge with its latest cursor, or DEL the staging key to abandon it"
+                }
+                MergeError::RunReplaced => {
+                    "ERR this merge no longer holds the staging key: another merge started on it; start again with cursor 0"
+                }
+                MergeError::StaleCursor => {
+                    "ERR an old cursor of this merge: pass the cursor of its latest reply (sending that one again repeats the reply)"
+                }
+                MergeError::SlotMoving => {
+                    "TRYAGAIN the slot of destkey is being migrated and destkey is missing on this node: send the last merge step again"
                 }
             }),
             ZkitError::Grammar(e) => match e {
@@ -262,6 +274,10 @@ mod tests {
             ZkitError::Merge(MergeError::MalformedCursor),
             ZkitError::Merge(MergeError::ForeignCursor),
             ZkitError::Merge(MergeError::StagingGone),
+            ZkitError::Merge(MergeError::RunInProgress),
+            ZkitError::Merge(MergeError::RunReplaced),
+            ZkitError::Merge(MergeError::StaleCursor),
+            ZkitError::Merge(MergeError::SlotMoving),
             ZkitError::Idmp(IdmpError::SeenKeyIsWritten),
             ZkitError::CommandUnavailable("ZREVRANK"),
             ZkitError::WrongFamily(WrongFamily {

@@ -11,6 +11,7 @@ pub mod delay;
 pub mod feed;
 pub mod idmp;
 pub mod rank;
+pub mod rank_merge;
 pub mod rate;
 pub mod recent;
 pub mod stats;

@@ -25,8 +25,10 @@ pub enum Native {
     Zrem,
     Zremrangebyscore,
     Pexpireat,
+    Persist,
     Unlink,
     Rename,
+    Cluster,
     Zrevrank,
     Zcount,
     Zrange,
@@ -38,13 +40,15 @@ pub enum Native {
 }
 
 impl Native {
-    pub const ALL: [Native; 14] = [
+    pub const ALL: [Native; 16] = [
         Native::Zadd,
         Native::Zrem,
         Native::Zremrangebyscore,
         Native::Pexpireat,
+        Native::Persist,
         Native::Unlink,
         Native::Rename,
+        Native::Cluster,
         Native::Zrevrank,
         Native::Zcount,
         Native::Zrange,
@@ -71,8 +75,10 @@ impl Native {
             Native::Zrem => c"ZREM",
             Native::Zremrangebyscore => c"ZREMRANGEBYSCORE",
             Native::Pexpireat => c"PEXPIREAT",
+            Native::Persist => c"PERSIST",
             Native::Unlink => c"UNLINK",
             Native::Rename => c"RENAME",
+            Native::Cluster => c"CLUSTER",
             Native::Zrevrank => c"ZREVRANK",
             Native::Zcount => c"ZCOUNT",
             Native::Zrange => c"ZRANGE",

@@ -60,6 +60,15 @@ impl Ctx {
         unsafe { api!(RedisModule_Milliseconds)() }
     }
 
+    /// `N` random bytes from the server's generator (seeded from
+    /// /dev/urandom): ids nobody can guess.
+    pub fn random_bytes<const N: usize>(&self) -> [u8; N] {
+        let mut bytes = [0u8; N];
+        // SAFETY: writes exactly `N` bytes into the buffer.
+        unsafe { api!(RedisModule_GetRandomBytes)(bytes.as_mut_ptr(), N) };
+        bytes
+    }
+
     /// True when the command runs inside MULTI/EXEC or a script, where it
     /// must not block.
     pub fn in_transaction_or_script(&self) -> bool {

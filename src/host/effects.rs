@@ -1,6 +1,6 @@
 //! The effects recorder: every write a key handle makes is recorded here as
 //! the native command that replays it (`ZADD key <exact score> member`,
-//! `ZREM`, `ZREMRANGEBYSCORE`, `PEXPIREAT`, `UNLINK`, `RENAME`), with the keyspace event
+//! `ZREM`, `ZREMRANGEBYSCORE`, `PEXPIREAT`, `PERSIST`, `UNLINK`, `RENAME`), with the keyspace event
 //! the native command fires. When the [`Ctx`] of the call ends, the recorder
 //! replicates them (the server wraps a call's propagation in one
 //! `MULTI`/`EXEC`), fires the events, and signals the modified keys to WATCH
@@ -221,12 +221,13 @@ pub(super) mod native {
     use super::super::Native;
     use super::EventClass;
 
-    // Every key-handle write needs these (`Native::RECORDED`); RENAME only
-    // `Ctx::rename`.
+    // Every key-handle write needs these (`Native::RECORDED`); PERSIST only
+    // `Zset::persist`, RENAME only `Ctx::rename`.
     pub const ZADD: &CStr = Native::Zadd.name();
     pub const ZREM: &CStr = Native::Zrem.name();
     pub const ZREMRANGEBYSCORE: &CStr = Native::Zremrangebyscore.name();
     pub const PEXPIREAT: &CStr = Native::Pexpireat.name();
+    pub const PERSIST: &CStr = Native::Persist.name();
     pub const UNLINK: &CStr = Native::Unlink.name();
     pub const RENAME: &CStr = Native::Rename.name();
 
@@ -235,6 +236,7 @@ pub(super) mod native {
     pub const ZREM_EVENT: (EventClass, &CStr) = (EventClass::Zset, c"zrem");
     pub const ZREMRANGEBYSCORE_EVENT: (EventClass, &CStr) = (EventClass::Zset, c"zremrangebyscore");
     pub const EXPIRE_EVENT: (EventClass, &CStr) = (EventClass::Generic, c"expire");
+    pub const PERSIST_EVENT: (EventClass, &CStr) = (EventClass::Generic, c"persist");
     pub const DEL_EVENT: (EventClass, &CStr) = (EventClass::Generic, c"del");
 
     /// The zset events of writes that only remove members, after which no

@@ -27,6 +27,7 @@
 mod alloc;
 mod block;
 mod call;
+mod cluster;
 mod command;
 mod config;
 mod ctx;

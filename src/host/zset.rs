@@ -133,6 +133,24 @@ impl Ctx {
         Ok(())
     }
 
+    /// Whether a key of any type exists.
+    pub fn key_exists(&self, name: &RStr) -> bool {
+        // SAFETY: valid context and key name; a read-only open of an absent
+        // key returns NULL, any other handle is closed before return.
+        unsafe {
+            let key = api!(RedisModule_OpenKey)(
+                self.as_ptr(),
+                name.as_ptr(),
+                raw::REDISMODULE_READ as c_int,
+            );
+            if key.is_null() {
+                return false;
+            }
+            api!(RedisModule_CloseKey)(key);
+            true
+        }
+    }
+
     /// Deletes a key of any type as `UNLINK` does (a large value is freed
     /// in the background, here and on replicas); true if it existed.
     pub fn unlink(&self, name: &RStr) -> Result<bool, HostError> {
@@ -438,6 +456,32 @@ impl<'c> Zset<'c> {
             event: Some(native::EXPIRE_EVENT),
         });
         Ok(())
+    }
+
+    /// When the key expires (unix ms), `None` when it has no TTL.
+    pub fn expires_at(&self) -> Option<i64> {
+        // SAFETY: open key.
+        let at = unsafe { api!(RedisModule_GetAbsExpire)(self.ptr()) };
+        (at != raw::REDISMODULE_NO_EXPIRE as i64).then_some(at)
+    }
+
+    /// Removes the key's TTL, as `PERSIST` does; false when it had none.
+    /// Replicated as PERSIST: check [`Native::Persist`] before the call's
+    /// first write ([`Ctx::require`]).
+    pub fn persist(&mut self) -> bool {
+        if self.expires_at().is_none() {
+            return false;
+        }
+        // SAFETY: open writable key that exists (it has a TTL).
+        unsafe { api!(RedisModule_SetExpire)(self.ptr(), raw::REDISMODULE_NO_EXPIRE as i64) };
+        self.record(Write {
+            command: native::PERSIST,
+            key: self.name(),
+            fixed: Words::new(),
+            item: Words::new(),
+            event: Some(native::PERSIST_EVENT),
+        });
+        true
     }
 
     /// The name of a writable key.

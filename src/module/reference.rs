@@ -347,7 +347,7 @@ mod tests {
             "FEED.ADD key [CAP n] score member [score member ...]"
         );
         assert_eq!(
-            commands::rank::MERGE.usage(),
+            commands::rank_merge::MERGE.usage(),
             "RANK.MERGE destkey numkeys key [key ...] [WEIGHTS weight [weight ...]] [STEP count staging cursor]"
         );
         assert!(commands::vote::CAST

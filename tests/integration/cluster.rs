@@ -3,10 +3,10 @@
 //! (a cluster per test): `make test-all` runs these.
 
 use crate::common::client::{err, error_text, ok, query, run, words};
-use crate::common::cluster::Cluster;
+use crate::common::cluster::{begin_migration, migrate_keys, Cluster};
 use crate::common::data::{db_snapshot, DbContents};
-use crate::common::workload::{Rng, FAMILIES};
-use redis::{Connection, Value};
+use crate::common::workload::{named_keys, Rng, FAMILIES};
+use redis::Value;
 
 /// Snapshots of every node, to prove a refused call changed nothing.
 fn snapshots(cluster: &Cluster) -> Vec<DbContents> {
@@ -67,9 +67,8 @@ fn multi_key_calls_across_slots_fail_with_crossslot_and_change_nothing() {
             let call = family.any_call(&mut rng, &keys);
             // The keys the call names (tests/integration/production.rs checks that the
             // key specs find exactly these).
-            let mut slots: Vec<u16> = call
-                .iter()
-                .filter(|w| keys.contains(w))
+            let mut slots: Vec<u16> = named_keys(&call, &keys)
+                .into_iter()
                 .map(|k| cluster.slot(k))
                 .collect();
             slots.sort();
@@ -103,11 +102,7 @@ fn moved_and_ask_redirects_are_followed_while_a_slot_migrates() {
         let keys = family.keys(&tag, 3);
         let slot = cluster.slot(&keys[0]);
         let source = cluster.owner(slot);
-        let target = cluster
-            .nodes
-            .iter()
-            .find(|n| n.port != source.port)
-            .unwrap();
+        let target = cluster.other_than(source);
         // Writes until every key of the family exists (some writes delete
         // keys: a poll that empties its queue), so that later any write's
         // keys have all moved once the slot's keys have.
@@ -141,51 +136,30 @@ fn moved_and_ask_redirects_are_followed_while_a_slot_migrates() {
         assert!(db_snapshot(&mut wrong) == before);
 
         // Migrate the slot as redis-cli --cluster reshard does.
-        let (source_id, target_id) = (source.cluster_entry().id, target.cluster_entry().id);
+        begin_migration(slot, source, target);
+        let target_id = target.cluster_entry().id;
         let mut src = source.connect();
         let mut dst = target.connect();
         let slot_text = slot.to_string();
-        ok(
-            &mut dst,
-            &["CLUSTER", "SETSLOT", &slot_text, "IMPORTING", &source_id],
-        );
-        ok(
-            &mut src,
-            &["CLUSTER", "SETSLOT", &slot_text, "MIGRATING", &target_id],
-        );
         let expected = db_snapshot(&mut src);
         let mut moved: Vec<String> =
             query(&mut src, &["CLUSTER", "GETKEYSINSLOT", &slot_text, "1000"]);
         moved.sort();
         assert!(!moved.is_empty());
-        let target_port = target.port.to_string();
-        let migrate = |con: &mut Connection, keys: &[String]| {
-            let mut words = vec![
-                "MIGRATE",
-                "127.0.0.1",
-                &target_port,
-                "",
-                "0",
-                "5000",
-                "KEYS",
-            ];
-            words.extend(keys.iter().map(String::as_str));
-            ok(con, &words);
-        };
         // Half-way: a call whose keys are already moved is sent on with ASK,
         // which the client follows. (Every key of the call must have moved:
         // for several keys Redis answers TRYAGAIN while some are missing.)
         let call = (0..1000)
             .map(|_| (family.write)(&mut rng, &keys))
             .find(|call| {
-                call.iter()
-                    .filter(|w| keys.contains(w))
+                named_keys(call, &keys)
+                    .into_iter()
                     .all(|k| moved.contains(k))
             })
             .expect("a write whose keys all exist");
         let (call_keys, rest): (Vec<String>, Vec<String>) =
             moved.iter().cloned().partition(|k| call.contains(k));
-        migrate(&mut src, &call_keys);
+        migrate_keys(&mut src, target, &call_keys);
         let e = err(&mut src, &words(&call));
         assert_eq!(
             e,
@@ -194,7 +168,7 @@ fn moved_and_ask_redirects_are_followed_while_a_slot_migrates() {
         );
         let mut after_ask = expected.clone();
         ok(&mut client, &words(&call));
-        migrate(&mut src, &rest);
+        migrate_keys(&mut src, target, &rest);
         for node in &cluster.nodes {
             ok(
                 &mut node.connect(),

@@ -9,7 +9,7 @@ use crate::common::client::{err, error_text, ok, query, run, spawn_call, words};
 use crate::common::data::{db_snapshot, server_time_ms};
 use crate::common::facts::{facts_of, keys_and_flags, zkit_commands, CommandFacts};
 use crate::common::replication::aof_bytes;
-use crate::common::workload::{mixed_calls, Rng, FAMILIES};
+use crate::common::workload::{mixed_calls, named_keys, Rng, FAMILIES};
 use crate::common::{
     module_path, server_version, stat, wait_blocked, wait_for, Server, ServerConfig,
 };
@@ -334,7 +334,7 @@ fn acl_key_patterns_confine_every_command() {
             // command declares a write on at least one of them (else a
             // read-only pattern would let it write).
             let mut reported: Vec<&String> = key_flags.iter().map(|(k, _)| k).collect();
-            let mut named: Vec<&String> = call.iter().filter(|w| keys.contains(w)).collect();
+            let mut named = named_keys(&call, &keys);
             reported.sort();
             reported.dedup();
             named.sort();

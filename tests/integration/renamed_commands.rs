@@ -278,7 +278,6 @@ fn every_command_that_needs_a_renamed_command_refuses_before_writing() {
 }
 
 #[test]
-#[ignore = "waits for the stepped-merge rework of #30 (items 1-5), which moves RENAME's check before the last step's first write"]
 fn a_last_merge_step_refuses_before_writing_when_rename_is_renamed() {
     let server = server_renaming(&["RENAME"]);
     let mut con = server.connect();

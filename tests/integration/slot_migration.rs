@@ -12,9 +12,9 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use crate::common::client::{error_text, ok, query, run, spawn_call, words};
-use crate::common::cluster::Cluster;
+use crate::common::cluster::{atomic_slot_migration_available, Cluster};
 use crate::common::data::server_time_ms;
-use crate::common::{valkey_version, wait_blocked, wait_for, Server};
+use crate::common::{wait_blocked, wait_for, Server};
 use redis::Value;
 
 const TAG: &str = "{asm}";
@@ -57,25 +57,13 @@ fn migration_states(node: &Server) -> Vec<String> {
 #[test]
 #[ignore = "slow: make test-all"]
 fn atomic_slot_migration_moves_zkit_keys_under_load() {
-    {
-        let probe = Server::start();
-        let version = valkey_version(&mut probe.connect());
-        if version.is_none_or(|v| v < (9, 0)) {
-            eprintln!(
-                "SKIPPED: CLUSTER MIGRATESLOTS needs Valkey 9.0 or later (this server: {})",
-                version.map_or("Redis".to_string(), |(a, b)| format!("Valkey {a}.{b}"))
-            );
-            return;
-        }
+    if !atomic_slot_migration_available() {
+        return;
     }
     let cluster = Cluster::start(3);
     let slot = cluster.slot(&key("jobs"));
     let source = cluster.owner(slot);
-    let target = cluster
-        .nodes
-        .iter()
-        .find(|n| n.port != source.port)
-        .unwrap();
+    let target = cluster.other_than(source);
     let (jobs, inflight, board) = (key("jobs"), key("inflight"), key("board"));
 
     let mut client = cluster.client();

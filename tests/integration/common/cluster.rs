@@ -5,7 +5,9 @@ use std::process::Command;
 use std::time::Duration;
 
 use super::client::{ok, query};
-use super::{free_port, wait_for, Server, ServerConfig};
+use redis::Connection;
+
+use super::{free_port, valkey_version, wait_for, Server, ServerConfig};
 
 /// `REDIS_CLI` (default `redis-cli` on PATH) creates the cluster; any
 /// redis-cli 7.0+ drives the servers of the compatibility matrix.
@@ -93,6 +95,52 @@ impl Cluster {
             })
             .unwrap_or_else(|| panic!("no node serves slot {slot}"))
     }
+
+    /// A node other than `node`, to move a slot to.
+    pub fn other_than(&self, node: &Server) -> &Server {
+        self.nodes
+            .iter()
+            .find(|n| n.port != node.port)
+            .expect("a cluster of two nodes or more")
+    }
+}
+
+/// Whether the server under test migrates slots atomically (`CLUSTER
+/// MIGRATESLOTS`, Valkey 9.0 and later); says SKIPPED when not.
+pub fn atomic_slot_migration_available() -> bool {
+    let probe = Server::start();
+    let version = valkey_version(&mut probe.connect());
+    let available = version.is_some_and(|v| v >= (9, 0));
+    if !available {
+        eprintln!(
+            "SKIPPED: CLUSTER MIGRATESLOTS needs Valkey 9.0 or later (this server: {})",
+            version.map_or("Redis".to_string(), |(a, b)| format!("Valkey {a}.{b}"))
+        );
+    }
+    available
+}
+
+/// Starts moving `slot` from `source` to `target` as `redis-cli --cluster
+/// reshard` does: IMPORTING on the target, then MIGRATING on the source.
+pub fn begin_migration(slot: u16, source: &Server, target: &Server) {
+    let slot = slot.to_string();
+    let (source_id, target_id) = (source.cluster_entry().id, target.cluster_entry().id);
+    ok(
+        &mut target.connect(),
+        &["CLUSTER", "SETSLOT", &slot, "IMPORTING", &source_id],
+    );
+    ok(
+        &mut source.connect(),
+        &["CLUSTER", "SETSLOT", &slot, "MIGRATING", &target_id],
+    );
+}
+
+/// Moves `keys` from `source` to `target` with MIGRATE.
+pub fn migrate_keys(source: &mut Connection, target: &Server, keys: &[String]) {
+    let port = target.port.to_string();
+    let mut words = vec!["MIGRATE", "127.0.0.1", &port, "", "0", "5000", "KEYS"];
+    words.extend(keys.iter().map(String::as_str));
+    ok(source, &words);
 }
 
 impl Server {

@@ -21,7 +21,9 @@
 //!   they are in `fuzz` only; tests/stats.rs checks their replies.)
 //! - Key names appear in a call only where the command takes a key, never as
 //!   a member or value: the ACL check asserts that COMMAND GETKEYS finds
-//!   exactly the keys a call names, and the cluster check routes by them.
+//!   exactly the keys a call names ([`named_keys`]), and the cluster check
+//!   routes by them. A call may name a key of its own beside one of `keys`,
+//!   spelled `<key>:<suffix>` (a merge's staging key).
 //! - `fuzz` lists argument-vector templates covering every command of the
 //!   family (reads and writes). Placeholders are filled with random values,
 //!   valid or hostile: `$key`, `$member` (any string), `$int`, `$float`,
@@ -58,6 +60,19 @@ pub static FAMILIES: &[Family] = &[
     RECENT, // RECENT.*
     VOTE,   // VOTE.*
 ];
+
+/// The keys a call of a family names: the words that are one of `keys`,
+/// or a key beside one of them (`<key>:<suffix>`).
+pub fn named_keys<'a>(call: &'a [String], keys: &[String]) -> Vec<&'a String> {
+    call.iter()
+        .filter(|word| {
+            keys.iter().any(|key| {
+                word.strip_prefix(key.as_str())
+                    .is_some_and(|rest| rest.is_empty() || rest.starts_with(':'))
+            })
+        })
+        .collect()
+}
 
 impl Family {
     /// `n` key names of this family: `{prefix}{family}:{i}`. A prefix like
@@ -253,12 +268,10 @@ fn rank_write(rng: &mut Rng, keys: &[String]) -> Vec<String> {
             let count = rng.range(1, 3) as usize;
             let sources = rng.sample(keys, count);
             let counted = rng.below(sources.len() as u64) as usize;
-            // A staging board for a merge in steps: a key of its own.
-            let others: Vec<String> = keys
-                .iter()
-                .filter(|k| **k != key && !sources.contains(k))
-                .cloned()
-                .collect();
+            // A merge in steps stages in a key of its own, beside its
+            // destination: a run's staging key holds the run's record and
+            // is no board.
+            let staging = format!("{key}:staging");
             let mut call = vec!["RANK.MERGE".into(), key, sources.len().to_string()];
             call.extend(sources.iter().cloned());
             call.push("WEIGHTS".into());
@@ -272,14 +285,15 @@ fn rank_write(rng: &mut Rng, keys: &[String]) -> Vec<String> {
                 };
                 call.push(weight.to_string());
             }
-            // Half the merges run in steps, each from cursor 0: a step that
-            // reads every member renames the staging board onto the
-            // destination; a shorter one leaves it for the next merge's
-            // cursor 0 to remove.
-            if !others.is_empty() && rng.chance(50) {
+            // Half the merges run in steps, in one call from cursor 0: a
+            // board holds at most 12 members, so a step of 12 entries per
+            // source reads them all and renames the staging board onto the
+            // destination. (A shorter one would leave its run holding the
+            // staging key, and the next merge's cursor 0 would be refused.)
+            if rng.chance(50) {
                 call.push("STEP".into());
-                call.push(rng.range(1, 30).to_string());
-                call.push(rng.pick(&others).clone());
+                call.push(rng.range(12 * sources.len() as i64, 50).to_string());
+                call.push(staging);
                 call.push("0".into());
             }
             call
