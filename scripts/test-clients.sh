@@ -1,185 +1,95 @@
 #!/usr/bin/env bash
-# make test-clients: the Python, Node and Rust clients against a plain server
-# and a 3-master cluster, all with the release module, each client installed the
-# way the quick start tells a user (pip into a fresh venv; npm pack, then npm install
-# of the tarball in a fresh folder; cargo test in clients/rust). Then, on every cluster node: no MOVED or
-# ASK in INFO errorstats and no COMMAND GETKEYS in INFO commandstats; on the
-# plain server and on the cluster, every zkit command called by each suite,
-# and data the servers held before (keys named like the suites') unchanged.
-# Finally the docs' example blocks must equal the example files. First of
-# all, the generated command tables must be what docs/commands.json gives.
-# TEST_CLIENTS=python, node or rust runs one client only.
+# make test-clients: the Python, Node and Rust clients, each installed the
+# way the quick start tells a user (pip into a fresh venv; npm pack, then
+# npm install of the tarball in a fresh folder; cargo test in clients/rust),
+# each suite run against a plain server and a 3-master cluster with the
+# release module by the integration harness (tests/integration/clients.rs:
+# it starts the servers beside other data, calls this script back with
+# `suite NAME`, then checks that the suite called every zkit command on
+# both, got no MOVED, ASK or COMMAND GETKEYS on the cluster, and left the
+# other data alone). Finally the docs' example blocks must equal the
+# example files. First of all, the generated command tables must be what
+# docs/commands.json gives.
+# TEST_CLIENTS=python, node or rust runs one client only; ZKIT_MODULE picks
+# the module (default: the release build).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-ROOT=$PWD
-MODULE=$ROOT/target/release/libzkit.so
-CLI=${REDIS_CLI:-redis-cli}
+source scripts/lib.sh
 
 say() { echo "test-clients: $*"; }
 fail() { echo "test-clients: FAILED: $*" >&2; exit 1; }
 
-for tool in cargo redis-server "$CLI" python3 node npm; do
+# Called back by the harness with the servers up (ZKIT_TEST_SERVER,
+# ZKIT_TEST_CLUSTER set): one client's suite.
+if [[ ${1:-} == suite ]]; then
+  case $2 in
+    python) cd clients/python && exec "$CLIENTS_WORK/venv/bin/python" -m pytest -p no:cacheprovider -q tests ;;
+    node) cd "$CLIENTS_WORK/node-app" && exec node --test --test-concurrency=1 test/*.test.mjs test/*.test.cjs ;;
+    rust)
+      cd clients/rust
+      cargo test --locked
+      say "rust: the quick start example (docs/clients.md) on the cluster, on a prefix of its own"
+      example_out=$(cargo run --locked --quiet --example quick_start -- \
+        "redis://${ZKIT_TEST_CLUSTER%%,*}" "zkit-example-rust:$$:")
+      [[ $example_out == $'alice: 10 at rank 1\ndue at 0: mail:1' ]] || fail "rust quick start printed: $example_out"
+      exit 0 ;;
+    *) fail "no client suite $2" ;;
+  esac
+fi
+
+for tool in cargo redis-server redis-cli python3 node npm; do
   command -v "$tool" >/dev/null || fail "$tool is missing (make deps installs redis; Python 3.8+ and Node.js 18+ come from the system)"
 done
 say "the clients' command tables against docs/commands.json"
 python3 scripts/gen-clients.py --check
-say "building the release module"
-cargo build --release --quiet
+export ZKIT_MODULE
+ZKIT_MODULE=$(release_module)
+say "module $ZKIT_MODULE"
+cargo test --no-run --test integration -q
 
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/zkit-clients.XXXXXX")
-SERVER_PIDS=()
-stop_servers() {
-  for pid in "${SERVER_PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
-  for pid in "${SERVER_PIDS[@]}"; do wait "$pid" 2>/dev/null || true; done
-  rm -rf "$WORK"
-}
-trap stop_servers EXIT
+export CLIENTS_WORK
+CLIENTS_WORK=$(mktemp -d "${TMPDIR:-/tmp}/zkit-clients.XXXXXX")
+trap 'rm -rf "$CLIENTS_WORK"' EXIT
 
-free_port() {
-  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
-
-# start_server NAME PORT [redis-server options...]
-start_server() {
-  local dir=$WORK/$1 port=$2
-  shift 2
-  mkdir -p "$dir"
-  (cd "$dir" && exec redis-server --bind 127.0.0.1 --port "$port" --dir . --save '' \
-    --appendonly no --loadmodule "$MODULE" "$@" >server.log 2>&1) &
-  SERVER_PIDS+=($!)
-  for _ in $(seq 100); do
-    "$CLI" -p "$port" PING >/dev/null 2>&1 && return 0
-    sleep 0.1
-  done
-  cat "$dir/server.log" >&2
-  fail "redis-server on port $port did not start"
-}
-
-SINGLE_PORT=$(free_port)
-start_server single "$SINGLE_PORT"
-CLUSTER_PORTS=()
-for n in 1 2 3; do
-  port=$(free_port)
-  start_server "node$n" "$port" --cluster-enabled yes --cluster-config-file nodes.conf \
-    --cluster-node-timeout 5000 --cluster-port "$(free_port)"
-  CLUSTER_PORTS+=("$port")
-done
-"$CLI" --cluster create "${CLUSTER_PORTS[@]/#/127.0.0.1:}" --cluster-replicas 0 --cluster-yes >"$WORK/cluster-create.log" 2>&1 ||
-  { cat "$WORK/cluster-create.log" >&2; fail "redis-cli --cluster create"; }
-for port in "${CLUSTER_PORTS[@]}"; do
-  for _ in $(seq 300); do
-    info=$("$CLI" -p "$port" CLUSTER INFO)
-    [[ $info == *cluster_state:ok* && $info == *cluster_known_nodes:3* ]] && break
-    sleep 0.1
-  done
-  [[ $info == *cluster_state:ok* ]] || fail "cluster node $port is not ready"
-done
-say "plain server on 127.0.0.1:$SINGLE_PORT, cluster on ${CLUSTER_PORTS[*]/#/127.0.0.1:}"
-export ZKIT_TEST_SERVER=127.0.0.1:$SINGLE_PORT
-ZKIT_TEST_CLUSTER=$(IFS=,; echo "${CLUSTER_PORTS[*]/#/127.0.0.1:}")
-export ZKIT_TEST_CLUSTER
-
-ZKIT_COMMANDS=$("$CLI" -p "$SINGLE_PORT" COMMAND LIST FILTERBY MODULE zkit | grep -v '^zkit\.debug-panic$')
-
-# Other data the suites must leave as it is (each test works under a key
-# prefix of its own and flushes nothing): sorted sets named like the suites'
-# keys without their prefix, {jobs} with due tasks a stray worker would take.
-FOREIGN_KEYS=(board '{jobs}' '{jobs}:inflight' '{t}:mon' '{p}:board' 'gifts:room:42' 'feed:user:7' 'MemberRecentGoods:66')
-FOREIGN_PORTS=("$SINGLE_PORT" "${CLUSTER_PORTS[0]}")
-for port in "${FOREIGN_PORTS[@]}"; do
-  for key in "${FOREIGN_KEYS[@]}"; do "$CLI" -c -p "$port" ZADD "$key" 1 other-team:1 2 other-team:2 >/dev/null; done
-done
-check_foreign() {
-  local port key got
-  for port in "${FOREIGN_PORTS[@]}"; do
-    for key in "${FOREIGN_KEYS[@]}"; do
-      got=$("$CLI" -c -p "$port" ZRANGE "$key" 0 -1 WITHSCORES | tr '\n' ' ')
-      [[ $got == "other-team:1 1 other-team:2 2 " ]] || fail "$1 changed the other data: $key on port $port holds: $got"
-    done
-  done
-  say "$1: the other data (${#FOREIGN_KEYS[@]} keys on the server and on the cluster) is untouched"
-}
-
-reset_stats() {
-  for port in "$SINGLE_PORT" "${CLUSTER_PORTS[@]}"; do "$CLI" -p "$port" CONFIG RESETSTAT >/dev/null; done
-}
-
-# calls_of COMMAND PORT...: the command's calls summed over the servers.
-calls_of() {
-  local command=$1 total=0 calls
-  shift
-  for port in "$@"; do
-    calls=$("$CLI" -p "$port" INFO commandstats | tr -d '\r' | sed -n "s/^cmdstat_$command:calls=\([0-9]*\),.*/\1/p")
-    total=$((total + ${calls:-0}))
-  done
-  echo "$total"
-}
-
-# check_stats SUITE: what the suite sent since reset_stats.
-check_stats() {
-  local suite=$1 port errors getkeys zkit_calls command
-  for port in "${CLUSTER_PORTS[@]}"; do
-    errors=$("$CLI" -p "$port" INFO errorstats | tr -d '\r' | grep -E '^errorstat_(MOVED|ASK):' || true)
-    getkeys=$(calls_of 'command|getkeys' "$port")
-    zkit_calls=0
-    for command in $ZKIT_COMMANDS; do zkit_calls=$((zkit_calls + $(calls_of "$command" "$port"))); done
-    say "$suite: cluster node $port: $zkit_calls zkit calls, redirects: ${errors:-none}, COMMAND GETKEYS calls: $getkeys"
-    [[ -z $errors ]] || fail "$suite: node $port answered MOVED/ASK"
-    ((getkeys == 0)) || fail "$suite: node $port ran COMMAND GETKEYS"
-  done
-  for command in $ZKIT_COMMANDS; do
-    (($(calls_of "$command" "$SINGLE_PORT") > 0)) || fail "$suite never called $command on the plain server"
-    (($(calls_of "$command" "${CLUSTER_PORTS[@]}") > 0)) || fail "$suite never called $command on the cluster"
-  done
-  say "$suite: every zkit command ($(echo $ZKIT_COMMANDS | wc -w)) called on the plain server and on the cluster"
+# One client's suite on the harness's servers (see the top).
+run_suite() { # client
+  ZKIT_CLIENT=$1 ZKIT_CLIENT_SUITE="bash scripts/test-clients.sh suite $1" \
+    cargo test -q --test integration clients:: -- --ignored --nocapture
 }
 
 wants() { [[ ${TEST_CLIENTS:-python node rust} == *$1* ]]; }
 
 if wants python; then
   say "python: fresh venv, pip install ./clients/python"
-  python3 -m venv "$WORK/venv"
-  "$WORK/venv/bin/pip" install --quiet --disable-pip-version-check ./clients/python pytest mypy
-  "$WORK/venv/bin/python" -c 'import redis, zkit; print("test-clients: python: redis-py", redis.__version__, "zkit from", zkit.__file__)'
+  python3 -m venv "$CLIENTS_WORK/venv"
+  "$CLIENTS_WORK/venv/bin/pip" install --quiet --disable-pip-version-check ./clients/python pytest mypy
+  "$CLIENTS_WORK/venv/bin/python" -c 'import redis, zkit; print("test-clients: python: redis-py", redis.__version__, "zkit from", zkit.__file__)'
   say "python: mypy on the package and the examples"
-  (cd clients/python && "$WORK/venv/bin/mypy" --cache-dir "$WORK/mypy-cache" src/zkit examples)
-  reset_stats
-  (cd clients/python && "$WORK/venv/bin/python" -m pytest -p no:cacheprovider -q tests)
-  check_stats python
-  check_foreign python
+  (cd clients/python && "$CLIENTS_WORK/venv/bin/mypy" --cache-dir "$CLIENTS_WORK/mypy-cache" src/zkit examples)
+  run_suite python
 fi
 
 if wants node; then
   say "node: npm pack ./clients/node, then npm install of the tarball in a fresh folder"
-  (cd clients/node && npm ci --silent --no-audit --no-fund && npm pack --silent --pack-destination "$WORK" >/dev/null)
-  mkdir "$WORK/node-app"
-  cp -r clients/node/test clients/node/examples "$WORK/node-app/"
+  (cd clients/node && npm ci --silent --no-audit --no-fund && npm pack --silent --pack-destination "$CLIENTS_WORK" >/dev/null)
+  mkdir "$CLIENTS_WORK/node-app"
+  cp -r clients/node/test clients/node/examples "$CLIENTS_WORK/node-app/"
   (
-    cd "$WORK/node-app"
+    cd "$CLIENTS_WORK/node-app"
     npm init -y >/dev/null
-    npm install --silent --no-audit --no-fund "$WORK"/zkit-*.tgz ioredis redis
+    npm install --silent --no-audit --no-fund "$CLIENTS_WORK"/zkit-*.tgz ioredis redis
     echo "test-clients: node: $(node -p '`ioredis ${require("ioredis/package.json").version}, redis ${require("redis/package.json").version}`')"
     echo "test-clients: node: tsc --strict on a typed use of the installed .d.ts"
     npm install --silent --no-audit --no-fund --no-save typescript@~5.9.3 @types/node@^20.19.0
     npx tsc --noEmit --strict --module nodenext --moduleResolution nodenext --target es2022 --skipLibCheck test/types.ts
-    reset_stats
-    node --test --test-concurrency=1 test/*.test.mjs test/*.test.cjs
   )
-  check_stats node
-  check_foreign node
+  run_suite node
 fi
 
 if wants rust; then
   say "rust: cargo test in clients/rust (its own workspace, Cargo.lock as committed)"
   (cd clients/rust && cargo test --locked --quiet --no-run)
-  reset_stats
-  (cd clients/rust && cargo test --locked)
-  say "rust: the quick start example (docs/clients.md) on the cluster, on a prefix of its own"
-  example_out=$(cd clients/rust && cargo run --locked --quiet --example quick_start -- \
-    "redis://127.0.0.1:${CLUSTER_PORTS[0]}" "zkit-example-rust:$$:")
-  [[ $example_out == $'alice: 10 at rank 1\ndue at 0: mail:1' ]] || fail "rust quick start printed: $example_out"
-  check_stats rust
-  check_foreign rust
+  run_suite rust
 fi
 
 say "docs example blocks"
