@@ -6,7 +6,7 @@ RELEASE_MODULE := target/release/libzkit.so
 RUN_DIR := .run
 PORT ?= 6379
 
-.PHONY: deps build run test test-all test-clients chaos dist dist-check deb-check docs smoke-arm64 compat server-suite leakcheck upgrade-check bench bench-docs lint clean
+.PHONY: deps build run test test-all test-clients observe-check chaos dist dist-check deb-check docs smoke-arm64 compat server-suite leakcheck upgrade-check bench bench-docs lint clean
 
 deps:
 	@bash scripts/ensure-deps.sh
@@ -32,12 +32,13 @@ test: deps
 # artifacts and their checks, the integration suite, slow tests included
 # (Redis Cluster, the write-gate soak), on the servers of the compatibility
 # matrix with the x86_64 release module, the aarch64 module under qemu, the
-# Python, Node and Rust clients, the servers' own test suites with zkit
-# loaded, a rolling upgrade from 0.2.0, the chaos suite, the valgrind leak
-# check, the docs site. .ci/run runs them side by side, each artifact built
-# once, and prints their seconds (about 20 minutes on 2 idle cores).
+# Python, Node and Rust clients, the metrics path and the console (make
+# observe-check), the servers' own test suites with zkit loaded, a rolling
+# upgrade from 0.2.0, the chaos suite, the valgrind leak check, the docs
+# site. .ci/run runs them side by side, each artifact built once, and prints
+# their seconds.
 test-all:
-	.ci/run dist-check deb-check docs compat smoke-arm64 test-clients server-suite upgrade-check chaos leakcheck
+	.ci/run dist-check deb-check docs compat smoke-arm64 test-clients observe-check server-suite upgrade-check chaos leakcheck
 
 # Release tarballs and Debian packages (amd64, arm64) for x86_64 and aarch64
 # (glibc 2.17), debug symbols and checksums in ./dist (docs/operating.md,
@@ -78,6 +79,13 @@ server-suite: deps
 # integration harness (tests/integration/clients.rs; docs/clients.md).
 test-clients: deps
 	bash scripts/test-clients.sh
+
+# What docs/observe.md ships, on real servers: the alert rules (promtool check
+# and unit tests), redis_exporter with observe/zkit-exporter.lua scraped by
+# Prometheus (the per-queue lag, every metric the dashboard and the rules
+# name), and the console's browser tests in headless Chromium.
+observe-check: deps
+	bash scripts/observe-check.sh
 
 # A rolling upgrade from 0.2.0 (built from this repository's history) to this
 # tree on a master and its replica, writing at every step (replica first,
@@ -127,4 +135,4 @@ lint: deps
 
 clean:
 	$(CARGO) clean
-	rm -rf $(RUN_DIR) .compat .leakcheck .bench dist site .docs .server-suite .upgrade .ci/logs .ci/release
+	rm -rf $(RUN_DIR) .compat .leakcheck .bench dist site .docs .server-suite .upgrade .ci/logs .ci/release .observe console/node_modules

@@ -70,6 +70,10 @@ REPLY_SHAPES: Dict[str, Tuple[str, str, str]] = {
     "tasks-or-nil": ("parse_tasks", "parseTasks", "Option<Vec<Task>>"),
     "rate": ("parse_rate", "parseRate", "RateResult"),
     "vote": ("parse_vote", "parseVote", "VoteResult"),
+    # The stats commands: a field list, read by name.
+    "delay-stats": ("parse_delay_stats", "parseDelayStats", "DelayStats"),
+    "board-stats": ("parse_board_stats", "parseBoardStats", "BoardStats"),
+    "rate-stats": ("parse_rate_stats", "parseRateStats", "RateStats"),
 }
 
 #: Rust reply types narrower than their shape: DELAY.POLL never answers nil
@@ -90,6 +94,7 @@ COMMAND_REPLIES: Dict[str, str] = {
     "RANK.MERGE": "merge",
     "RANK.MGIFT": "total-ranks",
     "RANK.MGET": "rank-infos",
+    "RANK.STATS": "board-stats",
     "FEED.ADD": "integer",
     "FEED.PAGE": "feed-page",
     "DELAY.POLL": "tasks-or-nil",
@@ -97,7 +102,9 @@ COMMAND_REPLIES: Dict[str, str] = {
     "DELAY.ACK": "integer",
     "DELAY.NACK": "boolean",
     "DELAY.TOUCH": "boolean",
+    "DELAY.STATS": "delay-stats",
     "RATE.HIT": "rate",
+    "RATE.STATS": "rate-stats",
     "RECENT.ADD": "integer",
     "VOTE.CAST": "vote",
     "VOTE.STATE": "integer",
@@ -393,7 +400,10 @@ RUST_HEADER = """\
 
 use redis::RedisResult;
 
-use crate::replies::{{FeedPage, RankEntry, RankInfo, RateResult, Task, TotalRank, VoteResult}};
+use crate::replies::{{
+    BoardStats, DelayStats, FeedPage, RankEntry, RankInfo, RateResult, RateStats, Task, TotalRank,
+    VoteResult,
+}};
 use crate::{{Call, Transport, Zkit}};
 
 /// Every command of the table, for checking it against the server's list.

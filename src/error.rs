@@ -69,6 +69,9 @@ pub enum ZkitError {
     Grammar(GrammarError),
     /// An `IDMP` clause that cannot work.
     Idmp(IdmpError),
+    /// The server lacks a native command zkit runs or replicates its writes
+    /// as (renamed or disabled by `rename-command`); nothing was written.
+    CommandUnavailable(&'static str),
     /// A bug or an unexpected server answer: the command changed nothing it
     /// could avoid changing, and the message says what happened.
     Internal(String),
@@ -141,6 +144,10 @@ impl fmt::Display for ZkitError {
                 }
             },
             ZkitError::Idmp(e) => write!(f, "ERR {e}"),
+            ZkitError::CommandUnavailable(command) => write!(
+                f,
+                "ERR this command needs {command}, which the server has renamed or disabled (rename-command): nothing was changed"
+            ),
             ZkitError::Internal(message) => write!(f, "ERR zkit internal error: {message}"),
         }
     }
@@ -157,6 +164,7 @@ impl From<HostError> for ZkitError {
         match e {
             HostError::WrongType => ZkitError::WrongType,
             HostError::Arity(command) => ZkitError::Arity(command),
+            HostError::CommandUnavailable(command) => ZkitError::CommandUnavailable(command),
             HostError::Panicked { .. } | HostError::Internal(_) => {
                 ZkitError::Internal(e.to_string())
             }
@@ -245,6 +253,7 @@ mod tests {
             ZkitError::Merge(MergeError::ForeignCursor),
             ZkitError::Merge(MergeError::StagingGone),
             ZkitError::Idmp(IdmpError::SeenKeyIsWritten),
+            ZkitError::CommandUnavailable("ZREVRANK"),
             ZkitError::Internal("boom".into()),
         ];
         for e in errors {

@@ -25,6 +25,7 @@
 //! no task is ever read as an option.
 
 use super::args::positive;
+use super::stats::{self, Fields};
 use super::{Command, Counter};
 use crate::error::{bound, ZkitError};
 use crate::host::{
@@ -36,9 +37,10 @@ use crate::logic::delay::{
     self, check_dead_letter_keys, is_held, outlook, retry_at, wake_at_ms, Claim, DelayError, Lease,
     Outlook, TaskQueue,
 };
+use crate::logic::stats::{due_age_ms, due_time_ms};
 use crate::{declare_command, request};
 
-pub static COMMANDS: &[&Command] = &[&POLL, &BPOLL, &ACK, &NACK, &TOUCH];
+pub static COMMANDS: &[&Command] = &[&POLL, &BPOLL, &ACK, &NACK, &TOUCH, &STATS];
 
 /// Tasks handed to pollers (with or without a lease), and tasks acknowledged.
 pub static TASKS_CLAIMED: Counter = Counter::new();
@@ -668,4 +670,98 @@ fn touch(ctx: &Ctx, args: Touch<'_>) -> Result<Reply, ZkitError> {
     }
     ctx.open_zset_mut(inflight)?.add(task, until as f64)?;
     Ok(Reply::Int(1))
+}
+
+declare_command! {
+    pub static STATS: Command = {
+        name: "delay.stats",
+        handler: stats,
+        flags: "readonly fast",
+        acl_categories: "read sortedset fast",
+        summary: "Returns a queue's depth and lag, read by name: now-ms, tasks, due, oldest-due-age-ms, next-due-ms, and with the sets named inflight, expired (leases that ended), dead and redelivered (tasks counted more than once); nil for a set not named.",
+        complexity: "O(log(N)) with N the members of the largest set named.",
+        since: "0.3.1",
+        history: &[],
+        args: &[
+            Arg::key("queue", kf::RO | kf::ACCESS),
+            Arg::key("inflight", kf::RO).token("INFLIGHT").optional(),
+            Arg::key("dead", kf::RO).token("DEAD").optional(),
+            Arg::key("deliveries", kf::RO).token("DELIVERIES").optional(),
+        ],
+    }
+}
+
+request! {
+    /// DELAY.STATS `queue [INFLIGHT inflight] [DEAD dead] [DELIVERIES
+    /// deliveries]`.
+    struct Stats<'a> {
+        queue: &'a RStr = key,
+        inflight: Option<&'a RStr> = option(Request::key),
+        dead: Option<&'a RStr> = option(Request::key),
+        deliveries: Option<&'a RStr> = option(Request::key),
+    }
+}
+
+/// -> `[now-ms, tasks, due, oldest-due-age-ms, next-due-ms, inflight,
+/// expired, dead, redelivered]` by name: counts by score (ZCOUNT) and the
+/// first score on each side of now, a few O(log N) lookups per set.
+fn stats(ctx: &Ctx, args: Stats<'_>) -> Result<Reply, ZkitError> {
+    let Stats {
+        queue,
+        inflight,
+        dead,
+        deliveries,
+    } = args;
+    // Every type first: a WRONGTYPE answers before any count.
+    let tasks = ctx.key_len(queue, KeyKind::Zset)?;
+    let set_len = |key: Option<&RStr>| -> Result<Option<i64>, ZkitError> {
+        key.map(|key| Ok(ctx.key_len(key, KeyKind::Zset)? as i64))
+            .transpose()
+    };
+    let (inflight_len, dead_len) = (set_len(inflight)?, set_len(dead)?);
+    set_len(deliveries)?;
+
+    let now = ctx.now_ms();
+    let due = delay::due_bound(now);
+    let (mut earliest, mut next_due) = (None, None);
+    if let Some(mut queue) = ctx.open_zset(queue)? {
+        earliest = queue.iter_asc(ScoreBound::MIN, ScoreBound::MAX).next();
+        next_due = queue
+            .iter_asc(ScoreBound::Exclusive(due), ScoreBound::MAX)
+            .next();
+    }
+    let count = |key: &RStr, min: f64, max: f64| -> Result<i64, ZkitError> {
+        let (min, max) = (ScoreBound::Inclusive(min), ScoreBound::Inclusive(max));
+        Ok(stats::count_between(ctx, key, min, max)? as i64)
+    };
+    let due_now = match earliest {
+        Some((_, score)) if score <= due => count(queue, f64::NEG_INFINITY, due)?,
+        _ => 0,
+    };
+    let expired = inflight
+        .map(|key| count(key, f64::NEG_INFINITY, due))
+        .transpose()?;
+    // A task counted twice or more was delivered again (its lease ended, or
+    // it was handed back).
+    let redelivered = deliveries
+        .map(|key| count(key, 2.0, f64::INFINITY))
+        .transpose()?;
+
+    let mut fields = Fields::default();
+    fields.int("now-ms", now);
+    fields.int("tasks", tasks as i64);
+    fields.int("due", due_now);
+    fields.int(
+        "oldest-due-age-ms",
+        earliest.map_or(0, |(_, score)| due_age_ms(score, now)),
+    );
+    fields.maybe_int(
+        "next-due-ms",
+        next_due.and_then(|(_, score)| due_time_ms(score)),
+    );
+    fields.maybe_int("inflight", inflight_len);
+    fields.maybe_int("expired", expired);
+    fields.maybe_int("dead", dead_len);
+    fields.maybe_int("redelivered", redelivered);
+    Ok(fields.into_reply())
 }

@@ -12,6 +12,7 @@ pub mod idmp;
 pub mod rank;
 pub mod rate;
 pub mod recent;
+pub mod stats;
 pub mod vote;
 
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};

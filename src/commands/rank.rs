@@ -23,10 +23,12 @@ use std::sync::atomic::{AtomicI64, Ordering};
 use super::args::{non_negative, positive};
 use super::feed::check_cursor_fits;
 use super::idmp::{self, Idmp, IdmpArgs, IDMP_ARG, RETAIN_ARG};
+use super::stats::{self, Fields};
 use super::{Command, NumericConfig};
 use crate::error::ZkitError;
 use crate::host::{
-    key_flags as kf, Arg, CallArg, Ctx, KeyKind, OwnedRStr, RStr, Reply, Request, ScoreBound, Zset,
+    key_flags as kf, Arg, CallArg, Ctx, KeyKind, Native, OwnedRStr, RStr, Reply, Request,
+    ScoreBound, Zset,
 };
 use crate::logic::idmp::Seen;
 use crate::logic::merge::{self, MergeArgs, MergeError, Resume};
@@ -35,9 +37,12 @@ use crate::logic::rank::{
     RankEntry, SetCondition, TieBreakClock, TotalUpdate, CLOCK_LIMIT_MS, DEFAULT_EPOCH_MS,
     DEFAULT_SPAN_MS,
 };
+use crate::logic::stats::{quantile_position, BOARD_QUANTILES};
 use crate::{declare_command, request};
 
-pub static COMMANDS: &[&Command] = &[&GIFT, &SET, &GET, &TOP, &AROUND, &MERGE, &MGIFT, &MGET];
+pub static COMMANDS: &[&Command] = &[
+    &GIFT, &SET, &GET, &TOP, &AROUND, &MERGE, &MGIFT, &MGET, &STATS,
+];
 
 /// `zkit.tiebreak-epoch-ms`: the start of the tie-break window (unix ms).
 pub static TIEBREAK_EPOCH_MS: NumericConfig = NumericConfig {
@@ -296,6 +301,15 @@ impl Ranks {
             Ranks::FirstCome
         }
     }
+
+    /// The native command that reads these ranks: a write asks for the
+    /// rank it made after writing, so it requires the command before.
+    fn native(self) -> Native {
+        match self {
+            Ranks::FirstCome => Native::Zrevrank,
+            Ranks::Shared => Native::Zcount,
+        }
+    }
 }
 
 request! {
@@ -410,6 +424,7 @@ fn write_total(
     update: TotalUpdate,
     how: WriteHow<'_>,
 ) -> Result<Reply, ZkitError> {
+    ctx.require(&[how.ranks.native()])?;
     let seen = how
         .idmp
         .as_ref()
@@ -483,6 +498,7 @@ fn mgift(ctx: &Ctx, args: MultiGift<'_>) -> Result<Reply, ZkitError> {
     let names: Vec<&[u8]> = boards.iter().map(|board| board.as_bytes()).collect();
     check_distinct_boards(&names)?;
     let ranks = Ranks::shared(shared);
+    ctx.require(&[ranks.native()])?;
     let seen = idmp.as_ref().map(|i| i.check(ctx, &boards)).transpose()?;
     if seen == Some(Seen::Repeat) {
         let mut replies = Vec::with_capacity(boards.len() + 1);
@@ -758,7 +774,7 @@ impl MergeStep<'_> {
             .transpose()?;
 
         if restarting {
-            ctx.unlink(self.staging);
+            ctx.unlink(self.staging)?;
         }
         if !scored.is_empty() {
             let mut staging = ctx.open_zset_mut(self.staging)?;
@@ -772,7 +788,7 @@ impl MergeStep<'_> {
             None => {
                 // The last step: the old board is freed in the background,
                 // the new one moved into place in O(1).
-                ctx.unlink(self.dest);
+                ctx.unlink(self.dest)?;
                 if staged > 0 {
                     ctx.rename(self.staging, self.dest)?;
                 }
@@ -958,7 +974,7 @@ pub fn is_loaded_board(zset: &mut Zset) -> bool {
 
 /// The 1-based rank of a member, highest total first; `None` if absent.
 fn rank_of(ctx: &Ctx, key: &RStr, member: &RStr) -> Result<Option<i64>, ZkitError> {
-    let reply = ctx.call(c"ZREVRANK", &[CallArg::Str(key), CallArg::Str(member)])?;
+    let reply = ctx.call(Native::Zrevrank, &[CallArg::Str(key), CallArg::Str(member)])?;
     let reply = reply.get();
     if reply.is_null() {
         return Ok(None);
@@ -989,7 +1005,7 @@ fn rank_of_member(
 /// exact double).
 fn shared_rank(ctx: &Ctx, key: &RStr, total: i64) -> Result<i64, ZkitError> {
     let higher = ctx.call(
-        c"ZCOUNT",
+        Native::Zcount,
         &[
             CallArg::Str(key),
             CallArg::Int(total + 1),
@@ -1044,7 +1060,7 @@ fn rank_range(
         CallArg::Int(stop),
         CallArg::Bytes(b"REV"),
     ];
-    let reply = ctx.call(c"ZRANGE", &args)?;
+    let reply = ctx.call(Native::Zrange, &args)?;
     let rows = reply.get();
     let (mut members, mut totals) = (
         Vec::with_capacity(rows.len()),
@@ -1097,4 +1113,57 @@ fn page_reply(
             })
             .collect(),
     ))
+}
+
+declare_command! {
+    pub static STATS: Command = {
+        name: "rank.stats",
+        handler: stats,
+        flags: "readonly",
+        acl_categories: "read sortedset slow",
+        summary: "Returns a board's size and the spread of its totals, read by name: members, top-total, p99-total, p90-total, p50-total, bottom-total (nil on an empty board) and memory-bytes (MEMORY USAGE's estimate).",
+        complexity: "O(log(N)) with N the number of members in the board; memory-bytes samples 5 members, as MEMORY USAGE does by default.",
+        since: "0.3.1",
+        history: &[],
+        args: &[BOARD_READ],
+    }
+}
+
+request! {
+    /// RANK.STATS `key`.
+    struct Stats<'a> {
+        key: &'a RStr = key,
+    }
+}
+
+/// -> `[members, top-total, p99-total, p90-total, p50-total, bottom-total,
+/// memory-bytes]` by name: the totals at a few positions (ZRANGE by index,
+/// O(log N) each; quantiles by the nearest rank) and the key's memory.
+fn stats(ctx: &Ctx, args: Stats<'_>) -> Result<Reply, ZkitError> {
+    let key = args.key;
+    let members = ctx.key_len(key, KeyKind::Zset)? as u64;
+    let clock = tiebreak_clock();
+    let total_at = |position: u64| -> Result<Option<i64>, ZkitError> {
+        let score = if members == 0 {
+            None
+        } else {
+            stats::score_at(ctx, key, position)?
+        };
+        Ok(score.map(|s| clock.decode(s)).transpose()?.map(|e| e.total))
+    };
+    let mut fields = Fields::default();
+    fields.int("members", members as i64);
+    fields.maybe_int("top-total", total_at(members.saturating_sub(1))?);
+    for (per_mille, name) in BOARD_QUANTILES.iter().rev() {
+        let position = (members > 0).then(|| quantile_position(members, *per_mille));
+        fields.maybe_int(name, position.map(total_at).transpose()?.flatten());
+    }
+    fields.maybe_int("bottom-total", total_at(0)?);
+    let memory = if members == 0 {
+        0
+    } else {
+        stats::memory_usage(ctx, key)?.unwrap_or(0)
+    };
+    fields.int("memory-bytes", memory);
+    Ok(fields.into_reply())
 }

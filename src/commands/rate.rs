@@ -10,18 +10,19 @@
 //! window after its newest hit.
 
 use super::idmp::{self, IdmpArgs, IDMP_ARG, RETAIN_ARG};
+use super::stats::{self, Fields};
 use super::{Command, Counter};
 use crate::error::bound;
 use crate::error::ZkitError;
 use crate::host::{
-    key_flags as kf, Arg, CallArg, Ctx, OwnedRStr, RStr, Reply, Request, ScoreBound, Zset,
+    key_flags as kf, Arg, Ctx, KeyKind, OwnedRStr, RStr, Reply, Request, ScoreBound, Zset,
 };
 use crate::logic::clock::MAX_DURATION_MS;
 use crate::logic::idmp::Seen;
 use crate::logic::rate::{self, HitLog, Limit, MAX_LIMIT};
 use crate::{declare_command, request};
 
-pub static COMMANDS: &[&Command] = &[&HIT];
+pub static COMMANDS: &[&Command] = &[&HIT, &STATS];
 
 /// Hits refused because a limit was reached.
 pub static HITS_REFUSED: Counter = Counter::new();
@@ -120,14 +121,20 @@ fn hit(ctx: &Ctx, args: Hit<'_>) -> Result<Reply, ZkitError> {
     Ok(idmp::with_flag(reply, seen))
 }
 
-/// One `window-ms limit` pair, in range.
-fn check_limit(window_ms: i64, limit: i64) -> Result<Limit, ZkitError> {
+/// A window of 1 ms to 100 years.
+fn check_window(window_ms: i64) -> Result<(), ZkitError> {
     if !(1..=MAX_DURATION_MS).contains(&window_ms) {
         return Err(ZkitError::OutOfRange {
             what: "window",
             limit: bound::DURATION_MS,
         });
     }
+    Ok(())
+}
+
+/// One `window-ms limit` pair, in range.
+fn check_limit(window_ms: i64, limit: i64) -> Result<Limit, ZkitError> {
+    check_window(window_ms)?;
     if !(1..=MAX_LIMIT).contains(&limit) {
         return Err(ZkitError::OutOfRange {
             what: "limit",
@@ -193,38 +200,13 @@ impl<'c> ZsetLog<'c> {
         if let Some(count) = log.count_at_most(min, max, WALK_AT_MOST) {
             return Ok(count as u64);
         }
-        let (min, max) = range.zcount_args();
-        let reply = self.ctx.call(
-            c"ZCOUNT",
-            &[
-                CallArg::Str(self.key),
-                CallArg::Bytes(&min),
-                CallArg::Bytes(&max),
-            ],
-        )?;
-        reply
-            .get()
-            .integer()
-            .map(|count| count as u64)
-            .ok_or_else(|| ZkitError::Internal("ZCOUNT did not return an integer".into()))
+        stats::count_between(self.ctx, self.key, min, max)
     }
 
     /// The score at 0-based position `index`, oldest first (ZRANGE by rank,
     /// O(log N)).
     fn score_at(&mut self, index: u64) -> Result<Option<f64>, ZkitError> {
-        let index = index as i64;
-        let reply = self.ctx.call(
-            c"ZRANGE",
-            &[
-                CallArg::Str(self.key),
-                CallArg::Int(index),
-                CallArg::Int(index),
-                CallArg::Bytes(b"WITHSCORES"),
-            ],
-        )?;
-        // RESP3: [[member, score]].
-        let entry = reply.get().element(0);
-        Ok(entry.and_then(|entry| entry.element(1)?.double()))
+        stats::score_at(self.ctx, self.key, index)
     }
 }
 
@@ -249,16 +231,6 @@ impl LogRange {
                 ScoreBound::Inclusive(s as f64),
                 ScoreBound::Inclusive(s as f64),
             ),
-        }
-    }
-
-    /// The range as ZCOUNT's min and max.
-    fn zcount_args(self) -> (Vec<u8>, Vec<u8>) {
-        let ms = |s: i64| itoa::Buffer::new().format(s).as_bytes().to_vec();
-        match self {
-            LogRange::UpTo(s) => (b"-inf".to_vec(), ms(s)),
-            LogRange::Above(s) => ([b"(".as_slice(), &ms(s)].concat(), b"+inf".to_vec()),
-            LogRange::At(s) => (ms(s), ms(s)),
         }
     }
 }
@@ -319,6 +291,60 @@ impl HitLog for ZsetLog<'_> {
     fn expire_at(&mut self, unix_ms: i64) -> Result<(), ZkitError> {
         Ok(self.writer()?.expire_at(unix_ms)?)
     }
+}
+
+declare_command! {
+    pub static STATS: Command = {
+        name: "rate.stats",
+        handler: stats,
+        flags: "readonly fast",
+        acl_categories: "read sortedset fast",
+        summary: "Returns a rate log's entries, read by name: entries (all, live or not yet removed), newest-ms (nil when empty) and windows, [window-ms, entries within it] for each window given.",
+        complexity: "O(W*log(N)) with W the windows given and N the entries in the log.",
+        since: "0.3.1",
+        history: &[],
+        args: &[
+            Arg::key("key", kf::RO | kf::ACCESS),
+            Arg::integer("window-ms").token("WINDOWS").multiple(),
+        ],
+    }
+}
+
+request! {
+    /// RATE.STATS `key WINDOWS window-ms [window-ms ...]`.
+    struct Stats<'a> {
+        key: &'a RStr = key,
+        windows: Vec<i64> = list(Request::integer),
+    }
+}
+
+/// -> `[entries, newest-ms, windows]` by name, `windows` one `[window-ms,
+/// entries]` pair per window given: what RATE.HIT would count in each
+/// window now (entries scored after `now - window`), by ZCOUNT.
+fn stats(ctx: &Ctx, args: Stats<'_>) -> Result<Reply, ZkitError> {
+    for &window_ms in &args.windows {
+        check_window(window_ms)?;
+    }
+    let entries = ctx.key_len(args.key, KeyKind::Zset)?;
+    let newest = match ctx.open_zset(args.key)? {
+        Some(mut log) => log
+            .iter_desc(ScoreBound::MIN, ScoreBound::MAX)
+            .next()
+            .map(|(_, score)| score),
+        None => None,
+    };
+    let now = ctx.now_ms();
+    let mut windows = Vec::with_capacity(args.windows.len());
+    for &window_ms in &args.windows {
+        let after = ScoreBound::Exclusive(rate::cutoff(now, window_ms) as f64);
+        let within = stats::count_between(ctx, args.key, after, ScoreBound::MAX)?;
+        windows.push(Reply::ints(&[window_ms, within as i64]));
+    }
+    let mut fields = Fields::default();
+    fields.int("entries", entries as i64);
+    fields.maybe_int("newest-ms", newest.map(|score| score as i64));
+    fields.add("windows", Reply::Array(windows));
+    Ok(fields.into_reply())
 }
 
 #[cfg(test)]

@@ -16,7 +16,7 @@
 use super::args::non_negative;
 use super::Command;
 use crate::error::ZkitError;
-use crate::host::{key_flags as kf, Arg, CallArg, Ctx, KeyKind, RStr, Reply};
+use crate::host::{key_flags as kf, Arg, CallArg, Ctx, KeyKind, Native, RStr, Reply};
 use crate::logic::vote::{check_window, outcome, Standing, Vote, VoteError, Weights};
 use crate::{declare_command, request};
 
@@ -161,7 +161,7 @@ fn place_voter(
         // Nobody to remove from an empty set: skip the call.
         return Ok(false);
     }
-    let command = if member { c"SADD" } else { c"SREM" };
+    let command = if member { Native::Sadd } else { Native::Srem };
     let args = [CallArg::Str(set), CallArg::Str(voter)];
     let changed = match ctx.call_replicated(command, &args)?.get().integer() {
         Some(0) => false,
@@ -169,7 +169,7 @@ fn place_voter(
         _ => {
             return Err(ZkitError::Internal(format!(
                 "{} did not return 0 or 1",
-                command.to_string_lossy()
+                command.text()
             )))
         }
     };
@@ -207,7 +207,7 @@ fn state(ctx: &Ctx, args: State<'_>) -> Result<Reply, ZkitError> {
 }
 
 fn is_member(ctx: &Ctx, set: &RStr, voter: &RStr) -> Result<bool, ZkitError> {
-    let reply = ctx.call(c"SISMEMBER", &[CallArg::Str(set), CallArg::Str(voter)])?;
+    let reply = ctx.call(Native::Sismember, &[CallArg::Str(set), CallArg::Str(voter)])?;
     reply
         .get()
         .integer()

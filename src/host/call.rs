@@ -1,11 +1,155 @@
 use std::ffi::{c_int, CStr};
 use std::marker::PhantomData;
 use std::ptr::NonNull;
+use std::sync::atomic::{AtomicU32, Ordering};
 
 use redis_module::raw;
 
 use super::HostError;
 use super::{api, Ctx, OwnedRStr, RStr};
+
+/// A native command zkit runs (RM_Call) or replays its writes as
+/// (RM_Replicate), always by its original name.
+///
+/// An operator's `rename-command` (to another name, or to "" to disable it)
+/// leaves the server without that name: RM_Call then finds no command, and
+/// RM_Replicate replicates nothing, silently. So each one is looked up once,
+/// when the module loads ([`find_native_commands`]): the server renames
+/// commands only while it reads its config, before it loads any module, and
+/// neither Redis nor Valkey can rename one at run time. A command that needs
+/// a missing one refuses before its first write ([`Ctx::require`]), with
+/// [`HostError::CommandUnavailable`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Native {
+    Zadd,
+    Zrem,
+    Zremrangebyscore,
+    Pexpireat,
+    Unlink,
+    Rename,
+    Zrevrank,
+    Zcount,
+    Zrange,
+    Sadd,
+    Srem,
+    Sismember,
+    Config,
+    Object,
+    Memory,
+}
+
+impl Native {
+    pub const ALL: [Native; 15] = [
+        Native::Zadd,
+        Native::Zrem,
+        Native::Zremrangebyscore,
+        Native::Pexpireat,
+        Native::Unlink,
+        Native::Rename,
+        Native::Zrevrank,
+        Native::Zcount,
+        Native::Zrange,
+        Native::Sadd,
+        Native::Srem,
+        Native::Sismember,
+        Native::Config,
+        Native::Object,
+        Native::Memory,
+    ];
+
+    /// The commands the effects recorder replays a key handle's writes as
+    /// (`effects.rs`): every write through a key handle needs them all.
+    pub(super) const RECORDED: [Native; 5] = [
+        Native::Zadd,
+        Native::Zrem,
+        Native::Zremrangebyscore,
+        Native::Pexpireat,
+        Native::Unlink,
+    ];
+
+    pub const fn name(self) -> &'static CStr {
+        match self {
+            Native::Zadd => c"ZADD",
+            Native::Zrem => c"ZREM",
+            Native::Zremrangebyscore => c"ZREMRANGEBYSCORE",
+            Native::Pexpireat => c"PEXPIREAT",
+            Native::Unlink => c"UNLINK",
+            Native::Rename => c"RENAME",
+            Native::Zrevrank => c"ZREVRANK",
+            Native::Zcount => c"ZCOUNT",
+            Native::Zrange => c"ZRANGE",
+            Native::Sadd => c"SADD",
+            Native::Srem => c"SREM",
+            Native::Sismember => c"SISMEMBER",
+            Native::Config => c"CONFIG",
+            Native::Object => c"OBJECT",
+            Native::Memory => c"MEMORY",
+        }
+    }
+
+    /// The name as text, for errors and the log.
+    pub fn text(self) -> &'static str {
+        self.name().to_str().expect("command names are ASCII")
+    }
+
+    const fn bit(self) -> u32 {
+        1 << self as u32
+    }
+
+    /// Whether the server had this command under its original name at load.
+    pub fn is_available(self) -> bool {
+        MISSING_NATIVES.load(Ordering::Relaxed) & self.bit() == 0
+    }
+}
+
+/// One bit per [`Native`] the server lacked at load ([`Native::bit`]).
+static MISSING_NATIVES: AtomicU32 = AtomicU32::new(0);
+
+/// Looks every [`Native`] up, without running any and without touching a
+/// key, and remembers the ones the server lacks (renamed or disabled by
+/// `rename-command`); returns them. Call at load.
+///
+/// Each is called with no arguments: RM_Call looks the name up first (no
+/// such command: `ENOENT`), then checks the arity (every command of the list
+/// takes arguments: `EINVAL`), and runs nothing, counts nothing in
+/// commandstats or errorstats, and writes no error reply.
+pub fn find_native_commands(ctx: &Ctx) -> Vec<Native> {
+    let mut missing = 0;
+    for native in Native::ALL {
+        if !ctx.has_command(native.name()) {
+            missing |= native.bit();
+        }
+    }
+    MISSING_NATIVES.store(missing, Ordering::Relaxed);
+    Native::ALL
+        .into_iter()
+        .filter(|native| !native.is_available())
+        .collect()
+}
+
+impl Ctx {
+    /// Refuses with [`HostError::CommandUnavailable`] if the server lacks
+    /// any of `natives`: call before a command's first write, for every
+    /// native command it runs after that write.
+    pub fn require(&self, natives: &[Native]) -> Result<(), HostError> {
+        match natives.iter().find(|native| !native.is_available()) {
+            Some(native) => Err(HostError::CommandUnavailable(native.text())),
+            None => Ok(()),
+        }
+    }
+
+    /// Whether the server has a command named `name` (see
+    /// [`find_native_commands`]).
+    fn has_command(&self, name: &CStr) -> bool {
+        // SAFETY: valid context and name; an empty format: no arguments, no
+        // modifiers (errors come back as NULL and errno).
+        let reply = unsafe { api!(RedisModule_Call)(self.as_ptr(), name.as_ptr(), c"".as_ptr()) };
+        // Read at once: errno is what RM_Call left when it returned NULL.
+        let error = std::io::Error::last_os_error();
+        // A reply: it ran with no arguments, so it exists (no Native does).
+        CallReply::adopt(reply).is_some() || error.kind() != std::io::ErrorKind::NotFound
+    }
+}
 
 /// One argument of a native command zkit runs or replicates.
 #[derive(Clone, Copy, Debug)]
@@ -162,7 +306,7 @@ impl Ctx {
     /// cannot do (ranks, sets). The call is not replicated on its own:
     /// commands replicate their effects explicitly with [`Ctx::replicate`].
     /// Replies come in RESP3, so scores arrive as doubles.
-    pub fn call(&self, command: &CStr, args: &[CallArg<'_>]) -> Result<CallReply, HostError> {
+    pub fn call(&self, command: Native, args: &[CallArg<'_>]) -> Result<CallReply, HostError> {
         self.call_native(command, args, false)
     }
 
@@ -171,7 +315,7 @@ impl Ctx {
     /// if it changed something, with the other effects of this command.
     pub fn call_replicated(
         &self,
-        command: &CStr,
+        command: Native,
         args: &[CallArg<'_>],
     ) -> Result<CallReply, HostError> {
         self.call_native(command, args, true)
@@ -179,11 +323,13 @@ impl Ctx {
 
     fn call_native(
         &self,
-        command: &CStr,
+        command: Native,
         args: &[CallArg<'_>],
         replicate: bool,
     ) -> Result<CallReply, HostError> {
+        self.require(&[command])?;
         self.effects.borrow_mut().called_a_write |= replicate;
+        let name = command.name();
         let call_args = CallArgs::new(args);
         // SAFETY: valid context; "!": propagate the call, "3": RESP3
         // replies, "E": errors as error replies; then one string per "s", or
@@ -194,7 +340,7 @@ impl Ctx {
                 call_with_args!(
                     api!(RedisModule_Call),
                     self.as_ptr(),
-                    command.as_ptr(),
+                    name.as_ptr(),
                     "!3E",
                     call_args
                 )
@@ -202,7 +348,7 @@ impl Ctx {
                 call_with_args!(
                     api!(RedisModule_Call),
                     self.as_ptr(),
-                    command.as_ptr(),
+                    name.as_ptr(),
                     "3E",
                     call_args
                 )
@@ -211,14 +357,14 @@ impl Ctx {
         let reply = CallReply::adopt(reply).ok_or_else(|| {
             HostError::Internal(format!(
                 "{} could not be called ({})",
-                command.to_string_lossy(),
+                command.text(),
                 std::io::Error::last_os_error()
             ))
         })?;
         if let Some(message) = reply.get().error() {
             return Err(HostError::Internal(format!(
                 "{} failed: {message}",
-                command.to_string_lossy()
+                command.text()
             )));
         }
         Ok(reply)
@@ -228,6 +374,7 @@ impl Ctx {
 impl Ctx {
     /// A numeric server config, as `CONFIG GET name` reads it.
     pub fn server_config_number(&self, name: &str) -> Result<i64, HostError> {
+        self.require(&[Native::Config])?;
         let args = CallArgs::new(&[CallArg::Bytes(b"GET"), CallArg::Bytes(name.as_bytes())]);
         // SAFETY: valid context; "E": errors as replies, RESP2 (so the reply
         // is the array `[name, value]`); strings alive until the call returns.
@@ -235,7 +382,7 @@ impl Ctx {
             call_with_args!(
                 api!(RedisModule_Call),
                 self.as_ptr(),
-                c"CONFIG".as_ptr(),
+                Native::Config.name().as_ptr(),
                 "E",
                 args
             )

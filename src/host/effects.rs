@@ -218,14 +218,17 @@ impl Ctx {
 pub(super) mod native {
     use std::ffi::CStr;
 
+    use super::super::Native;
     use super::EventClass;
 
-    pub const ZADD: &CStr = c"ZADD";
-    pub const ZREM: &CStr = c"ZREM";
-    pub const ZREMRANGEBYSCORE: &CStr = c"ZREMRANGEBYSCORE";
-    pub const PEXPIREAT: &CStr = c"PEXPIREAT";
-    pub const UNLINK: &CStr = c"UNLINK";
-    pub const RENAME: &CStr = c"RENAME";
+    // Every key-handle write needs these (`Native::RECORDED`); RENAME only
+    // `Ctx::rename`.
+    pub const ZADD: &CStr = Native::Zadd.name();
+    pub const ZREM: &CStr = Native::Zrem.name();
+    pub const ZREMRANGEBYSCORE: &CStr = Native::Zremrangebyscore.name();
+    pub const PEXPIREAT: &CStr = Native::Pexpireat.name();
+    pub const UNLINK: &CStr = Native::Unlink.name();
+    pub const RENAME: &CStr = Native::Rename.name();
 
     pub const ZADD_EVENT: (EventClass, &CStr) = (EventClass::Zset, c"zadd");
     pub const ZINCR_EVENT: (EventClass, &CStr) = (EventClass::Zset, c"zincr");

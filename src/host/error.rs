@@ -11,6 +11,10 @@ pub enum HostError {
     Arity(&'static str),
     /// Code run for the server panicked; the panic was caught and logged.
     Panicked { what: String, reason: String },
+    /// The server has no command of this name, which zkit runs or
+    /// replicates its writes as: an operator renamed or disabled it
+    /// (`rename-command`). Refused before anything was written.
+    CommandUnavailable(&'static str),
     /// The server answered something unexpected; the text says what.
     Internal(String),
 }
@@ -21,6 +25,12 @@ impl std::fmt::Display for HostError {
             HostError::WrongType => f.write_str("a key holds the wrong kind of value"),
             HostError::Arity(command) => write!(f, "wrong number of arguments for '{command}'"),
             HostError::Panicked { what, reason } => write!(f, "{what} panicked: {reason}"),
+            HostError::CommandUnavailable(command) => {
+                write!(
+                    f,
+                    "the server has no command named {command} (rename-command)"
+                )
+            }
             HostError::Internal(message) => f.write_str(message),
         }
     }

@@ -41,7 +41,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use redis_module::raw;
 
-use super::call::{call_with_args, CallArg, CallArgs, CallReply};
+use super::call::{call_with_args, CallArg, CallArgs, CallReply, Native};
 use super::{api, Ctx, RStr};
 
 /// What a deferred write may do now.
@@ -142,6 +142,11 @@ impl Ctx {
     /// counted in `INFO zkit` (`zkit_write_gate_probes_run`); on a plain
     /// master, the common case, it leaves no trace.
     fn probe_write(&self, key: &RStr) -> Option<String> {
+        // Without ZADD there is nothing to probe with, and the write itself
+        // refuses, naming it (`Ctx::require`).
+        if !Native::Zadd.is_available() {
+            return None;
+        }
         let dry_run = server_version() >= DRY_RUN_SINCE;
         if !dry_run {
             if !self.refusal_possible() {
@@ -164,7 +169,7 @@ impl Ctx {
                 call_with_args!(
                     api!(RedisModule_Call),
                     self.as_ptr(),
-                    c"ZADD".as_ptr(),
+                    Native::Zadd.name().as_ptr(),
                     "SD",
                     args
                 )
@@ -172,7 +177,7 @@ impl Ctx {
                 call_with_args!(
                     api!(RedisModule_Call),
                     self.as_ptr(),
-                    c"ZADD".as_ptr(),
+                    Native::Zadd.name().as_ptr(),
                     "SE",
                     args
                 )

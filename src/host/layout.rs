@@ -29,7 +29,7 @@ use smallvec::smallvec;
 
 use super::call::CallArg;
 use super::effects::{native, Word, Words, Write};
-use super::{api, Ctx, HostError, OwnedRStr, RStr, Zset};
+use super::{api, Ctx, HostError, Native, OwnedRStr, RStr, Zset};
 
 /// The transient member starts with this; padding makes it long enough.
 const TRANSIENT_PREFIX: &[u8] = b"zkit:skiplist-layout:";
@@ -46,7 +46,7 @@ impl Ctx {
     /// ENCODING`).
     pub fn zset_is_listpack(&self, name: &RStr) -> Result<bool, HostError> {
         let reply = self.call(
-            c"OBJECT",
+            Native::Object,
             &[CallArg::Bytes(b"ENCODING"), CallArg::Str(name)],
         )?;
         let listpack = reply.get().bytes() == Some(b"listpack".as_slice());

@@ -8,7 +8,9 @@
 //! - [`Zset`]: a sorted-set key on the low-level key API, and its layout
 //!   (listpack or skiplist, `layout.rs`);
 //! - [`CallReply`]: the reply of a native command run through RM_Call, for
-//!   what the key API cannot do (ranks, sets);
+//!   what the key API cannot do (ranks, sets); every native command zkit
+//!   runs or replicates is a [`Native`], looked up at load, so a command
+//!   refuses before it writes on a server that renamed one;
 //! - [`Command`] and [`declare_command!`]: a command's declaration, its
 //!   registration and its dispatch (panics caught, errors replied);
 //! - blocking on a key ([`ZsetWaiter`]), guarded by the write gate (`gate.rs`);
@@ -41,7 +43,7 @@ mod zset;
 
 pub use alloc::ServerAllocator;
 pub use block::{blocked_clients, Attempt, Readiness, ZsetWaiter};
-pub use call::{CallArg, CallReply};
+pub use call::{find_native_commands, CallArg, CallReply, Native};
 #[doc(hidden)]
 pub use command::dispatch;
 pub use command::{key_flags, BeginSearch, Command, FindKeys, FromArgs, Handler, KeySpec};

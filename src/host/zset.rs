@@ -7,7 +7,7 @@ use smallvec::smallvec;
 
 use super::effects::{native, Word, Words, Write};
 use super::EventClass;
-use super::{api, CallArg, Ctx, HostError, OwnedRStr, RStr};
+use super::{api, CallArg, Ctx, HostError, Native, OwnedRStr, RStr};
 
 /// A sorted-set key opened on the low-level key API. Absent keys open as
 /// empty (and, when writable, are created by the first add); keys of another
@@ -57,8 +57,11 @@ impl Ctx {
         .map(|key| key.map(|key| Zset::wrap(key, None)))
     }
 
-    /// Opens a sorted set for writing, absent or not.
+    /// Opens a sorted set for writing, absent or not. Refused on a server
+    /// without one of the commands writes replicate as
+    /// ([`Native::RECORDED`]), before anything is written.
     pub fn open_zset_mut<'a>(&'a self, name: &'a RStr) -> Result<Zset<'a>, HostError> {
+        self.require(&Native::RECORDED)?;
         let key = self.open_typed(
             name,
             raw::REDISMODULE_READ | raw::REDISMODULE_WRITE,
@@ -102,7 +105,7 @@ impl Ctx {
         event: &'static std::ffi::CStr,
     ) -> Result<(), HostError> {
         // The event is the store's, below.
-        let existed = self.unlink_as(name, None);
+        let existed = self.unlink_as(name, None)?;
         if members.is_empty() {
             if existed {
                 self.record_event_only(native::DEL_EVENT, name);
@@ -132,7 +135,7 @@ impl Ctx {
 
     /// Deletes a key of any type as `UNLINK` does (a large value is freed
     /// in the background, here and on replicas); true if it existed.
-    pub fn unlink(&self, name: &RStr) -> bool {
+    pub fn unlink(&self, name: &RStr) -> Result<bool, HostError> {
         self.unlink_as(name, Some(native::DEL_EVENT))
     }
 
@@ -141,11 +144,12 @@ impl Ctx {
     /// [`Ctx::unlink`] first), or RENAME frees its value itself, inline
     /// unless `lazyfree-lazy-server-del` is on.
     pub fn rename(&self, from: &RStr, to: &RStr) -> Result<(), HostError> {
+        self.require(&Native::RECORDED)?;
         // The key API has no rename; RENAME through RM_Call fires its own
         // events (`rename_from`, `rename_to`) and signals both keys. Not
         // replicated by the server: recorded with this call's other effects,
         // so it reaches replicas after the writes before it.
-        self.call(native::RENAME, &[CallArg::Str(from), CallArg::Str(to)])?;
+        self.call(Native::Rename, &[CallArg::Str(from), CallArg::Str(to)])?;
         self.record(Write {
             command: native::RENAME,
             key: from,
@@ -158,7 +162,12 @@ impl Ctx {
 
     /// Deletes a key of any type as `UNLINK` does, recorded as `UNLINK` with
     /// `event`; true if it existed.
-    fn unlink_as(&self, name: &RStr, event: Option<(EventClass, &'static std::ffi::CStr)>) -> bool {
+    fn unlink_as(
+        &self,
+        name: &RStr,
+        event: Option<(EventClass, &'static std::ffi::CStr)>,
+    ) -> Result<bool, HostError> {
+        self.require(&Native::RECORDED)?;
         // SAFETY: valid context and key name; the key is closed before return.
         let existed = unsafe {
             let key = api!(RedisModule_OpenKey)(
@@ -182,7 +191,7 @@ impl Ctx {
                 event,
             });
         }
-        existed
+        Ok(existed)
     }
 
     fn open_typed(

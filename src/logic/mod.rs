@@ -9,4 +9,5 @@ pub mod rank;
 pub mod rate;
 pub mod recent;
 pub mod score;
+pub mod stats;
 pub mod vote;

@@ -1,6 +1,8 @@
 //! The `INFO zkit` section: what commandstats does not already say. Every
 //! field is documented in docs/commands.md ("INFO zkit").
 
+use std::sync::atomic::Ordering;
+
 use crate::commands::{self, rank::tiebreak_clock};
 use crate::host::{self, InfoSink};
 
@@ -11,9 +13,21 @@ pub fn write(sink: &mut InfoSink) {
     sink.field_i64("tiebreak_window_start_ms", start);
     sink.field_i64("tiebreak_window_end_ms", end);
     sink.field_u64("blocked_clients", host::blocked_clients());
+    let missing: Vec<&str> = host::Native::ALL
+        .into_iter()
+        .filter(|native| !native.is_available())
+        .map(host::Native::text)
+        .collect();
+    sink.field_str("unavailable_commands", &missing.join(","));
     for (name, counter) in commands::COUNTERS {
         sink.field_u64(name, counter.get());
     }
+    // The cap the seen-key counts in dashboards are measured against: a
+    // config, but scripts (redis_exporter's) may read INFO and not CONFIG.
+    sink.field_i64(
+        "idmp_max_ids",
+        commands::idmp::MAX_IDS.value.load(Ordering::Relaxed),
+    );
     let gate = host::write_gate_counts();
     sink.field_u64("write_gate_postponed_clients", gate.postponed_clients);
     sink.field_u64("write_gate_refused_claims", gate.refused_claims);

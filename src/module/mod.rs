@@ -26,6 +26,13 @@ const ACL_CATEGORY: &str = "zkit";
 fn load(ctx: &Ctx, args: &[RStr]) -> Result<(), String> {
     host::ensure_server_supported()?;
     host::declare_module_options(ctx);
+    for native in host::find_native_commands(ctx) {
+        ctx.log_warning(&format!(
+            "zkit: the server has no command named {} (renamed or disabled by rename-command): \
+             zkit commands that need it refuse with an error that names it, and write nothing",
+            native.text()
+        ));
+    }
     for config in commands::CONFIGS {
         // A reload starts from the default, not from the last load's value.
         config

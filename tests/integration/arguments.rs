@@ -115,6 +115,16 @@ const CALLS_WITH_EVERY_OPTION: &[&[&str]] = &[
         "RATE.HIT", "rate", "COST", "2", "IDMP", "seen", "hit-1", "RETAIN", "60000", "60000", "50",
     ],
     &[
+        "DELAY.STATS",
+        "q",
+        "INFLIGHT",
+        "q:held",
+        "DEAD",
+        "q:dead",
+        "DELIVERIES",
+        "q:n",
+    ],
+    &[
         "RECENT.ADD",
         "recent",
         "CAP",

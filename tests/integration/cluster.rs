@@ -6,7 +6,7 @@ use crate::common::client::{err, error_text, ok, query, run, words};
 use crate::common::cluster::Cluster;
 use crate::common::data::{db_snapshot, DbContents};
 use crate::common::workload::{Rng, FAMILIES};
-use redis::Connection;
+use redis::{Connection, Value};
 
 /// Snapshots of every node, to prove a refused call changed nothing.
 fn snapshots(cluster: &Cluster) -> Vec<DbContents> {
@@ -228,4 +228,72 @@ fn moved_and_ask_redirects_are_followed_while_a_slot_migrates() {
         let count: i64 = query(&mut dst, &["CLUSTER", "COUNTKEYSINSLOT", &slot_text]);
         assert!(count > 0);
     }
+}
+
+/// The stats commands on a cluster: a queue and its sets in one slot
+/// (hash tags) answer through a cluster client, from the node that holds
+/// them; sets named in other slots are refused with CROSSSLOT, as the
+/// commands that fill them are.
+#[test]
+#[ignore = "slow: make test-all"]
+fn stats_commands_answer_for_keys_of_one_slot() {
+    let cluster = Cluster::start(3);
+    let mut client = cluster.client();
+    let mut nodes_used = std::collections::HashSet::new();
+    for tag in ["{jobs}", "{mail}", "{report}", "{image}"] {
+        let [queue, inflight, dead, deliveries] =
+            ["", ":inflight", ":dead", ":deliveries"].map(|suffix| format!("{tag}{suffix}"));
+        nodes_used.insert(cluster.owner(cluster.slot(&queue)).port);
+        ok(&mut client, &["ZADD", &queue, "1", "a", "2", "b"]);
+        ok(
+            &mut client,
+            &[
+                "DELAY.POLL",
+                &queue,
+                "LEASE",
+                &inflight,
+                "60000",
+                "DEADLETTER",
+                &dead,
+                &deliveries,
+                "3",
+            ],
+        );
+        let reply: Vec<Value> = query(
+            &mut client,
+            &[
+                "DELAY.STATS",
+                &queue,
+                "INFLIGHT",
+                &inflight,
+                "DEAD",
+                &dead,
+                "DELIVERIES",
+                &deliveries,
+            ],
+        );
+        let counts: Vec<Value> = reply.into_iter().skip(1).step_by(2).collect();
+        // tasks, due, inflight, expired, dead, redelivered.
+        let pick =
+            |i: usize| -> Option<i64> { redis::from_redis_value(counts[i].clone()).unwrap() };
+        assert_eq!(
+            [pick(1), pick(2), pick(5), pick(6), pick(7), pick(8)],
+            [Some(1), Some(1), Some(1), Some(0), Some(0), Some(0)],
+            "{tag}"
+        );
+        let board = format!("{tag}:board");
+        ok(&mut client, &["RANK.GIFT", &board, "alice", "3"]);
+        let stats: Vec<Value> = query(&mut client, &["RANK.STATS", &board]);
+        assert_eq!(stats[1], Value::Int(1), "{tag}");
+        let log = format!("{tag}:hits");
+        ok(&mut client, &["RATE.HIT", &log, "60000", "5"]);
+        let stats: Vec<Value> = query(&mut client, &["RATE.STATS", &log, "WINDOWS", "60000"]);
+        assert_eq!(stats[1], Value::Int(1), "{tag}");
+    }
+    assert!(nodes_used.len() > 1, "the tags landed on one node");
+    let e = err(
+        &mut client,
+        &["DELAY.STATS", "{jobs}", "INFLIGHT", "{mail}:inflight"],
+    );
+    assert!(e.starts_with("CROSSSLOT"), "{e}");
 }

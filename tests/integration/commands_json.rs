@@ -286,6 +286,13 @@ const CALLS_AND_KEYS: &[(&str, &[&str])] = &[
     ("DELAY.ACK q:held TASKS DELIVERIES x y", &["q:held"]),
     ("DELAY.NACK q:held q a 0", &["q:held", "q"]),
     ("DELAY.TOUCH q:held a 1000", &["q:held"]),
+    ("DELAY.STATS q", &["q"]),
+    (
+        "DELAY.STATS q DELIVERIES q:n inflight q:held DEAD q:dead",
+        &["q", "q:n", "q:held", "q:dead"],
+    ),
+    ("RANK.STATS b", &["b"]),
+    ("RATE.STATS k WINDOWS 1000 60000", &["k"]),
     ("RATE.HIT k 1000 5", &["k"]),
     ("RATE.HIT k COST 2 1000 5 9000 50", &["k"]),
     ("RECENT.ADD r CAP 5 TTL 9 ITEMS a b", &["r"]),

@@ -16,7 +16,20 @@
 // The Zkit wrapper, the node-redis module, routing, ioredis keyPrefix and
 // the same-slot check all read the table, so nothing else changes.
 
-import type { FeedPage, MergeStep, RankEntry, RankInfo, RateResult, Task, Text, TotalRank, VoteResult } from './replies';
+import type {
+  BoardStats,
+  DelayStats,
+  FeedPage,
+  MergeStep,
+  RankEntry,
+  RankInfo,
+  RateResult,
+  RateStats,
+  Task,
+  Text,
+  TotalRank,
+  VoteResult,
+} from './replies';
 
 export type Arg = string | Buffer | number;
 export type Key = string | Buffer;
@@ -107,6 +120,8 @@ export interface ZkitCommands {
   rankMgift(keys: Key[], member: Text, amount: number, options?: { at?: number } & SharedOption & IdmpOption): Promise<TotalRank[]>;
   /** RANK.MGET: what rankGet gives for each member, in order (null for an absent one). Sent as `RANK.MGET key [SHARED] MEMBERS member...`: any member id goes, SHARED too. */
   rankMget(key: Key, members: Text | Text[], options?: SharedOption): Promise<Array<RankInfo | null>>;
+  /** RANK.STATS: the board's members, top, p99, p90, p50 and bottom totals (null on an empty board) and its memory in bytes, in O(log N). */
+  rankStats(key: Key): Promise<BoardStats>;
   /** FEED.ADD: add or re-score items like ZADD; with `cap`, keep the `cap` newest. Resolves to how many members were new. */
   feedAdd(key: Key, items: Array<{ score: number | string; member: Text }>, options?: { cap?: number }): Promise<number>;
   /** FEED.PAGE: a page newest first (`count` 1..1000, default 10): the newest items, or those strictly newer or older than a cursor. */
@@ -121,6 +136,8 @@ export interface ZkitCommands {
   delayNack(inflight: Key, queue: Key, task: Text, delayMs: number): Promise<boolean>;
   /** DELAY.TOUCH: extend a held task's lease to end `ms` from now; false when it was no longer in flight: stop working on it. */
   delayTouch(inflight: Key, task: Text, ms: number): Promise<boolean>;
+  /** DELAY.STATS: a queue's depth and lag, and for the sets named (all in the queue's slot) tasks in flight, leases that ended, dead and redelivered tasks; O(log N). */
+  delayStats(queue: Key, options?: { inflight?: Key; dead?: Key; deliveries?: Key }): Promise<DelayStats>;
   /**
    * RATE.HIT: count a hit (`cost` units) against "at most `limit` units in any `windowMs`", or against several
    * limits at once (`[{ windowMs, limit }, ...]`: allowed only if every limit allows it, then logged once);
@@ -130,6 +147,8 @@ export interface ZkitCommands {
     key: Key,
     ...limits: [windowMs: number, limit: number, options?: { cost?: number } & IdmpOption] | [limits: RateLimit[], options?: { cost?: number } & IdmpOption]
   ): Promise<RateResult>;
+  /** RATE.STATS: the entries of a rate log in each window given (what RATE.HIT would count now), without counting a hit. */
+  rateStats(key: Key, windowsMs: number | number[]): Promise<RateStats>;
   /** RECENT.ADD: record views (the last newest), keep the `cap` newest, expire `ttl` seconds after this call; resolves to the list's size. */
   recentAdd(key: Key, members: Text | Text[], options?: { cap?: number; ttl?: number }): Promise<number>;
   /** VOTE.CAST: cast, switch or take back a vote (UP, DOWN, CLEAR); all keys in one slot. */

@@ -86,6 +86,37 @@ export interface VoteResult {
   changed: boolean;
 }
 
+/** DELAY.STATS: a queue's depth and lag at the server's `nowMs` (docs/commands.md, "DELAY.STATS"); null for the counts of a set not named. */
+export interface DelayStats {
+  nowMs: number;
+  tasks: number;
+  due: number;
+  oldestDueAgeMs: number;
+  nextDueMs: number | null;
+  inflight: number | null;
+  expired: number | null;
+  dead: number | null;
+  redelivered: number | null;
+}
+
+/** RANK.STATS: a board's size, the spread of its totals (null on an empty board) and its memory. */
+export interface BoardStats {
+  members: number;
+  topTotal: number | null;
+  p99Total: number | null;
+  p90Total: number | null;
+  p50Total: number | null;
+  bottomTotal: number | null;
+  memoryBytes: number;
+}
+
+/** RATE.STATS: the entries of a rate log, when the newest was logged, and the entries of each window asked. */
+export interface RateStats {
+  entries: number;
+  newestMs: number | null;
+  windows: Array<{ windowMs: number; entries: number }>;
+}
+
 type Raw = any; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 export const parseNumber = (reply: Raw): number => Number(reply);
@@ -158,3 +189,37 @@ export const parseVote = ([score, ups, downs, changed]: Raw): VoteResult => ({
   downs: Number(downs),
   changed: Number(changed) === 1,
 });
+
+/** A field list `[name, value, ...]` (or a RESP3 map) as an object keyed by camelCase name; nil values stay null. */
+function fields(reply: Raw): Record<string, Raw> {
+  const out: Record<string, Raw> = {};
+  const pairs: Array<[Raw, Raw]> = Array.isArray(reply) ? [] : reply instanceof Map ? [...reply.entries()] : Object.entries(reply);
+  if (Array.isArray(reply)) for (let i = 0; i < reply.length; i += 2) pairs.push([reply[i], reply[i + 1]]);
+  for (const [name, value] of pairs) {
+    out[String(name).replace(/-([a-z0-9])/g, (_, c: string) => c.toUpperCase())] = value;
+  }
+  return out;
+}
+
+const numberOrNull = (value: Raw): number | null => (value === null || value === undefined ? null : Number(value));
+
+/** Reads the named fields of a stats reply as numbers or null. */
+function numbers<T>(reply: Raw, names: Array<keyof T & string>): T {
+  const all = fields(reply);
+  return Object.fromEntries(names.map((name) => [name, numberOrNull(all[name])])) as T;
+}
+
+export const parseDelayStats = (reply: Raw): DelayStats =>
+  numbers<DelayStats>(reply, ['nowMs', 'tasks', 'due', 'oldestDueAgeMs', 'nextDueMs', 'inflight', 'expired', 'dead', 'redelivered']);
+
+export const parseBoardStats = (reply: Raw): BoardStats =>
+  numbers<BoardStats>(reply, ['members', 'topTotal', 'p99Total', 'p90Total', 'p50Total', 'bottomTotal', 'memoryBytes']);
+
+export function parseRateStats(reply: Raw): RateStats {
+  const all = fields(reply);
+  return {
+    entries: Number(all.entries),
+    newestMs: numberOrNull(all.newestMs),
+    windows: all.windows.map(([windowMs, entries]: Raw) => ({ windowMs: Number(windowMs), entries: Number(entries) })),
+  };
+}

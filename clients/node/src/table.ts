@@ -107,6 +107,14 @@ export const COMMANDS = {
     ],
     parse: replies.parseRankInfos,
   },
+  rankStats: {
+    command: 'RANK.STATS',
+    readonly: true,
+    layout: [
+      { kind: 'key' },
+    ],
+    parse: replies.parseBoardStats,
+  },
   feedAdd: {
     command: 'FEED.ADD',
     readonly: false,
@@ -182,6 +190,17 @@ export const COMMANDS = {
     ],
     parse: replies.parseBoolean,
   },
+  delayStats: {
+    command: 'DELAY.STATS',
+    readonly: true,
+    layout: [
+      { kind: 'key' },
+      { kind: 'option', name: 'inflight', token: 'INFLIGHT', fields: [{ name: '', isKey: true }] },
+      { kind: 'option', name: 'dead', token: 'DEAD', fields: [{ name: '', isKey: true }] },
+      { kind: 'option', name: 'deliveries', token: 'DELIVERIES', fields: [{ name: '', isKey: true }] },
+    ],
+    parse: replies.parseDelayStats,
+  },
   rateHit: {
     command: 'RATE.HIT',
     readonly: false,
@@ -193,6 +212,15 @@ export const COMMANDS = {
       { kind: 'blocks', fields: ['windowMs', 'limit'], inline: true },
     ],
     parse: replies.parseRate,
+  },
+  rateStats: {
+    command: 'RATE.STATS',
+    readonly: true,
+    layout: [
+      { kind: 'key' },
+      { kind: 'args', token: 'WINDOWS' },
+    ],
+    parse: replies.parseRateStats,
   },
   recentAdd: {
     command: 'RECENT.ADD',

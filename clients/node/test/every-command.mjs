@@ -88,6 +88,15 @@ export async function everyCommand(z, native) {
   ]);
   assert.deepEqual(await c.rankMget('{t}:tie', 'e'), [{ total: 150, rank: 2, reachedAtMs: 1718000007000 }]);
   assert.deepEqual(await c.rankMget('{t}:nobody', ['a', 'b']), [null, null]);
+  // STATS: totals 7, 100, 100, 100, 150, 150; p50 is the 3rd lowest (nearest rank).
+  const board = await c.rankStats('{t}:tie');
+  assert.deepEqual({ ...board, memoryBytes: undefined }, {
+    members: 6, topTotal: 150, p99Total: 150, p90Total: 150, p50Total: 100, bottomTotal: 7, memoryBytes: undefined,
+  });
+  assert.ok(board.memoryBytes > 0);
+  assert.deepEqual(await c.rankStats('{t}:noboard'), {
+    members: 0, topTotal: null, p99Total: null, p90Total: null, p50Total: null, bottomTotal: null, memoryBytes: 0,
+  });
 
   const items = [{ score: 1, member: 'item:1' }, { score: 2, member: 'item:2' }, { score: 3.5, member: 'item:3' }];
   assert.equal(await c.feedAdd('{t}:feed', items, { cap: 2 }), 3);
@@ -147,6 +156,12 @@ export async function everyCommand(z, native) {
   assert.ok(died >= before - 1 && died <= Date.now(), `died at ${died}`);
   assert.equal(await native.zscore('{t}:deliveries', 'poison'), null); // a dead task's count goes
   assert.deepEqual(await native.zrange('{t}:dl:inflight', 0, -1), []);
+  const sets = { inflight: '{t}:dl:inflight', dead: '{t}:dead', deliveries: '{t}:deliveries' };
+  const dl = await c.delayStats('{t}:dl', sets);
+  assert.deepEqual({ ...dl, nowMs: 0 }, { nowMs: 0, tasks: 0, due: 0, oldestDueAgeMs: 0, nextDueMs: null, inflight: 0, expired: 0, dead: 1, redelivered: 0 });
+  assert.ok(dl.nowMs >= before);
+  const jobs = await c.delayStats('{t}:jobs'); // mail:3, handed back 30 s ahead
+  assert.deepEqual([jobs.tasks, jobs.due, jobs.nextDueMs, jobs.dead], [1, 0, Number(await native.zscore('{t}:jobs', 'mail:3')), null]);
 
   assert.deepEqual(await c.rateHit('{t}:rate', 60000, 2, { cost: 2 }), { allowed: true, count: 2, remaining: 0, retryAfterMs: -1 });
   const refused = await c.rateHit('{t}:rate', 60000, 2);
@@ -166,6 +181,9 @@ export async function everyCommand(z, native) {
   assert.ok(daily.retryAfterMs > 86000000 && daily.retryAfterMs <= 86400000, `retry after ${daily.retryAfterMs}`);
   assert.equal(await native.zcard('{t}:rates'), 4); // a refused hit logs nothing
   assert.deepEqual(await c.rateHit('{t}:rates', [{ windowMs: 10000, limit: 5 }]), { allowed: true, count: 5, remaining: 0, retryAfterMs: -1 });
+  const log = await c.rateStats('{t}:rates', [10000, 86400000]);
+  assert.deepEqual([log.entries, log.windows], [5, [{ windowMs: 10000, entries: 5 }, { windowMs: 86400000, entries: 5 }]]);
+  assert.ok(log.newestMs >= before);
 
   assert.equal(await c.recentAdd('{t}:recent', ['3002', '3001', '3004'], { cap: 2, ttl: 60 }), 2);
   assert.deepEqual(await native.zrevrange('{t}:recent', 0, -1), ['3004', '3001']);

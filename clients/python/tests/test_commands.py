@@ -87,6 +87,9 @@ async def every_command(z: Any, r: Any) -> None:
     [again, _] = await _get(z.rank_mgift([k("{t}:room"), k("{t}:hall")], "bob", 1, **mgift))
     assert (_applied(first), _applied(other), _applied(again)) == (((6, 2), False), ((1, 1), False), ((6, 2), True))
     assert (await _get(z.rank_gift(k("{t}:room"), "bob", 1))).already_applied is None
+    board = await _get(z.rank_stats(k("{t}:mon")))  # totals 1, 100, 100, 100, 100
+    assert board[:6] == (5, 100, 100, 100, 100, 1) and board.memory_bytes > 0
+    assert await _get(z.rank_stats(k("{t}:noboard"))) == (0, None, None, None, None, None, 0)
 
     assert await _get(z.feed_add(k("{t}:feed"), {"item:1": 1, "item:2": 2, "item:3": 3.5}, cap=2)) == 3
     first = await _get(z.feed_page(k("{t}:feed"), count=1))
@@ -118,6 +121,12 @@ async def every_command(z: Any, r: Any) -> None:
     assert await _get(r.zrange(k("{t}:dead"), 0, -1)) == ["mail:3"]
     assert await _get(z.delay_ack(k("{t}:jobs:inflight"), "mail:4", deliveries=k("{t}:deliveries"))) == 1
     assert await _get(r.exists(k("{t}:jobs:inflight"), k("{t}:deliveries"))) == 0
+    sets = {"inflight": k("{t}:jobs:inflight"), "dead": k("{t}:dead"), "deliveries": k("{t}:deliveries")}
+    stats = await _get(z.delay_stats(k("{t}:jobs"), **sets))
+    assert stats[1:] == (0, 0, 0, None, 0, 0, 1, 0) and stats.now_ms > 1718000000000  # mail:3 is dead
+    await _get(r.zadd(k("{t}:jobs"), {"mail:5": 5000}))
+    stats = await _get(z.delay_stats(k("{t}:jobs")))
+    assert (stats.tasks, stats.due, stats.oldest_due_age_ms) == (1, 1, stats.now_ms - 5000) and stats.dead is None
 
     assert await _get(z.rate_hit(k("{t}:rate"), 60000, 2, cost=2)) == (True, 2, 0, -1)
     allowed, count, remaining, retry_after_ms = await _get(z.rate_hit(k("{t}:rate"), 60000, 2))
@@ -130,6 +139,8 @@ async def every_command(z: Any, r: Any) -> None:
     assert _applied(await _get(z.rate_hit(k("{t}:rate3"), 60000, 1, **hit))) == ((True, 1, 0, -1), True)
     several = await _get(z.rate_hit_limits(k("{t}:rate3"), [(60000, 1), (1000, 5)], **hit))
     assert _applied(several) == ((True, 1, 0, -1, 1), True)
+    rate = await _get(z.rate_stats(k("{t}:rate"), 60000, 120000))
+    assert (rate.entries, rate.windows) == (2, [(60000, 2), (120000, 2)]) and rate.newest_ms > 1718000000000
 
     assert await _get(z.recent_add(k("{t}:recent"), "3002", "3001", "3004", cap=2, ttl=60)) == 2
     assert await _get(r.zrevrange(k("{t}:recent"), 0, -1)) == ["3004", "3001"]

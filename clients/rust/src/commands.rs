@@ -7,11 +7,14 @@
 
 use redis::RedisResult;
 
-use crate::replies::{FeedPage, RankEntry, RankInfo, RateResult, Task, TotalRank, VoteResult};
+use crate::replies::{
+    BoardStats, DelayStats, FeedPage, RankEntry, RankInfo, RateResult, RateStats, Task, TotalRank,
+    VoteResult,
+};
 use crate::{Call, Transport, Zkit};
 
 /// Every command of the table, for checking it against the server's list.
-pub const COMMANDS: &[&str] = &["RANK.GIFT", "RANK.SET", "RANK.GET", "RANK.TOP", "RANK.AROUND", "RANK.MERGE", "RANK.MGIFT", "RANK.MGET", "FEED.ADD", "FEED.PAGE", "DELAY.POLL", "DELAY.BPOLL", "DELAY.ACK", "DELAY.NACK", "DELAY.TOUCH", "RATE.HIT", "RECENT.ADD", "VOTE.CAST", "VOTE.STATE"];
+pub const COMMANDS: &[&str] = &["RANK.GIFT", "RANK.SET", "RANK.GET", "RANK.TOP", "RANK.AROUND", "RANK.MERGE", "RANK.MGIFT", "RANK.MGET", "RANK.STATS", "FEED.ADD", "FEED.PAGE", "DELAY.POLL", "DELAY.BPOLL", "DELAY.ACK", "DELAY.NACK", "DELAY.TOUCH", "DELAY.STATS", "RATE.HIT", "RATE.STATS", "RECENT.ADD", "VOTE.CAST", "VOTE.STATE"];
 
 /// The `UP|DOWN|CLEAR` argument.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -143,6 +146,17 @@ pub struct DelayBpollOptions<'a> {
 /// The options of [`Zkit::delay_ack`]; `Default` sends none.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct DelayAckOptions<'a> {
+    /// `DELIVERIES deliveries`
+    pub deliveries: Option<&'a str>,
+}
+
+/// The options of [`Zkit::delay_stats`]; `Default` sends none.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct DelayStatsOptions<'a> {
+    /// `INFLIGHT inflight`
+    pub inflight: Option<&'a str>,
+    /// `DEAD dead`
+    pub dead: Option<&'a str>,
     /// `DELIVERIES deliveries`
     pub deliveries: Option<&'a str>,
 }
@@ -303,6 +317,15 @@ impl<C: Transport> Zkit<C> {
         self.send(call)
     }
 
+    /// Returns a board's size and the spread of its totals, read by name: members, top-total, p99-total, p90-total, p50-total, bottom-total (nil on an empty board) and memory-bytes (MEMORY USAGE's estimate).
+    ///
+    /// `RANK.STATS key`
+    pub fn rank_stats(&mut self, key: &str) -> RedisResult<BoardStats> {
+        let mut call = Call::new("RANK.STATS");
+        call.key(key);
+        self.send(call)
+    }
+
     /// Adds or re-scores feed items like ZADD; with CAP, then removes the lowest-scored items beyond n in the same step.
     ///
     /// `FEED.ADD key [CAP n] score member [score member ...]`
@@ -428,6 +451,27 @@ impl<C: Transport> Zkit<C> {
         self.send(call)
     }
 
+    /// Returns a queue's depth and lag, read by name: now-ms, tasks, due, oldest-due-age-ms, next-due-ms, and with the sets named inflight, expired (leases that ended), dead and redelivered (tasks counted more than once); nil for a set not named.
+    ///
+    /// `DELAY.STATS queue [INFLIGHT inflight] [DEAD dead] [DELIVERIES deliveries]`
+    pub fn delay_stats(&mut self, queue: &str, options: DelayStatsOptions<'_>) -> RedisResult<DelayStats> {
+        let mut call = Call::new("DELAY.STATS");
+        call.key(queue);
+        if let Some(inflight) = options.inflight {
+            call.arg("INFLIGHT");
+            call.key(inflight);
+        }
+        if let Some(dead) = options.dead {
+            call.arg("DEAD");
+            call.key(dead);
+        }
+        if let Some(deliveries) = options.deliveries {
+            call.arg("DELIVERIES");
+            call.key(deliveries);
+        }
+        self.send(call)
+    }
+
     /// Counts a hit against exact sliding-window limits (several: every one must allow): logs it if at most limit units fall within the last window-ms of each, and returns \[allowed, count, remaining, retry-after-ms\] of the limit that binds, plus its position when several are given.
     ///
     /// `RATE.HIT key [COST cost] [IDMP seen-key event-id] [RETAIN ms] window-ms limit [window-ms limit ...]`
@@ -443,6 +487,16 @@ impl<C: Transport> Zkit<C> {
             call.arg(block.0);
             call.arg(block.1);
         }
+        self.send(call)
+    }
+
+    /// Returns a rate log's entries, read by name: entries (all, live or not yet removed), newest-ms (nil when empty) and windows, \[window-ms, entries within it\] for each window given.
+    ///
+    /// `RATE.STATS key WINDOWS window-ms [window-ms ...]`
+    pub fn rate_stats(&mut self, key: &str, window_ms: &[i64]) -> RedisResult<RateStats> {
+        let mut call = Call::new("RATE.STATS");
+        call.key(key);
+        call.values("WINDOWS", "window_ms", window_ms)?;
         self.send(call)
     }
 

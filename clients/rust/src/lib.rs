@@ -42,7 +42,8 @@ use redis::{Cmd, ErrorKind, FromRedisValue, RedisError, RedisResult, ToRedisArgs
 
 pub use commands::*;
 pub use replies::{
-    FeedItem, FeedPage, RankEntry, RankInfo, RateResult, Task, TotalRank, VoteResult,
+    BoardStats, DelayStats, FeedItem, FeedPage, RankEntry, RankInfo, RateResult, RateStats, Task,
+    TotalRank, VoteResult,
 };
 pub use slot::key_slot;
 

@@ -2,6 +2,8 @@
 //! docs/commands.md. Scores are `f64` whether the server sent them as RESP2
 //! strings or RESP3 doubles; members, tasks and cursors are `String`.
 
+use std::collections::HashMap;
+
 use redis::{from_redis_value, FromRedisValue, ParsingError, Value};
 
 /// RANK.GIFT and RANK.SET (one per board for RANK.MGIFT): the member's total
@@ -171,6 +173,117 @@ impl FromRedisValue for VoteResult {
             ups,
             downs,
             changed,
+        })
+    }
+}
+
+/// A stats reply, `[name, value, ...]` (or a RESP3 map), by name; names
+/// the server adds later are ignored.
+struct Fields(HashMap<String, Value>);
+
+impl Fields {
+    fn read(v: Value) -> Result<Fields, ParsingError> {
+        let pairs: Vec<(String, Value)> = match v {
+            Value::Map(pairs) => pairs
+                .into_iter()
+                .map(|(name, value)| Ok((from_redis_value(name)?, value)))
+                .collect::<Result<_, ParsingError>>()?,
+            v => from_redis_value(v)?,
+        };
+        Ok(Fields(pairs.into_iter().collect()))
+    }
+
+    /// A field's value; nil, or a field the reply lacks, reads as `None`.
+    fn get<T: FromRedisValue>(&mut self, name: &str) -> Result<Option<T>, ParsingError> {
+        match self.0.remove(name) {
+            None | Some(Value::Nil) => Ok(None),
+            Some(value) => Ok(Some(from_redis_value(value)?)),
+        }
+    }
+
+    fn need<T: FromRedisValue>(&mut self, name: &str) -> Result<T, ParsingError> {
+        self.get(name)?
+            .ok_or_else(|| ParsingError::from(format!("the reply has no {name}")))
+    }
+}
+
+/// DELAY.STATS: a queue's depth and lag at the server's `now_ms`
+/// (docs/commands.md, "DELAY.STATS"); `None` for the counts of a set not
+/// named.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DelayStats {
+    pub now_ms: i64,
+    pub tasks: i64,
+    pub due: i64,
+    pub oldest_due_age_ms: i64,
+    pub next_due_ms: Option<i64>,
+    pub inflight: Option<i64>,
+    pub expired: Option<i64>,
+    pub dead: Option<i64>,
+    pub redelivered: Option<i64>,
+}
+
+impl FromRedisValue for DelayStats {
+    fn from_redis_value(v: Value) -> Result<Self, ParsingError> {
+        let mut f = Fields::read(v)?;
+        Ok(DelayStats {
+            now_ms: f.need("now-ms")?,
+            tasks: f.need("tasks")?,
+            due: f.need("due")?,
+            oldest_due_age_ms: f.need("oldest-due-age-ms")?,
+            next_due_ms: f.get("next-due-ms")?,
+            inflight: f.get("inflight")?,
+            expired: f.get("expired")?,
+            dead: f.get("dead")?,
+            redelivered: f.get("redelivered")?,
+        })
+    }
+}
+
+/// RANK.STATS: a board's size, the spread of its totals (`None` on an
+/// empty board) and its memory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BoardStats {
+    pub members: i64,
+    pub top_total: Option<i64>,
+    pub p99_total: Option<i64>,
+    pub p90_total: Option<i64>,
+    pub p50_total: Option<i64>,
+    pub bottom_total: Option<i64>,
+    pub memory_bytes: i64,
+}
+
+impl FromRedisValue for BoardStats {
+    fn from_redis_value(v: Value) -> Result<Self, ParsingError> {
+        let mut f = Fields::read(v)?;
+        Ok(BoardStats {
+            members: f.need("members")?,
+            top_total: f.get("top-total")?,
+            p99_total: f.get("p99-total")?,
+            p90_total: f.get("p90-total")?,
+            p50_total: f.get("p50-total")?,
+            bottom_total: f.get("bottom-total")?,
+            memory_bytes: f.need("memory-bytes")?,
+        })
+    }
+}
+
+/// RATE.STATS: the entries of a rate log, when the newest was logged, and
+/// `(window_ms, entries)` for each window asked.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RateStats {
+    pub entries: i64,
+    pub newest_ms: Option<i64>,
+    pub windows: Vec<(i64, i64)>,
+}
+
+impl FromRedisValue for RateStats {
+    fn from_redis_value(v: Value) -> Result<Self, ParsingError> {
+        let mut f = Fields::read(v)?;
+        Ok(RateStats {
+            entries: f.need("entries")?,
+            newest_ms: f.get("newest-ms")?,
+            windows: f.need("windows")?,
         })
     }
 }

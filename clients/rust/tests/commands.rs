@@ -304,6 +304,33 @@ fn every_command<C: Transport + ConnectionLike>(
         z.rank_mget(&mon, &["carol"], RankMgetOptions { shared: true })?,
         vec![Some(RankInfo { rank: 1, ..carol })]
     );
+    // Totals 1, 100, 100, 100, 100: the median is the 3rd lowest.
+    let board = z.rank_stats(&mon)?;
+    assert_eq!(
+        board,
+        BoardStats {
+            members: 5,
+            top_total: Some(100),
+            p99_total: Some(100),
+            p90_total: Some(100),
+            p50_total: Some(100),
+            bottom_total: Some(1),
+            ..board
+        }
+    );
+    assert!(board.memory_bytes > 0, "{board:?}");
+    assert_eq!(
+        z.rank_stats(&k("{t}:noboard"))?,
+        BoardStats {
+            members: 0,
+            top_total: None,
+            p99_total: None,
+            p90_total: None,
+            p50_total: None,
+            bottom_total: None,
+            memory_bytes: 0
+        }
+    );
 
     let (feed, nofeed) = (k("{t}:feed"), k("{t}:nofeed"));
     assert_eq!(
@@ -446,6 +473,36 @@ fn every_command<C: Transport + ConnectionLike>(
         raw::<i64>(z.connection(), &["EXISTS", &inflight, &deliveries]),
         0
     );
+    let stats = z.delay_stats(
+        &jobs,
+        DelayStatsOptions {
+            inflight: Some(&inflight),
+            dead: Some(&dead),
+            deliveries: Some(&deliveries),
+        },
+    )?;
+    // mail:3 is dead; nothing else is left.
+    assert_eq!(
+        stats,
+        DelayStats {
+            tasks: 0,
+            due: 0,
+            oldest_due_age_ms: 0,
+            next_due_ms: None,
+            inflight: Some(0),
+            expired: Some(0),
+            dead: Some(1),
+            redelivered: Some(0),
+            ..stats
+        }
+    );
+    assert!(stats.now_ms > 1718000000000, "{stats:?}");
+    raw::<i64>(z.connection(), &["ZADD", &jobs, "5000", "mail:5"]);
+    let stats = z.delay_stats(&jobs, DelayStatsOptions::default())?;
+    assert_eq!(
+        (stats.tasks, stats.due, stats.oldest_due_age_ms, stats.dead),
+        (1, 1, stats.now_ms - 5000, None)
+    );
 
     let (rate, rate2) = (k("{t}:rate"), k("{t}:rate2"));
     let hit = z.rate_hit(&rate, &[(60000, 2)], RateHitOptions { cost: Some(2) })?;
@@ -473,6 +530,12 @@ fn every_command<C: Transport + ConnectionLike>(
         0 < refused.retry_after_ms && refused.retry_after_ms <= 60000,
         "{refused:?}"
     );
+    let log = z.rate_stats(&rate, &[60000, 120000])?;
+    assert_eq!(
+        (log.entries, log.windows.as_slice()),
+        (2, [(60000, 2), (120000, 2)].as_slice())
+    );
+    assert!(log.newest_ms > Some(1718000000000), "{log:?}");
     let limits = [(60000, 5), (1000, 2)];
     let hit = z.rate_hit(&rate2, &limits, RateHitOptions { cost: Some(2) })?;
     assert_eq!(

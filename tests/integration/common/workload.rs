@@ -15,7 +15,10 @@
 //!   them). Keep values small enough that thousands of calls cannot overflow,
 //!   TTLs long (minutes: a key must not expire in the middle of a check), and
 //!   never block (a blocking command gets a short timeout).
-//! - `read` does the same for read-only calls.
+//! - `read` does the same for read-only calls, whose replies depend on the
+//!   data alone: the checks compare them across restarts and replicas. (The
+//!   stats commands answer with the server's clock and the key's memory, so
+//!   they are in `fuzz` only; tests/stats.rs checks their replies.)
 //! - Key names appear in a call only where the command takes a key, never as
 //!   a member or value: the ACL check asserts that COMMAND GETKEYS finds
 //!   exactly the keys a call names, and the cluster check routes by them.
@@ -188,6 +191,7 @@ pub const RANK: Family = Family {
             "$key",
             "$member",
         ],
+        &["RANK.STATS", "$key"],
     ],
 };
 
@@ -417,6 +421,17 @@ pub const DELAY: Family = Family {
         ],
         &["DELAY.NACK", "$key", "$key", "$member", "$int"],
         &["DELAY.TOUCH", "$key", "$member", "$int"],
+        &["DELAY.STATS", "$key"],
+        &[
+            "DELAY.STATS",
+            "$key",
+            "INFLIGHT",
+            "$key",
+            "DEAD",
+            "$key",
+            "DELIVERIES",
+            "$key",
+        ],
     ],
 };
 
@@ -523,6 +538,8 @@ pub const RATE: Family = Family {
         &[
             "RATE.HIT", "$key", "COST", "$int", "600000", "$int", "1200000", "$int",
         ],
+        &["RATE.STATS", "$key", "WINDOWS", "$int"],
+        &["RATE.STATS", "$key", "WINDOWS", "$int", "$int", "$int"],
     ],
 };
 

@@ -5,6 +5,8 @@ queue. See docs/commands.md of the zkit repository for every command."""
 
 from .client import AsyncZkit, Zkit
 from .replies import (
+    BoardStats,
+    DelayStats,
     FeedItem,
     FeedPage,
     MergeStep,
@@ -12,6 +14,7 @@ from .replies import (
     RankInfo,
     RateLimitsResult,
     RateResult,
+    RateStats,
     Task,
     TotalRank,
     VoteResult,
@@ -21,7 +24,9 @@ from .worker import DelayWorker
 
 __all__ = [
     "AsyncZkit",
+    "BoardStats",
     "CrossSlotError",
+    "DelayStats",
     "DelayWorker",
     "FeedItem",
     "FeedPage",
@@ -30,6 +35,7 @@ __all__ = [
     "RankInfo",
     "RateLimitsResult",
     "RateResult",
+    "RateStats",
     "Task",
     "TotalRank",
     "VoteResult",

@@ -22,12 +22,15 @@ from .commands import COMMANDS
 from .layout import Call, Command, build_call
 from .replies import (
     IDMP_OPTION,
+    BoardStats,
+    DelayStats,
     FeedPage,
     MergeStep,
     RankEntry,
     RankInfo,
     RateLimitsResult,
     RateResult,
+    RateStats,
     Task,
     Text,
     TotalRank,
@@ -192,6 +195,13 @@ class _Methods:
         MEMBERS member...``, so any member id goes, ``SHARED`` too."""
         return self._call(COMMANDS["RANK.MGET"], key, members, shared=shared)
 
+    @command_method
+    def rank_stats(self, key: KeyT) -> BoardStats:
+        """RANK.STATS: a board's members, top, p99, p90, p50 and bottom
+        totals (None on an empty board) and its memory in bytes, in
+        O(log N)."""
+        return self._call(COMMANDS["RANK.STATS"], key)
+
     # FEED: waterfall feeds with exact cursors
 
     @command_method
@@ -280,6 +290,22 @@ class _Methods:
         worker must stop, the task is due for delivery again."""
         return self._call(COMMANDS["DELAY.TOUCH"], inflight, task, lease_ms)
 
+    @command_method
+    def delay_stats(
+        self,
+        queue: KeyT,
+        *,
+        inflight: Optional[KeyT] = None,
+        dead: Optional[KeyT] = None,
+        deliveries: Optional[KeyT] = None,
+    ) -> DelayStats:
+        """DELAY.STATS: a queue's depth and lag (tasks, due now, how long
+        the oldest due task has waited, when the next falls due) and, for
+        the sets named, tasks in flight, leases that ended, dead tasks and
+        tasks delivered more than once. O(log N) however large the sets.
+        All keys must share a hash slot on a cluster."""
+        return self._call(COMMANDS["DELAY.STATS"], queue, inflight=inflight, dead=dead, deliveries=deliveries)
+
     # RATE: exact sliding-window limits
 
     @command_method
@@ -321,6 +347,14 @@ class _Methods:
         if isinstance(limits, (str, bytes)) or len(limits) < 2:
             raise TypeError("RATE.HIT: limits must list at least two (window_ms, limit) pairs; rate_hit takes one")
         return self._call(COMMANDS["RATE.HIT"], key, limits, cost=cost, idmp=idmp, retain=retain)
+
+    @command_method
+    def rate_stats(self, key: KeyT, *windows_ms: int) -> RateStats:
+        """RATE.STATS: the entries of a rate log in each window given (at
+        least one; what RATE.HIT would count now), without counting a hit."""
+        if not windows_ms:
+            raise TypeError("RATE.STATS: give at least one window in ms")
+        return self._call(COMMANDS["RATE.STATS"], key, windows_ms)
 
     # RECENT: recently-viewed lists
 

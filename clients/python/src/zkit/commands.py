@@ -101,6 +101,13 @@ COMMANDS = table(
         replies.parse_rank_infos,
     ),
     Command(
+        "RANK.STATS",
+        (
+            Key("key"),
+        ),
+        replies.parse_board_stats,
+    ),
+    Command(
         "FEED.ADD",
         (
             Key("key"),
@@ -169,6 +176,16 @@ COMMANDS = table(
         replies.parse_bool,
     ),
     Command(
+        "DELAY.STATS",
+        (
+            Key("queue"),
+            Option("inflight", "INFLIGHT", (KEY,)),
+            Option("dead", "DEAD", (KEY,)),
+            Option("deliveries", "DELIVERIES", (KEY,)),
+        ),
+        replies.parse_delay_stats,
+    ),
+    Command(
         "RATE.HIT",
         (
             Key("key"),
@@ -178,6 +195,14 @@ COMMANDS = table(
             Pairs("limits"),
         ),
         replies.parse_rate,
+    ),
+    Command(
+        "RATE.STATS",
+        (
+            Key("key"),
+            Args("window_ms", "WINDOWS"),
+        ),
+        replies.parse_rate_stats,
     ),
     Command(
         "RECENT.ADD",

@@ -132,6 +132,44 @@ class VoteResult(NamedTuple):
     changed: bool
 
 
+class DelayStats(NamedTuple):
+    """DELAY.STATS: a queue's depth and lag at the server's ``now_ms``
+    (docs/commands.md, "DELAY.STATS"). The counts of a set not named in the
+    call are None."""
+
+    now_ms: int
+    tasks: int
+    due: int
+    oldest_due_age_ms: int
+    next_due_ms: Optional[int]
+    inflight: Optional[int]
+    expired: Optional[int]
+    dead: Optional[int]
+    redelivered: Optional[int]
+
+
+class BoardStats(NamedTuple):
+    """RANK.STATS: a board's size, the spread of its totals (None on an
+    empty board) and its memory."""
+
+    members: int
+    top_total: Optional[int]
+    p99_total: Optional[int]
+    p90_total: Optional[int]
+    p50_total: Optional[int]
+    bottom_total: Optional[int]
+    memory_bytes: int
+
+
+class RateStats(NamedTuple):
+    """RATE.STATS: the entries of a rate log, when the newest was logged,
+    and ``(window_ms, entries)`` for each window asked."""
+
+    entries: int
+    newest_ms: Optional[int]
+    windows: List[Tuple[int, int]]
+
+
 # Parsers take the raw reply (RESP2 or RESP3) and ``**options`` because
 # redis-py calls response callbacks that way.
 
@@ -248,3 +286,53 @@ def parse_rate(reply: Any, **options: Any) -> Union[RateResult, RateLimitsResult
 def parse_vote(reply: Any, **options: Any) -> VoteResult:
     score, ups, downs, changed = reply
     return VoteResult(float(score), int(ups), int(downs), bool(changed))
+
+
+class _Fields:
+    """A field list ``[name, value, ...]`` (or a RESP3 map) read by name,
+    names in snake_case; names the reply adds later are ignored."""
+
+    def __init__(self, reply: Any) -> None:
+        pairs = reply.items() if isinstance(reply, dict) else zip(reply[::2], reply[1::2])
+        self.values = {(name.decode() if isinstance(name, bytes) else name).replace("-", "_"): value for name, value in pairs}
+
+    def number(self, name: str) -> int:
+        return int(self.values[name])
+
+    def number_or_none(self, name: str) -> Optional[int]:
+        value = self.values.get(name)
+        return None if value is None else int(value)
+
+
+def parse_delay_stats(reply: Any, **options: Any) -> DelayStats:
+    f = _Fields(reply)
+    return DelayStats(
+        f.number("now_ms"),
+        f.number("tasks"),
+        f.number("due"),
+        f.number("oldest_due_age_ms"),
+        f.number_or_none("next_due_ms"),
+        f.number_or_none("inflight"),
+        f.number_or_none("expired"),
+        f.number_or_none("dead"),
+        f.number_or_none("redelivered"),
+    )
+
+
+def parse_board_stats(reply: Any, **options: Any) -> BoardStats:
+    f = _Fields(reply)
+    return BoardStats(
+        f.number("members"),
+        f.number_or_none("top_total"),
+        f.number_or_none("p99_total"),
+        f.number_or_none("p90_total"),
+        f.number_or_none("p50_total"),
+        f.number_or_none("bottom_total"),
+        f.number("memory_bytes"),
+    )
+
+
+def parse_rate_stats(reply: Any, **options: Any) -> RateStats:
+    f = _Fields(reply)
+    windows = [(int(window), int(entries)) for window, entries in f.values["windows"]]
+    return RateStats(f.number("entries"), f.number_or_none("newest_ms"), windows)

@@ -1,0 +1,116 @@
+// The console's command line: where Redis is, how to reach it, where to
+// listen, which keys are queues, boards, rate logs, recently-viewed lists and
+// merges in progress. Every key list is a name or a SCAN pattern.
+
+import { readFileSync } from 'node:fs';
+
+export const USAGE = `zkit-console: a web console for zkit's queues, boards, rate logs and recently-viewed lists
+
+  zkit-console [options]
+
+Connection
+  --url URL          redis://[user@]host:port (default redis://127.0.0.1:6379); rediss:// for TLS.
+                     The password comes from ZKIT_CONSOLE_PASSWORD (or the URL); it is never shown.
+  --cluster          the URL is a seed node of a Redis Cluster
+  --tls-ca FILE      CA certificate(s) to trust for rediss://
+  --tls-insecure     do not verify the server's certificate (tests only)
+
+Web
+  --host ADDRESS     address to listen on (default 127.0.0.1: this machine only)
+  --port N           port to listen on (default 7070; 0 picks a free one)
+  --writable         offer writes (retry, delete, promote), each confirmed first;
+                     without it the console only reads
+
+Keys (repeat a flag for several; the defaults follow the guides' layouts)
+  --queue SPEC       QUEUE[,inflight=KEY][,dead=KEY][,deliveries=KEY]; a * in QUEUE is a SCAN
+                     pattern and stands for the same text in the other keys, which default to
+                     QUEUE:inflight, QUEUE:dead and QUEUE:deliveries (default {*})
+  --board PATTERN    boards (default gifts:* and *:board)
+  --rate SPEC        PATTERN[=WINDOW-MS,...] rate logs and the windows of their limits
+                     (default user:*:comment=60000,86400000)
+  --recent PATTERN   recently-viewed lists (default MemberRecentGoods:* and *:recent)
+  --staging PATTERN  staging keys of stepped RANK.MERGEs in progress (default *:staging)
+  --max-keys N       keys listed per pattern (default 200)
+  --help`;
+
+const DEFAULTS = {
+  queue: ['{*}'],
+  board: ['gifts:*', '*:board'],
+  rate: ['user:*:comment=60000,86400000'],
+  recent: ['MemberRecentGoods:*', '*:recent'],
+  staging: ['*:staging'],
+};
+
+/** A queue spec: the queue's name or pattern and its other sets' templates. */
+export function parseQueueSpec(spec) {
+  const [queue, ...parts] = spec.split(',');
+  const sets = { inflight: `${queue}:inflight`, dead: `${queue}:dead`, deliveries: `${queue}:deliveries` };
+  for (const part of parts) {
+    const [name, value] = part.split('=', 2);
+    if (!(name in sets) || value === undefined) throw new Error(`--queue ${spec}: expected inflight=, dead= or deliveries=`);
+    sets[name] = value === '' ? null : value;
+  }
+  if ((queue.match(/\*/g) ?? []).length > 1) throw new Error(`--queue ${spec}: at most one * in the queue's pattern`);
+  return { queue, ...sets };
+}
+
+export function parseRateSpec(spec) {
+  const [pattern, windows = '60000,86400000'] = spec.split('=', 2);
+  const list = windows.split(',').map(Number);
+  if (list.some((w) => !Number.isInteger(w) || w < 1)) throw new Error(`--rate ${spec}: windows are whole milliseconds`);
+  return { pattern, windows: list };
+}
+
+export function parseOptions(argv, env = process.env) {
+  const lists = { queue: [], board: [], rate: [], recent: [], staging: [] };
+  const options = {
+    url: 'redis://127.0.0.1:6379',
+    cluster: false,
+    tlsCa: null,
+    tlsInsecure: false,
+    host: '127.0.0.1',
+    port: 7070,
+    writable: false,
+    maxKeys: 200,
+    help: false,
+  };
+  for (let i = 0; i < argv.length; i++) {
+    const flag = argv[i];
+    const value = () => {
+      if (i + 1 >= argv.length) throw new Error(`${flag} needs a value`);
+      return argv[++i];
+    };
+    switch (flag) {
+      case '--url': options.url = value(); break;
+      case '--cluster': options.cluster = true; break;
+      case '--tls-ca': options.tlsCa = readFileSync(value()); break;
+      case '--tls-insecure': options.tlsInsecure = true; break;
+      case '--host': options.host = value(); break;
+      case '--port': options.port = Number(value()); break;
+      case '--writable': options.writable = true; break;
+      case '--max-keys': options.maxKeys = Number(value()); break;
+      case '--help': options.help = true; break;
+      default: {
+        const name = flag.replace(/^--/, '');
+        if (!(name in lists)) throw new Error(`unknown option ${flag} (--help lists them)`);
+        lists[name].push(value());
+      }
+    }
+  }
+  if (!Number.isInteger(options.port) || options.port < 0 || options.port > 65535) throw new Error('--port: 0 to 65535');
+  if (!Number.isInteger(options.maxKeys) || options.maxKeys < 1) throw new Error('--max-keys: a positive integer');
+  for (const name of Object.keys(lists)) if (lists[name].length === 0) lists[name] = DEFAULTS[name];
+  const url = new URL(options.url);
+  if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') throw new Error('--url: redis:// or rediss://');
+  options.password = env.ZKIT_CONSOLE_PASSWORD || decodeURIComponent(url.password) || undefined;
+  url.password = '';
+  // What pages and logs may show: the URL without its password.
+  options.shownUrl = url.toString();
+  options.redisUrl = url;
+  options.queues = lists.queue.map(parseQueueSpec);
+  options.boards = lists.board;
+  options.rates = lists.rate.map(parseRateSpec);
+  options.recents = lists.recent;
+  options.stagings = lists.staging;
+  return options;
+}

@@ -1,0 +1,337 @@
+// The console's pages, rendered on the server as plain HTML (no scripts):
+// every value escaped, every key and task carried in links and forms as
+// base64url of its bytes. Cells carry data-field attributes, which the
+// browser tests read.
+
+import { show } from './store.mjs';
+
+const escapeHtml = (text) =>
+  String(text).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]);
+
+/** A key, task or member for the page: its text, escaped. */
+export const name = (bytes) => escapeHtml(show(bytes));
+export const id = (bytes) => Buffer.from(bytes).toString('base64url');
+const q = (params) => escapeHtml(new URLSearchParams(params).toString());
+
+const STYLE = `
+body { font: 14px/1.45 system-ui, sans-serif; margin: 0; color: #1d232a; background: #f6f7f9; }
+header { background: #1d3557; color: #fff; padding: 10px 20px; display: flex; gap: 18px; align-items: center; flex-wrap: wrap; }
+header a { color: #fff; text-decoration: none; } header a.here { text-decoration: underline; }
+header .brand { font-weight: 700; } header .where { margin-left: auto; opacity: .85; font-size: 13px; }
+.mode { padding: 2px 8px; border-radius: 10px; font-size: 12px; background: #457b9d; }
+.mode.writable { background: #e63946; }
+main { padding: 16px 20px; max-width: 1200px; }
+h1 { font-size: 20px; margin: 4px 0 12px; } h2 { font-size: 16px; margin: 18px 0 8px; }
+table { border-collapse: collapse; background: #fff; width: 100%; margin-bottom: 10px; }
+th, td { text-align: left; padding: 5px 9px; border-bottom: 1px solid #e3e6ea; vertical-align: top; }
+th { background: #eef1f4; font-weight: 600; } td.n, th.n { text-align: right; font-variant-numeric: tabular-nums; }
+.stats { display: flex; flex-wrap: wrap; gap: 10px; margin-bottom: 12px; }
+.stat { background: #fff; border: 1px solid #e3e6ea; border-radius: 6px; padding: 8px 12px; min-width: 110px; }
+.stat b { display: block; font-size: 18px; } .stat span { color: #5c6670; font-size: 12px; }
+.tabs a { margin-right: 12px; } .tabs a.here { font-weight: 700; }
+form.inline { display: inline; } button { cursor: pointer; }
+button.danger { color: #fff; background: #c1121f; border: 0; padding: 4px 10px; border-radius: 4px; }
+.note { color: #5c6670; font-size: 13px; } .flash { background: #e9f5ec; border: 1px solid #9bd3ad; padding: 8px 12px; margin-bottom: 12px; }
+.error { background: #fdecea; border: 1px solid #f5b5ae; padding: 8px 12px; } .here-row { background: #fff7d6; }
+code { background: #eef1f4; padding: 1px 4px; border-radius: 3px; }`;
+
+const NAV = [
+  ['/', 'Overview'],
+  ['/queues', 'Queues'],
+  ['/boards', 'Boards'],
+  ['/merges', 'Merges'],
+  ['/rates', 'Rate logs'],
+  ['/recent', 'Recent lists'],
+];
+
+/** A whole page: the header (where the console is connected, in which mode) and `body`. */
+export function layout(ctx, title, body, section) {
+  const nav = NAV.map(([href, label]) => `<a href="${href}"${href === section ? ' class="here"' : ''}>${label}</a>`).join('');
+  const mode = ctx.writable ? '<span class="mode writable">writable</span>' : '<span class="mode">read-only</span>';
+  const flash = ctx.flash ? `<p class="flash" id="flash">${escapeHtml(ctx.flash)}</p>` : '';
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)} · zkit console</title>
+<meta name="viewport" content="width=device-width, initial-scale=1"><style>${STYLE}</style></head>
+<body><header><span class="brand">zkit console</span>${nav}${mode}<span class="where">${escapeHtml(ctx.where)}</span></header>
+<main><h1>${escapeHtml(title)}</h1>${flash}${body}</main></body></html>`;
+}
+
+export function errorPage(ctx, status, message) {
+  return layout(ctx, status === 404 ? 'Not found' : 'Error', `<p class="error">${escapeHtml(message)}</p>`);
+}
+
+const time = (ms) => (ms === null || ms === undefined || !Number.isFinite(ms) ? '—' : new Date(ms).toISOString().replace('.000Z', 'Z'));
+const num = (value) => (value === null || value === undefined ? '—' : escapeHtml(value));
+
+/** A span of milliseconds as people say it: 3 s, 4 min 10 s, 2 h 5 min, 3 d 4 h. */
+export function duration(ms) {
+  if (ms === null || ms === undefined || !Number.isFinite(ms)) return '—';
+  const sign = ms < 0 ? '-' : '';
+  let s = Math.floor(Math.abs(ms) / 1000);
+  if (s < 60) return `${sign}${s} s`;
+  const units = [['d', 86400], ['h', 3600], ['min', 60], ['s', 1]];
+  const parts = [];
+  for (const [unit, size] of units) {
+    if (s >= size && parts.length < 2) {
+      parts.push(`${Math.floor(s / size)} ${unit}`);
+      s %= size;
+    } else if (parts.length) break;
+  }
+  return sign + parts.join(' ');
+}
+
+function stat(field, label, value) {
+  return `<div class="stat"><b data-field="${field}">${value}</b><span>${label}</span></div>`;
+}
+
+function pager(path, params, offset, shown, count) {
+  const links = [];
+  if (offset > 0) links.push(`<a href="${path}?${q({ ...params, offset: Math.max(0, offset - count) })}" id="prev">← previous ${count}</a>`);
+  if (shown === count) links.push(`<a href="${path}?${q({ ...params, offset: offset + count })}" id="next">next ${count} →</a>`);
+  return links.length ? `<p>${links.join(' · ')}</p>` : '';
+}
+
+/** A write's button: a form that asks for confirmation first. */
+function action(ctx, label, fields, danger = false) {
+  if (!ctx.writable) return '';
+  const hidden = Object.entries({ ...fields, token: ctx.token })
+    .map(([k, v]) => `<input type="hidden" name="${escapeHtml(k)}" value="${escapeHtml(v)}">`)
+    .join('');
+  return `<form class="inline" method="post" action="/confirm">${hidden}<button type="submit"${danger ? ' class="danger"' : ''} data-action="${escapeHtml(fields.action)}">${escapeHtml(label)}</button></form>`;
+}
+
+export function overview(ctx, { nodes, counts }) {
+  const rows = nodes
+    .map((node) => `<tr><td>${escapeHtml(node.address)}</td><td>${escapeHtml(node.version ?? '?')}</td><td>${escapeHtml(node.zkit.zkit_version ?? 'not loaded')}</td></tr>`)
+    .join('');
+  const counters = Object.keys(nodes[0]?.zkit ?? {})
+    .filter((field) => field !== 'zkit_version')
+    .map((field) => {
+      const total = nodes.reduce((sum, node) => sum + Number(node.zkit[field] ?? 0), 0);
+      return `<tr><td><code>${escapeHtml(field)}</code></td><td class="n" data-field="${escapeHtml(field)}">${escapeHtml(total)}</td></tr>`;
+    })
+    .join('');
+  const found = [
+    ['/queues', 'queues', counts.queues],
+    ['/boards', 'boards', counts.boards],
+    ['/merges', 'merges in progress', counts.merges],
+    ['/rates', 'rate logs', counts.rates],
+    ['/recent', 'recently-viewed lists', counts.recents],
+  ]
+    .map(([href, label, n]) => stat(`count-${label.split(' ')[0]}`, `<a href="${href}">${label}</a>`, n))
+    .join('');
+  return layout(
+    ctx,
+    'Overview',
+    `<div class="stats">${found}</div>
+<h2>${ctx.cluster ? 'Masters' : 'Server'}</h2><table><tr><th>address</th><th>server</th><th>zkit</th></tr>${rows}</table>
+<h2>INFO zkit${ctx.cluster ? ' (summed over masters)' : ''}</h2><table><tr><th>field</th><th class="n">value</th></tr>${counters}</table>
+<p class="note">Counters count since the module loaded on each server; docs/commands.md, "Observing zkit", says what each means.</p>`,
+    '/',
+  );
+}
+
+const incomplete = (keys) => (keys.complete === false ? '<p class="note">Only the first keys found are listed: narrow the pattern or raise --max-keys.</p>' : '');
+
+export function queueList(ctx, rows) {
+  const body = rows
+    .map(({ queue, stats }) => {
+      const cells = [
+        ['tasks', stats.tasks],
+        ['due', stats.due],
+        ['lag', duration(stats.oldestDueAgeMs)],
+        ['next-due', stats.nextDueMs === null ? '—' : `in ${duration(stats.nextDueMs - stats.nowMs)}`],
+        ['inflight', num(stats.inflight)],
+        ['expired', num(stats.expired)],
+        ['dead', num(stats.dead)],
+        ['redelivered', num(stats.redelivered)],
+      ];
+      return `<tr data-queue="${name(queue.key)}"><td><a href="/queue?${q({ k: id(queue.key) })}">${name(queue.key)}</a></td>${cells
+        .map(([field, value]) => `<td class="n" data-field="${field}">${value}</td>`)
+        .join('')}</tr>`;
+    })
+    .join('');
+  return layout(
+    ctx,
+    'Queues',
+    rows.length
+      ? `<table><tr><th>queue</th><th class="n">tasks</th><th class="n">due</th><th class="n">lag</th><th class="n">next due</th><th class="n">in flight</th><th class="n">expired leases</th><th class="n">dead</th><th class="n">redelivered</th></tr>${body}</table>
+<p class="note">Lag: how long the oldest due task has waited. Expired leases: tasks whose worker died or is late. From DELAY.STATS, O(log N) per queue.</p>`
+      : '<p>No queue matches the --queue patterns.</p>',
+    '/queues',
+  );
+}
+
+const TABS = [
+  ['ready', 'Ready and scheduled'],
+  ['inflight', 'In flight'],
+  ['dead', 'Dead'],
+];
+
+export function queuePage(ctx, { queue, stats, tab, offset, count, rows }) {
+  const k = id(queue.key);
+  const header = [
+    stat('tasks', 'tasks', stats.tasks),
+    stat('due', 'due now', stats.due),
+    stat('lag', 'lag (oldest due)', duration(stats.oldestDueAgeMs)),
+    stat('next-due', 'next due', stats.nextDueMs === null ? '—' : `in ${duration(stats.nextDueMs - stats.nowMs)}`),
+    stat('inflight', 'in flight', num(stats.inflight)),
+    stat('expired', 'expired leases', num(stats.expired)),
+    stat('dead', 'dead', num(stats.dead)),
+    stat('redelivered', 'redelivered', num(stats.redelivered)),
+  ].join('');
+  const sets = ['inflight', 'dead', 'deliveries']
+    .map((set) => `${set}: ${queue[set] ? `<code>${name(queue[set])}</code>` : '—'}`)
+    .join(' · ');
+  const tabs = TABS.filter(([t]) => t === 'ready' || queue[t])
+    .map(([t, label]) => `<a href="/queue?${q({ k, tab: t })}"${t === tab ? ' class="here"' : ''} data-tab="${t}">${label}</a>`)
+    .join('');
+  const scoreLabel = { ready: 'due', inflight: 'lease ends', dead: 'died' }[tab];
+  const back = `/queue?${new URLSearchParams({ k, tab, offset: String(offset) })}`;
+  const list = rows
+    .map((row) => {
+      const task = id(row.member);
+      const fields = { queue: k, task, back };
+      const actions = [];
+      if (tab === 'ready' && row.score > stats.nowMs) actions.push(action(ctx, 'Promote to now', { ...fields, action: 'promote' }));
+      if (tab === 'dead') actions.push(action(ctx, 'Retry', { ...fields, action: 'retry' }));
+      actions.push(action(ctx, 'Delete', { ...fields, action: `delete-${tab}` }, true));
+      const relative = row.score <= stats.nowMs ? `${duration(stats.nowMs - row.score)} ago` : `in ${duration(row.score - stats.nowMs)}`;
+      return `<tr data-task="${name(row.member)}"><td>${name(row.member)}</td><td>${time(row.score)} <span class="note">(${relative})</span></td><td class="n" data-field="deliveries">${num(row.deliveries)}</td>${ctx.writable ? `<td>${actions.join(' ')}</td>` : ''}</tr>`;
+    })
+    .join('');
+  const retryAll = tab === 'dead' && rows.length ? `<p>${action(ctx, 'Retry all dead tasks', { queue: k, action: 'retry-all', back, task: '' })}</p>` : '';
+  return layout(
+    ctx,
+    `Queue ${show(queue.key)}`,
+    `<div class="stats">${header}</div><p class="note">Sets: ${sets}. Server time ${time(stats.nowMs)}.</p>
+<p class="tabs">${tabs}</p>${retryAll}
+${rows.length ? `<table id="tasks"><tr><th>task</th><th>${scoreLabel}</th><th class="n">deliveries</th>${ctx.writable ? '<th>actions</th>' : ''}</tr>${list}</table>` : '<p id="tasks">No tasks here.</p>'}
+${pager('/queue', { k, tab }, offset, rows.length, count)}`,
+    '/queues',
+  );
+}
+
+export function confirmPage(ctx, { title, what, fields }) {
+  const hidden = Object.entries({ ...fields, token: ctx.token })
+    .map(([k, v]) => `<input type="hidden" name="${escapeHtml(k)}" value="${escapeHtml(v)}">`)
+    .join('');
+  return layout(
+    ctx,
+    title,
+    `<p>This runs on the server:</p><p><code id="what">${escapeHtml(what)}</code></p>
+<form method="post" action="/do">${hidden}<button type="submit" class="danger" id="confirm">Yes, ${escapeHtml(title.toLowerCase())}</button> <a href="${escapeHtml(fields.back)}" id="cancel">Cancel</a></form>`,
+  );
+}
+
+export function boardList(ctx, rows, keys) {
+  const body = rows
+    .map(({ key, stats }) => {
+      const cells = [
+        ['members', stats.members],
+        ['top-total', num(stats.topTotal)],
+        ['p99-total', num(stats.p99Total)],
+        ['p90-total', num(stats.p90Total)],
+        ['p50-total', num(stats.p50Total)],
+        ['bottom-total', num(stats.bottomTotal)],
+        ['memory-bytes', stats.memoryBytes],
+      ];
+      return `<tr data-board="${name(key)}"><td><a href="/board?${q({ k: id(key) })}">${name(key)}</a></td>${cells.map(([f, v]) => `<td class="n" data-field="${f}">${v}</td>`).join('')}</tr>`;
+    })
+    .join('');
+  return layout(
+    ctx,
+    'Boards',
+    rows.length
+      ? `<table><tr><th>board</th><th class="n">members</th><th class="n">top</th><th class="n">p99</th><th class="n">p90</th><th class="n">median</th><th class="n">bottom</th><th class="n">bytes</th></tr>${body}</table>${incomplete(keys)}
+<p class="note">From RANK.STATS: totals at the top, the 99th, 90th and 50th percentile of members, the bottom; memory as MEMORY USAGE estimates it.</p>`
+      : '<p>No board matches the --board patterns.</p>',
+    '/boards',
+  );
+}
+
+const entryRows = (entries, highlight) =>
+  entries
+    .map((e) => `<tr data-member="${name(e.member)}"${highlight !== undefined && show(e.member) === highlight ? ' class="here-row"' : ''}><td class="n" data-field="rank">${e.rank}</td><td>${name(e.member)}</td><td class="n" data-field="total">${e.total}</td></tr>`)
+    .join('');
+
+export function boardPage(ctx, { key, stats, offset, count, top, member, lookup }) {
+  const k = id(key);
+  const header = [
+    stat('members', 'members', stats.members),
+    stat('top-total', 'top total', num(stats.topTotal)),
+    stat('p50-total', 'median total', num(stats.p50Total)),
+    stat('memory-bytes', 'bytes', stats.memoryBytes),
+  ].join('');
+  let found = '';
+  if (member !== undefined) {
+    found = lookup.entry
+      ? `<p id="lookup">${escapeHtml(member)}: rank <b data-field="member-rank">${lookup.entry.rank}</b>, total <b data-field="member-total">${lookup.entry.total}</b>, reached ${time(lookup.entry.reachedAtMs)}.</p>
+<table id="around"><tr><th class="n">rank</th><th>member</th><th class="n">total</th></tr>${entryRows(lookup.around, member)}</table>`
+      : `<p id="lookup">${escapeHtml(member)} is not on this board.</p>`;
+  }
+  return layout(
+    ctx,
+    `Board ${show(key)}`,
+    `<div class="stats">${header}</div>
+<form method="get" action="/board"><input type="hidden" name="k" value="${escapeHtml(k)}"><label>Member <input name="member" id="member" value="${escapeHtml(member ?? '')}"></label> <button type="submit" id="find">Find with neighbours</button></form>
+${found}
+<h2>Top ${count}${offset ? ` from rank ${offset + 1}` : ''}</h2>
+<table id="top"><tr><th class="n">rank</th><th>member</th><th class="n">total</th></tr>${entryRows(top)}</table>
+${pager('/board', { k }, offset, top.length, count)}`,
+    '/boards',
+  );
+}
+
+export function mergeList(ctx, rows, keys) {
+  const body = rows
+    .map((m) => `<tr data-staging="${name(m.key)}"><td>${name(m.key)}</td><td class="n" data-field="members">${m.members}</td><td class="n">${m.ttlMs < 0 ? 'none' : duration(m.ttlMs)}</td></tr>`)
+    .join('');
+  return layout(
+    ctx,
+    'Merges in progress',
+    `<p class="note">A stepped RANK.MERGE builds its result in a staging key and renames it onto the destination at its last step: a staging key that exists is a merge under way (or one abandoned, which the next merge with cursor 0 clears).</p>
+${rows.length ? `<table><tr><th>staging key</th><th class="n">members merged so far</th><th class="n">expires in</th></tr>${body}</table>${incomplete(keys)}` : '<p>No merge in progress (no key matches the --staging patterns).</p>'}`,
+    '/merges',
+  );
+}
+
+export function rateList(ctx, rows) {
+  const windows = [...new Set(rows.flatMap((r) => r.stats.windows.map((w) => w.windowMs)))].sort((a, b) => a - b);
+  const body = rows
+    .map(({ log, stats }) => {
+      const byWindow = new Map(stats.windows.map((w) => [w.windowMs, w.entries]));
+      return `<tr data-log="${name(log.key)}"><td>${name(log.key)}</td><td class="n" data-field="entries">${stats.entries}</td><td>${time(stats.newestMs)}</td>${windows
+        .map((w) => `<td class="n" data-field="window-${w}">${byWindow.has(w) ? byWindow.get(w) : '—'}</td>`)
+        .join('')}</tr>`;
+    })
+    .join('');
+  return layout(
+    ctx,
+    'Rate logs',
+    rows.length
+      ? `<table><tr><th>log</th><th class="n">entries</th><th>newest hit</th>${windows.map((w) => `<th class="n">in the last ${duration(w)}</th>`).join('')}</tr>${body}</table>
+<p class="note">From RATE.STATS: what RATE.HIT would count now in each window (counting no hit).</p>`
+      : '<p>No rate log matches the --rate patterns.</p>',
+    '/rates',
+  );
+}
+
+export function recentList(ctx, rows) {
+  const body = rows.map((r) => `<tr><td><a href="/recent?${q({ k: id(r.key) })}">${name(r.key)}</a></td><td class="n" data-field="size">${r.size}</td></tr>`).join('');
+  return layout(
+    ctx,
+    'Recently-viewed lists',
+    rows.length ? `<table><tr><th>list</th><th class="n">items</th></tr>${body}</table>` : '<p>No list matches the --recent patterns.</p>',
+    '/recent',
+  );
+}
+
+export function recentPage(ctx, { key, items }) {
+  const body = items.map((i) => `<tr data-item="${name(i.member)}"><td>${name(i.member)}</td><td>${time(i.score)}</td></tr>`).join('');
+  return layout(
+    ctx,
+    `Recently viewed ${show(key)}`,
+    `<table id="items"><tr><th>item, newest first</th><th>viewed</th></tr>${body}</table>`,
+    '/recent',
+  );
+}

@@ -1,0 +1,300 @@
+// The console in headless Chromium against real servers with zkit: every
+// page renders, every count is what the server says, writes happen only
+// when started --writable and confirmed (a dead task retried from the page
+// is back in its queue), on a server and on a cluster.
+import assert from 'node:assert/strict';
+import { request } from 'node:http';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+
+import { zkit } from 'zkit';
+
+import { launchBrowser, startCluster, startConsole, startServer, stopAll } from './helpers.mjs';
+
+const SHOTS = process.env.ZKIT_CONSOLE_SCREENSHOTS;
+const BINARY_TASK = Buffer.from([0xff, 0x00, 0x41]); // no UTF-8, a NUL: shown as \xff\x00A
+let browser;
+
+before(async () => {
+  browser = await launchBrowser();
+});
+after(async () => {
+  await browser?.close();
+  stopAll();
+});
+
+async function serverNow(r) {
+  const [seconds, micros] = await r.time();
+  return Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
+}
+
+/** A queue with due, scheduled, leased, expired, dead and redelivered tasks; a board of 60; a merge in steps; a rate log; a recent list. */
+async function seed(r) {
+  const now = await serverNow(r);
+  await r.zadd('{jobs}', now - 600_000, 'mail:1', now - 1000, 'mail:2', now - 500, 'report:7', now + 3_600_000, 'digest:1', now + 7_200_000, 'digest:2');
+  await r.zadd('{jobs}:inflight', now - 5000, 'resize:3', now + 60_000, 'mail:0');
+  await r.zadd('{jobs}:deliveries', 1, 'mail:0', 2, 'resize:3', 3, 'report:7');
+  await r.zadd('{jobs}:dead', now - 60_000, 'poison:1', now - 30_000, 'poison:2', now - 20_000, 'TASKS');
+  await r.zadd('{jobs}:dead', now - 10, BINARY_TASK);
+  for (let i = 0; i < 60; i++) await r.call('RANK.GIFT', 'gifts:room:42', `viewer:${i}`, (i * 37) % 500);
+  await r.call('RANK.MERGE', 'gifts:week', 1, 'gifts:room:42', 'STEP', 10, 'gifts:week:staging', 0);
+  for (let i = 0; i < 3; i++) await r.call('RATE.HIT', 'user:1000:comment', 60000, 2);
+  await r.call('RECENT.ADD', 'MemberRecentGoods:66', 'ITEMS', '3001', '3002', '3004');
+  return now;
+}
+
+/** The text of every `[data-field=name]` in `scope`. */
+async function fieldText(scope, name) {
+  return (await scope.locator(`[data-field="${name}"]`).first().textContent()).trim();
+}
+
+async function open(page, url) {
+  const response = await page.goto(url);
+  assert.equal(response.status(), 200, `${url}: ${response.status()}`);
+  // Rendered by the browser: a title and a heading, no error box.
+  assert.match(await page.title(), /zkit console$/);
+  assert.ok((await page.locator('h1').textContent()).length > 0);
+  assert.equal(await page.locator('.error').count(), 0, `${url} shows an error`);
+  return page;
+}
+
+/** POSTs a form with a Host header of our choosing; resolves to the status. */
+function post(url, pathname, body, host) {
+  return new Promise((resolve, reject) => {
+    const target = new URL(url);
+    const req = request(
+      { host: target.hostname, port: target.port, path: pathname, method: 'POST', headers: { host: host ?? target.host, 'content-type': 'application/x-www-form-urlencoded' } },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode));
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+describe('on a server', () => {
+  let server;
+  let z;
+  before(async () => {
+    server = await startServer();
+    await seed(server.client);
+    z = zkit(server.client);
+  });
+
+  test('read-only: every page renders, counts match the server, no write is offered', async () => {
+    const { app, url } = await startConsole(server.port);
+    const page = await browser.newPage({ viewport: { width: 1000, height: 640 } });
+    try {
+      // Overview: what was found, and INFO zkit.
+      await open(page, `${url}/`);
+      assert.equal(await fieldText(page, 'count-queues'), '1');
+      assert.equal(await fieldText(page, 'count-boards'), '1');
+      assert.equal(await fieldText(page, 'count-merges'), '1');
+      const info = await server.client.info('zkit');
+      const refused = info.match(/zkit_rate_hits_refused:(\d+)/)[1];
+      assert.equal(await fieldText(page, 'zkit_rate_hits_refused'), refused);
+      assert.equal(refused, '1');
+      if (SHOTS) await page.screenshot({ path: path.join(SHOTS, 'console-overview.png') });
+
+      // Queues: each count is DELAY.STATS's.
+      await open(page, `${url}/queues`);
+      const sets = { inflight: '{jobs}:inflight', dead: '{jobs}:dead', deliveries: '{jobs}:deliveries' };
+      const stats = await z.delayStats('{jobs}', sets);
+      const row = page.locator('tr[data-queue="{jobs}"]');
+      for (const [field, value] of [['tasks', stats.tasks], ['due', stats.due], ['inflight', stats.inflight], ['expired', stats.expired], ['dead', stats.dead], ['redelivered', stats.redelivered]]) {
+        assert.equal(await fieldText(row, field), String(value), field);
+      }
+      assert.deepEqual([stats.tasks, stats.due, stats.inflight, stats.expired, stats.dead, stats.redelivered], [5, 3, 2, 1, 4, 2]);
+      assert.match(await fieldText(row, 'lag'), /^10 min/);
+
+      // A queue's tabs: every task of each set, in score order, with its deliveries.
+      await page.locator('tr[data-queue="{jobs}"] a').click();
+      const ready = await page.locator('#tasks tr[data-task]').evaluateAll((rows) => rows.map((r) => r.dataset.task));
+      assert.deepEqual(ready, await server.client.zrange('{jobs}', 0, -1));
+      assert.equal(await fieldText(page.locator('tr[data-task="report:7"]'), 'deliveries'), '3');
+      await page.locator('[data-tab="inflight"]').click();
+      assert.deepEqual(await page.locator('#tasks tr[data-task]').evaluateAll((rows) => rows.map((r) => r.dataset.task)), ['resize:3', 'mail:0']);
+      await page.locator('[data-tab="dead"]').click();
+      const dead = await page.locator('#tasks tr[data-task]').evaluateAll((rows) => rows.map((r) => r.dataset.task));
+      assert.deepEqual(dead, ['poison:1', 'poison:2', 'TASKS', '\\xff\\x00A']);
+      assert.equal(await page.locator('form[action="/confirm"], button[data-action]').count(), 0, 'a read-only console offers writes');
+
+      // Boards: RANK.STATS, pages of RANK.TOP, a member and its neighbours.
+      await open(page, `${url}/boards`);
+      const board = await z.rankStats('gifts:room:42');
+      assert.equal(await fieldText(page, 'members'), '60');
+      assert.equal(await fieldText(page, 'top-total'), String(board.topTotal));
+      assert.equal(await fieldText(page, 'p50-total'), String(board.p50Total));
+      await page.locator('tr[data-board="gifts:room:42"] a').click();
+      const top = await z.rankTop('gifts:room:42', 60);
+      const shown = async () => page.locator('#top tr[data-member]').evaluateAll((rows) => rows.map((r) => r.dataset.member));
+      assert.deepEqual(await shown(), top.slice(0, 50).map((e) => e.member));
+      await page.locator('#next').click();
+      assert.deepEqual(await shown(), top.slice(50).map((e) => e.member));
+      await page.fill('#member', 'viewer:7');
+      await page.click('#find');
+      const entry = await z.rankGet('gifts:room:42', 'viewer:7');
+      assert.equal(await fieldText(page, 'member-rank'), String(entry.rank));
+      assert.equal(await fieldText(page, 'member-total'), String(entry.total));
+      assert.equal(await page.locator('#around tr.here-row').getAttribute('data-member'), 'viewer:7');
+      if (SHOTS) await page.screenshot({ path: path.join(SHOTS, 'console-board.png') });
+
+      // Merges in progress, rate logs, recent lists.
+      await open(page, `${url}/merges`);
+      assert.equal(await fieldText(page.locator('tr[data-staging="gifts:week:staging"]'), 'members'), String(await server.client.zcard('gifts:week:staging')));
+      await open(page, `${url}/rates`);
+      const log = await z.rateStats('user:1000:comment', [60000, 86400000]);
+      const logRow = page.locator('tr[data-log="user:1000:comment"]');
+      assert.equal(await fieldText(logRow, 'entries'), String(log.entries));
+      assert.equal(await fieldText(logRow, 'window-60000'), String(log.windows[0].entries));
+      assert.equal(await fieldText(logRow, 'window-86400000'), '2');
+      await open(page, `${url}/recent`);
+      assert.equal(await fieldText(page, 'size'), '3');
+      await page.locator('a', { hasText: 'MemberRecentGoods:66' }).click();
+      assert.deepEqual(await page.locator('#items tr[data-item]').evaluateAll((rows) => rows.map((r) => r.dataset.item)), ['3004', '3002', '3001']);
+
+      // No page offers a write, and the write endpoints refuse.
+      for (const p of ['/', '/queues', '/boards', '/merges', '/rates', '/recent']) {
+        await open(page, `${url}${p}`);
+        assert.equal(await page.locator('form[method="post"]').count(), 0, `${p} has a form that writes`);
+      }
+      assert.equal(await post(url, '/confirm', 'action=retry'), 403);
+      assert.equal(await post(url, '/do', 'action=retry'), 403);
+      assert.equal(await server.client.zcard('{jobs}:dead'), 4, 'the dead tasks are untouched');
+    } finally {
+      await page.close();
+      await app.close();
+    }
+  });
+
+  test('writable: a dead task retried from the page is back in its queue; every write is confirmed first', async () => {
+    // The console logs in as an ACL user whose password must show nowhere.
+    const secret = 'console-secret-7f3a';
+    await server.client.acl('SETUSER', 'console', 'on', `>${secret}`, '~*', '+@all');
+    process.env.ZKIT_CONSOLE_PASSWORD = secret;
+    let started;
+    try {
+      started = await startConsole(server.port, ['--writable', '--url', `redis://console@127.0.0.1:${server.port}`]);
+    } finally {
+      delete process.env.ZKIT_CONSOLE_PASSWORD;
+    }
+    const { app, url, logs } = started;
+    const page = await browser.newPage({ viewport: { width: 1000, height: 640 } });
+    const html = [];
+    page.on('response', async (response) => {
+      if ((response.headers()['content-type'] ?? '').startsWith('text/html')) html.push(await response.text().catch(() => ''));
+    });
+    try {
+      const clients = await server.client.client('LIST');
+      assert.match(clients, /name=zkit-console .*user=console/, 'the console logs in as its ACL user');
+      const sets = { inflight: '{jobs}:inflight', dead: '{jobs}:dead', deliveries: '{jobs}:deliveries' };
+      const before = await z.delayStats('{jobs}', sets);
+      await open(page, `${url}/queue?k=${Buffer.from('{jobs}').toString('base64url')}&tab=dead`);
+      if (SHOTS) await page.screenshot({ path: path.join(SHOTS, 'console-queue.png') });
+
+      // Retry: a confirmation page says what runs; Cancel changes nothing.
+      await page.locator('tr[data-task="poison:2"] button[data-action="retry"]').click();
+      assert.match(await page.locator('#what').textContent(), /^ZREM \{jobs\}:dead poison:2, then ZADD \{jobs\} <server now> poison:2 and ZREM \{jobs\}:deliveries/);
+      await page.click('#cancel');
+      assert.notEqual(await server.client.zscore('{jobs}:dead', 'poison:2'), null);
+
+      // Retry, confirmed: the task is due now in the queue, gone from the dead set.
+      await server.client.zadd('{jobs}:deliveries', 5, 'poison:1'); // a stale count, forgotten by the retry
+      await page.locator('tr[data-task="poison:1"] button[data-action="retry"]').click();
+      await page.click('#confirm');
+      assert.equal((await page.locator('#flash').textContent()).trim(), 'poison:1 is due now in {jobs}.');
+      assert.equal(await server.client.zscore('{jobs}:dead', 'poison:1'), null);
+      const due = Number(await server.client.zscore('{jobs}', 'poison:1'));
+      const now = await serverNow(server.client);
+      assert.ok(due <= now && due > now - 10_000, `due ${due}, now ${now}`);
+      assert.equal(await server.client.zscore('{jobs}:deliveries', 'poison:1'), null);
+      const after = await z.delayStats('{jobs}', sets);
+      assert.deepEqual([after.dead, after.tasks, after.due], [before.dead - 1, before.tasks + 1, before.due + 1]);
+      assert.equal(await fieldText(page, 'dead'), String(after.dead), 'the page shows the new count');
+
+      // The task whose name is no UTF-8 is retried byte for byte.
+      await page.locator('#tasks tr', { hasText: '\\xff\\x00A' }).locator('button[data-action="retry"]').click();
+      await page.click('#confirm');
+      assert.notEqual(await server.client.zscoreBuffer('{jobs}', BINARY_TASK), null);
+
+      // Retry all: every dead task is due again.
+      await page.locator('button[data-action="retry-all"]').click();
+      await page.click('#confirm');
+      assert.match(await page.locator('#flash').textContent(), /^2 dead tasks are due now in \{jobs\}\.$/);
+      assert.equal(await server.client.zcard('{jobs}:dead'), 0);
+      assert.notEqual(await server.client.zscore('{jobs}', 'TASKS'), null);
+
+      // Promote a scheduled task to now.
+      await page.locator('[data-tab="ready"]').click();
+      await page.locator('tr[data-task="digest:2"] button[data-action="promote"]').click();
+      await page.click('#confirm');
+      assert.ok(Number(await server.client.zscore('{jobs}', 'digest:2')) <= (await serverNow(server.client)));
+
+      // Delete a task in flight, with its delivery count.
+      await page.locator('[data-tab="inflight"]').click();
+      await page.locator('tr[data-task="resize:3"] button[data-action="delete-inflight"]').click();
+      assert.match(await page.locator('#what').textContent(), /^ZREM \{jobs\}:inflight resize:3 and ZREM \{jobs\}:deliveries/);
+      await page.click('#confirm');
+      assert.equal(await server.client.zscore('{jobs}:inflight', 'resize:3'), null);
+      assert.equal(await server.client.zscore('{jobs}:deliveries', 'resize:3'), null);
+
+      // A write needs this console's token; a foreign Host is refused.
+      assert.equal(await post(url, '/do', `action=retry&queue=${Buffer.from('{jobs}').toString('base64url')}&task=&token=forged`), 403);
+      assert.equal(await post(url, '/confirm', 'action=retry', 'evil.example'), 421);
+
+      assert.ok(logs.some((line) => line.includes('retry on {jobs} task poison:1')), logs.join('\n'));
+      for (const text of [...html, logs.join('\n')]) assert.ok(!text.includes(secret), 'the password shows in a page or the log');
+    } finally {
+      await page.close();
+      await app.close();
+    }
+  });
+});
+
+describe('on a cluster', () => {
+  test('queues of three slots, counts from the node of each, a retry routed to it', async () => {
+    const { nodes, client } = await startCluster();
+    const { app, url } = await startConsole(nodes[1].port, ['--cluster', '--writable', '--board', '{room:*}:board']);
+    const page = await browser.newPage();
+    try {
+      const tags = ['{jobs}', '{mail}', '{image}'];
+      const now = await serverNow(nodes[0].client);
+      for (const [i, tag] of tags.entries()) {
+        const due = Array.from({ length: i + 1 }, (_, j) => [now - 1000 * (j + 1), `${tag}:task:${j}`]).flat();
+        await client.zadd(tag, ...due);
+        await client.zadd(`${tag}:dead`, now, `${tag}:poison`);
+      }
+      await client.call('RANK.GIFT', '{room:7}:board', 'alice', 10);
+      const z = zkit(client);
+      const owners = new Set();
+      for (const tag of tags) owners.add(client.slots[(await client.cluster('KEYSLOT', tag))][0]);
+      assert.ok(owners.size > 1, 'the tags landed on one node');
+
+      await open(page, `${url}/queues`);
+      for (const tag of tags) {
+        const stats = await z.delayStats(tag, { dead: `${tag}:dead`, inflight: `${tag}:inflight` });
+        const row = page.locator(`tr[data-queue="${tag}"]`);
+        assert.equal(await fieldText(row, 'tasks'), String(stats.tasks), tag);
+        assert.equal(await fieldText(row, 'due'), String(stats.due), tag);
+        assert.equal(await fieldText(row, 'dead'), '1', tag);
+      }
+      await open(page, `${url}/boards`);
+      assert.equal(await fieldText(page.locator('tr[data-board="{room:7}:board"]'), 'members'), '1');
+      await open(page, `${url}/`);
+      assert.equal(await page.getByRole('heading', { name: 'Masters', exact: true }).count(), 1);
+      assert.equal(await fieldText(page, 'count-queues'), '3');
+
+      await open(page, `${url}/queue?k=${Buffer.from('{image}').toString('base64url')}&tab=dead`);
+      await page.locator('button[data-action="retry"]').click();
+      await page.click('#confirm');
+      assert.equal(await client.zcard('{image}:dead'), 0);
+      assert.notEqual(await client.zscore('{image}', '{image}:poison'), null);
+    } finally {
+      await page.close();
+      await app.close();
+      client.disconnect();
+    }
+  });
+});
