@@ -79,7 +79,8 @@ trait Load: Send + Sync {
     /// Starts the load's client threads.
     fn start(self: Arc<Self>, run: &Arc<Run>) -> Vec<JoinHandle<()>>;
     /// After the faults: tells the clients to stop once their work is done
-    /// and waits for that (not for the threads, which the run joins).
+    /// and waits for that (not for the threads, which the run joins). It
+    /// must tell them to stop even when it returns an error.
     fn finish(&self, run: &Arc<Run>) -> Result<(), String>;
     /// What the servers hold against what the clients saw: one line per
     /// breach.
@@ -172,20 +173,22 @@ fn chaos(
     let faults = schedule.plan(rounds);
     run.say(&format!("plan: {faults:?}"));
     let busiest = || loads.iter().find_map(|l| l.busiest_key());
-    for fault in faults {
+    let scheduled = faults.into_iter().try_for_each(|fault| {
         thread::sleep(Duration::from_millis(2000 + schedule.rng.below(3000)));
-        schedule.apply(fault, cluster, run, &busiest)?;
-    }
+        schedule.apply(fault, cluster, run, &busiest)
+    });
     thread::sleep(Duration::from_secs(2));
-    for load in loads {
-        load.finish(run)?;
-    }
+    // Every load's clients stop, even when the schedule or another load
+    // broke off.
+    let finished: Vec<Result<(), String>> = loads.iter().map(|load| load.finish(run)).collect();
     for handle in threads {
         let name = handle.thread().name().unwrap_or("a client").to_string();
         if let Err(panic) = handle.join() {
             failures.push(format!("{name} failed: {}", panic_text(&panic)));
         }
     }
+    scheduled?;
+    finished.into_iter().collect::<Result<(), String>>()?;
     cluster.wait_healthy("the chaos ends", 90)?;
     for load in loads {
         failures.extend(load.check(run));
