@@ -29,7 +29,8 @@ use std::sync::{Arc, Mutex};
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use crate::common::cluster::Cluster;
+use crate::common::client::words;
+use crate::common::cluster::{migrate_keys_call, migrate_slot_call, Cluster};
 use crate::common::workload::Rng;
 use crate::common::{Server, ServerConfig};
 use redis::Value;
@@ -214,6 +215,26 @@ fn chaos(
         ));
     }
     Ok(())
+}
+
+/// `count` client threads of a load, named `what 0`, `what 1`, ..., each
+/// running `client(load, its number, run)`.
+fn spawn_clients<L: Send + Sync + 'static>(
+    load: &Arc<L>,
+    run: &Arc<Run>,
+    count: u64,
+    what: &str,
+    client: fn(&L, u64, &Run),
+) -> Vec<JoinHandle<()>> {
+    (0..count)
+        .map(|number| {
+            let (load, run) = (Arc::clone(load), Arc::clone(run));
+            thread::Builder::new()
+                .name(format!("{what} {number}"))
+                .spawn(move || client(&load, number, &run))
+                .expect("spawn a client thread")
+        })
+        .collect()
 }
 
 fn panic_text(panic: &Box<dyn std::any::Any + Send>) -> String {
@@ -906,17 +927,8 @@ impl Schedule {
             run.say(&format!(
                 "reshard slot {slot} ({key}) from node{source} to node{target}, atomic (CLUSTER MIGRATESLOTS)"
             ));
-            let slot_text = slot.to_string();
-            let words = [
-                "CLUSTER",
-                "MIGRATESLOTS",
-                "SLOTSRANGE",
-                &slot_text,
-                &slot_text,
-                "NODE",
-                &target_id,
-            ];
-            match call_port(source_port, &words, TIMEOUT) {
+            let migrate = migrate_slot_call(slot, &target_id);
+            match call_port(source_port, &words(&migrate), TIMEOUT) {
                 Ok(_) => {}
                 // Valkey refuses it while a loaded module has not declared
                 // that it handles atomic slot migration.
@@ -1003,18 +1015,8 @@ fn legacy_move(
         if keys.is_empty() {
             break;
         }
-        let target_port = target_node.port.to_string();
-        let mut words = vec![
-            "MIGRATE",
-            "127.0.0.1",
-            &target_port,
-            "",
-            "0",
-            "10000",
-            "KEYS",
-        ];
-        words.extend(keys.iter().map(String::as_str));
-        call_port(source_node.port, &words, Duration::from_secs(30)).map_err(fault)?;
+        let migrate = migrate_keys_call(target_node.port, 10000, &keys);
+        call_port(source_node.port, &words(&migrate), Duration::from_secs(30)).map_err(fault)?;
         moved += keys.len();
     }
     let order = [target, source].into_iter().chain(
@@ -1162,15 +1164,7 @@ impl Gifts {
 
 impl Load for Gifts {
     fn start(self: Arc<Self>, run: &Arc<Run>) -> Vec<JoinHandle<()>> {
-        (0..self.producers)
-            .map(|number| {
-                let (gifts, run) = (Arc::clone(&self), Arc::clone(run));
-                thread::Builder::new()
-                    .name(format!("producer {number}"))
-                    .spawn(move || gifts.produce(number, &run))
-                    .expect("spawn a producer")
-            })
-            .collect()
+        spawn_clients(&self, run, self.producers, "producer", Gifts::produce)
     }
 
     fn finish(&self, run: &Arc<Run>) -> Result<(), String> {
@@ -1455,15 +1449,7 @@ impl Load for Tasks {
     }
 
     fn start(self: Arc<Self>, run: &Arc<Run>) -> Vec<JoinHandle<()>> {
-        (0..self.workers)
-            .map(|number| {
-                let (tasks, run) = (Arc::clone(&self), Arc::clone(run));
-                thread::Builder::new()
-                    .name(format!("worker {number}"))
-                    .spawn(move || tasks.work(number, &run))
-                    .expect("spawn a worker")
-            })
-            .collect()
+        spawn_clients(&self, run, self.workers, "worker", Tasks::work)
     }
 
     /// Workers run until every task was delivered (all fell due) or 90 s.

@@ -3,7 +3,7 @@
 //! (a cluster per test): `make test-all` runs these.
 
 use crate::common::client::{err, error_text, ok, query, run, words};
-use crate::common::cluster::Cluster;
+use crate::common::cluster::{migrate_keys_call, Cluster};
 use crate::common::data::{db_snapshot, DbContents};
 use crate::common::workload::{Rng, FAMILIES};
 use redis::{Connection, Value};
@@ -158,19 +158,8 @@ fn moved_and_ask_redirects_are_followed_while_a_slot_migrates() {
             query(&mut src, &["CLUSTER", "GETKEYSINSLOT", &slot_text, "1000"]);
         moved.sort();
         assert!(!moved.is_empty());
-        let target_port = target.port.to_string();
         let migrate = |con: &mut Connection, keys: &[String]| {
-            let mut words = vec![
-                "MIGRATE",
-                "127.0.0.1",
-                &target_port,
-                "",
-                "0",
-                "5000",
-                "KEYS",
-            ];
-            words.extend(keys.iter().map(String::as_str));
-            ok(con, &words);
+            ok(con, &words(&migrate_keys_call(target.port, 5000, keys)));
         };
         // Half-way: a call whose keys are already moved is sent on with ASK,
         // which the client follows. (Every key of the call must have moved:

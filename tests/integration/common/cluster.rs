@@ -108,6 +108,33 @@ impl Cluster {
     }
 }
 
+/// The words of Valkey 9's atomic migration of one slot to the node
+/// `target_id`: `CLUSTER MIGRATESLOTS SLOTSRANGE slot slot NODE target_id`.
+pub fn migrate_slot_call(slot: u16, target_id: &str) -> Vec<String> {
+    let slot = slot.to_string();
+    [
+        "CLUSTER",
+        "MIGRATESLOTS",
+        "SLOTSRANGE",
+        &slot,
+        &slot,
+        "NODE",
+        target_id,
+    ]
+    .map(str::to_string)
+    .to_vec()
+}
+
+/// The words of a `MIGRATE` of `keys` to the loopback node on `port`.
+pub fn migrate_keys_call(port: u16, timeout_ms: u64, keys: &[String]) -> Vec<String> {
+    let (port, timeout) = (port.to_string(), timeout_ms.to_string());
+    ["MIGRATE", "127.0.0.1", &port, "", "0", &timeout, "KEYS"]
+        .map(str::to_string)
+        .into_iter()
+        .chain(keys.iter().cloned())
+        .collect()
+}
+
 impl Server {
     /// A one-node Redis Cluster with zkit, owning every slot: cross-slot
     /// calls get CROSSSLOT, so tests can check that key specs route a
