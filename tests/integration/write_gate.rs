@@ -321,8 +321,10 @@ fn failover_while_four_workers_wait_keeps_every_task_exactly_once() {
     new.wait_until_synced();
     let mut con = old.connect();
     let tasks = ["t0", "t1", "t2", "t3"];
+    // Due in an hour until all four workers wait; then in 300 ms (the
+    // ZADD wakes them, they find nothing due yet and wait again).
     for task in tasks {
-        schedule_in(&mut con, "q", 500, task);
+        schedule_in(&mut con, "q", 3_600_000, task);
     }
     let workers: Vec<_> = (0..4)
         .map(|_| {
@@ -333,6 +335,9 @@ fn failover_while_four_workers_wait_keeps_every_task_exactly_once() {
         })
         .collect();
     wait_blocked(&old, 4);
+    for task in tasks {
+        schedule_in(&mut con, "q", 300, task);
+    }
     old.wait_for_replicas(1);
     // The replica stops answering for 1.5 s, so FAILOVER keeps the master
     // paused (waiting for the replica to catch up) while the tasks fall due.
