@@ -6,7 +6,7 @@ RELEASE_MODULE := target/release/libzkit.so
 RUN_DIR := .run
 PORT ?= 6379
 
-.PHONY: deps build run test test-all test-clients observe-check chaos dist dist-check deb-check docs smoke-arm64 compat server-suite leakcheck upgrade-check bench bench-docs lint clean
+.PHONY: deps build run test test-all test-clients observe-check chaos dist dist-check deb-check docs smoke-arm64 compat server-suite leakcheck upgrade-check perf-guard bench bench-docs lint clean
 
 deps:
 	@bash scripts/ensure-deps.sh
@@ -104,6 +104,18 @@ chaos: deps
 # fails on a definite leak in zkit.
 leakcheck: deps
 	bash scripts/leakcheck.sh
+
+# The performance guard: server instructions per call of a representative
+# set of calls (every family, small and large keys, IDMP, LEASE, SHARED) and
+# of the native commands each replaces, counted under valgrind's callgrind on
+# Debian's Redis 7.0.15, against bench/guard-baseline.tsv; fails on a call
+# more than 3% dearer (docs/performance.md, "The guard: instructions per call,
+# in CI"). About 40 CPU seconds, 2-4 minutes on a loaded 2-core machine.
+# GUARD_UPDATE="why the numbers moved" rewrites the baseline, for a commit
+# that says so.
+perf-guard: build
+	@command -v valgrind >/dev/null || bash -c 'source scripts/lib.sh && apt_install valgrind'
+	python3 bench/guard.py $(if $(GUARD_UPDATE),--update "$(GUARD_UPDATE)")
 
 # Every family at every size against native commands and Lua, the tax on
 # native writes, latencies, memory and long commands, in one run (about 50

@@ -8,6 +8,7 @@ use std::fmt;
 use crate::host::{GrammarError, HostError, Mistake};
 use crate::logic::cursor::CursorError;
 use crate::logic::delay::DelayError;
+use crate::logic::family::WrongFamily;
 use crate::logic::idmp::IdmpError;
 use crate::logic::merge::MergeError;
 use crate::logic::rank::RankError;
@@ -40,6 +41,8 @@ pub mod bound {
 pub enum ZkitError {
     /// A key holds a different type than the command works on.
     WrongType,
+    /// A sorted set holds another zkit family's data.
+    WrongFamily(WrongFamily),
     /// Unknown option, repeated option or missing option value.
     Syntax,
     /// Wrong number of arguments for the command (checked by Redis too).
@@ -83,6 +86,7 @@ impl fmt::Display for ZkitError {
             ZkitError::WrongType => {
                 f.write_str("WRONGTYPE Operation against a key holding the wrong kind of value")
             }
+            ZkitError::WrongFamily(e) => write!(f, "WRONGTYPE {e}: nothing was changed"),
             ZkitError::Syntax => f.write_str("ERR syntax error"),
             ZkitError::Arity(command) => {
                 write!(f, "ERR wrong number of arguments for '{command}' command")
@@ -172,6 +176,12 @@ impl From<HostError> for ZkitError {
     }
 }
 
+impl From<WrongFamily> for ZkitError {
+    fn from(e: WrongFamily) -> ZkitError {
+        ZkitError::WrongFamily(e)
+    }
+}
+
 impl From<RankError> for ZkitError {
     fn from(e: RankError) -> ZkitError {
         ZkitError::Rank(e)
@@ -254,6 +264,11 @@ mod tests {
             ZkitError::Merge(MergeError::StagingGone),
             ZkitError::Idmp(IdmpError::SeenKeyIsWritten),
             ZkitError::CommandUnavailable("ZREVRANK"),
+            ZkitError::WrongFamily(WrongFamily {
+                expected: crate::logic::family::Family::RateLog,
+                looks_like: None,
+                because: "why",
+            }),
             ZkitError::Internal("boom".into()),
         ];
         for e in errors {

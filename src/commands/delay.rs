@@ -26,17 +26,18 @@
 
 use super::args::positive;
 use super::stats::{self, Fields};
-use super::{Command, Counter};
+use super::{Command, Counter, Sample};
 use crate::error::{bound, ZkitError};
 use crate::host::{
-    key_flags as kf, Arg, Attempt, Ctx, KeyKind, OwnedRStr, RStr, Readiness, Reply, Request,
-    ScoreBound, ZsetWaiter,
+    key_flags as kf, Arg, Attempt, Ctx, KeyKind, OwnedRStr, Progress, RStr, Readiness, Reply,
+    Request, ScoreBound, ZsetWaiter,
 };
 use crate::logic::clock::{deadline, MAX_DURATION_MS};
 use crate::logic::delay::{
     self, check_dead_letter_keys, is_held, outlook, retry_at, wake_at_ms, Claim, DelayError, Lease,
     Outlook, TaskQueue,
 };
+use crate::logic::family;
 use crate::logic::stats::{due_age_ms, due_time_ms};
 use crate::{declare_command, request};
 
@@ -299,6 +300,11 @@ fn claim(
             ctx.check_key_type(dead_letter.deliveries, KeyKind::Zset)?;
         }
     }
+    // Due times, not another family's scores: a gift board's totals would
+    // all be due, and claimed away.
+    if let Some(mut queue) = ctx.open_zset(key)? {
+        family::check_delay_queue(&Sample::of(&mut queue, 2, false).lowest())?;
+    }
     let now = ctx.now_ms();
     let lease_terms = lease
         .map(|lease| {
@@ -429,6 +435,62 @@ impl TaskQueue for ZsetQueue<'_> {
         }
         Ok(())
     }
+
+    fn leave_dead_for_later(&mut self) -> Result<(), ZkitError> {
+        let lease = self
+            .lease
+            .expect("dead letters come with a lease")
+            .to_owned();
+        let dead_letter = lease
+            .dead_letter
+            .as_ref()
+            .expect("counting needs DEADLETTER");
+        // One sweep per queue and dead-letter clause: the keys, each with
+        // its length, and the bound.
+        let mut identity = Vec::new();
+        for key in [&dead_letter.dead, &dead_letter.deliveries] {
+            identity.extend_from_slice(&key.as_bytes().len().to_le_bytes());
+            identity.extend_from_slice(key.as_bytes());
+        }
+        identity.extend_from_slice(&dead_letter.max_deliveries.to_le_bytes());
+        let queue = OwnedRStr::new(self.key.as_bytes());
+        self.ctx.defer(
+            self.key,
+            &identity,
+            Box::new(move |ctx| sweep_step(ctx, &queue, &lease).map_err(|e| e.to_string())),
+        );
+        Ok(())
+    }
+}
+
+/// One background step of moving dead tasks out of `queue`, ahead of its
+/// live ones (`logic::delay::sweep_dead`), for a poll with this lease and
+/// dead-letter clause that met more of them than it may move.
+fn sweep_step(
+    ctx: &Ctx,
+    queue: &RStr,
+    lease: &LeaseArgs<OwnedRStr>,
+) -> Result<Progress, ZkitError> {
+    let lease = lease.borrowed();
+    let dead_letter = lease
+        .dead_letter
+        .as_ref()
+        .expect("counting needs DEADLETTER");
+    // The keys may have changed since the poll.
+    ctx.check_key_type(dead_letter.dead, KeyKind::Zset)?;
+    ctx.check_key_type(dead_letter.deliveries, KeyKind::Zset)?;
+    let max_deliveries = dead_letter.max_deliveries;
+    let mut tasks = ZsetQueue {
+        ctx,
+        key: queue,
+        lease: Some(&lease),
+    };
+    Ok(
+        match delay::sweep_dead(&mut tasks, ctx.now_ms(), max_deliveries)? {
+            true => Progress::More,
+            false => Progress::Done,
+        },
+    )
 }
 
 /// `[[member, due-ms], ...]`, due-ms as ZSCORE prints it.

@@ -18,7 +18,10 @@ use std::cmp::Ordering;
 use super::args::positive;
 use super::{Command, Counter};
 use crate::error::{bound, ZkitError};
-use crate::host::{key_flags as kf, Arg, Ctx, OwnedRStr, RStr, Reply, Request, ScoreBound};
+use smallvec::SmallVec;
+
+use super::Items;
+use crate::host::{key_flags as kf, Arg, Ctx, OwnedRStr, RStr, Request, ScoreBound, WriteReply};
 use crate::logic::cursor::{self, Position};
 use crate::logic::score::ScoreText;
 use crate::{declare_command, request};
@@ -81,37 +84,36 @@ request! {
     struct Add<'a> {
         key: &'a RStr = key,
         cap: Option<i64> = option(Request::integer),
-        items: Vec<(f64, &'a RStr)> = list(|item| (item.double(), item.string())),
+        items: Items<'a, (f64, &'a RStr)> = items(|item| (item.double(), item.string())),
     }
 }
 
 /// -> members added.
-fn add(ctx: &Ctx, args: Add<'_>) -> Result<Reply, ZkitError> {
+fn add(ctx: &Ctx, args: Add<'_>) -> Result<i64, ZkitError> {
     let Add { key, cap, items } = args;
     let cap = cap.map(|cap| positive(cap, "CAP")).transpose()?;
     let mut feed = ctx.open_zset_mut(key)?;
     let mut added = 0;
-    for &(score, member) in &items {
+    for (score, member) in items {
         // As ZADD: an equal score (-0.0 equals 0.0) changes nothing.
         if feed.add(member, score)? {
             added += 1;
         }
     }
     let excess = cap.map_or(0, |cap| feed.len().saturating_sub(cap));
-    let trimmed: Vec<OwnedRStr> = if excess > 0 {
-        feed.iter_asc(ScoreBound::MIN, ScoreBound::MAX)
-            .take(excess)
-            .map(|(member, _)| member)
-            .collect()
-    } else {
-        Vec::new()
-    };
+    // The key API cannot remove while it walks: the lowest items first, then
+    // each (one, for a feed kept at its cap).
+    let trimmed: SmallVec<[OwnedRStr; 4]> = feed
+        .iter_asc(ScoreBound::MIN, ScoreBound::MAX)
+        .take(excess)
+        .map(|(member, _)| member)
+        .collect();
     for member in &trimmed {
         feed.remove(member);
     }
     drop(feed);
     ITEMS_TRIMMED.add(trimmed.len() as u64);
-    Ok(Reply::Int(added))
+    Ok(added)
 }
 
 /// Which way a page goes from its cursor.
@@ -132,8 +134,12 @@ request! {
     }
 }
 
+/// Items of a page kept on the stack: a default page (10) and the common
+/// sizes up to 31 with the item past it; larger pages spill to the heap.
+type PageItems = SmallVec<[(OwnedRStr, f64); 32]>;
+
 /// -> `[[member, score, ...], top, bottom, more]`.
-fn page(ctx: &Ctx, args: Page<'_>) -> Result<Reply, ZkitError> {
+fn page<'a>(ctx: &Ctx, args: Page<'a>) -> Result<PageReply<'a>, ZkitError> {
     let Page { key, count, from } = args;
     let count = count.map(check_count).transpose()?;
     let count = count.unwrap_or(DEFAULT_COUNT);
@@ -143,13 +149,14 @@ fn page(ctx: &Ctx, args: Page<'_>) -> Result<Reply, ZkitError> {
         }
         None => None,
     };
+    let given = from.as_ref().map(|(_, _, cursor)| *cursor);
 
     let Some(mut feed) = ctx.open_zset(key)? else {
-        return Ok(empty_page(from.map(|(_, _, cursor)| cursor)));
+        return Ok(PageReply::empty(given));
     };
     // One item past the page says whether more remain that way.
     let wanted = count + 1;
-    let mut items: Vec<(OwnedRStr, f64)> = match &from {
+    let mut items: PageItems = match &from {
         None => feed
             .iter_desc(ScoreBound::MIN, ScoreBound::MAX)
             .take(wanted)
@@ -173,9 +180,8 @@ fn page(ctx: &Ctx, args: Page<'_>) -> Result<Reply, ZkitError> {
         items.reverse();
     }
     let (Some(newest), Some(oldest)) = (items.first(), items.last()) else {
-        return Ok(empty_page(from.map(|(_, _, cursor)| cursor)));
+        return Ok(PageReply::empty(given));
     };
-
     for (member, _) in [newest, oldest] {
         check_cursor_fits(
             ctx,
@@ -183,28 +189,60 @@ fn page(ctx: &Ctx, args: Page<'_>) -> Result<Reply, ZkitError> {
             cursor::encoded_len(member.as_bytes().len()),
         )?;
     }
+    Ok(PageReply { items, given, more })
+}
 
-    // RESP2 scores are bulk strings: the shortest exact text is several
-    // times cheaper than the server's %.17g. RESP3 has a double type.
-    let resp3 = ctx.is_resp3();
-    let mut text = ScoreText::new();
-    let mut page = Vec::with_capacity(2 * items.len());
-    for (member, score) in &items {
-        page.push(Reply::Bulk(member.as_bytes().to_vec()));
-        page.push(if resp3 {
-            Reply::Double(*score)
-        } else {
-            Reply::Bulk(text.format(*score).as_bytes().to_vec())
-        });
+/// FEED.PAGE's reply: the items, newest first, then the top and bottom
+/// cursors (those of the first and last item, or the cursor given when the
+/// page is empty), then whether more remain.
+struct PageReply<'a> {
+    items: PageItems,
+    given: Option<&'a RStr>,
+    more: bool,
+}
+
+impl<'a> PageReply<'a> {
+    /// No items: top and bottom are the cursor given (nil without one).
+    fn empty(given: Option<&'a RStr>) -> PageReply<'a> {
+        PageReply {
+            items: PageItems::new(),
+            given,
+            more: false,
+        }
     }
-    let [top, bottom] = [newest, oldest]
-        .map(|(member, score)| Reply::Bulk(cursor::encode(*score, member.as_bytes())));
-    Ok(Reply::Array(vec![
-        Reply::Array(page),
-        top,
-        bottom,
-        Reply::Int(i64::from(more)),
-    ]))
+}
+
+impl WriteReply for PageReply<'_> {
+    fn write(&self, ctx: &Ctx) {
+        ctx.reply_array(4);
+        ctx.reply_array(2 * self.items.len());
+        // RESP2 scores are bulk strings: the shortest exact text is several
+        // times cheaper than the server's %.17g. RESP3 has a double type.
+        let resp3 = ctx.is_resp3();
+        let mut text = ScoreText::new();
+        for (member, score) in &self.items {
+            ctx.reply_str(member);
+            if resp3 {
+                ctx.reply_f64(*score);
+            } else {
+                ctx.reply_bulk(text.format(*score).as_bytes());
+            }
+        }
+        match (self.items.first(), self.items.last()) {
+            (Some(newest), Some(oldest)) => {
+                for (member, score) in [newest, oldest] {
+                    let mut cursor: SmallVec<[u8; 256]> = SmallVec::new();
+                    cursor::encode_into(*score, member.as_bytes(), &mut cursor);
+                    ctx.reply_bulk(&cursor);
+                }
+            }
+            _ => {
+                self.given.write(ctx);
+                self.given.write(ctx);
+            }
+        }
+        self.more.write(ctx);
+    }
 }
 
 /// Refuses a cursor of `cursor_len` bytes, naming a member of `member_len`
@@ -232,17 +270,6 @@ fn check_count(count: i64) -> Result<usize, ZkitError> {
         });
     }
     Ok(count as usize)
-}
-
-/// No items: top and bottom are the cursor given (nil without one), more = 0.
-fn empty_page(cursor: Option<&RStr>) -> Reply {
-    let edge = || cursor.map_or(Reply::Null, |c| Reply::Bulk(c.as_bytes().to_vec()));
-    Reply::Array(vec![
-        Reply::Array(Vec::new()),
-        edge(),
-        edge(),
-        Reply::Int(0),
-    ])
 }
 
 #[cfg(test)]

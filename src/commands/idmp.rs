@@ -13,19 +13,27 @@
 //! replica, an AOF replay or a promoted replica holds the id exactly when it
 //! holds the write, and refuses the same repeat.
 //!
+//! The seen-key also remembers a digest of each call's arguments
+//! (`logic::idmp` documents the format): a call that names an applied id
+//! with other arguments (another event given the same id by mistake) is
+//! refused instead of being taken for a retry.
+//!
 //! A handler wires it in a few lines: its request reads [`IdmpArgs`] as a
-//! part, [`Idmp::check`] before its first write (a repeat replies the current
-//! state, and the command returns), [`Idmp::record`] after its write, and
-//! the reply gains the flag as its last element ([`with_flag`]).
+//! part, checked with the digest of the call's arguments
+//! ([`IdmpArgs::check`]), [`Idmp::check`] before its first write (a repeat
+//! replies the current state, and the command returns), [`Idmp::record`]
+//! after its write, and the reply gains the flag as its last element
+//! ([`with_flag`]).
 
 use std::sync::atomic::{AtomicI64, Ordering};
 
 use super::{Counter, NumericConfig};
 use crate::error::{bound, ZkitError};
-use crate::host::{key_flags as kf, Arg, Ctx, RStr, Reply, Request, ScoreBound};
+use crate::host::{key_flags as kf, Arg, Ctx, OwnedRStr, RStr, Reply, Request, ScoreBound};
 use crate::logic::clock::MAX_DURATION_MS;
 use crate::logic::idmp::{
-    self, IdmpError, Seen, DEFAULT_MAX_IDS, DEFAULT_RETAIN_MS, MAX_IDS_LIMIT,
+    self, ArgsDigest, Entry, IdmpError, Seen, DEFAULT_MAX_IDS, DEFAULT_RETAIN_MS, DIGEST_LEN,
+    MAX_IDS_LIMIT,
 };
 use crate::request;
 
@@ -56,6 +64,22 @@ pub static REPEATS_REFUSED: Counter = Counter::new();
 /// Event ids forgotten before their retention because a seen-key reached
 /// `zkit.idmp-max-ids` (a repeat of one of them would apply again).
 pub static IDS_EVICTED: Counter = Counter::new();
+
+/// Calls refused because their event id was applied with other arguments.
+pub static OTHER_ARGUMENTS_REFUSED: Counter = Counter::new();
+
+/// Event ids remembered while the server's `maxmemory-policy` could evict
+/// their seen-key (`allkeys-*`), and ids remembered in a seen-key that has a
+/// TTL: either way the seen-key can vanish before the ids' retention ends,
+/// and a retry would then apply again (docs/delivery.md, "The seen-key must
+/// stay").
+pub static IDS_EVICTABLE: Counter = Counter::new();
+pub static IDS_EXPIRING: Counter = Counter::new();
+
+/// When each of those was last logged (unix ms): at most once a minute.
+static EVICTABLE_LOGGED_MS: AtomicI64 = AtomicI64::new(i64::MIN);
+static EXPIRING_LOGGED_MS: AtomicI64 = AtomicI64::new(i64::MIN);
+const WARN_EVERY_MS: i64 = 60_000;
 
 /// Key-spec flags of a seen-key: read (is the id there?) and written (the
 /// id is added, expired ids removed).
@@ -88,7 +112,14 @@ request! {
 
 impl<'a> IdmpArgs<'a> {
     /// The clause, checked: RETAIN needs IDMP and a retention in range.
-    pub fn check(self) -> Result<Option<Idmp<'a>>, ZkitError> {
+    /// `digest` writes the call's arguments (after the command's name, which
+    /// `command` gives), for the seen-key to remember; it runs only with
+    /// IDMP.
+    pub fn check(
+        self,
+        command: &str,
+        digest: impl FnOnce(&mut ArgsDigest),
+    ) -> Result<Option<Idmp<'a>>, ZkitError> {
         let Some((seen_key, event_id)) = self.clause else {
             return match self.retain_ms {
                 Some(_) => Err(IdmpError::RetainWithoutIdmp.into()),
@@ -105,10 +136,13 @@ impl<'a> IdmpArgs<'a> {
             Some(ms) => ms,
             None => RETAIN_MS.value.load(Ordering::Relaxed),
         };
+        let mut args = ArgsDigest::new(command);
+        digest(&mut args);
         Ok(Some(Idmp {
             seen_key,
             event_id,
             retain_ms,
+            digest: args.finish(),
         }))
     }
 }
@@ -118,24 +152,37 @@ pub struct Idmp<'a> {
     seen_key: &'a RStr,
     event_id: &'a RStr,
     retain_ms: i64,
+    /// The call's arguments, as the seen-key remembers them.
+    digest: [u8; DIGEST_LEN],
 }
 
 impl Idmp<'_> {
     /// Whether the event was already applied; call before the command's
     /// first write. Refuses a seen-key that is one of the keys the command
-    /// writes, or one that holds another type (WRONGTYPE). A repeat is
-    /// counted in INFO.
+    /// writes, one that holds another type (WRONGTYPE), and an event id
+    /// applied with other arguments. Repeats and refusals are counted in
+    /// INFO.
     pub fn check(&self, ctx: &Ctx, written: &[&RStr]) -> Result<Seen, ZkitError> {
         let seen_key = self.seen_key.as_bytes();
         if written.iter().any(|key| key.as_bytes() == seen_key) {
             return Err(IdmpError::SeenKeyIsWritten.into());
         }
         let now_ms = ctx.now_ms();
-        self.expiry(now_ms)?;
-        let expiry = ctx
-            .open_zset(self.seen_key)?
-            .and_then(|seen| seen.score(self.event_id));
-        let seen = idmp::seen(expiry, now_ms);
+        let expiry = self.expiry(now_ms)?;
+        let (id, args) = match ctx.open_zset(self.seen_key)? {
+            Some(seen) => {
+                let id = seen.score(self.event_id);
+                // Only looked up when the id is there.
+                let args = id.and_then(|_| {
+                    let (member, _) =
+                        idmp::args_member(self.event_id.as_bytes(), &self.digest, expiry);
+                    seen.score(&OwnedRStr::new(&member))
+                });
+                (id, args)
+            }
+            None => (None, None),
+        };
+        let seen = idmp::seen(id, args, now_ms).inspect_err(|_| OTHER_ARGUMENTS_REFUSED.add(1))?;
         if seen == Seen::Repeat {
             REPEATS_REFUSED.add(1);
         }
@@ -143,34 +190,99 @@ impl Idmp<'_> {
     }
 
     /// Remembers the event as applied, after the command's write: forgets
-    /// the ids that expired, adds this one until now + retention, and
-    /// forgets the ids closest to expiring past `zkit.idmp-max-ids`.
+    /// the ids that expired, adds this one and its arguments until now +
+    /// retention, and forgets the ids closest to expiring past
+    /// `zkit.idmp-max-ids`.
     pub fn record(&self, ctx: &Ctx) -> Result<(), ZkitError> {
         let now_ms = ctx.now_ms();
         let expiry = self.expiry(now_ms)?;
         let mut seen = ctx.open_zset_mut(self.seen_key)?;
         seen.remove_up_to(idmp::trim_cutoff(now_ms));
-        seen.add(self.event_id, expiry as f64)?;
+        seen.add(self.event_id, idmp::id_score(expiry))?;
+        let (args, score) = idmp::args_member(self.event_id.as_bytes(), &self.digest, expiry);
+        seen.add(&OwnedRStr::new(&args), score)?;
+        self.warn_if_forgettable(ctx, seen.has_expiry());
         let max_ids = usize::try_from(MAX_IDS.value.load(Ordering::Relaxed)).unwrap_or(1);
         let excess = idmp::excess(seen.len(), max_ids);
-        if excess > 0 {
-            let event_id = self.event_id.as_bytes();
-            let doomed: Vec<_> = seen
-                .iter_asc(ScoreBound::MIN, ScoreBound::MAX)
-                .map(|(id, _)| id)
-                .filter(|id| id.as_bytes() != event_id)
-                .take(excess)
-                .collect();
-            for id in &doomed {
-                seen.remove(id);
-            }
-            IDS_EVICTED.add(doomed.len() as u64);
+        if excess == 0 {
+            return Ok(());
         }
+        // The ids closest to expiring, whole: an id goes with its arguments
+        // member (met after it, scored a quarter higher), an id written by
+        // 0.3.0 alone.
+        let event_id = self.event_id.as_bytes();
+        let (mut doomed, mut ids) = (Vec::new(), 0);
+        for (member, score) in seen.iter_asc(ScoreBound::MIN, ScoreBound::MAX) {
+            if doomed.len() >= excess {
+                break;
+            }
+            match idmp::entry(score) {
+                Entry::Id => {}
+                Entry::BareId if member.as_bytes() != event_id => {
+                    doomed.push((member, None));
+                    ids += 1;
+                }
+                Entry::BareId => {}
+                Entry::Args => match idmp::id_of_args_member(member.as_bytes()) {
+                    Some(id) if id != event_id => {
+                        let id = OwnedRStr::new(id);
+                        doomed.push((member, Some(score.floor())));
+                        doomed.push((id, Some(score.floor())));
+                        ids += 1;
+                    }
+                    _ => {}
+                },
+            }
+        }
+        for (member, expiry) in &doomed {
+            // An id goes with an arguments member of its own expiry only.
+            let own = expiry.is_none_or(|at| seen.score(member).is_some_and(|s| s.floor() == at));
+            if own {
+                seen.remove(member);
+            }
+        }
+        IDS_EVICTED.add(ids);
         Ok(())
     }
 }
 
 impl Idmp<'_> {
+    /// Counts (and logs, at most once a minute) an id remembered where its
+    /// seen-key may vanish before the retention ends: evicted under an
+    /// `allkeys-*` policy, or expired by a TTL someone gave it.
+    fn warn_if_forgettable(&self, ctx: &Ctx, seen_key_expires: bool) {
+        let now = ctx.now_ms();
+        let log_now = |last: &AtomicI64| {
+            let logged = last.load(Ordering::Relaxed);
+            let due = now.saturating_sub(logged) >= WARN_EVERY_MS;
+            if due {
+                last.store(now, Ordering::Relaxed);
+            }
+            due
+        };
+        if ctx.may_evict_any_key() {
+            IDS_EVICTABLE.add(1);
+            if log_now(&EVICTABLE_LOGGED_MS) {
+                ctx.log_warning(
+                    "zkit: IDMP ids are remembered under an allkeys-* maxmemory-policy, which may \
+                     evict their seen-key: a retry would then apply again. Use noeviction or a \
+                     volatile-* policy (INFO zkit: zkit_idmp_ids_evictable)",
+                );
+            }
+        }
+        if seen_key_expires {
+            IDS_EXPIRING.add(1);
+            if log_now(&EXPIRING_LOGGED_MS) {
+                ctx.log_warning(&format!(
+                    "zkit: the IDMP seen-key '{}' has a TTL: when it expires, a retry of an event \
+                     it remembers applies again. Remove it (PERSIST) (INFO zkit: \
+                     zkit_idmp_ids_expiring)",
+                    String::from_utf8_lossy(self.seen_key.as_bytes())
+                ));
+            }
+        }
+    }
+
     /// When an id applied at `now_ms` is forgotten; checked by
     /// [`Idmp::check`], before the command writes.
     fn expiry(&self, now_ms: i64) -> Result<i64, ZkitError> {

@@ -18,10 +18,46 @@ pub mod vote;
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 
 use crate::error::ZkitError;
-use crate::host;
+use crate::host::{self, OwnedRStr, ScoreBound, Zset};
+use crate::logic::family::Element;
 
 /// A zkit command's declaration; its handler fails with [`ZkitError`].
 pub type Command = host::Command<ZkitError>;
+
+/// A list of a command's request, read item by item from the call.
+pub type Items<'a, T> = host::Items<'a, host::RStr, T>;
+
+/// A few elements of a sorted set, as `logic::family` judges them: the
+/// lowest `lowest` and, with `highest`, the highest. O(log N) each.
+struct Sample {
+    lowest: Vec<(OwnedRStr, f64)>,
+    highest: Option<(OwnedRStr, f64)>,
+}
+
+impl Sample {
+    fn of(zset: &mut Zset, lowest: usize, highest: bool) -> Sample {
+        Sample {
+            lowest: zset
+                .iter_asc(ScoreBound::MIN, ScoreBound::MAX)
+                .take(lowest)
+                .collect(),
+            highest: highest
+                .then(|| zset.iter_desc(ScoreBound::MIN, ScoreBound::MAX).next())
+                .flatten(),
+        }
+    }
+
+    fn lowest(&self) -> Vec<Element<'_>> {
+        self.lowest
+            .iter()
+            .map(|(m, s)| (m.as_bytes(), *s))
+            .collect()
+    }
+
+    fn highest(&self) -> Option<Element<'_>> {
+        self.highest.as_ref().map(|(m, s)| (m.as_bytes(), *s))
+    }
+}
 
 /// Every zkit command, family by family.
 pub static FAMILIES: &[&[&Command]] = &[
@@ -95,6 +131,12 @@ pub static COUNTERS: &[(&str, &Counter)] = &[
     ("feed_items_trimmed", &feed::ITEMS_TRIMMED),
     ("idmp_repeats_refused", &idmp::REPEATS_REFUSED),
     ("idmp_ids_evicted", &idmp::IDS_EVICTED),
+    (
+        "idmp_other_arguments_refused",
+        &idmp::OTHER_ARGUMENTS_REFUSED,
+    ),
+    ("idmp_ids_evictable", &idmp::IDS_EVICTABLE),
+    ("idmp_ids_expiring", &idmp::IDS_EXPIRING),
 ];
 
 #[cfg(test)]
@@ -102,23 +144,57 @@ mod tests {
     use super::*;
     use crate::host::ambiguity;
 
+    /// Every declaration, the debug commands' too.
+    fn every_command() -> impl Iterator<Item = &'static Command> {
+        all().chain(debug::COMMANDS.iter().copied())
+    }
+
     /// Every declaration is an unambiguous grammar: no value position can be
     /// taken for a keyword (`host::grammar::ambiguity` says how).
     #[test]
     fn no_grammar_lets_a_value_be_taken_for_a_keyword() {
-        for command in all().chain(debug::COMMANDS.iter().copied()) {
+        for command in every_command() {
             if let Err(why) = ambiguity(command.args) {
                 panic!("{}: {why}", command.name);
             }
         }
     }
 
+    /// Every value a declaration declares is read exactly once by its
+    /// command's request, and the request reads nothing it does not
+    /// declare: declaring `TTL` on RANK.GET without reading it, or reading
+    /// an option not declared, fails here.
+    #[test]
+    fn every_declared_value_is_read_once() {
+        let placeholder = std::slice::from_ref(crate::host::RStr::placeholder());
+        for command in every_command() {
+            let read = std::panic::catch_unwind(|| {
+                crate::host::trace_reads(command.args, placeholder, command.read_request)
+            });
+            match read {
+                Ok(Ok(())) => {}
+                Ok(Err(why)) => panic!("{}: {why}", command.name),
+                Err(_) => panic!(
+                    "{}: its request reads what it does not declare",
+                    command.name
+                ),
+            }
+        }
+    }
+
     /// Key specs and arity come from every declaration (a key no spec can
-    /// describe panics here, not at load).
+    /// describe panics here, not at load), which fits the parse's fixed
+    /// room for values.
     #[test]
     fn every_declaration_gives_key_specs_and_arity() {
-        for command in all().chain(debug::COMMANDS.iter().copied()) {
+        for command in every_command() {
             let keys = crate::host::keywords(command.args);
+            let nodes = crate::host::grammar_nodes(command.args);
+            assert!(
+                nodes <= crate::host::MAX_NODES,
+                "{}: {nodes} nodes",
+                command.name
+            );
             assert!(command.arity() != 0, "{}", command.name);
             assert!(
                 !command.key_specs().is_empty() || command.args.is_empty(),

@@ -327,10 +327,17 @@ request! {
 
 fn gift(ctx: &Ctx, args: Gift<'_>) -> Result<Reply, ZkitError> {
     let update = TotalUpdate::Add(args.amount);
+    // What makes two gifts the same event: SHARED only shapes the reply.
+    let idmp = args.idmp.check(GIFT.name, |digest| {
+        digest
+            .part(args.key.as_bytes())
+            .part(args.member.as_bytes());
+        digest.integer(args.amount).part(&at_text(args.at_ms));
+    })?;
     let how = WriteHow {
         at_ms: args.at_ms,
         ranks: Ranks::shared(args.shared),
-        idmp: args.idmp.check()?,
+        idmp,
     };
     write_total(ctx, args.key, args.member, update, how)
 }
@@ -351,12 +358,31 @@ request! {
 fn set(ctx: &Ctx, args: SetTotal<'_>) -> Result<Reply, ZkitError> {
     let condition = args.condition.unwrap_or(SetCondition::Always);
     let update = TotalUpdate::Set(args.total, condition);
+    let idmp = args.idmp.check(SET.name, |digest| {
+        digest
+            .part(args.key.as_bytes())
+            .part(args.member.as_bytes());
+        digest.integer(args.total).part(&at_text(args.at_ms));
+        digest.part(match condition {
+            SetCondition::Always => b"",
+            SetCondition::Higher => b"GT",
+            SetCondition::Lower => b"LT",
+        });
+    })?;
     let how = WriteHow {
         at_ms: args.at_ms,
         ranks: Ranks::shared(args.shared),
-        idmp: args.idmp.check()?,
+        idmp,
     };
     write_total(ctx, args.key, args.member, update, how)
+}
+
+/// `AT unix-ms` as an IDMP digest takes it: the decimal time, or nothing
+/// when the call gives none (the server's clock then decides).
+fn at_text(at_ms: Option<i64>) -> Vec<u8> {
+    at_ms.map_or_else(Vec::new, |ms| {
+        itoa::Buffer::new().format(ms).as_bytes().to_vec()
+    })
 }
 
 /// How a RANK write is made and answered.
@@ -494,7 +520,14 @@ fn mgift(ctx: &Ctx, args: MultiGift<'_>) -> Result<Reply, ZkitError> {
         idmp,
     } = args;
     let update = TotalUpdate::Add(amount);
-    let idmp = idmp.check()?;
+    let idmp = idmp.check(MGIFT.name, |digest| {
+        digest.integer(boards.len() as i64);
+        for board in &boards {
+            digest.part(board.as_bytes());
+        }
+        digest.part(member.as_bytes());
+        digest.integer(amount).part(&at_text(at_ms));
+    })?;
     let names: Vec<&[u8]> = boards.iter().map(|board| board.as_bytes()).collect();
     check_distinct_boards(&names)?;
     let ranks = Ranks::shared(shared);

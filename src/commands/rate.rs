@@ -11,13 +11,14 @@
 
 use super::idmp::{self, IdmpArgs, IDMP_ARG, RETAIN_ARG};
 use super::stats::{self, Fields};
-use super::{Command, Counter};
+use super::{Command, Counter, Sample};
 use crate::error::bound;
 use crate::error::ZkitError;
 use crate::host::{
-    key_flags as kf, Arg, Ctx, KeyKind, OwnedRStr, RStr, Reply, Request, ScoreBound, Zset,
+    key_flags as kf, Arg, Ctx, KeyKind, Native, OwnedRStr, RStr, Reply, Request, ScoreBound, Zset,
 };
 use crate::logic::clock::MAX_DURATION_MS;
+use crate::logic::family;
 use crate::logic::idmp::Seen;
 use crate::logic::rate::{self, HitLog, Limit, MAX_LIMIT};
 use crate::{declare_command, request};
@@ -72,7 +73,12 @@ request! {
 /// nothing either, so its id is not remembered and a retry may pass later.
 fn hit(ctx: &Ctx, args: Hit<'_>) -> Result<Reply, ZkitError> {
     let key = args.key;
-    let idmp = args.idmp.check()?;
+    let idmp = args.idmp.check(HIT.name, |digest| {
+        digest.part(key.as_bytes()).integer(args.cost.unwrap_or(1));
+        for &(window_ms, limit) in &args.limits {
+            digest.integer(window_ms).integer(limit);
+        }
+    })?;
     let limits = args
         .limits
         .iter()
@@ -91,7 +97,15 @@ fn hit(ctx: &Ctx, args: Hit<'_>) -> Result<Reply, ZkitError> {
             limit: bound::UP_TO_LIMIT,
         });
     }
+    // A large log is counted with them, also after the hit's first write.
+    ctx.require(&[Native::Zcount, Native::Zrange])?;
     let seen = idmp.as_ref().map(|i| i.check(ctx, &[key])).transpose()?;
+    // A log is entries `<unix-ms>-<n>`: another family's key (a gift board,
+    // whose totals would read as hits long past) is refused, not trimmed.
+    if let Some(mut log) = ctx.open_zset(key)? {
+        let sample = Sample::of(&mut log, 2, true);
+        family::check_rate_log(&sample.lowest(), sample.highest())?;
+    }
     let mut log = ZsetLog {
         ctx,
         key,

@@ -9,10 +9,11 @@
 //! `logic::recent`), so the order is the order of the views.
 
 use super::args::positive;
-use super::Command;
+use super::{Command, Sample};
 use crate::error::{bound, ZkitError};
 use crate::host::{key_flags as kf, Arg, Ctx, OwnedRStr, RStr, Reply, Request, ScoreBound};
 use crate::logic::clock::{deadline, MAX_DURATION_MS};
+use crate::logic::family;
 use crate::logic::recent::view_scores;
 use crate::{declare_command, request};
 
@@ -70,10 +71,13 @@ fn add(ctx: &Ctx, args: Add<'_>) -> Result<Reply, ZkitError> {
         .transpose()?;
 
     let mut list = ctx.open_zset_mut(key)?;
-    let newest = list
-        .iter_desc(ScoreBound::MIN, ScoreBound::MAX)
-        .next()
-        .map(|(_, score)| score);
+    let sample = Sample::of(&mut list, 2, true);
+    // Views are whole unix ms: another family's key (a gift board, whose
+    // members CAP would trim) is refused before anything is written.
+    if let Some(newest) = sample.highest() {
+        family::check_recent_list(&sample.lowest(), newest)?;
+    }
+    let newest = sample.highest().map(|(_, score)| score);
     let scores = view_scores(now, newest, members.len())?;
     for (member, score) in members.iter().copied().zip(&scores) {
         list.add(member, *score as f64)?;

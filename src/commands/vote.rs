@@ -115,7 +115,9 @@ fn cast(ctx: &Ctx, args: Cast<'_>) -> Result<Reply, ZkitError> {
         return Err(VoteError::SharedKey.into());
     }
 
-    // Every check before the first write, so an error changes nothing.
+    // Every check before the first write, so an error changes nothing:
+    // SREM may run after SADD.
+    ctx.require(&[Native::Sadd, Native::Srem])?;
     let ups_before = ctx.key_len(upvoters, KeyKind::Set)?;
     let downs_before = ctx.key_len(downvoters, KeyKind::Set)?;
     ctx.check_key_type(scores, KeyKind::Zset)?;

@@ -370,18 +370,30 @@ struct Waiting {
 /// static: the server runs module code on its main thread only, one call at
 /// a time (a thread-local would cost a `__tls_get_addr` call per command in
 /// a shared library).
-static WAITING: MainThreadOnly<Option<Waiting>> = MainThreadOnly(UnsafeCell::new(None));
+static WAITING: MainThreadOnly<Option<Waiting>> = MainThreadOnly::new(None);
 
-struct MainThreadOnly<T>(UnsafeCell<T>);
+/// State only the server's main thread touches (commands, callbacks, timers
+/// and the command filter all run there).
+pub(super) struct MainThreadOnly<T>(UnsafeCell<T>);
 
-// SAFETY: only the server's main thread touches it (commands, callbacks and
-// the command filter all run there), and `with_waiting` hands out one
-// borrow at a time: nothing it calls re-enters it.
+// SAFETY: only the server's main thread touches it, and `with` hands out one
+// borrow at a time: no caller's closure re-enters the same value.
 unsafe impl<T> Sync for MainThreadOnly<T> {}
 
+impl<T> MainThreadOnly<T> {
+    pub(super) const fn new(value: T) -> Self {
+        MainThreadOnly(UnsafeCell::new(value))
+    }
+
+    /// Runs `f` on the value; `f` must not reach this same value again.
+    pub(super) fn with<R>(&self, f: impl FnOnce(&mut T) -> R) -> R {
+        // SAFETY: see the `Sync` impl; the borrow ends with `f`.
+        f(unsafe { &mut *self.0.get() })
+    }
+}
+
 fn with_waiting<R>(f: impl FnOnce(&mut Option<Waiting>) -> R) -> R {
-    // SAFETY: see `MainThreadOnly`; the borrow ends with `f`.
-    f(unsafe { &mut *WAITING.0.get() })
+    WAITING.with(f)
 }
 
 /// FxHash, the hasher rustc uses: a few instructions per 8 bytes of a key

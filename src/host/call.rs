@@ -129,8 +129,11 @@ pub fn find_native_commands(ctx: &Ctx) -> Vec<Native> {
 
 impl Ctx {
     /// Refuses with [`HostError::CommandUnavailable`] if the server lacks
-    /// any of `natives`: call before a command's first write, for every
-    /// native command it runs after that write.
+    /// any of `natives`. Every write (a key opened for writing, an unlink,
+    /// a store, a rename, a replicated call) requires [`Native::RECORDED`]
+    /// first, so on a server that lacks one of those the first write
+    /// refuses and no later one can; a command requires, before its first
+    /// write, every other native command it runs after that write.
     pub fn require(&self, natives: &[Native]) -> Result<(), HostError> {
         match natives.iter().find(|native| !native.is_available()) {
             Some(native) => Err(HostError::CommandUnavailable(native.text())),
@@ -328,6 +331,9 @@ impl Ctx {
         replicate: bool,
     ) -> Result<CallReply, HostError> {
         self.require(&[command])?;
+        if replicate {
+            self.require(&Native::RECORDED)?;
+        }
         self.effects.borrow_mut().called_a_write |= replicate;
         let name = command.name();
         let call_args = CallArgs::new(args);

@@ -11,7 +11,8 @@ use std::panic::{self, AssertUnwindSafe};
 use redis_module::raw;
 
 use super::grammar::{self, Arg, GrammarError, Request};
-use super::{Ctx, HostError, RStr, Reply};
+use super::keyspec::{self, key_flags, KeySpec};
+use super::{Ctx, HostError, RStr};
 
 /// The C entry point the server calls; [`declare_command!`] writes one per
 /// command, bound to its own declaration.
@@ -19,10 +20,16 @@ pub type CommandCallback =
     extern "C" fn(*mut raw::RedisModuleCtx, *mut *mut raw::RedisModuleString, c_int) -> c_int;
 
 /// A command body: takes the call parsed by the command's grammar, checks,
-/// acts and returns the reply, which the dispatcher writes; on `Err` it
+/// acts and writes the reply when all went well; on `Err` the dispatcher
 /// replies with the error instead. [`declare_command!`] writes it around the
-/// command's handler, which takes its typed request ([`FromArgs`]).
-pub type Handler<E> = for<'a> fn(&Ctx, Request<'a, RStr>) -> Result<Reply, E>;
+/// command's handler, which takes its typed request ([`FromArgs`]) and
+/// returns its reply as a value ([`WriteReply`]), so an error never follows
+/// half a reply.
+pub type Handler<E> = for<'a> fn(&Ctx, Request<'a, RStr>) -> Result<(), E>;
+
+/// Reads a call's typed request and drops it: what the handler's request
+/// reads, for `trace_reads` (a unit test over every declaration).
+pub type ReadRequest = for<'a> fn(&mut Request<'a, RStr>);
 
 /// A command's typed arguments, read from its parsed call in declaration
 /// order.
@@ -61,14 +68,16 @@ pub struct Command<E: 'static> {
     /// The grammar: what parses a call, finds its keys, and documents it.
     pub args: &'static [Arg],
     pub handler: Handler<E>,
+    pub read_request: ReadRequest,
     pub callback: CommandCallback,
 }
 
 /// Declares a command static and its C callback, which dispatches to that
 /// very static (the macro names it once, so a copied declaration cannot
 /// dispatch to another command). Give every field of [`Command`] but
-/// `callback`; `handler` names a `fn(&Ctx, T) -> Result<Reply, E>` where `T`
-/// is the command's typed request ([`FromArgs`]):
+/// `callback` and `read_request`; `handler` names a `fn(&Ctx, T) ->
+/// Result<R, E>` where `T` is the command's typed request ([`FromArgs`]) and
+/// `R` its reply ([`WriteReply`]):
 ///
 /// ```ignore
 /// declare_command! {
@@ -86,6 +95,7 @@ macro_rules! declare_command {
         $(#[$meta])*
         $vis static $name: $ty = $crate::host::Command {
             $($field: declare_command!(@field $field $value),)*
+            read_request: declare_command!(@read $($field $value,)*),
             callback: {
                 extern "C" fn callback(
                     ctx: *mut $crate::host::RawCtx,
@@ -99,11 +109,32 @@ macro_rules! declare_command {
         };
     };
     (@field handler $handler:expr) => {
-        |ctx, mut request| $handler(ctx, $crate::host::FromArgs::from_args(&mut request))
+        |ctx, mut request| {
+            let args = $crate::host::FromArgs::from_args(&mut request);
+            debug_assert!(request.is_read(), "the request leaves declared arguments unread");
+            let reply = $handler(ctx, args)?;
+            $crate::host::WriteReply::write(&reply, ctx);
+            Ok(())
+        }
     };
     (@field $field:ident $value:expr) => {
         $value
     };
+    (@read handler $handler:expr, $($rest:tt)*) => {
+        |request| $crate::host::read_request_of($handler, request)
+    };
+    (@read $field:ident $value:expr, $($rest:tt)*) => {
+        declare_command!(@read $($rest)*)
+    };
+}
+
+/// Reads the request a handler takes, for [`Command::read_request`].
+#[doc(hidden)]
+pub fn read_request_of<'a, T: FromArgs<'a>, R, E>(
+    _handler: fn(&Ctx, T) -> Result<R, E>,
+    request: &mut Request<'a, RStr>,
+) {
+    T::from_args(request);
 }
 
 /// Declares a command's typed request and reads it from the parsed call, in
@@ -144,7 +175,7 @@ macro_rules! request {
 impl<E> Command<E> {
     /// The key specs the server is told, from the grammar.
     pub fn key_specs(&self) -> Vec<KeySpec> {
-        grammar::key_specs(self.args, key_flags::INCOMPLETE)
+        keyspec::key_specs(self.args, key_flags::INCOMPLETE)
     }
 
     /// Redis arity, from the grammar: exact if positive, a minimum if
@@ -176,24 +207,20 @@ pub fn dispatch<E: Display + From<HostError> + From<GrammarError>>(
         // Redis Cluster asks where the keys are (see `needs_getkeys_api`).
         // The grammar's own parse: a value spelled like a keyword is never
         // taken for a key.
-        for (position, flags) in grammar::key_positions(command.name, command.args, args) {
-            ctx.key_at_position(position, flags);
-        }
+        let _ = grammar::parse(command.name, command.args, args, &mut |position, flags| {
+            ctx.key_at_position(position, flags)
+        });
         return raw::REDISMODULE_OK as c_int;
     }
     let outcome = panic::catch_unwind(AssertUnwindSafe(|| {
         if !arity_fits(command.arity(), args.len()) {
             return Err(E::from(HostError::Arity(command.name)));
         }
-        let parsed =
-            grammar::parse(command.name, command.args, args).map_err(|(e, _)| E::from(e))?;
+        let parsed = grammar::parse(command.name, command.args, args, &mut |_, _| {})?;
         (command.handler)(&ctx, parsed.request())
     }));
     let error = match outcome {
-        Ok(Ok(reply)) => {
-            ctx.reply(&reply);
-            return raw::REDISMODULE_OK as c_int;
-        }
+        Ok(Ok(())) => return raw::REDISMODULE_OK as c_int,
         // Commands check everything before their first write, so an error
         // reply means nothing changed. A command that breaks that rule is a
         // bug: say so in the reply and the log, rather than let a partial
@@ -240,124 +267,9 @@ fn arity_fits(arity: i32, argc: usize) -> bool {
     }
 }
 
-/// Key-spec flags, as Redis defines them (see "key specs" in the Redis docs).
-pub mod key_flags {
-    use redis_module::raw;
-    /// Read-only access to the value.
-    pub const RO: u32 = raw::REDISMODULE_CMD_KEY_RO;
-    /// Read-write: the command reads and modifies the value.
-    pub const RW: u32 = raw::REDISMODULE_CMD_KEY_RW;
-    /// Overwrite: the value is replaced without being read.
-    pub const OW: u32 = raw::REDISMODULE_CMD_KEY_OW;
-    /// The key may be deleted.
-    pub const RM: u32 = raw::REDISMODULE_CMD_KEY_RM;
-    /// User data of the value is returned or copied.
-    pub const ACCESS: u32 = raw::REDISMODULE_CMD_KEY_ACCESS;
-    /// Data is updated, the new value may depend on the old one.
-    pub const UPDATE: u32 = raw::REDISMODULE_CMD_KEY_UPDATE;
-    /// Data is only added.
-    pub const INSERT: u32 = raw::REDISMODULE_CMD_KEY_INSERT;
-    /// Data is explicitly removed.
-    pub const DELETE: u32 = raw::REDISMODULE_CMD_KEY_DELETE;
-    /// The spec may not find every key (or may find a value): the server
-    /// asks the module for the keys instead.
-    pub const INCOMPLETE: u32 = raw::REDISMODULE_CMD_KEY_INCOMPLETE;
-}
-
-/// Where Redis finds a command's keys (COMMAND GETKEYS, cluster routing, ACL
-/// key patterns).
-pub struct KeySpec {
-    pub flags: u32,
-    pub begin: BeginSearch,
-    pub find: FindKeys,
-}
-
-pub enum BeginSearch {
-    /// The first key is at this argv index.
-    Index(i32),
-    /// The first key follows this keyword, searched from argv index `start`
-    /// (negative: from the end, backwards).
-    Keyword { keyword: &'static str, start: i32 },
-}
-
-pub enum FindKeys {
-    /// Keys from the begin index up to `last` (relative; -1 = the last
-    /// argument), every `step` arguments.
-    Range { last: i32, step: i32, limit: i32 },
-    /// The argument at `count_index` (relative) says how many keys follow,
-    /// starting at `first` (relative), every `step` arguments.
-    KeyNum {
-        count_index: i32,
-        first: i32,
-        step: i32,
-    },
-}
-
-impl KeySpec {
-    /// One key at a fixed argv index.
-    pub const fn at(index: i32, flags: u32) -> KeySpec {
-        KeySpec {
-            flags,
-            begin: BeginSearch::Index(index),
-            find: FindKeys::Range {
-                last: 0,
-                step: 1,
-                limit: 0,
-            },
-        }
-    }
-
-    /// One key right after `keyword`, searched from argv index `start`
-    /// (`LEASE inflight ms`, `WINDOW times seconds`).
-    pub const fn after_keyword(keyword: &'static str, start: i32, flags: u32) -> KeySpec {
-        KeySpec {
-            flags,
-            begin: BeginSearch::Keyword { keyword, start },
-            find: FindKeys::Range {
-                last: 0,
-                step: 1,
-                limit: 0,
-            },
-        }
-    }
-}
-
-/// Whether Redis Cluster can find every key of these specs on its own.
-///
-/// Cluster routing (CROSSSLOT, MOVED) reads a command's keys from the legacy
-/// first/last/step range, not from key specs, and RedisModule_SetCommandInfo
-/// can only fold plain index ranges into it: a `numkeys` or keyword spec
-/// would be invisible there, and a call whose other keys live in another slot
-/// would run on the wrong node. Such commands are registered with the
-/// `getkeys-api` flag and report the grammar's key positions when asked.
-pub fn needs_getkeys_api(specs: &[KeySpec]) -> bool {
-    specs.iter().any(|spec| {
-        !matches!(
-            (&spec.begin, &spec.find),
-            (BeginSearch::Index(_), FindKeys::Range { .. })
-        )
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn only_plain_index_specs_go_without_the_getkeys_api() {
-        const KEYNUM: KeySpec = KeySpec {
-            flags: key_flags::RO,
-            begin: BeginSearch::Index(2),
-            find: FindKeys::KeyNum {
-                count_index: 0,
-                first: 1,
-                step: 1,
-            },
-        };
-        const DEST: KeySpec = KeySpec::at(1, key_flags::OW);
-        assert!(needs_getkeys_api(&[DEST, KEYNUM]));
-        assert!(!needs_getkeys_api(&[DEST]));
-    }
 
     #[test]
     fn arity_is_exact_or_minimum() {

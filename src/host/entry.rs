@@ -82,6 +82,7 @@ pub unsafe fn on_load(
     // was unmapped since the last one.
     super::gate::reset_counts();
     super::block::reset_blocked_clients();
+    super::deferred::reset_deferred();
     let args = RStr::slice_from_argv(argv, usize::try_from(argc).unwrap_or(0));
     let outcome = panic::catch_unwind(AssertUnwindSafe(|| load(&ctx, args)))
         .unwrap_or_else(|payload| Err(ctx.panicked("load", payload.as_ref()).to_string()));

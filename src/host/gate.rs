@@ -16,8 +16,10 @@
 //!   event after another client's write, or by zkit's own writes. It claims
 //!   tasks (and with dead letters counts deliveries and moves dead tasks),
 //!   so it asks this gate first, before any of those writes. It is the only
-//!   deferred writer, and it writes only when it serves the client (see
-//!   `ZsetWaiter::serve`).
+//!   deferred writer in a blocked client's callback, and it writes only
+//!   when it serves the client (see `ZsetWaiter::serve`).
+//! - Deferred work (`deferred.rs`): each step, run from a module timer,
+//!   asks this gate first (DELAY's dead tasks moved out ahead of live ones).
 //! - Not writers, so not gated: the blocked client's timeout callback
 //!   (replies nil), its free callback, the wake-up timer and the
 //!   keyspace-event handler (they only signal a key), the INFO callback,
@@ -107,9 +109,18 @@ const DRY_RUN_SINCE: c_int = 0x0007_0200;
 
 impl Ctx {
     /// Whether the server would accept a write to `key` now from the client
-    /// this callback serves. Call it right before a deferred write, in the
-    /// same callback: nothing can change in between.
+    /// this callback serves, counted in INFO. Call it right before a
+    /// deferred write, in the same callback: nothing can change in between.
     pub fn deferred_write_verdict(&self, key: &RStr) -> WriteVerdict {
+        let verdict = self.write_verdict(key);
+        if let WriteVerdict::Refused(_) = verdict {
+            REFUSED.fetch_add(1, Ordering::Relaxed);
+        }
+        verdict
+    }
+
+    /// [`Ctx::deferred_write_verdict`], not counted as a refused claim.
+    pub(super) fn write_verdict(&self, key: &RStr) -> WriteVerdict {
         // SAFETY: no arguments; reads the server's pause state. True exactly
         // when the server's propagation assertion would fire.
         if unsafe { api!(RedisModule_AvoidReplicaTraffic)() } != 0 {
@@ -122,10 +133,7 @@ impl Ctx {
         }
         match self.probe_write(key) {
             None => WriteVerdict::Accepted,
-            Some(refusal) => {
-                REFUSED.fetch_add(1, Ordering::Relaxed);
-                WriteVerdict::Refused(refusal)
-            }
+            Some(refusal) => WriteVerdict::Refused(refusal),
         }
     }
 

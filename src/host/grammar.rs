@@ -20,9 +20,8 @@
 //!
 //! Plain Rust on byte strings, so it is unit-tested without a server.
 
+use std::cell::RefCell;
 use std::fmt::Write as _;
-
-use super::command::{BeginSearch, FindKeys, KeySpec};
 
 /// One declared argument.
 pub struct Arg {
@@ -130,7 +129,25 @@ impl Arg {
 
     /// An option: optional and found by its keyword (or its choices').
     fn is_option(&self) -> bool {
-        self.optional && !self.keywords().is_empty()
+        self.optional && self.has_keyword()
+    }
+
+    /// Whether a keyword starts this argument (or each of its choices).
+    fn has_keyword(&self) -> bool {
+        match (self.token, &self.kind) {
+            (Some(_), _) => true,
+            (None, ArgKind::OneOf(choices)) => choices.iter().any(Arg::has_keyword),
+            _ => false,
+        }
+    }
+
+    /// How many nodes of a parsed call this argument takes: itself, then
+    /// its parts or choices (see `Slot`).
+    fn nodes(&self) -> usize {
+        1 + match self.kind {
+            ArgKind::Block(parts) | ArgKind::OneOf(parts) => nodes(parts),
+            _ => 0,
+        }
     }
 
     /// The keywords that start this argument.
@@ -143,7 +160,7 @@ impl Arg {
     }
 
     /// How many words one item of this argument takes after its keyword.
-    fn item_width(&self) -> usize {
+    pub(super) fn item_width(&self) -> usize {
         match self.kind {
             ArgKind::PureToken => 0,
             ArgKind::Block(parts) => parts.iter().map(Arg::min_width).sum(),
@@ -153,7 +170,7 @@ impl Arg {
     }
 
     /// The fewest words this argument takes in a call.
-    fn min_width(&self) -> usize {
+    pub(super) fn min_width(&self) -> usize {
         if self.optional {
             return 0;
         }
@@ -241,70 +258,84 @@ pub fn parse_f64(bytes: &[u8]) -> Option<f64> {
     (!value.is_nan() && !overflowed && !underflowed).then_some(value)
 }
 
-/// One parsed argument, in the shape its declaration gives it.
-#[derive(Debug, PartialEq)]
-pub enum Value<'a, A> {
-    /// An option that was not given.
+/// The most nodes one declaration holds ([`Arg::nodes`] of all its
+/// arguments); `every_grammar_fits` (in `commands`) checks each against it.
+pub const MAX_NODES: usize = 32;
+
+/// One declared argument's value in a parsed call. A declaration is a tree
+/// of nodes: each argument, followed by its parts (a block) or its choices
+/// (a one-of), in declaration order ([`Arg::nodes`]); a call's values sit at
+/// their nodes' indices.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Slot {
+    /// An option not given, a choice not taken, or a part of a list's item
+    /// (items are read from argv).
     Absent,
-    Key(&'a A),
-    Str(&'a A),
+    /// A keyword alone, or a block option, given.
+    Given,
+    /// A one-of: which choice was given.
+    Choice(usize),
+    /// A key or a string: its argv index.
+    Word(usize),
     Int(i64),
     Float(f64),
-    /// A keyword alone, given.
-    Token,
-    /// The choice at this index of a one-of, and its value.
-    Choice(usize, Box<Value<'a, A>>),
-    /// A block's parts, or an option's values.
-    Block(Vec<Value<'a, A>>),
-    List(Vec<Value<'a, A>>),
+    /// A list: the argv index of its first item, and how many items.
+    List {
+        first: usize,
+        count: usize,
+    },
 }
 
-/// A call parsed by its grammar: one value per declared argument, in
-/// declaration order, read by the command's typed request with [`Request`].
+/// A call parsed by its grammar, on the stack: one [`Slot`] per declared
+/// node, read by the command's typed request with [`Parsed::request`].
 pub struct Parsed<'a, A> {
-    values: Vec<Value<'a, A>>,
-    /// The argv index and key-spec flags of every key, in argv order.
-    pub keys: Vec<(usize, u32)>,
+    argv: &'a [A],
+    args: &'static [Arg],
+    slots: [Slot; MAX_NODES],
 }
 
 impl<'a, A> Parsed<'a, A> {
-    pub fn request(self) -> Request<'a, A> {
+    pub fn request(&self) -> Request<'_, A> {
         Request {
-            values: self.values.into_iter(),
+            argv: self.argv,
+            slots: &self.slots,
+            args: self.args,
+            at: 0,
+            node: 0,
+            mode: Mode::Parsed,
         }
     }
 }
 
 /// Parses `argv` (the command name first) by `args`, the command `name`'s
-/// grammar. On error, also returns the keys found before the mistake (what
-/// COMMAND GETKEYS answers for a malformed call).
-#[allow(clippy::type_complexity)]
+/// grammar, telling `key` the argv index and key-spec flags of every key as
+/// it is found (in argv order). On error, `key` has heard of the keys found
+/// before the mistake (what COMMAND GETKEYS answers for a malformed call).
 pub fn parse<'a, A: AsRef<[u8]>>(
     name: &str,
     args: &'static [Arg],
     argv: &'a [A],
-) -> Result<Parsed<'a, A>, (GrammarError, Vec<(usize, u32)>)> {
+    key: &mut impl FnMut(usize, u32),
+) -> Result<Parsed<'a, A>, GrammarError> {
     let mut parser = Parser {
         name,
         grammar: args,
         argv,
         at: 1,
-        counts: Vec::new(),
-        keys: Vec::new(),
+        counts: [("", 0); MAX_COUNTS],
+        count_len: 0,
+        slots: [Slot::Absent; MAX_NODES],
+        key,
     };
-    let parsed = parser
-        .sequence(args)
-        .and_then(|values| match argv.get(parser.at) {
-            None => Ok(values),
-            Some(word) => Err(parser.mistake(Mistake::Unexpected(show(word.as_ref())))),
-        });
-    match parsed {
-        Ok(values) => Ok(Parsed {
-            values,
-            keys: parser.keys,
-        }),
-        Err(error) => Err((error, parser.keys)),
+    parser.sequence(args, 0)?;
+    if let Some(word) = argv.get(parser.at) {
+        return Err(parser.mistake(Mistake::Unexpected(show(word.as_ref()))));
     }
+    Ok(Parsed {
+        argv,
+        args,
+        slots: parser.slots,
+    })
 }
 
 /// The argv index and flags of every key of a call; for a malformed call,
@@ -314,24 +345,30 @@ pub fn key_positions<A: AsRef<[u8]>>(
     args: &'static [Arg],
     argv: &[A],
 ) -> Vec<(usize, u32)> {
-    match parse(name, args, argv) {
-        Ok(parsed) => parsed.keys,
-        Err((_, keys)) => keys,
-    }
+    let mut keys = Vec::new();
+    let _ = parse(name, args, argv, &mut |position, flags| {
+        keys.push((position, flags))
+    });
+    keys
 }
 
-struct Parser<'a, 'n, A> {
+/// The most counts (`numkeys`) one grammar declares.
+const MAX_COUNTS: usize = 2;
+
+struct Parser<'a, 'n, A, K> {
     name: &'n str,
     grammar: &'static [Arg],
     argv: &'a [A],
     /// The next argv index to read.
     at: usize,
-    /// Integers read so far, by name, for the lists they count.
-    counts: Vec<(&'static str, i64)>,
-    keys: Vec<(usize, u32)>,
+    /// Integers read so far that count lists, by name.
+    counts: [(&'static str, i64); MAX_COUNTS],
+    count_len: usize,
+    slots: [Slot; MAX_NODES],
+    key: &'n mut K,
 }
 
-impl<'a, A: AsRef<[u8]>> Parser<'a, '_, A> {
+impl<'a, A: AsRef<[u8]>, K: FnMut(usize, u32)> Parser<'a, '_, A, K> {
     fn mistake(&self, mistake: Mistake) -> GrammarError {
         GrammarError::Syntax {
             mistake,
@@ -347,23 +384,23 @@ impl<'a, A: AsRef<[u8]>> Parser<'a, '_, A> {
         self.argv.len().saturating_sub(self.at)
     }
 
-    fn word(&mut self, missing: Mistake) -> Result<&'a A, GrammarError> {
-        let word = self
-            .argv
-            .get(self.at)
-            .ok_or_else(|| self.mistake(missing))?;
+    /// The next word's argv index.
+    fn word(&mut self, missing: Mistake) -> Result<usize, GrammarError> {
+        if self.at >= self.argv.len() {
+            return Err(self.mistake(missing));
+        }
         self.at += 1;
-        Ok(word)
+        Ok(self.at - 1)
     }
 
-    /// A run of arguments: options are looked for as a group, in any order,
-    /// wherever the declaration puts them.
-    fn sequence(&mut self, args: &'static [Arg]) -> Result<Vec<Value<'a, A>>, GrammarError> {
-        let mut values: Vec<Value<'a, A>> = Vec::with_capacity(args.len());
+    /// A run of arguments whose first node is `node`: options are looked
+    /// for as a group, in any order, wherever the declaration puts them.
+    fn sequence(&mut self, args: &'static [Arg], mut node: usize) -> Result<(), GrammarError> {
         let mut i = 0;
         while i < args.len() {
             if !args[i].is_option() {
-                values.push(self.required(&args[i], &args[i + 1..])?);
+                self.required(&args[i], &args[i + 1..], node)?;
+                node += args[i].nodes();
                 i += 1;
                 continue;
             }
@@ -371,48 +408,48 @@ impl<'a, A: AsRef<[u8]>> Parser<'a, '_, A> {
                 .find(|&j| !args[j].is_option())
                 .unwrap_or(args.len());
             let group = &args[i..group_end];
-            let mut found: Vec<Value<'a, A>> = group.iter().map(|_| Value::Absent).collect();
             while let Some(word) = self.peek() {
                 let Some((index, choice)) = find_option(group, word) else {
                     break;
                 };
                 let option = &group[index];
-                if !matches!(found[index], Value::Absent) {
-                    let first = match (&found[index], &option.kind) {
-                        (Value::Choice(c, _), ArgKind::OneOf(choices)) => choices[*c].keywords()[0],
-                        _ => option.keywords()[0],
-                    };
-                    let again = option_keyword(option, choice);
-                    return Err(self.mistake(if first == again {
-                        Mistake::Repeated(again)
-                    } else {
-                        Mistake::Exclusive(first, again)
-                    }));
+                let option_node = node + nodes(&group[..index]);
+                let again = option_keyword(option, choice);
+                match self.slots[option_node] {
+                    Slot::Absent => {}
+                    Slot::Choice(first) => {
+                        let first = option_keyword(option, Some(first));
+                        return Err(self.mistake(if first == again {
+                            Mistake::Repeated(again)
+                        } else {
+                            Mistake::Exclusive(first, again)
+                        }));
+                    }
+                    _ => return Err(self.mistake(Mistake::Repeated(again))),
                 }
                 self.at += 1;
-                found[index] = match (choice, &option.kind) {
+                match (choice, &option.kind) {
                     (Some(c), ArgKind::OneOf(choices)) => {
-                        Value::Choice(c, Box::new(self.after_keyword(&choices[c])?))
+                        self.slots[option_node] = Slot::Choice(c);
+                        let choice_node = option_node + 1 + nodes(&choices[..c]);
+                        self.after_keyword(&choices[c], choice_node)?;
                     }
-                    _ => self.after_keyword(option)?,
-                };
+                    _ => self.after_keyword(option, option_node)?,
+                }
             }
-            values.extend(found);
+            node += nodes(group);
             i = group_end;
         }
-        Ok(values)
+        Ok(())
     }
 
     /// What follows an argument's keyword (already read).
-    fn after_keyword(&mut self, arg: &'static Arg) -> Result<Value<'a, A>, GrammarError> {
+    fn after_keyword(&mut self, arg: &'static Arg, node: usize) -> Result<(), GrammarError> {
         let keyword = arg.token.unwrap_or(arg.name);
         if arg.multiple {
-            return self.list(arg, &[], Some(keyword));
+            return self.list(arg, &[], Some(keyword), node);
         }
-        match arg.kind {
-            ArgKind::PureToken => Ok(Value::Token),
-            _ => self.item(arg, Mistake::OptionIncomplete(keyword)),
-        }
+        self.item(arg, Mistake::OptionIncomplete(keyword), node)
     }
 
     /// A required argument; `rest` is what the declaration puts after it.
@@ -420,7 +457,8 @@ impl<'a, A: AsRef<[u8]>> Parser<'a, '_, A> {
         &mut self,
         arg: &'static Arg,
         rest: &'static [Arg],
-    ) -> Result<Value<'a, A>, GrammarError> {
+        node: usize,
+    ) -> Result<(), GrammarError> {
         if let ArgKind::OneOf(choices) = arg.kind {
             let word = self
                 .peek()
@@ -429,7 +467,8 @@ impl<'a, A: AsRef<[u8]>> Parser<'a, '_, A> {
                 return Err(self.mistake(Mistake::Unexpected(show(word))));
             };
             self.at += 1;
-            return Ok(Value::Choice(c, Box::new(self.after_keyword(&choices[c])?)));
+            self.slots[node] = Slot::Choice(c);
+            return self.after_keyword(&choices[c], node + 1 + nodes(&choices[..c]));
         }
         if let Some(token) = arg.token {
             let word = self
@@ -439,27 +478,28 @@ impl<'a, A: AsRef<[u8]>> Parser<'a, '_, A> {
                 return Err(self.mistake(Mistake::Unexpected(show(word))));
             }
             self.at += 1;
-            return self.after_keyword(arg);
+            return self.after_keyword(arg, node);
         }
         if arg.multiple {
-            return self.list(arg, rest, None);
+            return self.list(arg, rest, None, node);
         }
-        self.item(arg, Mistake::Missing(arg.name))
+        self.item(arg, Mistake::Missing(arg.name), node)
     }
 
     /// A list: counted, or running to the end of the call (after its
-    /// keyword, if it has one). At least one item either way.
+    /// keyword, if it has one). At least one item either way. Its items are
+    /// checked here and read from argv when the request reads them.
     fn list(
         &mut self,
         arg: &'static Arg,
         rest: &'static [Arg],
         keyword: Option<&'static str>,
-    ) -> Result<Value<'a, A>, GrammarError> {
+        node: usize,
+    ) -> Result<(), GrammarError> {
         let width = arg.item_width().max(1);
         let count = match arg.counted_by {
             Some(counter) => {
-                let count = self
-                    .counts
+                let count = self.counts[..self.count_len]
                     .iter()
                     .rev()
                     .find(|(name, _)| *name == counter)
@@ -494,50 +534,85 @@ impl<'a, A: AsRef<[u8]>> Parser<'a, '_, A> {
                 self.remaining() / width
             }
         };
-        let mut items = Vec::with_capacity(count);
+        let first = self.at;
+        let parts = match arg.kind {
+            ArgKind::Block(parts) => parts,
+            _ => std::slice::from_ref(arg),
+        };
         for _ in 0..count {
-            items.push(self.item(arg, Mistake::Missing(arg.name))?);
+            for part in parts {
+                // An item of a list never counts another list.
+                self.value(part, Mistake::Missing(arg.name), false)?;
+            }
         }
-        Ok(Value::List(items))
+        self.slots[node] = Slot::List { first, count };
+        Ok(())
     }
 
-    /// One item of an argument's kind, its keyword already read.
-    fn item(&mut self, arg: &'static Arg, missing: Mistake) -> Result<Value<'a, A>, GrammarError> {
-        Ok(match arg.kind {
+    /// One item of an argument's kind, its keyword already read, at `node`.
+    fn item(
+        &mut self,
+        arg: &'static Arg,
+        missing: Mistake,
+        node: usize,
+    ) -> Result<(), GrammarError> {
+        match arg.kind {
             ArgKind::Block(parts) => {
-                let mut values = Vec::with_capacity(parts.len());
+                self.slots[node] = Slot::Given;
+                let mut part_node = node + 1;
                 for part in parts {
-                    values.push(self.item(part, missing.clone())?);
+                    // A block's part never counts a list (a count stands at
+                    // a fixed place).
+                    self.slots[part_node] = match part.kind {
+                        ArgKind::PureToken => Slot::Given,
+                        _ => self.value(part, missing.clone(), false)?,
+                    };
+                    part_node += part.nodes();
                 }
-                Value::Block(values)
             }
+            ArgKind::PureToken => self.slots[node] = Slot::Given,
+            ArgKind::OneOf(_) => unreachable!("a one-of is read by its keyword"),
+            // A count stands at a fixed place, without a keyword.
+            _ => self.slots[node] = self.value(arg, missing, arg.token.is_none())?,
+        }
+        Ok(())
+    }
+
+    /// One word of a value's kind (a key, a string, a number); an integer
+    /// outside a list (`may_count`) may be the count of a later list.
+    fn value(
+        &mut self,
+        arg: &'static Arg,
+        missing: Mistake,
+        may_count: bool,
+    ) -> Result<Slot, GrammarError> {
+        let position = self.word(missing)?;
+        let word = self.argv[position].as_ref();
+        Ok(match arg.kind {
             ArgKind::Key(flags) => {
-                let position = self.at;
-                let word = self.word(missing)?;
-                self.keys.push((position, flags));
-                Value::Key(word)
+                (self.key)(position, flags);
+                Slot::Word(position)
             }
-            ArgKind::String => Value::Str(self.word(missing)?),
+            ArgKind::String => Slot::Word(position),
             ArgKind::Integer | ArgKind::UnixTime => {
-                let word = self.word(missing)?.as_ref();
                 let n =
                     parse_i64(word).ok_or_else(|| self.not_a(word, GrammarError::NotInteger))?;
-                if self.is_counter(arg.name) {
+                if may_count && self.is_counter(arg.name) {
                     if n < 1 {
                         return Err(GrammarError::CountTooSmall(arg.name));
                     }
-                    self.counts.push((arg.name, n));
+                    assert!(self.count_len < MAX_COUNTS, "too many counts in a grammar");
+                    self.counts[self.count_len] = (arg.name, n);
+                    self.count_len += 1;
                 }
-                Value::Int(n)
+                Slot::Int(n)
             }
-            ArgKind::Double => {
-                let word = self.word(missing)?.as_ref();
-                Value::Float(
-                    parse_f64(word).ok_or_else(|| self.not_a(word, GrammarError::NotFloat))?,
-                )
+            ArgKind::Double => Slot::Float(
+                parse_f64(word).ok_or_else(|| self.not_a(word, GrammarError::NotFloat))?,
+            ),
+            ArgKind::PureToken | ArgKind::OneOf(_) | ArgKind::Block(_) => {
+                unreachable!("a list item or block part is a value")
             }
-            ArgKind::PureToken => Value::Token,
-            ArgKind::OneOf(_) => unreachable!("a one-of is read by its keyword"),
         })
     }
 
@@ -570,6 +645,11 @@ impl<'a, A: AsRef<[u8]>> Parser<'a, '_, A> {
     }
 }
 
+/// The nodes of a run of arguments (see `Slot`).
+pub fn nodes(args: &[Arg]) -> usize {
+    args.iter().map(Arg::nodes).sum()
+}
+
 /// The option of `group` that `word` starts, and for a one-of, which choice.
 fn find_option(group: &'static [Arg], word: &[u8]) -> Option<(usize, Option<usize>)> {
     group
@@ -584,10 +664,11 @@ fn find_option(group: &'static [Arg], word: &[u8]) -> Option<(usize, Option<usiz
         })
 }
 
+/// The keyword that starts an option (or the choice of a one-of).
 fn option_keyword(option: &Arg, choice: Option<usize>) -> &'static str {
     match (choice, &option.kind) {
-        (Some(c), ArgKind::OneOf(choices)) => choices[c].keywords()[0],
-        _ => option.keywords()[0],
+        (Some(c), ArgKind::OneOf(choices)) => option_keyword(&choices[c], None),
+        _ => option.token.unwrap_or(option.name),
     }
 }
 
@@ -606,76 +687,202 @@ fn show(word: &[u8]) -> String {
 }
 
 /// Reads a parsed call into a command's typed request, in declaration
-/// order. A read that does not match the declaration is a bug in the
-/// command, caught as a panic by the dispatcher and by every test that
-/// calls the command.
+/// order, without copying: keys and strings are borrowed from the call's
+/// arguments, numbers come from the parse, and list items are read from the
+/// arguments as a handler walks them ([`Items`]). A read that does not match
+/// the declaration is a bug in the command: it panics (the dispatcher turns
+/// it into an error reply), and `every_declared_value_is_read_once` (in
+/// `commands`) finds it in every declaration without a server, with
+/// [`trace_reads`].
 pub struct Request<'a, A> {
-    values: std::vec::IntoIter<Value<'a, A>>,
+    argv: &'a [A],
+    slots: &'a [Slot],
+    /// The arguments being read, and the index of the next one.
+    args: &'static [Arg],
+    at: usize,
+    /// The node of `args[at]`.
+    node: usize,
+    mode: Mode<'a>,
 }
 
-impl<'a, A> Request<'a, A> {
-    fn next(&mut self, wanted: &str) -> Value<'a, A> {
-        self.values
-            .next()
-            .unwrap_or_else(|| panic!("the request reads a {wanted} the grammar does not declare"))
+#[derive(Clone, Copy)]
+enum Mode<'a> {
+    /// Values from the parsed call's slots.
+    Parsed,
+    /// One item of a list: its `j`-th part is the word at `first + j`.
+    Item { first: usize },
+    /// A run over the declaration alone ([`trace_reads`]): each read
+    /// records its node, and every value is a placeholder.
+    Trace(&'a RefCell<Vec<usize>>),
+}
+
+impl<'a, A: AsRef<[u8]>> Request<'a, A> {
+    /// The next declared argument and its node.
+    fn next(&mut self, wanted: &str) -> (usize, &'static Arg) {
+        let args: &'static [Arg] = self.args;
+        let Some(arg) = args.get(self.at) else {
+            panic!("the request reads a {wanted} the grammar does not declare")
+        };
+        let node = self.node;
+        self.at += 1;
+        self.node += arg.nodes();
+        (node, arg)
     }
 
     fn mismatch(wanted: &str) -> ! {
         panic!("the request reads a {wanted} where the grammar declares something else")
     }
 
-    pub fn key(&mut self) -> &'a A {
-        match self.next("key") {
-            Value::Key(key) => key,
-            _ => Self::mismatch("key"),
+    fn record(&self, node: usize) {
+        if let Mode::Trace(reads) = self.mode {
+            reads.borrow_mut().push(node);
         }
+    }
+
+    /// The word of a key or string node.
+    fn word(&mut self, wanted: &str, is: fn(&ArgKind) -> bool) -> &'a A {
+        let (node, arg) = self.next(wanted);
+        if !is(&arg.kind) {
+            Self::mismatch(wanted)
+        }
+        let index = match self.mode {
+            Mode::Parsed => match self.slots[node] {
+                Slot::Word(index) => index,
+                _ => Self::mismatch(wanted),
+            },
+            Mode::Item { first } => first + self.at - 1,
+            Mode::Trace(_) => {
+                self.record(node);
+                0
+            }
+        };
+        &self.argv[index]
+    }
+
+    /// The word of a number node inside a list item (checked by the parse).
+    fn item_word(&self, first: usize) -> &'a [u8] {
+        self.argv[first + self.at - 1].as_ref()
+    }
+
+    pub fn key(&mut self) -> &'a A {
+        self.word("key", |kind| matches!(kind, ArgKind::Key(_)))
     }
 
     pub fn string(&mut self) -> &'a A {
-        match self.next("string") {
-            Value::Str(s) => s,
-            _ => Self::mismatch("string"),
-        }
+        self.word("string", |kind| matches!(kind, ArgKind::String))
     }
 
     pub fn integer(&mut self) -> i64 {
-        match self.next("integer") {
-            Value::Int(n) => n,
-            _ => Self::mismatch("integer"),
-        }
+        self.number(
+            "integer",
+            |kind| matches!(kind, ArgKind::Integer | ArgKind::UnixTime),
+            |slot| match slot {
+                Slot::Int(n) => Some(n),
+                _ => None,
+            },
+            parse_i64,
+        )
     }
 
     pub fn double(&mut self) -> f64 {
-        match self.next("double") {
-            Value::Float(x) => x,
-            _ => Self::mismatch("double"),
+        self.number(
+            "double",
+            |kind| matches!(kind, ArgKind::Double),
+            |slot| match slot {
+                Slot::Float(x) => Some(x),
+                _ => None,
+            },
+            parse_f64,
+        )
+    }
+
+    /// The value of a number node: from the parse, or from the word of a
+    /// list item (which the parse checked), or a placeholder when tracing.
+    #[inline(always)]
+    fn number<T: Default>(
+        &mut self,
+        wanted: &str,
+        is: fn(&ArgKind) -> bool,
+        from_slot: fn(Slot) -> Option<T>,
+        parse: fn(&[u8]) -> Option<T>,
+    ) -> T {
+        let (node, arg) = self.next(wanted);
+        if !is(&arg.kind) {
+            Self::mismatch(wanted)
+        }
+        match self.mode {
+            Mode::Parsed => from_slot(self.slots[node]).unwrap_or_else(|| Self::mismatch(wanted)),
+            Mode::Item { first } => {
+                parse(self.item_word(first)).expect("the parse checked every item")
+            }
+            Mode::Trace(_) => {
+                self.record(node);
+                T::default()
+            }
         }
     }
 
     /// An optional keyword alone: whether it was given.
     pub fn flag(&mut self) -> bool {
-        match self.next("flag") {
-            Value::Token => true,
-            Value::Absent => false,
-            _ => Self::mismatch("flag"),
+        let (node, arg) = self.next("flag");
+        if !matches!(arg.kind, ArgKind::PureToken) || !arg.optional {
+            Self::mismatch("flag")
         }
+        self.record(node);
+        self.slots.get(node) == Some(&Slot::Given)
     }
 
     /// An option's values, read by `read`; `None` when it was not given.
     pub fn option<T>(&mut self, read: impl FnOnce(&mut Request<'a, A>) -> T) -> Option<T> {
-        match self.next("option") {
-            Value::Absent => None,
-            value => Some(read(&mut Request::of(value))),
+        let (node, arg) = self.next("option");
+        if !arg.optional || matches!(arg.kind, ArgKind::OneOf(_)) {
+            Self::mismatch("option");
         }
+        let given = match self.mode {
+            Mode::Parsed => self.slots[node] != Slot::Absent,
+            Mode::Item { .. } => Self::mismatch("option"),
+            Mode::Trace(_) => {
+                if matches!(arg.kind, ArgKind::Block(_)) && !arg.multiple {
+                    self.record(node);
+                }
+                true
+            }
+        };
+        given.then(|| read(&mut self.inside(arg, node)))
     }
 
     /// A one-of (required or optional): the choice's value in `choices`, in
     /// declaration order; each reads what follows its keyword.
     pub fn one_of<T>(&mut self, choices: &[fn(&mut Request<'a, A>) -> T]) -> Option<T> {
-        match self.next("one-of") {
-            Value::Absent => None,
-            Value::Choice(index, value) => Some(choices[index](&mut Request::of(*value))),
-            _ => Self::mismatch("one-of"),
+        let (node, arg) = self.next("one-of");
+        let ArgKind::OneOf(declared) = arg.kind else {
+            Self::mismatch("one-of")
+        };
+        assert_eq!(
+            choices.len(),
+            declared.len(),
+            "the request reads a one-of of another number of choices than the grammar declares"
+        );
+        let choice_node = |c: usize| node + 1 + nodes(&declared[..c]);
+        match self.mode {
+            Mode::Parsed => match self.slots[node] {
+                Slot::Absent => None,
+                Slot::Choice(c) => Some(choices[c](&mut self.inside(&declared[c], choice_node(c)))),
+                _ => Self::mismatch("one-of"),
+            },
+            Mode::Item { .. } => Self::mismatch("one-of"),
+            Mode::Trace(_) => {
+                self.record(node);
+                let mut value = None;
+                for (c, read) in choices.iter().enumerate() {
+                    let choice = &declared[c];
+                    if matches!(choice.kind, ArgKind::PureToken | ArgKind::Block(_)) {
+                        self.record(choice_node(c));
+                    }
+                    value = Some(read(&mut self.inside(choice, choice_node(c))));
+                }
+                value
+            }
         }
     }
 
@@ -685,28 +892,193 @@ impl<'a, A> Request<'a, A> {
             .unwrap_or_else(|| Self::mismatch("required one-of"))
     }
 
-    /// A list, each item read by `read` (a block's parts in order).
-    pub fn list<T>(&mut self, mut read: impl FnMut(&mut Request<'a, A>) -> T) -> Vec<T> {
-        match self.next("list") {
-            Value::List(items) => items
-                .into_iter()
-                .map(|item| read(&mut Request::of(item)))
-                .collect(),
-            _ => Self::mismatch("list"),
+    /// A list, each item read by `read` (a block's parts in order), into a
+    /// vector.
+    pub fn list<T>(&mut self, read: fn(&mut Request<'a, A>) -> T) -> Vec<T> {
+        self.items(read).collect()
+    }
+
+    /// A list, read item by item as the handler walks it (nothing copied,
+    /// nothing allocated).
+    pub fn items<T>(&mut self, read: fn(&mut Request<'a, A>) -> T) -> Items<'a, A, T> {
+        let (node, arg) = self.next("list");
+        if !arg.multiple {
+            Self::mismatch("list")
+        }
+        let (first, count) = match self.mode {
+            Mode::Parsed => match self.slots[node] {
+                Slot::List { first, count } => (first, count),
+                _ => Self::mismatch("list"),
+            },
+            Mode::Item { .. } => Self::mismatch("list"),
+            Mode::Trace(_) => {
+                if matches!(arg.kind, ArgKind::Block(_)) {
+                    self.record(node);
+                }
+                read(&mut self.item_request(arg, node, 0));
+                (0, 0)
+            }
+        };
+        Items {
+            argv: self.argv,
+            arg,
+            node,
+            next: first,
+            left: count,
+            mode: self.mode,
+            read,
         }
     }
 
-    /// The values of one item: a block's parts, or the value itself.
-    fn of(value: Value<'a, A>) -> Request<'a, A> {
-        let values = match value {
-            Value::Block(parts) => parts,
-            Value::List(_) => vec![value],
-            other => vec![other],
+    /// Whether every declared argument was read.
+    pub fn is_read(&self) -> bool {
+        self.at == self.args.len()
+    }
+
+    /// A request for what an option or a choice holds: a block's parts, or
+    /// the argument's own value(s).
+    fn inside(&self, arg: &'static Arg, node: usize) -> Request<'a, A> {
+        let (args, node) = match arg.kind {
+            ArgKind::Block(parts) if !arg.multiple => (parts, node + 1),
+            _ => (std::slice::from_ref(arg), node),
         };
         Request {
-            values: values.into_iter(),
+            args,
+            at: 0,
+            node,
+            ..*self
         }
     }
+
+    /// A request for one item of the list `arg` at `node`, whose words start
+    /// at `first`.
+    fn item_request(&self, arg: &'static Arg, node: usize, first: usize) -> Request<'a, A> {
+        item_request(self.argv, arg, node, first, self.mode)
+    }
+}
+
+fn item_request<'a, A>(
+    argv: &'a [A],
+    arg: &'static Arg,
+    node: usize,
+    first: usize,
+    mode: Mode<'a>,
+) -> Request<'a, A> {
+    let (args, node) = match arg.kind {
+        ArgKind::Block(parts) => (parts, node + 1),
+        _ => (std::slice::from_ref(arg), node),
+    };
+    Request {
+        argv,
+        slots: &[],
+        args,
+        at: 0,
+        node,
+        mode: match mode {
+            Mode::Trace(reads) => Mode::Trace(reads),
+            _ => Mode::Item { first },
+        },
+    }
+}
+
+/// The items of a list, read from the call's arguments one at a time.
+pub struct Items<'a, A, T> {
+    argv: &'a [A],
+    arg: &'static Arg,
+    node: usize,
+    /// The argv index of the next item, and how many are left.
+    next: usize,
+    left: usize,
+    mode: Mode<'a>,
+    read: fn(&mut Request<'a, A>) -> T,
+}
+
+impl<A, T> Clone for Items<'_, A, T> {
+    fn clone(&self) -> Self {
+        Items { ..*self }
+    }
+}
+
+impl<'a, A: AsRef<[u8]>, T> Iterator for Items<'a, A, T> {
+    type Item = T;
+
+    fn next(&mut self) -> Option<T> {
+        if self.left == 0 {
+            return None;
+        }
+        let mut item = item_request(self.argv, self.arg, self.node, self.next, self.mode);
+        self.next += self.arg.item_width().max(1);
+        self.left -= 1;
+        Some((self.read)(&mut item))
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.left, Some(self.left))
+    }
+}
+
+impl<A: AsRef<[u8]>, T> ExactSizeIterator for Items<'_, A, T> {}
+
+/// Runs `read` (a command's request reading) over the declaration `args`
+/// alone, with `placeholder` for every key and string, and says which
+/// declared values it does not read exactly once: every option present, so
+/// its reading runs, every choice of a one-of and one item of each list. A
+/// read of something the declaration does not hold panics.
+pub fn trace_reads<A: AsRef<[u8]>>(
+    args: &'static [Arg],
+    placeholder: &[A],
+    read: impl for<'r> FnOnce(&mut Request<'r, A>),
+) -> Result<(), String> {
+    let reads = RefCell::new(Vec::new());
+    let mut request = Request {
+        argv: placeholder,
+        slots: &[],
+        args,
+        at: 0,
+        node: 0,
+        mode: Mode::Trace(&reads),
+    };
+    read(&mut request);
+    if !request.is_read() {
+        return Err(format!(
+            "`{}` is declared but not read",
+            args[request.at].name
+        ));
+    }
+    let mut counts = vec![0usize; nodes(args)];
+    for &node in reads.borrow().iter() {
+        counts[node] += 1;
+    }
+    let names = node_names(args);
+    let wrong: Vec<String> = counts
+        .iter()
+        .enumerate()
+        .filter(|(_, &n)| n != 1)
+        .map(|(node, &n)| match n {
+            0 => format!("`{}` is declared but not read", names[node]),
+            _ => format!("`{}` is read {n} times", names[node]),
+        })
+        .collect();
+    if wrong.is_empty() {
+        Ok(())
+    } else {
+        Err(wrong.join("; "))
+    }
+}
+
+/// The name of every node of a declaration, with its keyword (`TTL seconds`).
+fn node_names(args: &[Arg]) -> Vec<String> {
+    let mut out = Vec::new();
+    for arg in args {
+        out.push(match arg.token {
+            Some(token) => format!("{token} {}", arg.name),
+            None => arg.name.to_string(),
+        });
+        if let ArgKind::Block(parts) | ArgKind::OneOf(parts) = arg.kind {
+            out.extend(node_names(parts));
+        }
+    }
+    out
 }
 
 /// A command's syntax as a user reads it: `RECENT.ADD key [CAP cap] ...`.
@@ -770,9 +1142,17 @@ fn write_usage(out: &mut String, arg: &Arg) {
 }
 
 /// The fewest arguments a call takes, the name included, as Redis arity:
-/// negative when a call may take more.
+/// negative when a call may take more. A list introduced by its keyword
+/// (`TASKS task [task ...]`) counts one word: a call with one value and no
+/// keyword (0.2's `DELAY.ACK inflight task`) then reaches the parser, whose
+/// error shows the usage with the keyword, as for several values, rather
+/// than the server's bare arity error.
 pub fn arity(args: &[Arg]) -> i32 {
-    let least = 1 + args.iter().map(Arg::min_width).sum::<usize>();
+    let width = |arg: &Arg| match arg.token.is_some() && arg.multiple && !arg.optional {
+        true => 1,
+        false => arg.min_width(),
+    };
+    let least = 1 + args.iter().map(width).sum::<usize>();
     let fixed = args
         .iter()
         .all(|arg| !arg.optional && !arg.multiple && !matches!(arg.kind, ArgKind::OneOf(_)));
@@ -782,86 +1162,6 @@ pub fn arity(args: &[Arg]) -> i32 {
     } else {
         -least
     }
-}
-
-/// The key specs the server is told, one per declared key, in declaration
-/// order. A key at a fixed index, or counted by an integer at a fixed index,
-/// is exact. A key inside an option is found after its keyword, which a
-/// value spelled like the keyword could precede: such a spec is marked
-/// INCOMPLETE, so the server asks the module (which parses the call with
-/// this grammar) for the keys instead of searching for the keyword.
-pub fn key_specs(args: &'static [Arg], incomplete: u32) -> Vec<KeySpec> {
-    let mut specs = Vec::new();
-    // The argv index of the next argument while every one before is at a
-    // fixed place.
-    let mut fixed: Option<i32> = Some(1);
-    let mut counters: Vec<(&str, i32)> = Vec::new();
-    for arg in args {
-        match (&arg.kind, arg.token) {
-            (ArgKind::Key(flags), None) if !arg.multiple && !arg.optional => {
-                let index = fixed.expect("a positional key follows only fixed arguments");
-                specs.push(KeySpec::at(index, *flags));
-            }
-            (ArgKind::Key(flags), None) if arg.counted_by.is_some() => {
-                let counter = arg.counted_by.unwrap_or_default();
-                let (_, at) = counters
-                    .iter()
-                    .find(|(name, _)| *name == counter)
-                    .copied()
-                    .expect("a key list's count has a fixed place");
-                assert_eq!(fixed, Some(at + 1), "a key list follows its count");
-                specs.push(KeySpec {
-                    flags: *flags,
-                    begin: BeginSearch::Index(at),
-                    find: FindKeys::KeyNum {
-                        count_index: 0,
-                        first: 1,
-                        step: 1,
-                    },
-                });
-            }
-            (_, Some(token)) => {
-                if let ArgKind::Block(parts) = arg.kind {
-                    let found: Vec<(i32, u32)> = parts
-                        .iter()
-                        .enumerate()
-                        .filter_map(|(i, part)| match part.kind {
-                            ArgKind::Key(flags) => Some((i as i32, flags)),
-                            _ => None,
-                        })
-                        .collect();
-                    for (offset, flags) in found {
-                        specs.push(KeySpec {
-                            flags: flags | incomplete,
-                            begin: BeginSearch::Keyword {
-                                keyword: token,
-                                start: 1,
-                            },
-                            find: FindKeys::Range {
-                                last: offset,
-                                step: 1,
-                                limit: 0,
-                            },
-                        });
-                    }
-                } else if let ArgKind::Key(flags) = arg.kind {
-                    specs.push(KeySpec::after_keyword(token, 1, flags | incomplete));
-                }
-            }
-            (ArgKind::Key(_), None) => panic!("a key list is counted or follows a keyword"),
-            _ => {}
-        }
-        if matches!(arg.kind, ArgKind::Integer) && fixed.is_some() && !arg.optional {
-            counters.push((arg.name, fixed.unwrap_or_default()));
-        }
-        fixed = match fixed {
-            Some(at) if !arg.optional && !arg.multiple && arg.token.is_none() => {
-                Some(at + arg.item_width() as i32)
-            }
-            _ => None,
-        };
-    }
-    specs
 }
 
 /// Why a grammar would let a value be taken for a keyword, if it would.
@@ -943,48 +1243,49 @@ pub fn keywords(args: &[Arg]) -> Vec<&'static str> {
     out
 }
 
+/// Grammars of today's commands and the 0.2 ones they replaced, for the
+/// host's unit tests.
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use proptest::prelude::*;
+pub(super) mod examples {
+    use super::Arg;
 
-    const RW: u32 = 1;
-    const RO: u32 = 2;
+    pub const RW: u32 = 1;
+    pub const RO: u32 = 2;
 
     // Today's grammars and the 0.2 ones they replaced.
-    static RECENT_ADD: &[Arg] = &[
+    pub static RECENT_ADD: &[Arg] = &[
         Arg::key("key", RW),
         Arg::integer("cap").token("CAP").optional(),
         Arg::integer("seconds").token("TTL").optional(),
         Arg::string("member").token("ITEMS").multiple(),
     ];
-    static RECENT_ADD_0_2: &[Arg] = &[
+    pub static RECENT_ADD_0_2: &[Arg] = &[
         Arg::key("key", RW),
         Arg::string("member").multiple(),
         Arg::integer("cap").token("CAP").optional(),
         Arg::integer("seconds").token("TTL").optional(),
     ];
-    static MGET_0_2: &[Arg] = &[
+    pub static MGET_0_2: &[Arg] = &[
         Arg::key("key", RO),
         Arg::string("member").multiple(),
         Arg::pure_token("shared", "SHARED").optional(),
     ];
-    static MGET_OPTION_FIRST: &[Arg] = &[
+    pub static MGET_OPTION_FIRST: &[Arg] = &[
         Arg::key("key", RO),
         Arg::pure_token("shared", "SHARED").optional(),
         Arg::string("member").multiple(),
     ];
-    static FEED_ADD: &[Arg] = &[
+    pub static FEED_ADD: &[Arg] = &[
         Arg::key("key", RW),
         Arg::integer("n").token("CAP").optional(),
         Arg::block("data", &[Arg::double("score"), Arg::string("member")]).multiple(),
     ];
-    static FEED_ADD_WITH_INF: &[Arg] = &[
+    pub static FEED_ADD_WITH_INF: &[Arg] = &[
         Arg::key("key", RW),
         Arg::integer("n").token("INF").optional(),
         Arg::block("data", &[Arg::double("score"), Arg::string("member")]).multiple(),
     ];
-    static MERGE: &[Arg] = &[
+    pub static MERGE: &[Arg] = &[
         Arg::key("destkey", RW),
         Arg::integer("numkeys"),
         Arg::key("key", RO).counted_by("numkeys"),
@@ -993,14 +1294,14 @@ mod tests {
             .optional()
             .counted_by("numkeys"),
     ];
-    static MGIFT: &[Arg] = &[
+    pub static MGIFT: &[Arg] = &[
         Arg::integer("numkeys"),
         Arg::key("key", RW).counted_by("numkeys"),
         Arg::string("member"),
         Arg::integer("amount"),
         Arg::unix_time("unix-ms").token("AT").optional(),
     ];
-    static POLL: &[Arg] = &[
+    pub static POLL: &[Arg] = &[
         Arg::key("key", RW),
         Arg::integer("count").token("COUNT").optional(),
         Arg::block("lease", &[Arg::key("inflight", RW), Arg::integer("ms")])
@@ -1012,15 +1313,44 @@ mod tests {
         )
         .optional(),
     ];
+}
+
+#[cfg(test)]
+mod tests {
+    use super::examples::*;
+    use super::*;
+    use proptest::prelude::*;
 
     fn words(text: &str) -> Vec<Vec<u8>> {
         text.split(' ').map(|w| w.as_bytes().to_vec()).collect()
     }
 
-    fn parse_text(args: &'static [Arg], text: &str) -> Result<Vec<String>, GrammarError> {
+    fn parse_text(args: &'static [Arg], text: &str) -> Result<(), GrammarError> {
         let argv = words(text);
-        let parsed = parse("cmd", args, &argv).map_err(|(e, _)| e)?;
-        Ok(parsed.values.iter().map(|v| format!("{v:?}")).collect())
+        parse("cmd", args, &argv, &mut |_, _| {}).map(|_| ())
+    }
+
+    /// Parses `text` by `args` and reads it with `read`, which must read
+    /// every declared argument.
+    fn read<T>(
+        args: &'static [Arg],
+        text: &str,
+        read: impl for<'r> FnOnce(&mut Request<'r, Vec<u8>>) -> T,
+    ) -> T {
+        let argv = words(text);
+        let parsed = parse("cmd", args, &argv, &mut |_, _| {}).unwrap();
+        let mut request = parsed.request();
+        let value = read(&mut request);
+        assert!(request.is_read(), "{text}: not every argument was read");
+        value
+    }
+
+    fn string(request: &mut Request<'_, Vec<u8>>) -> String {
+        String::from_utf8(request.string().clone()).unwrap()
+    }
+
+    fn key(request: &mut Request<'_, Vec<u8>>) -> String {
+        String::from_utf8(request.key().clone()).unwrap()
     }
 
     fn mistake(args: &'static [Arg], text: &str) -> Mistake {
@@ -1049,19 +1379,16 @@ mod tests {
 
     #[test]
     fn values_spelled_like_keywords_stay_values() {
-        let parsed = parse_text(RECENT_ADD, "c k CAP 3 ITEMS CAP TTL items").unwrap();
-        assert_eq!(parsed[1], "Int(3)");
-        assert_eq!(parsed[2], "Absent");
-        let item = |w: &str| format!("Str({:?})", w.as_bytes().to_vec());
-        assert_eq!(
-            parsed[3],
-            format!(
-                "List([{}, {}, {}])",
-                item("CAP"),
-                item("TTL"),
-                item("items")
+        let (cap, ttl, items) = read(RECENT_ADD, "c k CAP 3 ITEMS CAP TTL items", |r| {
+            assert_eq!(key(r), "k");
+            (
+                r.option(Request::integer),
+                r.option(Request::integer),
+                r.list(string),
             )
-        );
+        });
+        assert_eq!((cap, ttl), (Some(3), None));
+        assert_eq!(items, ["CAP", "TTL", "items"]);
         assert_eq!(
             mistake(RECENT_ADD, "c k alice CAP 3"),
             Mistake::Unexpected("alice".into())
@@ -1083,10 +1410,26 @@ mod tests {
 
     #[test]
     fn options_come_in_any_order_and_one_of_excludes() {
-        let parsed = parse_text(POLL, "c q lt LEASE held 5 COUNT 2").unwrap();
-        assert_eq!(parsed[1], "Int(2)");
-        assert!(parsed[2].starts_with("Block([Key("));
-        assert!(parsed[3].starts_with("Choice(1"));
+        let (count, lease, order) = read(POLL, "c q lt LEASE held 5 COUNT 2", |r| {
+            key(r);
+            (
+                r.option(Request::integer),
+                r.option(|lease| (key(lease), lease.integer())),
+                r.one_of(&[|_| "gt", |_| "lt"]),
+            )
+        });
+        assert_eq!(count, Some(2));
+        assert_eq!(lease, Some(("held".to_string(), 5)));
+        assert_eq!(order, Some("lt"));
+        let (count, lease, order) = read(POLL, "c q", |r| {
+            key(r);
+            (
+                r.option(Request::integer),
+                r.option(|lease| (key(lease), lease.integer())),
+                r.one_of(&[|_| "gt", |_| "lt"]),
+            )
+        });
+        assert_eq!((count, lease, order), (None, None, None));
         assert_eq!(mistake(POLL, "c q GT LT"), Mistake::Exclusive("GT", "LT"));
         assert_eq!(
             mistake(POLL, "c q LEASE held"),
@@ -1100,9 +1443,16 @@ mod tests {
 
     #[test]
     fn counted_lists_take_their_count() {
-        let parsed = parse_text(MERGE, "m d 2 a b WEIGHTS 1 2").unwrap();
-        assert!(parsed[2].starts_with("List([Key"));
-        assert_eq!(parsed[3], "List([Int(1), Int(2)])");
+        let (sources, weights) = read(MERGE, "m d 2 a b WEIGHTS 1 2", |r| {
+            key(r);
+            assert_eq!(r.integer(), 2);
+            (
+                r.list(key),
+                r.option(|weights| weights.list(Request::integer)),
+            )
+        });
+        assert_eq!(sources, ["a", "b"]);
+        assert_eq!(weights, Some(vec![1, 2]));
         assert_eq!(
             parse_text(MERGE, "m d 0 a"),
             Err(GrammarError::CountTooSmall("numkeys"))
@@ -1137,6 +1487,89 @@ mod tests {
     }
 
     #[test]
+    fn list_items_are_read_from_the_call_as_they_are_walked() {
+        let pairs = read(FEED_ADD, "f k CAP 9 1 a 2.5 CAP", |r| {
+            key(r);
+            assert_eq!(r.option(Request::integer), Some(9));
+            let items = r.items(|pair| (pair.double(), string(pair)));
+            assert_eq!(items.len(), 2);
+            items.clone().chain(items).collect::<Vec<_>>()
+        });
+        assert_eq!(
+            pairs,
+            [
+                (1.0, "a".into()),
+                (2.5, "CAP".into()),
+                (1.0, "a".into()),
+                (2.5, "CAP".into())
+            ]
+        );
+    }
+
+    /// What every declaration's request is held to (in `commands`): each
+    /// declared value read exactly once.
+    #[test]
+    fn tracing_finds_unread_and_twice_read_values() {
+        let placeholder = words("x");
+        let poll = |r: &mut Request<'_, Vec<u8>>| {
+            r.key();
+            r.option(Request::integer);
+            r.option(|lease| (lease.key(), lease.integer()));
+            r.one_of(&[|_| 0, |_| 1]);
+        };
+        assert_eq!(trace_reads(POLL, &placeholder, poll), Ok(()));
+        let lease_ms_unread = |r: &mut Request<'_, Vec<u8>>| {
+            r.key();
+            r.option(Request::integer);
+            r.option(|lease| lease.key());
+            r.one_of(&[|_| 0, |_| 1]);
+        };
+        let err = trace_reads(POLL, &placeholder, lease_ms_unread).unwrap_err();
+        assert_eq!(err, "`ms` is declared but not read");
+        let order_unread = |r: &mut Request<'_, Vec<u8>>| {
+            r.key();
+            r.option(Request::integer);
+            r.option(|lease| (lease.key(), lease.integer()));
+        };
+        let err = trace_reads(POLL, &placeholder, order_unread).unwrap_err();
+        assert_eq!(err, "`order` is declared but not read");
+        let pairs = |r: &mut Request<'_, Vec<u8>>| {
+            r.key();
+            r.option(Request::integer);
+            r.items(|pair| (pair.double(), pair.string()))
+                .for_each(drop);
+        };
+        assert_eq!(trace_reads(FEED_ADD, &placeholder, pairs), Ok(()));
+        let pair_half_read = |r: &mut Request<'_, Vec<u8>>| {
+            r.key();
+            r.option(Request::integer);
+            r.items(|pair| pair.double()).for_each(drop);
+        };
+        let err = trace_reads(FEED_ADD, &placeholder, pair_half_read).unwrap_err();
+        assert_eq!(err, "`member` is declared but not read");
+        let undeclared = std::panic::catch_unwind(|| {
+            trace_reads(RECENT_ADD, &placeholder, |r| {
+                r.key();
+                r.option(Request::integer);
+                r.option(Request::integer);
+                r.list(Request::string);
+                r.flag();
+            })
+        });
+        assert!(undeclared.is_err(), "reading past the declaration panics");
+        let wrong_kind = std::panic::catch_unwind(|| {
+            trace_reads(RECENT_ADD, &placeholder, |r| {
+                r.key();
+                r.option(Request::string);
+            })
+        });
+        assert!(
+            wrong_kind.is_err(),
+            "reading a string where an integer is declared panics"
+        );
+    }
+
+    #[test]
     fn pairs_must_be_whole() {
         assert!(parse_text(FEED_ADD, "f k CAP 9 1 a 2 CAP").is_ok());
         assert_eq!(
@@ -1152,7 +1585,7 @@ mod tests {
     }
 
     #[test]
-    fn usage_arity_and_key_specs_come_from_the_declaration() {
+    fn usage_and_arity_come_from_the_declaration() {
         assert_eq!(
             usage("recent.add", RECENT_ADD),
             "RECENT.ADD key [CAP cap] [TTL seconds] ITEMS member [member ...]"
@@ -1165,14 +1598,9 @@ mod tests {
             usage("p", POLL),
             "P key [COUNT count] [LEASE inflight ms] [GT | LT]"
         );
-        assert_eq!(arity(RECENT_ADD), -4);
+        // ITEMS counts one word: a lone item without it reaches the parser.
+        assert_eq!(arity(RECENT_ADD), -3);
         assert_eq!(arity(MGIFT), -5);
-        let specs = key_specs(MERGE, 0);
-        assert!(matches!(specs[0].begin, BeginSearch::Index(1)));
-        assert!(matches!(specs[1].begin, BeginSearch::Index(2)));
-        let specs = key_specs(POLL, 512);
-        assert_eq!(specs.len(), 2);
-        assert_eq!(specs[1].flags, RW | 512);
     }
 
     proptest! {

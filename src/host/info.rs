@@ -2,6 +2,7 @@
 
 use std::ffi::c_int;
 use std::panic::{self, AssertUnwindSafe};
+use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 use std::sync::OnceLock;
 
 use redis_module::raw;
@@ -39,6 +40,36 @@ impl InfoSink {
         let name = c_text(name);
         // SAFETY: valid info context.
         unsafe { api!(RedisModule_InfoAddFieldULongLong)(self.raw, name.as_ptr(), value) };
+    }
+}
+
+/// The last answer of [`Ctx::may_evict_any_key`], and when it was read.
+static EVICTS_ANY_KEY: AtomicBool = AtomicBool::new(false);
+static EVICTS_ANY_KEY_READ_MS: AtomicI64 = AtomicI64::new(i64::MIN);
+
+/// How long that answer is reused: reading the policy builds INFO's memory
+/// section, and the policy changes only by CONFIG SET.
+const POLICY_READ_EVERY_MS: i64 = 1000;
+
+impl Ctx {
+    /// Whether the server may evict any key to free memory, including keys
+    /// without a TTL: `maxmemory` set with an `allkeys-*` policy. (A
+    /// `volatile-*` policy evicts only keys with a TTL.) Read at most once
+    /// a second.
+    pub fn may_evict_any_key(&self) -> bool {
+        if self.flags() & raw::REDISMODULE_CTX_FLAGS_EVICT as c_int == 0 {
+            return false;
+        }
+        let now = self.now_ms();
+        let read_at = EVICTS_ANY_KEY_READ_MS.load(Ordering::Relaxed);
+        if now.saturating_sub(read_at) < POLICY_READ_EVERY_MS {
+            return EVICTS_ANY_KEY.load(Ordering::Relaxed);
+        }
+        let policy = self.server_info_field(c"memory", c"maxmemory_policy");
+        let any_key = policy.is_some_and(|p| p.starts_with(b"allkeys"));
+        EVICTS_ANY_KEY.store(any_key, Ordering::Relaxed);
+        EVICTS_ANY_KEY_READ_MS.store(now, Ordering::Relaxed);
+        any_key
     }
 }
 

@@ -14,6 +14,8 @@
 //! - [`Command`] and [`declare_command!`]: a command's declaration, its
 //!   registration and its dispatch (panics caught, errors replied);
 //! - blocking on a key ([`ZsetWaiter`]), guarded by the write gate (`gate.rs`);
+//! - deferred work ([`Ctx::defer`]): bounded steps of writes run from a
+//!   timer, through the same gate;
 //! - configs, the INFO section, the module's entry points.
 //!
 //! The server runs module code on its main thread, one call at a time, and
@@ -28,6 +30,7 @@ mod call;
 mod command;
 mod config;
 mod ctx;
+mod deferred;
 mod effects;
 #[doc(hidden)]
 pub mod entry;
@@ -35,6 +38,7 @@ mod error;
 mod gate;
 mod grammar;
 mod info;
+mod keyspec;
 mod layout;
 mod registration;
 mod reply;
@@ -45,20 +49,22 @@ pub use alloc::ServerAllocator;
 pub use block::{blocked_clients, Attempt, Readiness, ZsetWaiter};
 pub use call::{find_native_commands, CallArg, CallReply, Native};
 #[doc(hidden)]
-pub use command::dispatch;
-pub use command::{key_flags, BeginSearch, Command, FindKeys, FromArgs, Handler, KeySpec};
+pub use command::{dispatch, read_request_of};
+pub use command::{Command, FromArgs, Handler, ReadRequest};
 pub use ctx::{Ctx, EventClass};
+pub use deferred::{Progress, Step};
 pub use entry::{declare_module_options, ensure_server_supported};
 pub use error::HostError;
 pub use gate::write_gate_counts;
 pub use grammar::{
-    ambiguity, key_positions, keywords, parse_f64, parse_i64, Arg, ArgKind, GrammarError, Mistake,
-    Request,
+    ambiguity, key_positions, keywords, nodes as grammar_nodes, parse_f64, parse_i64, trace_reads,
+    Arg, ArgKind, GrammarError, Items, Mistake, Request, MAX_NODES,
 };
 pub use info::{register_info, InfoSink};
+pub use keyspec::{key_flags, BeginSearch, FindKeys, KeySpec};
 pub use layout::{convert_loaded_zsets, LoadedZsetFilter, LoadedZsetsWanted};
 pub use registration::{add_acl_category, register_command};
-pub use reply::Reply;
+pub use reply::{Bulk, Reply, WriteReply};
 pub use string::{OwnedRStr, RStr};
 pub use zset::{KeyKind, ScoreBound, Zset, ZsetIter};
 

@@ -6,9 +6,10 @@ use std::ffi::{c_int, CString};
 
 use redis_module::raw;
 
-use super::command::{needs_getkeys_api, BeginSearch, Command, FindKeys, KeySpec};
+use super::command::Command;
 use super::ctx::c_text;
 use super::grammar::{Arg, ArgKind};
+use super::keyspec::{needs_getkeys_api, BeginSearch, FindKeys, KeySpec};
 use super::{api, Ctx};
 
 /// The callback type RedisModule_CreateCommand takes.

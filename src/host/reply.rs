@@ -1,12 +1,23 @@
-//! A command's reply as a value: handlers build it whole and return it, and
-//! the dispatcher writes it only after the handler succeeded, so an error can
-//! never follow half a reply.
+//! Replies as values: a handler returns its reply, and the dispatcher writes
+//! it only after the handler succeeded, so an error can never follow half a
+//! reply. A reply is anything that writes itself ([`WriteReply`]): numbers,
+//! strings borrowed from the call or a key, `Option` (nil), tuples (arrays
+//! of fixed length), slices, or a command's own struct. It is written
+//! straight into the client's buffer from where it stands (the handler's
+//! stack, the call's arguments): nothing is copied into a tree first.
 
 use std::ffi::CStr;
 
-use super::Ctx;
+use super::{Ctx, OwnedRStr, RStr};
 
-/// A reply, as RESP shapes it.
+/// A reply a handler returns, written by the dispatcher once the handler
+/// succeeded.
+pub trait WriteReply {
+    fn write(&self, ctx: &Ctx);
+}
+
+/// A reply built as a tree, for commands whose replies are not yet values
+/// of their own.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Reply {
     Int(i64),
@@ -30,23 +41,110 @@ impl Reply {
     }
 }
 
-impl Ctx {
-    /// Writes a whole reply.
-    pub fn reply(&self, reply: &Reply) {
-        match reply {
-            Reply::Int(n) => self.reply_i64(*n),
-            Reply::Double(x) => self.reply_f64(*x),
-            Reply::Bulk(bytes) => self.reply_bulk(bytes),
-            Reply::Null => self.reply_null(),
-            Reply::NullArray => self.reply_null_array(),
+impl WriteReply for Reply {
+    fn write(&self, ctx: &Ctx) {
+        match self {
+            Reply::Int(n) => ctx.reply_i64(*n),
+            Reply::Double(x) => ctx.reply_f64(*x),
+            Reply::Bulk(bytes) => ctx.reply_bulk(bytes),
+            Reply::Null => ctx.reply_null(),
+            Reply::NullArray => ctx.reply_null_array(),
             Reply::Array(items) => {
-                self.reply_array(items.len());
+                ctx.reply_array(items.len());
                 for item in items {
-                    self.reply(item);
+                    item.write(ctx);
                 }
             }
-            Reply::Simple(text) => self.reply_simple(text),
+            Reply::Simple(text) => ctx.reply_simple(text),
             Reply::Blocked => {}
         }
     }
+}
+
+impl Ctx {
+    /// Writes a whole reply.
+    pub fn reply(&self, reply: &impl WriteReply) {
+        reply.write(self);
+    }
+}
+
+impl WriteReply for i64 {
+    fn write(&self, ctx: &Ctx) {
+        ctx.reply_i64(*self);
+    }
+}
+
+/// 1 or 0, as Redis replies a yes or no.
+impl WriteReply for bool {
+    fn write(&self, ctx: &Ctx) {
+        ctx.reply_i64(i64::from(*self));
+    }
+}
+
+/// Nil when absent.
+impl<T: WriteReply> WriteReply for Option<T> {
+    fn write(&self, ctx: &Ctx) {
+        match self {
+            Some(value) => value.write(ctx),
+            None => ctx.reply_null(),
+        }
+    }
+}
+
+impl WriteReply for RStr {
+    fn write(&self, ctx: &Ctx) {
+        ctx.reply_str(self);
+    }
+}
+
+impl WriteReply for OwnedRStr {
+    fn write(&self, ctx: &Ctx) {
+        ctx.reply_str(self);
+    }
+}
+
+impl<T: WriteReply + ?Sized> WriteReply for &T {
+    fn write(&self, ctx: &Ctx) {
+        (**self).write(ctx);
+    }
+}
+
+/// Bytes, as a bulk string.
+pub struct Bulk<'a>(pub &'a [u8]);
+
+impl WriteReply for Bulk<'_> {
+    fn write(&self, ctx: &Ctx) {
+        ctx.reply_bulk(self.0);
+    }
+}
+
+/// An array of every element.
+impl<T: WriteReply> WriteReply for [T] {
+    fn write(&self, ctx: &Ctx) {
+        ctx.reply_array(self.len());
+        for item in self {
+            item.write(ctx);
+        }
+    }
+}
+
+/// Arrays of fixed length, element by element.
+macro_rules! tuple_replies {
+    ($(($($name:ident),+))+) => {$(
+        impl<$($name: WriteReply),+> WriteReply for ($($name,)+) {
+            #[allow(non_snake_case)]
+            fn write(&self, ctx: &Ctx) {
+                let ($($name,)+) = self;
+                ctx.reply_array([$(stringify!($name)),+].len());
+                $($name.write(ctx);)+
+            }
+        }
+    )+};
+}
+
+tuple_replies! {
+    (A, B)
+    (A, B, C)
+    (A, B, C, D)
+    (A, B, C, D, E)
 }

@@ -44,6 +44,18 @@ impl RStr {
     }
 }
 
+#[cfg(test)]
+impl RStr {
+    /// A string nothing may read, standing for every key and string when a
+    /// request is read from its declaration alone (`trace_reads`, in unit
+    /// tests, where reading any server string panics: the module API is not
+    /// there).
+    pub fn placeholder() -> &'static RStr {
+        const PLACEHOLDER: RStr = RStr(NonNull::dangling());
+        &PLACEHOLDER
+    }
+}
+
 /// The bytes of a server string.
 ///
 /// # Safety

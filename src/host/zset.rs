@@ -398,6 +398,12 @@ impl<'c> Zset<'c> {
         doomed.len()
     }
 
+    /// Whether the key has a TTL.
+    pub fn has_expiry(&self) -> bool {
+        // SAFETY: open key.
+        unsafe { api!(RedisModule_GetExpire)(self.ptr()) != raw::REDISMODULE_NO_EXPIRE as i64 }
+    }
+
     /// Sets the key's expiry to an absolute unix time in milliseconds, as
     /// `PEXPIREAT` does. The key must exist: call after adding members.
     pub fn expire_at(&mut self, unix_ms: i64) -> Result<(), HostError> {

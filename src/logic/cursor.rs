@@ -92,19 +92,26 @@ pub fn check_fits(member_len: usize, cursor_len: usize, limit: usize) -> Result<
 /// The cursor text of the position `(score, member)`.
 pub fn encode(score: f64, member: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(encoded_len(member.len()));
-    out.extend_from_slice(PREFIX);
+    encode_into(score, member, &mut out);
+    out
+}
+
+/// Appends the cursor text of the position `(score, member)` to `out` (a
+/// buffer on the stack, when the member is short).
+pub fn encode_into(score: f64, member: &[u8], out: &mut impl Extend<u8>) {
+    out.extend(PREFIX.iter().copied());
     let bits = score.to_bits();
     out.extend(
         (0..SCORE_DIGITS)
             .rev()
             .map(|i| HEX[(bits >> (4 * i)) as usize & 0xf]),
     );
-    out.push(b':');
-    for byte in member {
-        out.push(HEX[usize::from(byte >> 4)]);
-        out.push(HEX[usize::from(byte & 0xf)]);
-    }
-    out
+    out.extend([b':']);
+    out.extend(
+        member
+            .iter()
+            .flat_map(|byte| [HEX[usize::from(byte >> 4)], HEX[usize::from(byte & 0xf)]]),
+    );
 }
 
 impl Position {

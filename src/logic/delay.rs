@@ -95,9 +95,12 @@ pub fn check_dead_letter_keys(
     Ok(())
 }
 
-/// The most dead tasks one poll moves to the dead-letter set, so a poll's
-/// work stays bounded when many tasks die at once (every worker crashed on
-/// its last delivery); the next poll moves more.
+/// The most dead tasks one poll (or one step of [`sweep_dead`]) moves to the
+/// dead-letter set, so its work stays bounded when many tasks die at once
+/// (every worker crashed on its last delivery). A poll that meets this many
+/// leaves the rest to [`sweep_dead`], run in the background step by step
+/// ([`TaskQueue::leave_dead_for_later`]), so a live task behind any number
+/// of dead ones is served.
 pub const MAX_DEAD_PER_POLL: usize = 1000;
 
 /// A lease on claimed tasks.
@@ -138,6 +141,10 @@ pub trait TaskQueue {
     /// Moves dead tasks (already taken from the queue) into the dead-letter
     /// set, scored by `now_ms`, and forgets their counts.
     fn bury(&mut self, tasks: &[(Self::Task, f64)], now_ms: i64) -> Result<(), Self::Error>;
+    /// More dead tasks may lie ahead than one poll moves: have [`sweep_dead`]
+    /// run on this queue in the background until they are gone. Writes
+    /// nothing now.
+    fn leave_dead_for_later(&mut self) -> Result<(), Self::Error>;
 }
 
 /// What a poll found.
@@ -153,9 +160,10 @@ pub enum Claim<T> {
 /// Claims up to `count` tasks due at `now_ms`: takes them out of the queue
 /// and, with a lease, puts them in flight until it ends. With dead letters,
 /// a due task already delivered `max_deliveries` times is moved to the
-/// dead-letter set instead (at most [`MAX_DEAD_PER_POLL`] per call), the
-/// claim looks further for live ones, and each delivery is counted. Finds
-/// before it writes, so a poll that finds nothing writes nothing.
+/// dead-letter set instead (at most [`MAX_DEAD_PER_POLL`] per call, the
+/// rest left to [`sweep_dead`]), the claim looks further for live ones, and
+/// each delivery is counted. Finds before it writes, so a poll that finds
+/// nothing writes nothing.
 pub fn claim<Q: TaskQueue>(
     queue: &mut Q,
     now_ms: i64,
@@ -168,6 +176,9 @@ pub fn claim<Q: TaskQueue>(
         None => (queue.due(due, count)?, Vec::new()),
         Some(max) => sort_out_dead(queue, due, count, max)?,
     };
+    if dead.len() == MAX_DEAD_PER_POLL {
+        queue.leave_dead_for_later()?;
+    }
     if !dead.is_empty() {
         queue.take(&dead)?;
         queue.bury(&dead, now_ms)?;
@@ -201,9 +212,10 @@ pub enum Outlook {
 /// count: a blocked poll served later writes only when it delivers (Redis
 /// 7.0 propagates a blocked client's writes only when the client is
 /// served), so it leaves them to the claim that delivers next, which moves
-/// them, and waits for the first task that is not due yet. (Behind more than
-/// [`MAX_DEAD_PER_POLL`] dead tasks it does not look: a DELAY.POLL moves
-/// them.)
+/// them, and waits for the first task that is not due yet. Behind more than
+/// [`MAX_DEAD_PER_POLL`] dead tasks it does not look further: it has them
+/// moved in the background ([`TaskQueue::leave_dead_for_later`]) and looks
+/// again as they go.
 pub fn outlook<Q: TaskQueue>(
     queue: &mut Q,
     now_ms: i64,
@@ -215,7 +227,13 @@ pub fn outlook<Q: TaskQueue>(
             Some(earliest) if earliest <= due => true,
             earliest => return Ok(Outlook::Wait { next_due: earliest }),
         },
-        Some(max) => !sort_out_dead(queue, due, 1, max)?.0.is_empty(),
+        Some(max) => {
+            let (live, dead) = sort_out_dead(queue, due, 1, max)?;
+            if live.is_empty() && dead.len() == MAX_DEAD_PER_POLL {
+                queue.leave_dead_for_later()?;
+            }
+            !live.is_empty()
+        }
     };
     Ok(if deliverable {
         Outlook::Deliverable
@@ -224,6 +242,25 @@ pub fn outlook<Q: TaskQueue>(
             next_due: queue.next_after(due)?,
         }
     })
+}
+
+/// One step of clearing dead tasks out of the way, in the background: moves
+/// the dead tasks due at `now_ms` that lie ahead of the first live one (at
+/// most [`MAX_DEAD_PER_POLL`]) to the dead-letter set. True while more may
+/// remain: it stopped at the bound without reaching a live task or the end
+/// of the due tasks. Dead tasks behind a live one are left to the claims,
+/// which meet them after it.
+pub fn sweep_dead<Q: TaskQueue>(
+    queue: &mut Q,
+    now_ms: i64,
+    max_deliveries: u64,
+) -> Result<bool, Q::Error> {
+    let (live, dead) = sort_out_dead(queue, due_bound(now_ms), 1, max_deliveries)?;
+    if !dead.is_empty() {
+        queue.take(&dead)?;
+        queue.bury(&dead, now_ms)?;
+    }
+    Ok(live.is_empty() && dead.len() == MAX_DEAD_PER_POLL)
 }
 
 /// Up to `count` live due tasks, earliest first, and the dead ones found
@@ -296,6 +333,8 @@ mod tests {
         /// Dead letters: delivery counts, and the dead-letter set.
         deliveries: std::collections::HashMap<String, f64>,
         dead: Vec<(i64, String)>,
+        /// How often a claim or an outlook asked for a background sweep.
+        sweeps_asked: usize,
     }
 
     /// A totally ordered score (the model holds no NaN).
@@ -368,6 +407,10 @@ mod tests {
                 self.deliveries.remove(task);
                 self.dead.push((now_ms, task.clone()));
             }
+            Ok(())
+        }
+        fn leave_dead_for_later(&mut self) -> Result<(), Self::Error> {
+            self.sweeps_asked += 1;
             Ok(())
         }
     }
@@ -554,11 +597,60 @@ mod tests {
             }
         );
         assert_eq!(q.dead.len(), MAX_DEAD_PER_POLL);
+        assert_eq!(q.sweeps_asked, 1, "the rest is left to a sweep");
         assert_eq!(
             task_names(&claimed_counting(&mut q, 10, 1, 100, 5)),
             ["live"]
         );
         assert_eq!(q.dead.len(), MAX_DEAD_PER_POLL + 500);
+        assert_eq!(q.sweeps_asked, 1);
+    }
+
+    /// A queue of `dead` exhausted tasks (delivered 5 times, due at 1) and
+    /// one live task due behind them.
+    fn dead_ahead_of_live(dead: usize) -> Model {
+        let mut q = Model::default();
+        for i in 0..dead {
+            let task = format!("dead{i:06}");
+            q.queue.insert((Score(1.0), task.clone()));
+            q.deliveries.insert(task, 5.0);
+        }
+        q.queue.insert((Score(2.0), "live".into()));
+        q
+    }
+
+    #[test]
+    fn a_blocked_poll_behind_many_dead_tasks_has_them_swept_step_by_step() {
+        let mut q = dead_ahead_of_live(3 * MAX_DEAD_PER_POLL + 500);
+        // The outlook (a blocked poll's look, which may not write) finds only
+        // dead tasks as far as it may look: it asks for a sweep and waits.
+        assert_eq!(
+            outlook(&mut q, 10, Some(5)),
+            Ok(Outlook::Wait { next_due: None })
+        );
+        assert_eq!(q.sweeps_asked, 1);
+        assert!(q.dead.is_empty(), "an outlook writes nothing");
+        // Each step moves at most the bound, and says whether more may remain.
+        let mut steps = 0;
+        loop {
+            let before = q.dead.len();
+            let more = sweep_dead(&mut q, 10, 5) == Ok(true);
+            steps += 1;
+            assert!(q.dead.len() - before <= MAX_DEAD_PER_POLL);
+            if !more {
+                break;
+            }
+        }
+        assert_eq!(steps, 4);
+        assert_eq!(q.dead.len(), 3 * MAX_DEAD_PER_POLL + 500);
+        assert_eq!(outlook(&mut q, 10, Some(5)), Ok(Outlook::Deliverable));
+        assert_eq!(
+            task_names(&claimed_counting(&mut q, 10, 1, 100, 5)),
+            ["live"]
+        );
+        // Nothing dead is left: a sweep now does nothing.
+        assert_eq!(sweep_dead(&mut q, 10, 5), Ok(false));
+        assert_eq!(q.sweeps_asked, 1);
     }
 
     #[test]
@@ -646,6 +738,36 @@ mod tests {
             claimed(&mut q, 200, 1, Some(300)),
             Claim::Claimed(vec![("a".into(), 200.0)])
         );
+    }
+
+    proptest! {
+        // Each case builds up to a few thousand tasks: a few dozen cover
+        // the counts around multiples of the bound.
+        #![proptest_config(ProptestConfig::with_cases(24))]
+        #[test]
+        fn sweeps_clear_every_dead_task_ahead_of_the_first_live_one(
+            dead in 0usize..2600,
+            live in proptest::bool::ANY,
+        ) {
+            let mut q = dead_ahead_of_live(dead);
+            if !live {
+                q.queue.retain(|(_, task)| task != "live");
+            }
+            let mut steps = 0;
+            loop {
+                let before = q.dead.len();
+                let more = sweep_dead(&mut q, 10, 5) == Ok(true);
+                prop_assert!(q.dead.len() - before <= MAX_DEAD_PER_POLL);
+                steps += 1;
+                prop_assert!(steps <= dead / MAX_DEAD_PER_POLL + 1);
+                if !more {
+                    break;
+                }
+            }
+            prop_assert_eq!(q.dead.len(), dead);
+            let first = q.queue.iter().next().map(|(_, task)| task.as_str());
+            prop_assert_eq!(first, live.then_some("live"));
+        }
     }
 
     proptest! {

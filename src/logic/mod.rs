@@ -3,6 +3,7 @@
 pub mod clock;
 pub mod cursor;
 pub mod delay;
+pub mod family;
 pub mod idmp;
 pub mod merge;
 pub mod rank;

@@ -5,7 +5,7 @@ mod info;
 #[cfg(test)]
 mod reference;
 
-use crate::commands;
+use crate::commands::{self, NumericConfig};
 use crate::host::{self, Ctx, RStr};
 
 /// Every allocation of the module goes through the server's allocator (see
@@ -20,6 +20,58 @@ crate::export_module!(name: c"zkit", version: crate::MODULE_VERSION, load: load)
 /// The ACL category of every zkit command (`+@zkit`, `-@zkit`), on servers
 /// that let modules add categories.
 const ACL_CATEGORY: &str = "zkit";
+
+/// What the load arguments ask for: configs as `zkit.<name> <value>` (or
+/// `<name> <value>`, as Redis's own modules take theirs), which win over
+/// redis.conf's lines, and `debug-commands`.
+#[cfg_attr(test, allow(dead_code))]
+struct LoadArguments {
+    configs: Vec<(&'static NumericConfig, i64)>,
+    debug_commands: bool,
+}
+
+#[cfg_attr(test, allow(dead_code))]
+impl LoadArguments {
+    fn read(args: &[RStr]) -> Result<LoadArguments, String> {
+        let mut load = LoadArguments {
+            configs: Vec::new(),
+            debug_commands: false,
+        };
+        let mut words = args
+            .iter()
+            .map(|arg| String::from_utf8_lossy(arg.as_bytes()).into_owned());
+        while let Some(word) = words.next() {
+            if word.eq_ignore_ascii_case(commands::debug::LOAD_ARGUMENT) {
+                load.debug_commands = true;
+                continue;
+            }
+            let name = word
+                .get(..5)
+                .filter(|prefix| prefix.eq_ignore_ascii_case("zkit."));
+            let name = name.map_or(word.as_str(), |_| &word[5..]);
+            let Some(config) = commands::CONFIGS
+                .iter()
+                .find(|config| config.name.eq_ignore_ascii_case(name))
+            else {
+                return Err(format!(
+                    "unknown load argument '{word}' (configs are given as zkit.<name> <value>)"
+                ));
+            };
+            let value = words
+                .next()
+                .and_then(|value| value.parse::<i64>().ok())
+                .filter(|value| (config.min..=config.max).contains(value))
+                .ok_or_else(|| {
+                    format!(
+                        "the load argument zkit.{} takes an integer in [{}, {}]",
+                        config.name, config.min, config.max
+                    )
+                })?;
+            load.configs.push((config, value));
+        }
+        Ok(load)
+    }
+}
 
 /// Registers everything zkit is: configs, commands, INFO.
 #[cfg_attr(test, allow(dead_code))]
@@ -50,20 +102,19 @@ fn load(ctx: &Ctx, args: &[RStr]) -> Result<(), String> {
     for (_, counter) in commands::COUNTERS {
         counter.reset();
     }
+    let load = LoadArguments::read(args)?;
+    for (config, value) in &load.configs {
+        config
+            .value
+            .store(*value, std::sync::atomic::Ordering::Relaxed);
+    }
     let category = host::add_acl_category(ctx, ACL_CATEGORY)?.then_some(ACL_CATEGORY);
     for command in commands::all() {
         host::register_command(ctx, command, category)?;
     }
-    for arg in args {
-        let arg = String::from_utf8_lossy(arg.as_bytes());
-        if arg.eq_ignore_ascii_case(commands::debug::LOAD_ARGUMENT) {
-            for command in commands::debug::COMMANDS {
-                host::register_command(ctx, command, category)?;
-            }
-        } else {
-            return Err(format!(
-                "unknown load argument '{arg}' (configs are set as zkit.<name> <value>)"
-            ));
+    if load.debug_commands {
+        for command in commands::debug::COMMANDS {
+            host::register_command(ctx, command, category)?;
         }
     }
     host::convert_loaded_zsets(

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use crate::common::client::{err, ok, query, syntax_error};
 use crate::common::data::{assert_errors_change_nothing, server_time_ms};
 use crate::common::facts::zkit_commands;
-use crate::common::Server;
+use crate::common::{Server, ServerConfig};
 use redis::Value;
 
 /// A valid cursor: score 1, member "a".
@@ -297,4 +297,97 @@ fn every_option_given_twice_is_a_syntax_error_and_changes_nothing() {
         }
     }
     assert!(checked >= 15, "only {checked} options checked");
+}
+
+#[test]
+fn zkit_0_2_one_value_forms_get_the_usage_that_names_the_keyword() {
+    // 0.2 took DELAY.ACK's tasks, RECENT.ADD's items and RANK.MGET's
+    // members without a keyword: one value as several is refused with the
+    // command's usage, which shows where they go now.
+    let server = Server::start();
+    let mut con = server.connect();
+    ok(&mut con, &["ZADD", "inflight", "99999999999999", "t1"]);
+    ok(&mut con, &["RANK.GIFT", "b", "alice", "5"]);
+    let cases = [
+        (
+            "delay.ack",
+            "TASKS",
+            vec![
+                ["DELAY.ACK", "inflight", "t1"].as_slice(),
+                &["DELAY.ACK", "inflight", "t1", "t2"],
+            ],
+        ),
+        (
+            "recent.add",
+            "ITEMS",
+            vec![
+                &["RECENT.ADD", "v", "a"][..],
+                &["RECENT.ADD", "v", "a", "b"],
+            ],
+        ),
+        (
+            "rank.mget",
+            "MEMBERS",
+            vec![
+                &["RANK.MGET", "b", "alice"][..],
+                &["RANK.MGET", "b", "alice", "bob"],
+            ],
+        ),
+    ];
+    for (command, keyword, calls) in cases {
+        let docs: Vec<Value> = query(&mut con, &["COMMAND", "DOCS", command]);
+        let usage = usage_from_docs(command, fields(&docs[1]).get("arguments"));
+        assert!(usage.contains(&format!("{keyword} ")), "{usage}");
+        let refusals: Vec<(String, &[&str])> = calls
+            .iter()
+            .map(|call| {
+                (
+                    syntax_error(&format!("unexpected '{}'", call[2]), &usage),
+                    *call,
+                )
+            })
+            .collect();
+        let cases: Vec<(&[&str], &str)> = refusals
+            .iter()
+            .map(|(e, call)| (*call, e.as_str()))
+            .collect();
+        assert_errors_change_nothing(&mut con, &cases);
+    }
+}
+
+#[test]
+fn configs_given_as_load_arguments_are_applied() {
+    // As redis.conf's `loadmodule /path/libzkit.so zkit.tiebreak-span-ms 5`,
+    // and without the prefix, as Redis's own modules take theirs.
+    let server = Server::with(
+        ServerConfig::default()
+            .module_arg("zkit.tiebreak-span-ms")
+            .module_arg("5")
+            .module_arg("IDMP-MAX-IDS")
+            .module_arg("7")
+            .module_arg("debug-commands"),
+    );
+    let mut con = server.connect();
+    let span: Vec<String> = query(&mut con, &["CONFIG", "GET", "zkit.tiebreak-span-ms"]);
+    assert_eq!(span, ["zkit.tiebreak-span-ms", "5"]);
+    let ids: Vec<String> = query(&mut con, &["CONFIG", "GET", "zkit.idmp-max-ids"]);
+    assert_eq!(ids, ["zkit.idmp-max-ids", "7"]);
+    // debug-commands still registers its commands.
+    let e = err(&mut con, &["ZKIT.DEBUG-PANIC"]);
+    assert!(e.contains("panicked"), "{e}");
+    // A value out of range or missing refuses the load, saying why.
+    for args in [
+        &["zkit.tiebreak-span-ms", "0"][..],
+        &["zkit.small-board-max"],
+        &["tiebreak-span-ms", "x"],
+    ] {
+        let config = args
+            .iter()
+            .fold(ServerConfig::default(), |c, a| c.module_arg(a));
+        let e = match Server::try_with(config) {
+            Ok(_) => panic!("{args:?} was accepted"),
+            Err(e) => e,
+        };
+        assert!(e.contains("takes an integer in ["), "{args:?}: {e}");
+    }
 }

@@ -12,7 +12,7 @@ use crate::common::keyspace::{event_pairs, keyspace_events, watch_survives};
 use crate::common::replication::{
     aof_server, assert_aof_replays_without_module, assert_replicas_match, master_and_replicas,
 };
-use crate::common::{wait_blocked, wait_for, Server};
+use crate::common::{stat, wait_blocked, wait_for, Server};
 use redis::{Connection, Value};
 
 type Tasks = Vec<(String, f64)>;
@@ -1022,7 +1022,7 @@ fn a_task_named_like_a_keyword_is_still_a_task() {
             ),
             (
                 &["DELAY.ACK", "held", "TASKS"],
-                "ERR wrong number of arguments",
+                &syntax_error("TASKS needs at least one value", ACK_USAGE),
             ),
             (&["DELAY.ACK", "held", "a", "TASKS"], &unexpected_a),
         ],
@@ -1259,4 +1259,103 @@ fn new_delay_calls_need_their_keys_in_one_slot() {
     }
     let moved: i64 = query(&mut con, &cmdline("DELAY.NACK {q}:held {q} t 0"));
     assert_eq!(moved, 0);
+}
+
+/// Loads `dead` tasks into `queue` that have used up their deliveries
+/// (counted `max` in `deliveries`), due at 1..=dead (long past), in big
+/// pipelined ZADDs.
+fn load_exhausted_tasks(
+    con: &mut Connection,
+    queue: &str,
+    deliveries: &str,
+    dead: usize,
+    max: &str,
+) {
+    for chunk in (1..=dead).collect::<Vec<_>>().chunks(1000) {
+        let mut pipe = redis::pipe();
+        let add_queue = pipe.cmd("ZADD").arg(queue);
+        for i in chunk {
+            add_queue.arg(*i).arg(format!("dead{i}"));
+        }
+        let add_counts = pipe.cmd("ZADD").arg(deliveries);
+        for i in chunk {
+            add_counts.arg(max).arg(format!("dead{i}"));
+        }
+        let _: () = pipe.query(con).expect("load exhausted tasks");
+    }
+}
+
+/// `LEASE` into `{q}:held` and `DEADLETTER` into `{q}:dead`, counting in
+/// `{q}:n`, after `max` deliveries.
+fn dead_letters_of_q(max: &str) -> [&str; 7] {
+    [
+        "LEASE",
+        "{q}:held",
+        "60000",
+        "DEADLETTER",
+        "{q}:dead",
+        "{q}:n",
+        max,
+    ]
+}
+
+#[test]
+fn a_blocked_poll_serves_a_live_task_behind_100000_exhausted_ones() {
+    const DEAD: usize = 100_000;
+    let server = Server::start();
+    let mut con = server.connect();
+    let clause = dead_letters_of_q("3");
+    load_exhausted_tasks(&mut con, "{q}", "{q}:n", DEAD, "3");
+    // A worker blocks on the queue: its first try moves the dead tasks it
+    // may move and finds nothing to deliver.
+    let started = std::time::Instant::now();
+    let worker = spawn_call(
+        &server,
+        &[&["DELAY.BPOLL", "{q}", "0"][..], &clause].concat(),
+    );
+    // The live task arrives, due at once, behind every dead one (a worker
+    // crash loop leaves exactly this).
+    let due = (DEAD + 1).to_string();
+    ok(&mut con, &["ZADD", "{q}", &due, "live"]);
+    let served: Tasks = redis::from_redis_value(worker.join().unwrap().unwrap()).unwrap();
+    let elapsed = started.elapsed();
+    assert_eq!(served, [("live".to_string(), (DEAD + 1) as f64)]);
+    eprintln!("served behind {DEAD} exhausted tasks in {elapsed:?}");
+    // Every dead task was moved out of its way, each once.
+    let dead: usize = query(&mut con, &["ZCARD", "{q}:dead"]);
+    assert_eq!(dead, DEAD);
+    let queued: usize = query(&mut con, &["ZCARD", "{q}"]);
+    assert_eq!(queued, 0);
+    let counted: Vec<(String, f64)> =
+        query(&mut con, &["ZRANGE", "{q}:n", "0", "-1", "WITHSCORES"]);
+    assert_eq!(counted, [("live".to_string(), 1.0)]);
+    assert_eq!(stat(&mut con, "zkit", "zkit_delay_tasks_dead"), DEAD as i64);
+}
+
+#[test]
+fn a_poll_behind_many_exhausted_tasks_has_them_cleared_in_the_background() {
+    const DEAD: usize = 5_500;
+    let (master, replicas) = master_and_replicas();
+    let aof = aof_server();
+    for server in [&master, &aof] {
+        let mut con = server.connect();
+        let clause = dead_letters_of_q("2");
+        load_exhausted_tasks(&mut con, "{q}", "{q}:n", DEAD, "2");
+        let due = (DEAD + 1).to_string();
+        ok(&mut con, &["ZADD", "{q}", &due, "live"]);
+        // One poll moves a bounded number of dead tasks and leaves the rest
+        // to the background, which clears them without another poll.
+        let first = poll(&mut con, &[&["{q}"][..], &clause].concat());
+        assert!(first.is_empty(), "{first:?}");
+        wait_for(Duration::from_secs(60), || {
+            query::<usize>(&mut con, &["ZCARD", "{q}:dead"]) == DEAD
+        });
+        let served = poll(&mut con, &[&["{q}"][..], &clause].concat());
+        assert_eq!(names(&served), ["live"]);
+        let queued: usize = query(&mut con, &["ZCARD", "{q}"]);
+        assert_eq!(queued, 0);
+    }
+    // The background moves replicate like any write.
+    assert_replicas_match(&master, &replicas);
+    assert_aof_replays_without_module(aof);
 }

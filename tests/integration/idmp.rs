@@ -6,7 +6,9 @@ use std::time::Duration;
 
 use crate::common::client::{cmdline, err, ok, query};
 use crate::common::cluster::Cluster;
-use crate::common::data::{assert_errors_change_nothing, server_time_ms, zset_dump};
+use crate::common::data::{
+    assert_errors_change_nothing, server_time_ms, wait_until_server_time, zset_dump,
+};
 use crate::common::facts::keys_of;
 use crate::common::replication::{aof_server, assert_replicas_match, master_and_replicas, role};
 use crate::common::{wait_for, Server, ServerConfig};
@@ -16,6 +18,30 @@ type Reply = Vec<Option<i64>>;
 
 fn call(con: &mut impl redis::ConnectionLike, line: &str) -> Reply {
     query(con, &cmdline(line))
+}
+
+/// The event ids a seen-key remembers, earliest expiry first, with their
+/// expiry (unix ms): its members scored `expiry + 0.25` (the others, scored
+/// `expiry + 0.5`, remember the arguments of each).
+fn remembered(con: &mut Connection, seen_key: &str) -> Vec<(String, i64)> {
+    let members: Vec<(Vec<u8>, f64)> = query(con, &["ZRANGE", seen_key, "0", "-1", "WITHSCORES"]);
+    members
+        .into_iter()
+        .filter(|(_, score)| score - score.floor() == 0.25)
+        .map(|(id, score)| (String::from_utf8(id).unwrap(), score.floor() as i64))
+        .collect()
+}
+
+fn remembered_ids(con: &mut Connection, seen_key: &str) -> Vec<String> {
+    remembered(con, seen_key)
+        .into_iter()
+        .map(|(id, _)| id)
+        .collect()
+}
+
+fn expiry_of(con: &mut Connection, seen_key: &str, id: &str) -> f64 {
+    let expiry = remembered(con, seen_key).into_iter().find(|(i, _)| i == id);
+    expiry.unwrap_or_else(|| panic!("{id} is not remembered")).1 as f64
 }
 
 fn total(con: &mut impl redis::ConnectionLike, board: &str, member: &str) -> Option<i64> {
@@ -54,10 +80,10 @@ fn a_repeated_gift_counts_once_and_replies_the_board_as_it_stands() {
     // The seen-key is a plain sorted set: ids scored by their expiry, 24 h
     // by default, the RETAIN one by its own.
     let now = server_time_ms(&mut con);
-    let expiry: f64 = query(&mut con, &["ZSCORE", "{room:7}:seen", "pay-881"]);
+    let expiry = expiry_of(&mut con, "{room:7}:seen", "pay-881");
     let day = 86_400_000.0;
     assert!(expiry > now as f64 + day - 60_000.0 && expiry <= now as f64 + day);
-    let short: f64 = query(&mut con, &["ZSCORE", "{room:7}:seen", "pay-9"]);
+    let short = expiry_of(&mut con, "{room:7}:seen", "pay-9");
     assert!(short <= now as f64 + 60_000.0 && short > now as f64);
     assert_eq!(info_counter(&mut con, "idmp_repeats_refused"), 5);
 }
@@ -126,7 +152,7 @@ fn a_repeated_hit_spends_no_quota_and_a_refused_one_may_be_retried() {
         [Some(1), Some(2), Some(0), Some(-1), Some(1)]
     );
     // Several limits: the binding position, then the flag.
-    let several = "RATE.HIT {u:1}:posts IDMP {u:1}:seen c-1 RETAIN 5000 60000 2 1000 9";
+    let several = "RATE.HIT {u:1}:other IDMP {u:1}:seen c-5 RETAIN 5000 60000 2 1000 9";
     assert_eq!(call(&mut con, several).len(), 6);
     assert_eq!(call(&mut con, several)[5], Some(1));
     assert_eq!(query::<i64>(&mut con, &["ZCARD", "{u:1}:posts"]), 2);
@@ -267,7 +293,7 @@ fn the_example_holds_on_a_three_master_cluster() {
     gift_once_then_refused(&mut con);
     let node = cluster.owner(cluster.slot("{room:7}:board"));
     let mut direct = node.connect();
-    assert_eq!(query::<i64>(&mut direct, &["ZCARD", "{room:7}:seen"]), 1);
+    assert_eq!(remembered_ids(&mut direct, "{room:7}:seen"), ["pay-881"]);
 }
 
 #[test]
@@ -281,24 +307,25 @@ fn ids_expire_and_are_trimmed_as_the_key_is_written() {
         )
     };
     assert_eq!(gift(&mut con, "old", "200")[2], Some(0));
-    let expiry: f64 = query(&mut con, &["ZSCORE", "seen", "old"]);
+    let expiry = expiry_of(&mut con, "seen", "old");
     wait_for(Duration::from_secs(10), || {
         server_time_ms(&mut con) as f64 > expiry
     });
     // Past its retention the id is forgotten: the same event applies again.
     assert_eq!(gift(&mut con, "old", "60000"), [Some(2), Some(1), Some(0)]);
-    let expiry: f64 = query(&mut con, &["ZSCORE", "seen", "old"]);
+    let expiry = expiry_of(&mut con, "seen", "old");
     assert!(expiry > server_time_ms(&mut con) as f64 + 50_000.0);
     // Expired ids go when the key is next written, not before.
     assert_eq!(gift(&mut con, "short", "100")[2], Some(0));
-    let expiry: f64 = query(&mut con, &["ZSCORE", "seen", "short"]);
+    let expiry = expiry_of(&mut con, "seen", "short");
     wait_for(Duration::from_secs(10), || {
         server_time_ms(&mut con) as f64 > expiry
     });
-    assert_eq!(query::<i64>(&mut con, &["ZCARD", "seen"]), 2);
+    // Two members an id: the id and its arguments.
+    assert_eq!(query::<i64>(&mut con, &["ZCARD", "seen"]), 4);
     assert_eq!(gift(&mut con, "next", "60000")[2], Some(0));
-    let ids: Vec<String> = query(&mut con, &["ZRANGE", "seen", "0", "-1"]);
-    assert_eq!(ids, ["old", "next"]);
+    assert_eq!(remembered_ids(&mut con, "seen"), ["old", "next"]);
+    assert_eq!(query::<i64>(&mut con, &["ZCARD", "seen"]), 4);
 }
 
 #[test]
@@ -320,12 +347,13 @@ fn the_count_bound_forgets_the_ids_closest_to_expiring() {
     }
     // The id just applied is always kept: b (closest to expiring) went
     // when d came, then d when e came.
-    let ids: Vec<String> = query(&mut con, &["ZRANGE", "seen", "0", "-1"]);
-    assert_eq!(ids, ["a", "c", "e"]);
+    assert_eq!(remembered_ids(&mut con, "seen"), ["a", "c", "e"]);
+    // Each id went with its arguments.
+    assert_eq!(query::<i64>(&mut con, &["ZCARD", "seen"]), 6);
     assert_eq!(info_counter(&mut con, "idmp_ids_evicted"), 2);
     ok(&mut con, &["CONFIG", "SET", "zkit.idmp-retain-ms", "1000"]);
     call(&mut con, "RANK.GIFT b m 1 IDMP seen f");
-    let f: f64 = query(&mut con, &["ZSCORE", "seen", "f"]);
+    let f = expiry_of(&mut con, "seen", "f");
     assert!(f <= (server_time_ms(&mut con) + 1000) as f64);
 }
 
@@ -421,8 +449,9 @@ fn bytes_per_remembered_id() {
     let bytes: i64 = query(&mut con, &["MEMORY", "USAGE", "seen", "SAMPLES", "0"]);
     let per_id = bytes as f64 / ids as f64;
     println!("seen-key: {bytes} bytes for {ids} ids of 16 bytes: {per_id:.1} bytes per id");
-    // A skiplist entry: the id's sds, its node and the dict entry.
-    assert!((40.0..160.0).contains(&per_id), "{per_id} bytes per id");
+    // Two skiplist entries (the id, and the id with its arguments' digest):
+    // each an sds, a node and a dict entry.
+    assert!((150.0..320.0).contains(&per_id), "{per_id} bytes per id");
 }
 
 fn info_counter(con: &mut Connection, field: &str) -> i64 {
@@ -434,4 +463,154 @@ fn info_counter(con: &mut Connection, field: &str) -> i64 {
         .trim()
         .parse()
         .unwrap()
+}
+
+const OTHER_ARGUMENTS: &str = "ERR this IDMP event id was already applied by a call with other \
+     arguments (another command, key, member or amount): nothing was changed";
+
+#[test]
+fn an_event_id_reused_with_other_arguments_is_refused_and_changes_nothing() {
+    let server = Server::start();
+    let mut con = server.connect();
+    let gift = "RANK.GIFT {r}:b alice 10 IDMP {r}:seen e1";
+    assert_eq!(call(&mut con, gift), [Some(10), Some(1), Some(0)]);
+    ok(
+        &mut con,
+        &cmdline("RATE.HIT {r}:hits IDMP {r}:seen h1 60000 5"),
+    );
+    // Another member, amount, board, time, condition or command under the
+    // same id: another event, refused, never "already applied".
+    let reuses: Vec<&[&str]> = vec![
+        &["RANK.GIFT", "{r}:b", "zz", "7", "IDMP", "{r}:seen", "e1"],
+        &[
+            "RANK.GIFT",
+            "{r}:b",
+            "alice",
+            "11",
+            "IDMP",
+            "{r}:seen",
+            "e1",
+        ],
+        &[
+            "RANK.GIFT",
+            "{r}:other",
+            "alice",
+            "10",
+            "IDMP",
+            "{r}:seen",
+            "e1",
+        ],
+        &[
+            "RANK.GIFT",
+            "{r}:b",
+            "alice",
+            "10",
+            "AT",
+            "1800000000000",
+            "IDMP",
+            "{r}:seen",
+            "e1",
+        ],
+        &["RANK.SET", "{r}:b", "alice", "10", "IDMP", "{r}:seen", "e1"],
+        &[
+            "RANK.MGIFT",
+            "1",
+            "{r}:b",
+            "alice",
+            "10",
+            "IDMP",
+            "{r}:seen",
+            "e1",
+        ],
+        &[
+            "RATE.HIT", "{r}:hits", "IDMP", "{r}:seen", "e1", "60000", "5",
+        ],
+        &[
+            "RATE.HIT", "{r}:hits", "IDMP", "{r}:seen", "h1", "60000", "6",
+        ],
+        &[
+            "RATE.HIT", "{r}:hits", "COST", "2", "IDMP", "{r}:seen", "h1", "60000", "5",
+        ],
+    ];
+    let cases: Vec<(&[&str], &str)> = reuses
+        .iter()
+        .map(|words| (*words, OTHER_ARGUMENTS))
+        .collect();
+    assert_errors_change_nothing(&mut con, &cases);
+    assert_eq!(
+        info_counter(&mut con, "idmp_other_arguments_refused"),
+        reuses.len() as i64
+    );
+    // What shapes only the reply or the memory is not part of the event: a
+    // true retry keeps its 1.
+    let retries = [
+        "RANK.GIFT {r}:b alice 10 IDMP {r}:seen e1",
+        "RANK.GIFT {r}:b alice 10 SHARED IDMP {r}:seen e1",
+        "RANK.GIFT {r}:b alice 10 IDMP {r}:seen e1 RETAIN 5000",
+    ];
+    for retry in retries {
+        assert_eq!(
+            call(&mut con, retry),
+            [Some(10), Some(1), Some(1)],
+            "{retry}"
+        );
+    }
+    let hit = call(
+        &mut con,
+        "RATE.HIT {r}:hits COST 1 IDMP {r}:seen h1 60000 5",
+    );
+    assert_eq!(hit.last(), Some(&Some(1)));
+    assert_eq!(total(&mut con, "{r}:b", "alice"), Some(10));
+}
+
+#[test]
+fn ids_remembered_by_0_3_0_still_count_as_applied() {
+    // 0.3.0 scored a bare id by its expiry and remembered no arguments: a
+    // call naming it is taken for a retry, as 0.3.0 took it.
+    let server = Server::start();
+    let mut con = server.connect();
+    let expiry = server_time_ms(&mut con) + 60_000;
+    ok(&mut con, &["ZADD", "seen", &expiry.to_string(), "pay-1"]);
+    assert_eq!(
+        call(&mut con, "RANK.GIFT b alice 10 IDMP seen pay-1"),
+        [Some(0), None, Some(1)]
+    );
+    assert_eq!(total(&mut con, "b", "alice"), None);
+}
+
+#[test]
+fn a_seen_key_that_can_vanish_is_reported_in_info_and_the_log() {
+    let server = Server::with(
+        ServerConfig::default()
+            .arg("maxmemory", "1gb")
+            .arg("maxmemory-policy", "allkeys-lru"),
+    );
+    let mut con = server.connect();
+    call(&mut con, "RANK.GIFT b alice 1 IDMP seen e1");
+    assert_eq!(info_counter(&mut con, "idmp_ids_evictable"), 1);
+    assert!(
+        server.log().contains("allkeys-* maxmemory-policy"),
+        "{}",
+        server.log()
+    );
+    // volatile-* evicts only keys with a TTL, and this seen-key has none.
+    ok(
+        &mut con,
+        &["CONFIG", "SET", "maxmemory-policy", "volatile-lru"],
+    );
+    // The policy is read at most once a second.
+    let changed_at = server_time_ms(&mut con);
+    wait_until_server_time(&mut con, changed_at + 1100);
+    call(&mut con, "RANK.GIFT b alice 1 IDMP seen e2");
+    assert_eq!(info_counter(&mut con, "idmp_ids_evictable"), 1);
+    assert_eq!(info_counter(&mut con, "idmp_ids_expiring"), 0);
+    // A TTL on the seen-key: it would forget every id at once.
+    ok(&mut con, &["PEXPIRE", "seen", "600000"]);
+    call(&mut con, "RANK.GIFT b alice 1 IDMP seen e3");
+    assert_eq!(info_counter(&mut con, "idmp_ids_expiring"), 1);
+    assert!(
+        server.log().contains("the IDMP seen-key 'seen' has a TTL"),
+        "{}",
+        server.log()
+    );
 }

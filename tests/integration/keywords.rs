@@ -215,7 +215,31 @@ fn contents(con: &mut impl redis::ConnectionLike) -> Vec<u8> {
             k if k.contains("zset") => {
                 let mut cmd = redis::cmd("ZRANGE");
                 cmd.arg(&key[..]).arg(0).arg(-1).arg("WITHSCORES");
-                format!("{:?}", cmd.query::<Value>(con).unwrap())
+                let pairs: Vec<(Vec<u8>, String)> = cmd.query(con).unwrap();
+                // An IDMP seen-key remembers an id scored `expiry + 0.25`
+                // beside the id followed by the 8-byte digest of the call's
+                // arguments, scored `expiry + 0.5`; a variant changes the
+                // digest: the rest is compared.
+                let ids: Vec<(&[u8], &str)> = pairs
+                    .iter()
+                    .filter_map(|(m, s)| Some((m.as_slice(), s.strip_suffix(".25")?)))
+                    .collect();
+                let shown: Vec<(String, String)> = pairs
+                    .iter()
+                    .map(|(member, score)| {
+                        let id = member.get(..member.len().saturating_sub(8));
+                        let digest = score
+                            .strip_suffix(".5")
+                            .zip(id)
+                            .is_some_and(|(expiry, id)| ids.contains(&(id, expiry)));
+                        let shown = match (digest, id) {
+                            (true, Some(id)) => format!("{} <digest>", String::from_utf8_lossy(id)),
+                            _ => String::from_utf8_lossy(member).into_owned(),
+                        };
+                        (shown, score.clone())
+                    })
+                    .collect();
+                format!("{shown:?}")
             }
             k if k.contains("set") => {
                 let mut members: Vec<Vec<u8>> =

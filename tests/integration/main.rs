@@ -14,6 +14,7 @@ mod commands_json;
 mod delay;
 mod diskless_load;
 mod docs;
+mod families;
 mod feed;
 mod fuzz;
 mod idmp;

@@ -244,7 +244,7 @@ fn errors_change_nothing() {
         ),
         (
             &["RECENT.ADD", "r", "ITEMS"],
-            "ERR wrong number of arguments",
+            &syntax("ITEMS needs at least one value"),
         ),
         (&["RECENT.ADD", "r", "CAP", "5"], &missing_items),
         (&["RECENT.ADD", "r", "CAP", "5", "c"], &unexpected_c),

@@ -81,7 +81,10 @@ async def every_command(z: Any, r: Any) -> None:
     assert _applied(await _get(z.rank_gift(k("{t}:room"), "alice", 10, **once))) == ((10, 1), False)
     assert _applied(await _get(z.rank_gift(k("{t}:room"), "alice", 10, **once))) == ((10, 1), True)
     assert _applied(await _get(z.rank_set(k("{t}:room"), "bob", 5, idmp=(k("{t}:seen"), "set-1"), retain=60000))) == ((5, 2), False)
-    assert _applied(await _get(z.rank_set(k("{t}:room"), "bob", 7, idmp=(k("{t}:seen"), "set-1")))) == ((5, 2), True)
+    assert _applied(await _get(z.rank_set(k("{t}:room"), "bob", 5, idmp=(k("{t}:seen"), "set-1")))) == ((5, 2), True)
+    # Another total under the same event id is another event: refused.
+    with pytest.raises(redis.ResponseError, match="other arguments"):
+        await _get(z.rank_set(k("{t}:room"), "bob", 7, idmp=(k("{t}:seen"), "set-1")))
     mgift = {"idmp": (k("{t}:seen"), "m-1")}
     [first, other] = await _get(z.rank_mgift([k("{t}:room"), k("{t}:hall")], "bob", 1, **mgift))
     [again, _] = await _get(z.rank_mgift([k("{t}:room"), k("{t}:hall")], "bob", 1, **mgift))
