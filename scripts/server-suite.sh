@@ -115,12 +115,27 @@ ran() { strip_colours "$1" | grep -E '^\[(ok|err|exception|skip)\]: |^\[[0-9]+/[
 # test that passes 3 times in $2 and twice in $1 is listed once).
 passed_only_in() { comm -13 <(passed_tests "$1" | sort) <(passed_tests "$2" | sort); }
 
+# A base port for runtest (its test server listens 32 below it, its servers
+# from it on): a random one among 10000-29600 whose test-server port is
+# free now, so that runs side by side, and other work on the machine, rarely
+# meet; a run that meets one anyway is tried again on another.
+free_base_port() {
+  local base
+  for _ in $(seq 50); do
+    base=$((10000 + 400 * (RANDOM % 50)))
+    python3 -c 'import socket, sys; s = socket.socket(); s.bind(("127.0.0.1", int(sys.argv[1])))' \
+      "$((base - 32))" 2>/dev/null && break
+  done
+  echo "$base"
+}
+
 # Runs one unit in a copy of the test tree of its own (runtest clears
 # tests/tmp when it starts: two runs must not share it), under /tmp: the
 # servers' unix sockets live in it, and a socket's path must stay under 108
 # bytes. The log goes to $3.
-run_unit() { # unit with|without log port
-  local unit=$1 mode=$2 log=$3 port=$4 load=() skips=() copy entry tool status skip
+run_unit() { # unit with|without log
+  local unit=$1 mode=$2 log=$3 port load=() skips=() copy entry tool status skip
+  port=$(free_base_port)
   [[ $mode == with ]] && load=(--config loadmodule "$module")
   for skip in "${SKIPS[@]}"; do
     [[ ${skip%%|*} == "$server" ]] && skips+=(--skiptest "${skip#*|}")
@@ -144,20 +159,20 @@ run_unit() { # unit with|without log port
 # the regressions (and flakes retried). Writes logs/SERVER/UNIT.result:
 #   with-passed with-failed without-passed without-failed seconds, then the
 #   regressions, one a line
-check_unit() { # server unit port
-  local server=$1 unit=$2 port=$3 started=$SECONDS
+check_unit() { # server unit
+  local server=$1 unit=$2 started=$SECONDS
   local tree=${tree_of[$server]} bindir=${bindir_of[$server]} package=${package_of[$server]}
   local base=$work/logs/$server/${unit//\//_}
   local with=$base.with.log without=$base.without.log
   # A run that did not get through (its test server's port taken, say) is
   # tried once more; a unit that still does not run fails the suite.
-  run_unit "$unit" with "$with" "$port" || ran "$with" || run_unit "$unit" with "$with" "$port" || true
+  run_unit "$unit" with "$with" || ran "$with" || run_unit "$unit" with "$with" || true
   local wp wf np=- nf=- regressions=()
   wp=$(passed_tests "$with" | wc -l)
   wf=$(failed_tests "$with" | wc -l)
   if ! grep -q 'All tests passed without errors' <(strip_colours "$with"); then
-    run_unit "$unit" without "$without" "$port" || ran "$without" ||
-      run_unit "$unit" without "$without" "$port" || true
+    run_unit "$unit" without "$without" || ran "$without" ||
+      run_unit "$unit" without "$without" || true
     np=$(passed_tests "$without" | wc -l)
     nf=$(failed_tests "$without" | wc -l)
     mapfile -t regressions < <(passed_only_in "$with" "$without")
@@ -167,7 +182,7 @@ check_unit() { # server unit port
     done
     if ((${#regressions[@]})) && ((${#flaky[@]} == ${#regressions[@]})); then
       echo "server-suite: $server $unit: retrying flakes ${flaky[*]}" >&2
-      run_unit "$unit" with "$base.retry.log" "$port" || true
+      run_unit "$unit" with "$base.retry.log" || true
       mapfile -t regressions < <(comm -23 <(printf '%s\n' "${regressions[@]}" | sort) \
         <(passed_tests "$base.retry.log" | sort))
     fi
@@ -219,12 +234,10 @@ for entry in "${entries[@]}"; do
 done
 echo "server-suite: ${#runs[@]} runs of units on ${chosen[*]}, $parallel at a time, module $module" >&2
 
-# $parallel at a time, each on ports of its own.
-slot=0
+# $parallel at a time.
 for run in "${runs[@]}"; do
   while (($(jobs -rp | wc -l) >= parallel)); do sleep 1; done
-  check_unit "${run%%|*}" "${run#*|}" $((20000 + 400 * (slot % 20))) &
-  slot=$((slot + 1))
+  check_unit "${run%%|*}" "${run#*|}" &
 done
 wait
 

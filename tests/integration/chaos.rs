@@ -1051,6 +1051,18 @@ fn seen_key(room: u64) -> String {
     format!("{{room:{room}}}:seen")
 }
 
+/// The event ids a seen-key remembers (src/logic/idmp.rs has its format):
+/// each id is a member scored at its expiry + 0.25 (or, written by zkit
+/// 0.3.0, at its expiry), beside the id and its arguments' digest, scored
+/// at the expiry + 0.5.
+fn remembered_ids(members: Vec<(Vec<u8>, f64)>) -> Vec<String> {
+    members
+        .into_iter()
+        .filter(|(_, score)| score.fract() != 0.5)
+        .map(|(id, _)| String::from_utf8_lossy(&id).into_owned())
+        .collect()
+}
+
 struct Event {
     id: String,
     room: u64,
@@ -1181,15 +1193,15 @@ impl Load for Gifts {
         let sent: HashMap<&str, &Event> = events.iter().map(|e| (e.id.as_str(), e)).collect();
         let mut seen: HashMap<u64, Vec<String>> = HashMap::new();
         for room in 0..ROOMS {
-            let ids = read_all(
+            let members = read_all(
                 &mut router,
                 &seen_key(room),
-                &["ZRANGE", &seen_key(room), "0", "-1"],
+                &["ZRANGE", &seen_key(room), "0", "-1", "WITHSCORES"],
             )
             .and_then(|v| redis::from_redis_value(v).map_err(|e| e.to_string()));
-            match ids {
-                Ok(ids) => {
-                    seen.insert(room, ids);
+            match members {
+                Ok(members) => {
+                    seen.insert(room, remembered_ids(members));
                 }
                 Err(e) => return vec![e],
             }
