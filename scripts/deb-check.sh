@@ -100,7 +100,7 @@ dpkg -i "$deb" >"$work/dpkg.log" 2>&1 || { echo "deb-check: FAIL: dpkg -i $deb:"
 
 # The snippet enabled as README.Debian says, included from a server config.
 sed 's/^# loadmodule /loadmodule /' /etc/redis/modules.d/zkit.conf >"$work/zkit.conf"
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+port=$(free_port)
 cat >"$work/redis.conf" <<CONF
 bind 127.0.0.1
 port $port

@@ -16,6 +16,7 @@
 # first: cargo-zigbuild (cargo install), zig (the ziglang wheel from PyPI,
 # unpacked into ~/.cache/zkit-dist), the Rust aarch64 target (rustup), and
 # Debian's aarch64 binutils (apt-get) to split the debug symbols.
+# DIST_ARCHES (e.g. x86_64) builds some architectures only.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib.sh
@@ -62,7 +63,7 @@ staging=$(mktemp -d)
 trap 'rm -rf "$staging"' EXIT
 mkdir -p dist
 built=()
-for arch in "${dist_arches[@]}"; do
+for arch in ${DIST_ARCHES:-${dist_arches[@]}}; do
   base=$(dist_base "$version" "$arch")
   name=$(basename "$base")
   rm -f "$base".*

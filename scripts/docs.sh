@@ -4,7 +4,7 @@
 # every built page in headless Chromium (scripts/docs-check.py). MkDocs and
 # the Material theme come from PyPI, at the versions pinned in
 # scripts/docs-requirements.txt, into a venv under ./.docs; Chromium from
-# apt-get if missing.
+# apt-get if missing (`docs.sh fetch` stops there).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib.sh
@@ -19,8 +19,10 @@ if [[ ! -x $venv/bin/mkdocs || $(cat "$venv/requirements.txt" 2>/dev/null) != $(
   "$venv/bin/pip" install -q --disable-pip-version-check -r "$requirements"
   cp "$requirements" "$venv/requirements.txt"
 fi
+command -v chromium >/dev/null || apt_install chromium
+[[ ${1:-} != fetch ]] || exit 0
+
 NO_MKDOCS_2_WARNING=1 "$venv/bin/mkdocs" build --strict --clean --quiet
 echo "docs: built $(find site -name index.html | wc -l) pages into site/ (mkdocs build --strict)" >&2
 
-command -v chromium >/dev/null || apt_install chromium
 "$venv/bin/python" scripts/docs-check.py site mkdocs.yml

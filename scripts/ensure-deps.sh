@@ -3,6 +3,7 @@
 # redis-server, redis-tools (redis-cli, redis-benchmark), and libclang for
 # bindgen. On Debian/Ubuntu it uses apt-get; elsewhere it says what to install.
 set -euo pipefail
+source "$(dirname "$0")/lib.sh"
 
 missing=()
 command -v redis-server >/dev/null || missing+=(redis-server)
@@ -51,11 +52,4 @@ for m in "${missing[@]}"; do
   esac
 done
 
-sudo=()
-((EUID == 0)) || sudo=(sudo)
-echo "zkit: installing ${packages[*]} with apt-get" >&2
-export DEBIAN_FRONTEND=noninteractive
-if ! "${sudo[@]}" apt-get install -y -q "${packages[@]}" >/dev/null; then
-  "${sudo[@]}" apt-get update -q >/dev/null
-  "${sudo[@]}" apt-get install -y -q "${packages[@]}" >/dev/null
-fi
+apt_install "${packages[@]}"

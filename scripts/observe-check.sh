@@ -14,7 +14,9 @@
 #      writable.
 # Prometheus and the exporter are Debian's packages of this machine's
 # release, unpacked into ./.observe (scripts/debian-root.sh: nothing is
-# installed, no service starts); Chromium comes from apt-get if missing.
+# installed, no service starts); Chromium comes from apt-get if missing
+# (`observe-check.sh fetch` stops there). ZKIT_MODULE picks the module
+# (default: the release build).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib.sh
@@ -30,8 +32,8 @@ command -v chromium >/dev/null || apt_install chromium
 for tool in node npm python3 redis-server redis-cli; do
   command -v "$tool" >/dev/null || { echo "observe-check: $tool is missing" >&2; exit 1; }
 done
-cargo build --release --quiet
-module=$PWD/target/release/libzkit.so
+[[ ${1:-} != fetch ]] || exit 0
+module=$(release_module)
 
 stage "alert rules: promtool check rules, test rules, check config"
 "$bin/promtool" check rules observe/zkit-alerts.yml

@@ -6,7 +6,8 @@
 #
 # The arm64 server and the libraries it loads are Debian packages unpacked
 # into .compat/debian12-arm64 (scripts/debian-root.sh); it runs through its
-# own dynamic loader, so nothing is installed for arm64.
+# own dynamic loader, so nothing is installed for arm64. `smoke-arm64.sh
+# fetch` only fetches them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib.sh
@@ -19,6 +20,7 @@ root=$PWD/.compat/debian12-arm64
 bash scripts/debian-root.sh "$root" bookworm arm64 redis-server redis-tools libc6 \
   libatomic1 libjemalloc2 liblzf1 libssl3 libsystemd0 \
   libcap2 libgcrypt20 libgpg-error0 liblz4-1 liblzma5 libzstd1 libstdc++6 libgcc-s1
+[[ ${1:-} != fetch ]] || exit 0
 
 version=$(dist_version)
 work=$(mktemp -d)

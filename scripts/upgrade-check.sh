@@ -11,9 +11,11 @@
 # After each step both nodes must hold the same data (compared key by key),
 # and a 0.2 call whose meaning 0.3 changed must be refused by a 0.3 master.
 # The 0.2.0 module is built from this repository's history (the last commit
-# of 0.2.0, before the 0.3 grammar) into .upgrade/.
+# of 0.2.0, before the 0.3 grammar; a debug build, see below); this tree's
+# is ZKIT_MODULE if set, else the release build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/lib.sh
 root=$PWD
 work=$root/.upgrade
 mkdir -p "$work"
@@ -31,17 +33,22 @@ if [[ ! -f $work/src/Cargo.toml ]] || [[ $(git -C "$work/src" rev-parse HEAD 2>/
   git worktree prune
   git worktree add --detach "$work/src" "$old_commit" >/dev/null
 fi
+# A debug build in this tree's target folder, which reuses the dependencies
+# `cargo build` compiled (0.2.0 locks the same versions): only zkit itself
+# compiles. Under a library name of its own, so it does not replace this
+# tree's target/debug/libzkit.so (the server loads any file name).
+grep -qx 'name = "zkit_0_2_0"' "$work/src/Cargo.toml" ||
+  sed -i 's/^crate-type = \["cdylib"\]$/&\nname = "zkit_0_2_0"/' "$work/src/Cargo.toml"
+grep -qx 'name = "zkit_0_2_0"' "$work/src/Cargo.toml" || fail "could not name the 0.2.0 library"
 step "building 0.2.0 ($old_commit)"
-cargo build --release -q --manifest-path "$work/src/Cargo.toml" --target-dir "$work/target"
-old_module=$work/target/release/libzkit.so
-new_module=$root/target/release/libzkit.so
-[[ -f $new_module ]] || fail "$new_module is missing: run cargo build --release"
+cargo build -q --lib --manifest-path "$work/src/Cargo.toml" --target-dir "$root/target"
+old_module=$root/target/debug/libzkit_0_2_0.so
+new_module=$(release_module)
 
 # ---- servers ----
-# Ports below the kernel's ephemeral range (bench/lib.sh does the same).
-port_base=$((20000 + RANDOM % 5000))
-master_port=$port_base
-replica_port=$((port_base + 1))
+master_port=$(free_port)
+replica_port=$(free_port)
+[[ $replica_port != "$master_port" ]] || replica_port=$(free_port)
 cleanup() {
   for port in "$master_port" "$replica_port"; do
     redis-cli -p "$port" shutdown nosave >/dev/null 2>&1 || true

@@ -5,7 +5,9 @@ use std::thread;
 use std::time::Duration;
 
 use crate::common::client::{cmdline, err, ok, query, spawn_call, syntax_error, words};
-use crate::common::data::{assert_errors_change_nothing, server_time_ms, zset_dump};
+use crate::common::data::{
+    assert_errors_change_nothing, server_time_ms, wait_until_server_time, zset_dump,
+};
 use crate::common::keyspace::{event_pairs, keyspace_events, watch_survives};
 use crate::common::replication::{
     aof_server, assert_aof_replays_without_module, assert_replicas_match, master_and_replicas,
@@ -140,9 +142,10 @@ fn a_lease_into_the_queue_itself_is_a_visibility_timeout() {
     let server = Server::start();
     let mut con = server.connect();
     ok(&mut con, &["ZADD", "q", "1", "a", "2", "b"]);
-    assert_eq!(names(&poll(&mut con, &["q", "LEASE", "q", "200"])), ["a"]);
-    assert_eq!(names(&poll(&mut con, &["q", "LEASE", "q", "200"])), ["b"]);
-    assert_eq!(poll(&mut con, &["q", "LEASE", "q", "200"]), vec![]);
+    // Leases long enough to outlast the three polls on a loaded machine.
+    assert_eq!(names(&poll(&mut con, &["q", "LEASE", "q", "2000"])), ["a"]);
+    assert_eq!(names(&poll(&mut con, &["q", "LEASE", "q", "2000"])), ["b"]);
+    assert_eq!(poll(&mut con, &["q", "LEASE", "q", "2000"]), vec![]);
     assert_eq!(query::<i64>(&mut con, &["ZCARD", "q"]), 2);
     // Unacked, a comes back when its lease ends.
     let mut again = vec![];
@@ -771,7 +774,8 @@ fn touch_extends_a_lease_until_it_has_ended() {
     let server = Server::start();
     let mut con = server.connect();
     ok(&mut con, &["ZADD", "q", "1", "long", "2", "short"]);
-    poll(&mut con, &["q", "COUNT", "2", "LEASE", "q:held", "300"]);
+    // A lease that outlasts the TOUCH below on a loaded machine.
+    poll(&mut con, &["q", "COUNT", "2", "LEASE", "q:held", "2000"]);
     let before = server_time_ms(&mut con);
     let touched: i64 = query(&mut con, &["DELAY.TOUCH", "q:held", "long", "60000"]);
     assert_eq!(touched, 1);
@@ -1031,10 +1035,12 @@ fn a_blocked_poll_skips_dead_tasks_and_moves_them_when_it_delivers() {
     let (master, replicas) = master_and_replicas();
     let mut con = master.connect();
     ok(&mut con, &["ZADD", "{q}", "1", "poison"]);
+    // A lease long enough for the worker below to block before it ends, on
+    // a loaded machine too.
     let clause = [
         "LEASE",
         "{q}:held",
-        "150",
+        "1500",
         "DEADLETTER",
         "{q}:dead",
         "{q}:n",
@@ -1044,6 +1050,7 @@ fn a_blocked_poll_skips_dead_tasks_and_moves_them_when_it_delivers() {
         names(&poll(&mut con, &[&["{q}"][..], &clause].concat())),
         ["poison"]
     );
+    let lease_ends = server_time_ms(&mut con) + 1500;
     // A recovery worker blocks on the in-flight set. poison's lease ends
     // (delivered once: dead), which does not wake the worker: a blocked
     // poll writes only when it delivers.
@@ -1052,7 +1059,7 @@ fn a_blocked_poll_skips_dead_tasks_and_moves_them_when_it_delivers() {
         &[&["DELAY.BPOLL", "{q}:held", "0"][..], &clause].concat(),
     );
     wait_blocked(&master, 1);
-    thread::sleep(Duration::from_millis(400));
+    wait_until_server_time(&mut con, lease_ends + 100);
     wait_blocked(&master, 1);
     assert_eq!(score_of(&mut con, "{q}:n", "poison"), Some(1.0));
     // The next due task is served, and poison moves to the dead letters in

@@ -7,6 +7,8 @@
 mod common;
 
 mod arguments;
+mod chaos;
+mod clients;
 mod cluster;
 mod commands_json;
 mod delay;

@@ -12,7 +12,7 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use crate::common::client::{error_text, ok, query, run, spawn_call, words};
-use crate::common::cluster::{atomic_slot_migration_available, Cluster};
+use crate::common::cluster::{atomic_slot_migration_available, migrate_slot_call, Cluster};
 use crate::common::data::server_time_ms;
 use crate::common::{wait_blocked, wait_for, Server};
 use redis::Value;
@@ -155,20 +155,9 @@ fn atomic_slot_migration_moves_zkit_keys_under_load() {
     wait_for(Duration::from_secs(30), || {
         gifts_done.load(Ordering::SeqCst) >= GIFTS / 10
     });
-    let target_id = target.cluster_entry().id;
     let slot_text = slot.to_string();
-    ok(
-        &mut source.connect(),
-        &[
-            "CLUSTER",
-            "MIGRATESLOTS",
-            "SLOTSRANGE",
-            &slot_text,
-            &slot_text,
-            "NODE",
-            &target_id,
-        ],
-    );
+    let migrate = migrate_slot_call(slot, &target.cluster_entry().id);
+    ok(&mut source.connect(), &words(&migrate));
     let started = Instant::now();
     wait_for(Duration::from_secs(60), || {
         migration_states(source).iter().any(|s| s == "success")

@@ -99,11 +99,12 @@ fn a_task_due_during_a_pause_waits_for_the_pause_to_end() {
 fn unpausing_serves_the_waiting_worker_at_once() {
     let server = aof_server();
     let mut con = server.connect();
-    schedule_in(&mut con, "q", 100, "task");
+    let due = schedule_in(&mut con, "q", DUE_AFTER_SETUP_MS, "task");
     let worker = spawn_call(&server, &["DELAY.BPOLL", "q", "0"]);
     wait_blocked(&server, 1);
     ok(&mut con, &["CLIENT", "PAUSE", "60000", "WRITE"]);
-    thread::sleep(Duration::from_millis(500));
+    // The task falls due during the pause.
+    wait_until_server_time(&mut con, due as i64 + 100);
     let unpaused_at = Instant::now();
     ok(&mut con, &["CLIENT", "UNPAUSE"]);
     let tasks = served(worker.join().unwrap());
@@ -209,7 +210,7 @@ fn too_few_replicas_refuse_the_claim_with_noreplicas() {
 fn the_probe_that_runs_on_redis_7_0_is_counted() {
     let server = Server::single_node_cluster();
     let mut con = server.connect();
-    let due = schedule_in(&mut con, "q", 300, "task");
+    let due = schedule_in(&mut con, "q", DUE_AFTER_SETUP_MS, "task");
     let worker = spawn_call(&server, &["DELAY.BPOLL", "q", "0"]);
     wait_blocked(&server, 1);
     assert_eq!(served(worker.join().unwrap()), vec![("task".into(), due)]);
@@ -232,7 +233,7 @@ fn the_probe_that_runs_on_redis_7_0_is_counted() {
 fn a_claim_on_a_plain_master_leaves_no_trace_in_commandstats() {
     let server = Server::start();
     let mut con = server.connect();
-    let due = schedule_in(&mut con, "q", 300, "task");
+    let due = schedule_in(&mut con, "q", DUE_AFTER_SETUP_MS, "task");
     let worker = spawn_call(&server, &["DELAY.BPOLL", "q", "0"]);
     wait_blocked(&server, 1);
     assert_eq!(served(worker.join().unwrap()), vec![("task".into(), due)]);
@@ -270,7 +271,7 @@ fn a_failed_save_refuses_the_claim_with_misconf() {
 fn out_of_memory_lets_the_claim_through_as_it_lets_a_plain_poll() {
     let server = Server::start();
     let mut con = server.connect();
-    let due = schedule_in(&mut con, "q", 400, "task");
+    let due = schedule_in(&mut con, "q", DUE_AFTER_SETUP_MS, "task");
     let worker = spawn_call(&server, &["DELAY.BPOLL", "q", "0"]);
     wait_blocked(&server, 1);
     ok(&mut con, &["CONFIG", "SET", "maxmemory", "1"]);
@@ -286,8 +287,8 @@ fn a_master_demoted_while_workers_wait_unblocks_them_and_claims_nothing() {
     let new = Server::with(ServerConfig::default().replica_of(&old));
     new.wait_until_synced();
     let mut con = old.connect();
-    schedule_in(&mut con, "q", 600, "t1");
-    schedule_in(&mut con, "q", 600, "t2");
+    let due = schedule_in(&mut con, "q", DUE_AFTER_SETUP_MS, "t1");
+    schedule_in(&mut con, "q", DUE_AFTER_SETUP_MS, "t2");
     let workers: Vec<_> = (0..2)
         .map(|_| {
             spawn_call(
@@ -304,8 +305,10 @@ fn a_master_demoted_while_workers_wait_unblocks_them_and_claims_nothing() {
         let error = refused(worker.join().unwrap());
         assert!(error.starts_with("UNBLOCKED"), "{error}");
     }
-    thread::sleep(Duration::from_millis(800));
-    assert_eq!(members(&mut new.connect(), "q"), ["t1", "t2"]);
+    // Past their due time, the tasks are still queued on the new master.
+    let mut new_con = new.connect();
+    wait_until_server_time(&mut new_con, due as i64 + 200);
+    assert_eq!(members(&mut new_con, "q"), ["t1", "t2"]);
     old.wait_until_synced();
     assert_replicas_match(&new, std::slice::from_ref(&old));
 }
@@ -318,8 +321,10 @@ fn failover_while_four_workers_wait_keeps_every_task_exactly_once() {
     new.wait_until_synced();
     let mut con = old.connect();
     let tasks = ["t0", "t1", "t2", "t3"];
+    // Due in an hour until all four workers wait; then in 300 ms (the
+    // ZADD wakes them, they find nothing due yet and wait again).
     for task in tasks {
-        schedule_in(&mut con, "q", 500, task);
+        schedule_in(&mut con, "q", 3_600_000, task);
     }
     let workers: Vec<_> = (0..4)
         .map(|_| {
@@ -330,6 +335,9 @@ fn failover_while_four_workers_wait_keeps_every_task_exactly_once() {
         })
         .collect();
     wait_blocked(&old, 4);
+    for task in tasks {
+        schedule_in(&mut con, "q", 300, task);
+    }
     old.wait_for_replicas(1);
     // The replica stops answering for 1.5 s, so FAILOVER keeps the master
     // paused (waiting for the replica to catch up) while the tasks fall due.

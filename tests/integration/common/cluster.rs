@@ -4,7 +4,7 @@
 use std::process::Command;
 use std::time::Duration;
 
-use super::client::{ok, query};
+use super::client::{ok, query, words};
 use redis::Connection;
 
 use super::{free_port, valkey_version, wait_for, Server, ServerConfig};
@@ -29,24 +29,36 @@ impl Cluster {
     /// Starts `masters` nodes (no replicas), assigns all slots with
     /// `redis-cli --cluster create` and waits until every node agrees.
     pub fn start(masters: usize) -> Cluster {
-        let nodes: Vec<Server> = (0..masters)
-            .map(|_| {
-                Server::with(
-                    ServerConfig::default()
-                        .arg("cluster-enabled", "yes")
-                        .arg("cluster-config-file", "nodes.conf")
-                        .arg("cluster-node-timeout", "5000")
-                        // Not port + 10000, which may be taken or past 65535.
-                        .arg("cluster-port", &free_port().to_string()),
-                )
-            })
+        let nodes = (0..masters)
+            .map(|_| Server::with(Cluster::node_config(ServerConfig::default())))
             .collect();
+        Cluster::create(nodes, 0)
+    }
+
+    /// `config` with cluster mode on (node timeout 5 s unless `config` sets
+    /// one, `nodes.conf` in the node's folder).
+    pub fn node_config(config: ServerConfig) -> ServerConfig {
+        let mut config = config
+            .arg("cluster-enabled", "yes")
+            .arg("cluster-config-file", "nodes.conf")
+            // Not port + 10000, which may be taken or past 65535.
+            .arg("cluster-port", &free_port().to_string());
+        if !config.args.iter().any(|a| a == "--cluster-node-timeout") {
+            config = config.arg("cluster-node-timeout", "5000");
+        }
+        config
+    }
+
+    /// Joins started cluster-mode nodes (see [`Cluster::node_config`]) with
+    /// `redis-cli --cluster create`, `replicas` for each master, and waits
+    /// until every node sees all of them and every slot assigned.
+    pub fn create(nodes: Vec<Server>, replicas: usize) -> Cluster {
         let mut create = Command::new(cli_binary());
         create.arg("--cluster").arg("create");
         for node in &nodes {
             create.arg(format!("127.0.0.1:{}", node.port));
         }
-        create.args(["--cluster-replicas", "0", "--cluster-yes"]);
+        create.args(["--cluster-replicas", &replicas.to_string(), "--cluster-yes"]);
         let output = create
             .output()
             .unwrap_or_else(|e| panic!("run {}: {e}", cli_binary()));
@@ -57,12 +69,13 @@ impl Cluster {
             String::from_utf8_lossy(&output.stderr)
         );
         let cluster = Cluster { nodes };
+        let known = cluster.nodes.len();
         for node in &cluster.nodes {
             let mut con = node.connect();
             wait_for(Duration::from_secs(30), || {
                 let info: String = query(&mut con, &["CLUSTER", "INFO"]);
                 info.contains("cluster_state:ok")
-                    && info.contains(&format!("cluster_known_nodes:{masters}"))
+                    && info.contains(&format!("cluster_known_nodes:{known}"))
                     && info.contains("cluster_slots_assigned:16384")
             });
         }
@@ -137,10 +150,34 @@ pub fn begin_migration(slot: u16, source: &Server, target: &Server) {
 
 /// Moves `keys` from `source` to `target` with MIGRATE.
 pub fn migrate_keys(source: &mut Connection, target: &Server, keys: &[String]) {
-    let port = target.port.to_string();
-    let mut words = vec!["MIGRATE", "127.0.0.1", &port, "", "0", "5000", "KEYS"];
-    words.extend(keys.iter().map(String::as_str));
-    ok(source, &words);
+    ok(source, &words(&migrate_keys_call(target.port, 5000, keys)));
+}
+
+/// The words of Valkey 9's atomic migration of one slot to the node
+/// `target_id`: `CLUSTER MIGRATESLOTS SLOTSRANGE slot slot NODE target_id`.
+pub fn migrate_slot_call(slot: u16, target_id: &str) -> Vec<String> {
+    let slot = slot.to_string();
+    [
+        "CLUSTER",
+        "MIGRATESLOTS",
+        "SLOTSRANGE",
+        &slot,
+        &slot,
+        "NODE",
+        target_id,
+    ]
+    .map(str::to_string)
+    .to_vec()
+}
+
+/// The words of a `MIGRATE` of `keys` to the loopback node on `port`.
+pub fn migrate_keys_call(port: u16, timeout_ms: u64, keys: &[String]) -> Vec<String> {
+    let (port, timeout) = (port.to_string(), timeout_ms.to_string());
+    ["MIGRATE", "127.0.0.1", &port, "", "0", &timeout, "KEYS"]
+        .map(str::to_string)
+        .into_iter()
+        .chain(keys.iter().cloned())
+        .collect()
 }
 
 impl Server {

@@ -49,6 +49,8 @@ pub struct ServerConfig {
     pub args: Vec<String>,
     /// Reuse this data folder (for restarts); a fresh one otherwise.
     pub dir: Option<PathBuf>,
+    /// Listen on this port (for restarts); a free one otherwise.
+    pub port: Option<u16>,
 }
 
 impl Default for ServerConfig {
@@ -58,6 +60,7 @@ impl Default for ServerConfig {
             module_args: Vec::new(),
             args: Vec::new(),
             dir: None,
+            port: None,
         }
     }
 }
@@ -87,6 +90,11 @@ impl ServerConfig {
         self
     }
 
+    pub fn on_port(mut self, port: u16) -> Self {
+        self.port = Some(port);
+        self
+    }
+
     pub fn replica_of(self, master: &Server) -> Self {
         self.arg("replicaof", &format!("127.0.0.1 {}", master.port))
     }
@@ -109,11 +117,15 @@ impl Server {
     pub fn with(config: ServerConfig) -> Server {
         let mut last_error = String::new();
         // A free port can be taken by a parallel test between our probe and
-        // the server's bind: retry on a new port.
+        // the server's bind: retry on a new port (or, for a given port, a
+        // moment later).
         for _ in 0..5 {
             match Server::try_with(config.clone()) {
                 Ok(server) => return server,
                 Err(e) => last_error = e,
+            }
+            if config.port.is_some() {
+                std::thread::sleep(Duration::from_millis(500));
             }
         }
         panic!("could not start redis-server: {last_error}");
@@ -125,7 +137,7 @@ impl Server {
         let owns_dir = config.dir.is_none();
         let dir = config.dir.clone().unwrap_or_else(fresh_dir);
         std::fs::create_dir_all(&dir).expect("create data dir");
-        let port = free_port();
+        let port = config.port.unwrap_or_else(free_port);
         let child = spawn(&config, &dir, port).inspect_err(|_| {
             if owns_dir {
                 let _ = std::fs::remove_dir_all(&dir);
@@ -335,7 +347,8 @@ fn spawn(config: &ServerConfig, dir: &Path, port: u16) -> Result<Child, String> 
     }
 }
 
-fn free_port() -> u16 {
+/// A loopback port nothing listens on now.
+pub fn free_port() -> u16 {
     TcpListener::bind("127.0.0.1:0")
         .and_then(|l| l.local_addr())
         .map(|a| a.port())

@@ -738,6 +738,11 @@ impl Rng {
         Rng(seed)
     }
 
+    /// A generator whose seed the caller fixes (the chaos schedule).
+    pub fn with_seed(seed: u64) -> Rng {
+        Rng(seed)
+    }
+
     pub fn next_u64(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = self.0;

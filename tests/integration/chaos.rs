@@ -1,0 +1,1534 @@
+//! The chaos suite (`make chaos`; docs/delivery.md, "The chaos suite"):
+//! exactly-once gifts and leased tasks on a replicated Redis Cluster while
+//! masters die, fail over and lose slots.
+//!
+//! A cluster of 3 masters with one replica each runs on loopback, every node
+//! with `appendfsync always` and a 3 s node timeout. The loads run against
+//! it while a seeded schedule hits it with faults: a master SIGKILLed (its
+//! replica is promoted; it restarts and rejoins as a replica), CLUSTER
+//! FAILOVER on a replica, the busiest key's slot moved to another master.
+//! Then each load checks what its clients saw against what the servers hold,
+//! and no server log may hold a crash report, an assertion or a panic.
+//!
+//! Clients route by slot themselves (CLUSTER SLOTS, MOVED, ASK) over plain
+//! connections with timeouts, so every redirect, timeout and retry is
+//! counted here.
+//!
+//! Environment: `REDIS_SERVER` and `ZKIT_MODULE` as for every test;
+//! `CHAOS_SEED` (default 24) fixes the schedule and the clients' choices.
+//!
+//! A new load (say, stepped merges) is one more [`Load`]: its clients
+//! start with the chaos, `finish` stops them once their work is done, and
+//! `check` names every breach; add it to the list in the test.
+
+use std::collections::hash_map::Entry;
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread::{self, JoinHandle};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use crate::common::client::words;
+use crate::common::cluster::{migrate_keys_call, migrate_slot_call, Cluster};
+use crate::common::workload::Rng;
+use crate::common::{Server, ServerConfig};
+use redis::Value;
+
+#[test]
+#[ignore = "make chaos (about 90 s per server)"]
+fn gifts_and_leased_tasks_survive_kills_failovers_and_reshards() {
+    let seed = std::env::var("CHAOS_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(24);
+    let loads: Vec<Arc<dyn Load>> = vec![
+        Arc::new(Gifts::new(4, seed)),
+        Arc::new(Tasks::new(3, 1200, seed)),
+    ];
+    let failures = run(seed, 2, &loads);
+    assert!(failures.is_empty(), "chaos: {} breaches", failures.len());
+}
+
+// ---- a run ----------------------------------------------------------------
+
+/// What every client and the schedule share.
+pub struct Run {
+    /// Every node's port (stable: a killed node restarts on its own port).
+    ports: Vec<u16>,
+    started: Instant,
+    name: String,
+    stats: Stats,
+}
+
+impl Run {
+    fn say(&self, text: &str) {
+        println!(
+            "chaos[{}] {:6.1}s {text}",
+            self.name,
+            self.started.elapsed().as_secs_f64()
+        );
+    }
+}
+
+/// Client traffic run during the chaos, then checked.
+trait Load: Send + Sync {
+    /// Before the faults: what must be in place first (WAIT-confirmed).
+    fn prepare(&self, _run: &Arc<Run>) -> Result<(), String> {
+        Ok(())
+    }
+    /// Starts the load's client threads.
+    fn start(self: Arc<Self>, run: &Arc<Run>) -> Vec<JoinHandle<()>>;
+    /// After the faults: tells the clients to stop once their work is done
+    /// and waits for that (not for the threads, which the run joins). It
+    /// must tell them to stop even when it returns an error.
+    fn finish(&self, run: &Arc<Run>) -> Result<(), String>;
+    /// What the servers hold against what the clients saw: one line per
+    /// breach.
+    fn check(&self, run: &Arc<Run>) -> Vec<String>;
+    /// For the slot moves: the key the load uses most so far.
+    fn busiest_key(&self) -> Option<String> {
+        None
+    }
+    /// The load's part of the summary line.
+    fn summary(&self, run: &Run) -> String;
+}
+
+/// Starts the cluster, the loads and the schedule (`rounds` of each fault),
+/// then checks; returns the breaches, printed.
+fn run(seed: u64, rounds: usize, loads: &[Arc<dyn Load>]) -> Vec<String> {
+    let root = std::env::temp_dir().join(format!("zkit-chaos-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    let mut cluster = ChaosCluster::start(&root);
+    let name = cluster.server_name();
+    let run = Arc::new(Run {
+        ports: cluster.nodes.iter().map(|n| n.port).collect(),
+        started: Instant::now(),
+        name,
+        stats: Stats::default(),
+    });
+    run.say(&format!("cluster up: ports {:?}, seed {seed}", run.ports));
+    let mut failures = Vec::new();
+    if let Err(e) = chaos(&mut cluster, &run, seed, rounds, loads, &mut failures) {
+        failures.push(format!("the run stopped: {e}"));
+    }
+    failures.extend(cluster.crash_reports());
+    let errors: Vec<String> = run
+        .stats
+        .snapshot()
+        .into_iter()
+        .filter_map(|(k, v)| k.strip_prefix("error ").map(|k| format!("{k}={v}")))
+        .collect();
+    run.say(&format!(
+        "client errors seen and retried: {}",
+        if errors.is_empty() {
+            "none".to_string()
+        } else {
+            errors.join(" ")
+        }
+    ));
+    let parts: Vec<String> = loads.iter().map(|l| l.summary(&run)).collect();
+    println!(
+        "chaos summary [{}]: {} failovers={} (sigkill {}) reshards={} (atomic {}, atomic refused {}) seconds={:.0} result={}",
+        run.name,
+        parts.join(" "),
+        run.stats.get("failovers"),
+        run.stats.get("kills"),
+        run.stats.get("reshards"),
+        run.stats.get("atomic_reshards"),
+        run.stats.get("atomic_refused"),
+        run.started.elapsed().as_secs_f64(),
+        if failures.is_empty() { "ok" } else { "FAILED" }
+    );
+    for failure in &failures {
+        println!("chaos[{}] FAILED: {failure}", run.name);
+    }
+    drop(cluster);
+    if failures.is_empty() {
+        let _ = std::fs::remove_dir_all(&root);
+    } else {
+        println!("chaos[{}] data kept in {}", run.name, root.display());
+    }
+    failures
+}
+
+fn chaos(
+    cluster: &mut ChaosCluster,
+    run: &Arc<Run>,
+    seed: u64,
+    rounds: usize,
+    loads: &[Arc<dyn Load>],
+    failures: &mut Vec<String>,
+) -> Result<(), String> {
+    for load in loads {
+        load.prepare(run)?;
+    }
+    let threads: Vec<JoinHandle<()>> = loads
+        .iter()
+        .flat_map(|load| Arc::clone(load).start(run))
+        .collect();
+    let mut schedule = Schedule {
+        rng: Rng::with_seed(seed),
+        reshards: 0,
+    };
+    let faults = schedule.plan(rounds);
+    run.say(&format!("plan: {faults:?}"));
+    let busiest = || loads.iter().find_map(|l| l.busiest_key());
+    let scheduled = faults.into_iter().try_for_each(|fault| {
+        thread::sleep(Duration::from_millis(2000 + schedule.rng.below(3000)));
+        schedule.apply(fault, cluster, run, &busiest)
+    });
+    thread::sleep(Duration::from_secs(2));
+    // Every load's clients stop, even when the schedule or another load
+    // broke off.
+    let finished: Vec<Result<(), String>> = loads.iter().map(|load| load.finish(run)).collect();
+    for handle in threads {
+        let name = handle.thread().name().unwrap_or("a client").to_string();
+        if let Err(panic) = handle.join() {
+            failures.push(format!("{name} failed: {}", panic_text(&panic)));
+        }
+    }
+    scheduled?;
+    finished.into_iter().collect::<Result<(), String>>()?;
+    cluster.wait_healthy("the chaos ends", 90)?;
+    for load in loads {
+        failures.extend(load.check(run));
+    }
+    for node in &cluster.nodes {
+        let Some(server) = &node.server else {
+            failures.push(format!("node{} is down at the end", node.index));
+            continue;
+        };
+        let info: String = call_port(server.port, &["INFO", "zkit"], TIMEOUT)
+            .and_then(|v| text(&v))
+            .map_err(|e| format!("INFO zkit on node{}: {e:?}", node.index))?;
+        let counters: Vec<String> = info
+            .lines()
+            .filter_map(|l| l.trim_end().strip_prefix("zkit_"))
+            .filter(|l| !l.starts_with("version:"))
+            .map(|l| l.replacen(':', "=", 1))
+            .collect();
+        run.say(&format!(
+            "node{} INFO zkit: {}",
+            node.index,
+            counters.join(" ")
+        ));
+    }
+    Ok(())
+}
+
+/// `count` client threads of a load, named `what 0`, `what 1`, ..., each
+/// running `client(load, its number, run)`.
+fn spawn_clients<L: Send + Sync + 'static>(
+    load: &Arc<L>,
+    run: &Arc<Run>,
+    count: u64,
+    what: &str,
+    client: fn(&L, u64, &Run),
+) -> Vec<JoinHandle<()>> {
+    (0..count)
+        .map(|number| {
+            let (load, run) = (Arc::clone(load), Arc::clone(run));
+            thread::Builder::new()
+                .name(format!("{what} {number}"))
+                .spawn(move || client(&load, number, &run))
+                .expect("spawn a client thread")
+        })
+        .collect()
+}
+
+fn panic_text(panic: &Box<dyn std::any::Any + Send>) -> String {
+    panic
+        .downcast_ref::<String>()
+        .cloned()
+        .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+        .unwrap_or_else(|| "panicked".to_string())
+}
+
+/// Counters the clients and the schedule add to.
+#[derive(Default)]
+struct Stats(Mutex<BTreeMap<String, u64>>);
+
+impl Stats {
+    fn add(&self, name: &str, n: u64) {
+        *self.0.lock().unwrap().entry(name.to_string()).or_default() += n;
+    }
+
+    fn get(&self, name: &str) -> u64 {
+        self.0.lock().unwrap().get(name).copied().unwrap_or(0)
+    }
+
+    fn snapshot(&self) -> BTreeMap<String, u64> {
+        self.0.lock().unwrap().clone()
+    }
+}
+
+fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .expect("clock after 1970")
+        .as_millis() as u64
+}
+
+/// Polls `condition` every `interval` until it holds; a condition that
+/// fails (a node down, a connection refused) counts as not yet.
+fn wait_until(
+    seconds: u64,
+    what: &str,
+    interval: Duration,
+    mut condition: impl FnMut() -> Result<bool, Fault>,
+) -> Result<(), String> {
+    let deadline = Instant::now() + Duration::from_secs(seconds);
+    loop {
+        if let Ok(true) = condition() {
+            return Ok(());
+        }
+        if Instant::now() > deadline {
+            return Err(format!("timed out after {seconds} s waiting until {what}"));
+        }
+        thread::sleep(interval);
+    }
+}
+
+// ---- talking to nodes -------------------------------------------------------
+
+const TIMEOUT: Duration = Duration::from_secs(5);
+
+/// Why a call did not answer: an error reply (MOVED, TRYAGAIN,
+/// CLUSTERDOWN, READONLY, ...) or a connection that failed or timed out.
+#[derive(Debug)]
+enum Fault {
+    Reply(String),
+    Connection(&'static str),
+}
+
+impl Fault {
+    /// A short name for the statistics: the error code or what the
+    /// connection did.
+    fn kind(&self) -> String {
+        match self {
+            Fault::Reply(text) => text.split(' ').next().unwrap_or("").to_string(),
+            Fault::Connection(kind) => kind.to_string(),
+        }
+    }
+}
+
+impl From<redis::RedisError> for Fault {
+    fn from(e: redis::RedisError) -> Fault {
+        if let Some(code) = e.code() {
+            return Fault::Reply(format!("{code} {}", e.detail().unwrap_or("")));
+        }
+        Fault::Connection(if e.is_timeout() {
+            "timeout"
+        } else if e.is_connection_refusal() {
+            "refused"
+        } else if e.is_connection_dropped() {
+            "dropped"
+        } else {
+            "io"
+        })
+    }
+}
+
+fn connect(port: u16, timeout: Duration) -> Result<redis::Connection, Fault> {
+    let client = redis::Client::open(format!("redis://127.0.0.1:{port}/"))?;
+    let con = client.get_connection_with_timeout(timeout)?;
+    con.set_read_timeout(Some(timeout))?;
+    con.set_write_timeout(Some(timeout))?;
+    Ok(con)
+}
+
+/// One command on a connection of its own.
+fn call_port(port: u16, words: &[&str], timeout: Duration) -> Result<Value, Fault> {
+    let mut con = connect(port, timeout)?;
+    let mut cmd = redis::cmd(words[0]);
+    for word in &words[1..] {
+        cmd.arg(*word);
+    }
+    Ok(cmd.query(&mut con)?)
+}
+
+/// Sends every command at once; the replies, error replies among them.
+fn pipeline(con: &mut redis::Connection, commands: &[Vec<String>]) -> Result<Vec<Value>, Fault> {
+    let mut pipe = redis::pipe();
+    for command in commands {
+        pipe.cmd(&command[0]).arg(&command[1..]);
+    }
+    Ok(pipe.ignore_errors().query(con)?)
+}
+
+fn reply_error(value: &Value) -> Option<Fault> {
+    match value {
+        Value::ServerError(e) => Some(Fault::Reply(format!(
+            "{} {}",
+            e.code(),
+            e.details().unwrap_or("")
+        ))),
+        _ => None,
+    }
+}
+
+fn text(value: &Value) -> Result<String, Fault> {
+    redis::from_redis_value(value.clone()).map_err(|_| Fault::Reply(format!("not text: {value:?}")))
+}
+
+fn int(value: &Value) -> i64 {
+    redis::from_redis_value(value.clone()).unwrap_or(0)
+}
+
+/// The words of a command, owned.
+fn command(words: &[&str]) -> Vec<String> {
+    words.iter().map(|w| w.to_string()).collect()
+}
+
+/// CRC16 (XMODEM) of the key's hash tag, as Redis Cluster picks a slot.
+fn key_slot(key: &str) -> u16 {
+    let mut tag = key.as_bytes();
+    if let Some(open) = key.find('{') {
+        if let Some(len) = key[open + 1..].find('}') {
+            if len > 0 {
+                tag = &key.as_bytes()[open + 1..open + 1 + len];
+            }
+        }
+    }
+    let mut crc: u16 = 0;
+    for &byte in tag {
+        crc ^= (byte as u16) << 8;
+        for _ in 0..8 {
+            crc = if crc & 0x8000 != 0 {
+                (crc << 1) ^ 0x1021
+            } else {
+                crc << 1
+            };
+        }
+    }
+    crc % 16384
+}
+
+/// A client's view of the cluster: slot -> port, refreshed after errors.
+struct Router {
+    ports: Vec<u16>,
+    slots: Vec<Option<u16>>,
+    conns: HashMap<u16, redis::Connection>,
+}
+
+impl Router {
+    fn new(run: &Run) -> Router {
+        Router {
+            ports: run.ports.clone(),
+            slots: vec![None; 16384],
+            conns: HashMap::new(),
+        }
+    }
+
+    /// The slot map from the first node that answers CLUSTER SLOTS.
+    fn refresh(&mut self) {
+        for port in self.ports.clone() {
+            let layout = self
+                .conn(port)
+                .and_then(|con| Ok(redis::cmd("CLUSTER").arg("SLOTS").query::<Value>(con)?));
+            let Ok(Value::Array(entries)) = layout else {
+                self.conns.remove(&port);
+                continue;
+            };
+            if entries.is_empty() {
+                continue;
+            }
+            for entry in entries {
+                let Value::Array(fields) = entry else {
+                    continue;
+                };
+                let Some(Value::Array(master)) = fields.get(2) else {
+                    continue;
+                };
+                let owner = master.get(1).map(int).unwrap_or(0) as u16;
+                for slot in int(&fields[0])..=int(&fields[1]) {
+                    self.slots[slot as usize] = Some(owner);
+                }
+            }
+            return;
+        }
+    }
+
+    fn conn(&mut self, port: u16) -> Result<&mut redis::Connection, Fault> {
+        match self.conns.entry(port) {
+            Entry::Occupied(con) => Ok(con.into_mut()),
+            Entry::Vacant(slot) => Ok(slot.insert(connect(port, TIMEOUT)?)),
+        }
+    }
+
+    /// Sends on the connection to `port`; a connection that failed is
+    /// dropped (the next call opens a new one).
+    fn send(&mut self, port: u16, commands: &[Vec<String>]) -> Result<Vec<Value>, Fault> {
+        let result = self.conn(port).and_then(|con| pipeline(con, commands));
+        if let Err(Fault::Connection(_)) = result {
+            self.conns.remove(&port);
+        }
+        result
+    }
+
+    /// Runs `commands` on the node serving `key`'s slot, following MOVED and
+    /// ASK; an error reply to the first command is returned as a fault (the
+    /// caller retries).
+    fn run(&mut self, key: &str, commands: &[Vec<String>]) -> Result<Vec<Value>, Fault> {
+        let slot = key_slot(key) as usize;
+        if self.slots[slot].is_none() {
+            self.refresh();
+        }
+        let mut port = self.slots[slot].ok_or(Fault::Connection("no node serves the slot"))?;
+        for _ in 0..3 {
+            let replies = self.send(port, commands)?;
+            let Some(Fault::Reply(error)) = reply_error(&replies[0]) else {
+                return Ok(replies);
+            };
+            let target = || -> u16 {
+                let address = error.split(' ').nth(2).unwrap_or("");
+                address
+                    .rsplit(':')
+                    .next()
+                    .and_then(|p| p.parse().ok())
+                    .unwrap_or(0)
+            };
+            if error.starts_with("MOVED ") {
+                port = target();
+                self.slots[slot] = Some(port);
+                continue;
+            }
+            if error.starts_with("ASK ") {
+                // ASKING lets the one command after it through.
+                let asking: Vec<Vec<String>> = commands
+                    .iter()
+                    .flat_map(|c| [command(&["ASKING"]), c.clone()])
+                    .collect();
+                let replies: Vec<Value> = self
+                    .send(target(), &asking)?
+                    .into_iter()
+                    .skip(1)
+                    .step_by(2)
+                    .collect();
+                if let Some(fault) = reply_error(&replies[0]) {
+                    return Err(fault);
+                }
+                return Ok(replies);
+            }
+            return Err(Fault::Reply(error));
+        }
+        Err(Fault::Reply("too many redirections".to_string()))
+    }
+}
+
+/// Runs a write, then WAIT 1 on the same connection: (reply, replicas that
+/// acknowledged). A write in the key's slot first moves the connection's
+/// replication offset to the end of the stream, so WAIT confirms
+/// everything the master held at the call, a repeat's earlier write
+/// included.
+fn confirmed(
+    router: &mut Router,
+    key: &str,
+    write: Vec<String>,
+    wait_ms: u64,
+) -> Result<(Value, i64), Fault> {
+    let tag = &key[..=key.find('}').expect("a hash-tagged key")];
+    let replies = router.run(
+        key,
+        &[
+            write,
+            command(&["INCR", &format!("{tag}:chaos-offset")]),
+            command(&["WAIT", "1", &wait_ms.to_string()]),
+        ],
+    )?;
+    Ok((replies[0].clone(), int(&replies[2])))
+}
+
+/// Reads until a node answers (50 tries, 0.2 s apart).
+fn read_all(router: &mut Router, key: &str, words: &[&str]) -> Result<Value, String> {
+    for _ in 0..50 {
+        match router.run(key, &[command(words)]) {
+            Ok(mut replies) => return Ok(replies.remove(0)),
+            Err(_) => {
+                thread::sleep(Duration::from_millis(200));
+                router.refresh();
+            }
+        }
+    }
+    Err(format!("could not read {key}"))
+}
+
+// ---- the cluster ------------------------------------------------------------
+
+struct Node {
+    index: usize,
+    port: u16,
+    id: String,
+    dir: PathBuf,
+    /// How it starts again after a SIGKILL: same port, folder and cluster bus.
+    config: ServerConfig,
+    server: Option<Server>,
+}
+
+/// One node's line of CLUSTER NODES.
+struct NodeLine {
+    id: String,
+    port: u16,
+    flags: Vec<String>,
+    master: String,
+    slots: Vec<(u16, u16)>,
+}
+
+impl NodeLine {
+    fn is(&self, flag: &str) -> bool {
+        self.flags.iter().any(|f| f == flag)
+    }
+
+    fn failing(&self) -> bool {
+        self.is("fail") || self.is("fail?")
+    }
+
+    fn owns(&self, slot: u16) -> bool {
+        self.slots.iter().any(|&(lo, hi)| (lo..=hi).contains(&slot))
+    }
+}
+
+fn cluster_nodes(port: u16) -> Result<Vec<NodeLine>, Fault> {
+    let nodes = text(&call_port(port, &["CLUSTER", "NODES"], TIMEOUT)?)?;
+    Ok(nodes
+        .lines()
+        .map(|line| {
+            let fields: Vec<&str> = line.split(' ').collect();
+            let address = fields[1].split('@').next().unwrap_or("");
+            NodeLine {
+                id: fields[0].to_string(),
+                port: address
+                    .rsplit(':')
+                    .next()
+                    .and_then(|p| p.parse().ok())
+                    .unwrap_or(0),
+                flags: fields[2].split(',').map(str::to_string).collect(),
+                master: fields[3].to_string(),
+                slots: fields[8..]
+                    .iter()
+                    .filter(|f| !f.starts_with('['))
+                    .filter_map(|range| match range.split_once('-') {
+                        Some((lo, hi)) => Some((lo.parse().ok()?, hi.parse().ok()?)),
+                        None => range.parse().ok().map(|slot| (slot, slot)),
+                    })
+                    .collect(),
+            }
+        })
+        .collect())
+}
+
+/// 3 masters with a replica each; nodes are killed and restarted in place.
+struct ChaosCluster {
+    nodes: Vec<Node>,
+}
+
+impl ChaosCluster {
+    fn start(root: &Path) -> ChaosCluster {
+        let configs: Vec<(PathBuf, ServerConfig)> = (0..6)
+            .map(|index| {
+                let dir = root.join(format!("node{index}"));
+                let config = Cluster::node_config(
+                    ServerConfig::default()
+                        .in_dir(&dir)
+                        .arg("appendonly", "yes")
+                        .arg("appendfsync", "always")
+                        .arg("cluster-node-timeout", "3000")
+                        // A replica may always take over; replicas never
+                        // wander off to another master.
+                        .arg("cluster-replica-validity-factor", "0")
+                        .arg("cluster-allow-replica-migration", "no"),
+                );
+                (dir, config)
+            })
+            .collect();
+        let servers: Vec<Server> = configs
+            .iter()
+            .map(|(_, config)| Server::with(config.clone()))
+            .collect();
+        let ports: Vec<u16> = servers.iter().map(|s| s.port).collect();
+        let cluster = Cluster::create(servers, 1);
+        let nodes = cluster
+            .nodes
+            .into_iter()
+            .zip(configs)
+            .enumerate()
+            .map(|(index, (server, (dir, config)))| Node {
+                index,
+                port: ports[index],
+                id: server.cluster_entry().id,
+                dir,
+                config: config.on_port(ports[index]),
+                server: Some(server),
+            })
+            .collect();
+        let cluster = ChaosCluster { nodes };
+        cluster
+            .wait_healthy("the cluster forms", 90)
+            .unwrap_or_else(|e| panic!("{e}"));
+        cluster
+    }
+
+    /// "Redis 7.0.15" or "Valkey 9.1.2".
+    fn server_name(&self) -> String {
+        let info = call_port(self.nodes[0].port, &["INFO", "server"], TIMEOUT)
+            .and_then(|v| text(&v))
+            .unwrap_or_default();
+        let field = |name: &str| {
+            info.lines()
+                .find_map(|l| l.strip_prefix(name))
+                .map(|v| v.trim().to_string())
+        };
+        match field("valkey_version:") {
+            Some(version) => format!("Valkey {version}"),
+            None => format!("Redis {}", field("redis_version:").unwrap_or_default()),
+        }
+    }
+
+    fn live(&self) -> impl Iterator<Item = &Node> {
+        self.nodes.iter().filter(|n| n.server.is_some())
+    }
+
+    fn by_port(&self, port: u16) -> Option<usize> {
+        self.nodes.iter().position(|n| n.port == port)
+    }
+
+    /// (masters, replicas) as the first live node sees them, by index.
+    fn topology(&self) -> Result<(Vec<usize>, Vec<usize>), Fault> {
+        let view = cluster_nodes(self.live().next().expect("a live node").port)?;
+        let pick = |keep: &dyn Fn(&NodeLine) -> bool| -> Vec<usize> {
+            let mut picked: Vec<usize> = view
+                .iter()
+                .filter(|e| keep(e) && !e.is("fail"))
+                .filter_map(|e| self.by_port(e.port))
+                .collect();
+            picked.sort();
+            picked
+        };
+        Ok((
+            pick(&|e| e.is("master") && !e.slots.is_empty()),
+            pick(&|e| e.is("slave")),
+        ))
+    }
+
+    /// Every live node says ok and sees 3 masters owning all slots, each
+    /// with one replica whose link is up, and all agree on who owns what.
+    fn healthy(&self) -> Result<bool, Fault> {
+        let mut owners = Vec::new();
+        for node in self.live() {
+            let info = text(&call_port(node.port, &["CLUSTER", "INFO"], TIMEOUT)?)?;
+            if !info.contains("cluster_state:ok") {
+                return Ok(false);
+            }
+            let view = cluster_nodes(node.port)?;
+            let masters: Vec<&NodeLine> = view
+                .iter()
+                .filter(|e| e.is("master") && !e.slots.is_empty() && !e.failing())
+                .collect();
+            let slots: u32 = masters
+                .iter()
+                .flat_map(|m| &m.slots)
+                .map(|&(lo, hi)| (hi - lo + 1) as u32)
+                .sum();
+            if masters.len() != 3 || slots != 16384 {
+                return Ok(false);
+            }
+            for master in &masters {
+                let replicas = view
+                    .iter()
+                    .filter(|e| e.master == master.id && e.is("slave") && !e.failing())
+                    .count();
+                if replicas != 1 {
+                    return Ok(false);
+                }
+            }
+            let replication = text(&call_port(node.port, &["INFO", "replication"], TIMEOUT)?)?;
+            if replication.contains("role:slave") && !replication.contains("master_link_status:up")
+            {
+                return Ok(false);
+            }
+            let mut owned: Vec<(String, Vec<(u16, u16)>)> = masters
+                .iter()
+                .map(|m| (m.id.clone(), m.slots.clone()))
+                .collect();
+            owned.sort();
+            owners.push(owned);
+        }
+        Ok(owners.windows(2).all(|pair| pair[0] == pair[1]))
+    }
+
+    fn wait_healthy(&self, what: &str, seconds: u64) -> Result<(), String> {
+        wait_until(
+            seconds,
+            &format!("{what} (cluster healthy)"),
+            Duration::from_millis(200),
+            || self.healthy(),
+        )
+    }
+
+    fn kill(&mut self, index: usize) {
+        if let Some(server) = self.nodes[index].server.take() {
+            server.kill_keep_dir();
+        }
+    }
+
+    fn restart(&mut self, index: usize) {
+        let node = &mut self.nodes[index];
+        node.server = Some(Server::with(node.config.clone()));
+    }
+
+    /// The first crash report, assertion, panic or zkit bug line of each
+    /// node's log.
+    fn crash_reports(&self) -> Vec<String> {
+        const SIGNS: [&str; 6] = [
+            "bug report",
+            "assertion",
+            "guru meditation",
+            "crashed by signal",
+            "panicked",
+            "zkit: bug",
+        ];
+        self.nodes
+            .iter()
+            .filter_map(|node| {
+                let log = std::fs::read_to_string(node.dir.join("server.log")).unwrap_or_default();
+                log.lines()
+                    .find(|line| {
+                        let line = line.to_lowercase();
+                        SIGNS.iter().any(|sign| line.contains(sign))
+                    })
+                    .map(|line| format!("node{} log: {}", node.index, line.trim()))
+            })
+            .collect()
+    }
+
+    /// The port of the master serving `slot`, as node `index` sees it.
+    fn owner_port(&self, index: usize, slot: u16) -> Result<Option<u16>, Fault> {
+        Ok(cluster_nodes(self.nodes[index].port)?
+            .into_iter()
+            .find(|e| e.is("master") && e.owns(slot))
+            .map(|e| e.port))
+    }
+}
+
+// ---- the schedule -----------------------------------------------------------
+
+/// A fault the schedule injects.
+#[derive(Clone, Copy, Debug)]
+enum Action {
+    /// SIGKILL a master; its replica is promoted, it restarts as a replica.
+    Kill,
+    /// CLUSTER FAILOVER on a replica.
+    Failover,
+    /// Move the busiest key's slot to another master.
+    Reshard,
+}
+
+struct Schedule {
+    rng: Rng,
+    reshards: usize,
+}
+
+impl Schedule {
+    /// Each action `rounds` times, in an order the seed fixes.
+    fn plan(&mut self, rounds: usize) -> Vec<Action> {
+        let mut actions: Vec<Action> = (0..rounds)
+            .flat_map(|_| [Action::Kill, Action::Failover, Action::Reshard])
+            .collect();
+        for i in (1..actions.len()).rev() {
+            let j = self.rng.below(i as u64 + 1) as usize;
+            actions.swap(i, j);
+        }
+        actions
+    }
+
+    fn apply(
+        &mut self,
+        action: Action,
+        cluster: &mut ChaosCluster,
+        run: &Run,
+        busiest: &dyn Fn() -> Option<String>,
+    ) -> Result<(), String> {
+        let fault = |e: Fault| format!("{action:?}: {e:?}");
+        match action {
+            Action::Kill => {
+                let (masters, _) = cluster.topology().map_err(fault)?;
+                let victim = masters[self.rng.below(masters.len() as u64) as usize];
+                let port = cluster.nodes[victim].port;
+                run.say(&format!("SIGKILL master node{victim} (port {port})"));
+                cluster.kill(victim);
+                // Its replica takes over once the others agree it failed.
+                let observer = cluster.live().next().expect("a live node").port;
+                wait_until(
+                    60,
+                    &format!("node{victim}'s slots move to its replica"),
+                    Duration::from_millis(200),
+                    || {
+                        Ok(cluster_nodes(observer)?
+                            .iter()
+                            .all(|e| e.port != port || e.slots.is_empty()))
+                    },
+                )?;
+                run.stats.add("failovers", 1);
+                run.stats.add("kills", 1);
+                cluster.restart(victim);
+                run.say(&format!("node{victim} restarted, rejoins as a replica"));
+                cluster.wait_healthy(&format!("node{victim} is a synced replica"), 90)
+            }
+            Action::Failover => {
+                let (_, replicas) = cluster.topology().map_err(fault)?;
+                let replica = replicas[self.rng.below(replicas.len() as u64) as usize];
+                let port = cluster.nodes[replica].port;
+                run.say(&format!(
+                    "CLUSTER FAILOVER on replica node{replica} (port {port})"
+                ));
+                call_port(port, &["CLUSTER", "FAILOVER"], TIMEOUT).map_err(fault)?;
+                wait_until(
+                    60,
+                    &format!("node{replica} is a master"),
+                    Duration::from_millis(200),
+                    || {
+                        Ok(text(&call_port(port, &["INFO", "replication"], TIMEOUT)?)?
+                            .contains("role:master"))
+                    },
+                )?;
+                run.stats.add("failovers", 1);
+                cluster.wait_healthy(&format!("the failover to node{replica} settles"), 90)
+            }
+            Action::Reshard => self.reshard(cluster, run, busiest),
+        }
+    }
+
+    /// The busiest key's slot moves to another master.
+    fn reshard(
+        &mut self,
+        cluster: &mut ChaosCluster,
+        run: &Run,
+        busiest: &dyn Fn() -> Option<String>,
+    ) -> Result<(), String> {
+        let fault = |e: Fault| format!("reshard: {e:?}");
+        let key = busiest().unwrap_or_else(|| "{room:0}:board".to_string());
+        let slot = key_slot(&key);
+        let (masters, _) = cluster.topology().map_err(fault)?;
+        let view = cluster_nodes(cluster.nodes[masters[0]].port).map_err(fault)?;
+        let owner = view
+            .iter()
+            .find(|e| e.is("master") && e.owns(slot))
+            .ok_or_else(|| format!("no master owns slot {slot}"))?;
+        let source = cluster.by_port(owner.port).expect("a node of ours");
+        let others: Vec<usize> = masters.iter().copied().filter(|&m| m != source).collect();
+        let target = others[self.rng.below(others.len() as u64) as usize];
+        let (source_port, target_port) = (cluster.nodes[source].port, cluster.nodes[target].port);
+        let target_id = cluster.nodes[target].id.clone();
+        self.reshards += 1;
+        // Where the server offers atomic slot migration (Valkey 9), every
+        // other move uses it; the others move keys with MIGRATE.
+        if self.reshards % 2 == 1 && atomic_migration(source_port) {
+            run.say(&format!(
+                "reshard slot {slot} ({key}) from node{source} to node{target}, atomic (CLUSTER MIGRATESLOTS)"
+            ));
+            let migrate = migrate_slot_call(slot, &target_id);
+            match call_port(source_port, &words(&migrate), TIMEOUT) {
+                Ok(_) => {}
+                // Valkey refuses it while a loaded module has not declared
+                // that it handles atomic slot migration.
+                Err(Fault::Reply(e)) if e.contains("does not support atomic slot migrations") => {
+                    run.say(&format!(
+                        "atomic migration refused ({e}); moving the slot with MIGRATE"
+                    ));
+                    run.stats.add("atomic_refused", 1);
+                    return legacy_move(cluster, run, slot, source, target, &masters);
+                }
+                Err(e) => return Err(fault(e)),
+            }
+            wait_until(
+                60,
+                &format!("slot {slot} is served by node{target}"),
+                Duration::from_millis(200),
+                || Ok(cluster.owner_port(source, slot)? == Some(target_port)),
+            )?;
+            run.stats.add("reshards", 1);
+            run.stats.add("atomic_reshards", 1);
+            return cluster.wait_healthy(&format!("slot {slot} settles on node{target}"), 90);
+        }
+        run.say(&format!(
+            "reshard slot {slot} ({key}) from node{source} to node{target}"
+        ));
+        legacy_move(cluster, run, slot, source, target, &masters)
+    }
+}
+
+fn atomic_migration(port: u16) -> bool {
+    matches!(
+        call_port(port, &["COMMAND", "INFO", "CLUSTER|MIGRATESLOTS"], TIMEOUT),
+        Ok(Value::Array(entries)) if entries.first().is_some_and(|e| *e != Value::Nil)
+    )
+}
+
+/// SETSLOT IMPORTING/MIGRATING, MIGRATE of every key, SETSLOT NODE.
+fn legacy_move(
+    cluster: &ChaosCluster,
+    run: &Run,
+    slot: u16,
+    source: usize,
+    target: usize,
+    masters: &[usize],
+) -> Result<(), String> {
+    let fault = |e: Fault| format!("moving slot {slot}: {e:?}");
+    let (source_node, target_node) = (&cluster.nodes[source], &cluster.nodes[target]);
+    let slot_text = slot.to_string();
+    call_port(
+        target_node.port,
+        &[
+            "CLUSTER",
+            "SETSLOT",
+            &slot_text,
+            "IMPORTING",
+            &source_node.id,
+        ],
+        TIMEOUT,
+    )
+    .map_err(fault)?;
+    call_port(
+        source_node.port,
+        &[
+            "CLUSTER",
+            "SETSLOT",
+            &slot_text,
+            "MIGRATING",
+            &target_node.id,
+        ],
+        TIMEOUT,
+    )
+    .map_err(fault)?;
+    let mut moved = 0;
+    loop {
+        let keys: Vec<String> = redis::from_redis_value(
+            call_port(
+                source_node.port,
+                &["CLUSTER", "GETKEYSINSLOT", &slot_text, "10"],
+                TIMEOUT,
+            )
+            .map_err(fault)?,
+        )
+        .map_err(|e| format!("GETKEYSINSLOT: {e}"))?;
+        if keys.is_empty() {
+            break;
+        }
+        let migrate = migrate_keys_call(target_node.port, 10000, &keys);
+        call_port(source_node.port, &words(&migrate), Duration::from_secs(30)).map_err(fault)?;
+        moved += keys.len();
+    }
+    let order = [target, source].into_iter().chain(
+        masters
+            .iter()
+            .copied()
+            .filter(|&m| m != source && m != target),
+    );
+    for index in order {
+        call_port(
+            cluster.nodes[index].port,
+            &["CLUSTER", "SETSLOT", &slot_text, "NODE", &target_node.id],
+            TIMEOUT,
+        )
+        .map_err(fault)?;
+    }
+    run.say(&format!("slot {slot}: {moved} keys moved"));
+    run.stats.add("reshards", 1);
+    cluster.wait_healthy(&format!("slot {slot} settles on node{target}"), 90)
+}
+
+// ---- gifts: exactly once with IDMP -------------------------------------------
+
+const ROOMS: u64 = 12;
+const MEMBERS: u64 = 8;
+
+fn board(room: u64) -> String {
+    format!("{{room:{room}}}:board")
+}
+
+fn seen_key(room: u64) -> String {
+    format!("{{room:{room}}}:seen")
+}
+
+/// The event ids a seen-key remembers (src/logic/idmp.rs has its format):
+/// each id is a member scored at its expiry + 0.25 (or, written by zkit
+/// 0.3.0, at its expiry), beside the id and its arguments' digest, scored
+/// at the expiry + 0.5.
+fn remembered_ids(members: Vec<(Vec<u8>, f64)>) -> Vec<String> {
+    members
+        .into_iter()
+        .filter(|(_, score)| score.fract() != 0.5)
+        .map(|(id, _)| String::from_utf8_lossy(&id).into_owned())
+        .collect()
+}
+
+struct Event {
+    id: String,
+    room: u64,
+    member: String,
+    amount: i64,
+    /// A replica acknowledged it (WAIT 1).
+    confirmed: bool,
+}
+
+/// Producers send RANK.GIFT ... IDMP with a fresh event id, and send every
+/// failed, timed-out or unconfirmed call again with the same id until a
+/// replica holds it. Checked: every confirmed gift is counted, and every
+/// board total is exactly the sum of the gifts whose ids its seen-key
+/// holds (none counted twice, none without its id, no id nobody sent).
+struct Gifts {
+    producers: u64,
+    seed: u64,
+    stop: AtomicBool,
+    /// Once stopping: until when a pending gift is still retried.
+    drain_until: Mutex<Option<Instant>>,
+    events: Mutex<Vec<Event>>,
+}
+
+impl Gifts {
+    fn new(producers: u64, seed: u64) -> Gifts {
+        Gifts {
+            producers,
+            seed,
+            stop: AtomicBool::new(false),
+            drain_until: Mutex::new(None),
+            events: Mutex::new(Vec::new()),
+        }
+    }
+
+    fn produce(&self, number: u64, run: &Run) {
+        let mut rng = Rng::with_seed(self.seed * 1000 + number);
+        let mut router = Router::new(run);
+        let mut seq = 0;
+        while !self.stop.load(Ordering::Relaxed) {
+            seq += 1;
+            let room = rng.below(ROOMS);
+            let member = format!("m{}", rng.below(MEMBERS));
+            let amount = rng.range(1, 1000);
+            let id = format!("p{number}-{seq}");
+            let confirmed = self.send(&mut router, &mut rng, run, &id, room, &member, amount);
+            self.events.lock().unwrap().push(Event {
+                id,
+                room,
+                member,
+                amount,
+                confirmed,
+            });
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn send(
+        &self,
+        router: &mut Router,
+        rng: &mut Rng,
+        run: &Run,
+        id: &str,
+        room: u64,
+        member: &str,
+        amount: i64,
+    ) -> bool {
+        let key = board(room);
+        let gift = command(&[
+            "RANK.GIFT",
+            &key,
+            member,
+            &amount.to_string(),
+            "IDMP",
+            &seen_key(room),
+            id,
+        ]);
+        let mut attempt = 0;
+        while self
+            .drain_until
+            .lock()
+            .unwrap()
+            .is_none_or(|until| Instant::now() < until)
+        {
+            attempt += 1;
+            if attempt > 1 {
+                run.stats.add("retries", 1);
+            }
+            match confirmed(router, &key, gift.clone(), 2000) {
+                Ok((reply, acked)) => {
+                    if let Value::Array(fields) = &reply {
+                        if fields.last().map(int) == Some(1) {
+                            run.stats.add("duplicates_refused", 1);
+                        }
+                    }
+                    if acked >= 1 {
+                        run.stats.add("gifts_confirmed", 1);
+                        return true;
+                    }
+                    run.stats.add("unconfirmed_waits", 1);
+                }
+                Err(e) => {
+                    run.stats.add(&format!("error {}", e.kind()), 1);
+                    thread::sleep(Duration::from_millis(50 + rng.below(50)));
+                    router.refresh();
+                }
+            }
+        }
+        false
+    }
+}
+
+impl Load for Gifts {
+    fn start(self: Arc<Self>, run: &Arc<Run>) -> Vec<JoinHandle<()>> {
+        spawn_clients(&self, run, self.producers, "producer", Gifts::produce)
+    }
+
+    fn finish(&self, run: &Arc<Run>) -> Result<(), String> {
+        *self.drain_until.lock().unwrap() = Some(Instant::now() + Duration::from_secs(60));
+        self.stop.store(true, Ordering::Relaxed);
+        run.say("producers stopping");
+        Ok(())
+    }
+
+    fn check(&self, run: &Arc<Run>) -> Vec<String> {
+        let mut failures = Vec::new();
+        let mut router = Router::new(run);
+        let events = self.events.lock().unwrap();
+        let sent: HashMap<&str, &Event> = events.iter().map(|e| (e.id.as_str(), e)).collect();
+        let mut seen: HashMap<u64, Vec<String>> = HashMap::new();
+        for room in 0..ROOMS {
+            let members = read_all(
+                &mut router,
+                &seen_key(room),
+                &["ZRANGE", &seen_key(room), "0", "-1", "WITHSCORES"],
+            )
+            .and_then(|v| redis::from_redis_value(v).map_err(|e| e.to_string()));
+            match members {
+                Ok(members) => {
+                    seen.insert(room, remembered_ids(members));
+                }
+                Err(e) => return vec![e],
+            }
+        }
+        let unknown: Vec<&String> = seen
+            .values()
+            .flatten()
+            .filter(|id| !sent.contains_key(id.as_str()))
+            .collect();
+        if !unknown.is_empty() {
+            failures.push(format!(
+                "{} remembered ids no producer sent: {:?}",
+                unknown.len(),
+                &unknown[..unknown.len().min(5)]
+            ));
+        }
+        let lost: Vec<&str> = events
+            .iter()
+            .filter(|e| e.confirmed && !seen[&e.room].contains(&e.id))
+            .map(|e| e.id.as_str())
+            .collect();
+        if !lost.is_empty() {
+            failures.push(format!(
+                "{} WAIT-confirmed gifts are not counted: {:?}",
+                lost.len(),
+                &lost[..lost.len().min(5)]
+            ));
+        }
+        let mut wrong = Vec::new();
+        for room in 0..ROOMS {
+            for m in 0..MEMBERS {
+                let member = format!("m{m}");
+                let expected: i64 = events
+                    .iter()
+                    .filter(|e| e.room == room && e.member == member && seen[&room].contains(&e.id))
+                    .map(|e| e.amount)
+                    .sum();
+                let total = match read_all(
+                    &mut router,
+                    &board(room),
+                    &["RANK.GET", &board(room), &member],
+                ) {
+                    Ok(Value::Array(entry)) => entry.first().map(int).unwrap_or(0),
+                    Ok(_) => 0,
+                    Err(e) => return vec![e],
+                };
+                if total != expected {
+                    wrong.push((room, member, total, expected));
+                }
+            }
+        }
+        if !wrong.is_empty() {
+            failures.push(format!(
+                "{} totals differ from the sum of their remembered gifts (room, member, total, expected): {:?}",
+                wrong.len(),
+                &wrong[..wrong.len().min(5)]
+            ));
+        }
+        failures
+    }
+
+    fn busiest_key(&self) -> Option<String> {
+        let events = self.events.lock().unwrap();
+        let mut counts = [0usize; ROOMS as usize];
+        for event in events.iter() {
+            counts[event.room as usize] += 1;
+        }
+        let room = (0..ROOMS).max_by_key(|&r| (counts[r as usize], std::cmp::Reverse(r)))?;
+        Some(board(room))
+    }
+
+    fn summary(&self, run: &Run) -> String {
+        let events = self.events.lock().unwrap();
+        format!(
+            "events={} confirmed={} retries={} duplicates_refused={}",
+            events.len(),
+            events.iter().filter(|e| e.confirmed).count(),
+            run.stats.get("retries"),
+            run.stats.get("duplicates_refused"),
+        )
+    }
+}
+
+// ---- tasks: leased delivery -----------------------------------------------------
+
+const QUEUES: u64 = 4;
+const LEASE_MS: u64 = 3000;
+
+fn queue_key(q: u64) -> String {
+    format!("{{jobs:{q}}}")
+}
+
+fn inflight_key(q: u64) -> String {
+    format!("{{jobs:{q}}}:inflight")
+}
+
+struct Delivery {
+    task: String,
+    worker: u64,
+    /// When the poll was sent and its reply came (ms, this machine's clock).
+    sent: u64,
+    received: u64,
+    /// A replica held the lease (WAIT 1).
+    confirmed: bool,
+}
+
+/// Tasks scheduled before the chaos (due over its first minute); workers
+/// poll them with a lease, poll the in-flight sets too (which hand out
+/// tasks whose lease ended) and acknowledge all but one in 30, left to its
+/// lease as by a worker that died. Checked: every task delivered, and
+/// never to a second worker inside a WAIT-confirmed lease.
+struct Tasks {
+    workers: u64,
+    count: u64,
+    seed: u64,
+    stop: AtomicBool,
+    /// When the first task falls due (ms).
+    first_due: Mutex<u64>,
+    deliveries: Mutex<Vec<Delivery>>,
+}
+
+const TASK_SPAN_MS: u64 = 60_000;
+
+impl Tasks {
+    fn new(workers: u64, count: u64, seed: u64) -> Tasks {
+        Tasks {
+            workers,
+            count,
+            seed,
+            stop: AtomicBool::new(false),
+            first_due: Mutex::new(0),
+            deliveries: Mutex::new(Vec::new()),
+        }
+    }
+
+    fn work(&self, number: u64, run: &Run) {
+        let mut rng = Rng::with_seed(self.seed * 7919 + number);
+        let mut router = Router::new(run);
+        while !self.stop.load(Ordering::Relaxed) {
+            let q = rng.below(QUEUES);
+            let source = if rng.chance(80) {
+                queue_key(q)
+            } else {
+                inflight_key(q)
+            };
+            self.poll(&mut router, &mut rng, run, number, q, &source);
+        }
+    }
+
+    fn poll(
+        &self,
+        router: &mut Router,
+        rng: &mut Rng,
+        run: &Run,
+        number: u64,
+        q: u64,
+        source: &str,
+    ) {
+        let sent = now_ms();
+        let poll = command(&[
+            "DELAY.POLL",
+            source,
+            "COUNT",
+            "5",
+            "LEASE",
+            &inflight_key(q),
+            &LEASE_MS.to_string(),
+        ]);
+        let (tasks, acked) = match confirmed(router, source, poll, 1000) {
+            Ok(reply) => reply,
+            Err(e) => {
+                run.stats.add(&format!("error {}", e.kind()), 1);
+                thread::sleep(Duration::from_millis(50));
+                router.refresh();
+                return;
+            }
+        };
+        let received = now_ms();
+        let names: Vec<String> = match tasks {
+            Value::Array(tasks) => tasks
+                .iter()
+                .filter_map(|task| match task {
+                    Value::Array(fields) => fields.first().and_then(|f| text(f).ok()),
+                    _ => None,
+                })
+                .collect(),
+            _ => Vec::new(),
+        };
+        if names.is_empty() {
+            thread::sleep(Duration::from_millis(20));
+            return;
+        }
+        self.deliveries
+            .lock()
+            .unwrap()
+            .extend(names.iter().map(|task| Delivery {
+                task: task.clone(),
+                worker: number,
+                sent,
+                received,
+                confirmed: acked >= 1,
+            }));
+        run.stats.add("deliveries", names.len() as u64);
+        // A worker that dies mid-task never acks: 1 task in 30 is left to
+        // its lease, so the in-flight polls hand it out again.
+        let (dropped, acks): (Vec<String>, Vec<String>) =
+            names.into_iter().partition(|_| rng.below(30) == 0);
+        run.stats.add("acks_skipped", dropped.len() as u64);
+        if acks.is_empty() {
+            return;
+        }
+        let mut ack = command(&["DELAY.ACK", &inflight_key(q), "TASKS"]);
+        ack.extend(acks);
+        for _ in 0..5 {
+            match router.run(&inflight_key(q), std::slice::from_ref(&ack)) {
+                Ok(_) => return,
+                Err(e) => {
+                    run.stats.add(&format!("error {}", e.kind()), 1);
+                    thread::sleep(Duration::from_millis(50));
+                    router.refresh();
+                }
+            }
+        }
+        run.stats.add("acks_lost", 1);
+    }
+
+    fn delivered(&self) -> usize {
+        let deliveries = self.deliveries.lock().unwrap();
+        let mut tasks: Vec<&str> = deliveries.iter().map(|d| d.task.as_str()).collect();
+        tasks.sort_unstable();
+        tasks.dedup();
+        tasks.len()
+    }
+}
+
+impl Load for Tasks {
+    /// Every task is scheduled before the chaos, each WAIT-confirmed:
+    /// retrying a ZADD after its task was delivered would schedule it
+    /// again, so tasks are never added during the chaos.
+    fn prepare(&self, run: &Arc<Run>) -> Result<(), String> {
+        let first_due = now_ms() + 2000;
+        *self.first_due.lock().unwrap() = first_due;
+        let mut router = Router::new(run);
+        for n in 0..self.count {
+            let key = queue_key(n % QUEUES);
+            let due = (first_due + n * TASK_SPAN_MS / self.count).to_string();
+            let add = command(&["ZADD", &key, &due, &format!("t{n}")]);
+            wait_until(
+                30,
+                &format!("t{n} is enqueued"),
+                Duration::from_millis(100),
+                || Ok(confirmed(&mut router, &key, add.clone(), 2000)?.1 >= 1),
+            )?;
+        }
+        run.say(&format!("{} tasks enqueued and WAIT-confirmed", self.count));
+        Ok(())
+    }
+
+    fn start(self: Arc<Self>, run: &Arc<Run>) -> Vec<JoinHandle<()>> {
+        spawn_clients(&self, run, self.workers, "worker", Tasks::work)
+    }
+
+    /// Workers run until every task was delivered (all fell due) or 90 s.
+    fn finish(&self, _run: &Arc<Run>) -> Result<(), String> {
+        let all_due = *self.first_due.lock().unwrap() + TASK_SPAN_MS;
+        let waited = wait_until(
+            90,
+            "every task is delivered",
+            Duration::from_millis(500),
+            || Ok(self.delivered() as u64 >= self.count && now_ms() > all_due),
+        );
+        self.stop.store(true, Ordering::Relaxed);
+        waited
+    }
+
+    fn check(&self, _run: &Arc<Run>) -> Vec<String> {
+        let mut failures = Vec::new();
+        let deliveries = self.deliveries.lock().unwrap();
+        let mut by_task: HashMap<&str, Vec<&Delivery>> = HashMap::new();
+        for d in deliveries.iter() {
+            by_task.entry(&d.task).or_default().push(d);
+        }
+        let missing: Vec<String> = (0..self.count)
+            .map(|n| format!("t{n}"))
+            .filter(|t| !by_task.contains_key(t.as_str()))
+            .collect();
+        if !missing.is_empty() {
+            failures.push(format!(
+                "{} WAIT-confirmed tasks never delivered: {:?}",
+                missing.len(),
+                &missing[..missing.len().min(5)]
+            ));
+        }
+        let mut overlaps = Vec::new();
+        for (task, ds) in &by_task {
+            for first in ds.iter().filter(|d| d.confirmed) {
+                // The lease ends at the server's clock + LEASE_MS, read after
+                // `first` was sent; `other` was handed out before it came back.
+                for other in ds {
+                    if other.worker != first.worker
+                        && other.sent >= first.sent
+                        && other.received < first.sent + LEASE_MS
+                    {
+                        overlaps.push((task.to_string(), first.worker, other.worker));
+                    }
+                }
+            }
+        }
+        if !overlaps.is_empty() {
+            failures.push(format!(
+                "{} tasks delivered to two workers inside one lease: {:?}",
+                overlaps.len(),
+                &overlaps[..overlaps.len().min(5)]
+            ));
+        }
+        failures
+    }
+
+    fn summary(&self, run: &Run) -> String {
+        let deliveries = self.deliveries.lock().unwrap().len();
+        format!(
+            "tasks={} deliveries={} redelivered={} acks_skipped={} acks_lost={}",
+            self.count,
+            deliveries,
+            deliveries - self.delivered(),
+            run.stats.get("acks_skipped"),
+            run.stats.get("acks_lost"),
+        )
+    }
+}
