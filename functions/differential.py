@@ -651,6 +651,11 @@ class Pair:
         # everything else about those runs must be equal.
         self.runs: dict[str, str] = {}
         self.runs_back: dict[str, str] = {}
+        # Replaying a recorded sequence (shrinking), the module draws other
+        # ids than it did: the id each call started (by the call's argv
+        # object), and the recorded ids -> this replay's.
+        self.started: dict[int, str] = {}
+        self.replayed: dict[str, str] = {}
         self.setup = setup_calls
         self.resp3 = resp3
         if resp3:
@@ -665,15 +670,16 @@ class Pair:
         self.pinned = None
         self.runs.clear()
         self.runs_back.clear()
+        self.replayed.clear()
 
-    def to_library(self, argv: list) -> list:
-        """A call as the library's side sends it: a run started with 0 named
-        by the library's id (in a merge cursor, or hex-encoded in a FEED
-        cursor that points at a run record)."""
-        for module_run, library_run in self.runs.items():
-            pairs = ((module_run, library_run), (module_run.encode().hex(), library_run.encode().hex()))
-            for old, new in pairs:
-                argv = [w.replace(old, new) if isinstance(w, str) else w for w in argv]
+    @staticmethod
+    def renamed(argv: list, ids: dict, keys: tuple = ()) -> list:
+        """`argv` with each run id of `ids` (in a merge cursor, or
+        hex-encoded in a FEED cursor that points at a run record) replaced
+        by its value, in every word but the call's keys."""
+        for old, new in ids.items():
+            for a, b in ((old, new), (old.encode().hex(), new.encode().hex())):
+                argv = [w.replace(a, b) if isinstance(w, str) and w not in keys else w for w in argv]
         return argv
 
     def from_library(self, raw: bytes) -> bytes:
@@ -683,9 +689,9 @@ class Pair:
             raw = raw.replace(library_run.encode().hex().encode(), module_run.encode().hex().encode())
         return raw
 
-    def learn_run(self, staging: str) -> None:
-        """After a step with cursor 0: the run record on top of staging on
-        each side names the run each drew."""
+    def learn_run(self, staging: str, call: list) -> None:
+        """After a step with cursor 0 (`call`): the run record on top of
+        staging on each side names the run each drew."""
         found = []
         for engine in self.engines:
             top = engine.con.call("ZRANGE", staging, "-1", "-1")
@@ -693,6 +699,10 @@ class Pair:
             found.append(member[len(RECORD_PREFIX):len(RECORD_PREFIX) + 32].decode("latin-1")
                          if member.startswith(RECORD_PREFIX) else None)
         module_run, library_run = found
+        if module_run:
+            recorded = self.started.setdefault(id(call), module_run)
+            if recorded != module_run:
+                self.replayed[recorded] = module_run
         if module_run and library_run and module_run != library_run:
             self.runs[module_run] = library_run
             self.runs_back[library_run] = module_run
@@ -703,6 +713,7 @@ class Pair:
         pin = self.pinned != clock_ms
         self.pinned = clock_ms
         zkit = "." in argv[0]
+        call, argv = argv, self.renamed(argv, self.replayed)
         mcon, lcon = module.con, library.con
         batch = []
         if pin:
@@ -716,14 +727,14 @@ class Pair:
         if zkit:
             found = replies[-2][1]
             keys = [k.decode("utf-8", "surrogateescape") for k in found] if isinstance(found, list) else []
-        largv = self.to_library(argv)
+        largv = self.renamed(argv, self.runs, tuple(keys))
         lbatch = library.pin(clock_ms) if pin else []
         lbatch.append(library.command(largv, keys) if zkit else largv)
         lcon.send(*lbatch)
         lreplies = [lcon.read() for _ in lbatch]
         at = step_cursor_at(argv, keys)
         if at is not None and argv[at] == "0" and isinstance(replies[-1][1], list):
-            self.learn_run(keys[-1])
+            self.learn_run(keys[-1], call)
         lraw, lvalue = lreplies[-1]
         return replies[-1], (self.from_library(lraw), lvalue), keys
 
