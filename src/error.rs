@@ -47,10 +47,6 @@ pub enum ZkitError {
     Syntax,
     /// Wrong number of arguments for the command (checked by Redis too).
     Arity(&'static str),
-    /// Not a 64-bit integer (Redis's wording).
-    NotInteger,
-    /// Not a number, or NaN (Redis's wording).
-    NotFloat,
     /// A numeric argument outside what the command accepts.
     OutOfRange {
         what: &'static str,
@@ -91,8 +87,6 @@ impl fmt::Display for ZkitError {
             ZkitError::Arity(command) => {
                 write!(f, "ERR wrong number of arguments for '{command}' command")
             }
-            ZkitError::NotInteger => f.write_str("ERR value is not an integer or out of range"),
-            ZkitError::NotFloat => f.write_str("ERR value is not a valid float"),
             ZkitError::OutOfRange { what, limit } => write!(f, "ERR {what} {limit}"),
             ZkitError::Rank(e) => write!(f, "ERR {e}"),
             ZkitError::Recent(e) => write!(f, "ERR {e}"),
@@ -126,8 +120,11 @@ impl fmt::Display for ZkitError {
                 }
             }),
             ZkitError::Grammar(e) => match e {
-                GrammarError::NotInteger => ZkitError::NotInteger.fmt(f),
-                GrammarError::NotFloat => ZkitError::NotFloat.fmt(f),
+                // Redis's wording.
+                GrammarError::NotInteger => {
+                    f.write_str("ERR value is not an integer or out of range")
+                }
+                GrammarError::NotFloat => f.write_str("ERR value is not a valid float"),
                 GrammarError::CountTooSmall(count) => ZkitError::OutOfRange {
                     what: count,
                     limit: bound::AT_LEAST_ONE,
@@ -256,8 +253,8 @@ mod tests {
             ZkitError::WrongType,
             ZkitError::Syntax,
             ZkitError::Arity("rank.gift"),
-            ZkitError::NotInteger,
-            ZkitError::NotFloat,
+            ZkitError::Grammar(GrammarError::NotInteger),
+            ZkitError::Grammar(GrammarError::NotFloat),
             ZkitError::OutOfRange {
                 what: "count",
                 limit: "must not be negative",

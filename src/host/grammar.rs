@@ -340,7 +340,8 @@ pub fn parse<'a, A: AsRef<[u8]>>(
 
 /// The argv index and flags of every key of a call; for a malformed call,
 /// those found before the mistake.
-pub fn key_positions<A: AsRef<[u8]>>(
+#[cfg(test)]
+fn key_positions<A: AsRef<[u8]>>(
     name: &str,
     args: &'static [Arg],
     argv: &[A],

@@ -38,7 +38,7 @@ pub const SMALLEST_BULK_LIMIT: usize = 1 << 20;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CursorError {
-    /// A cursor that is not one [`encode`] wrote.
+    /// A cursor that is not one [`encode_into`] wrote.
     Malformed,
     /// The cursor of a member this long could not be sent back: it is longer
     /// than the server's `proto-max-bulk-len`.
@@ -87,13 +87,6 @@ pub fn check_fits(member_len: usize, cursor_len: usize, limit: usize) -> Result<
             limit,
         })
     }
-}
-
-/// The cursor text of the position `(score, member)`.
-pub fn encode(score: f64, member: &[u8]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(encoded_len(member.len()));
-    encode_into(score, member, &mut out);
-    out
 }
 
 /// Appends the cursor text of the position `(score, member)` to `out` (a
@@ -175,6 +168,13 @@ fn nibble(digit: u8) -> Option<u8> {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    /// The cursor text of the position `(score, member)`.
+    fn encode(score: f64, member: &[u8]) -> Vec<u8> {
+        let mut out = Vec::with_capacity(encoded_len(member.len()));
+        encode_into(score, member, &mut out);
+        out
+    }
 
     #[test]
     fn cursor_text_is_versioned_lowercase_hex() {

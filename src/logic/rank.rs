@@ -157,11 +157,6 @@ impl TieBreakClock {
             reached_at_ms: self.epoch_ms + offset.min(self.span_ms - 1),
         })
     }
-
-    /// How many milliseconds one tie-break slot lasts at this total.
-    pub fn resolution_ms(&self, total: i64) -> f64 {
-        self.span_ms as f64 * pow2(-(fraction_bits(total) as i32))
-    }
 }
 
 /// Checks that a total fits: `|total| < 2^52`.
@@ -305,6 +300,14 @@ mod tests {
 
     fn clock() -> TieBreakClock {
         TieBreakClock::default()
+    }
+
+    impl TieBreakClock {
+        /// How many milliseconds one tie-break slot lasts at this total
+        /// (the table in docs/commands.md).
+        fn resolution_ms(&self, total: i64) -> f64 {
+            self.span_ms as f64 * pow2(-(fraction_bits(total) as i32))
+        }
     }
 
     #[test]
