@@ -11,7 +11,7 @@
 //!   what the key API cannot do (ranks, sets); every native command zkit
 //!   runs or replicates is a [`Native`], looked up at load, so a command
 //!   refuses before it writes on a server that renamed one;
-//! - [`Command`] and [`declare_command!`]: a command's declaration, its
+//! - [`Command`] and [`declare_command!`](crate::declare_command): a command's declaration, its
 //!   registration and its dispatch (panics caught, errors replied);
 //! - blocking on a key ([`ZsetWaiter`]), guarded by the write gate (`gate.rs`);
 //! - deferred work ([`Ctx::defer`]): bounded steps of writes run from a
@@ -48,7 +48,7 @@ mod zset;
 
 pub use alloc::ServerAllocator;
 pub use block::{blocked_clients, Attempt, Readiness, ZsetWaiter};
-pub use call::{find_native_commands, CallArg, Native};
+pub use call::{find_native_commands, CallArg, CallReply, Native};
 #[doc(hidden)]
 pub use command::{dispatch, read_request_of};
 pub use command::{Command, FromArgs};

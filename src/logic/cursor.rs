@@ -14,8 +14,6 @@
 //! text; anything else is refused, never guessed at.
 
 use std::cmp::Ordering;
-use std::fmt;
-
 /// The version tag every cursor starts with; a future format takes another.
 const PREFIX: &[u8] = b"f1:";
 /// Hex digits of the score's 64 bits.
@@ -47,25 +45,6 @@ pub enum CursorError {
         cursor_len: usize,
         limit: usize,
     },
-}
-
-impl fmt::Display for CursorError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            CursorError::Malformed => f.write_str(
-                "invalid cursor: pass back a top or bottom cursor exactly as FEED.PAGE returned it",
-            ),
-            CursorError::TooLong {
-                member_len,
-                cursor_len,
-                limit,
-            } => write!(
-                f,
-                "the cursor of a member of {member_len} bytes would be {cursor_len} bytes, \
-                 more than proto-max-bulk-len ({limit}) lets a client send back"
-            ),
-        }
-    }
 }
 
 /// The length of the cursor of a member of `member_len` bytes.
