@@ -742,7 +742,7 @@ declare_command! {
         acl_categories: "read sortedset fast",
         summary: "Returns a queue's depth and lag, read by name: now-ms, tasks, due, oldest-due-age-ms, next-due-ms, and with the sets named inflight, expired (leases that ended), dead and redelivered (tasks counted more than once); nil for a set not named.",
         complexity: "O(log(N)) with N the members of the largest set named.",
-        since: "0.3.1",
+        since: "0.4.0",
         history: &[],
         args: &[
             Arg::key("queue", kf::RO | kf::ACCESS),

@@ -793,7 +793,7 @@ declare_command! {
         acl_categories: "read sortedset slow",
         summary: "Returns a board's size and the spread of its totals, read by name: members, top-total, p99-total, p90-total, p50-total, bottom-total (nil on an empty board) and memory-bytes (MEMORY USAGE's estimate).",
         complexity: "O(log(N)) with N the number of members in the board; memory-bytes samples 5 members, as MEMORY USAGE does by default.",
-        since: "0.3.1",
+        since: "0.4.0",
         history: &[],
         args: &[BOARD_READ],
     }

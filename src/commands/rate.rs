@@ -315,7 +315,7 @@ declare_command! {
         acl_categories: "read sortedset fast",
         summary: "Returns a rate log's entries, read by name: entries (all, live or not yet removed), newest-ms (nil when empty) and windows, [window-ms, entries within it] for each window given.",
         complexity: "O(W*log(N)) with W the windows given and N the entries in the log.",
-        since: "0.3.1",
+        since: "0.4.0",
         history: &[],
         args: &[
             Arg::key("key", kf::RO | kf::ACCESS),

@@ -37,7 +37,7 @@ export function library(): string {
   throw new Error('zkit.lua is missing: build the package with npm pack (its prepack copies functions/zkit.lua)');
 }
 
-/** The version a library text declares (`0.3.0+<digest>`). */
+/** The version a library text declares (`0.4.0+<digest>`). */
 export function libraryVersion(text: string): string {
   const found = /^local VERSION = '([^']+)'/m.exec(text);
   if (!found) throw new Error('zkit.lua declares no VERSION');

@@ -43,7 +43,7 @@ pub fn is_not_loaded(error: &RedisError) -> bool {
     error.detail() == Some(NOT_LOADED) || said(error, &["function not found"])
 }
 
-/// The version a library text declares (`0.3.0+<digest>`).
+/// The version a library text declares (`0.4.0+<digest>`).
 pub fn library_version(text: &str) -> Option<&str> {
     let line = text
         .lines()

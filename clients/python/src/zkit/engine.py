@@ -53,7 +53,7 @@ def library() -> str:
 
 
 def library_version(text: str) -> str:
-    """The version a library text declares (``0.3.0+<digest>``)."""
+    """The version a library text declares (``0.4.0+<digest>``)."""
     found = re.search(r"^local VERSION = '([^']+)'", text, re.M)
     assert found, "the library declares its VERSION"
     return found.group(1)
