@@ -733,13 +733,16 @@ fn idmp_applies_once<C: Transport + ConnectionLike>(
         TotalRank { total: 6, rank: 2 },
         TotalRank { total: 1, rank: 1 },
     ];
-    let first = z.rank_mgift_idmp(&boards, "bob", 1, m1, mgift)?;
-    assert_eq!(
-        (first.reply.clone(), first.already_applied),
-        (both.clone(), false)
-    );
-    let again = z.rank_mgift_idmp(&boards, "bob", 1, m1, mgift)?;
-    assert_eq!((again.reply, again.already_applied), (both, true));
+    let first = Applied {
+        reply: both,
+        already_applied: false,
+    };
+    assert_eq!(z.rank_mgift_idmp(&boards, "bob", 1, m1, mgift)?, first);
+    let again = Applied {
+        already_applied: true,
+        ..first
+    };
+    assert_eq!(z.rank_mgift_idmp(&boards, "bob", 1, m1, mgift)?, again);
 
     // A repeat after the member left the board: total 0, rank 0 (nil).
     raw::<i64>(z.connection(), &["ZREM", &room, "alice"]);
