@@ -170,6 +170,7 @@ lint: deps
 	$(CARGO) clippy --all-targets -- -D warnings
 	python3 scripts/gen-clients.py --check
 	python3 functions/gen.py --check
+	bash scripts/bench-page-check.sh
 	cd clients/rust && $(CARGO) fmt --check && $(CARGO) clippy --locked --all-targets -- -D warnings
 
 clean:
