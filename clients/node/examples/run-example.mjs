@@ -5,6 +5,7 @@
 // and again. A server that does not answer fails the run at once instead of
 // being retried.
 import { randomUUID } from 'node:crypto';
+import { zkitFunctionsModule, zkitModule } from 'zkit';
 
 const url = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
@@ -42,6 +43,12 @@ async function nodeRedis(options) {
   const socket = { reconnectStrategy: false };
   const probe = await createClient({ url, socket }).connect();
   const cluster = /cluster_enabled:1/.test(await probe.info('cluster'));
+  // A server with zkit's Functions library instead of the module (a managed
+  // service): node-redis's zkit commands as FCALLs (docs/functions.md).
+  const [moduleCommand] = await probe.sendCommand(['COMMAND', 'INFO', 'RANK.GIFT']);
+  if (!moduleCommand && options.modules?.zkit === zkitModule) {
+    options = { ...options, modules: { ...options.modules, zkit: zkitFunctionsModule } };
+  }
   await probe.close();
   return cluster
     ? createCluster({ rootNodes: [{ url }], defaults: { socket }, ...options }).connect()
