@@ -166,7 +166,7 @@ for client in python node rust; do
 done
 ZKIT_CLIENTS=${clients[*]} ZKIT_CLIENT_ENGINES=${TEST_CLIENTS_ENGINES:-module functions} \
   cargo test --quiet --test integration -- --ignored --exact --nocapture \
-  clients::the_client_suites_and_examples_call_every_command_on_a_server_and_a_cluster_and_touch_nothing_else
+  clients::client_suites_and_examples_call_every_command_and_touch_nothing_else
 
 say "docs example blocks"
 python3 scripts/check-doc-includes.py
