@@ -120,8 +120,8 @@ observe-check: deps
 upgrade-check: deps
 	bash scripts/upgrade-check.sh
 
-# Exactly-once gifts (IDMP) and leased tasks on a 3-master cluster with a
-# replica each, while masters are killed, failed over and lose slots, on
+# Exactly-once gifts (IDMP), leased tasks and stepped merges on a 3-master
+# cluster with a replica each, while masters are killed, failed over and lose slots, on
 # Debian's Redis and Valkey 9 (tests/integration/chaos.rs, docs/delivery.md;
 # about 70 s per server; CHAOS_SEED=n for another reproducible schedule).
 chaos: deps
@@ -171,6 +171,7 @@ lint: deps
 	$(CARGO) clippy --all-targets -- -D warnings
 	python3 scripts/gen-clients.py --check
 	python3 functions/gen.py --check
+	bash scripts/bench-page-check.sh
 	cd clients/rust && $(CARGO) fmt --check && $(CARGO) clippy --locked --all-targets -- -D warnings
 
 clean:

@@ -893,8 +893,13 @@ done
 
 # ---- report ----------------------------------------------------------------
 
+# The code measured: docs/benchmarks.md names it, and scripts/bench-page-check.sh
+# holds the page to it (a tree with uncommitted module changes says so).
+commit=$(git -C "$root" rev-parse --short=12 HEAD)
+(source "$root/scripts/lib.sh" && cd "$root" && git diff --quiet HEAD -- "${module_code[@]}") || commit="$commit+uncommitted changes"
 cat >"$out/run.txt" <<EOF
 server=$server_version
+commit=$commit
 measure=$measure
 unit=$unit
 sizes=$sizes

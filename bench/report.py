@@ -36,7 +36,7 @@ def main(out):
     lines = []
     quick = " (BENCH_QUICK: a short run, not for comparison)" if run.get("quick") == "1" else ""
     lines.append(
-        f"Run of {run['date']}: Redis {run['server']}, {run['unit']}, {run['requests']} requests x "
+        f"Run of {run['date']}, commit {run.get('commit', 'unknown')}: Redis {run['server']}, {run['unit']}, {run['requests']} requests x "
         f"{run['rounds']} rounds (median), {run['clients']} clients, pipeline {run['pipeline']}, "
         f"{run['minutes']} minutes{quick}."
     )

@@ -134,6 +134,36 @@ def cases(size: int, calls: int) -> list:
 CURSORS: dict = {}
 NOW = [0]
 
+# A stepped merge's keys (one slot) and step size.
+MERGE_KEYS = ["{b}:week", "{b}:day1", "{b}:day2", "{b}:staging"]
+MERGE_COUNT = 100
+
+
+def merge_steps(server: Server, con: Resp, size: int, rounds: int) -> tuple:
+    """Server CPU ns per step of RANK.MERGE STEP over two boards of `size`
+    members (half of them on both), as module commands and as functions: a
+    whole run per round and variant, each step sent when the previous one
+    replied (its cursor). -> (module, library), medians of the rounds."""
+    con.call("FLUSHALL")
+    for key, first in ((MERGE_KEYS[1], 0), (MERGE_KEYS[2], size // 2)):
+        fill(con, key, (((i % 1000) + 0.5 + (i % 997) / 2048, f"m:{first + i}") for i in range(size)))
+    results: dict = {"module": [], "library": []}
+    for _ in range(rounds):
+        for variant, runs in results.items():
+            before, steps, cursor = cpu_ns(server.proc.pid), 0, "0"
+            while True:
+                week, day1, day2, staging = MERGE_KEYS
+                argv = ["RANK.MERGE", week, "2", day1, day2, "STEP", str(MERGE_COUNT), staging, cursor]
+                reply = con.call(*(argv if variant == "module" else fcall(argv, MERGE_KEYS)))
+                if isinstance(reply, ServerError):
+                    raise SystemExit(f"bench: {argv} failed: {reply}")
+                steps += 1
+                cursor = reply[0].decode()
+                if cursor == "0":
+                    break
+            runs.append((cpu_ns(server.proc.pid) - before) / steps)
+    return tuple(statistics.median(results[v]) for v in ("module", "library"))
+
 
 def measure(server: Server, con: Resp, batches: list) -> float:
     """Server CPU ns per call for `batches` (lists of commands, one call each)."""
@@ -200,6 +230,11 @@ def main() -> int:
                 m, l, n = (statistics.median(results[v]) / 1000 for v in ("module", "library", "native"))
                 print(f"| {case.name} | {size:,} | {m:.1f} µs | {l:.1f} µs | {n:.1f} µs | {l / m:.1f}x |",
                       flush=True)
+            # No native commands do a step's work (an exact merge that
+            # resumes where it stopped): the module and the library only.
+            m, l = (ns / 1000 for ns in merge_steps(server, con, size, args.rounds))
+            print(f"| RANK.MERGE STEP {MERGE_COUNT} (per step) | 2 x {size:,} | {m:.1f} µs | {l:.1f} µs | — "
+                  f"| {l / m:.1f}x |", flush=True)
     finally:
         server.cleanup()
     return 0

@@ -284,6 +284,12 @@ class Workload:
         self.window = window
         self.clock = clock  # [now_ms]
         self.cursors: list[str] = []
+        # Stepped merges: the last step call and the cursor the module
+        # replied to it (the next step of the same run continues it), and
+        # every merge cursor replied so far (sent again: repeats or stale).
+        self.last_step: tuple[list, str] | None = None
+        self.merge_cursors: list[str] = []
+        self.own_runs: list[str] = []
         self.recent: list[list] = []
         self.skip_options = skip_options
         self.commands = [name for name, spec in SPEC.items() if "BLOCKING" not in spec["command_flags"]]
@@ -318,6 +324,9 @@ class Workload:
                 return [1, 2, 3, 5, 10, 1000], [0, 1001]
             if command == "RANK.TOP":
                 return [0, 1, 3, 10, 100, 1 << 62], [-1]
+            if command == "RANK.MERGE":
+                # Steps: mostly short ones, so that runs take several.
+                return [1, 1, 2, 2, 3, 5, 10, 1 << 60], [0, -1]
             return [1, 1, 2, 3, 10, 1 << 60], [0, -1]
         if name in ("offset", "radius"):
             return [0, 1, 2, 5, 100, 1 << 62], [-1]
@@ -355,8 +364,34 @@ class Workload:
                          "9007199254740993", "+7", ".5", "5.", "1E2", "Infinity", "1.7976931348623157e308",
                          str(r.randint(-(1 << 62), 1 << 62))])
 
-    def string(self, name: str) -> str:
+    def merge_cursor(self) -> str:
+        """A STEP cursor: 0, one a step replied (the latest or an older
+        one), a run id of the client's own, or an edited one."""
         r = self.rng
+        roll = r.random()
+        if roll < 0.3 or not self.merge_cursors:
+            return "0"
+        if roll < 0.55:
+            return self.merge_cursors[-1]
+        if roll < 0.7:
+            return r.choice(self.merge_cursors)
+        if roll < 0.85:
+            if not self.own_runs or r.random() < 0.3:
+                self.own_runs = (self.own_runs + ["%032x" % r.getrandbits(128)])[-5:]
+            return f"m2:{r.choice(self.own_runs)}:0"
+        cursor = r.choice(self.merge_cursors)
+        if cursor.startswith("m2:"):
+            run, _, steps = cursor[3:].partition(":")
+            return r.choice([f"m2:{run}:{int(steps) + 1}", f"m2:{run}:{max(int(steps) - 2, 0)}",
+                             f"m2:{run.upper()}:{steps}", f"m2:{run}:0{steps}", f"m1:{run}:{steps}",
+                             f"m2:{run[:-1]}:{steps}", f"m2:{run}:{steps}:", f"m2:{run}:18446744073709551616",
+                             f"m2:{run}:18446744073709551615"])
+        return r.choice(["00", "m2:", "", "1"])
+
+    def string(self, name: str, command: str = "") -> str:
+        r = self.rng
+        if name == "cursor" and command == "RANK.MERGE":
+            return self.merge_cursor()
         if name == "cursor":
             if self.cursors and r.random() < 0.7:
                 return r.choice(self.cursors)
@@ -393,6 +428,18 @@ class Workload:
             # A retry: a recent call sent again as it was (an IDMP repeat).
             return list(r.choice(self.recent))
         name = r.choice(self.commands)
+        if name == "RANK.MERGE" and self.last_step and r.random() < 0.6:
+            # The next step of the last stepped merge (or the same step
+            # again): the same arguments, the cursor its reply gave.
+            argv, at, cursor = self.last_step
+            out = list(argv)
+            roll = r.random()
+            if roll < 0.8:
+                out[at] = cursor
+            elif roll < 0.9 and self.merge_cursors:
+                out[at] = r.choice(self.merge_cursors)
+            self.recent = (self.recent + [out])[-20:]
+            return out
         family = name.split(".")[0]
         out = [name]
         self.counts = {}
@@ -462,7 +509,7 @@ class Workload:
             elif kind == "double":
                 out.append(self.double(arg["name"]))
             else:
-                out.append(self.string(arg["name"]))
+                out.append(self.string(arg["name"], command))
 
     def mutate(self, out: list) -> None:
         r = self.rng
@@ -504,6 +551,17 @@ class Workload:
         return ["DEL", r.choice([k for k in ALL_KEYS if k not in POOLS["times"] + POOLS["wrong"]])]
 
 
+def step_cursor_at(argv: list, keys: list) -> int | None:
+    """Where a RANK.MERGE call's STEP cursor stands (its staging key is the
+    call's last key), or None."""
+    if argv[0] != "RANK.MERGE" or not keys:
+        return None
+    for i, word in enumerate(argv[:-3]):
+        if word.upper() == "STEP" and argv[i + 2] == keys[-1]:
+            return i + 3
+    return None
+
+
 class _Nothing(set):
     """A set that keeps nothing: keys may repeat."""
 
@@ -527,6 +585,10 @@ def setup(now_ms: int) -> list:
 # reaches; it answers the largest double below (docs/functions.md).
 I64_MAX = b":9223372036854775807\r\n"
 LUA_LARGEST = b":9223372036854774784\r\n"
+
+
+# A stepped merge's run record (the top member of its staging key).
+RECORD_PREFIX = b"zkit:merge-run:v1:"
 
 
 # RANK.STATS's memory-bytes is MEMORY USAGE's: the module keeps small boards
@@ -583,6 +645,17 @@ class Pair:
     def __init__(self, module: ModuleEngine, library: LibraryEngine, setup_calls: list, resp3: bool = False):
         self.engines = (module, library)
         self.pinned = None
+        # Runs started with cursor 0 on each side: the module's id -> the
+        # library's (and back). Their ids are the one thing the two draw
+        # differently (random bits, a hash of the clock: docs/functions.md);
+        # everything else about those runs must be equal.
+        self.runs: dict[str, str] = {}
+        self.runs_back: dict[str, str] = {}
+        # Replaying a recorded sequence (shrinking), the module draws other
+        # ids than it did: the id each call started (by the call's argv
+        # object), and the recorded ids -> this replay's.
+        self.started: dict[int, str] = {}
+        self.replayed: dict[str, str] = {}
         self.setup = setup_calls
         self.resp3 = resp3
         if resp3:
@@ -595,6 +668,44 @@ class Pair:
             for _ in range(1 + len(self.setup)):
                 engine.con.read()
         self.pinned = None
+        self.runs.clear()
+        self.runs_back.clear()
+        self.replayed.clear()
+
+    @staticmethod
+    def renamed(argv: list, ids: dict, keys: tuple = ()) -> list:
+        """`argv` with each run id of `ids` (in a merge cursor, or
+        hex-encoded in a FEED cursor that points at a run record) replaced
+        by its value, in every word but the call's keys."""
+        for old, new in ids.items():
+            for a, b in ((old, new), (old.encode().hex(), new.encode().hex())):
+                argv = [w.replace(a, b) if isinstance(w, str) and w not in keys else w for w in argv]
+        return argv
+
+    def from_library(self, raw: bytes) -> bytes:
+        """A library reply (or member) with its runs' ids as the module's."""
+        for module_run, library_run in self.runs.items():
+            raw = raw.replace(library_run.encode(), module_run.encode())
+            raw = raw.replace(library_run.encode().hex().encode(), module_run.encode().hex().encode())
+        return raw
+
+    def learn_run(self, staging: str, call: list) -> None:
+        """After a step with cursor 0 (`call`): the run record on top of
+        staging on each side names the run each drew."""
+        found = []
+        for engine in self.engines:
+            top = engine.con.call("ZRANGE", staging, "-1", "-1")
+            member = top[0] if isinstance(top, list) and top else b""
+            found.append(member[len(RECORD_PREFIX):len(RECORD_PREFIX) + 32].decode("latin-1")
+                         if member.startswith(RECORD_PREFIX) else None)
+        module_run, library_run = found
+        if module_run:
+            recorded = self.started.setdefault(id(call), module_run)
+            if recorded != module_run:
+                self.replayed[recorded] = module_run
+        if module_run and library_run and module_run != library_run:
+            self.runs[module_run] = library_run
+            self.runs_back[library_run] = module_run
 
     def run(self, clock_ms: int, argv: list):
         """Runs one call on both: (module reply, library reply, keys)."""
@@ -602,6 +713,7 @@ class Pair:
         pin = self.pinned != clock_ms
         self.pinned = clock_ms
         zkit = "." in argv[0]
+        call, argv = argv, self.renamed(argv, self.replayed)
         mcon, lcon = module.con, library.con
         batch = []
         if pin:
@@ -615,11 +727,16 @@ class Pair:
         if zkit:
             found = replies[-2][1]
             keys = [k.decode("utf-8", "surrogateescape") for k in found] if isinstance(found, list) else []
+        largv = self.renamed(argv, self.runs, tuple(keys))
         lbatch = library.pin(clock_ms) if pin else []
-        lbatch.append(library.command(argv, keys) if zkit else argv)
+        lbatch.append(library.command(largv, keys) if zkit else largv)
         lcon.send(*lbatch)
         lreplies = [lcon.read() for _ in lbatch]
-        return replies[-1], lreplies[-1], keys
+        at = step_cursor_at(argv, keys)
+        if at is not None and argv[at] == "0" and isinstance(replies[-1][1], list):
+            self.learn_run(keys[-1], call)
+        lraw, lvalue = lreplies[-1]
+        return replies[-1], (self.from_library(lraw), lvalue), keys
 
     def data(self) -> list:
         """Each server's data: DEBUG DIGEST, keys, and every key's expiry."""
@@ -632,9 +749,35 @@ class Pair:
             out.append((replies[0], list(zip(keys, replies[1:]))))
         return out
 
+    def zsets_equal(self, keys: list) -> bool:
+        """Whether every key holds the same on both sides, run records
+        compared with the library's run ids read as the module's."""
+        for key, _ in keys:
+            values = []
+            for engine in self.engines:
+                con = engine.con
+                if con.call("TYPE", key) == b"zset":
+                    items = con.call("ZRANGE", key, "0", "-1", "WITHSCORES")
+                    # RESP3 answers [member, score] pairs, RESP2 a flat list.
+                    pairs = [tuple(i) for i in items] if items and isinstance(items[0], list) \
+                        else list(zip(items[::2], items[1::2]))
+                    values.append(("zset", pairs))
+                else:
+                    values.append(("digest", con.call("DEBUG", "DIGEST-VALUE", key)))
+            module, library = values
+            if module[0] == library[0] == "zset":
+                module = sorted(module[1])
+                library = sorted((self.from_library(m) if m.startswith(RECORD_PREFIX) else m, s)
+                                 for m, s in library[1])
+            if module != library:
+                return False
+        return True
+
     def data_diff(self) -> str | None:
         (md, mkeys), (ld, lkeys) = self.data()
         if md == ld and mkeys == lkeys:
+            return None
+        if self.runs and mkeys == lkeys and self.zsets_equal(mkeys):
             return None
         lines = []
         mnames, lnames = {k for k, _ in mkeys}, {k for k, _ in lkeys}
@@ -771,6 +914,7 @@ def main() -> int:
         workload = Workload(rng, clock, skip, window)
         history: list = []
         calls, errors, messages, keys_seen = Counter(), Counter(), Counter(), set()
+        steps = Counter()  # stepped merges' replies: True when a run finished
         for n in range(1, args.calls + 1):
             if rng.random() < 0.5:
                 clock[0] += rng.choice([0, 1, 1, 2, 5, 17, 100, 999, 1000, 5000, 60000])
@@ -787,6 +931,14 @@ def main() -> int:
                     if isinstance(cursor, bytes):
                         workload.cursors.append(cursor.decode("latin-1"))
                 workload.cursors = workload.cursors[-50:]
+            at = step_cursor_at(argv, keys)
+            if at is not None and isinstance(a, list) and len(a) == 2 and isinstance(a[0], bytes):
+                cursor = a[0].decode("latin-1")
+                steps[cursor == "0"] += 1
+                steps["later"] += argv[at] != "0" and not argv[at].endswith(":0")
+                workload.last_step = (argv, at, cursor)
+                if cursor != "0":
+                    workload.merge_cursors = (workload.merge_cursors + [cursor])[-30:]
             if not same_reply(a_raw, b_raw, pair.resp3 and argv[0] == "FEED.PAGE"):
                 print(f"differential: call {n}: {show(argv)}\n  module:  {a_raw!r}\n  library: {b_raw!r}")
                 report(pair, history, f"reply of call {n}")
@@ -806,6 +958,9 @@ def main() -> int:
               f"{args.calls // args.checkpoint} checkpoints, {time.time() - started:.0f} s")
         for name in sorted(zkit_calls):
             print(f"  {name:<12} {zkit_calls[name]:>7} calls, {errors[name]:>6} errors")
+        print(f"  RANK.MERGE STEP: {steps[False] + steps[True]} steps applied or repeated "
+              f"({steps['later']} a run's second or later, {steps[True]} last steps); {len(pair.runs)} "
+              f"runs started with cursor 0 (their ids drawn by each side, compared mapped)")
         if args.verbose:
             for message, count in messages.most_common(40):
                 print(f"  {count:>6}  {message}")

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# make chaos: exactly-once gifts (IDMP) and leased tasks on a 3-master
-# cluster with one replica each, with the release module, while a seeded
-# schedule SIGKILLs masters, runs CLUSTER FAILOVER and moves the busiest
-# slot (tests/integration/chaos.rs says what is checked). Runs on Debian's
+# make chaos: exactly-once gifts (IDMP), leased tasks and stepped merges
+# on a 3-master cluster with one replica each, with the release module,
+# while a seeded schedule SIGKILLs masters, runs CLUSTER FAILOVER and moves
+# the busiest slot (tests/integration/chaos.rs says what is checked). Runs on Debian's
 # Redis and on Valkey 9 (scripts/lib.sh, server_binary).
 # CHAOS_SEED picks another reproducible schedule; CHAOS_SERVERS (default
 # "redis-7.0 valkey-9.1") the servers; ZKIT_MODULE the module (default: the

@@ -36,8 +36,7 @@ pids=()
 for i in "${!runs[@]}"; do
   # shellcheck disable=SC2086 # each run's options are words
   python3 functions/differential.py ${runs[$i]} \
-    --module "$work/libzkit-test-clock.so" --library "$work/zkit-test-clock.lua" \
-    --skip-option RANK.MERGE:step >"$work/run-$i.log" 2>&1 &
+    --module "$work/libzkit-test-clock.so" --library "$work/zkit-test-clock.lua" >"$work/run-$i.log" 2>&1 &
   pids+=($!)
 done
 failed=0

@@ -17,7 +17,9 @@ how a client takes a few arguments (NODE_OPTION_NAMES, NODE_FIELD_NAMES,
 PYTHON_MAPPINGS, NODE_INLINE_BLOCKS), which keeps the methods' signatures
 as they were. The Rust client's methods themselves are generated (Rust has
 no keyword arguments to lay out at run time): one per command, with an
-options struct per command that has options.
+options struct per command that has options, and one more for an option
+that changes the reply's shape (RUST_REPLY_OPTIONS: `rank_gift_idmp`,
+`rank_merge_step`), so each method has one reply type.
 
 Each argument of commands.json becomes one part of a command's layout:
 
@@ -79,10 +81,50 @@ REPLY_SHAPES: Dict[str, Tuple[str, str, str]] = {
 #: Rust reply types narrower than their shape: DELAY.POLL never answers nil
 #: (only DELAY.BPOLL does, on timeout).
 RUST_REPLY_TYPES: Dict[str, str] = {"DELAY.POLL": "Vec<Task>"}
-# Options the Rust client does not send yet: IDMP adds a last element to the
-# reply, which its reply types would need to read from a call that sent it;
-# RANK.MERGE's STEP replies [cursor, count] where the method returns i64.
-RUST_LATER_OPTIONS = {"idmp", "retain", "step"}
+
+
+@dataclass(frozen=True)
+class RustReplyOption:
+    """An option that changes the shape of its command's reply. A Rust
+    method has one reply type, so the option gets a method of its own,
+    named with ``suffix`` (``rank_gift_idmp``): it takes the option as a
+    required argument of type ``struct`` (the option's fields, and those
+    of the ``companions``, options that are only valid with it) and
+    returns ``reply`` (``{}`` is the command's usual reply type). The
+    method without the suffix sends neither."""
+
+    suffix: str
+    struct: str
+    reply: str
+    #: The method's doc, after a link to the method without the option.
+    doc: str
+    #: The argument struct's doc.
+    about: str
+    companions: Tuple[str, ...] = ()
+
+
+#: By token. IDMP adds the "already applied" flag as the reply's last
+#: element (`Applied` in replies.rs); RETAIN only goes with it. STEP replies
+#: [cursor, staged] in place of the member count (`MergeStep`).
+RUST_REPLY_OPTIONS: Dict[str, RustReplyOption] = {
+    "IDMP": RustReplyOption(
+        "idmp",
+        "Idmp",
+        "Applied<{}>",
+        "applied once per event id ([`Idmp`]): the reply says whether the id was already applied ([`Applied`]).",
+        "A write applies once per event id: sent again with the same id and arguments, it changes nothing "
+        "and says so. The seen-key shares the hash slot of the command's keys.",
+        ("RETAIN",),
+    ),
+    "STEP": RustReplyOption(
+        "step",
+        "Step",
+        "MergeStep",
+        "one step of a merge in steps ([`Step`]): the cursor to send next and the members staged ([`MergeStep`]).",
+        "Each step merges the next `count` entries into `staging` (a key of its own, in the hash slot of "
+        'the others); start with cursor `"0"`, then send the cursor each reply returns, until it is `"0"`.',
+    ),
+}
 
 #: The reply shape of every command of commands.json (docs/commands.md, "Reply").
 COMMAND_REPLIES: Dict[str, str] = {
@@ -401,8 +443,8 @@ RUST_HEADER = """\
 use redis::RedisResult;
 
 use crate::replies::{{
-    BoardStats, DelayStats, FeedPage, RankEntry, RankInfo, RateResult, RateStats, Task, TotalRank,
-    VoteResult,
+    Applied, BoardStats, DelayStats, FeedPage, MergeStep, RankEntry, RankInfo, RateResult,
+    RateStats, Task, TotalRank, VoteResult,
 }};
 use crate::{{Call, Transport, Zkit}};
 
@@ -454,95 +496,186 @@ def rust_option_type(part: Part) -> str:
     return f"Option<{types[0]}>" if len(types) == 1 else f"Option<({', '.join(types)})>"
 
 
-def rust_option_statement(part: Part) -> str:
-    name = snake(part.name)
+def rust_option_statement(part: Part, source: str) -> str:
+    """How a method sends an optional part, read from ``source`` (``options.at``)."""
     if part.kind == "flag":
-        return f'if options.{name} {{\n            call.arg("{part.token}");\n        }}'
+        return f'if {source} {{\n            call.arg("{part.token}");\n        }}'
     if part.variadic:
-        return f'if let Some(values) = options.{name} {{\n            call.values("{part.token}", "{name}", values)?;\n        }}'
+        return f'if let Some(values) = {source} {{\n            call.values("{part.token}", "{snake(part.name)}", values)?;\n        }}'
     fields = [snake(field.name) for field in part.fields]
     pattern = fields[0] if len(fields) == 1 else f"({', '.join(fields)})"
     sent = [f'call.arg("{part.token}");'] + [f"call.{'key' if field.is_key else 'arg'}({snake(field.name)});" for field in part.fields]
     body = "\n            ".join(sent)
-    return f"if let Some({pattern}) = options.{name} {{\n            {body}\n        }}"
+    return f"if let Some({pattern}) = {source} {{\n            {body}\n        }}"
 
 
-def rust_syntax(spec: Spec) -> str:
-    words = [spec.command]
+def rust_part_syntax(part: Part, required: bool = False) -> str:
+    """A part's syntax; a flag or an option ``required`` without brackets."""
+    if part.kind == "arg" and part.type == "oneof":
+        return "|".join(part.tokens)
+    if part.kind in ("key", "arg"):
+        return part.name
+    if part.kind == "keys":
+        return f"numkeys {part.name} [{part.name} ...]"
+    if part.kind == "values":
+        return f"{part.token} {part.name} [{part.name} ...]"
+    if part.kind == "blocks":
+        block = " ".join(field.name for field in part.fields)
+        return f"{block} [{block} ...]"
+    if part.kind == "flag":
+        words = part.token
+    elif part.variadic:
+        words = f"{part.token} {part.fields[0].name} [{part.fields[0].name} ...]"
+    else:
+        words = " ".join([part.token] + [field.name for field in part.fields])
+    return words if required else f"[{words}]"
+
+
+def rust_syntax(spec: Spec, parts: Tuple[Part, ...], required: str = "") -> str:
+    """The syntax of a call made of ``parts``; the option ``required`` (a
+    token) without its brackets."""
+    return " ".join([spec.command] + [rust_part_syntax(part, part.token == required != "") for part in parts])
+
+
+#: The tokens of options that only go with a reply option (RETAIN).
+RUST_COMPANIONS = {token for option in RUST_REPLY_OPTIONS.values() for token in option.companions}
+
+
+def rust_reply_option(spec: Spec) -> Optional[Tuple[Part, RustReplyOption]]:
+    """The command's option that changes its reply, if it has one."""
+    found = [(part, RUST_REPLY_OPTIONS[part.token]) for part in spec.layout if part.kind == "option" and part.token in RUST_REPLY_OPTIONS]
+    if len(found) > 1:
+        raise GrammarError(f"{spec.command}: options {[part.token for part, _ in found]} all change the reply; the Rust client has a method for one")
     for part in spec.layout:
-        if part.kind == "arg" and part.type == "oneof":
-            words.append("|".join(part.tokens))
-        elif part.kind in ("key", "arg"):
-            words.append(part.name)
-        elif part.kind == "keys":
-            words.append(f"numkeys {part.name} [{part.name} ...]")
-        elif part.kind == "values":
-            words.append(f"{part.token} {part.name} [{part.name} ...]")
-        elif part.kind == "blocks":
-            block = " ".join(field.name for field in part.fields)
-            words.append(f"{block} [{block} ...]")
-        elif part.kind == "flag":
-            words.append(f"[{part.token}]")
-        elif part.variadic:
-            words.append(f"[{part.token} {part.fields[0].name} [{part.fields[0].name} ...]]")
-        else:
-            words.append(f"[{' '.join([part.token] + [field.name for field in part.fields])}]")
-    return " ".join(words)
+        if part.token in RUST_COMPANIONS and not any(part.token in option.companions for _, option in found):
+            raise GrammarError(f"{spec.command}: {part.token} without the option it goes with")
+    return found[0] if found else None
 
 
-def rust_command(spec: Spec, enums: Dict[str, Tuple[str, ...]]) -> Tuple[str, str]:
-    """The options struct (or "") and the method of one command."""
+def rust_reply_struct(spec: Spec, part: Part, option: RustReplyOption) -> str:
+    """The argument struct of a reply option: its fields, then its
+    companions' (each optional), with `new` taking the fields."""
+    fields = [(snake(field.name), rust_type(field.type), f"`{field.name}`") for field in part.fields]
+    companions = tuple(other for other in spec.layout if other.token in option.companions)
+    for companion in companions:
+        if companion.kind != "option" or companion.variadic or len(companion.fields) != 1:
+            raise GrammarError(f"{spec.command} {companion.token}: a companion of {part.token} must be an option with one value")
+        fields.append((snake(companion.name), rust_option_type(companion), f"`{rust_part_syntax(companion, True)}`: optional, `None` sends none"))
+    lifetime = "<'a>" if any("'a" in kind for _, kind, _ in fields) else ""
+    name = option.struct
+    required = [(field, kind) for field, kind, _ in fields[: len(part.fields)]]
+    shown = " ".join([rust_part_syntax(part, True)] + [rust_part_syntax(companion) for companion in companions])
+    lines = [f"/// `{shown}`, the argument of the `*_{option.suffix}` methods.\n///\n"]
+    lines.append(f"/// {option.about}\n")
+    lines.append("#[derive(Debug, Clone, Copy, PartialEq)]\n")
+    lines.append(f"pub struct {name}{lifetime} {{\n")
+    for field, kind, doc in fields:
+        lines.append(f"    /// {doc}\n    pub {field}: {kind},\n")
+    lines.append("}\n\n")
+    lines.append(f"impl{lifetime} {name}{lifetime} {{\n")
+    lines.append(f"    /// `{part.token}` with these fields{', without ' + ', '.join(f'`{token}`' for token in option.companions) if option.companions else ''}.\n")
+    lines.append(f"    pub fn new({', '.join(f'{field}: {kind}' for field, kind in required)}) -> Self {{\n")
+    values = [field for field, _ in required] + [f"{field}: None" for field, _, _ in fields[len(part.fields) :]]
+    lines.append(f"        {name} {{ {', '.join(values)} }}\n    }}\n}}\n\n")
+    return "".join(lines)
+
+
+def rust_method(spec: Spec, options_param: str, variant: Optional[Tuple[Part, RustReplyOption, str]], methods: List[str]) -> str:
+    """One method of a command: without its reply option (``variant`` None,
+    then ``methods`` are the other methods to name) or with it (the option,
+    and the type of its argument)."""
     method = snake(spec.command.lower().replace(".", "_"))
-    params, statements, options = ["&mut self"], [], []
+    reply = RUST_REPLY_TYPES.get(spec.command, REPLY_SHAPES[spec.reply][2])
+    params, statements, sent = ["&mut self"], [], []
+    required = ""
+    given: List[str] = []
+    if variant:
+        part, option, argument = variant
+        method, required, reply = f"{method}_{option.suffix}", part.token, option.reply.format(reply)
+        given.append(f"{snake(part.name)}: {argument}")
     for part in spec.layout:
-        if part.kind in ("flag", "option") and part.name in RUST_LATER_OPTIONS:
-            continue
         if part.kind in ("flag", "option"):
-            options.append(part)
-            statements.append(rust_option_statement(part))
+            if variant and part.token == required:
+                name = snake(part.name)
+                statements.append("\n        ".join([f'call.arg("{part.token}");'] + [f"call.{'key' if field.is_key else 'arg'}({name}.{snake(field.name)});" for field in part.fields]))
+            elif variant and part.token in variant[1].companions:
+                statements.append(rust_option_statement(part, f"{snake(variant[0].name)}.{snake(part.name)}"))
+            elif part.token in RUST_REPLY_OPTIONS or part.token in RUST_COMPANIONS:
+                continue
+            else:
+                statements.append(rust_option_statement(part, f"options.{snake(part.name)}"))
+            sent.append(part)
             continue
         name, kind, statement = rust_positional(part)
-        if part.type == "oneof":
-            enums[pascal(part.name)] = part.tokens
         params.append(f"{name}: {kind}")
         statements.append(statement)
-    struct = ""
-    if options:
-        fields = [(snake(part.name), "bool" if part.kind == "flag" else rust_option_type(part), part) for part in options]
-        lifetime = "<'a>" if any("'a" in kind for _, kind, _ in fields) else ""
-        struct_name = f"{pascal(spec.command)}Options"
-        lines = [f"/// The options of [`Zkit::{method}`]; `Default` sends none.\n", "#[derive(Debug, Clone, Copy, Default, PartialEq)]\n"]
-        lines.append(f"pub struct {struct_name}{lifetime} {{\n")
-        for name, kind, part in fields:
-            shown = rust_syntax(Spec("", False, (part,), "")).strip()[1:-1]
-            lines.append(f"    /// `{shown}`\n")
-            lines.append(f"    pub {name}: {kind},\n")
-        lines.append("}\n\n")
-        struct = "".join(lines)
-        params.append(f"options: {struct_name}{'<' + chr(39) + '_>' if lifetime else ''}")
-    reply = RUST_REPLY_TYPES.get(spec.command, REPLY_SHAPES[spec.reply][2])
+        sent.append(part)
+    params += given + ([options_param] if options_param else [])
     lines = []
-    if spec.summary:
+    if variant:
+        lines.append(f"    /// [`Zkit::{method[: -len(variant[1].suffix) - 1]}`], {variant[1].doc}\n    ///\n")
+    elif spec.summary:
         # Brackets escaped: rustdoc would read `[total, rank]` as a link.
         summary = spec.summary.replace("[", "\\[").replace("]", "\\]")
         lines.append(f"    /// {summary}\n    ///\n")
-    lines.append(f"    /// `{rust_syntax(spec)}`\n")
+    lines.append(f"    /// `{rust_syntax(spec, tuple(sent), required)}`\n")
+    for other in methods:
+        lines.append(f"    ///\n    /// {other}\n")
     if len(params) > 7:
         lines.append("    #[allow(clippy::too_many_arguments)]\n")
     lines.append(f"    pub fn {method}({', '.join(params)}) -> RedisResult<{reply}> {{\n")
     lines.append(f'        let mut call = Call::new("{spec.command}");\n')
     lines.extend(f"        {statement}\n" for statement in statements)
     lines.append("        self.send(call)\n    }\n")
-    return struct, "".join(lines)
+    return "".join(lines)
+
+
+def rust_command(spec: Spec, enums: Dict[str, Tuple[str, ...]], structs: Dict[str, str]) -> Tuple[str, List[str]]:
+    """The options struct (or "") and the methods of one command; the
+    argument struct of its reply option goes into ``structs``."""
+    method = snake(spec.command.lower().replace(".", "_"))
+    variant = rust_reply_option(spec)
+    names = [method]
+    if variant:
+        part, option = variant
+        names.append(f"{method}_{option.suffix}")
+        struct = rust_reply_struct(spec, part, option)
+        if structs.setdefault(option.struct, struct) != struct:
+            raise GrammarError(f"{spec.command}: {part.token} differs from the other commands' {part.token}; the Rust client has one {option.struct}")
+    options = [part for part in spec.layout if part.kind in ("flag", "option") and part.token not in RUST_REPLY_OPTIONS and part.token not in RUST_COMPANIONS]
+    for part in spec.layout:
+        if part.type == "oneof":
+            enums[pascal(part.name)] = part.tokens
+    struct, options_param = "", ""
+    if options:
+        fields = [(snake(part.name), "bool" if part.kind == "flag" else rust_option_type(part), part) for part in options]
+        lifetime = "<'a>" if any("'a" in kind for _, kind, _ in fields) else ""
+        struct_name = f"{pascal(spec.command)}Options"
+        of = " and ".join(f"[`Zkit::{name}`]" for name in names)
+        lines = [f"/// The options of {of}; `Default` sends none.\n", "#[derive(Debug, Clone, Copy, Default, PartialEq)]\n"]
+        lines.append(f"pub struct {struct_name}{lifetime} {{\n")
+        for name, kind, part in fields:
+            lines.append(f"    /// `{rust_part_syntax(part, True)}`\n")
+            lines.append(f"    pub {name}: {kind},\n")
+        lines.append("}\n\n")
+        struct = "".join(lines)
+        options_param = f"options: {struct_name}{'<' + chr(39) + '_>' if lifetime else ''}"
+    methods = [rust_method(spec, options_param, None, [f"`{variant[0].token}`: [`Zkit::{names[1]}`]."] if variant else [])]
+    if variant:
+        part, option = variant
+        argument = option.struct + ("<'_>" if "<'a>" in structs[option.struct] else "")
+        methods.append(rust_method(spec, options_param, (part, option, argument), []))
+    return struct, methods
 
 
 def rust_table(specs: List[Spec]) -> str:
     enums: Dict[str, Tuple[str, ...]] = {}
+    reply_structs: Dict[str, str] = {}
     structs, methods = [], []
     for spec in specs:
-        struct, method = rust_command(spec, enums)
+        struct, command_methods = rust_command(spec, enums, reply_structs)
         structs.append(struct)
-        methods.append(method)
+        methods.extend(command_methods)
     names = ", ".join(f'"{spec.command}"' for spec in specs)
     out = [RUST_HEADER.format(names=names), "\n"]
     for name, tokens in enums.items():
@@ -551,6 +684,7 @@ def rust_table(specs: List[Spec]) -> str:
         out.append(f"}}\n\nimpl {name} {{\n    /// The token sent.\n    pub fn token(self) -> &'static str {{\n        match self {{\n")
         out.extend(f'            {name}::{token.capitalize()} => "{token}",\n' for token in tokens)
         out.append("        }\n    }\n}\n\n")
+    out.extend(reply_structs.values())
     out.extend(structs)
     out.append("impl<C: Transport> Zkit<C> {\n")
     out.append("\n".join(methods))

@@ -83,6 +83,10 @@ dist_contents=(libzkit.so zkit.lua README.md LICENSE CHANGELOG.md)
 # the oldest in use on servers we target.
 dist_glibc=2.17
 
+# What the module is built from: a change here can move what a call costs
+# (docs/benchmarks.md names the commit it measured; scripts/bench-page-check.sh).
+module_code=(src Cargo.toml Cargo.lock)
+
 # The version in Cargo.toml.
 dist_version() {
   local id

@@ -1,17 +1,22 @@
 //! Every error a zkit command can reply with, and its Redis error text.
 //!
-//! Commands return `Result<(), ZkitError>`; the host's dispatcher turns an
-//! `Err` into the error reply, so every message is spelled here and only here.
+//! Handlers fail with a [`ZkitError`], which wraps the typed errors of the
+//! grammar (`host`) and of `logic` (which hold values, not text); the host's
+//! dispatcher replies with its `Display`. So every refusal is worded here and
+//! only here. The one text from elsewhere is an internal error's detail
+//! ([`ZkitError::Internal`]): what the code saw (a caught panic, an
+//! unexpected server answer, a command that failed after writing), a bug
+//! report rather than an answer a client acts on.
 
 use std::fmt;
 
 use crate::host::{GrammarError, HostError, Mistake};
 use crate::logic::cursor::CursorError;
 use crate::logic::delay::DelayError;
-use crate::logic::family::WrongFamily;
+use crate::logic::family::{Evidence, Family, WrongFamily};
 use crate::logic::idmp::IdmpError;
 use crate::logic::merge::MergeError;
-use crate::logic::rank::RankError;
+use crate::logic::rank::{RankError, TOTAL_LIMIT};
 use crate::logic::recent::RecentError;
 use crate::logic::vote::VoteError;
 
@@ -47,10 +52,6 @@ pub enum ZkitError {
     Syntax,
     /// Wrong number of arguments for the command (checked by Redis too).
     Arity(&'static str),
-    /// Not a 64-bit integer (Redis's wording).
-    NotInteger,
-    /// Not a number, or NaN (Redis's wording).
-    NotFloat,
     /// A numeric argument outside what the command accepts.
     OutOfRange {
         what: &'static str,
@@ -86,19 +87,103 @@ impl fmt::Display for ZkitError {
             ZkitError::WrongType => {
                 f.write_str("WRONGTYPE Operation against a key holding the wrong kind of value")
             }
-            ZkitError::WrongFamily(e) => write!(f, "WRONGTYPE {e}: nothing was changed"),
+            ZkitError::WrongFamily(e) => {
+                let because = match e.because {
+                    Evidence::TieBreak => "scores with a tie-break fraction",
+                    Evidence::SeenKeyHead => "event ids beside their arguments' digests",
+                    Evidence::NotRecentUnixMs => "its newest score is no unix ms of this century",
+                    Evidence::NotWholeUnixMs => "its scores are not whole unix ms",
+                };
+                let expected = family_name(e.expected);
+                match e.looks_like {
+                    Some(family) => write!(
+                        f,
+                        "WRONGTYPE the key looks like {} ({because}), not {expected}",
+                        family_name(family)
+                    )?,
+                    None => write!(f, "WRONGTYPE the key is not {expected} ({because})")?,
+                }
+                f.write_str(": nothing was changed")
+            }
             ZkitError::Syntax => f.write_str("ERR syntax error"),
             ZkitError::Arity(command) => {
                 write!(f, "ERR wrong number of arguments for '{command}' command")
             }
-            ZkitError::NotInteger => f.write_str("ERR value is not an integer or out of range"),
-            ZkitError::NotFloat => f.write_str("ERR value is not a valid float"),
             ZkitError::OutOfRange { what, limit } => write!(f, "ERR {what} {limit}"),
-            ZkitError::Rank(e) => write!(f, "ERR {e}"),
-            ZkitError::Recent(e) => write!(f, "ERR {e}"),
-            ZkitError::Vote(e) => write!(f, "ERR {e}"),
-            ZkitError::Cursor(e) => write!(f, "ERR {e}"),
-            ZkitError::Delay(e) => write!(f, "ERR {e}"),
+            ZkitError::Rank(e) => match e {
+                RankError::TotalOutOfRange => write!(
+                    f,
+                    "ERR total out of range: rank totals must be integers with |total| < 2^52 ({TOTAL_LIMIT})"
+                ),
+                RankError::TimeOutsideWindow {
+                    at_ms,
+                    start_ms,
+                    end_ms,
+                } => write!(
+                    f,
+                    "ERR time {at_ms} is outside the tie-break window [{start_ms}, {end_ms}) ms \
+                     (see zkit.tiebreak-epoch-ms and zkit.tiebreak-span-ms)"
+                ),
+                RankError::NotRankScore(score) => write!(
+                    f,
+                    "ERR the member's score {score} is not a rank score (|score| must be below 2^52)"
+                ),
+                RankError::RepeatedBoard => {
+                    f.write_str("ERR a board is named twice: give each key once")
+                }
+            },
+            ZkitError::Recent(RecentError::NoLaterScore(newest)) => write!(
+                f,
+                "ERR the list's newest score {newest} leaves no room for a later view"
+            ),
+            ZkitError::Vote(e) => match e {
+                VoteError::InvalidWeight => {
+                    f.write_str("ERR weights must be finite and not negative")
+                }
+                VoteError::WeightsTooLarge => {
+                    f.write_str("ERR weights too large: up + down must be finite")
+                }
+                VoteError::SharedKey => f.write_str(
+                    "ERR scores, upvoters and downvoters must be three different keys",
+                ),
+                VoteError::NoPostTime => f.write_str(
+                    "ERR the item has no post time in the WINDOW key: voting is closed",
+                ),
+                VoteError::VotingClosed {
+                    posted_at_s,
+                    window_s,
+                } => write!(
+                    f,
+                    "ERR voting is closed: the item was posted at {posted_at_s} and the window \
+                     of {window_s} seconds has passed"
+                ),
+                VoteError::VoterInBothSets => {
+                    f.write_str("ERR the voter is in both upvoters and downvoters")
+                }
+            },
+            ZkitError::Cursor(e) => match e {
+                CursorError::Malformed => f.write_str(
+                    "ERR invalid cursor: pass back a top or bottom cursor exactly as FEED.PAGE returned it",
+                ),
+                CursorError::TooLong {
+                    member_len,
+                    cursor_len,
+                    limit,
+                } => write!(
+                    f,
+                    "ERR the cursor of a member of {member_len} bytes would be {cursor_len} bytes, \
+                     more than proto-max-bulk-len ({limit}) lets a client send back"
+                ),
+            },
+            ZkitError::Delay(e) => f.write_str(match e {
+                DelayError::DeadLetterWithoutLease => {
+                    "ERR DEADLETTER needs LEASE: only leased tasks are delivered again"
+                }
+                DelayError::SharedDeadLetterKey => {
+                    "ERR the dead-letter and deliveries sets must differ from the queue, \
+                     the in-flight set and each other"
+                }
+            }),
             ZkitError::Merge(e) => f.write_str(match e {
                 MergeError::StagingIsNamed => {
                     "ERR the staging key must differ from destkey and from every source key"
@@ -126,8 +211,11 @@ impl fmt::Display for ZkitError {
                 }
             }),
             ZkitError::Grammar(e) => match e {
-                GrammarError::NotInteger => ZkitError::NotInteger.fmt(f),
-                GrammarError::NotFloat => ZkitError::NotFloat.fmt(f),
+                // Redis's wording.
+                GrammarError::NotInteger => {
+                    f.write_str("ERR value is not an integer or out of range")
+                }
+                GrammarError::NotFloat => f.write_str("ERR value is not a valid float"),
                 GrammarError::CountTooSmall(count) => ZkitError::OutOfRange {
                     what: count,
                     limit: bound::AT_LEAST_ONE,
@@ -159,13 +247,35 @@ impl fmt::Display for ZkitError {
                     write!(f, "; usage: {usage}")
                 }
             },
-            ZkitError::Idmp(e) => write!(f, "ERR {e}"),
+            ZkitError::Idmp(e) => f.write_str(match e {
+                IdmpError::SeenKeyIsWritten => {
+                    "ERR the IDMP seen-key must be a key of its own, not one the command writes"
+                }
+                IdmpError::RetainWithoutIdmp => {
+                    "ERR RETAIN sets how long an IDMP event id is remembered: give IDMP too"
+                }
+                IdmpError::OtherArguments => {
+                    "ERR this IDMP event id was already applied by a call with other arguments \
+                     (another command, key, member or amount): nothing was changed"
+                }
+            }),
             ZkitError::CommandUnavailable(command) => write!(
                 f,
                 "ERR this command needs {command}, which the server has renamed or disabled (rename-command): nothing was changed"
             ),
             ZkitError::Internal(message) => write!(f, "ERR zkit internal error: {message}"),
         }
+    }
+}
+
+/// A family's name as refusals word it.
+fn family_name(family: Family) -> &'static str {
+    match family {
+        Family::RankBoard => "a RANK board",
+        Family::RateLog => "a RATE log",
+        Family::RecentList => "a RECENT list",
+        Family::DelayQueue => "a DELAY queue",
+        Family::SeenKey => "an IDMP seen-key",
     }
 }
 
@@ -251,25 +361,43 @@ mod tests {
     }
 
     #[test]
-    fn every_message_starts_with_an_error_code() {
+    fn every_message_is_one_line_after_an_error_code() {
         let errors = [
             ZkitError::WrongType,
             ZkitError::Syntax,
             ZkitError::Arity("rank.gift"),
-            ZkitError::NotInteger,
-            ZkitError::NotFloat,
+            ZkitError::Grammar(GrammarError::NotInteger),
+            ZkitError::Grammar(GrammarError::NotFloat),
             ZkitError::OutOfRange {
                 what: "count",
                 limit: "must not be negative",
             },
             ZkitError::Rank(RankError::TotalOutOfRange),
+            ZkitError::Rank(RankError::TimeOutsideWindow {
+                at_ms: 1,
+                start_ms: 2,
+                end_ms: 3,
+            }),
+            ZkitError::Rank(RankError::NotRankScore(f64::INFINITY)),
+            ZkitError::Rank(RankError::RepeatedBoard),
             ZkitError::Recent(RecentError::NoLaterScore(f64::INFINITY)),
+            ZkitError::Vote(VoteError::InvalidWeight),
+            ZkitError::Vote(VoteError::WeightsTooLarge),
+            ZkitError::Vote(VoteError::SharedKey),
+            ZkitError::Vote(VoteError::NoPostTime),
             ZkitError::Vote(VoteError::VotingClosed {
                 posted_at_s: 1.0,
                 window_s: 2,
             }),
+            ZkitError::Vote(VoteError::VoterInBothSets),
             ZkitError::Cursor(CursorError::Malformed),
+            ZkitError::Cursor(CursorError::TooLong {
+                member_len: 1,
+                cursor_len: 2,
+                limit: 3,
+            }),
             ZkitError::Delay(DelayError::DeadLetterWithoutLease),
+            ZkitError::Delay(DelayError::SharedDeadLetterKey),
             ZkitError::Merge(MergeError::StagingIsNamed),
             ZkitError::Merge(MergeError::MalformedCursor),
             ZkitError::Merge(MergeError::ForeignCursor),
@@ -279,11 +407,13 @@ mod tests {
             ZkitError::Merge(MergeError::StaleCursor),
             ZkitError::Merge(MergeError::SlotMoving),
             ZkitError::Idmp(IdmpError::SeenKeyIsWritten),
+            ZkitError::Idmp(IdmpError::RetainWithoutIdmp),
+            ZkitError::Idmp(IdmpError::OtherArguments),
             ZkitError::CommandUnavailable("ZREVRANK"),
             ZkitError::WrongFamily(WrongFamily {
-                expected: crate::logic::family::Family::RateLog,
+                expected: Family::RateLog,
                 looks_like: None,
-                because: "why",
+                because: Evidence::NotRecentUnixMs,
             }),
             ZkitError::Internal("boom".into()),
         ];
@@ -294,6 +424,29 @@ mod tests {
                 code.chars().all(|c| c.is_ascii_uppercase()) && !code.is_empty(),
                 "{text}"
             );
+            assert!(!text.contains('\n') && !text.contains("  "), "{text}");
         }
+    }
+
+    #[test]
+    fn a_wrong_family_refusal_names_both_families_and_why() {
+        let refusal = |looks_like, because| {
+            ZkitError::WrongFamily(WrongFamily {
+                expected: Family::RateLog,
+                looks_like,
+                because,
+            })
+            .to_string()
+        };
+        assert_eq!(
+            refusal(Some(Family::RankBoard), Evidence::TieBreak),
+            "WRONGTYPE the key looks like a RANK board (scores with a tie-break fraction), \
+             not a RATE log: nothing was changed"
+        );
+        assert_eq!(
+            refusal(None, Evidence::NotRecentUnixMs),
+            "WRONGTYPE the key is not a RATE log (its newest score is no unix ms of this \
+             century): nothing was changed"
+        );
     }
 }

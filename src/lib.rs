@@ -4,8 +4,9 @@
 //!
 //! - `module/`: what MODULE LOAD sets up (configs, commands, INFO) and the
 //!   entry points the server calls;
-//! - `commands/`: one file per command family: declarations, argument
-//!   parsing, and handlers that read, decide (through `logic/`) and write
+//! - `commands/`: one file per command family: declarations (each
+//!   command's grammar, which `host/` parses into its typed request) and
+//!   handlers that check ranges, read, decide (through `logic/`) and write
 //!   (through `host/`);
 //! - `logic/`: pure rules with no server types (score layouts, cursors, vote
 //!   deltas, window decisions, claim selection), unit-tested on their own;

@@ -12,17 +12,7 @@ local MALFORMED = 'ERR invalid cursor: pass back a top or bottom cursor exactly 
 local SMALLEST_BULK_LIMIT = 1048576
 local DEFAULT_BULK_LIMIT = 536870912
 
-local function hex(bytes)
-  if #bytes <= 4000 then
-    -- One format call for the whole member (string.byte returns each byte).
-    return string.format(string.rep('%02x', #bytes), string.byte(bytes, 1, -1))
-  end
-  return (bytes:gsub('.', function(c) return string.format('%02x', string.byte(c)) end))
-end
-
-local function unhex(text)
-  return (text:gsub('..', function(pair) return string.char(tonumber(pair, 16)) end))
-end
+local hex, unhex = rt.hex, rt.unhex
 
 local function encode(score, member)
   return 'f1:' .. hex(struct.pack('>d', score)) .. ':' .. hex(member)

@@ -321,6 +321,19 @@ function rt.rust_display(x)
   return sign .. digits .. zeros(exponent - #digits)
 end
 
+-- Bytes as lowercase hex digits, and back (from an even number of them).
+function rt.hex(bytes)
+  if #bytes <= 4000 then
+    -- One format call for the whole member (string.byte returns each byte).
+    return string.format(string.rep('%02x', #bytes), string.byte(bytes, 1, -1))
+  end
+  return (bytes:gsub('.', function(c) return string.format('%02x', string.byte(c)) end))
+end
+
+function rt.unhex(text)
+  return (text:gsub('..', function(pair) return string.char(tonumber(pair, 16)) end))
+end
+
 -- A score as an argument of a native command: reads back as exactly `x`.
 function rt.arg_score(x)
   if x == huge then

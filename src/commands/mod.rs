@@ -1,8 +1,10 @@
 //! The command layer: one file per command family. Each declares its
-//! commands ([`declare_command!`](crate::declare_command)), parses their
-//! arguments Redis-style (`args`), and handles them: read through `host`,
-//! decide through `logic`, write through `host`. A family listed in
-//! [`FAMILIES`] is registered, documented in COMMAND DOCS and counted in INFO.
+//! commands ([`declare_command!`](crate::declare_command)): their grammar,
+//! which `host`'s grammar parses Redis-style into the typed request
+//! ([`request!`](crate::request)), and their handlers: check what the
+//! grammar cannot (the ranges in `args`), read through `host`, decide
+//! through `logic`, write through `host`. A family listed in [`FAMILIES`] is
+//! registered, documented in COMMAND DOCS and counted in INFO.
 
 pub mod args;
 pub mod board_layout;

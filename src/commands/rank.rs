@@ -205,7 +205,7 @@ declare_command! {
         since: "0.2.0",
         history: &[("0.3.0", "Added the `IDMP` and `RETAIN` options; with IDMP the reply gains a last element, 1 when the event was already applied.")],
         args: &[
-            Arg::integer("numkeys"),
+            Arg::count("numkeys"),
             Arg::key("key", BOARD_WRITE_FLAGS).counted_by("numkeys"),
             Arg::string("member"),
             Arg::integer("amount"),
@@ -447,8 +447,6 @@ request! {
     /// RANK.MGIFT `numkeys key [key ...] member amount [AT unix-ms] [SHARED]
     /// [IDMP seen-key event-id] [RETAIN ms]`.
     struct MultiGift<'a> {
-        /// The count the list after it was read with.
-        _numkeys: i64 = integer,
         boards: Vec<&'a RStr> = list(Request::key),
         member: &'a RStr = string,
         amount: i64 = integer,
@@ -463,7 +461,6 @@ request! {
 /// write, so an error changes no board.
 fn mgift(ctx: &Ctx, args: MultiGift<'_>) -> Result<Reply, ZkitError> {
     let MultiGift {
-        _numkeys: _,
         boards,
         member,
         amount,

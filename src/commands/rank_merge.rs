@@ -34,7 +34,7 @@ declare_command! {
         ],
         args: &[
             Arg::key("destkey", kf::OW | kf::UPDATE),
-            Arg::integer("numkeys"),
+            Arg::count("numkeys"),
             Arg::key("key", kf::RO | kf::ACCESS).counted_by("numkeys"),
             Arg::integer("weight")
                 .token("WEIGHTS")
@@ -68,8 +68,6 @@ request! {
     /// count staging cursor]`.
     struct Merge<'a> {
         dest: &'a RStr = key,
-        /// The count the list after it was read with.
-        _numkeys: i64 = integer,
         sources: Vec<&'a RStr> = list(Request::key),
         weights: Option<Vec<i64>> = option(|weights| weights.list(Request::integer)),
         step: Option<(i64, &'a RStr, &'a RStr)> = option(|step| (step.integer(), step.key(), step.string())),
@@ -81,7 +79,6 @@ request! {
 fn merge(ctx: &Ctx, args: Merge<'_>) -> Result<Reply, ZkitError> {
     let Merge {
         dest,
-        _numkeys: _,
         sources,
         weights,
         step,

@@ -140,7 +140,9 @@ pub fn read_request_of<'a, T: FromArgs<'a>, R, E>(
 /// Declares a command's typed request and reads it from the parsed call, in
 /// declaration order: each field names the [`Request`] reader of its
 /// argument (`key`, `string`, `integer`, `flag`, `option(...)`, `list(...)`,
-/// `one_of(...)`), so the struct and its reading are written once.
+/// `one_of(...)`), so the struct and its reading are written once. A count
+/// (`numkeys`, [`Arg::count`](super::Arg::count)) has no field: the grammar
+/// consumes it, and the list it counts holds that many items.
 ///
 /// ```ignore
 /// request! {

@@ -21,8 +21,6 @@ pub struct Ctx {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum EventClass {
     Generic,
-    Set,
-    Hash,
     Zset,
 }
 
@@ -30,8 +28,6 @@ impl EventClass {
     fn bits(self) -> c_int {
         (match self {
             EventClass::Generic => raw::REDISMODULE_NOTIFY_GENERIC,
-            EventClass::Set => raw::REDISMODULE_NOTIFY_SET,
-            EventClass::Hash => raw::REDISMODULE_NOTIFY_HASH,
             EventClass::Zset => raw::REDISMODULE_NOTIFY_ZSET,
         }) as c_int
     }
@@ -133,20 +129,6 @@ impl Ctx {
     pub fn reply_array(&self, len: usize) {
         // SAFETY: valid context; Redis expects `len` elements to follow.
         unsafe { api!(RedisModule_ReplyWithArray)(self.raw, len as c_long) };
-    }
-
-    /// Opens an array whose length is set later with [`Ctx::set_array_len`].
-    pub fn reply_array_postponed(&self) {
-        // SAFETY: valid context; the length is set before the command returns.
-        unsafe {
-            api!(RedisModule_ReplyWithArray)(self.raw, raw::REDISMODULE_POSTPONED_LEN as c_long)
-        };
-    }
-
-    /// Closes the innermost array opened with [`Ctx::reply_array_postponed`].
-    pub fn set_array_len(&self, len: usize) {
-        // SAFETY: valid context with an open postponed array.
-        unsafe { api!(RedisModule_ReplySetArrayLength)(self.raw, len as c_long) };
     }
 
     pub fn reply_i64(&self, value: i64) {

@@ -10,8 +10,9 @@
 //!
 //! Effects are flushed even when the call failed or panicked after writing:
 //! what was written must reach replicas. Commands check everything before
-//! their first write, and the dispatcher asserts (in debug builds) that a
-//! failed call wrote nothing.
+//! their first write; a call that fails after writing anyway is a bug, which
+//! the dispatcher (`command.rs`) logs and replies as an internal error
+//! rather than as a clean refusal.
 //!
 //! Writes that may have added a member also wake the clients that wait on the
 //! key in DELAY.BPOLL (`block.rs`).

@@ -1,5 +1,7 @@
-//! What can go wrong in the host layer. zkit's own error type converts it,
-//! so every reply text is spelled in one place (`src/error.rs`).
+//! What can go wrong in the host layer. zkit's own error type converts it
+//! and words every refusal in `src/error.rs`; the texts here describe
+//! internal errors, for the log and as the detail of an internal-error
+//! reply.
 
 /// A failure the host layer reports to the code above it.
 #[derive(Debug, Clone, PartialEq)]

@@ -31,9 +31,12 @@ pub struct Arg {
     pub token: Option<&'static str>,
     pub optional: bool,
     pub multiple: bool,
-    /// For a list: the name of the earlier integer argument that says how
-    /// many items it holds (`numkeys`).
+    /// For a list: the name of the earlier count that says how many items
+    /// it holds (`numkeys`).
     pub counted_by: Option<&'static str>,
+    /// An integer that counts a later list ([`Arg::count`]): the parse
+    /// takes it, and a request reads the list, never the count.
+    pub is_count: bool,
     /// The version that added it (for options newer than their command).
     pub since: Option<&'static str>,
 }
@@ -59,6 +62,7 @@ impl Arg {
             optional: false,
             multiple: false,
             counted_by: None,
+            is_count: false,
             since: None,
         }
     }
@@ -74,6 +78,16 @@ impl Arg {
 
     pub const fn integer(name: &'static str) -> Arg {
         Arg::new(name, ArgKind::Integer)
+    }
+
+    /// An integer (at least 1) that says how many items a later list holds
+    /// (`numkeys key [key ...]`, the list declared
+    /// [`counted_by`](Arg::counted_by) it). The grammar consumes it: the
+    /// typed request holds the list, whose length is the count.
+    pub const fn count(name: &'static str) -> Arg {
+        let mut arg = Arg::new(name, ArgKind::Integer);
+        arg.is_count = true;
+        arg
     }
 
     pub const fn double(name: &'static str) -> Arg {
@@ -114,7 +128,7 @@ impl Arg {
         self
     }
 
-    /// A list of as many items as the earlier integer `count` says.
+    /// A list of as many items as the earlier [`Arg::count`] `count` says.
     pub const fn counted_by(mut self, count: &'static str) -> Arg {
         self.multiple = true;
         self.counted_by = Some(count);
@@ -340,7 +354,8 @@ pub fn parse<'a, A: AsRef<[u8]>>(
 
 /// The argv index and flags of every key of a call; for a malformed call,
 /// those found before the mistake.
-pub fn key_positions<A: AsRef<[u8]>>(
+#[cfg(test)]
+fn key_positions<A: AsRef<[u8]>>(
     name: &str,
     args: &'static [Arg],
     argv: &[A],
@@ -541,8 +556,7 @@ impl<'a, A: AsRef<[u8]>, K: FnMut(usize, u32)> Parser<'a, '_, A, K> {
         };
         for _ in 0..count {
             for part in parts {
-                // An item of a list never counts another list.
-                self.value(part, Mistake::Missing(arg.name), false)?;
+                self.value(part, Mistake::Missing(arg.name))?;
             }
         }
         self.slots[node] = Slot::List { first, count };
@@ -561,31 +575,22 @@ impl<'a, A: AsRef<[u8]>, K: FnMut(usize, u32)> Parser<'a, '_, A, K> {
                 self.slots[node] = Slot::Given;
                 let mut part_node = node + 1;
                 for part in parts {
-                    // A block's part never counts a list (a count stands at
-                    // a fixed place).
                     self.slots[part_node] = match part.kind {
                         ArgKind::PureToken => Slot::Given,
-                        _ => self.value(part, missing.clone(), false)?,
+                        _ => self.value(part, missing.clone())?,
                     };
                     part_node += part.nodes();
                 }
             }
             ArgKind::PureToken => self.slots[node] = Slot::Given,
             ArgKind::OneOf(_) => unreachable!("a one-of is read by its keyword"),
-            // A count stands at a fixed place, without a keyword.
-            _ => self.slots[node] = self.value(arg, missing, arg.token.is_none())?,
+            _ => self.slots[node] = self.value(arg, missing)?,
         }
         Ok(())
     }
 
-    /// One word of a value's kind (a key, a string, a number); an integer
-    /// outside a list (`may_count`) may be the count of a later list.
-    fn value(
-        &mut self,
-        arg: &'static Arg,
-        missing: Mistake,
-        may_count: bool,
-    ) -> Result<Slot, GrammarError> {
+    /// One word of a value's kind (a key, a string, a number, a count).
+    fn value(&mut self, arg: &'static Arg, missing: Mistake) -> Result<Slot, GrammarError> {
         let position = self.word(missing)?;
         let word = self.argv[position].as_ref();
         Ok(match arg.kind {
@@ -597,7 +602,7 @@ impl<'a, A: AsRef<[u8]>, K: FnMut(usize, u32)> Parser<'a, '_, A, K> {
             ArgKind::Integer | ArgKind::UnixTime => {
                 let n =
                     parse_i64(word).ok_or_else(|| self.not_a(word, GrammarError::NotInteger))?;
-                if may_count && self.is_counter(arg.name) {
+                if arg.is_count {
                     if n < 1 {
                         return Err(GrammarError::CountTooSmall(arg.name));
                     }
@@ -628,20 +633,6 @@ impl<'a, A: AsRef<[u8]>, K: FnMut(usize, u32)> Parser<'a, '_, A, K> {
         } else {
             not_a
         }
-    }
-
-    /// Whether some list of the grammar is counted by the integer `name`.
-    fn is_counter(&self, name: &str) -> bool {
-        fn counts(args: &[Arg], name: &str) -> bool {
-            args.iter().any(|arg| {
-                arg.counted_by == Some(name)
-                    || match arg.kind {
-                        ArgKind::Block(parts) | ArgKind::OneOf(parts) => counts(parts, name),
-                        _ => false,
-                    }
-            })
-        }
-        counts(self.grammar, name)
     }
 }
 
@@ -689,7 +680,8 @@ fn show(word: &[u8]) -> String {
 /// Reads a parsed call into a command's typed request, in declaration
 /// order, without copying: keys and strings are borrowed from the call's
 /// arguments, numbers come from the parse, and list items are read from the
-/// arguments as a handler walks them ([`Items`]). A read that does not match
+/// arguments as a handler walks them ([`Items`]). Counts are not read: the
+/// parse took them, and a counted list's length is its count. A read that does not match
 /// the declaration is a bug in the command: it panics (the dispatcher turns
 /// it into an error reply), and `every_declared_value_is_read_once` (in
 /// `commands`) finds it in every declaration without a server, with
@@ -717,16 +709,21 @@ enum Mode<'a> {
 }
 
 impl<'a, A: AsRef<[u8]>> Request<'a, A> {
-    /// The next declared argument and its node.
+    /// The next declared argument and its node, past any count (which the
+    /// parse consumed: the request reads the list it counts).
     fn next(&mut self, wanted: &str) -> (usize, &'static Arg) {
         let args: &'static [Arg] = self.args;
-        let Some(arg) = args.get(self.at) else {
-            panic!("the request reads a {wanted} the grammar does not declare")
-        };
-        let node = self.node;
-        self.at += 1;
-        self.node += arg.nodes();
-        (node, arg)
+        loop {
+            let Some(arg) = args.get(self.at) else {
+                panic!("the request reads a {wanted} the grammar does not declare")
+            };
+            let node = self.node;
+            self.at += 1;
+            self.node += arg.nodes();
+            if !arg.is_count {
+                return (node, arg);
+            }
+        }
     }
 
     fn mismatch(wanted: &str) -> ! {
@@ -1049,16 +1046,35 @@ pub fn trace_reads<A: AsRef<[u8]>>(
     for &node in reads.borrow().iter() {
         counts[node] += 1;
     }
-    let names = node_names(args);
-    let wrong: Vec<String> = counts
-        .iter()
-        .enumerate()
-        .filter(|(_, &n)| n != 1)
-        .map(|(node, &n)| match n {
-            0 => format!("`{}` is declared but not read", names[node]),
-            _ => format!("`{}` is read {n} times", names[node]),
-        })
-        .collect();
+    let declared = node_args(args);
+    let mut wrong = Vec::new();
+    // A count is read through the lists it counts: once if one of them is
+    // read, and not at all if none is (or none names it).
+    for (node, arg) in declared.iter().enumerate() {
+        let Some(counter) = arg.counted_by else {
+            continue;
+        };
+        match declared[..node]
+            .iter()
+            .rposition(|a| a.is_count && a.name == counter)
+        {
+            Some(count) => counts[count] = counts[count].max(counts[node].min(1)),
+            None => wrong.push(format!(
+                "`{}` is counted by `{counter}`, which is no count declared before it",
+                node_name(arg)
+            )),
+        }
+    }
+    wrong.extend(
+        counts
+            .iter()
+            .enumerate()
+            .filter(|(_, &n)| n != 1)
+            .map(|(node, &n)| match n {
+                0 => format!("`{}` is declared but not read", node_name(declared[node])),
+                _ => format!("`{}` is read {n} times", node_name(declared[node])),
+            }),
+    );
     if wrong.is_empty() {
         Ok(())
     } else {
@@ -1066,19 +1082,24 @@ pub fn trace_reads<A: AsRef<[u8]>>(
     }
 }
 
-/// The name of every node of a declaration, with its keyword (`TTL seconds`).
-fn node_names(args: &[Arg]) -> Vec<String> {
+/// Every node of a declaration, in node order (see `Slot`).
+fn node_args(args: &'static [Arg]) -> Vec<&'static Arg> {
     let mut out = Vec::new();
     for arg in args {
-        out.push(match arg.token {
-            Some(token) => format!("{token} {}", arg.name),
-            None => arg.name.to_string(),
-        });
+        out.push(arg);
         if let ArgKind::Block(parts) | ArgKind::OneOf(parts) = arg.kind {
-            out.extend(node_names(parts));
+            out.extend(node_args(parts));
         }
     }
     out
+}
+
+/// A node's name, with its keyword (`TTL seconds`).
+fn node_name(arg: &Arg) -> String {
+    match arg.token {
+        Some(token) => format!("{token} {}", arg.name),
+        None => arg.name.to_string(),
+    }
 }
 
 /// A command's syntax as a user reads it: `RECENT.ADD key [CAP cap] ...`.
@@ -1287,7 +1308,7 @@ pub(super) mod examples {
     ];
     pub static MERGE: &[Arg] = &[
         Arg::key("destkey", RW),
-        Arg::integer("numkeys"),
+        Arg::count("numkeys"),
         Arg::key("key", RO).counted_by("numkeys"),
         Arg::integer("weight")
             .token("WEIGHTS")
@@ -1295,7 +1316,7 @@ pub(super) mod examples {
             .counted_by("numkeys"),
     ];
     pub static MGIFT: &[Arg] = &[
-        Arg::integer("numkeys"),
+        Arg::count("numkeys"),
         Arg::key("key", RW).counted_by("numkeys"),
         Arg::string("member"),
         Arg::integer("amount"),
@@ -1443,9 +1464,9 @@ mod tests {
 
     #[test]
     fn counted_lists_take_their_count() {
+        // The parse consumes the count: the request reads the lists.
         let (sources, weights) = read(MERGE, "m d 2 a b WEIGHTS 1 2", |r| {
             key(r);
-            assert_eq!(r.integer(), 2);
             (
                 r.list(key),
                 r.option(|weights| weights.list(Request::integer)),
@@ -1453,6 +1474,15 @@ mod tests {
         });
         assert_eq!(sources, ["a", "b"]);
         assert_eq!(weights, Some(vec![1, 2]));
+        let (boards, member) = read(MGIFT, "m 3 a b c alice 5", |r| {
+            let boards = r.list(key);
+            let member = string(r);
+            r.integer();
+            r.option(Request::integer);
+            (boards, member)
+        });
+        assert_eq!(boards, ["a", "b", "c"]);
+        assert_eq!(member, "alice");
         assert_eq!(
             parse_text(MERGE, "m d 0 a"),
             Err(GrammarError::CountTooSmall("numkeys"))
@@ -1566,6 +1596,48 @@ mod tests {
         assert!(
             wrong_kind.is_err(),
             "reading a string where an integer is declared panics"
+        );
+    }
+
+    /// A count is the grammar's: a request that reads it reads what the
+    /// grammar does not declare there, and a count that counts no list is
+    /// a value no request can read.
+    #[test]
+    fn tracing_holds_counts_to_the_lists_they_count() {
+        let placeholder = words("x");
+        let merge = |r: &mut Request<'_, Vec<u8>>| {
+            r.key();
+            r.items(Request::key).for_each(drop);
+            r.option(|weights| weights.list(Request::integer));
+        };
+        assert_eq!(trace_reads(MERGE, &placeholder, merge), Ok(()));
+        let count_read = std::panic::catch_unwind(|| {
+            trace_reads(MERGE, &placeholder, |r| {
+                r.key();
+                r.integer();
+                r.list(Request::key);
+                r.option(|weights| weights.list(Request::integer));
+            })
+        });
+        assert!(count_read.is_err(), "a count is not the request's to read");
+        static COUNTS_NOTHING: &[Arg] = &[Arg::count("numkeys"), Arg::key("key", RW).multiple()];
+        let err = trace_reads(COUNTS_NOTHING, &placeholder, |r| {
+            r.list(Request::key);
+        })
+        .unwrap_err();
+        assert_eq!(err, "`numkeys` is declared but not read");
+        static COUNTED_BY_AN_INTEGER: &[Arg] = &[
+            Arg::integer("numkeys"),
+            Arg::key("key", RW).counted_by("numkeys"),
+        ];
+        let err = trace_reads(COUNTED_BY_AN_INTEGER, &placeholder, |r| {
+            r.integer();
+            r.list(Request::key);
+        })
+        .unwrap_err();
+        assert_eq!(
+            err,
+            "`key` is counted by `numkeys`, which is no count declared before it"
         );
     }
 

@@ -11,7 +11,7 @@
 //!   what the key API cannot do (ranks, sets); every native command zkit
 //!   runs or replicates is a [`Native`], looked up at load, so a command
 //!   refuses before it writes on a server that renamed one;
-//! - [`Command`] and [`declare_command!`]: a command's declaration, its
+//! - [`Command`] and [`declare_command!`](crate::declare_command): a command's declaration, its
 //!   registration and its dispatch (panics caught, errors replied);
 //! - blocking on a key ([`ZsetWaiter`]), guarded by the write gate (`gate.rs`);
 //! - deferred work ([`Ctx::defer`]): bounded steps of writes run from a
@@ -51,25 +51,25 @@ pub use block::{blocked_clients, Attempt, Readiness, ZsetWaiter};
 pub use call::{find_native_commands, CallArg, CallReply, Native};
 #[doc(hidden)]
 pub use command::{dispatch, read_request_of};
-pub use command::{Command, FromArgs, Handler, ReadRequest};
+pub use command::{Command, FromArgs};
 #[cfg(feature = "test-clock")]
 pub use ctx::test_clock;
 pub use ctx::{Ctx, EventClass};
-pub use deferred::{Progress, Step};
+pub use deferred::Progress;
 pub use entry::{declare_module_options, ensure_server_supported};
 pub use error::HostError;
 pub use gate::write_gate_counts;
 pub use grammar::{
-    ambiguity, key_positions, keywords, nodes as grammar_nodes, parse_f64, parse_i64, trace_reads,
-    Arg, ArgKind, GrammarError, Items, Mistake, Request, MAX_NODES,
+    ambiguity, keywords, nodes as grammar_nodes, trace_reads, Arg, ArgKind, GrammarError, Items,
+    Mistake, Request, MAX_NODES,
 };
 pub use info::{register_info, InfoSink};
 pub use keyspec::{key_flags, BeginSearch, FindKeys, KeySpec};
 pub use layout::{listpack_entries_limit, subscribe_layout_events, LayoutEvents, Rebuilt};
 pub use registration::{add_acl_category, register_command};
-pub use reply::{Bulk, Reply, WriteReply};
+pub use reply::{Reply, WriteReply};
 pub use string::{OwnedRStr, RStr};
-pub use zset::{KeyKind, ScoreBound, Zset, ZsetIter};
+pub use zset::{KeyKind, ScoreBound, Zset};
 
 /// The server's context and string types, as the C callbacks that
 /// [`declare_command!`] writes take them.

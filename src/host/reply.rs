@@ -109,15 +109,6 @@ impl<T: WriteReply + ?Sized> WriteReply for &T {
     }
 }
 
-/// Bytes, as a bulk string.
-pub struct Bulk<'a>(pub &'a [u8]);
-
-impl WriteReply for Bulk<'_> {
-    fn write(&self, ctx: &Ctx) {
-        ctx.reply_bulk(self.0);
-    }
-}
-
 /// An array of every element.
 impl<T: WriteReply> WriteReply for [T] {
     fn write(&self, ctx: &Ctx) {

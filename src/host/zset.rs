@@ -240,7 +240,6 @@ impl Ctx {
 pub enum KeyKind {
     Zset,
     Set,
-    Hash,
 }
 
 impl KeyKind {
@@ -248,7 +247,6 @@ impl KeyKind {
         match self {
             KeyKind::Zset => raw::REDISMODULE_KEYTYPE_ZSET as u32,
             KeyKind::Set => raw::REDISMODULE_KEYTYPE_SET as u32,
-            KeyKind::Hash => raw::REDISMODULE_KEYTYPE_HASH as u32,
         }
     }
 }

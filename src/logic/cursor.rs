@@ -14,8 +14,6 @@
 //! text; anything else is refused, never guessed at.
 
 use std::cmp::Ordering;
-use std::fmt;
-
 /// The version tag every cursor starts with; a future format takes another.
 const PREFIX: &[u8] = b"f1:";
 /// Hex digits of the score's 64 bits.
@@ -38,7 +36,7 @@ pub const SMALLEST_BULK_LIMIT: usize = 1 << 20;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CursorError {
-    /// A cursor that is not one [`encode`] wrote.
+    /// A cursor that is not one [`encode_into`] wrote.
     Malformed,
     /// The cursor of a member this long could not be sent back: it is longer
     /// than the server's `proto-max-bulk-len`.
@@ -47,25 +45,6 @@ pub enum CursorError {
         cursor_len: usize,
         limit: usize,
     },
-}
-
-impl fmt::Display for CursorError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            CursorError::Malformed => f.write_str(
-                "invalid cursor: pass back a top or bottom cursor exactly as FEED.PAGE returned it",
-            ),
-            CursorError::TooLong {
-                member_len,
-                cursor_len,
-                limit,
-            } => write!(
-                f,
-                "the cursor of a member of {member_len} bytes would be {cursor_len} bytes, \
-                 more than proto-max-bulk-len ({limit}) lets a client send back"
-            ),
-        }
-    }
 }
 
 /// The length of the cursor of a member of `member_len` bytes.
@@ -87,13 +66,6 @@ pub fn check_fits(member_len: usize, cursor_len: usize, limit: usize) -> Result<
             limit,
         })
     }
-}
-
-/// The cursor text of the position `(score, member)`.
-pub fn encode(score: f64, member: &[u8]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(encoded_len(member.len()));
-    encode_into(score, member, &mut out);
-    out
 }
 
 /// Appends the cursor text of the position `(score, member)` to `out` (a
@@ -175,6 +147,13 @@ fn nibble(digit: u8) -> Option<u8> {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    /// The cursor text of the position `(score, member)`.
+    fn encode(score: f64, member: &[u8]) -> Vec<u8> {
+        let mut out = Vec::with_capacity(encoded_len(member.len()));
+        encode_into(score, member, &mut out);
+        out
+    }
 
     #[test]
     fn cursor_text_is_versioned_lowercase_hex() {

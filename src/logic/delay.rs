@@ -66,20 +66,6 @@ pub enum DelayError {
     SharedDeadLetterKey,
 }
 
-impl std::fmt::Display for DelayError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            DelayError::DeadLetterWithoutLease => {
-                "DEADLETTER needs LEASE: only leased tasks are delivered again"
-            }
-            DelayError::SharedDeadLetterKey => {
-                "the dead-letter and deliveries sets must differ from the queue, \
-                 the in-flight set and each other"
-            }
-        })
-    }
-}
-
 /// Checks that the dead-letter set and the deliveries set are sets of their
 /// own. (The queue may be its own in-flight set: a visibility timeout.)
 pub fn check_dead_letter_keys(

@@ -23,8 +23,6 @@
 //! log, all scored by unix ms; a FEED, whose scores are anything; a board of
 //! whole totals) is said on each family's guide.
 
-use std::fmt;
-
 use super::idmp::{self, Entry, DIGEST_LEN};
 
 /// A family whose data a sorted set may look like.
@@ -37,18 +35,6 @@ pub enum Family {
     SeenKey,
 }
 
-impl fmt::Display for Family {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Family::RankBoard => "a RANK board",
-            Family::RateLog => "a RATE log",
-            Family::RecentList => "a RECENT list",
-            Family::DelayQueue => "a DELAY queue",
-            Family::SeenKey => "an IDMP seen-key",
-        })
-    }
-}
-
 /// A key refused because its data is not the family's the command works on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct WrongFamily {
@@ -56,20 +42,21 @@ pub struct WrongFamily {
     /// The family the data looks like, when it looks like one.
     pub looks_like: Option<Family>,
     /// What in the data says so.
-    pub because: &'static str,
+    pub because: Evidence,
 }
 
-impl fmt::Display for WrongFamily {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.looks_like {
-            Some(family) => write!(
-                f,
-                "the key looks like {family} ({}), not {}",
-                self.because, self.expected
-            ),
-            None => write!(f, "the key is not {} ({})", self.expected, self.because),
-        }
-    }
+/// What in a sorted set's data tells it is not the expected family's (the
+/// error reply words it, in `src/error.rs`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Evidence {
+    /// Scores with a RANK tie-break fraction.
+    TieBreak,
+    /// An IDMP event id beside its arguments' digest.
+    SeenKeyHead,
+    /// A newest score that is no unix ms of this century.
+    NotRecentUnixMs,
+    /// Scores that are not whole unix ms.
+    NotWholeUnixMs,
 }
 
 /// One element of a sorted set: member and score.
@@ -78,9 +65,6 @@ pub type Element<'a> = (&'a [u8], f64);
 /// Unix ms below this (2001-09-09) are not times a family writes now: a
 /// score this small with a fraction is a RANK total with its tie-break.
 const TODAY_MS: f64 = 1e12;
-
-const TIE_BREAK: &str = "scores with a tie-break fraction";
-const SEEN_KEY: &str = "event ids beside their arguments' digests";
 
 /// Whether a score is a RANK total with its tie-break fraction.
 pub fn is_tie_break(score: f64) -> bool {
@@ -100,7 +84,7 @@ pub fn is_seen_key_head(lowest: &[Element<'_>]) -> bool {
         && args.starts_with(id)
 }
 
-fn refuse(expected: Family, looks_like: Option<Family>, because: &'static str) -> WrongFamily {
+fn refuse(expected: Family, looks_like: Option<Family>, because: Evidence) -> WrongFamily {
     WrongFamily {
         expected,
         looks_like,
@@ -117,17 +101,21 @@ pub fn check_rate_log(
 ) -> Result<(), WrongFamily> {
     let expected = Family::RateLog;
     if is_seen_key_head(lowest) {
-        return Err(refuse(expected, Some(Family::SeenKey), SEEN_KEY));
+        return Err(refuse(
+            expected,
+            Some(Family::SeenKey),
+            Evidence::SeenKeyHead,
+        ));
     }
     match newest {
-        Some((_, score)) if is_tie_break(score) => {
-            Err(refuse(expected, Some(Family::RankBoard), TIE_BREAK))
-        }
-        Some((_, score)) if score.is_finite() && score < TODAY_MS => Err(refuse(
+        Some((_, score)) if is_tie_break(score) => Err(refuse(
             expected,
-            None,
-            "its newest score is no unix ms of this century",
+            Some(Family::RankBoard),
+            Evidence::TieBreak,
         )),
+        Some((_, score)) if score.is_finite() && score < TODAY_MS => {
+            Err(refuse(expected, None, Evidence::NotRecentUnixMs))
+        }
         _ => Ok(()),
     }
 }
@@ -137,14 +125,22 @@ pub fn check_rate_log(
 pub fn check_recent_list(lowest: &[Element<'_>], newest: Element<'_>) -> Result<(), WrongFamily> {
     let expected = Family::RecentList;
     if is_seen_key_head(lowest) {
-        return Err(refuse(expected, Some(Family::SeenKey), SEEN_KEY));
+        return Err(refuse(
+            expected,
+            Some(Family::SeenKey),
+            Evidence::SeenKeyHead,
+        ));
     }
     let (_, score) = newest;
     if is_tie_break(score) {
-        return Err(refuse(expected, Some(Family::RankBoard), TIE_BREAK));
+        return Err(refuse(
+            expected,
+            Some(Family::RankBoard),
+            Evidence::TieBreak,
+        ));
     }
     if score.is_finite() && score.fract() != 0.0 {
-        return Err(refuse(expected, None, "its scores are not whole unix ms"));
+        return Err(refuse(expected, None, Evidence::NotWholeUnixMs));
     }
     Ok(())
 }
@@ -154,12 +150,18 @@ pub fn check_recent_list(lowest: &[Element<'_>], newest: Element<'_>) -> Result<
 pub fn check_delay_queue(lowest: &[Element<'_>]) -> Result<(), WrongFamily> {
     let expected = Family::DelayQueue;
     if is_seen_key_head(lowest) {
-        return Err(refuse(expected, Some(Family::SeenKey), SEEN_KEY));
+        return Err(refuse(
+            expected,
+            Some(Family::SeenKey),
+            Evidence::SeenKeyHead,
+        ));
     }
     match lowest.first() {
-        Some(&(_, score)) if is_tie_break(score) => {
-            Err(refuse(expected, Some(Family::RankBoard), TIE_BREAK))
-        }
+        Some(&(_, score)) if is_tie_break(score) => Err(refuse(
+            expected,
+            Some(Family::RankBoard),
+            Evidence::TieBreak,
+        )),
         _ => Ok(()),
     }
 }
@@ -236,16 +238,24 @@ mod tests {
     }
 
     #[test]
-    fn the_refusal_names_both_families() {
+    fn the_refusal_names_both_families_and_why() {
         let e = check_rate_log(&[(b"bob", 10.5)], Some((b"bob", 10.5))).unwrap_err();
         assert_eq!(
-            e.to_string(),
-            "the key looks like a RANK board (scores with a tie-break fraction), not a RATE log"
+            e,
+            WrongFamily {
+                expected: Family::RateLog,
+                looks_like: Some(Family::RankBoard),
+                because: Evidence::TieBreak
+            }
         );
         let e = check_rate_log(&[(b"t1", 10.0)], Some((b"t1", 10.0))).unwrap_err();
         assert_eq!(
-            e.to_string(),
-            "the key is not a RATE log (its newest score is no unix ms of this century)"
+            e,
+            WrongFamily {
+                expected: Family::RateLog,
+                looks_like: None,
+                because: Evidence::NotRecentUnixMs
+            }
         );
     }
 }

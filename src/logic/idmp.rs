@@ -40,8 +40,6 @@
 //! 0.3.1 key correctly too: it sees `id` scored after `e`, and the extra
 //! members are ids it is never asked about.
 
-use std::fmt;
-
 use super::clock::{deadline, MAX_DURATION_MS};
 
 /// How long an applied event id is remembered by default: 24 hours.
@@ -183,23 +181,6 @@ pub enum IdmpError {
     RetainWithoutIdmp,
     /// The event id was applied by a call with other arguments.
     OtherArguments,
-}
-
-impl fmt::Display for IdmpError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            IdmpError::SeenKeyIsWritten => f.write_str(
-                "the IDMP seen-key must be a key of its own, not one the command writes",
-            ),
-            IdmpError::RetainWithoutIdmp => {
-                f.write_str("RETAIN sets how long an IDMP event id is remembered: give IDMP too")
-            }
-            IdmpError::OtherArguments => f.write_str(
-                "this IDMP event id was already applied by a call with other arguments \
-                 (another command, key, member or amount): nothing was changed",
-            ),
-        }
-    }
 }
 
 /// Expiries stay below this, so that `expiry + 0.25` is exact.

@@ -15,8 +15,6 @@
 //! small totals, coarser for large ones. Two totals reached within the same
 //! slot tie on score, and Redis orders them by member name.
 
-use std::fmt;
-
 /// Totals must stay below 2^52 in magnitude, which leaves at least one
 /// fraction bit.
 pub const TOTAL_LIMIT: i64 = 1 << 52;
@@ -46,33 +44,6 @@ pub enum RankError {
     NotRankScore(f64),
     /// A multi-board write names one board twice.
     RepeatedBoard,
-}
-
-impl fmt::Display for RankError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            RankError::TotalOutOfRange => write!(
-                f,
-                "total out of range: rank totals must be integers with |total| < 2^52 ({TOTAL_LIMIT})"
-            ),
-            RankError::TimeOutsideWindow {
-                at_ms,
-                start_ms,
-                end_ms,
-            } => write!(
-                f,
-                "time {at_ms} is outside the tie-break window [{start_ms}, {end_ms}) ms \
-                 (see zkit.tiebreak-epoch-ms and zkit.tiebreak-span-ms)"
-            ),
-            RankError::NotRankScore(score) => write!(
-                f,
-                "the member's score {score} is not a rank score (|score| must be below 2^52)"
-            ),
-            RankError::RepeatedBoard => {
-                f.write_str("a board is named twice: give each key once")
-            }
-        }
-    }
 }
 
 /// A decoded rank score.
@@ -156,11 +127,6 @@ impl TieBreakClock {
             total,
             reached_at_ms: self.epoch_ms + offset.min(self.span_ms - 1),
         })
-    }
-
-    /// How many milliseconds one tie-break slot lasts at this total.
-    pub fn resolution_ms(&self, total: i64) -> f64 {
-        self.span_ms as f64 * pow2(-(fraction_bits(total) as i32))
     }
 }
 
@@ -305,6 +271,14 @@ mod tests {
 
     fn clock() -> TieBreakClock {
         TieBreakClock::default()
+    }
+
+    impl TieBreakClock {
+        /// How many milliseconds one tie-break slot lasts at this total
+        /// (the table in docs/commands.md).
+        fn resolution_ms(&self, total: i64) -> f64 {
+            self.span_ms as f64 * pow2(-(fraction_bits(total) as i32))
+        }
     }
 
     #[test]

@@ -13,8 +13,6 @@
 //! views within one millisecond runs `k - 1` ms ahead of the clock, which a
 //! per-user list never sees in practice.
 
-use std::fmt;
-
 /// Scores must stay exact integers in a double.
 const SCORE_LIMIT: i64 = 1 << 53;
 
@@ -23,17 +21,6 @@ pub enum RecentError {
     /// The newest score in the list is infinite or so large that no exact
     /// integer score lies above it: no later view can be placed.
     NoLaterScore(f64),
-}
-
-impl fmt::Display for RecentError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            RecentError::NoLaterScore(newest) => write!(
-                f,
-                "the list's newest score {newest} leaves no room for a later view"
-            ),
-        }
-    }
 }
 
 /// Scores (unix ms) for `views` views at `now_ms`, in the order given:

@@ -13,8 +13,6 @@
 //! counted as `up - down`, the sum of both memberships; the next vote moves
 //! them to one place and keeps the score consistent with that rule.
 
-use std::fmt;
-
 #[derive(Debug, Clone, PartialEq)]
 pub enum VoteError {
     /// A weight is negative or infinite.
@@ -29,34 +27,6 @@ pub enum VoteError {
     VotingClosed { posted_at_s: f64, window_s: i64 },
     /// The voter is in both sets, so has no single state to report.
     VoterInBothSets,
-}
-
-impl fmt::Display for VoteError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            VoteError::InvalidWeight => f.write_str("weights must be finite and not negative"),
-            VoteError::WeightsTooLarge => {
-                f.write_str("weights too large: up + down must be finite")
-            }
-            VoteError::SharedKey => {
-                f.write_str("scores, upvoters and downvoters must be three different keys")
-            }
-            VoteError::NoPostTime => {
-                f.write_str("the item has no post time in the WINDOW key: voting is closed")
-            }
-            VoteError::VotingClosed {
-                posted_at_s,
-                window_s,
-            } => write!(
-                f,
-                "voting is closed: the item was posted at {posted_at_s} and the window \
-                 of {window_s} seconds has passed"
-            ),
-            VoteError::VoterInBothSets => {
-                f.write_str("the voter is in both upvoters and downvoters")
-            }
-        }
-    }
 }
 
 /// What a VOTE.CAST asks for.
@@ -309,26 +279,6 @@ mod tests {
         assert_eq!(check_window(None, week, 0), Err(VoteError::NoPostTime));
         assert_eq!(check_window(Some(f64::INFINITY), 0, i64::MAX), Ok(()));
         assert!(check_window(Some(f64::NEG_INFINITY), i64::MAX, 0).is_err());
-    }
-
-    #[test]
-    fn every_message_reads_as_a_sentence() {
-        let errors = [
-            VoteError::InvalidWeight,
-            VoteError::WeightsTooLarge,
-            VoteError::SharedKey,
-            VoteError::NoPostTime,
-            VoteError::VotingClosed {
-                posted_at_s: 1.0,
-                window_s: 2,
-            },
-            VoteError::VoterInBothSets,
-        ];
-        for e in errors {
-            let text = e.to_string();
-            assert!(text.starts_with(|c: char| c.is_ascii_lowercase()), "{text}");
-            assert!(!text.contains('\n'), "{text}");
-        }
     }
 
     fn any_standing() -> impl Strategy<Value = Standing> {

@@ -1,6 +1,6 @@
 //! The chaos suite (`make chaos`; docs/delivery.md, "The chaos suite"):
-//! exactly-once gifts and leased tasks on a replicated Redis Cluster while
-//! masters die, fail over and lose slots.
+//! exactly-once gifts, leased tasks and stepped merges on a replicated Redis
+//! Cluster while masters die, fail over and lose slots.
 //!
 //! A cluster of 3 masters with one replica each runs on loopback, every node
 //! with `appendfsync always` and a 3 s node timeout. The loads run against
@@ -17,14 +17,14 @@
 //! Environment: `REDIS_SERVER` and `ZKIT_MODULE` as for every test;
 //! `CHAOS_SEED` (default 24) fixes the schedule and the clients' choices.
 //!
-//! A new load (say, stepped merges) is one more [`Load`]: its clients
-//! start with the chaos, `finish` stops them once their work is done, and
-//! `check` names every breach; add it to the list in the test.
+//! Each load (gifts, merges, tasks) is a [`Load`]: its clients start with
+//! the chaos, `finish` stops them once their work is done, and `check`
+//! names every breach; a new load is one more in the list in the test.
 
 use std::collections::hash_map::Entry;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
@@ -37,13 +37,14 @@ use redis::Value;
 
 #[test]
 #[ignore = "make chaos (about 90 s per server)"]
-fn gifts_and_leased_tasks_survive_kills_failovers_and_reshards() {
+fn gifts_leased_tasks_and_stepped_merges_survive_kills_failovers_and_reshards() {
     let seed = std::env::var("CHAOS_SEED")
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(24);
     let loads: Vec<Arc<dyn Load>> = vec![
         Arc::new(Gifts::new(4, seed)),
+        Arc::new(Merges::new(seed)),
         Arc::new(Tasks::new(3, 1200, seed)),
     ];
     let failures = run(seed, 2, &loads);
@@ -518,40 +519,56 @@ impl Router {
 }
 
 /// Runs a write, then WAIT 1 on the same connection: (reply, replicas that
-/// acknowledged). A write in the key's slot first moves the connection's
-/// replication offset to the end of the stream, so WAIT confirms
-/// everything the master held at the call, a repeat's earlier write
-/// included.
+/// acknowledged); see [`confirmed_all`].
 fn confirmed(
     router: &mut Router,
     key: &str,
     write: Vec<String>,
     wait_ms: u64,
 ) -> Result<(Value, i64), Fault> {
-    let tag = &key[..=key.find('}').expect("a hash-tagged key")];
-    let replies = router.run(
-        key,
-        &[
-            write,
-            command(&["INCR", &format!("{tag}:chaos-offset")]),
-            command(&["WAIT", "1", &wait_ms.to_string()]),
-        ],
-    )?;
-    Ok((replies[0].clone(), int(&replies[2])))
+    let (mut replies, acked) = confirmed_all(router, key, vec![write], wait_ms)?;
+    Ok((replies.swap_remove(0), acked))
 }
 
-/// Reads until a node answers (50 tries, 0.2 s apart).
-fn read_all(router: &mut Router, key: &str, words: &[&str]) -> Result<Value, String> {
+/// Runs writes in `key`'s slot, then WAIT 1 on the same connection: (their
+/// replies, replicas that acknowledged). A write in the key's slot first
+/// moves the connection's replication offset to the end of the stream, so
+/// WAIT confirms everything the master held at the call, a repeat's
+/// earlier write included.
+fn confirmed_all(
+    router: &mut Router,
+    key: &str,
+    mut writes: Vec<Vec<String>>,
+    wait_ms: u64,
+) -> Result<(Vec<Value>, i64), Fault> {
+    let tag = &key[..=key.find('}').expect("a hash-tagged key")];
+    let count = writes.len();
+    writes.push(command(&["INCR", &format!("{tag}:chaos-offset")]));
+    writes.push(command(&["WAIT", "1", &wait_ms.to_string()]));
+    let mut replies = router.run(key, &writes)?;
+    let acked = int(&replies[count + 1]);
+    replies.truncate(count);
+    Ok((replies, acked))
+}
+
+/// Runs one command until a node answers (50 tries, 0.2 s apart): a read,
+/// or a write that may run twice.
+fn call_until_answered(router: &mut Router, key: &str, words: &[&str]) -> Result<Value, String> {
+    let mut fault = None;
     for _ in 0..50 {
         match router.run(key, &[command(words)]) {
             Ok(mut replies) => return Ok(replies.remove(0)),
-            Err(_) => {
+            Err(e) => {
+                fault = Some(e);
                 thread::sleep(Duration::from_millis(200));
                 router.refresh();
             }
         }
     }
-    Err(format!("could not read {key}"))
+    Err(format!(
+        "{} {key}: no answer, the last fault {fault:?}",
+        words[0]
+    ))
 }
 
 // ---- the cluster ------------------------------------------------------------
@@ -1193,7 +1210,7 @@ impl Load for Gifts {
         let sent: HashMap<&str, &Event> = events.iter().map(|e| (e.id.as_str(), e)).collect();
         let mut seen: HashMap<u64, Vec<String>> = HashMap::new();
         for room in 0..ROOMS {
-            let members = read_all(
+            let members = call_until_answered(
                 &mut router,
                 &seen_key(room),
                 &["ZRANGE", &seen_key(room), "0", "-1", "WITHSCORES"],
@@ -1239,7 +1256,7 @@ impl Load for Gifts {
                     .filter(|e| e.room == room && e.member == member && seen[&room].contains(&e.id))
                     .map(|e| e.amount)
                     .sum();
-                let total = match read_all(
+                let total = match call_until_answered(
                     &mut router,
                     &board(room),
                     &["RANK.GET", &board(room), &member],
@@ -1529,6 +1546,258 @@ impl Load for Tasks {
             deliveries - self.delivered(),
             run.stats.get("acks_skipped"),
             run.stats.get("acks_lost"),
+        )
+    }
+}
+
+// ---- stepped merges ------------------------------------------------------------
+
+const DAYS: u64 = 3;
+const MERGE_WEIGHTS: [&str; 3] = ["2", "-1", "3"];
+const DAY_GIFTS: u64 = 40;
+
+fn day_board(room: u64, day: u64) -> String {
+    format!("{{room:{room}}}:day:{day}")
+}
+
+fn week_board(room: u64) -> String {
+    format!("{{room:{room}}}:week")
+}
+
+fn merge_staging(room: u64) -> String {
+    format!("{{room:{room}}}:week:staging")
+}
+
+/// `RANK.MERGE dest 3 <the room's daily boards> WEIGHTS 2 -1 3`: the
+/// one-shot form; a step appends `STEP count staging cursor`.
+fn merge_call(room: u64, dest: &str) -> Vec<String> {
+    let mut call = command(&["RANK.MERGE", dest, &DAYS.to_string()]);
+    call.extend((0..DAYS).map(|day| day_board(room, day)));
+    call.push("WEIGHTS".to_string());
+    call.extend(MERGE_WEIGHTS.iter().map(|w| w.to_string()));
+    call
+}
+
+/// A merger runs stepped merges (`RANK.MERGE ... STEP`) of each room's
+/// daily boards into its weekly board, room after room, steps of 1 to 12
+/// entries. The daily boards are filled before the chaos and no longer
+/// change: negative amounts, a negative weight, and few distinct times, so
+/// that ties are ordered by when totals were reached. Each run starts with
+/// a cursor of its own (`m2:<id>:0`), so that every step, the first
+/// included, may be sent again: a step whose reply was lost or not
+/// WAIT-confirmed is sent again with the same cursor until a replica holds
+/// it. A step refused for what the run is (its staging key lost or taken,
+/// an old cursor) abandons the run: its staging key is deleted. Checked:
+/// every weekly board a run finished equals the one-shot merge of its
+/// daily boards, and some run finished.
+struct Merges {
+    seed: u64,
+    stop: AtomicBool,
+    /// Rooms whose weekly board a run finished.
+    finished: Mutex<BTreeSet<u64>>,
+    /// Rooms whose weekly board the check compared.
+    checked: AtomicU64,
+}
+
+impl Merges {
+    fn new(seed: u64) -> Merges {
+        Merges {
+            seed,
+            stop: AtomicBool::new(false),
+            finished: Mutex::new(BTreeSet::new()),
+            checked: AtomicU64::new(0),
+        }
+    }
+
+    fn merge_rooms(&self, _number: u64, run: &Run) {
+        let mut rng = Rng::with_seed(self.seed * 104_729);
+        let mut router = Router::new(run);
+        for room in (0..ROOMS).cycle() {
+            if self.stop.load(Ordering::Relaxed) {
+                return;
+            }
+            self.merge(&mut router, &mut rng, run, room);
+        }
+    }
+
+    /// One run over `room`'s daily boards, until it finishes, is refused,
+    /// or the merger stops.
+    fn merge(&self, router: &mut Router, rng: &mut Rng, run: &Run, room: u64) {
+        let (week, staging) = (week_board(room), merge_staging(room));
+        let mut cursor = format!("m2:{:016x}{:016x}:0", rng.next_u64(), rng.next_u64());
+        let mut again = false;
+        while !self.stop.load(Ordering::Relaxed) {
+            if again {
+                run.stats.add("merge_steps_resent", 1);
+            }
+            let mut step = merge_call(room, &week);
+            step.extend([
+                "STEP".to_string(),
+                rng.range(1, 12).to_string(),
+                staging.clone(),
+                cursor.clone(),
+            ]);
+            again = true;
+            match confirmed(router, &week, step, 2000) {
+                Ok((reply, acked)) if acked >= 1 => {
+                    run.stats.add("merge_steps", 1);
+                    again = false;
+                    let next = match &reply {
+                        Value::Array(fields) => fields.first().and_then(|c| text(c).ok()),
+                        _ => None,
+                    };
+                    match next.as_deref() {
+                        Some("0") => {
+                            run.stats.add("merge_runs_finished", 1);
+                            self.finished.lock().unwrap().insert(room);
+                            return;
+                        }
+                        Some(next) => cursor = next.to_string(),
+                        None => panic!("room {room}: a merge step replied {reply:?}"),
+                    }
+                }
+                // Not WAIT-confirmed: the same cursor again.
+                Ok(_) => {}
+                Err(Fault::Reply(refusal)) if refusal.starts_with("ERR ") => {
+                    run.stats.add("error ERR", 1);
+                    run.stats.add("merge_runs_refused", 1);
+                    // The first few say why (a breach would repeat it).
+                    if run.stats.get("merge_runs_refused") <= 3 {
+                        run.say(&format!(
+                            "room {room}: a merge step was refused, the run is abandoned: {refusal}"
+                        ));
+                    }
+                    if let Err(e) = call_until_answered(router, &staging, &["DEL", &staging]) {
+                        run.say(&format!("room {room}: {e}; the next run may be refused"));
+                    }
+                    return;
+                }
+                Err(e) => {
+                    run.stats.add(&format!("error {}", e.kind()), 1);
+                    thread::sleep(Duration::from_millis(50 + rng.below(50)));
+                    router.refresh();
+                }
+            }
+        }
+    }
+}
+
+impl Load for Merges {
+    /// Every daily board is written in one call (after a DEL, so that a
+    /// call sent again writes the same board) and WAIT-confirmed.
+    fn prepare(&self, run: &Arc<Run>) -> Result<(), String> {
+        let mut rng = Rng::with_seed(self.seed * 31);
+        let mut router = Router::new(run);
+        // 2024-01-01; four distinct times per board.
+        let epoch: u64 = 1_704_067_200_000;
+        for room in 0..ROOMS {
+            for day in 0..DAYS {
+                let key = day_board(room, day);
+                let mut writes = vec![command(&["DEL", &key])];
+                for _ in 0..DAY_GIFTS {
+                    writes.push(command(&[
+                        "RANK.GIFT",
+                        &key,
+                        &format!("m{}", rng.below(60)),
+                        &rng.range(-500, 1000).to_string(),
+                        "AT",
+                        &(epoch + rng.below(4) * 60_000).to_string(),
+                    ]));
+                }
+                wait_until(
+                    30,
+                    &format!("{key} is filled"),
+                    Duration::from_millis(100),
+                    || {
+                        let (replies, acked) =
+                            confirmed_all(&mut router, &key, writes.clone(), 2000)?;
+                        match replies.iter().find_map(reply_error) {
+                            Some(fault) => Err(fault),
+                            None => Ok(acked >= 1),
+                        }
+                    },
+                )?;
+            }
+        }
+        run.say(&format!(
+            "{} daily boards filled and WAIT-confirmed for the stepped merges",
+            ROOMS * DAYS
+        ));
+        Ok(())
+    }
+
+    fn start(self: Arc<Self>, run: &Arc<Run>) -> Vec<JoinHandle<()>> {
+        spawn_clients(&self, run, 1, "merger", Merges::merge_rooms)
+    }
+
+    fn finish(&self, run: &Arc<Run>) -> Result<(), String> {
+        self.stop.store(true, Ordering::Relaxed);
+        run.say("the merger stopping");
+        Ok(())
+    }
+
+    fn check(&self, run: &Arc<Run>) -> Vec<String> {
+        let finished = self.finished.lock().unwrap().clone();
+        if finished.is_empty() {
+            return vec!["no stepped merge finished".to_string()];
+        }
+        let mut failures = Vec::new();
+        let mut router = Router::new(run);
+        let entries = |board: Value| -> Result<Vec<(String, String)>, String> {
+            redis::from_redis_value(board).map_err(|e| format!("a weekly board: {e}"))
+        };
+        for room in finished {
+            let expected_key = format!("{{room:{room}}}:week:expected");
+            let one_shot = merge_call(room, &expected_key);
+            let one_shot: Vec<&str> = one_shot.iter().map(String::as_str).collect();
+            let boards =
+                call_until_answered(&mut router, &expected_key, &one_shot).and_then(|_| {
+                    let mut read = |key: &str| {
+                        call_until_answered(
+                            &mut router,
+                            key,
+                            &["ZRANGE", key, "0", "-1", "WITHSCORES"],
+                        )
+                        .and_then(entries)
+                    };
+                    Ok((read(&expected_key)?, read(&week_board(room))?))
+                });
+            let (expected, merged) = match boards {
+                Ok(boards) => boards,
+                Err(e) => {
+                    failures.push(e);
+                    break;
+                }
+            };
+            self.checked.fetch_add(1, Ordering::Relaxed);
+            if expected.is_empty() {
+                failures.push(format!(
+                    "room {room}: the one-shot merge of its days is empty"
+                ));
+            } else if merged != expected {
+                let rank = (0..)
+                    .find(|&i| merged.get(i) != expected.get(i))
+                    .unwrap_or(0);
+                failures.push(format!(
+                    "room {room}: the stepped merge's weekly board differs from the one-shot merge of its days ({} vs {} members; first at rank {rank}, (member, score) {:?} vs {:?})",
+                    merged.len(),
+                    expected.len(),
+                    merged.get(rank),
+                    expected.get(rank),
+                ));
+            }
+        }
+        failures
+    }
+
+    fn summary(&self, run: &Run) -> String {
+        format!(
+            "merges={} (rooms checked {}, steps {}, resent {}, refused runs {})",
+            run.stats.get("merge_runs_finished"),
+            self.checked.load(Ordering::Relaxed),
+            run.stats.get("merge_steps"),
+            run.stats.get("merge_steps_resent"),
+            run.stats.get("merge_runs_refused"),
         )
     }
 }

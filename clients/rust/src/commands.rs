@@ -8,8 +8,8 @@
 use redis::RedisResult;
 
 use crate::replies::{
-    BoardStats, DelayStats, FeedPage, RankEntry, RankInfo, RateResult, RateStats, Task, TotalRank,
-    VoteResult,
+    Applied, BoardStats, DelayStats, FeedPage, MergeStep, RankEntry, RankInfo, RateResult,
+    RateStats, Task, TotalRank, VoteResult,
 };
 use crate::{Call, Transport, Zkit};
 
@@ -35,7 +35,47 @@ impl Direction {
     }
 }
 
-/// The options of [`Zkit::rank_gift`]; `Default` sends none.
+/// `IDMP seen-key event-id [RETAIN ms]`, the argument of the `*_idmp` methods.
+///
+/// A write applies once per event id: sent again with the same id and arguments, it changes nothing and says so. The seen-key shares the hash slot of the command's keys.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Idmp<'a> {
+    /// `seen-key`
+    pub seen_key: &'a str,
+    /// `event-id`
+    pub event_id: &'a str,
+    /// `RETAIN ms`: optional, `None` sends none
+    pub retain: Option<i64>,
+}
+
+impl<'a> Idmp<'a> {
+    /// `IDMP` with these fields, without `RETAIN`.
+    pub fn new(seen_key: &'a str, event_id: &'a str) -> Self {
+        Idmp { seen_key, event_id, retain: None }
+    }
+}
+
+/// `STEP count staging cursor`, the argument of the `*_step` methods.
+///
+/// Each step merges the next `count` entries into `staging` (a key of its own, in the hash slot of the others); start with cursor `"0"`, then send the cursor each reply returns, until it is `"0"`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Step<'a> {
+    /// `count`
+    pub count: i64,
+    /// `staging`
+    pub staging: &'a str,
+    /// `cursor`
+    pub cursor: &'a str,
+}
+
+impl<'a> Step<'a> {
+    /// `STEP` with these fields.
+    pub fn new(count: i64, staging: &'a str, cursor: &'a str) -> Self {
+        Step { count, staging, cursor }
+    }
+}
+
+/// The options of [`Zkit::rank_gift`] and [`Zkit::rank_gift_idmp`]; `Default` sends none.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct RankGiftOptions {
     /// `AT unix-ms`
@@ -44,7 +84,7 @@ pub struct RankGiftOptions {
     pub shared: bool,
 }
 
-/// The options of [`Zkit::rank_set`]; `Default` sends none.
+/// The options of [`Zkit::rank_set`] and [`Zkit::rank_set_idmp`]; `Default` sends none.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct RankSetOptions {
     /// `AT unix-ms`
@@ -80,14 +120,14 @@ pub struct RankAroundOptions {
     pub shared: bool,
 }
 
-/// The options of [`Zkit::rank_merge`]; `Default` sends none.
+/// The options of [`Zkit::rank_merge`] and [`Zkit::rank_merge_step`]; `Default` sends none.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct RankMergeOptions<'a> {
     /// `WEIGHTS weight [weight ...]`
     pub weights: Option<&'a [i64]>,
 }
 
-/// The options of [`Zkit::rank_mgift`]; `Default` sends none.
+/// The options of [`Zkit::rank_mgift`] and [`Zkit::rank_mgift_idmp`]; `Default` sends none.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct RankMgiftOptions {
     /// `AT unix-ms`
@@ -161,7 +201,7 @@ pub struct DelayStatsOptions<'a> {
     pub deliveries: Option<&'a str>,
 }
 
-/// The options of [`Zkit::rate_hit`]; `Default` sends none.
+/// The options of [`Zkit::rate_hit`] and [`Zkit::rate_hit_idmp`]; `Default` sends none.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct RateHitOptions {
     /// `COST cost`
@@ -189,7 +229,9 @@ pub struct VoteCastOptions<'a> {
 impl<C: Transport> Zkit<C> {
     /// Adds an amount to a member's total and returns the new total and rank; equal totals rank first-come (with SHARED, equal totals share a rank).
     ///
-    /// `RANK.GIFT key member amount [AT unix-ms] [SHARED] [IDMP seen-key event-id] [RETAIN ms]`
+    /// `RANK.GIFT key member amount [AT unix-ms] [SHARED]`
+    ///
+    /// `IDMP`: [`Zkit::rank_gift_idmp`].
     pub fn rank_gift(&mut self, key: &str, member: &str, amount: i64, options: RankGiftOptions) -> RedisResult<TotalRank> {
         let mut call = Call::new("RANK.GIFT");
         call.key(key);
@@ -205,9 +247,36 @@ impl<C: Transport> Zkit<C> {
         self.send(call)
     }
 
+    /// [`Zkit::rank_gift`], applied once per event id ([`Idmp`]): the reply says whether the id was already applied ([`Applied`]).
+    ///
+    /// `RANK.GIFT key member amount [AT unix-ms] [SHARED] IDMP seen-key event-id [RETAIN ms]`
+    pub fn rank_gift_idmp(&mut self, key: &str, member: &str, amount: i64, idmp: Idmp<'_>, options: RankGiftOptions) -> RedisResult<Applied<TotalRank>> {
+        let mut call = Call::new("RANK.GIFT");
+        call.key(key);
+        call.arg(member);
+        call.arg(amount);
+        if let Some(unix_ms) = options.at {
+            call.arg("AT");
+            call.arg(unix_ms);
+        }
+        if options.shared {
+            call.arg("SHARED");
+        }
+        call.arg("IDMP");
+        call.key(idmp.seen_key);
+        call.arg(idmp.event_id);
+        if let Some(ms) = idmp.retain {
+            call.arg("RETAIN");
+            call.arg(ms);
+        }
+        self.send(call)
+    }
+
     /// Sets a member's total (with GT only a higher one, with LT only a lower one) and returns the total that stands with the member's rank; equal totals rank first-come (with SHARED, equal totals share a rank).
     ///
-    /// `RANK.SET key member total [AT unix-ms] [GT] [LT] [SHARED] [IDMP seen-key event-id] [RETAIN ms]`
+    /// `RANK.SET key member total [AT unix-ms] [GT] [LT] [SHARED]`
+    ///
+    /// `IDMP`: [`Zkit::rank_set_idmp`].
     pub fn rank_set(&mut self, key: &str, member: &str, total: i64, options: RankSetOptions) -> RedisResult<TotalRank> {
         let mut call = Call::new("RANK.SET");
         call.key(key);
@@ -225,6 +294,37 @@ impl<C: Transport> Zkit<C> {
         }
         if options.shared {
             call.arg("SHARED");
+        }
+        self.send(call)
+    }
+
+    /// [`Zkit::rank_set`], applied once per event id ([`Idmp`]): the reply says whether the id was already applied ([`Applied`]).
+    ///
+    /// `RANK.SET key member total [AT unix-ms] [GT] [LT] [SHARED] IDMP seen-key event-id [RETAIN ms]`
+    pub fn rank_set_idmp(&mut self, key: &str, member: &str, total: i64, idmp: Idmp<'_>, options: RankSetOptions) -> RedisResult<Applied<TotalRank>> {
+        let mut call = Call::new("RANK.SET");
+        call.key(key);
+        call.arg(member);
+        call.arg(total);
+        if let Some(unix_ms) = options.at {
+            call.arg("AT");
+            call.arg(unix_ms);
+        }
+        if options.gt {
+            call.arg("GT");
+        }
+        if options.lt {
+            call.arg("LT");
+        }
+        if options.shared {
+            call.arg("SHARED");
+        }
+        call.arg("IDMP");
+        call.key(idmp.seen_key);
+        call.arg(idmp.event_id);
+        if let Some(ms) = idmp.retain {
+            call.arg("RETAIN");
+            call.arg(ms);
         }
         self.send(call)
     }
@@ -275,7 +375,9 @@ impl<C: Transport> Zkit<C> {
 
     /// Stores the sum of several boards (times integer weights) in destkey, keeping first-come order: a merged entry reached its total when its last contributor did.
     ///
-    /// `RANK.MERGE destkey numkeys key [key ...] [WEIGHTS weight [weight ...]] [STEP count staging cursor]`
+    /// `RANK.MERGE destkey numkeys key [key ...] [WEIGHTS weight [weight ...]]`
+    ///
+    /// `STEP`: [`Zkit::rank_merge_step`].
     pub fn rank_merge(&mut self, destkey: &str, keys: &[&str], options: RankMergeOptions<'_>) -> RedisResult<i64> {
         let mut call = Call::new("RANK.MERGE");
         call.key(destkey);
@@ -286,9 +388,28 @@ impl<C: Transport> Zkit<C> {
         self.send(call)
     }
 
+    /// [`Zkit::rank_merge`], one step of a merge in steps ([`Step`]): the cursor to send next and the members staged ([`MergeStep`]).
+    ///
+    /// `RANK.MERGE destkey numkeys key [key ...] [WEIGHTS weight [weight ...]] STEP count staging cursor`
+    pub fn rank_merge_step(&mut self, destkey: &str, keys: &[&str], step: Step<'_>, options: RankMergeOptions<'_>) -> RedisResult<MergeStep> {
+        let mut call = Call::new("RANK.MERGE");
+        call.key(destkey);
+        call.counted_keys("keys", keys)?;
+        if let Some(values) = options.weights {
+            call.values("WEIGHTS", "weights", values)?;
+        }
+        call.arg("STEP");
+        call.arg(step.count);
+        call.key(step.staging);
+        call.arg(step.cursor);
+        self.send(call)
+    }
+
     /// Adds an amount to a member's total on several boards at once (each first-come on its own) and returns \[total, rank\] per board, in key order.
     ///
-    /// `RANK.MGIFT numkeys key [key ...] member amount [AT unix-ms] [SHARED] [IDMP seen-key event-id] [RETAIN ms]`
+    /// `RANK.MGIFT numkeys key [key ...] member amount [AT unix-ms] [SHARED]`
+    ///
+    /// `IDMP`: [`Zkit::rank_mgift_idmp`].
     pub fn rank_mgift(&mut self, keys: &[&str], member: &str, amount: i64, options: RankMgiftOptions) -> RedisResult<Vec<TotalRank>> {
         let mut call = Call::new("RANK.MGIFT");
         call.counted_keys("keys", keys)?;
@@ -300,6 +421,31 @@ impl<C: Transport> Zkit<C> {
         }
         if options.shared {
             call.arg("SHARED");
+        }
+        self.send(call)
+    }
+
+    /// [`Zkit::rank_mgift`], applied once per event id ([`Idmp`]): the reply says whether the id was already applied ([`Applied`]).
+    ///
+    /// `RANK.MGIFT numkeys key [key ...] member amount [AT unix-ms] [SHARED] IDMP seen-key event-id [RETAIN ms]`
+    pub fn rank_mgift_idmp(&mut self, keys: &[&str], member: &str, amount: i64, idmp: Idmp<'_>, options: RankMgiftOptions) -> RedisResult<Applied<Vec<TotalRank>>> {
+        let mut call = Call::new("RANK.MGIFT");
+        call.counted_keys("keys", keys)?;
+        call.arg(member);
+        call.arg(amount);
+        if let Some(unix_ms) = options.at {
+            call.arg("AT");
+            call.arg(unix_ms);
+        }
+        if options.shared {
+            call.arg("SHARED");
+        }
+        call.arg("IDMP");
+        call.key(idmp.seen_key);
+        call.arg(idmp.event_id);
+        if let Some(ms) = idmp.retain {
+            call.arg("RETAIN");
+            call.arg(ms);
         }
         self.send(call)
     }
@@ -474,13 +620,40 @@ impl<C: Transport> Zkit<C> {
 
     /// Counts a hit against exact sliding-window limits (several: every one must allow): logs it if at most limit units fall within the last window-ms of each, and returns \[allowed, count, remaining, retry-after-ms\] of the limit that binds, plus its position when several are given.
     ///
-    /// `RATE.HIT key [COST cost] [IDMP seen-key event-id] [RETAIN ms] window-ms limit [window-ms limit ...]`
+    /// `RATE.HIT key [COST cost] window-ms limit [window-ms limit ...]`
+    ///
+    /// `IDMP`: [`Zkit::rate_hit_idmp`].
     pub fn rate_hit(&mut self, key: &str, limits: &[(i64, i64)], options: RateHitOptions) -> RedisResult<RateResult> {
         let mut call = Call::new("RATE.HIT");
         call.key(key);
         if let Some(cost) = options.cost {
             call.arg("COST");
             call.arg(cost);
+        }
+        call.non_empty("limits", limits)?;
+        for block in limits {
+            call.arg(block.0);
+            call.arg(block.1);
+        }
+        self.send(call)
+    }
+
+    /// [`Zkit::rate_hit`], applied once per event id ([`Idmp`]): the reply says whether the id was already applied ([`Applied`]).
+    ///
+    /// `RATE.HIT key [COST cost] IDMP seen-key event-id [RETAIN ms] window-ms limit [window-ms limit ...]`
+    pub fn rate_hit_idmp(&mut self, key: &str, limits: &[(i64, i64)], idmp: Idmp<'_>, options: RateHitOptions) -> RedisResult<Applied<RateResult>> {
+        let mut call = Call::new("RATE.HIT");
+        call.key(key);
+        if let Some(cost) = options.cost {
+            call.arg("COST");
+            call.arg(cost);
+        }
+        call.arg("IDMP");
+        call.key(idmp.seen_key);
+        call.arg(idmp.event_id);
+        if let Some(ms) = idmp.retain {
+            call.arg("RETAIN");
+            call.arg(ms);
         }
         call.non_empty("limits", limits)?;
         for block in limits {

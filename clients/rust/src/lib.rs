@@ -54,8 +54,8 @@ use redis::{Cmd, ErrorKind, FromRedisValue, RedisError, RedisResult, ToRedisArgs
 pub use commands::*;
 pub use engine::{Engine, LIBRARY, NOT_LOADED};
 pub use replies::{
-    BoardStats, DelayStats, FeedItem, FeedPage, RankEntry, RankInfo, RateResult, RateStats, Task,
-    TotalRank, VoteResult,
+    Applied, BoardStats, DelayStats, FeedItem, FeedPage, MergeStep, RankEntry, RankInfo,
+    RateResult, RateStats, Task, TotalRank, VoteResult,
 };
 pub use slot::key_slot;
 

@@ -7,7 +7,8 @@ use std::collections::HashMap;
 use redis::{from_redis_value, FromRedisValue, ParsingError, Value};
 
 /// RANK.GIFT and RANK.SET (one per board for RANK.MGIFT): the member's total
-/// and its 1-based rank (with `shared`, its competition rank).
+/// and its 1-based rank (with `shared`, its competition rank). A repeated
+/// IDMP call whose member has left the board since answers total 0, rank 0.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TotalRank {
     pub total: i64,
@@ -16,8 +17,102 @@ pub struct TotalRank {
 
 impl FromRedisValue for TotalRank {
     fn from_redis_value(v: Value) -> Result<Self, ParsingError> {
-        let (total, rank) = from_redis_value(v)?;
-        Ok(TotalRank { total, rank })
+        // The rank is nil only in that repeat's reply.
+        let (total, rank): (i64, Option<i64>) = from_redis_value(v)?;
+        Ok(TotalRank {
+            total,
+            rank: rank.unwrap_or(0),
+        })
+    }
+}
+
+/// The reply of a call that gave `IDMP` (the `*_idmp` methods): the
+/// command's usual reply, and whether the event id was already applied
+/// (the call changed nothing; the reply is the state as it stands now, and
+/// RATE.HIT spent nothing). A refused RATE.HIT is not remembered: its
+/// retry is judged afresh.
+///
+/// ```no_run
+/// use zkit::{Idmp, RankGiftOptions, Zkit};
+///
+/// # fn main() -> redis::RedisResult<()> {
+/// # let mut z = Zkit::new(redis::Client::open("redis://127.0.0.1:6379")?.get_connection()?);
+/// // The payment id is the event id; the seen-key has the board's hash tag.
+/// let once = Idmp::new("{room:7}:seen", "pay-881");
+/// let gift = z.rank_gift_idmp("{room:7}:board", "alice", 10, once, RankGiftOptions::default())?;
+/// if gift.already_applied {
+///     // A retry: nothing changed; gift.reply is alice's total and rank now.
+/// }
+/// # Ok(())
+/// # }
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Applied<T> {
+    pub reply: T,
+    pub already_applied: bool,
+}
+
+impl<T: FromRedisValue> FromRedisValue for Applied<T> {
+    fn from_redis_value(v: Value) -> Result<Self, ParsingError> {
+        // The flag is the last element, after the usual reply's.
+        let mut items = match v {
+            Value::Array(items) => items,
+            other => {
+                return Err(ParsingError::from(format!(
+                    "an IDMP reply is an array, not {other:?}"
+                )))
+            }
+        };
+        let flag = items
+            .pop()
+            .ok_or_else(|| ParsingError::from("an empty IDMP reply".to_string()))?;
+        Ok(Applied {
+            already_applied: from_redis_value(flag)?,
+            reply: T::from_redis_value(Value::Array(items))?,
+        })
+    }
+}
+
+/// RANK.MERGE with `STEP` ([`Zkit::rank_merge_step`](crate::Zkit::rank_merge_step)):
+/// the cursor to send next (`"0"` once the merge is done and destkey
+/// replaced) and the members merged so far (after the last step, the
+/// members in destkey).
+///
+/// ```no_run
+/// use zkit::{RankMergeOptions, Step, Zkit};
+///
+/// # fn main() -> redis::RedisResult<()> {
+/// # let mut z = Zkit::new(redis::Client::open("redis://127.0.0.1:6379")?.get_connection()?);
+/// let sources = ["{room42}:mon", "{room42}:tue"];
+/// let mut cursor = "0".to_string();
+/// loop {
+///     let step = Step::new(1000, "{room42}:week:tmp", &cursor);
+///     let reply = z.rank_merge_step("{room42}:week", &sources, step, RankMergeOptions::default())?;
+///     if reply.is_done() {
+///         break; // {room42}:week holds the merge of both days
+///     }
+///     cursor = reply.cursor;
+/// }
+/// # Ok(())
+/// # }
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MergeStep {
+    pub cursor: String,
+    pub staged: i64,
+}
+
+impl MergeStep {
+    /// Whether this was the last step: destkey holds the merge.
+    pub fn is_done(&self) -> bool {
+        self.cursor == "0"
+    }
+}
+
+impl FromRedisValue for MergeStep {
+    fn from_redis_value(v: Value) -> Result<Self, ParsingError> {
+        let (cursor, staged) = from_redis_value(v)?;
+        Ok(MergeStep { cursor, staged })
     }
 }
 

@@ -666,6 +666,225 @@ fn every_command_on_a_cluster() {
     every_command(&mut cluster(), keys_of("every_command_on_a_cluster")).unwrap();
 }
 
+/// The server's clock, unix ms.
+fn server_ms(connection: &mut impl ConnectionLike) -> i64 {
+    let (seconds, micros): (i64, i64) = redis::cmd("TIME").query(connection).unwrap();
+    seconds * 1000 + micros / 1000
+}
+
+/// IDMP and RETAIN: each write applies once per event id, and the reply
+/// says whether it already was. The seen-key shares the tag {t}.
+fn idmp_applies_once<C: Transport + ConnectionLike>(
+    z: &mut Zkit<C>,
+    k: impl Fn(&str) -> String,
+) -> RedisResult<()> {
+    let (room, hall, seen) = (k("{t}:room"), k("{t}:hall"), k("{t}:seen"));
+    let applied = |total, rank, already_applied| Applied {
+        reply: TotalRank { total, rank },
+        already_applied,
+    };
+    let none = RankGiftOptions::default();
+    let pay = Idmp::new(&seen, "pay-881");
+    assert_eq!(
+        z.rank_gift_idmp(&room, "alice", 10, pay, none)?,
+        applied(10, 1, false)
+    );
+    assert_eq!(
+        z.rank_gift_idmp(&room, "alice", 10, pay, none)?,
+        applied(10, 1, true)
+    );
+    assert_eq!(z.rank_gift(&room, "alice", 0, none)?.total, 10);
+
+    // RETAIN: the id is remembered that long (the score of the id in the
+    // seen-key is when it is forgotten, plus a fraction), not a day.
+    let before = server_ms(z.connection());
+    let set = Idmp {
+        retain: Some(60000),
+        ..Idmp::new(&seen, "set-1")
+    };
+    let bob = z.rank_set_idmp(&room, "bob", 5, set, RankSetOptions::default())?;
+    let after = server_ms(z.connection());
+    assert_eq!(bob, applied(5, 2, false));
+    let forgotten_at: f64 = raw(z.connection(), &["ZSCORE", &seen, "set-1"]);
+    assert!(
+        (before + 60000..=after + 60000).contains(&(forgotten_at as i64)),
+        "set-1 is forgotten at {forgotten_at}, not 60 s after {before}..{after}"
+    );
+    let repeat = Idmp::new(&seen, "set-1");
+    assert_eq!(
+        z.rank_set_idmp(&room, "bob", 5, repeat, RankSetOptions::default())?,
+        applied(5, 2, true)
+    );
+    // Another total under the same id is another event: refused.
+    let error = z
+        .rank_set_idmp(&room, "bob", 7, repeat, RankSetOptions::default())
+        .unwrap_err();
+    assert!(
+        error
+            .to_string()
+            .contains("already applied by a call with other arguments"),
+        "{error}"
+    );
+
+    let boards = [room.as_str(), hall.as_str()];
+    let m1 = Idmp::new(&seen, "m-1");
+    let mgift = RankMgiftOptions::default();
+    let both = vec![
+        TotalRank { total: 6, rank: 2 },
+        TotalRank { total: 1, rank: 1 },
+    ];
+    let first = Applied {
+        reply: both,
+        already_applied: false,
+    };
+    assert_eq!(z.rank_mgift_idmp(&boards, "bob", 1, m1, mgift)?, first);
+    let again = Applied {
+        already_applied: true,
+        ..first
+    };
+    assert_eq!(z.rank_mgift_idmp(&boards, "bob", 1, m1, mgift)?, again);
+
+    // A repeat after the member left the board: total 0, rank 0 (nil).
+    raw::<i64>(z.connection(), &["ZREM", &room, "alice"]);
+    assert_eq!(
+        z.rank_gift_idmp(&room, "alice", 10, pay, none)?,
+        applied(0, 0, true)
+    );
+
+    // RATE.HIT: with one limit and IDMP the reply has five elements, as
+    // with two limits without it; the method knows which it sent.
+    let rate = k("{t}:rate");
+    let hit = |allowed, count, remaining, retry_after_ms, binding| RateResult {
+        allowed,
+        count,
+        remaining,
+        retry_after_ms,
+        binding,
+    };
+    let cost = RateHitOptions::default();
+    let limit = [(60000, 1)];
+    let h1 = Idmp::new(&seen, "hit-1");
+    assert_eq!(
+        z.rate_hit_idmp(&rate, &limit, h1, cost)?,
+        Applied {
+            reply: hit(true, 1, 0, -1, None),
+            already_applied: false
+        }
+    );
+    // The repeat spends nothing and says so; another event is refused.
+    assert_eq!(
+        z.rate_hit_idmp(&rate, &limit, h1, cost)?,
+        Applied {
+            reply: hit(true, 1, 0, -1, None),
+            already_applied: true
+        }
+    );
+    let refused = z.rate_hit_idmp(&rate, &limit, Idmp::new(&seen, "hit-2"), cost)?;
+    assert!(
+        !refused.reply.allowed && !refused.already_applied,
+        "{refused:?}"
+    );
+    let limits = [(1000, 2), (60000, 3)];
+    let h3 = Idmp {
+        retain: Some(5000),
+        ..Idmp::new(&seen, "hit-3")
+    };
+    assert_eq!(
+        z.rate_hit_idmp(&k("{t}:rate2"), &limits, h3, cost)?,
+        Applied {
+            reply: hit(true, 1, 1, -1, Some(1)),
+            already_applied: false
+        }
+    );
+    Ok(())
+}
+
+#[test]
+fn idmp_applies_once_on_a_server() {
+    idmp_applies_once(&mut single(), keys_of("idmp_applies_once_on_a_server")).unwrap();
+}
+
+#[test]
+fn idmp_applies_once_on_a_cluster() {
+    idmp_applies_once(&mut cluster(), keys_of("idmp_applies_once_on_a_cluster")).unwrap();
+}
+
+/// Whether the Functions library this crate ships refuses RANK.MERGE STEP.
+fn library_refuses_step() -> bool {
+    LIBRARY.contains("RANK.MERGE STEP is not in this version of the library")
+}
+
+/// RANK.MERGE in steps of one entry ends as the one-shot merge does; the
+/// last step sent again repeats its reply.
+fn merge_in_steps<C: Transport + ConnectionLike>(
+    z: &mut Zkit<C>,
+    k: impl Fn(&str) -> String,
+) -> RedisResult<()> {
+    let (mon, week, once, staging) = (k("{t}:mon"), k("{t}:week"), k("{t}:once"), k("{t}:staging"));
+    let none = RankGiftOptions::default();
+    for (member, amount) in [("alice", 100), ("bob", 50), ("carol", 20)] {
+        z.rank_gift(&mon, member, amount, none)?;
+    }
+    let doubled = RankMergeOptions {
+        weights: Some(&[2]),
+    };
+    if library_engine() && library_refuses_step() {
+        let error = z
+            .rank_merge_step(&week, &[&mon], Step::new(1, &staging, "0"), doubled)
+            .unwrap_err();
+        assert!(
+            error
+                .to_string()
+                .contains("RANK.MERGE STEP is not in this version of the library"),
+            "{error}"
+        );
+        assert_eq!(raw::<i64>(z.connection(), &["EXISTS", &week, &staging]), 0);
+        return Ok(());
+    }
+    let mut cursor = "0".to_string();
+    let mut staged = Vec::new();
+    let last = loop {
+        let step = z.rank_merge_step(&week, &[&mon], Step::new(1, &staging, &cursor), doubled)?;
+        staged.push(step.staged);
+        if step.is_done() {
+            break step;
+        }
+        assert_eq!(
+            raw::<i64>(z.connection(), &["EXISTS", &week]),
+            0,
+            "week before the last step"
+        );
+        cursor = step.cursor;
+    };
+    assert_eq!(staged, [1, 2, 3]);
+    assert_eq!(
+        last,
+        MergeStep {
+            cursor: "0".to_string(),
+            staged: 3
+        }
+    );
+    assert_eq!(
+        z.rank_merge_step(&week, &[&mon], Step::new(1, &staging, &cursor), doubled)?,
+        last
+    );
+    assert_eq!(z.rank_merge(&once, &[&mon], doubled)?, 3);
+    let top = z.rank_top(&week, 10, RankTopOptions::default())?;
+    assert_eq!(top, z.rank_top(&once, 10, RankTopOptions::default())?);
+    assert_eq!(top[0], entry(1, "alice", 200));
+    Ok(())
+}
+
+#[test]
+fn merge_in_steps_on_a_server() {
+    merge_in_steps(&mut single(), keys_of("merge_in_steps_on_a_server")).unwrap();
+}
+
+#[test]
+fn merge_in_steps_on_a_cluster() {
+    merge_in_steps(&mut cluster(), keys_of("merge_in_steps_on_a_cluster")).unwrap();
+}
+
 /// Ids spelled like the keywords of RANK.MGET, DELAY.ACK and RECENT.ADD are
 /// values: the lists follow their keyword (MEMBERS, TASKS, ITEMS) last.
 fn ids_spelled_like_keywords<C: Transport + ConnectionLike>(
@@ -933,6 +1152,41 @@ fn cross_slot_keys_fail_before_sending() {
             .kind(),
         ErrorKind::Client
     );
+    // The IDMP seen-key and the STEP staging key route like the others.
+    let (board, seen) = (k("{room}:board"), k("{seen}"));
+    let error = z
+        .rank_gift_idmp(
+            &board,
+            "alice",
+            1,
+            Idmp::new(&seen, "e-1"),
+            RankGiftOptions::default(),
+        )
+        .unwrap_err();
+    assert_eq!(error.kind(), ErrorKind::Client);
+    assert!(error.detail().unwrap().contains(&seen), "{error}");
+    assert_eq!(
+        z.rate_hit_idmp(
+            &board,
+            &[(1000, 1)],
+            Idmp::new(&seen, "e-2"),
+            RateHitOptions::default()
+        )
+        .unwrap_err()
+        .kind(),
+        ErrorKind::Client
+    );
+    let staging = k("{staging}");
+    let error = z
+        .rank_merge_step(
+            &k("{room}:week"),
+            &[&board],
+            Step::new(10, &staging, "0"),
+            RankMergeOptions::default(),
+        )
+        .unwrap_err();
+    assert_eq!(error.kind(), ErrorKind::Client);
+    assert!(error.detail().unwrap().contains(&staging), "{error}");
     // Nothing was sent: no key of the test exists.
     for mut node in nodes() {
         let pattern = k("*");
@@ -1119,6 +1373,17 @@ fn resp3_replies_are_the_same() {
             binding: Some(1)
         }
     );
+    let seen = k("seen");
+    let once = Idmp::new(&seen, "hit-1");
+    let hit = z
+        .rate_hit_idmp(&k("rate1"), &[(1000, 2)], once, RateHitOptions::default())
+        .unwrap();
+    assert_eq!((hit.reply.count, hit.reply.binding), (1, None));
+    assert!(!hit.already_applied);
+    let again = z
+        .rate_hit_idmp(&k("rate1"), &[(1000, 2)], once, RateHitOptions::default())
+        .unwrap();
+    assert!(again.already_applied);
 }
 
 #[test]
