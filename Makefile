@@ -101,8 +101,9 @@ server-suite: deps
 	bash scripts/server-suite.sh
 
 # The Python, Node and Rust clients, installed as docs/quick-start.md says, against
-# a server and a 3-master cluster with the release module, started by the
-# integration harness (tests/integration/clients.rs; docs/clients.md).
+# a server and a 3-master cluster with the release module, and another pair
+# with the Functions library instead, started by the integration harness
+# (tests/integration/clients.rs; docs/clients.md).
 test-clients: deps
 	bash scripts/test-clients.sh
 

@@ -1,276 +1,134 @@
 #!/usr/bin/env bash
-# make test-clients: the Python, Node and Rust clients against a plain server
-# and a 3-master cluster, all with the release module, each client installed
-# from the artifact a release publishes (the wheel, into a fresh venv, and
-# the sdist into another; npm pack, then npm install of the tarball in a
-# fresh folder; cargo package, then a fresh cargo project depending on the
-# unpacked crate; cargo test in clients/rust). Then, on every cluster node:
-# no MOVED or ASK in INFO errorstats and no COMMAND GETKEYS in INFO
-# commandstats; on the plain server and on the cluster, every zkit command
-# called by each suite, and data the servers held before (keys named like
-# the suites' and the examples') unchanged. Every example also runs as a
-# user runs it, as a script with REDIS_URL, on the plain server and on the
-# cluster (both on ports other than 6379), and must leave no key behind.
-# Finally the docs' example blocks must equal the example files. First of
-# all, the generated command tables must be what docs/commands.json gives,
-# and the packages' versions and metadata the module's
-# (scripts/check-release-metadata.py).
-# Each suite and the examples run twice: on servers with the module, and on
-# servers without it where the suite loads zkit's Functions library as users
-# do (ZKIT_TEST_ENGINE=functions; docs/functions.md), with the same checks
-# but per-command counts (every call there is an FCALL); each package must
-# carry the library (zkit.lua, as functions/zkit.lua).
+# make test-clients: the Python, Node and Rust clients, each installed from
+# the artifact a release publishes (the wheel, into a fresh venv, and the
+# sdist into another; npm pack, then npm install of the tarball in a fresh
+# folder; cargo package, then a fresh cargo project depending on the
+# unpacked crate; cargo test in clients/rust), then run by the integration
+# harness (tests/integration/clients.rs) against its servers: for each
+# engine, a plain server and a 3-master cluster on free loopback ports,
+# holding other teams' data. The engines: the release module, and servers
+# without it where each suite loads zkit's Functions library as users do
+# (ZKIT_TEST_ENGINE=functions; docs/functions.md). For each client on each
+# engine the harness calls this script back with `suite CLIENT` (the
+# client's suite, on ZKIT_TEST_SERVER and ZKIT_TEST_CLUSTER), then checks,
+# on every cluster node, no MOVED or ASK in INFO errorstats and no COMMAND
+# GETKEYS in INFO commandstats, and every zkit command called on the plain
+# server and on the cluster (with the library: FCALL, its only name in
+# INFO); then with `examples CLIENT` and REDIS_URL naming the plain server,
+# then a cluster node: every example run as a user runs it, as a script
+# (the Rust quick start printing what docs/quick-start.md shows), none may
+# leave a key behind; then the other data must be unchanged. Each package
+# must carry the library (zkit.lua, as functions/zkit.lua). First of all,
+# the generated command tables must be what docs/commands.json gives, and
+# the packages' versions and metadata the module's
+# (scripts/check-release-metadata.py); last, the docs' example blocks must
+# equal the example files.
 # TEST_CLIENTS=python, node or rust runs one client only;
-# TEST_CLIENTS_ENGINES=module or functions one engine only.
+# TEST_CLIENTS_ENGINES=module or functions one engine only; ZKIT_MODULE
+# picks the module (default: this tree's release build, built if stale).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
-MODULE=$ROOT/target/release/libzkit.so
-CLI=${REDIS_CLI:-redis-cli}
+source scripts/lib.sh
 
 say() { echo "test-clients: $*"; }
 fail() { echo "test-clients: FAILED: $*" >&2; exit 1; }
 
-for tool in cargo redis-server "$CLI" python3 node npm; do
+# example COMMAND...: one example as a user runs it (REDIS_URL, its own
+# keys); its output shows only if it fails.
+example() {
+  "$@" >"$CLIENTS_WORK/example.out" 2>&1 ||
+    { cat "$CLIENTS_WORK/example.out" >&2; fail "$* with REDIS_URL=$REDIS_URL"; }
+}
+
+# Called back by the harness with its servers up (see the top).
+case ${1:-} in
+  suite)
+    case $2 in
+      python) cd clients/python && exec "$CLIENTS_WORK/venv/bin/python" -m pytest -p no:cacheprovider -q tests ;;
+      node) cd "$CLIENTS_WORK/node-app" && exec node --test --test-concurrency=1 test/*.test.mjs test/*.test.cjs ;;
+      rust) cd clients/rust && exec cargo test --locked ;;
+      *) fail "no client suite $2" ;;
+    esac ;;
+  examples)
+    case $2 in
+      python)
+        # The quick start from the sdist too.
+        example "$CLIENTS_WORK/sdist-venv/bin/python" clients/python/examples/quick_start.py
+        for file in clients/python/examples/*.py; do
+          [[ $file == */run_example.py ]] || example "$CLIENTS_WORK/venv/bin/python" "$file"
+        done ;;
+      node)
+        cd "$CLIENTS_WORK/node-app"
+        for file in examples/*.mjs; do
+          [[ $file == */run-example.mjs ]] || example node "$file"
+        done ;;
+      rust)
+        out=$("$ROOT/clients/rust/target/debug/rust-app") || fail "rust quick start with REDIS_URL=$REDIS_URL"
+        [[ $out == $'alice: 10 at rank 1\ndue at 0: mail:1' ]] || fail "rust quick start on $REDIS_URL printed: $out" ;;
+      *) fail "no client examples $2" ;;
+    esac
+    exit 0 ;;
+esac
+
+for tool in cargo redis-server redis-cli python3 node npm; do
   command -v "$tool" >/dev/null || fail "$tool is missing (make deps installs redis; Python 3.8+ and Node.js 18+ come from the system)"
 done
 say "the clients' command tables against docs/commands.json"
 python3 scripts/gen-clients.py --check
 say "the packages' versions and metadata against the module's"
 python3 scripts/check-release-metadata.py
-say "building the release module"
-cargo build --release --quiet
+export ZKIT_MODULE
+ZKIT_MODULE=$(release_module)
+say "module $ZKIT_MODULE; the integration harness (cargo test --no-run)"
+cargo test --no-run --quiet --test integration
 
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/zkit-clients.XXXXXX")
-SERVER_PIDS=()
-stop_servers() {
-  for pid in "${SERVER_PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
-  for pid in "${SERVER_PIDS[@]}"; do wait "$pid" 2>/dev/null || true; done
-  rm -rf "$WORK"
-}
-trap stop_servers EXIT
-
-free_port() {
-  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
-
-# start_server NAME PORT [redis-server options...]: with the module, unless
-# NAME starts with "lib-" (the Functions library's servers, which the suites
-# load it on).
-start_server() {
-  local dir=$WORK/$1 port=$2 module=(--loadmodule "$MODULE")
-  [[ $1 == lib-* ]] && module=()
-  shift 2
-  mkdir -p "$dir"
-  (cd "$dir" && exec redis-server --bind 127.0.0.1 --port "$port" --dir . --save '' \
-    --appendonly no "${module[@]}" "$@" >server.log 2>&1) &
-  SERVER_PIDS+=($!)
-  for _ in $(seq 100); do
-    "$CLI" -p "$port" PING >/dev/null 2>&1 && return 0
-    sleep 0.1
-  done
-  cat "$dir/server.log" >&2
-  fail "redis-server on port $port did not start"
-}
-
-ENGINES=${TEST_CLIENTS_ENGINES:-module functions}
-declare -A ENGINE_SINGLE ENGINE_CLUSTER
-# start_servers ENGINE: a plain server and a 3-master cluster for it.
-start_servers() {
-  local engine=$1 prefix='' single port cluster=() info n
-  [[ $engine == functions ]] && prefix=lib-
-  single=$(free_port)
-  start_server "${prefix}single" "$single"
-  for n in 1 2 3; do
-    port=$(free_port)
-    start_server "${prefix}node$n" "$port" --cluster-enabled yes --cluster-config-file nodes.conf \
-      --cluster-node-timeout 5000 --cluster-port "$(free_port)"
-    cluster+=("$port")
-  done
-  "$CLI" --cluster create "${cluster[@]/#/127.0.0.1:}" --cluster-replicas 0 --cluster-yes >"$WORK/cluster-create.log" 2>&1 ||
-    { cat "$WORK/cluster-create.log" >&2; fail "redis-cli --cluster create"; }
-  for port in "${cluster[@]}"; do
-    for _ in $(seq 300); do
-      info=$("$CLI" -p "$port" CLUSTER INFO)
-      [[ $info == *cluster_state:ok* && $info == *cluster_known_nodes:3* ]] && break
-      sleep 0.1
-    done
-    [[ $info == *cluster_state:ok* ]] || fail "cluster node $port is not ready"
-  done
-  ENGINE_SINGLE[$engine]=$single
-  ENGINE_CLUSTER[$engine]="${cluster[*]}"
-  say "$engine: plain server on 127.0.0.1:$single, cluster on ${cluster[*]/#/127.0.0.1:}"
-}
-for engine in $ENGINES; do start_servers "$engine"; done
-
-# use_engine ENGINE: the servers the next suite runs on.
-use_engine() {
-  ENGINE=$1
-  SINGLE_PORT=${ENGINE_SINGLE[$ENGINE]}
-  read -r -a CLUSTER_PORTS <<<"${ENGINE_CLUSTER[$ENGINE]}"
-  export ZKIT_TEST_ENGINE=$ENGINE
-  export ZKIT_TEST_SERVER=127.0.0.1:$SINGLE_PORT
-  ZKIT_TEST_CLUSTER=$(IFS=,; echo "${CLUSTER_PORTS[*]/#/127.0.0.1:}")
-  export ZKIT_TEST_CLUSTER
-  FOREIGN_PORTS=("$SINGLE_PORT" "${CLUSTER_PORTS[0]}")
-}
-
-# The commands a suite must call: the module's, or FCALL (FCALL_RO for the
-# Node client's reads) for the library, whose calls INFO does not tell apart.
-zkit_commands() {
-  if [[ $ENGINE == functions ]]; then echo fcall; return; fi
-  "$CLI" -p "$SINGLE_PORT" COMMAND LIST FILTERBY MODULE zkit | grep -v '^zkit\.debug-panic$'
-}
-
-# Other data the suites must leave as it is (each test works under a key
-# prefix of its own and flushes nothing): sorted sets named like the suites'
-# keys without their prefix, {jobs} with due tasks a stray worker would take.
-FOREIGN_KEYS=(board '{jobs}' '{jobs}:inflight' '{t}:mon' '{p}:board' 'gifts:room:42' 'feed:user:7' 'MemberRecentGoods:66')
-for engine in $ENGINES; do
-  use_engine "$engine"
-  for port in "${FOREIGN_PORTS[@]}"; do
-    for key in "${FOREIGN_KEYS[@]}"; do "$CLI" -c -p "$port" ZADD "$key" 1 other-team:1 2 other-team:2 >/dev/null; done
-  done
-done
-check_foreign() {
-  local port key got
-  for port in "${FOREIGN_PORTS[@]}"; do
-    for key in "${FOREIGN_KEYS[@]}"; do
-      got=$("$CLI" -c -p "$port" ZRANGE "$key" 0 -1 WITHSCORES | tr '\n' ' ')
-      [[ $got == "other-team:1 1 other-team:2 2 " ]] || fail "$1 changed the other data: $key on port $port holds: $got"
-    done
-  done
-  say "$1 ($ENGINE): the other data (${#FOREIGN_KEYS[@]} keys on the server and on the cluster) is untouched"
-}
-
-reset_stats() {
-  for port in "$SINGLE_PORT" "${CLUSTER_PORTS[@]}"; do "$CLI" -p "$port" CONFIG RESETSTAT >/dev/null; done
-}
-
-# calls_of COMMAND PORT...: the command's calls summed over the servers.
-calls_of() {
-  local command=$1 total=0 calls
-  shift
-  for port in "$@"; do
-    calls=$("$CLI" -p "$port" INFO commandstats | tr -d '\r' | sed -n "s/^cmdstat_$command:calls=\([0-9]*\),.*/\1/p")
-    total=$((total + ${calls:-0}))
-  done
-  echo "$total"
-}
-
-# check_stats SUITE: what the suite sent since reset_stats.
-check_stats() {
-  local suite="$1 ($ENGINE)" port errors getkeys zkit_calls command commands
-  commands=$(zkit_commands)
-  for port in "${CLUSTER_PORTS[@]}"; do
-    errors=$("$CLI" -p "$port" INFO errorstats | tr -d '\r' | grep -E '^errorstat_(MOVED|ASK):' || true)
-    getkeys=$(calls_of 'command|getkeys' "$port")
-    zkit_calls=0
-    for command in $commands fcall_ro; do zkit_calls=$((zkit_calls + $(calls_of "$command" "$port"))); done
-    say "$suite: cluster node $port: $zkit_calls zkit calls, redirects: ${errors:-none}, COMMAND GETKEYS calls: $getkeys"
-    [[ -z $errors ]] || fail "$suite: node $port answered MOVED/ASK"
-    ((getkeys == 0)) || fail "$suite: node $port ran COMMAND GETKEYS"
-  done
-  for command in $commands; do
-    (($(calls_of "$command" "$SINGLE_PORT") > 0)) || fail "$suite never called $command on the plain server"
-    (($(calls_of "$command" "${CLUSTER_PORTS[@]}") > 0)) || fail "$suite never called $command on the cluster"
-  done
-  say "$suite: every zkit command ($(echo $commands | wc -w)) called on the plain server and on the cluster"
-}
+export CLIENTS_WORK
+CLIENTS_WORK=$(mktemp -d "${TMPDIR:-/tmp}/zkit-clients.XXXXXX")
+trap 'rm -rf "$CLIENTS_WORK"' EXIT
 
 wants() { [[ ${TEST_CLIENTS:-python node rust} == *$1* ]]; }
-
-# run_examples CLIENT COMMAND... [-- FILE...]: runs COMMAND FILE for every
-# example file given (or COMMAND alone), as a user runs it (REDIS_URL, its
-# own keys), on the plain server and on the cluster; none may leave a key
-# behind.
-run_examples() {
-  local client=$1 command=() files=() url file port left
-  shift
-  while (($#)) && [[ $1 != -- ]]; do command+=("$1"); shift; done
-  (($#)) && shift
-  files=("$@")
-  for url in "redis://127.0.0.1:$SINGLE_PORT" "redis://127.0.0.1:${CLUSTER_PORTS[1]}"; do
-    for file in "${files[@]:-}"; do
-      REDIS_URL=$url "${command[@]}" ${file:+"$file"} >"$WORK/example.out" 2>&1 ||
-        { cat "$WORK/example.out" >&2; fail "$client: ${file:-${command[*]}} with REDIS_URL=$url"; }
-    done
-  done
-  for port in "$SINGLE_PORT" "${CLUSTER_PORTS[@]}"; do
-    left=$("$CLI" -p "$port" --scan --pattern 'zkit-example:*' | head -3)
-    [[ -z $left ]] || fail "$client: the examples left keys on port $port: $left"
-  done
-  say "$client: ${files[*]:-${command[*]}} as scripts with REDIS_URL, on the plain server and on the cluster; no key left behind"
-}
-
 if wants python; then
   say "python: the sdist and the wheel (python -m build), the wheel installed into a fresh venv"
-  python3 -m venv "$WORK/venv"
-  "$WORK/venv/bin/pip" install --quiet --disable-pip-version-check build pytest mypy
-  "$WORK/venv/bin/python" -m build --outdir "$WORK/python-dist" clients/python >"$WORK/python-build.log" 2>&1 ||
-    { cat "$WORK/python-build.log" >&2; fail "python -m build"; }
+  python3 -m venv "$CLIENTS_WORK/venv"
+  "$CLIENTS_WORK/venv/bin/pip" install --quiet --disable-pip-version-check build pytest mypy
+  "$CLIENTS_WORK/venv/bin/python" -m build --outdir "$CLIENTS_WORK/python-dist" clients/python >"$CLIENTS_WORK/python-build.log" 2>&1 ||
+    { cat "$CLIENTS_WORK/python-build.log" >&2; fail "python -m build"; }
   version=$(python3 -c 'import tomllib; print(tomllib.load(open("Cargo.toml", "rb"))["package"]["version"])')
-  wheel=$WORK/python-dist/zkit_redis-$version-py3-none-any.whl
-  sdist=$WORK/python-dist/zkit_redis-$version.tar.gz
-  [[ -f $wheel && -f $sdist ]] || fail "python -m build made: $(ls "$WORK/python-dist")"
-  "$WORK/venv/bin/pip" install --quiet --disable-pip-version-check "$wheel"
-  "$WORK/venv/bin/python" -c 'import importlib.metadata as m, redis, zkit; print("test-clients: python: redis-py", redis.__version__, "zkit from", zkit.__file__, "(distribution zkit-redis", m.version("zkit-redis") + ")")'
+  wheel=$CLIENTS_WORK/python-dist/zkit_redis-$version-py3-none-any.whl
+  sdist=$CLIENTS_WORK/python-dist/zkit_redis-$version.tar.gz
+  [[ -f $wheel && -f $sdist ]] || fail "python -m build made: $(ls "$CLIENTS_WORK/python-dist")"
+  "$CLIENTS_WORK/venv/bin/pip" install --quiet --disable-pip-version-check "$wheel"
+  "$CLIENTS_WORK/venv/bin/python" -c 'import importlib.metadata as m, redis, zkit; print("test-clients: python: redis-py", redis.__version__, "zkit from", zkit.__file__, "(distribution zkit-redis", m.version("zkit-redis") + ")")'
   say "python: the sdist installed into another fresh venv (it runs the quick start)"
-  python3 -m venv "$WORK/sdist-venv"
-  "$WORK/sdist-venv/bin/pip" install --quiet --disable-pip-version-check "$sdist"
-  for python in "$WORK/venv/bin/python" "$WORK/sdist-venv/bin/python"; do
+  python3 -m venv "$CLIENTS_WORK/sdist-venv"
+  "$CLIENTS_WORK/sdist-venv/bin/pip" install --quiet --disable-pip-version-check "$sdist"
+  for python in "$CLIENTS_WORK/venv/bin/python" "$CLIENTS_WORK/sdist-venv/bin/python"; do
     "$python" -c 'import pathlib, sys, zkit; sys.exit(pathlib.Path(zkit.__file__).with_name("zkit.lua").read_bytes() != pathlib.Path("functions/zkit.lua").read_bytes())' ||
       fail "python: $python's zkit package does not carry functions/zkit.lua"
   done
-  examples=()
-  for file in clients/python/examples/*.py; do
-    [[ $file == */run_example.py ]] || examples+=("$file")
-  done
   say "python: mypy on the package and the examples"
-  (cd clients/python && "$WORK/venv/bin/mypy" --cache-dir "$WORK/mypy-cache" src/zkit examples)
-  for engine in $ENGINES; do
-    use_engine "$engine"
-    reset_stats
-    (cd clients/python && "$WORK/venv/bin/python" -m pytest -p no:cacheprovider -q tests)
-    check_stats python
-    run_examples python "$WORK/sdist-venv/bin/python" -- clients/python/examples/quick_start.py
-    run_examples python "$WORK/venv/bin/python" -- "${examples[@]}"
-    check_foreign python
-  done
+  (cd clients/python && "$CLIENTS_WORK/venv/bin/mypy" --cache-dir "$CLIENTS_WORK/mypy-cache" src/zkit examples)
 fi
 
 if wants node; then
   say "node: npm pack ./clients/node, then npm install of the tarball in a fresh folder"
-  (cd clients/node && npm ci --silent --no-audit --no-fund && npm pack --silent --pack-destination "$WORK" >/dev/null)
-  packed=$(tar -tzf "$WORK"/zkit-*.tgz)
+  (cd clients/node && npm ci --silent --no-audit --no-fund && npm pack --silent --pack-destination "$CLIENTS_WORK" >/dev/null)
+  packed=$(tar -tzf "$CLIENTS_WORK"/zkit-*.tgz)
   for file in package/LICENSE package/README.md package/dist/index.js package/dist/index.d.ts package/zkit.lua; do
     grep -qx "$file" <<<"$packed" || fail "node: the npm tarball has no $file"
   done
-  mkdir "$WORK/node-app"
-  cp -r clients/node/test clients/node/examples "$WORK/node-app/"
+  mkdir "$CLIENTS_WORK/node-app"
+  cp -r clients/node/test clients/node/examples "$CLIENTS_WORK/node-app/"
   (
-    cd "$WORK/node-app"
+    cd "$CLIENTS_WORK/node-app"
     npm init -y >/dev/null
-    npm install --silent --no-audit --no-fund "$WORK"/zkit-*.tgz ioredis redis
+    npm install --silent --no-audit --no-fund "$CLIENTS_WORK"/zkit-*.tgz ioredis redis
     echo "test-clients: node: $(node -p '`ioredis ${require("ioredis/package.json").version}, redis ${require("redis/package.json").version}`')"
     echo "test-clients: node: tsc --strict on a typed use of the installed .d.ts"
     npm install --silent --no-audit --no-fund --no-save typescript@~5.9.3 @types/node@^20.19.0
     npx tsc --noEmit --strict --module nodenext --moduleResolution nodenext --target es2022 --skipLibCheck test/types.ts
-    examples=()
-    for file in examples/*.mjs; do
-      [[ $file == */run-example.mjs ]] || examples+=("$file")
-    done
-    printf '%s\n' "${examples[@]}" >"$WORK/node-examples"
   )
-  mapfile -t examples <"$WORK/node-examples"
-  for engine in $ENGINES; do
-    use_engine "$engine"
-    reset_stats
-    (cd "$WORK/node-app" && node --test --test-concurrency=1 test/*.test.mjs test/*.test.cjs)
-    check_stats node
-    (cd "$WORK/node-app" && run_examples node node -- "${examples[@]}")
-    check_foreign node
-  done
 fi
 
 if wants rust; then
@@ -278,40 +136,37 @@ if wants rust; then
   (cd clients/rust && cargo test --locked --quiet --no-run)
   say "rust: cargo package, then the quick start (docs/quick-start.md) in a fresh cargo project on the unpacked crate"
   (cd clients/rust && cargo package --quiet --no-verify --allow-dirty)
-  mkdir -p "$WORK/rust-app/src"
+  mkdir -p "$CLIENTS_WORK/rust-app/src"
   version=$(sed -n 's/^version = "\(.*\)"$/\1/p' clients/rust/Cargo.toml | head -1)
-  tar -xzf "clients/rust/target/package/zkit-client-$version.crate" -C "$WORK"
-  cat >"$WORK/rust-app/Cargo.toml" <<TOML
+  tar -xzf "clients/rust/target/package/zkit-client-$version.crate" -C "$CLIENTS_WORK"
+  cat >"$CLIENTS_WORK/rust-app/Cargo.toml" <<TOML
 [package]
 name = "rust-app"
 version = "0.1.0"
 edition = "2021"
 
 [dependencies]
-zkit-client = { path = "$(echo "$WORK"/zkit-client-*)" }
+zkit-client = { path = "$(echo "$CLIENTS_WORK"/zkit-client-*)" }
 redis = { version = "1", features = ["cluster"] }
 
 [workspace]
 TOML
-  cp clients/rust/examples/quick_start.rs "$WORK/rust-app/src/main.rs"
-  cp clients/rust/Cargo.lock "$WORK/rust-app/"  # the dependencies' versions CI tests
+  cp clients/rust/examples/quick_start.rs "$CLIENTS_WORK/rust-app/src/main.rs"
+  cp clients/rust/Cargo.lock "$CLIENTS_WORK/rust-app/"  # the dependencies' versions CI tests
   # The client's target folder: its dependencies are built already.
-  CARGO_TARGET_DIR=$ROOT/clients/rust/target cargo build --quiet --manifest-path "$WORK/rust-app/Cargo.toml"
+  CARGO_TARGET_DIR=$ROOT/clients/rust/target cargo build --quiet --manifest-path "$CLIENTS_WORK/rust-app/Cargo.toml"
   tar -tzf "clients/rust/target/package/zkit-client-$version.crate" | grep -qx "zkit-client-$version/zkit.lua" ||
     fail "rust: the crate has no zkit.lua"
-  for engine in $ENGINES; do
-    use_engine "$engine"
-    reset_stats
-    (cd clients/rust && cargo test --locked)
-    check_stats rust
-    run_examples rust "$ROOT/clients/rust/target/debug/rust-app"
-    for url in "redis://127.0.0.1:$SINGLE_PORT" "redis://127.0.0.1:${CLUSTER_PORTS[1]}"; do
-      example_out=$(REDIS_URL=$url "$ROOT/clients/rust/target/debug/rust-app")
-      [[ $example_out == $'alice: 10 at rank 1\ndue at 0: mail:1' ]] || fail "rust quick start on $url printed: $example_out"
-    done
-    check_foreign rust
-  done
 fi
+
+say "the suites and the examples on the harness's servers (tests/integration/clients.rs)"
+clients=()
+for client in python node rust; do
+  if wants "$client"; then clients+=("$client"); fi
+done
+ZKIT_CLIENTS=${clients[*]} ZKIT_CLIENT_ENGINES=${TEST_CLIENTS_ENGINES:-module functions} \
+  cargo test --quiet --test integration -- --ignored --exact --nocapture \
+  clients::client_suites_and_examples_call_every_command_and_touch_nothing_else
 
 say "docs example blocks"
 python3 scripts/check-doc-includes.py

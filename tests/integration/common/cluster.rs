@@ -29,8 +29,14 @@ impl Cluster {
     /// Starts `masters` nodes (no replicas), assigns all slots with
     /// `redis-cli --cluster create` and waits until every node agrees.
     pub fn start(masters: usize) -> Cluster {
+        Cluster::start_with(masters, ServerConfig::default())
+    }
+
+    /// [`Cluster::start`] with each node started from `config` (e.g.
+    /// [`ServerConfig::without_module`]).
+    pub fn start_with(masters: usize, config: ServerConfig) -> Cluster {
         let nodes = (0..masters)
-            .map(|_| Server::with(Cluster::node_config(ServerConfig::default())))
+            .map(|_| Server::with(Cluster::node_config(config.clone())))
             .collect();
         Cluster::create(nodes, 0)
     }
