@@ -809,11 +809,6 @@ fn idmp_applies_once_on_a_cluster() {
     idmp_applies_once(&mut cluster(), keys_of("idmp_applies_once_on_a_cluster")).unwrap();
 }
 
-/// Whether the Functions library this crate ships refuses RANK.MERGE STEP.
-fn library_refuses_step() -> bool {
-    LIBRARY.contains("RANK.MERGE STEP is not in this version of the library")
-}
-
 /// RANK.MERGE in steps of one entry ends as the one-shot merge does; the
 /// last step sent again repeats its reply.
 fn merge_in_steps<C: Transport + ConnectionLike>(
@@ -828,19 +823,6 @@ fn merge_in_steps<C: Transport + ConnectionLike>(
     let doubled = RankMergeOptions {
         weights: Some(&[2]),
     };
-    if library_engine() && library_refuses_step() {
-        let error = z
-            .rank_merge_step(&week, &[&mon], Step::new(1, &staging, "0"), doubled)
-            .unwrap_err();
-        assert!(
-            error
-                .to_string()
-                .contains("RANK.MERGE STEP is not in this version of the library"),
-            "{error}"
-        );
-        assert_eq!(raw::<i64>(z.connection(), &["EXISTS", &week, &staging]), 0);
-        return Ok(());
-    }
     let mut cursor = "0".to_string();
     let mut staged = Vec::new();
     let last = loop {
