@@ -37,11 +37,12 @@ servers=(
 # commands zkit looks up at load (renamed_commands); the write gate, whose
 # pause handling differs from 7.4 on (filters are not run again after a
 # pause); every wake-up path of blocked pollers (delay); diskless load; the
-# cluster tests. Left to the other servers: argument parsing, keywords,
+# cluster tests; the Functions library (functions::), which every server of
+# the matrix must load and run without the module. Left to the other servers: argument parsing, keywords,
 # fuzzing, docs replay, property walks, the stats commands' replies.
 SUBSET=(
   walk_through replicate production:: commands_json:: renamed_commands::
-  write_gate:: delay:: diskless_load:: cluster:: slot_migration::
+  write_gate:: delay:: diskless_load:: cluster:: slot_migration:: functions::
 )
 
 # Every binary first (two fetches of one server must not run at once);
