@@ -26,12 +26,13 @@
 
 use super::args::positive;
 use super::stats::{self, Fields};
-use super::{Command, Counter, Sample};
+use super::{Command, Counter};
 use crate::error::{bound, ZkitError};
 use crate::host::{
     key_flags as kf, Arg, Attempt, Ctx, KeyKind, OwnedRStr, Progress, RStr, Readiness, Reply,
-    Request, ScoreBound, ZsetWaiter,
+    Request, ScoreBound, WriteReply, ZsetWaiter,
 };
+
 use crate::logic::clock::{deadline, MAX_DURATION_MS};
 use crate::logic::delay::{
     self, check_dead_letter_keys, is_held, outlook, retry_at, wake_at_ms, Claim, DelayError, Lease,
@@ -40,6 +41,7 @@ use crate::logic::delay::{
 use crate::logic::family;
 use crate::logic::stats::{due_age_ms, due_time_ms};
 use crate::{declare_command, request};
+use smallvec::SmallVec;
 
 pub static COMMANDS: &[&Command] = &[&POLL, &BPOLL, &ACK, &NACK, &TOUCH, &STATS];
 
@@ -300,12 +302,14 @@ fn claim(
             ctx.check_key_type(dead_letter.deliveries, KeyKind::Zset)?;
         }
     }
-    // Due times, not another family's scores: a gift board's totals would
-    // all be due, and claimed away.
-    if let Some(mut queue) = ctx.open_zset(key)? {
-        family::check_delay_queue(&Sample::of(&mut queue, 2, false).lowest())?;
-    }
     let now = ctx.now_ms();
+    let mut queue = ZsetQueue {
+        ctx,
+        key,
+        lease,
+        head: None,
+    };
+    queue.read_head(delay::due_bound(now), count)?;
     let lease_terms = lease
         .map(|lease| {
             Ok::<_, ZkitError>(Lease {
@@ -314,7 +318,6 @@ fn claim(
             })
         })
         .transpose()?;
-    let mut queue = ZsetQueue { ctx, key, lease };
     let claim = delay::claim(&mut queue, now, count, lease_terms)?;
     if let Claim::Claimed(tasks) = &claim {
         TASKS_CLAIMED.add(tasks.len() as u64);
@@ -332,9 +335,60 @@ struct ZsetQueue<'c> {
     ctx: &'c Ctx,
     key: &'c RStr,
     lease: Option<&'c LeaseArgs<&'c RStr>>,
+    /// What a claim's first read found ([`ZsetQueue::read_head`]), until
+    /// the claim uses it or writes.
+    head: Option<Head>,
+}
+
+/// The first read of a claim: the tasks due at `due` (at most `count`) and
+/// the earliest score, from one walk up from the queue's lowest score.
+struct Head {
+    due: f64,
+    count: usize,
+    tasks: Option<Vec<(OwnedRStr, f64)>>,
+    earliest: Option<f64>,
 }
 
 impl ZsetQueue<'_> {
+    /// Checks that the queue holds due times, not another family's scores
+    /// (a gift board's totals would all be due, and claimed away), and
+    /// reads the tasks due at `due`, up to `count`, in the same walk: the
+    /// lowest elements the check needs are the first tasks a claim takes.
+    fn read_head(&mut self, due: f64, count: usize) -> Result<(), ZkitError> {
+        let mut head = Head {
+            due,
+            count,
+            tasks: Some(Vec::new()),
+            earliest: None,
+        };
+        if let Some(mut queue) = self.ctx.open_zset(self.key)? {
+            let mut walk = queue.iter_asc(ScoreBound::MIN, ScoreBound::MAX);
+            let first = walk.next();
+            let second = match &first {
+                Some((_, score)) if family::may_start_seen_key(*score) => walk.next(),
+                _ => None,
+            };
+            let lowest: SmallVec<[family::Element<'_>; 2]> = first
+                .iter()
+                .chain(&second)
+                .map(|(task, score)| (task.as_bytes(), *score))
+                .collect();
+            family::check_delay_queue(&lowest)?;
+            drop(lowest);
+            head.earliest = first.as_ref().map(|&(_, score)| score);
+            let tasks = head.tasks.as_mut().expect("set above");
+            let mut read = first.into_iter().chain(second);
+            while tasks.len() < count {
+                match read.next().or_else(|| walk.next()) {
+                    Some((task, score)) if score <= due => tasks.push((task, score)),
+                    _ => break,
+                }
+            }
+        }
+        self.head = Some(head);
+        Ok(())
+    }
+
     /// The queue is the in-flight set it leases into: every task it holds
     /// was delivered before.
     fn polls_its_inflight_set(&self) -> bool {
@@ -354,6 +408,13 @@ impl TaskQueue for ZsetQueue<'_> {
     type Error = ZkitError;
 
     fn due(&mut self, due: f64, count: usize) -> Result<Vec<(OwnedRStr, f64)>, ZkitError> {
+        if let Some(head) = self.head.as_mut() {
+            if head.due == due && head.count == count {
+                if let Some(tasks) = head.tasks.take() {
+                    return Ok(tasks);
+                }
+            }
+        }
         Ok(match self.ctx.open_zset(self.key)? {
             Some(mut queue) => queue
                 .iter_asc(ScoreBound::MIN, ScoreBound::Inclusive(due))
@@ -364,6 +425,9 @@ impl TaskQueue for ZsetQueue<'_> {
     }
 
     fn earliest(&mut self) -> Result<Option<f64>, ZkitError> {
+        if let Some(head) = &self.head {
+            return Ok(head.earliest);
+        }
         Ok(self.ctx.open_zset(self.key)?.and_then(|mut queue| {
             queue
                 .iter_asc(ScoreBound::MIN, ScoreBound::MAX)
@@ -382,6 +446,8 @@ impl TaskQueue for ZsetQueue<'_> {
     }
 
     fn take(&mut self, tasks: &[(OwnedRStr, f64)]) -> Result<(), ZkitError> {
+        // What the first read found no longer holds.
+        self.head = None;
         let mut queue = self.ctx.open_zset_mut(self.key)?;
         for (task, _) in tasks {
             queue.remove(task);
@@ -484,6 +550,7 @@ fn sweep_step(
         ctx,
         key: queue,
         lease: Some(&lease),
+        head: None,
     };
     Ok(
         match delay::sweep_dead(&mut tasks, ctx.now_ms(), max_deliveries)? {
@@ -493,19 +560,30 @@ fn sweep_step(
     )
 }
 
-/// `[[member, due-ms], ...]`, due-ms as ZSCORE prints it.
-fn tasks_reply(tasks: &[(OwnedRStr, f64)]) -> Reply {
-    Reply::Array(
-        tasks
-            .iter()
-            .map(|(member, due)| {
-                Reply::Array(vec![
-                    Reply::Bulk(member.as_bytes().to_vec()),
-                    Reply::Double(*due),
-                ])
-            })
-            .collect(),
-    )
+/// What a poll answers: `[[member, due-ms], ...]` (due-ms as ZSCORE prints
+/// it), written straight to the client; for a blocking poll, nil on timeout
+/// or nothing yet (blocked).
+enum Polled {
+    Tasks(Vec<(OwnedRStr, f64)>),
+    TimedOut,
+    Blocked,
+}
+
+impl WriteReply for Polled {
+    fn write(&self, ctx: &Ctx) {
+        match self {
+            Polled::Tasks(tasks) => {
+                ctx.reply_array(tasks.len());
+                for (task, due) in tasks {
+                    ctx.reply_array(2);
+                    ctx.reply_str(task);
+                    ctx.reply_f64(*due);
+                }
+            }
+            Polled::TimedOut => ctx.reply_null_array(),
+            Polled::Blocked => {}
+        }
+    }
 }
 
 request! {
@@ -517,11 +595,11 @@ request! {
 }
 
 /// -> `[[member, due-ms], ...]`.
-fn poll(ctx: &Ctx, args: Poll<'_>) -> Result<Reply, ZkitError> {
+fn poll(ctx: &Ctx, args: Poll<'_>) -> Result<Polled, ZkitError> {
     let (count, lease) = args.options.check()?;
     Ok(match claim(ctx, args.key, count, lease.as_ref())? {
-        Claim::Claimed(tasks) => tasks_reply(&tasks),
-        Claim::NothingDue { .. } => Reply::Array(Vec::new()),
+        Claim::Claimed(tasks) => Polled::Tasks(tasks),
+        Claim::NothingDue { .. } => Polled::Tasks(Vec::new()),
     })
 }
 
@@ -535,7 +613,7 @@ request! {
 }
 
 /// -> `[[member, due-ms], ...]`, or nil on timeout.
-fn bpoll(ctx: &Ctx, args: BlockingPoll<'_>) -> Result<Reply, ZkitError> {
+fn bpoll(ctx: &Ctx, args: BlockingPoll<'_>) -> Result<Polled, ZkitError> {
     let BlockingPoll {
         key,
         timeout_ms: timeout,
@@ -555,12 +633,12 @@ fn bpoll(ctx: &Ctx, args: BlockingPoll<'_>) -> Result<Reply, ZkitError> {
     }
     let (count, lease) = options.check()?;
     let earliest = match claim(ctx, key, count, lease.as_ref())? {
-        Claim::Claimed(tasks) => return Ok(tasks_reply(&tasks)),
+        Claim::Claimed(tasks) => return Ok(Polled::Tasks(tasks)),
         Claim::NothingDue { earliest } => earliest,
     };
     // Like BZPOPMIN: inside MULTI or a script, answer as a timeout at once.
     if !ctx.may_block() {
-        return Ok(Reply::NullArray);
+        return Ok(Polled::TimedOut);
     }
     let waiter = PollWaiter {
         key: OwnedRStr::new(key.as_bytes()),
@@ -569,7 +647,7 @@ fn bpoll(ctx: &Ctx, args: BlockingPoll<'_>) -> Result<Reply, ZkitError> {
     };
     let wake_at = earliest.map(|due| wake_at_ms(due, ctx.now_ms()));
     ctx.block_on_zset(waiter, timeout, wake_at)?;
-    Ok(Reply::Blocked)
+    Ok(Polled::Blocked)
 }
 
 /// A blocked DELAY.BPOLL: its own copy of the arguments, tried whenever the
@@ -601,6 +679,7 @@ impl ZsetWaiter for PollWaiter {
             ctx,
             key: &self.key,
             lease: lease.as_ref(),
+            head: None,
         };
         Ok(match outlook(&mut queue, now, max_deliveries)? {
             Outlook::Deliverable => Readiness::Ready,
@@ -617,7 +696,7 @@ impl ZsetWaiter for PollWaiter {
         let lease = self.lease.as_ref().map(LeaseArgs::borrowed);
         match claim(ctx, &self.key, self.count, lease.as_ref())? {
             Claim::Claimed(tasks) => {
-                ctx.reply(&tasks_reply(&tasks));
+                ctx.reply(&Polled::Tasks(tasks));
                 Ok(Attempt::Served)
             }
             Claim::NothingDue { earliest } => Ok(Attempt::Wait {
@@ -627,7 +706,7 @@ impl ZsetWaiter for PollWaiter {
     }
 
     fn time_out(&mut self, ctx: &Ctx) {
-        ctx.reply_null_array();
+        ctx.reply(&Polled::TimedOut);
     }
 }
 
@@ -657,22 +736,27 @@ fn ack(ctx: &Ctx, args: Ack<'_>) -> Result<Reply, ZkitError> {
         return Ok(Reply::Int(0));
     }
     let mut held = ctx.open_zset_mut(key)?;
-    let removed: Vec<&RStr> = members
-        .iter()
-        .copied()
-        .filter(|member| held.remove(member))
-        .collect();
-    drop(held);
     // Only the counts of tasks that were in flight: a task handed back with
     // DELAY.NACK keeps counting towards its dead letter.
+    let mut removed: Vec<&RStr> = Vec::new();
+    let mut removed_count = 0;
+    for &task in members.iter() {
+        if held.remove(task) {
+            removed_count += 1;
+            if deliveries.is_some() {
+                removed.push(task);
+            }
+        }
+    }
+    drop(held);
     if let Some(deliveries) = deliveries {
         let mut counts = ctx.open_zset_mut(deliveries)?;
         for task in &removed {
             counts.remove(task);
         }
     }
-    TASKS_ACKED.add(removed.len() as u64);
-    Ok(Reply::Int(removed.len() as i64))
+    TASKS_ACKED.add(removed_count);
+    Ok(Reply::Int(removed_count as i64))
 }
 
 request! {

@@ -84,6 +84,13 @@ pub fn is_seen_key_head(lowest: &[Element<'_>]) -> bool {
         && args.starts_with(id)
 }
 
+/// Whether the lowest element of a sorted set, scored `score`, could start
+/// an IDMP seen-key: only then does [`is_seen_key_head`] need the element
+/// after it.
+pub fn may_start_seen_key(score: f64) -> bool {
+    idmp::entry(score) == Entry::Id
+}
+
 fn refuse(expected: Family, looks_like: Option<Family>, because: Evidence) -> WrongFamily {
     WrongFamily {
         expected,
@@ -235,6 +242,22 @@ mod tests {
         );
         assert_eq!(looks(check_delay_queue(&board)), Some(Family::RankBoard));
         assert_eq!(looks(check_delay_queue(&seen)), Some(Family::SeenKey));
+    }
+
+    /// A sample reads the element after the lowest only when the lowest may
+    /// start a seen-key: no head the check recognises starts otherwise.
+    #[test]
+    fn a_seen_key_head_starts_with_what_may_start_one() {
+        let (id, args) = seen_key_head();
+        for id_score in [NOW + 0.25, NOW, NOW + 0.5, NOW + 0.75, -3.75, 10.734] {
+            let lowest = [(&id[..], id_score), (&args[..], id_score.floor() + 0.5)];
+            if is_seen_key_head(&lowest) {
+                assert!(may_start_seen_key(id_score), "{id_score}");
+            }
+            assert!(!is_seen_key_head(&lowest[..1]));
+        }
+        assert!(may_start_seen_key(NOW + 0.25));
+        assert!(!may_start_seen_key(NOW));
     }
 
     #[test]
