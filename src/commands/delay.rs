@@ -26,7 +26,7 @@
 
 use super::args::positive;
 use super::stats::{self, Fields};
-use super::{Command, Counter};
+use super::{Command, Counter, Items};
 use crate::error::{bound, ZkitError};
 use crate::host::{
     key_flags as kf, Arg, Attempt, Ctx, KeyKind, OwnedRStr, Progress, RStr, Readiness, Reply,
@@ -715,32 +715,37 @@ request! {
     struct Ack<'a> {
         inflight: &'a RStr = key,
         deliveries: Option<&'a RStr> = option(Request::key),
-        tasks: Vec<&'a RStr> = list(Request::string),
+        tasks: Items<'a, &'a RStr> = items(|task| task.string()),
     }
 }
 
 /// -> the number removed.
-fn ack(ctx: &Ctx, args: Ack<'_>) -> Result<Reply, ZkitError> {
+fn ack(ctx: &Ctx, args: Ack<'_>) -> Result<i64, ZkitError> {
     let Ack {
         inflight: key,
         deliveries,
-        tasks: members,
+        tasks,
     } = args;
     if let Some(deliveries) = deliveries {
         ctx.check_key_type(deliveries, KeyKind::Zset)?;
     }
-    let any_held = ctx
-        .open_zset(key)?
-        .is_some_and(|held| members.iter().any(|m| held.score(m).is_some()));
-    if !any_held {
-        return Ok(Reply::Int(0));
+    // A removal that finds nothing writes nothing, so the key opens for
+    // writing at once; only a server that could not replicate a removal
+    // looks first, to answer 0 rather than refuse when nothing is held.
+    if !ctx.can_record_writes() {
+        let any_held = ctx
+            .open_zset(key)?
+            .is_some_and(|held| tasks.clone().any(|task| held.score(task).is_some()));
+        if !any_held {
+            return Ok(0);
+        }
     }
     let mut held = ctx.open_zset_mut(key)?;
     // Only the counts of tasks that were in flight: a task handed back with
     // DELAY.NACK keeps counting towards its dead letter.
     let mut removed: Vec<&RStr> = Vec::new();
     let mut removed_count = 0;
-    for &task in members.iter() {
+    for task in tasks {
         if held.remove(task) {
             removed_count += 1;
             if deliveries.is_some() {
@@ -756,7 +761,7 @@ fn ack(ctx: &Ctx, args: Ack<'_>) -> Result<Reply, ZkitError> {
         }
     }
     TASKS_ACKED.add(removed_count);
-    Ok(Reply::Int(removed_count as i64))
+    Ok(removed_count as i64)
 }
 
 request! {
