@@ -30,7 +30,7 @@ use super::{Command, Counter, Items};
 use crate::error::{bound, ZkitError};
 use crate::host::{
     key_flags as kf, Arg, Attempt, Ctx, KeyKind, OwnedRStr, Progress, RStr, Readiness, Reply,
-    Request, ScoreBound, WriteReply, ZsetWaiter,
+    Request, ScoreBound, WriteReply, Zset, ZsetWaiter,
 };
 
 use crate::logic::clock::{deadline, MAX_DURATION_MS};
@@ -328,28 +328,30 @@ fn claim(
     Ok(claim)
 }
 
-/// A queue kept in a sorted set, and the sorted sets its lease names. Reads
-/// go through read-only handles, so a poll that finds nothing due does not
-/// signal WATCH.
+/// A queue kept in a sorted set, and the sorted sets its lease names. A
+/// poll that finds nothing due writes nothing, so it leaves WATCH alone
+/// (writes are signalled as they are recorded, `host/effects.rs`).
 struct ZsetQueue<'c> {
     ctx: &'c Ctx,
     key: &'c RStr,
     lease: Option<&'c LeaseArgs<&'c RStr>>,
     /// What a claim's first read found ([`ZsetQueue::read_head`]), until
     /// the claim uses it or writes.
-    head: Option<Head>,
+    head: Option<Head<'c>>,
 }
 
 /// The first read of a claim: the tasks due at `due` (at most `count`) and
-/// the earliest score, from one walk up from the queue's lowest score.
-struct Head {
+/// the earliest score, from one walk up from the queue's lowest score, and
+/// the queue's handle, open for the claim to take the tasks through.
+struct Head<'c> {
     due: f64,
     count: usize,
     tasks: Option<Vec<(OwnedRStr, f64)>>,
     earliest: Option<f64>,
+    queue: Option<Zset<'c>>,
 }
 
-impl ZsetQueue<'_> {
+impl<'c> ZsetQueue<'c> {
     /// Checks that the queue holds due times, not another family's scores
     /// (a gift board's totals would all be due, and claimed away), and
     /// reads the tasks due at `due`, up to `count`, in the same walk: the
@@ -360,8 +362,16 @@ impl ZsetQueue<'_> {
             count,
             tasks: Some(Vec::new()),
             earliest: None,
+            queue: None,
         };
-        if let Some(mut queue) = self.ctx.open_zset(self.key)? {
+        // Open for writing at once (an absent queue opens empty), unless the
+        // server could not replicate the claim: then a poll that finds
+        // nothing due still answers.
+        let queue = match self.ctx.can_record_writes() {
+            true => Some(self.ctx.open_zset_mut(self.key)?),
+            false => self.ctx.open_zset(self.key)?,
+        };
+        if let Some(mut queue) = queue {
             let mut walk = queue.iter_asc(ScoreBound::MIN, ScoreBound::MAX);
             let first = walk.next();
             let second = match &first {
@@ -384,6 +394,8 @@ impl ZsetQueue<'_> {
                     _ => break,
                 }
             }
+            drop(walk);
+            head.queue = queue.is_writable().then_some(queue);
         }
         self.head = Some(head);
         Ok(())
@@ -446,9 +458,14 @@ impl TaskQueue for ZsetQueue<'_> {
     }
 
     fn take(&mut self, tasks: &[(OwnedRStr, f64)]) -> Result<(), ZkitError> {
-        // What the first read found no longer holds.
-        self.head = None;
-        let mut queue = self.ctx.open_zset_mut(self.key)?;
+        // What the first read found no longer holds; its handle takes the
+        // tasks, and closes before any other write (the in-flight set may be
+        // this very key).
+        let opened = self.head.take().and_then(|head| head.queue);
+        let mut queue = match opened {
+            Some(queue) => queue,
+            None => self.ctx.open_zset_mut(self.key)?,
+        };
         for (task, _) in tasks {
             queue.remove(task);
         }
