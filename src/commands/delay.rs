@@ -289,8 +289,16 @@ fn claim(
     count: usize,
     lease: Option<&LeaseArgs<&RStr>>,
 ) -> Result<Claim<OwnedRStr>, ZkitError> {
+    let mut held = None;
     if let Some(lease) = lease {
-        ctx.check_key_type(lease.inflight, KeyKind::Zset)?;
+        // The in-flight set opens for the lease's write at once (checking
+        // its type as well), unless it is the queue, whose own handle takes
+        // the tasks first, or the server could not replicate the claim.
+        if lease.inflight.as_bytes() != key.as_bytes() && ctx.can_record_writes() {
+            held = Some(ctx.open_zset_mut(lease.inflight)?);
+        } else {
+            ctx.check_key_type(lease.inflight, KeyKind::Zset)?;
+        }
         if let Some(dead_letter) = &lease.dead_letter {
             check_dead_letter_keys(
                 key.as_bytes(),
@@ -308,6 +316,7 @@ fn claim(
         key,
         lease,
         head: None,
+        held,
     };
     queue.read_head(delay::due_bound(now), count)?;
     let lease_terms = lease
@@ -338,6 +347,8 @@ struct ZsetQueue<'c> {
     /// What a claim's first read found ([`ZsetQueue::read_head`]), until
     /// the claim uses it or writes.
     head: Option<Head<'c>>,
+    /// The in-flight set, when the claim opened it before its first read.
+    held: Option<Zset<'c>>,
 }
 
 /// The first read of a claim: the tasks due at `due` (at most `count`) and
@@ -477,7 +488,10 @@ impl TaskQueue for ZsetQueue<'_> {
             .lease
             .expect("a lease names its in-flight set")
             .inflight;
-        let mut held = self.ctx.open_zset_mut(inflight)?;
+        let mut held = match self.held.take() {
+            Some(held) => held,
+            None => self.ctx.open_zset_mut(inflight)?,
+        };
         for (task, _) in tasks {
             held.add(task, until as f64)?;
         }
@@ -568,6 +582,7 @@ fn sweep_step(
         key: queue,
         lease: Some(&lease),
         head: None,
+        held: None,
     };
     Ok(
         match delay::sweep_dead(&mut tasks, ctx.now_ms(), max_deliveries)? {
@@ -697,6 +712,7 @@ impl ZsetWaiter for PollWaiter {
             key: &self.key,
             lease: lease.as_ref(),
             head: None,
+            held: None,
         };
         Ok(match outlook(&mut queue, now, max_deliveries)? {
             Outlook::Deliverable => Readiness::Ready,
