@@ -110,8 +110,21 @@ fn hit(ctx: &Ctx, args: Hit<'_>) -> Result<HitReply, ZkitError> {
     };
     // Read through the handle the hit reads with next.
     if let Some(zset) = log.reader()? {
-        let sample = Sample::of(zset, 2, true);
-        family::check_rate_log(&sample.lowest(), sample.highest())?;
+        let sample = Sample::of(zset, 2, false);
+        // Any entry scored today or later passes the newest's checks: its
+        // presence is counted without reading the newest element (a new
+        // string the key API makes).
+        let today = ScoreBound::Inclusive(family::TODAY_MS);
+        let any_today = zset.count_at_most(today, ScoreBound::MAX, 0).is_none();
+        let newest = match any_today {
+            true => None,
+            false => zset.iter_desc(ScoreBound::MIN, ScoreBound::MAX).next(),
+        };
+        let newest = match &newest {
+            Some((member, score)) => Some((member.as_bytes(), *score)),
+            None => any_today.then_some((&b""[..], family::TODAY_MS)),
+        };
+        family::check_rate_log(&sample.lowest(), newest)?;
     }
     let verdict = if seen == Some(Seen::Repeat) {
         rate::standing(&mut log, ctx.now_ms(), &limits)?

@@ -63,8 +63,11 @@ pub enum Evidence {
 pub type Element<'a> = (&'a [u8], f64);
 
 /// Unix ms below this (2001-09-09) are not times a family writes now: a
-/// score this small with a fraction is a RANK total with its tie-break.
-const TODAY_MS: f64 = 1e12;
+/// score this small with a fraction is a RANK total with its tie-break. A
+/// RATE log's newest score at or above it passes every check
+/// ([`check_rate_log`]), whatever it is: a log that holds any such score
+/// need not read its newest element.
+pub const TODAY_MS: f64 = 1e12;
 
 /// Whether a score is a RANK total with its tie-break fraction.
 pub fn is_tie_break(score: f64) -> bool {
@@ -258,6 +261,32 @@ mod tests {
         }
         assert!(may_start_seen_key(NOW + 0.25));
         assert!(!may_start_seen_key(NOW));
+    }
+
+    /// Every newest score from `TODAY_MS` up judges a log as `TODAY_MS`
+    /// does, which RATE.HIT passes for a log that holds any such score.
+    #[test]
+    fn a_log_judged_by_a_score_of_today_or_later_is_judged_as_by_its_newest() {
+        let (id, args) = seen_key_head();
+        let seen = [(&id[..], NOW + 0.25), (&args[..], NOW + 0.5)];
+        let log = [(&b"1718000000000-0"[..], NOW)];
+        for lowest in [&seen[..], &log[..], &[]] {
+            let today = check_rate_log(lowest, Some((b"", TODAY_MS)));
+            for newest in [
+                TODAY_MS,
+                TODAY_MS + 0.5,
+                NOW,
+                NOW + 0.25,
+                1e300,
+                f64::INFINITY,
+            ] {
+                assert_eq!(
+                    check_rate_log(lowest, Some((b"x", newest))),
+                    today,
+                    "{newest}"
+                );
+            }
+        }
     }
 
     #[test]
