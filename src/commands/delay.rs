@@ -26,12 +26,13 @@
 
 use super::args::positive;
 use super::stats::{self, Fields};
-use super::{Command, Counter, Sample};
+use super::{Command, Counter, Items};
 use crate::error::{bound, ZkitError};
 use crate::host::{
     key_flags as kf, Arg, Attempt, Ctx, KeyKind, OwnedRStr, Progress, RStr, Readiness, Reply,
-    Request, ScoreBound, ZsetWaiter,
+    Request, ScoreBound, WriteReply, Zset, ZsetWaiter,
 };
+
 use crate::logic::clock::{deadline, MAX_DURATION_MS};
 use crate::logic::delay::{
     self, check_dead_letter_keys, is_held, outlook, retry_at, wake_at_ms, Claim, DelayError, Lease,
@@ -40,6 +41,7 @@ use crate::logic::delay::{
 use crate::logic::family;
 use crate::logic::stats::{due_age_ms, due_time_ms};
 use crate::{declare_command, request};
+use smallvec::SmallVec;
 
 pub static COMMANDS: &[&Command] = &[&POLL, &BPOLL, &ACK, &NACK, &TOUCH, &STATS];
 
@@ -287,8 +289,16 @@ fn claim(
     count: usize,
     lease: Option<&LeaseArgs<&RStr>>,
 ) -> Result<Claim<OwnedRStr>, ZkitError> {
+    let mut held = None;
     if let Some(lease) = lease {
-        ctx.check_key_type(lease.inflight, KeyKind::Zset)?;
+        // The in-flight set opens for the lease's write at once (checking
+        // its type as well), unless it is the queue, whose own handle takes
+        // the tasks first, or the server could not replicate the claim.
+        if lease.inflight.as_bytes() != key.as_bytes() && ctx.can_record_writes() {
+            held = Some(ctx.open_zset_mut(lease.inflight)?);
+        } else {
+            ctx.check_key_type(lease.inflight, KeyKind::Zset)?;
+        }
         if let Some(dead_letter) = &lease.dead_letter {
             check_dead_letter_keys(
                 key.as_bytes(),
@@ -300,12 +310,15 @@ fn claim(
             ctx.check_key_type(dead_letter.deliveries, KeyKind::Zset)?;
         }
     }
-    // Due times, not another family's scores: a gift board's totals would
-    // all be due, and claimed away.
-    if let Some(mut queue) = ctx.open_zset(key)? {
-        family::check_delay_queue(&Sample::of(&mut queue, 2, false).lowest())?;
-    }
     let now = ctx.now_ms();
+    let mut queue = ZsetQueue {
+        ctx,
+        key,
+        lease,
+        head: None,
+        held,
+    };
+    queue.read_head(delay::due_bound(now), count)?;
     let lease_terms = lease
         .map(|lease| {
             Ok::<_, ZkitError>(Lease {
@@ -314,7 +327,6 @@ fn claim(
             })
         })
         .transpose()?;
-    let mut queue = ZsetQueue { ctx, key, lease };
     let claim = delay::claim(&mut queue, now, count, lease_terms)?;
     if let Claim::Claimed(tasks) = &claim {
         TASKS_CLAIMED.add(tasks.len() as u64);
@@ -325,16 +337,81 @@ fn claim(
     Ok(claim)
 }
 
-/// A queue kept in a sorted set, and the sorted sets its lease names. Reads
-/// go through read-only handles, so a poll that finds nothing due does not
-/// signal WATCH.
+/// A queue kept in a sorted set, and the sorted sets its lease names. A
+/// poll that finds nothing due writes nothing, so it leaves WATCH alone
+/// (writes are signalled as they are recorded, `host/effects.rs`).
 struct ZsetQueue<'c> {
     ctx: &'c Ctx,
     key: &'c RStr,
     lease: Option<&'c LeaseArgs<&'c RStr>>,
+    /// What a claim's first read found ([`ZsetQueue::read_head`]), until
+    /// the claim uses it or writes.
+    head: Option<Head<'c>>,
+    /// The in-flight set, when the claim opened it before its first read.
+    held: Option<Zset<'c>>,
 }
 
-impl ZsetQueue<'_> {
+/// The first read of a claim: the tasks due at `due` (at most `count`) and
+/// the earliest score, from one walk up from the queue's lowest score, and
+/// the queue's handle, open for the claim to take the tasks through.
+struct Head<'c> {
+    due: f64,
+    count: usize,
+    tasks: Option<Vec<(OwnedRStr, f64)>>,
+    earliest: Option<f64>,
+    queue: Option<Zset<'c>>,
+}
+
+impl<'c> ZsetQueue<'c> {
+    /// Checks that the queue holds due times, not another family's scores
+    /// (a gift board's totals would all be due, and claimed away), and
+    /// reads the tasks due at `due`, up to `count`, in the same walk: the
+    /// lowest elements the check needs are the first tasks a claim takes.
+    fn read_head(&mut self, due: f64, count: usize) -> Result<(), ZkitError> {
+        let mut head = Head {
+            due,
+            count,
+            tasks: Some(Vec::new()),
+            earliest: None,
+            queue: None,
+        };
+        // Open for writing at once (an absent queue opens empty), unless the
+        // server could not replicate the claim: then a poll that finds
+        // nothing due still answers.
+        let queue = match self.ctx.can_record_writes() {
+            true => Some(self.ctx.open_zset_mut(self.key)?),
+            false => self.ctx.open_zset(self.key)?,
+        };
+        if let Some(mut queue) = queue {
+            let mut walk = queue.iter_asc(ScoreBound::MIN, ScoreBound::MAX);
+            let first = walk.next();
+            let second = match &first {
+                Some((_, score)) if family::may_start_seen_key(*score) => walk.next(),
+                _ => None,
+            };
+            let lowest: SmallVec<[family::Element<'_>; 2]> = first
+                .iter()
+                .chain(&second)
+                .map(|(task, score)| (task.as_bytes(), *score))
+                .collect();
+            family::check_delay_queue(&lowest)?;
+            drop(lowest);
+            head.earliest = first.as_ref().map(|&(_, score)| score);
+            let tasks = head.tasks.as_mut().expect("set above");
+            let mut read = first.into_iter().chain(second);
+            while tasks.len() < count {
+                match read.next().or_else(|| walk.next()) {
+                    Some((task, score)) if score <= due => tasks.push((task, score)),
+                    _ => break,
+                }
+            }
+            drop(walk);
+            head.queue = queue.is_writable().then_some(queue);
+        }
+        self.head = Some(head);
+        Ok(())
+    }
+
     /// The queue is the in-flight set it leases into: every task it holds
     /// was delivered before.
     fn polls_its_inflight_set(&self) -> bool {
@@ -354,6 +431,13 @@ impl TaskQueue for ZsetQueue<'_> {
     type Error = ZkitError;
 
     fn due(&mut self, due: f64, count: usize) -> Result<Vec<(OwnedRStr, f64)>, ZkitError> {
+        if let Some(head) = self.head.as_mut() {
+            if head.due == due && head.count == count {
+                if let Some(tasks) = head.tasks.take() {
+                    return Ok(tasks);
+                }
+            }
+        }
         Ok(match self.ctx.open_zset(self.key)? {
             Some(mut queue) => queue
                 .iter_asc(ScoreBound::MIN, ScoreBound::Inclusive(due))
@@ -364,6 +448,9 @@ impl TaskQueue for ZsetQueue<'_> {
     }
 
     fn earliest(&mut self) -> Result<Option<f64>, ZkitError> {
+        if let Some(head) = &self.head {
+            return Ok(head.earliest);
+        }
         Ok(self.ctx.open_zset(self.key)?.and_then(|mut queue| {
             queue
                 .iter_asc(ScoreBound::MIN, ScoreBound::MAX)
@@ -382,7 +469,14 @@ impl TaskQueue for ZsetQueue<'_> {
     }
 
     fn take(&mut self, tasks: &[(OwnedRStr, f64)]) -> Result<(), ZkitError> {
-        let mut queue = self.ctx.open_zset_mut(self.key)?;
+        // What the first read found no longer holds; its handle takes the
+        // tasks, and closes before any other write (the in-flight set may be
+        // this very key).
+        let opened = self.head.take().and_then(|head| head.queue);
+        let mut queue = match opened {
+            Some(queue) => queue,
+            None => self.ctx.open_zset_mut(self.key)?,
+        };
         for (task, _) in tasks {
             queue.remove(task);
         }
@@ -394,7 +488,10 @@ impl TaskQueue for ZsetQueue<'_> {
             .lease
             .expect("a lease names its in-flight set")
             .inflight;
-        let mut held = self.ctx.open_zset_mut(inflight)?;
+        let mut held = match self.held.take() {
+            Some(held) => held,
+            None => self.ctx.open_zset_mut(inflight)?,
+        };
         for (task, _) in tasks {
             held.add(task, until as f64)?;
         }
@@ -484,6 +581,8 @@ fn sweep_step(
         ctx,
         key: queue,
         lease: Some(&lease),
+        head: None,
+        held: None,
     };
     Ok(
         match delay::sweep_dead(&mut tasks, ctx.now_ms(), max_deliveries)? {
@@ -493,19 +592,30 @@ fn sweep_step(
     )
 }
 
-/// `[[member, due-ms], ...]`, due-ms as ZSCORE prints it.
-fn tasks_reply(tasks: &[(OwnedRStr, f64)]) -> Reply {
-    Reply::Array(
-        tasks
-            .iter()
-            .map(|(member, due)| {
-                Reply::Array(vec![
-                    Reply::Bulk(member.as_bytes().to_vec()),
-                    Reply::Double(*due),
-                ])
-            })
-            .collect(),
-    )
+/// What a poll answers: `[[member, due-ms], ...]` (due-ms as ZSCORE prints
+/// it), written straight to the client; for a blocking poll, nil on timeout
+/// or nothing yet (blocked).
+enum Polled {
+    Tasks(Vec<(OwnedRStr, f64)>),
+    TimedOut,
+    Blocked,
+}
+
+impl WriteReply for Polled {
+    fn write(&self, ctx: &Ctx) {
+        match self {
+            Polled::Tasks(tasks) => {
+                ctx.reply_array(tasks.len());
+                for (task, due) in tasks {
+                    ctx.reply_array(2);
+                    ctx.reply_str(task);
+                    ctx.reply_f64(*due);
+                }
+            }
+            Polled::TimedOut => ctx.reply_null_array(),
+            Polled::Blocked => {}
+        }
+    }
 }
 
 request! {
@@ -517,11 +627,11 @@ request! {
 }
 
 /// -> `[[member, due-ms], ...]`.
-fn poll(ctx: &Ctx, args: Poll<'_>) -> Result<Reply, ZkitError> {
+fn poll(ctx: &Ctx, args: Poll<'_>) -> Result<Polled, ZkitError> {
     let (count, lease) = args.options.check()?;
     Ok(match claim(ctx, args.key, count, lease.as_ref())? {
-        Claim::Claimed(tasks) => tasks_reply(&tasks),
-        Claim::NothingDue { .. } => Reply::Array(Vec::new()),
+        Claim::Claimed(tasks) => Polled::Tasks(tasks),
+        Claim::NothingDue { .. } => Polled::Tasks(Vec::new()),
     })
 }
 
@@ -535,7 +645,7 @@ request! {
 }
 
 /// -> `[[member, due-ms], ...]`, or nil on timeout.
-fn bpoll(ctx: &Ctx, args: BlockingPoll<'_>) -> Result<Reply, ZkitError> {
+fn bpoll(ctx: &Ctx, args: BlockingPoll<'_>) -> Result<Polled, ZkitError> {
     let BlockingPoll {
         key,
         timeout_ms: timeout,
@@ -555,12 +665,12 @@ fn bpoll(ctx: &Ctx, args: BlockingPoll<'_>) -> Result<Reply, ZkitError> {
     }
     let (count, lease) = options.check()?;
     let earliest = match claim(ctx, key, count, lease.as_ref())? {
-        Claim::Claimed(tasks) => return Ok(tasks_reply(&tasks)),
+        Claim::Claimed(tasks) => return Ok(Polled::Tasks(tasks)),
         Claim::NothingDue { earliest } => earliest,
     };
     // Like BZPOPMIN: inside MULTI or a script, answer as a timeout at once.
     if !ctx.may_block() {
-        return Ok(Reply::NullArray);
+        return Ok(Polled::TimedOut);
     }
     let waiter = PollWaiter {
         key: OwnedRStr::new(key.as_bytes()),
@@ -569,7 +679,7 @@ fn bpoll(ctx: &Ctx, args: BlockingPoll<'_>) -> Result<Reply, ZkitError> {
     };
     let wake_at = earliest.map(|due| wake_at_ms(due, ctx.now_ms()));
     ctx.block_on_zset(waiter, timeout, wake_at)?;
-    Ok(Reply::Blocked)
+    Ok(Polled::Blocked)
 }
 
 /// A blocked DELAY.BPOLL: its own copy of the arguments, tried whenever the
@@ -601,6 +711,8 @@ impl ZsetWaiter for PollWaiter {
             ctx,
             key: &self.key,
             lease: lease.as_ref(),
+            head: None,
+            held: None,
         };
         Ok(match outlook(&mut queue, now, max_deliveries)? {
             Outlook::Deliverable => Readiness::Ready,
@@ -617,7 +729,7 @@ impl ZsetWaiter for PollWaiter {
         let lease = self.lease.as_ref().map(LeaseArgs::borrowed);
         match claim(ctx, &self.key, self.count, lease.as_ref())? {
             Claim::Claimed(tasks) => {
-                ctx.reply(&tasks_reply(&tasks));
+                ctx.reply(&Polled::Tasks(tasks));
                 Ok(Attempt::Served)
             }
             Claim::NothingDue { earliest } => Ok(Attempt::Wait {
@@ -627,7 +739,7 @@ impl ZsetWaiter for PollWaiter {
     }
 
     fn time_out(&mut self, ctx: &Ctx) {
-        ctx.reply_null_array();
+        ctx.reply(&Polled::TimedOut);
     }
 }
 
@@ -636,43 +748,53 @@ request! {
     struct Ack<'a> {
         inflight: &'a RStr = key,
         deliveries: Option<&'a RStr> = option(Request::key),
-        tasks: Vec<&'a RStr> = list(Request::string),
+        tasks: Items<'a, &'a RStr> = items(|task| task.string()),
     }
 }
 
 /// -> the number removed.
-fn ack(ctx: &Ctx, args: Ack<'_>) -> Result<Reply, ZkitError> {
+fn ack(ctx: &Ctx, args: Ack<'_>) -> Result<i64, ZkitError> {
     let Ack {
         inflight: key,
         deliveries,
-        tasks: members,
+        tasks,
     } = args;
     if let Some(deliveries) = deliveries {
         ctx.check_key_type(deliveries, KeyKind::Zset)?;
     }
-    let any_held = ctx
-        .open_zset(key)?
-        .is_some_and(|held| members.iter().any(|m| held.score(m).is_some()));
-    if !any_held {
-        return Ok(Reply::Int(0));
+    // A removal that finds nothing writes nothing, so the key opens for
+    // writing at once; only a server that could not replicate a removal
+    // looks first, to answer 0 rather than refuse when nothing is held.
+    if !ctx.can_record_writes() {
+        let any_held = ctx
+            .open_zset(key)?
+            .is_some_and(|held| tasks.clone().any(|task| held.score(task).is_some()));
+        if !any_held {
+            return Ok(0);
+        }
     }
     let mut held = ctx.open_zset_mut(key)?;
-    let removed: Vec<&RStr> = members
-        .iter()
-        .copied()
-        .filter(|member| held.remove(member))
-        .collect();
-    drop(held);
     // Only the counts of tasks that were in flight: a task handed back with
     // DELAY.NACK keeps counting towards its dead letter.
+    let mut removed: Vec<&RStr> = Vec::new();
+    let mut removed_count = 0;
+    for task in tasks {
+        if held.remove(task) {
+            removed_count += 1;
+            if deliveries.is_some() {
+                removed.push(task);
+            }
+        }
+    }
+    drop(held);
     if let Some(deliveries) = deliveries {
         let mut counts = ctx.open_zset_mut(deliveries)?;
         for task in &removed {
             counts.remove(task);
         }
     }
-    TASKS_ACKED.add(removed.len() as u64);
-    Ok(Reply::Int(removed.len() as i64))
+    TASKS_ACKED.add(removed_count);
+    Ok(removed_count as i64)
 }
 
 request! {

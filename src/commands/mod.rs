@@ -21,9 +21,11 @@ pub mod vote;
 
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 
+use smallvec::SmallVec;
+
 use crate::error::ZkitError;
 use crate::host::{self, OwnedRStr, ScoreBound, Zset};
-use crate::logic::family::Element;
+use crate::logic::family::{self, Element};
 
 /// A zkit command's declaration; its handler fails with [`ZkitError`].
 pub type Command = host::Command<ZkitError>;
@@ -32,26 +34,41 @@ pub type Command = host::Command<ZkitError>;
 pub type Items<'a, T> = host::Items<'a, host::RStr, T>;
 
 /// A few elements of a sorted set, as `logic::family` judges them: the
-/// lowest `lowest` and, with `highest`, the highest. O(log N) each.
+/// lowest `lowest` and, with `highest`, the highest. O(log N) each. An
+/// element past the lowest is read only when the lowest could start an IDMP
+/// seen-key, the one check that looks past it (`family::is_seen_key_head`):
+/// every element read is a new string the key API makes.
 struct Sample {
-    lowest: Vec<(OwnedRStr, f64)>,
+    lowest: SmallVec<[(OwnedRStr, f64); 2]>,
     highest: Option<(OwnedRStr, f64)>,
 }
 
 impl Sample {
     fn of(zset: &mut Zset, lowest: usize, highest: bool) -> Sample {
+        let mut walk = zset.iter_asc(ScoreBound::MIN, ScoreBound::MAX);
+        let mut read: SmallVec<[(OwnedRStr, f64); 2]> = SmallVec::new();
+        while read.len() < lowest {
+            if read
+                .first()
+                .is_some_and(|&(_, score)| !family::may_start_seen_key(score))
+            {
+                break;
+            }
+            match walk.next() {
+                Some(element) => read.push(element),
+                None => break,
+            }
+        }
+        drop(walk);
         Sample {
-            lowest: zset
-                .iter_asc(ScoreBound::MIN, ScoreBound::MAX)
-                .take(lowest)
-                .collect(),
+            lowest: read,
             highest: highest
                 .then(|| zset.iter_desc(ScoreBound::MIN, ScoreBound::MAX).next())
                 .flatten(),
         }
     }
 
-    fn lowest(&self) -> Vec<Element<'_>> {
+    fn lowest(&self) -> SmallVec<[Element<'_>; 2]> {
         self.lowest
             .iter()
             .map(|(m, s)| (m.as_bytes(), *s))

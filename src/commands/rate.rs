@@ -9,18 +9,19 @@
 //! per key (each `<unix-ms>-<seq>`, 15 to 20 bytes), gone with the key one
 //! window after its newest hit.
 
-use super::idmp::{self, IdmpArgs, IDMP_ARG, RETAIN_ARG};
+use super::idmp::{IdmpArgs, IDMP_ARG, RETAIN_ARG};
 use super::stats::{self, Fields};
 use super::{Command, Counter, Sample};
 use crate::error::bound;
 use crate::error::ZkitError;
 use crate::host::{
-    key_flags as kf, Arg, Ctx, KeyKind, Native, OwnedRStr, RStr, Reply, Request, ScoreBound, Zset,
+    key_flags as kf, Arg, Ctx, KeyKind, Native, OwnedRStr, RStr, Reply, Request, ScoreBound,
+    WriteReply, Zset,
 };
 use crate::logic::clock::MAX_DURATION_MS;
 use crate::logic::family;
 use crate::logic::idmp::Seen;
-use crate::logic::rate::{self, HitLog, Limit, MAX_LIMIT};
+use crate::logic::rate::{self, HitLog, Limit, Verdict, MAX_LIMIT};
 use crate::{declare_command, request};
 
 pub static COMMANDS: &[&Command] = &[&HIT, &STATS];
@@ -71,7 +72,7 @@ request! {
 /// IDMP whether the event was already applied as the last. A repeat spends
 /// nothing and stands allowed with the counts of now; a refused hit spent
 /// nothing either, so its id is not remembered and a retry may pass later.
-fn hit(ctx: &Ctx, args: Hit<'_>) -> Result<Reply, ZkitError> {
+fn hit(ctx: &Ctx, args: Hit<'_>) -> Result<HitReply, ZkitError> {
     let key = args.key;
     let idmp = args.idmp.check(HIT.name, |digest| {
         digest.part(key.as_bytes()).integer(args.cost.unwrap_or(1));
@@ -102,15 +103,29 @@ fn hit(ctx: &Ctx, args: Hit<'_>) -> Result<Reply, ZkitError> {
     let seen = idmp.as_ref().map(|i| i.check(ctx, &[key])).transpose()?;
     // A log is entries `<unix-ms>-<n>`: another family's key (a gift board,
     // whose totals would read as hits long past) is refused, not trimmed.
-    if let Some(mut log) = ctx.open_zset(key)? {
-        let sample = Sample::of(&mut log, 2, true);
-        family::check_rate_log(&sample.lowest(), sample.highest())?;
-    }
     let mut log = ZsetLog {
         ctx,
         key,
         state: LogKey::Unopened,
     };
+    // Read through the handle the hit reads with next.
+    if let Some(zset) = log.reader()? {
+        let sample = Sample::of(zset, 2, false);
+        // Any entry scored today or later passes the newest's checks: its
+        // presence is counted without reading the newest element (a new
+        // string the key API makes).
+        let today = ScoreBound::Inclusive(family::TODAY_MS);
+        let any_today = zset.count_at_most(today, ScoreBound::MAX, 0).is_none();
+        let newest = match any_today {
+            true => None,
+            false => zset.iter_desc(ScoreBound::MIN, ScoreBound::MAX).next(),
+        };
+        let newest = match &newest {
+            Some((member, score)) => Some((member.as_bytes(), *score)),
+            None => any_today.then_some((&b""[..], family::TODAY_MS)),
+        };
+        family::check_rate_log(&sample.lowest(), newest)?;
+    }
     let verdict = if seen == Some(Seen::Repeat) {
         rate::standing(&mut log, ctx.now_ms(), &limits)?
     } else {
@@ -123,16 +138,42 @@ fn hit(ctx: &Ctx, args: Hit<'_>) -> Result<Reply, ZkitError> {
     if let (Some(idmp), Some(Seen::New), true) = (&idmp, seen, verdict.allowed) {
         idmp.record(ctx)?;
     }
-    let mut reply = vec![
-        Reply::Int(i64::from(verdict.allowed)),
-        Reply::Int(verdict.count as i64),
-        Reply::Int(verdict.remaining as i64),
-        Reply::Int(verdict.retry_after_ms),
-    ];
-    if limits.len() > 1 {
-        reply.push(Reply::Int(verdict.binding as i64 + 1));
+    Ok(HitReply {
+        verdict,
+        position: (limits.len() > 1).then_some(verdict.binding + 1),
+        seen,
+    })
+}
+
+/// RATE.HIT's reply, written straight to the client: `[allowed, count,
+/// remaining, retry-after-ms]` of the binding limit, then its position
+/// (from 1) when given, then with IDMP whether the event was already
+/// applied.
+struct HitReply {
+    verdict: Verdict,
+    position: Option<usize>,
+    seen: Option<Seen>,
+}
+
+impl WriteReply for HitReply {
+    fn write(&self, ctx: &Ctx) {
+        let HitReply {
+            verdict,
+            position,
+            seen,
+        } = self;
+        ctx.reply_array(4 + usize::from(position.is_some()) + usize::from(seen.is_some()));
+        ctx.reply_i64(i64::from(verdict.allowed));
+        ctx.reply_i64(verdict.count as i64);
+        ctx.reply_i64(verdict.remaining as i64);
+        ctx.reply_i64(verdict.retry_after_ms);
+        if let Some(position) = position {
+            ctx.reply_i64(*position as i64);
+        }
+        if let Some(seen) = seen {
+            ctx.reply_i64(seen.reply_flag());
+        }
     }
-    Ok(idmp::with_flag(reply, seen))
 }
 
 /// A window of 1 ms to 100 years.

@@ -71,6 +71,12 @@ impl Ctx {
         Ok(Zset::wrap(key, Some((self, name))))
     }
 
+    /// Whether this server has every command key-handle writes replicate as
+    /// ([`Native::RECORDED`]): when not, [`Ctx::open_zset_mut`] refuses.
+    pub fn can_record_writes(&self) -> bool {
+        self.require(&Native::RECORDED).is_ok()
+    }
+
     /// Checks that a key is absent or holds `expected` without keeping it open,
     /// so a command can validate every key before it writes any.
     pub fn check_key_type(&self, name: &RStr, expected: KeyKind) -> Result<(), HostError> {

@@ -63,8 +63,11 @@ pub enum Evidence {
 pub type Element<'a> = (&'a [u8], f64);
 
 /// Unix ms below this (2001-09-09) are not times a family writes now: a
-/// score this small with a fraction is a RANK total with its tie-break.
-const TODAY_MS: f64 = 1e12;
+/// score this small with a fraction is a RANK total with its tie-break. A
+/// RATE log's newest score at or above it passes every check
+/// ([`check_rate_log`]), whatever it is: a log that holds any such score
+/// need not read its newest element.
+pub const TODAY_MS: f64 = 1e12;
 
 /// Whether a score is a RANK total with its tie-break fraction.
 pub fn is_tie_break(score: f64) -> bool {
@@ -82,6 +85,13 @@ pub fn is_seen_key_head(lowest: &[Element<'_>]) -> bool {
         && id_score.floor() == args_score.floor()
         && args.len() == id.len() + DIGEST_LEN
         && args.starts_with(id)
+}
+
+/// Whether the lowest element of a sorted set, scored `score`, could start
+/// an IDMP seen-key: only then does [`is_seen_key_head`] need the element
+/// after it.
+pub fn may_start_seen_key(score: f64) -> bool {
+    idmp::entry(score) == Entry::Id
 }
 
 fn refuse(expected: Family, looks_like: Option<Family>, because: Evidence) -> WrongFamily {
@@ -235,6 +245,48 @@ mod tests {
         );
         assert_eq!(looks(check_delay_queue(&board)), Some(Family::RankBoard));
         assert_eq!(looks(check_delay_queue(&seen)), Some(Family::SeenKey));
+    }
+
+    /// A sample reads the element after the lowest only when the lowest may
+    /// start a seen-key: no head the check recognises starts otherwise.
+    #[test]
+    fn a_seen_key_head_starts_with_what_may_start_one() {
+        let (id, args) = seen_key_head();
+        for id_score in [NOW + 0.25, NOW, NOW + 0.5, NOW + 0.75, -3.75, 10.734] {
+            let lowest = [(&id[..], id_score), (&args[..], id_score.floor() + 0.5)];
+            if is_seen_key_head(&lowest) {
+                assert!(may_start_seen_key(id_score), "{id_score}");
+            }
+            assert!(!is_seen_key_head(&lowest[..1]));
+        }
+        assert!(may_start_seen_key(NOW + 0.25));
+        assert!(!may_start_seen_key(NOW));
+    }
+
+    /// Every newest score from `TODAY_MS` up judges a log as `TODAY_MS`
+    /// does, which RATE.HIT passes for a log that holds any such score.
+    #[test]
+    fn a_log_judged_by_a_score_of_today_or_later_is_judged_as_by_its_newest() {
+        let (id, args) = seen_key_head();
+        let seen = [(&id[..], NOW + 0.25), (&args[..], NOW + 0.5)];
+        let log = [(&b"1718000000000-0"[..], NOW)];
+        for lowest in [&seen[..], &log[..], &[]] {
+            let today = check_rate_log(lowest, Some((b"", TODAY_MS)));
+            for newest in [
+                TODAY_MS,
+                TODAY_MS + 0.5,
+                NOW,
+                NOW + 0.25,
+                1e300,
+                f64::INFINITY,
+            ] {
+                assert_eq!(
+                    check_rate_log(lowest, Some((b"x", newest))),
+                    today,
+                    "{newest}"
+                );
+            }
+        }
     }
 
     #[test]
