@@ -293,44 +293,48 @@ enum Slot {
     Word(usize),
     Int(i64),
     Float(f64),
-    /// A list: the argv index of its first item, and how many items.
+    /// A list: the argv index of its first item, and how many items (both
+    /// below argc, an int: 32 bits keep a slot at 16 bytes).
     List {
-        first: usize,
-        count: usize,
+        first: u32,
+        count: u32,
     },
-}
-
-/// A call parsed by its grammar, on the stack: one [`Slot`] per declared
-/// node, read by the command's typed request with [`Parsed::request`].
-pub struct Parsed<'a, A> {
-    argv: &'a [A],
-    args: &'static [Arg],
-    slots: [Slot; MAX_NODES],
-}
-
-impl<'a, A> Parsed<'a, A> {
-    pub fn request(&self) -> Request<'_, A> {
-        Request {
-            argv: self.argv,
-            slots: &self.slots,
-            args: self.args,
-            at: 0,
-            node: 0,
-            mode: Mode::Parsed,
-        }
-    }
 }
 
 /// Parses `argv` (the command name first) by `args`, the command `name`'s
 /// grammar, telling `key` the argv index and key-spec flags of every key as
-/// it is found (in argv order). On error, `key` has heard of the keys found
-/// before the mistake (what COMMAND GETKEYS answers for a malformed call).
-pub fn parse<'a, A: AsRef<[u8]>>(
+/// it is found (in argv order), then gives `then` the parsed call's request,
+/// which the command's typed request reads. The parse (one [`Slot`] per
+/// declared node) stays on this function's stack while `then` runs: it is
+/// never copied out. On error, `key` has heard of the keys found before the
+/// mistake (what COMMAND GETKEYS answers for a malformed call).
+pub fn parse<'a, A: AsRef<[u8]>, R>(
     name: &str,
     args: &'static [Arg],
     argv: &'a [A],
     key: &mut impl FnMut(usize, u32),
-) -> Result<Parsed<'a, A>, GrammarError> {
+    then: impl FnOnce(Request<'_, A>) -> R,
+) -> Result<R, GrammarError> {
+    let mut slots = [Slot::Absent; MAX_NODES];
+    fill_slots(name, args, argv, key, &mut slots)?;
+    Ok(then(Request {
+        argv,
+        slots: &slots,
+        args,
+        at: 0,
+        node: 0,
+        mode: Mode::Parsed,
+    }))
+}
+
+/// Parses `argv` into `slots`, one per declared node.
+fn fill_slots<A: AsRef<[u8]>>(
+    name: &str,
+    args: &'static [Arg],
+    argv: &[A],
+    key: &mut impl FnMut(usize, u32),
+    slots: &mut [Slot; MAX_NODES],
+) -> Result<(), GrammarError> {
     let mut parser = Parser {
         name,
         grammar: args,
@@ -338,18 +342,14 @@ pub fn parse<'a, A: AsRef<[u8]>>(
         at: 1,
         counts: [("", 0); MAX_COUNTS],
         count_len: 0,
-        slots: [Slot::Absent; MAX_NODES],
+        slots,
         key,
     };
     parser.sequence(args, 0)?;
     if let Some(word) = argv.get(parser.at) {
         return Err(parser.mistake(Mistake::Unexpected(show(word.as_ref()))));
     }
-    Ok(Parsed {
-        argv,
-        args,
-        slots: parser.slots,
-    })
+    Ok(())
 }
 
 /// The argv index and flags of every key of a call; for a malformed call,
@@ -361,9 +361,13 @@ fn key_positions<A: AsRef<[u8]>>(
     argv: &[A],
 ) -> Vec<(usize, u32)> {
     let mut keys = Vec::new();
-    let _ = parse(name, args, argv, &mut |position, flags| {
-        keys.push((position, flags))
-    });
+    let _ = parse(
+        name,
+        args,
+        argv,
+        &mut |position, flags| keys.push((position, flags)),
+        |_| (),
+    );
     keys
 }
 
@@ -379,7 +383,7 @@ struct Parser<'a, 'n, A, K> {
     /// Integers read so far that count lists, by name.
     counts: [(&'static str, i64); MAX_COUNTS],
     count_len: usize,
-    slots: [Slot; MAX_NODES],
+    slots: &'n mut [Slot; MAX_NODES],
     key: &'n mut K,
 }
 
@@ -559,7 +563,11 @@ impl<'a, A: AsRef<[u8]>, K: FnMut(usize, u32)> Parser<'a, '_, A, K> {
                 self.value(part, Mistake::Missing(arg.name))?;
             }
         }
-        self.slots[node] = Slot::List { first, count };
+        // Both are below argc, which is an int.
+        self.slots[node] = Slot::List {
+            first: first as u32,
+            count: count as u32,
+        };
         Ok(())
     }
 
@@ -904,7 +912,7 @@ impl<'a, A: AsRef<[u8]>> Request<'a, A> {
         }
         let (first, count) = match self.mode {
             Mode::Parsed => match self.slots[node] {
-                Slot::List { first, count } => (first, count),
+                Slot::List { first, count } => (first as usize, count as usize),
                 _ => Self::mismatch("list"),
             },
             Mode::Item { .. } => Self::mismatch("list"),
@@ -1348,7 +1356,7 @@ mod tests {
 
     fn parse_text(args: &'static [Arg], text: &str) -> Result<(), GrammarError> {
         let argv = words(text);
-        parse("cmd", args, &argv, &mut |_, _| {}).map(|_| ())
+        parse("cmd", args, &argv, &mut |_, _| {}, |_| ())
     }
 
     /// Parses `text` by `args` and reads it with `read`, which must read
@@ -1359,11 +1367,12 @@ mod tests {
         read: impl for<'r> FnOnce(&mut Request<'r, Vec<u8>>) -> T,
     ) -> T {
         let argv = words(text);
-        let parsed = parse("cmd", args, &argv, &mut |_, _| {}).unwrap();
-        let mut request = parsed.request();
-        let value = read(&mut request);
-        assert!(request.is_read(), "{text}: not every argument was read");
-        value
+        parse("cmd", args, &argv, &mut |_, _| {}, |mut request| {
+            let value = read(&mut request);
+            assert!(request.is_read(), "{text}: not every argument was read");
+            value
+        })
+        .unwrap()
     }
 
     fn string(request: &mut Request<'_, Vec<u8>>) -> String {
