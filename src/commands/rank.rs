@@ -625,19 +625,18 @@ fn mget(
     ctx: &Ctx,
     args: MultiGet<'_>,
 ) -> Result<SmallVec<[Option<MemberEntry>; INLINE_MEMBERS]>, ZkitError> {
-    let scores: SmallVec<[Option<f64>; INLINE_MEMBERS]> = match ctx.open_zset(args.key)? {
+    let scored: SmallVec<[(&RStr, Option<f64>); INLINE_MEMBERS]> = match ctx.open_zset(args.key)? {
         Some(board) => {
             board_layout::after_read(ctx, args.key, board.len(), Use::Member);
             args.members
-                .clone()
-                .map(|member| board.score(member))
+                .map(|member| (member, board.score(member)))
                 .collect()
         }
-        None => args.members.clone().map(|_| None).collect(),
+        None => args.members.map(|member| (member, None)).collect(),
     };
     let ranks = Ranks::shared(args.shared);
-    args.members
-        .zip(scores)
+    scored
+        .into_iter()
         .map(|(member, score)| member_entry(ctx, args.key, member, score, ranks))
         .collect()
 }

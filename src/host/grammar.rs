@@ -600,7 +600,9 @@ impl<'a, A: AsRef<[u8]>, K: FnMut(usize, u32)> Parser<'a, '_, A, K> {
     /// One word of a value's kind (a key, a string, a number, a count).
     fn value(&mut self, arg: &'static Arg, missing: Mistake) -> Result<Slot, GrammarError> {
         let position = self.word(missing)?;
-        let word = self.argv[position].as_ref();
+        // Read as bytes only where a number is parsed: a key or a string
+        // stays the server's string, and reading its bytes costs a call.
+        let word = || self.argv[position].as_ref();
         Ok(match arg.kind {
             ArgKind::Key(flags) => {
                 (self.key)(position, flags);
@@ -608,6 +610,7 @@ impl<'a, A: AsRef<[u8]>, K: FnMut(usize, u32)> Parser<'a, '_, A, K> {
             }
             ArgKind::String => Slot::Word(position),
             ArgKind::Integer | ArgKind::UnixTime => {
+                let word = word();
                 let n =
                     parse_i64(word).ok_or_else(|| self.not_a(word, GrammarError::NotInteger))?;
                 if arg.is_count {
@@ -620,9 +623,12 @@ impl<'a, A: AsRef<[u8]>, K: FnMut(usize, u32)> Parser<'a, '_, A, K> {
                 }
                 Slot::Int(n)
             }
-            ArgKind::Double => Slot::Float(
-                parse_f64(word).ok_or_else(|| self.not_a(word, GrammarError::NotFloat))?,
-            ),
+            ArgKind::Double => {
+                let word = word();
+                Slot::Float(
+                    parse_f64(word).ok_or_else(|| self.not_a(word, GrammarError::NotFloat))?,
+                )
+            }
             ArgKind::PureToken | ArgKind::OneOf(_) | ArgKind::Block(_) => {
                 unreachable!("a list item or block part is a value")
             }
@@ -930,6 +936,7 @@ impl<'a, A: AsRef<[u8]>> Request<'a, A> {
             node,
             next: first,
             left: count,
+            width: arg.item_width().max(1),
             mode: self.mode,
             read,
         }
@@ -994,6 +1001,8 @@ pub struct Items<'a, A, T> {
     /// The argv index of the next item, and how many are left.
     next: usize,
     left: usize,
+    /// The words of one item.
+    width: usize,
     mode: Mode<'a>,
     read: fn(&mut Request<'a, A>) -> T,
 }
@@ -1012,7 +1021,7 @@ impl<'a, A: AsRef<[u8]>, T> Iterator for Items<'a, A, T> {
             return None;
         }
         let mut item = item_request(self.argv, self.arg, self.node, self.next, self.mode);
-        self.next += self.arg.item_width().max(1);
+        self.next += self.width;
         self.left -= 1;
         Some((self.read)(&mut item))
     }
