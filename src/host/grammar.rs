@@ -39,6 +39,9 @@ pub struct Arg {
     pub is_count: bool,
     /// The version that added it (for options newer than their command).
     pub since: Option<&'static str>,
+    /// [`Arg::nodes`], counted when the declaration is built: a parse walks
+    /// them on every call.
+    node_count: usize,
 }
 
 pub enum ArgKind {
@@ -57,13 +60,17 @@ impl Arg {
     const fn new(name: &'static str, kind: ArgKind) -> Arg {
         Arg {
             name,
-            kind,
             token: None,
             optional: false,
             multiple: false,
             counted_by: None,
             is_count: false,
             since: None,
+            node_count: match kind {
+                ArgKind::Block(parts) | ArgKind::OneOf(parts) => 1 + const_nodes(parts),
+                _ => 1,
+            },
+            kind,
         }
     }
 
@@ -158,10 +165,7 @@ impl Arg {
     /// How many nodes of a parsed call this argument takes: itself, then
     /// its parts or choices (see `Slot`).
     fn nodes(&self) -> usize {
-        1 + match self.kind {
-            ArgKind::Block(parts) | ArgKind::OneOf(parts) => nodes(parts),
-            _ => 0,
-        }
+        self.node_count
     }
 
     /// The keywords that start this argument.
@@ -653,6 +657,17 @@ impl<'a, A: AsRef<[u8]>, K: FnMut(usize, u32)> Parser<'a, '_, A, K> {
 /// The nodes of a run of arguments (see `Slot`).
 pub fn nodes(args: &[Arg]) -> usize {
     args.iter().map(Arg::nodes).sum()
+}
+
+/// [`nodes`], for a declaration being built.
+const fn const_nodes(args: &[Arg]) -> usize {
+    let mut sum = 0;
+    let mut i = 0;
+    while i < args.len() {
+        sum += args[i].node_count;
+        i += 1;
+    }
+    sum
 }
 
 /// The option of `group` that `word` starts, and for a one-of, which choice.
