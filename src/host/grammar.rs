@@ -576,6 +576,7 @@ impl<'a, A: AsRef<[u8]>, K: FnMut(usize, u32)> Parser<'a, '_, A, K> {
     }
 
     /// One item of an argument's kind, its keyword already read, at `node`.
+    #[inline(always)]
     fn item(
         &mut self,
         arg: &'static Arg,
@@ -602,6 +603,7 @@ impl<'a, A: AsRef<[u8]>, K: FnMut(usize, u32)> Parser<'a, '_, A, K> {
     }
 
     /// One word of a value's kind (a key, a string, a number, a count).
+    #[inline(always)]
     fn value(&mut self, arg: &'static Arg, missing: Mistake) -> Result<Slot, GrammarError> {
         let position = self.word(missing)?;
         // Read as bytes only where a number is parsed: a key or a string
@@ -740,6 +742,7 @@ enum Mode<'a> {
 impl<'a, A: AsRef<[u8]>> Request<'a, A> {
     /// The next declared argument and its node, past any count (which the
     /// parse consumed: the request reads the list it counts).
+    #[inline(always)]
     fn next(&mut self, wanted: &str) -> (usize, &'static Arg) {
         let args: &'static [Arg] = self.args;
         loop {
@@ -766,6 +769,7 @@ impl<'a, A: AsRef<[u8]>> Request<'a, A> {
     }
 
     /// The word of a key or string node.
+    #[inline(always)]
     fn word(&mut self, wanted: &str, is: fn(&ArgKind) -> bool) -> &'a A {
         let (node, arg) = self.next(wanted);
         if !is(&arg.kind) {
@@ -849,6 +853,7 @@ impl<'a, A: AsRef<[u8]>> Request<'a, A> {
     }
 
     /// An optional keyword alone: whether it was given.
+    #[inline(always)]
     pub fn flag(&mut self) -> bool {
         let (node, arg) = self.next("flag");
         if !matches!(arg.kind, ArgKind::PureToken) || !arg.optional {
@@ -859,6 +864,7 @@ impl<'a, A: AsRef<[u8]>> Request<'a, A> {
     }
 
     /// An option's values, read by `read`; `None` when it was not given.
+    #[inline(always)]
     pub fn option<T>(&mut self, read: impl FnOnce(&mut Request<'a, A>) -> T) -> Option<T> {
         let (node, arg) = self.next("option");
         if !arg.optional || matches!(arg.kind, ArgKind::OneOf(_)) {
