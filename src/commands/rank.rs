@@ -27,8 +27,8 @@ use crate::error::ZkitError;
 use smallvec::SmallVec;
 
 use crate::host::{
-    key_flags as kf, Arg, CallArg, CallReply, Ctx, KeyKind, Native, OwnedRStr, RStr, Reply,
-    Request, ScoreBound, WriteReply, Zset,
+    key_flags as kf, Arg, CallArg, Ctx, KeyKind, Native, OwnedRStr, RStr, Reply, Request,
+    ScoreBound, WriteReply, Zset,
 };
 use crate::logic::idmp::Seen;
 use crate::logic::rank::{
@@ -771,19 +771,13 @@ fn shared_rank(ctx: &Ctx, key: &RStr, total: i64) -> Result<i64, ZkitError> {
 const INLINE_ROWS: usize = 16;
 
 /// A page of a board, `[[rank, member, total], ...]`, written straight into
-/// the reply: each member stays where it was read.
+/// the reply.
 struct Page {
-    members: PageMembers,
+    /// Highest first: the board's own strings on a small board, the ones
+    /// its scores were looked up with on a larger one.
+    members: SmallVec<[OwnedRStr; INLINE_ROWS]>,
     totals: SmallVec<[i64; INLINE_ROWS]>,
     ranks: PageRanks,
-}
-
-/// Where a page's members are.
-enum PageMembers {
-    /// Read from a small board, highest first.
-    Read(SmallVec<[OwnedRStr; INLINE_ROWS]>),
-    /// ZRANGE's reply: an array of members (each checked to be a string).
-    Called(CallReply),
 }
 
 /// A page's ranks.
@@ -797,7 +791,7 @@ enum PageRanks {
 impl Page {
     fn empty() -> Page {
         Page {
-            members: PageMembers::Read(SmallVec::new()),
+            members: SmallVec::new(),
             totals: SmallVec::new(),
             ranks: PageRanks::From(1),
         }
@@ -813,13 +807,7 @@ impl WriteReply for Page {
                 PageRanks::From(first) => first + row as i64,
                 PageRanks::Shared(ranks) => ranks[row],
             });
-            match &self.members {
-                PageMembers::Read(members) => ctx.reply_str(&members[row]),
-                PageMembers::Called(reply) => {
-                    let member = reply.get().element(row).and_then(|m| m.bytes());
-                    ctx.reply_bulk(member.unwrap_or_default());
-                }
-            }
+            ctx.reply_str(&self.members[row]);
             ctx.reply_i64(*total);
         }
     }
@@ -838,14 +826,13 @@ fn rank_range(
     };
     board_layout::after_read(ctx, key, board.len(), Use::Page);
     let clock = tiebreak_clock();
-    let mut totals = SmallVec::new();
-    let members = if board.len() <= LISTPACK_BOARD_MAX {
+    let (mut members, mut totals) = (SmallVec::new(), SmallVec::new());
+    if board.len() <= LISTPACK_BOARD_MAX {
         // A small board: the page is read from the key, walking down from
         // the highest score (at most 128 steps), with no call, no reply to
         // parse and no score printed as text and parsed back.
         let skip = usize::try_from(start).unwrap_or(usize::MAX);
         let take = usize::try_from(stop - start).map_or(0, |n| n.saturating_add(1));
-        let mut members = SmallVec::new();
         for (member, score) in board
             .iter_desc(ScoreBound::MIN, ScoreBound::MAX)
             .skip(skip)
@@ -854,7 +841,6 @@ fn rank_range(
             totals.push(clock.decode(score)?.total);
             members.push(member);
         }
-        PageMembers::Read(members)
     } else {
         // A larger board: the page comes from ZRANGE, since the key API
         // cannot seek to a rank, and its scores from the key (a hash lookup
@@ -871,14 +857,12 @@ fn rank_range(
         let rows = reply.get();
         let unexpected = || ZkitError::Internal("unexpected ZRANGE reply".into());
         for row in (0..rows.len()).map(|i| rows.element(i)) {
-            let member = row.and_then(|m| m.bytes()).ok_or_else(unexpected)?;
-            let score = board
-                .score(&OwnedRStr::new(member))
-                .ok_or_else(unexpected)?;
+            let member = OwnedRStr::new(row.and_then(|m| m.bytes()).ok_or_else(unexpected)?);
+            let score = board.score(&member).ok_or_else(unexpected)?;
             totals.push(clock.decode(score)?.total);
+            members.push(member);
         }
-        PageMembers::Called(reply)
-    };
+    }
     drop(board);
     // A page holds a member at `start`, so `start + 1` does not overflow.
     let first_position = start + 1;
