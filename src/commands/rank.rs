@@ -675,11 +675,15 @@ request! {
 fn top(ctx: &Ctx, args: Top<'_>) -> Result<Page, ZkitError> {
     let count = non_negative(args.count, "count")?;
     let offset = non_negative(args.offset.unwrap_or(0), "offset")?;
-    if ctx.open_zset(args.key)?.is_none() || count == 0 {
+    let Some(board) = ctx.open_zset(args.key)? else {
+        return Ok(Page::empty());
+    };
+    if count == 0 {
         return Ok(Page::empty());
     }
     let stop = offset.saturating_add(count - 1);
-    rank_range(ctx, args.key, offset, stop, Ranks::shared(args.shared))
+    let ranks = Ranks::shared(args.shared);
+    rank_range(ctx, args.key, board, offset, stop, ranks)
 }
 
 request! {
@@ -701,19 +705,19 @@ fn around(ctx: &Ctx, args: Around<'_>) -> Result<Page, ZkitError> {
         shared,
     } = args;
     let radius = non_negative(radius, "radius")?;
-    // The type check; ZREVRANK then answers nil for an absent member.
-    let rank = if ctx.open_zset(key)?.is_some() {
-        rank_of(ctx, key, member)?
-    } else {
-        None
+    // The type check; ZREVRANK then answers nil for an absent member. The
+    // board stays open for the page: a read handle outlives the calls.
+    let Some(board) = ctx.open_zset(key)? else {
+        return Ok(Page::empty());
     };
-    let Some(rank) = rank else {
+    let Some(rank) = rank_of(ctx, key, member)? else {
         return Ok(Page::empty());
     };
     let index = rank - 1;
     rank_range(
         ctx,
         key,
+        board,
         index.saturating_sub(radius).max(0),
         index.saturating_add(radius),
         Ranks::shared(shared),
@@ -813,17 +817,16 @@ impl WriteReply for Page {
     }
 }
 
-/// `[[rank, member, total], ...]` for 0-based positions `start..=stop`.
+/// `[[rank, member, total], ...]` for 0-based positions `start..=stop` of
+/// `board`, open for reading as `key`.
 fn rank_range(
     ctx: &Ctx,
     key: &RStr,
+    mut board: Zset<'_>,
     start: i64,
     stop: i64,
     ranks: Ranks,
 ) -> Result<Page, ZkitError> {
-    let Some(mut board) = ctx.open_zset(key)? else {
-        return Ok(Page::empty());
-    };
     board_layout::after_read(ctx, key, board.len(), Use::Page);
     let clock = tiebreak_clock();
     let (mut members, mut totals) = (SmallVec::new(), SmallVec::new());
