@@ -542,20 +542,18 @@ fn mgift(ctx: &Ctx, args: MultiGift<'_>) -> Result<BoardsReply, ZkitError> {
 
     let clock = tiebreak_clock();
     let at_ms = at_ms.unwrap_or_else(|| ctx.now_ms());
-    let mut planned: SmallVec<[PlannedWrite; INLINE_BOARDS]> = SmallVec::new();
+    // Each board is opened once, for writing, and stays open from its plan
+    // to its write (the keys are distinct).
+    let mut opened: SmallVec<[(Zset<'_>, PlannedWrite); INLINE_BOARDS]> = SmallVec::new();
     for &key in &boards {
-        let previous = ctx.open_zset(key)?.and_then(|board| board.score(member));
-        planned.push(plan_write(&clock, previous, update, at_ms)?);
+        let board = ctx.open_zset_mut(key)?;
+        let planned = plan_write(&clock, board.score(member), update, at_ms)?;
+        opened.push((board, planned));
     }
-    for (key, write) in boards.iter().zip(&planned) {
-        apply_write(
-            ctx,
-            key,
-            &mut ctx.open_zset_mut(key)?,
-            member,
-            update,
-            write,
-        )?;
+    let mut planned: SmallVec<[PlannedWrite; INLINE_BOARDS]> = SmallVec::new();
+    for (&key, (mut board, write)) in boards.iter().zip(opened) {
+        apply_write(ctx, key, &mut board, member, update, &write)?;
+        planned.push(write);
     }
     if let Some(idmp) = &idmp {
         idmp.record(ctx)?;
