@@ -312,10 +312,10 @@ enum Slot {
 /// declared node) stays on this function's stack while `then` runs: it is
 /// never copied out. On error, `key` has heard of the keys found before the
 /// mistake (what COMMAND GETKEYS answers for a malformed call).
-pub fn parse<'a, A: AsRef<[u8]>, R>(
+pub fn parse<A: AsRef<[u8]>, R>(
     name: &str,
     args: &'static [Arg],
-    argv: &'a [A],
+    argv: &[A],
     key: &mut impl FnMut(usize, u32),
     then: impl FnOnce(Request<'_, A>) -> R,
 ) -> Result<R, GrammarError> {
