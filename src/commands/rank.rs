@@ -865,15 +865,18 @@ fn rank_range(
         }
     }
     drop(board);
-    // A page holds a member at `start`, so `start + 1` does not overflow.
+    let Some(&first_total) = totals.first() else {
+        return Ok(Page::empty());
+    };
+    // The page holds a member at `start`, so `start + 1` does not overflow.
     let first_position = start + 1;
-    let ranks = match (ranks, totals.first()) {
-        (Ranks::Shared, Some(&first_total)) => PageRanks::Shared(shared_ranks(
+    let ranks = match ranks {
+        Ranks::Shared => PageRanks::Shared(shared_ranks(
             first_position,
             shared_rank(ctx, key, first_total)?,
             &totals,
         )),
-        _ => PageRanks::From(first_position),
+        Ranks::FirstCome => PageRanks::From(first_position),
     };
     Ok(Page {
         members,
