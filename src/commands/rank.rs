@@ -20,13 +20,15 @@ use std::sync::atomic::{AtomicI64, Ordering};
 
 use super::args::non_negative;
 use super::board_layout::{self, Use, LISTPACK_BOARD_MAX};
-use super::idmp::{self, Idmp, IdmpArgs, IDMP_ARG, RETAIN_ARG};
+use super::idmp::{Idmp, IdmpArgs, IDMP_ARG, RETAIN_ARG};
 use super::stats::{self, Fields};
-use super::{rank_merge, Command, NumericConfig};
+use super::{rank_merge, Command, Items, NumericConfig};
 use crate::error::ZkitError;
+use smallvec::SmallVec;
+
 use crate::host::{
     key_flags as kf, Arg, CallArg, Ctx, KeyKind, Native, OwnedRStr, RStr, Reply, Request,
-    ScoreBound, Zset,
+    ScoreBound, WriteReply, Zset,
 };
 use crate::logic::idmp::Seen;
 use crate::logic::rank::{
@@ -276,7 +278,7 @@ request! {
     }
 }
 
-fn gift(ctx: &Ctx, args: Gift<'_>) -> Result<Reply, ZkitError> {
+fn gift(ctx: &Ctx, args: Gift<'_>) -> Result<TotalReply, ZkitError> {
     let update = TotalUpdate::Add(args.amount);
     // What makes two gifts the same event: SHARED only shapes the reply.
     let idmp = args.idmp.check(GIFT.name, |digest| {
@@ -306,7 +308,7 @@ request! {
     }
 }
 
-fn set(ctx: &Ctx, args: SetTotal<'_>) -> Result<Reply, ZkitError> {
+fn set(ctx: &Ctx, args: SetTotal<'_>) -> Result<TotalReply, ZkitError> {
     let condition = args.condition.unwrap_or(SetCondition::Always);
     let update = TotalUpdate::Set(args.total, condition);
     let idmp = args.idmp.check(SET.name, |digest| {
@@ -392,6 +394,35 @@ fn apply_write(
     Ok(())
 }
 
+/// A member's `[total, rank]` on one board; no rank when the member is not
+/// on it (a repeated event whose member was removed since).
+type Standing = (i64, Option<i64>);
+
+/// RANK.GIFT's and RANK.SET's reply, `[total, rank]`, with IDMP's flag last
+/// when the call gave an event id.
+struct TotalReply {
+    standing: Standing,
+    seen: Option<Seen>,
+}
+
+impl WriteReply for TotalReply {
+    fn write(&self, ctx: &Ctx) {
+        let (total, rank) = self.standing;
+        ctx.reply_array(2 + usize::from(self.seen.is_some()));
+        total.write(ctx);
+        rank.write(ctx);
+        write_seen(ctx, self.seen);
+    }
+}
+
+/// IDMP's flag, the last element of a write's reply when the call gave an
+/// event id.
+fn write_seen(ctx: &Ctx, seen: Option<Seen>) {
+    if let Some(seen) = seen {
+        ctx.reply_i64(seen.reply_flag());
+    }
+}
+
 /// RANK.GIFT / RANK.SET -> `[total, rank]`, the total that stands after the
 /// call, and with IDMP whether the event was already applied (then the board
 /// is untouched and the reply is its current state).
@@ -401,7 +432,7 @@ fn write_total(
     member: &RStr,
     update: TotalUpdate,
     how: WriteHow<'_>,
-) -> Result<Reply, ZkitError> {
+) -> Result<TotalReply, ZkitError> {
     ctx.require(&[how.ranks.native()])?;
     let seen = how
         .idmp
@@ -409,10 +440,8 @@ fn write_total(
         .map(|i| i.check(ctx, &[key]))
         .transpose()?;
     if seen == Some(Seen::Repeat) {
-        return Ok(idmp::with_flag(
-            standing(ctx, key, member, how.ranks)?,
-            seen,
-        ));
+        let standing = standing(ctx, key, member, how.ranks)?;
+        return Ok(TotalReply { standing, seen });
     }
     let clock = tiebreak_clock();
     let at_ms = how.at_ms.unwrap_or_else(|| ctx.now_ms());
@@ -424,23 +453,23 @@ fn write_total(
         idmp.record(ctx)?;
     }
     let rank = rank_of_member(ctx, key, member, planned.total, how.ranks)?;
-    Ok(idmp::with_flag(
-        vec![Reply::Int(planned.total), Reply::Int(rank)],
+    Ok(TotalReply {
+        standing: (planned.total, Some(rank)),
         seen,
-    ))
+    })
 }
 
 /// A member's `[total, rank]` as the board stands: what a repeated event
 /// replies instead of writing. A member no longer on the board (removed
 /// since its event was applied) stands at total 0 with no rank.
-fn standing(ctx: &Ctx, key: &RStr, member: &RStr, ranks: Ranks) -> Result<Vec<Reply>, ZkitError> {
+fn standing(ctx: &Ctx, key: &RStr, member: &RStr, ranks: Ranks) -> Result<Standing, ZkitError> {
     let score = ctx.open_zset(key)?.and_then(|board| board.score(member));
     let Some(score) = score else {
-        return Ok(vec![Reply::Int(0), Reply::Null]);
+        return Ok((0, None));
     };
     let total = tiebreak_clock().decode(score)?.total;
     let rank = rank_of_member(ctx, key, member, total, ranks)?;
-    Ok(vec![Reply::Int(total), Reply::Int(rank)])
+    Ok((total, Some(rank)))
 }
 
 request! {
@@ -456,10 +485,30 @@ request! {
     }
 }
 
+/// RANK.MGIFT's reply: `[total, rank]` per board in key order, with IDMP's
+/// flag last when the call gave an event id.
+struct BoardsReply {
+    boards: SmallVec<[Standing; INLINE_BOARDS]>,
+    seen: Option<Seen>,
+}
+
+/// Boards one RANK.MGIFT call handles without a heap allocation.
+const INLINE_BOARDS: usize = 4;
+
+impl WriteReply for BoardsReply {
+    fn write(&self, ctx: &Ctx) {
+        ctx.reply_array(self.boards.len() + usize::from(self.seen.is_some()));
+        for standing in &self.boards {
+            standing.write(ctx);
+        }
+        write_seen(ctx, self.seen);
+    }
+}
+
 /// -> `[[total, rank], ...]`, one per key in key order. Every board is read
 /// and every write planned (types, scores, totals, time) before the first
 /// write, so an error changes no board.
-fn mgift(ctx: &Ctx, args: MultiGift<'_>) -> Result<Reply, ZkitError> {
+fn mgift(ctx: &Ctx, args: MultiGift<'_>) -> Result<BoardsReply, ZkitError> {
     let MultiGift {
         boards,
         member,
@@ -477,45 +526,47 @@ fn mgift(ctx: &Ctx, args: MultiGift<'_>) -> Result<Reply, ZkitError> {
         digest.part(member.as_bytes());
         digest.integer(amount).part(&at_text(at_ms));
     })?;
-    let names: Vec<&[u8]> = boards.iter().map(|board| board.as_bytes()).collect();
+    let names: SmallVec<[&[u8]; INLINE_BOARDS]> =
+        boards.iter().map(|board| board.as_bytes()).collect();
     check_distinct_boards(&names)?;
     let ranks = Ranks::shared(shared);
     ctx.require(&[ranks.native()])?;
     let seen = idmp.as_ref().map(|i| i.check(ctx, &boards)).transpose()?;
     if seen == Some(Seen::Repeat) {
-        let mut replies = Vec::with_capacity(boards.len() + 1);
-        for key in &boards {
-            replies.push(Reply::Array(standing(ctx, key, member, ranks)?));
-        }
-        return Ok(idmp::with_flag(replies, seen));
+        let boards = boards
+            .iter()
+            .map(|key| standing(ctx, key, member, ranks))
+            .collect::<Result<_, ZkitError>>()?;
+        return Ok(BoardsReply { boards, seen });
     }
 
     let clock = tiebreak_clock();
     let at_ms = at_ms.unwrap_or_else(|| ctx.now_ms());
-    let mut planned = Vec::with_capacity(boards.len());
+    // Each board is opened once, for writing, and stays open from its plan
+    // to its write (the keys are distinct).
+    let mut opened: SmallVec<[(Zset<'_>, PlannedWrite); INLINE_BOARDS]> = SmallVec::new();
     for &key in &boards {
-        let previous = ctx.open_zset(key)?.and_then(|board| board.score(member));
-        planned.push(plan_write(&clock, previous, update, at_ms)?);
+        let board = ctx.open_zset_mut(key)?;
+        let planned = plan_write(&clock, board.score(member), update, at_ms)?;
+        opened.push((board, planned));
     }
-    for (key, write) in boards.iter().zip(&planned) {
-        apply_write(
-            ctx,
-            key,
-            &mut ctx.open_zset_mut(key)?,
-            member,
-            update,
-            write,
-        )?;
+    let mut planned: SmallVec<[PlannedWrite; INLINE_BOARDS]> = SmallVec::new();
+    for (&key, (mut board, write)) in boards.iter().zip(opened) {
+        apply_write(ctx, key, &mut board, member, update, &write)?;
+        planned.push(write);
     }
     if let Some(idmp) = &idmp {
         idmp.record(ctx)?;
     }
-    let mut replies = Vec::with_capacity(boards.len() + 1);
+    let mut standings = SmallVec::new();
     for (key, write) in boards.iter().zip(&planned) {
         let rank = rank_of_member(ctx, key, member, write.total, ranks)?;
-        replies.push(Reply::ints(&[write.total, rank]));
+        standings.push((write.total, Some(rank)));
     }
-    Ok(idmp::with_flag(replies, seen))
+    Ok(BoardsReply {
+        boards: standings,
+        seen,
+    })
 }
 
 request! {
@@ -527,10 +578,31 @@ request! {
     }
 }
 
+/// What RANK.GET and RANK.MGET reply for a member on the board: `[total,
+/// rank, reached-at-ms]` (nil for a member not on it).
+struct MemberEntry {
+    total: i64,
+    rank: i64,
+    reached_at_ms: i64,
+}
+
+impl WriteReply for MemberEntry {
+    fn write(&self, ctx: &Ctx) {
+        (self.total, self.rank, self.reached_at_ms).write(ctx);
+    }
+}
+
 /// -> `[total, rank, reached-at-ms]` or nil.
-fn get(ctx: &Ctx, args: Get<'_>) -> Result<Reply, ZkitError> {
-    let mut entries = member_entries(ctx, args.key, &[args.member], Ranks::shared(args.shared))?;
-    Ok(entries.pop().expect("one entry per member"))
+fn get(ctx: &Ctx, args: Get<'_>) -> Result<Option<MemberEntry>, ZkitError> {
+    let score = match ctx.open_zset(args.key)? {
+        Some(board) => {
+            board_layout::after_read(ctx, args.key, board.len(), Use::Member);
+            board.score(args.member)
+        }
+        None => None,
+    };
+    let ranks = Ranks::shared(args.shared);
+    member_entry(ctx, args.key, args.member, score, ranks)
 }
 
 request! {
@@ -538,48 +610,53 @@ request! {
     struct MultiGet<'a> {
         key: &'a RStr = key,
         shared: bool = flag,
-        members: Vec<&'a RStr> = list(Request::string),
+        members: Items<'a, &'a RStr> = items(Request::string),
     }
 }
 
-/// -> one RANK.GET reply per member, in order.
-fn mget(ctx: &Ctx, args: MultiGet<'_>) -> Result<Reply, ZkitError> {
+/// Members one RANK.MGET call reads without a heap allocation.
+const INLINE_MEMBERS: usize = 16;
+
+/// -> one RANK.GET reply per member, in order. Every score is read before
+/// the first rank is asked for.
+fn mget(
+    ctx: &Ctx,
+    args: MultiGet<'_>,
+) -> Result<SmallVec<[Option<MemberEntry>; INLINE_MEMBERS]>, ZkitError> {
+    let scored: SmallVec<[(&RStr, Option<f64>); INLINE_MEMBERS]> = match ctx.open_zset(args.key)? {
+        Some(board) => {
+            board_layout::after_read(ctx, args.key, board.len(), Use::Member);
+            args.members
+                .map(|member| (member, board.score(member)))
+                .collect()
+        }
+        None => args.members.map(|member| (member, None)).collect(),
+    };
     let ranks = Ranks::shared(args.shared);
-    Ok(Reply::Array(member_entries(
-        ctx,
-        args.key,
-        &args.members,
-        ranks,
-    )?))
+    scored
+        .into_iter()
+        .map(|(member, score)| member_entry(ctx, args.key, member, score, ranks))
+        .collect()
 }
 
-/// `[total, rank, reached-at-ms]` or nil for each member.
-fn member_entries(
+/// A member's entry from its score on the board (`None`: not on it).
+fn member_entry(
     ctx: &Ctx,
     key: &RStr,
-    members: &[&RStr],
+    member: &RStr,
+    score: Option<f64>,
     ranks: Ranks,
-) -> Result<Vec<Reply>, ZkitError> {
-    let clock = tiebreak_clock();
-    let scores: Vec<Option<f64>> = match ctx.open_zset(key)? {
-        Some(board) => {
-            board_layout::after_read(ctx, key, board.len(), Use::Member);
-            members.iter().map(|member| board.score(member)).collect()
-        }
-        None => vec![None; members.len()],
+) -> Result<Option<MemberEntry>, ZkitError> {
+    let Some(score) = score else {
+        return Ok(None);
     };
-    let mut entries = Vec::with_capacity(members.len());
-    for (member, score) in members.iter().zip(scores) {
-        let entry = score.map(|score| clock.decode(score)).transpose()?;
-        entries.push(match entry {
-            Some(entry) => {
-                let rank = rank_of_member(ctx, key, member, entry.total, ranks)?;
-                Reply::ints(&[entry.total, rank, entry.reached_at_ms])
-            }
-            None => Reply::Null,
-        });
-    }
-    Ok(entries)
+    let entry = tiebreak_clock().decode(score)?;
+    let rank = rank_of_member(ctx, key, member, entry.total, ranks)?;
+    Ok(Some(MemberEntry {
+        total: entry.total,
+        rank,
+        reached_at_ms: entry.reached_at_ms,
+    }))
 }
 
 request! {
@@ -593,14 +670,18 @@ request! {
 }
 
 /// -> `[[rank, member, total], ...]`.
-fn top(ctx: &Ctx, args: Top<'_>) -> Result<Reply, ZkitError> {
+fn top(ctx: &Ctx, args: Top<'_>) -> Result<Page, ZkitError> {
     let count = non_negative(args.count, "count")?;
     let offset = non_negative(args.offset.unwrap_or(0), "offset")?;
-    if ctx.open_zset(args.key)?.is_none() || count == 0 {
-        return Ok(Reply::Array(Vec::new()));
+    let Some(board) = ctx.open_zset(args.key)? else {
+        return Ok(Page::empty());
+    };
+    if count == 0 {
+        return Ok(Page::empty());
     }
     let stop = offset.saturating_add(count - 1);
-    rank_range(ctx, args.key, offset, stop, Ranks::shared(args.shared))
+    let ranks = Ranks::shared(args.shared);
+    rank_range(ctx, args.key, board, offset, stop, ranks)
 }
 
 request! {
@@ -614,7 +695,7 @@ request! {
 }
 
 /// -> `[[rank, member, total], ...]`.
-fn around(ctx: &Ctx, args: Around<'_>) -> Result<Reply, ZkitError> {
+fn around(ctx: &Ctx, args: Around<'_>) -> Result<Page, ZkitError> {
     let Around {
         key,
         member,
@@ -622,19 +703,19 @@ fn around(ctx: &Ctx, args: Around<'_>) -> Result<Reply, ZkitError> {
         shared,
     } = args;
     let radius = non_negative(radius, "radius")?;
-    // The type check; ZREVRANK then answers nil for an absent member.
-    let rank = if ctx.open_zset(key)?.is_some() {
-        rank_of(ctx, key, member)?
-    } else {
-        None
+    // The type check; ZREVRANK then answers nil for an absent member. The
+    // board stays open for the page: a read handle outlives the calls.
+    let Some(board) = ctx.open_zset(key)? else {
+        return Ok(Page::empty());
     };
-    let Some(rank) = rank else {
-        return Ok(Reply::Array(Vec::new()));
+    let Some(rank) = rank_of(ctx, key, member)? else {
+        return Ok(Page::empty());
     };
     let index = rank - 1;
     rank_range(
         ctx,
         key,
+        board,
         index.saturating_sub(radius).max(0),
         index.saturating_add(radius),
         Ranks::shared(shared),
@@ -688,101 +769,120 @@ fn shared_rank(ctx: &Ctx, key: &RStr, total: i64) -> Result<i64, ZkitError> {
         .ok_or_else(|| ZkitError::Internal("ZCOUNT did not return an integer".into()))
 }
 
-/// `[[rank, member, total], ...]` for 0-based positions `start..=stop`.
+/// Rows one page holds without a heap allocation.
+const INLINE_ROWS: usize = 16;
+
+/// A page of a board, `[[rank, member, total], ...]`, written straight into
+/// the reply.
+struct Page {
+    /// Highest first: the board's own strings on a small board, the ones
+    /// its scores were looked up with on a larger one.
+    members: SmallVec<[OwnedRStr; INLINE_ROWS]>,
+    totals: SmallVec<[i64; INLINE_ROWS]>,
+    ranks: PageRanks,
+}
+
+/// A page's ranks.
+enum PageRanks {
+    /// Positions: the first row's rank, one more on each row after it.
+    From(i64),
+    /// `SHARED`: every row's competition rank.
+    Shared(Vec<i64>),
+}
+
+impl Page {
+    fn empty() -> Page {
+        Page {
+            members: SmallVec::new(),
+            totals: SmallVec::new(),
+            ranks: PageRanks::From(1),
+        }
+    }
+}
+
+impl WriteReply for Page {
+    fn write(&self, ctx: &Ctx) {
+        ctx.reply_array(self.totals.len());
+        for (row, total) in self.totals.iter().enumerate() {
+            ctx.reply_array(3);
+            ctx.reply_i64(match &self.ranks {
+                PageRanks::From(first) => first + row as i64,
+                PageRanks::Shared(ranks) => ranks[row],
+            });
+            ctx.reply_str(&self.members[row]);
+            ctx.reply_i64(*total);
+        }
+    }
+}
+
+/// `[[rank, member, total], ...]` for 0-based positions `start..=stop` of
+/// `board`, open for reading as `key`.
 fn rank_range(
     ctx: &Ctx,
     key: &RStr,
+    mut board: Zset<'_>,
     start: i64,
     stop: i64,
     ranks: Ranks,
-) -> Result<Reply, ZkitError> {
-    let Some(mut board) = ctx.open_zset(key)? else {
-        return Ok(Reply::Array(Vec::new()));
-    };
+) -> Result<Page, ZkitError> {
     board_layout::after_read(ctx, key, board.len(), Use::Page);
     let clock = tiebreak_clock();
+    let (mut members, mut totals) = (SmallVec::new(), SmallVec::new());
     if board.len() <= LISTPACK_BOARD_MAX {
         // A small board: the page is read from the key, walking down from
         // the highest score (at most 128 steps), with no call, no reply to
-        // build and no score printed as text and parsed back.
+        // parse and no score printed as text and parsed back.
         let skip = usize::try_from(start).unwrap_or(usize::MAX);
         let take = usize::try_from(stop - start).map_or(0, |n| n.saturating_add(1));
-        let page: Vec<(OwnedRStr, f64)> = board
+        for (member, score) in board
             .iter_desc(ScoreBound::MIN, ScoreBound::MAX)
             .skip(skip)
             .take(take)
-            .collect();
-        drop(board);
-        let members: Vec<&[u8]> = page.iter().map(|(m, _)| m.as_bytes()).collect();
-        let totals = page
-            .iter()
-            .map(|&(_, score)| Ok(clock.decode(score)?.total))
-            .collect::<Result<Vec<i64>, ZkitError>>()?;
-        return page_reply(ctx, key, start, &members, &totals, ranks);
-    }
-    // A larger board: the page comes from ZRANGE, since the key API cannot
-    // seek to a rank, and its scores from the key (a hash lookup each): with
-    // WITHSCORES the server would print each score as text for the call's
-    // reply and parse it back, more than half of what a page costs.
-    let args = [
-        CallArg::Str(key),
-        CallArg::Int(start),
-        CallArg::Int(stop),
-        CallArg::Bytes(b"REV"),
-    ];
-    let reply = ctx.call(Native::Zrange, &args)?;
-    let rows = reply.get();
-    let (mut members, mut totals) = (
-        Vec::with_capacity(rows.len()),
-        Vec::with_capacity(rows.len()),
-    );
-    let unexpected = || ZkitError::Internal("unexpected ZRANGE reply".into());
-    for row in (0..rows.len()).map(|i| rows.element(i)) {
-        let member = row.and_then(|m| m.bytes()).ok_or_else(unexpected)?;
-        let score = board
-            .score(&OwnedRStr::new(member))
-            .ok_or_else(unexpected)?;
-        members.push(member);
-        totals.push(clock.decode(score)?.total);
+        {
+            totals.push(clock.decode(score)?.total);
+            members.push(member);
+        }
+    } else {
+        // A larger board: the page comes from ZRANGE, since the key API
+        // cannot seek to a rank, and its scores from the key (a hash lookup
+        // each): with WITHSCORES the server would print each score as text
+        // for the call's reply and parse it back, more than half of what a
+        // page costs.
+        let args = [
+            CallArg::Str(key),
+            CallArg::Int(start),
+            CallArg::Int(stop),
+            CallArg::Bytes(b"REV"),
+        ];
+        let reply = ctx.call(Native::Zrange, &args)?;
+        let rows = reply.get();
+        let unexpected = || ZkitError::Internal("unexpected ZRANGE reply".into());
+        for row in (0..rows.len()).map(|i| rows.element(i)) {
+            let member = OwnedRStr::new(row.and_then(|m| m.bytes()).ok_or_else(unexpected)?);
+            let score = board.score(&member).ok_or_else(unexpected)?;
+            totals.push(clock.decode(score)?.total);
+            members.push(member);
+        }
     }
     drop(board);
-    page_reply(ctx, key, start, &members, &totals, ranks)
-}
-
-/// A page of `members` with their `totals`, the first at 0-based position
-/// `start`: `[[rank, member, total], ...]`. Shared ranks cost one count for
-/// the whole page.
-fn page_reply(
-    ctx: &Ctx,
-    key: &RStr,
-    start: i64,
-    members: &[&[u8]],
-    totals: &[i64],
-    ranks: Ranks,
-) -> Result<Reply, ZkitError> {
     let Some(&first_total) = totals.first() else {
-        return Ok(Reply::Array(Vec::new()));
+        return Ok(Page::empty());
     };
     // The page holds a member at `start`, so `start + 1` does not overflow.
     let first_position = start + 1;
-    let rank_list = match ranks {
-        Ranks::Shared => shared_ranks(first_position, shared_rank(ctx, key, first_total)?, totals),
-        Ranks::FirstCome => (first_position..).take(totals.len()).collect(),
+    let ranks = match ranks {
+        Ranks::Shared => PageRanks::Shared(shared_ranks(
+            first_position,
+            shared_rank(ctx, key, first_total)?,
+            &totals,
+        )),
+        Ranks::FirstCome => PageRanks::From(first_position),
     };
-    Ok(Reply::Array(
-        members
-            .iter()
-            .zip(totals)
-            .zip(&rank_list)
-            .map(|((member, total), rank)| {
-                Reply::Array(vec![
-                    Reply::Int(*rank),
-                    Reply::Bulk(member.to_vec()),
-                    Reply::Int(*total),
-                ])
-            })
-            .collect(),
-    ))
+    Ok(Page {
+        members,
+        totals,
+        ranks,
+    })
 }
 
 declare_command! {

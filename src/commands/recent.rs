@@ -11,7 +11,7 @@
 use super::args::positive;
 use super::{Command, Sample};
 use crate::error::{bound, ZkitError};
-use crate::host::{key_flags as kf, Arg, Ctx, OwnedRStr, RStr, Reply, Request, ScoreBound};
+use crate::host::{key_flags as kf, Arg, Ctx, OwnedRStr, RStr, Request, ScoreBound};
 use crate::logic::clock::{deadline, MAX_DURATION_MS};
 use crate::logic::family;
 use crate::logic::recent::view_scores;
@@ -49,7 +49,7 @@ request! {
 }
 
 /// -> the list's size after.
-fn add(ctx: &Ctx, args: Add<'_>) -> Result<Reply, ZkitError> {
+fn add(ctx: &Ctx, args: Add<'_>) -> Result<i64, ZkitError> {
     let Add {
         key,
         cap,
@@ -96,5 +96,5 @@ fn add(ctx: &Ctx, args: Add<'_>) -> Result<Reply, ZkitError> {
     }
     let size = list.len();
     drop(list);
-    Ok(Reply::Int(size as i64))
+    Ok(size as i64)
 }

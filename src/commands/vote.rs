@@ -16,7 +16,7 @@
 use super::args::non_negative;
 use super::Command;
 use crate::error::ZkitError;
-use crate::host::{key_flags as kf, Arg, CallArg, Ctx, KeyKind, Native, RStr, Reply};
+use crate::host::{key_flags as kf, Arg, CallArg, Ctx, KeyKind, Native, RStr};
 use crate::logic::vote::{check_window, outcome, Standing, Vote, VoteError, Weights};
 use crate::{declare_command, request};
 
@@ -90,7 +90,7 @@ request! {
 }
 
 /// -> `[score, ups, downs, changed]`.
-fn cast(ctx: &Ctx, args: Cast<'_>) -> Result<Reply, ZkitError> {
+fn cast(ctx: &Ctx, args: Cast<'_>) -> Result<(f64, i64, i64, bool), ZkitError> {
     let Cast {
         scores,
         upvoters,
@@ -140,12 +140,12 @@ fn cast(ctx: &Ctx, args: Cast<'_>) -> Result<Reply, ZkitError> {
         let score = ctx.open_zset(scores)?.and_then(|z| z.score(item));
         score.unwrap_or(0.0)
     };
-    Ok(Reply::Array(vec![
-        Reply::Double(score),
-        Reply::Int(set_size_after(ups_before, before.in_up, after.in_up)),
-        Reply::Int(set_size_after(downs_before, before.in_down, after.in_down)),
-        Reply::Int(i64::from(result.changed)),
-    ]))
+    Ok((
+        score,
+        set_size_after(ups_before, before.in_up, after.in_up),
+        set_size_after(downs_before, before.in_down, after.in_down),
+        result.changed,
+    ))
 }
 
 /// Makes `voter` a member of `set` (of `size` members) or not, with native
@@ -193,7 +193,7 @@ request! {
 }
 
 /// -> 1 | -1 | 0.
-fn state(ctx: &Ctx, args: State<'_>) -> Result<Reply, ZkitError> {
+fn state(ctx: &Ctx, args: State<'_>) -> Result<i64, ZkitError> {
     let State {
         upvoters,
         downvoters,
@@ -205,7 +205,7 @@ fn state(ctx: &Ctx, args: State<'_>) -> Result<Reply, ZkitError> {
         in_up: is_member(ctx, upvoters, voter)?,
         in_down: is_member(ctx, downvoters, voter)?,
     };
-    Ok(Reply::Int(standing.state()?))
+    Ok(standing.state()?)
 }
 
 fn is_member(ctx: &Ctx, set: &RStr, voter: &RStr) -> Result<bool, ZkitError> {

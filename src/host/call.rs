@@ -4,6 +4,7 @@ use std::ptr::NonNull;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use redis_module::raw;
+use smallvec::SmallVec;
 
 use super::HostError;
 use super::{api, Ctx, OwnedRStr, RStr};
@@ -181,57 +182,44 @@ const FIXED_ARITY: usize = 6;
 /// The arguments of one RM_Call/RM_Replicate as Redis strings, owning the
 /// ones it had to create (numbers and byte strings), on the stack when few.
 pub(super) struct CallArgs {
-    fixed: [*mut raw::RedisModuleString; FIXED_ARITY],
-    spilled: Vec<*mut raw::RedisModuleString>,
-    len: usize,
-    _created: [Option<OwnedRStr>; FIXED_ARITY],
-    _created_spilled: Vec<OwnedRStr>,
+    ptrs: SmallVec<[*mut raw::RedisModuleString; FIXED_ARITY]>,
+    /// Most calls borrow every string (a key, a member): nothing to create,
+    /// nothing to free.
+    _created: SmallVec<[OwnedRStr; CREATED_INLINE]>,
 }
+
+/// Strings one call creates without a heap allocation (a replicated `ZADD`
+/// creates its score, a `ZRANGE` its two indexes and `REV`).
+const CREATED_INLINE: usize = 3;
 
 impl CallArgs {
     pub(super) fn new(args: &[CallArg<'_>]) -> CallArgs {
         assert!(!args.is_empty(), "RM_Call/RM_Replicate without arguments");
         let mut out = CallArgs {
-            fixed: [std::ptr::null_mut(); FIXED_ARITY],
-            spilled: Vec::new(),
-            len: args.len(),
-            _created: [const { None }; FIXED_ARITY],
-            _created_spilled: Vec::new(),
+            ptrs: SmallVec::with_capacity(args.len()),
+            _created: SmallVec::new(),
         };
-        let mut numbers = ryu::Buffer::new();
-        let mut integers = itoa::Buffer::new();
-        for (i, arg) in args.iter().enumerate() {
+        for arg in args {
             let created = match arg {
-                CallArg::Str(_) => None,
-                CallArg::Bytes(b) => Some(OwnedRStr::new(b)),
-                CallArg::Int(n) => Some(OwnedRStr::new(integers.format(*n).as_bytes())),
-                CallArg::Float(f) if f.fract() == 0.0 && f.abs() < EXACT_INTEGERS => {
-                    Some(OwnedRStr::new(integers.format(*f as i64).as_bytes()))
+                CallArg::Str(s) => {
+                    out.ptrs.push(s.as_ptr());
+                    continue;
                 }
-                CallArg::Float(f) => Some(OwnedRStr::new(numbers.format(*f).as_bytes())),
+                CallArg::Bytes(b) => OwnedRStr::new(b),
+                CallArg::Int(n) => OwnedRStr::new(itoa::Buffer::new().format(*n).as_bytes()),
+                CallArg::Float(f) if f.fract() == 0.0 && f.abs() < EXACT_INTEGERS => {
+                    OwnedRStr::new(itoa::Buffer::new().format(*f as i64).as_bytes())
+                }
+                CallArg::Float(f) => OwnedRStr::new(ryu::Buffer::new().format(*f).as_bytes()),
             };
-            let ptr = match (&created, arg) {
-                (Some(owned), _) => owned.as_ptr(),
-                (None, CallArg::Str(s)) => s.as_ptr(),
-                (None, _) => unreachable!("every non-string argument was created"),
-            };
-            if args.len() <= FIXED_ARITY {
-                out.fixed[i] = ptr;
-                out._created[i] = created;
-            } else {
-                out.spilled.push(ptr);
-                out._created_spilled.extend(created);
-            }
+            out.ptrs.push(created.as_ptr());
+            out._created.push(created);
         }
         out
     }
 
     pub(super) fn ptrs(&self) -> &[*mut raw::RedisModuleString] {
-        if self.len <= FIXED_ARITY {
-            &self.fixed[..self.len]
-        } else {
-            &self.spilled
-        }
+        &self.ptrs
     }
 }
 
@@ -336,8 +324,8 @@ impl Ctx {
         self.require(&[command])?;
         if replicate {
             self.require(&Native::RECORDED)?;
+            self.effects.borrow_mut().called_a_write = true;
         }
-        self.effects.borrow_mut().called_a_write |= replicate;
         let name = command.name();
         let call_args = CallArgs::new(args);
         // SAFETY: valid context; "!": propagate the call, "3": RESP3

@@ -209,17 +209,33 @@ pub fn dispatch<E: Display + From<HostError> + From<GrammarError>>(
         // Redis Cluster asks where the keys are (see `needs_getkeys_api`).
         // The grammar's own parse: a value spelled like a keyword is never
         // taken for a key.
-        let _ = grammar::parse(command.name, command.args, args, &mut |position, flags| {
-            ctx.key_at_position(position, flags)
-        });
+        let _ = grammar::parse(
+            command.name,
+            command.args,
+            args,
+            &mut |position, flags| ctx.key_at_position(position, flags),
+            |_| (),
+        );
         return raw::REDISMODULE_OK as c_int;
     }
     let outcome = panic::catch_unwind(AssertUnwindSafe(|| {
-        if !arity_fits(command.arity(), args.len()) {
-            return Err(E::from(HostError::Arity(command.name)));
+        let parsed = grammar::parse(
+            command.name,
+            command.args,
+            args,
+            &mut |_, _| {},
+            |request| (command.handler)(&ctx, request),
+        );
+        match parsed {
+            Ok(outcome) => outcome,
+            // The arity comes from the grammar, so a call that parses fits
+            // it: only a refused one is measured against it, for the
+            // server's own arity error.
+            Err(_) if !arity_fits(command.arity(), args.len()) => {
+                Err(E::from(HostError::Arity(command.name)))
+            }
+            Err(error) => Err(E::from(error)),
         }
-        let parsed = grammar::parse(command.name, command.args, args, &mut |_, _| {})?;
-        (command.handler)(&ctx, parsed.request())
     }));
     let error = match outcome {
         Ok(Ok(())) => return raw::REDISMODULE_OK as c_int,

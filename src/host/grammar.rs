@@ -39,6 +39,9 @@ pub struct Arg {
     pub is_count: bool,
     /// The version that added it (for options newer than their command).
     pub since: Option<&'static str>,
+    /// [`Arg::nodes`], counted when the declaration is built: a parse walks
+    /// them on every call.
+    node_count: usize,
 }
 
 pub enum ArgKind {
@@ -57,13 +60,17 @@ impl Arg {
     const fn new(name: &'static str, kind: ArgKind) -> Arg {
         Arg {
             name,
-            kind,
             token: None,
             optional: false,
             multiple: false,
             counted_by: None,
             is_count: false,
             since: None,
+            node_count: match kind {
+                ArgKind::Block(parts) | ArgKind::OneOf(parts) => 1 + const_nodes(parts),
+                _ => 1,
+            },
+            kind,
         }
     }
 
@@ -158,10 +165,7 @@ impl Arg {
     /// How many nodes of a parsed call this argument takes: itself, then
     /// its parts or choices (see `Slot`).
     fn nodes(&self) -> usize {
-        1 + match self.kind {
-            ArgKind::Block(parts) | ArgKind::OneOf(parts) => nodes(parts),
-            _ => 0,
-        }
+        self.node_count
     }
 
     /// The keywords that start this argument.
@@ -293,44 +297,48 @@ enum Slot {
     Word(usize),
     Int(i64),
     Float(f64),
-    /// A list: the argv index of its first item, and how many items.
+    /// A list: the argv index of its first item, and how many items (both
+    /// below argc, an int: 32 bits keep a slot at 16 bytes).
     List {
-        first: usize,
-        count: usize,
+        first: u32,
+        count: u32,
     },
-}
-
-/// A call parsed by its grammar, on the stack: one [`Slot`] per declared
-/// node, read by the command's typed request with [`Parsed::request`].
-pub struct Parsed<'a, A> {
-    argv: &'a [A],
-    args: &'static [Arg],
-    slots: [Slot; MAX_NODES],
-}
-
-impl<'a, A> Parsed<'a, A> {
-    pub fn request(&self) -> Request<'_, A> {
-        Request {
-            argv: self.argv,
-            slots: &self.slots,
-            args: self.args,
-            at: 0,
-            node: 0,
-            mode: Mode::Parsed,
-        }
-    }
 }
 
 /// Parses `argv` (the command name first) by `args`, the command `name`'s
 /// grammar, telling `key` the argv index and key-spec flags of every key as
-/// it is found (in argv order). On error, `key` has heard of the keys found
-/// before the mistake (what COMMAND GETKEYS answers for a malformed call).
-pub fn parse<'a, A: AsRef<[u8]>>(
+/// it is found (in argv order), then gives `then` the parsed call's request,
+/// which the command's typed request reads. The parse (one [`Slot`] per
+/// declared node) stays on this function's stack while `then` runs: it is
+/// never copied out. On error, `key` has heard of the keys found before the
+/// mistake (what COMMAND GETKEYS answers for a malformed call).
+pub fn parse<A: AsRef<[u8]>, R>(
     name: &str,
     args: &'static [Arg],
-    argv: &'a [A],
+    argv: &[A],
     key: &mut impl FnMut(usize, u32),
-) -> Result<Parsed<'a, A>, GrammarError> {
+    then: impl FnOnce(Request<'_, A>) -> R,
+) -> Result<R, GrammarError> {
+    let mut slots = [Slot::Absent; MAX_NODES];
+    fill_slots(name, args, argv, key, &mut slots)?;
+    Ok(then(Request {
+        argv,
+        slots: &slots,
+        args,
+        at: 0,
+        node: 0,
+        mode: Mode::Parsed,
+    }))
+}
+
+/// Parses `argv` into `slots`, one per declared node.
+fn fill_slots<A: AsRef<[u8]>>(
+    name: &str,
+    args: &'static [Arg],
+    argv: &[A],
+    key: &mut impl FnMut(usize, u32),
+    slots: &mut [Slot; MAX_NODES],
+) -> Result<(), GrammarError> {
     let mut parser = Parser {
         name,
         grammar: args,
@@ -338,18 +346,14 @@ pub fn parse<'a, A: AsRef<[u8]>>(
         at: 1,
         counts: [("", 0); MAX_COUNTS],
         count_len: 0,
-        slots: [Slot::Absent; MAX_NODES],
+        slots,
         key,
     };
     parser.sequence(args, 0)?;
     if let Some(word) = argv.get(parser.at) {
         return Err(parser.mistake(Mistake::Unexpected(show(word.as_ref()))));
     }
-    Ok(Parsed {
-        argv,
-        args,
-        slots: parser.slots,
-    })
+    Ok(())
 }
 
 /// The argv index and flags of every key of a call; for a malformed call,
@@ -361,9 +365,13 @@ fn key_positions<A: AsRef<[u8]>>(
     argv: &[A],
 ) -> Vec<(usize, u32)> {
     let mut keys = Vec::new();
-    let _ = parse(name, args, argv, &mut |position, flags| {
-        keys.push((position, flags))
-    });
+    let _ = parse(
+        name,
+        args,
+        argv,
+        &mut |position, flags| keys.push((position, flags)),
+        |_| (),
+    );
     keys
 }
 
@@ -379,7 +387,7 @@ struct Parser<'a, 'n, A, K> {
     /// Integers read so far that count lists, by name.
     counts: [(&'static str, i64); MAX_COUNTS],
     count_len: usize,
-    slots: [Slot; MAX_NODES],
+    slots: &'n mut [Slot; MAX_NODES],
     key: &'n mut K,
 }
 
@@ -559,11 +567,16 @@ impl<'a, A: AsRef<[u8]>, K: FnMut(usize, u32)> Parser<'a, '_, A, K> {
                 self.value(part, Mistake::Missing(arg.name))?;
             }
         }
-        self.slots[node] = Slot::List { first, count };
+        // Both are below argc, which is an int.
+        self.slots[node] = Slot::List {
+            first: first as u32,
+            count: count as u32,
+        };
         Ok(())
     }
 
     /// One item of an argument's kind, its keyword already read, at `node`.
+    #[inline(always)]
     fn item(
         &mut self,
         arg: &'static Arg,
@@ -590,9 +603,12 @@ impl<'a, A: AsRef<[u8]>, K: FnMut(usize, u32)> Parser<'a, '_, A, K> {
     }
 
     /// One word of a value's kind (a key, a string, a number, a count).
+    #[inline(always)]
     fn value(&mut self, arg: &'static Arg, missing: Mistake) -> Result<Slot, GrammarError> {
         let position = self.word(missing)?;
-        let word = self.argv[position].as_ref();
+        // Read as bytes only where a number is parsed: a key or a string
+        // stays the server's string, and reading its bytes costs a call.
+        let word = || self.argv[position].as_ref();
         Ok(match arg.kind {
             ArgKind::Key(flags) => {
                 (self.key)(position, flags);
@@ -600,6 +616,7 @@ impl<'a, A: AsRef<[u8]>, K: FnMut(usize, u32)> Parser<'a, '_, A, K> {
             }
             ArgKind::String => Slot::Word(position),
             ArgKind::Integer | ArgKind::UnixTime => {
+                let word = word();
                 let n =
                     parse_i64(word).ok_or_else(|| self.not_a(word, GrammarError::NotInteger))?;
                 if arg.is_count {
@@ -612,9 +629,12 @@ impl<'a, A: AsRef<[u8]>, K: FnMut(usize, u32)> Parser<'a, '_, A, K> {
                 }
                 Slot::Int(n)
             }
-            ArgKind::Double => Slot::Float(
-                parse_f64(word).ok_or_else(|| self.not_a(word, GrammarError::NotFloat))?,
-            ),
+            ArgKind::Double => {
+                let word = word();
+                Slot::Float(
+                    parse_f64(word).ok_or_else(|| self.not_a(word, GrammarError::NotFloat))?,
+                )
+            }
             ArgKind::PureToken | ArgKind::OneOf(_) | ArgKind::Block(_) => {
                 unreachable!("a list item or block part is a value")
             }
@@ -639,6 +659,17 @@ impl<'a, A: AsRef<[u8]>, K: FnMut(usize, u32)> Parser<'a, '_, A, K> {
 /// The nodes of a run of arguments (see `Slot`).
 pub fn nodes(args: &[Arg]) -> usize {
     args.iter().map(Arg::nodes).sum()
+}
+
+/// [`nodes`], for a declaration being built.
+const fn const_nodes(args: &[Arg]) -> usize {
+    let mut sum = 0;
+    let mut i = 0;
+    while i < args.len() {
+        sum += args[i].node_count;
+        i += 1;
+    }
+    sum
 }
 
 /// The option of `group` that `word` starts, and for a one-of, which choice.
@@ -711,6 +742,7 @@ enum Mode<'a> {
 impl<'a, A: AsRef<[u8]>> Request<'a, A> {
     /// The next declared argument and its node, past any count (which the
     /// parse consumed: the request reads the list it counts).
+    #[inline(always)]
     fn next(&mut self, wanted: &str) -> (usize, &'static Arg) {
         let args: &'static [Arg] = self.args;
         loop {
@@ -737,6 +769,7 @@ impl<'a, A: AsRef<[u8]>> Request<'a, A> {
     }
 
     /// The word of a key or string node.
+    #[inline(always)]
     fn word(&mut self, wanted: &str, is: fn(&ArgKind) -> bool) -> &'a A {
         let (node, arg) = self.next(wanted);
         if !is(&arg.kind) {
@@ -820,6 +853,7 @@ impl<'a, A: AsRef<[u8]>> Request<'a, A> {
     }
 
     /// An optional keyword alone: whether it was given.
+    #[inline(always)]
     pub fn flag(&mut self) -> bool {
         let (node, arg) = self.next("flag");
         if !matches!(arg.kind, ArgKind::PureToken) || !arg.optional {
@@ -830,6 +864,7 @@ impl<'a, A: AsRef<[u8]>> Request<'a, A> {
     }
 
     /// An option's values, read by `read`; `None` when it was not given.
+    #[inline(always)]
     pub fn option<T>(&mut self, read: impl FnOnce(&mut Request<'a, A>) -> T) -> Option<T> {
         let (node, arg) = self.next("option");
         if !arg.optional || matches!(arg.kind, ArgKind::OneOf(_)) {
@@ -904,7 +939,7 @@ impl<'a, A: AsRef<[u8]>> Request<'a, A> {
         }
         let (first, count) = match self.mode {
             Mode::Parsed => match self.slots[node] {
-                Slot::List { first, count } => (first, count),
+                Slot::List { first, count } => (first as usize, count as usize),
                 _ => Self::mismatch("list"),
             },
             Mode::Item { .. } => Self::mismatch("list"),
@@ -922,6 +957,7 @@ impl<'a, A: AsRef<[u8]>> Request<'a, A> {
             node,
             next: first,
             left: count,
+            width: arg.item_width().max(1),
             mode: self.mode,
             read,
         }
@@ -986,6 +1022,8 @@ pub struct Items<'a, A, T> {
     /// The argv index of the next item, and how many are left.
     next: usize,
     left: usize,
+    /// The words of one item.
+    width: usize,
     mode: Mode<'a>,
     read: fn(&mut Request<'a, A>) -> T,
 }
@@ -1004,7 +1042,7 @@ impl<'a, A: AsRef<[u8]>, T> Iterator for Items<'a, A, T> {
             return None;
         }
         let mut item = item_request(self.argv, self.arg, self.node, self.next, self.mode);
-        self.next += self.arg.item_width().max(1);
+        self.next += self.width;
         self.left -= 1;
         Some((self.read)(&mut item))
     }
@@ -1348,7 +1386,7 @@ mod tests {
 
     fn parse_text(args: &'static [Arg], text: &str) -> Result<(), GrammarError> {
         let argv = words(text);
-        parse("cmd", args, &argv, &mut |_, _| {}).map(|_| ())
+        parse("cmd", args, &argv, &mut |_, _| {}, |_| ())
     }
 
     /// Parses `text` by `args` and reads it with `read`, which must read
@@ -1359,11 +1397,12 @@ mod tests {
         read: impl for<'r> FnOnce(&mut Request<'r, Vec<u8>>) -> T,
     ) -> T {
         let argv = words(text);
-        let parsed = parse("cmd", args, &argv, &mut |_, _| {}).unwrap();
-        let mut request = parsed.request();
-        let value = read(&mut request);
-        assert!(request.is_read(), "{text}: not every argument was read");
-        value
+        parse("cmd", args, &argv, &mut |_, _| {}, |mut request| {
+            let value = read(&mut request);
+            assert!(request.is_read(), "{text}: not every argument was read");
+            value
+        })
+        .unwrap()
     }
 
     fn string(request: &mut Request<'_, Vec<u8>>) -> String {

@@ -119,6 +119,23 @@ impl<T: WriteReply> WriteReply for [T] {
     }
 }
 
+/// An array of every element, held inline up to `A`'s size.
+impl<A: smallvec::Array> WriteReply for smallvec::SmallVec<A>
+where
+    A::Item: WriteReply,
+{
+    fn write(&self, ctx: &Ctx) {
+        self.as_slice().write(ctx);
+    }
+}
+
+/// A double: a bulk string in RESP2 (as ZSCORE gives), a double in RESP3.
+impl WriteReply for f64 {
+    fn write(&self, ctx: &Ctx) {
+        ctx.reply_f64(*self);
+    }
+}
+
 /// Arrays of fixed length, element by element.
 macro_rules! tuple_replies {
     ($(($($name:ident),+))+) => {$(

@@ -371,6 +371,13 @@ fn get_top_and_around() {
     assert!(empty.is_empty());
     let past_end: Vec<Value> = query(&mut con, &["RANK.TOP", "b", "5", "OFFSET", "100"]);
     assert!(past_end.is_empty());
+    // The last offset there is: a page past the end has no first rank to
+    // compute (offset + 1 would overflow).
+    for shared in [&[][..], &["SHARED"][..]] {
+        let last = ["RANK.TOP", "b", "1", "OFFSET", "9223372036854775807"];
+        let page: Vec<Value> = query(&mut con, &[&last[..], shared].concat());
+        assert!(page.is_empty(), "{shared:?}");
+    }
     let huge: Vec<(i64, String, i64)> = query(
         &mut con,
         &["RANK.TOP", "b", "9223372036854775807", "OFFSET", "9"],
