@@ -21,9 +21,11 @@ use std::sync::atomic::{AtomicI64, Ordering};
 use super::args::non_negative;
 use super::board_layout::{self, Use, LISTPACK_BOARD_MAX};
 use super::idmp::{self, Idmp, IdmpArgs, IDMP_ARG, RETAIN_ARG};
+use super::reply_types::{BOARD_STATS, RANK_ENTRY, RANK_INFO, TOTAL_RANK};
 use super::stats::{self, Fields};
 use super::{rank_merge, Command, NumericConfig};
 use crate::error::ZkitError;
+use crate::host::ReplyShape as R;
 use crate::host::{
     key_flags as kf, Arg, CallArg, Ctx, KeyKind, Native, OwnedRStr, RStr, Reply, Request,
     ScoreBound, Zset,
@@ -98,6 +100,7 @@ declare_command! {
             ("0.2.0", "Added the `SHARED` option."),
             ("0.3.0", "Added the `IDMP` and `RETAIN` options; with IDMP the reply gains a last element, 1 when the event was already applied."),
         ],
+        reply: R::Idmp(&R::Tuple(&TOTAL_RANK)),
         args: &[
             BOARD_WRITE,
             Arg::string("member"),
@@ -124,6 +127,7 @@ declare_command! {
             ("0.2.0", "Added the `GT`, `LT` and `SHARED` options."),
             ("0.3.0", "Added the `IDMP` and `RETAIN` options; with IDMP the reply gains a last element, 1 when the event was already applied."),
         ],
+        reply: R::Idmp(&R::Tuple(&TOTAL_RANK)),
         args: &[
             BOARD_WRITE,
             Arg::string("member"),
@@ -152,6 +156,7 @@ declare_command! {
         complexity: "O(log(N)) with N the number of members in the board.",
         since: "0.1.0",
         history: &[("0.2.0", "Added the `SHARED` option.")],
+        reply: R::OrNil(&R::Tuple(&RANK_INFO)),
         args: &[BOARD_READ, Arg::string("member"), SHARED_ARG],
     }
 }
@@ -166,6 +171,7 @@ declare_command! {
         complexity: "O(log(N)+M) with N the number of members in the board and M the count.",
         since: "0.1.0",
         history: &[("0.2.0", "Added the `SHARED` option.")],
+        reply: R::ArrayOf(&R::Tuple(&RANK_ENTRY)),
         args: &[
             BOARD_READ,
             Arg::integer("count"),
@@ -185,6 +191,7 @@ declare_command! {
         complexity: "O(log(N)+M) with N the number of members in the board and M the radius.",
         since: "0.1.0",
         history: &[("0.2.0", "Added the `SHARED` option.")],
+        reply: R::ArrayOf(&R::Tuple(&RANK_ENTRY)),
         args: &[
             BOARD_READ,
             Arg::string("member"),
@@ -204,6 +211,7 @@ declare_command! {
         complexity: "O(K*log(N)) with K the number of boards and N the members of the largest.",
         since: "0.2.0",
         history: &[("0.3.0", "Added the `IDMP` and `RETAIN` options; with IDMP the reply gains a last element, 1 when the event was already applied.")],
+        reply: R::Idmp(&R::ArrayOf(&R::Tuple(&TOTAL_RANK))),
         args: &[
             Arg::count("numkeys"),
             Arg::key("key", BOARD_WRITE_FLAGS).counted_by("numkeys"),
@@ -227,6 +235,7 @@ declare_command! {
         complexity: "O(M*log(N)) with M the members asked for and N the members of the board.",
         since: "0.2.0",
         history: &[("0.3.0", "The members follow `MEMBERS`, after `SHARED`, so a member is never read as the option.")],
+        reply: R::ArrayOf(&R::OrNil(&R::Tuple(&RANK_INFO))),
         args: &[
             BOARD_READ,
             SHARED_ARG,
@@ -795,6 +804,7 @@ declare_command! {
         complexity: "O(log(N)) with N the number of members in the board; memory-bytes samples 5 members, as MEMORY USAGE does by default.",
         since: "0.4.0",
         history: &[],
+        reply: R::Fields(&BOARD_STATS),
         args: &[BOARD_READ],
     }
 }
