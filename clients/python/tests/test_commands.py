@@ -251,10 +251,10 @@ def test_pipelines_parse_idmp_replies(client: redis.Redis) -> None:
     replies = pipe.execute()
     assert [_applied(reply) for reply in replies] == [
         ((10, 1), False),
-        ((True, 1, 4, -1), False),
+        ((True, 1, 4, -1, 1), False),
         ((True, 2, 3, -1, 1), None),
         ((10, 1), True),
-        ((True, 2, 3, -1), True),
+        ((True, 2, 3, -1, 1), True),
         ((True, 3, 2, -1, 1), None),
     ]
 
