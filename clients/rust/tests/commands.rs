@@ -1360,7 +1360,8 @@ fn resp3_replies_are_the_same() {
     let hit = z
         .rate_hit_idmp(&k("rate1"), &[(1000, 2)], once, RateHitOptions::default())
         .unwrap();
-    assert_eq!((hit.reply.count, hit.reply.binding), (1, None));
+    // With IDMP the binding position is there with one limit too.
+    assert_eq!((hit.reply.count, hit.reply.binding), (1, Some(1)));
     assert!(!hit.already_applied);
     let again = z
         .rate_hit_idmp(&k("rate1"), &[(1000, 2)], once, RateHitOptions::default())
