@@ -691,7 +691,7 @@ def node_table(specs: List[Spec]) -> str:
         lines.append("    layout: [\n")
         lines.extend(f"      {node_part(spec, part)},\n" for part in spec.layout)
         lines.append("    ],\n")
-        lines.append(f"    parse: replies.parse{pascal(shape_name(spec.reply))},\n")
+        lines.append(f"    parse: replies.{node_parser_name(spec.reply)},\n")
         lines.append("  },\n")
     lines.append("} satisfies Record<string, CommandSpec>;\n")
     return "".join(lines)
@@ -801,8 +801,13 @@ def node_tuple(tup: Tup, idmp: bool) -> str:
     return "".join(out)
 
 
+def node_parser_name(shape: tuple) -> str:
+    """A parser's name in Node, where nil is null."""
+    return "parse" + pascal(shape_name(shape).replace("_or_none", "_or_null"))
+
+
 def node_parser(shape: tuple) -> str:
-    name = "parse" + pascal(shape_name(shape))
+    name = node_parser_name(shape)
     kind = shape[0]
     if kind == "idmp":
         return (

@@ -222,7 +222,7 @@ const readVoteResult = (v: Raw): VoteResult => {
 export const parseTotalRank = (reply: Raw, idmp?: boolean): TotalRank =>
   markApplied(readTotalRank(withoutFlag(reply, idmp)), appliedFlag(reply, idmp));
 
-export const parseRankInfoOrNone = (reply: Raw): RankInfo | null => orNull(readRankInfo)(reply);
+export const parseRankInfoOrNull = (reply: Raw): RankInfo | null => orNull(readRankInfo)(reply);
 
 export const parseRankEntryList = (reply: Raw): RankEntry[] => listOf(readRankEntry)(reply);
 
@@ -233,7 +233,7 @@ export const parseIntegerOrMergeStep = (reply: Raw): number | MergeStep =>
 export const parseTotalRankList = (reply: Raw, idmp?: boolean): TotalRank[] =>
   markApplied(listOf(readTotalRank)(withoutFlag(reply, idmp)), appliedFlag(reply, idmp));
 
-export const parseRankInfoOrNoneList = (reply: Raw): Array<RankInfo | null> => listOf(orNull(readRankInfo))(reply);
+export const parseRankInfoOrNullList = (reply: Raw): Array<RankInfo | null> => listOf(orNull(readRankInfo))(reply);
 
 export const parseBoardStats = (reply: Raw): BoardStats => readBoardStats(reply);
 
@@ -243,7 +243,7 @@ export const parseFeedPage = (reply: Raw): FeedPage => readFeedPage(reply);
 
 export const parseTaskList = (reply: Raw): Task[] => listOf(readTask)(reply);
 
-export const parseTaskListOrNone = (reply: Raw): Task[] | null => orNull(listOf(readTask))(reply);
+export const parseTaskListOrNull = (reply: Raw): Task[] | null => orNull(listOf(readTask))(reply);
 
 export const parseBoolean = (reply: Raw): boolean => Number(reply) === 1;
 

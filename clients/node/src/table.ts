@@ -48,7 +48,7 @@ export const COMMANDS = {
       { kind: 'arg' },
       { kind: 'flag', name: 'shared', token: 'SHARED' },
     ],
-    parse: replies.parseRankInfoOrNone,
+    parse: replies.parseRankInfoOrNull,
   },
   rankTop: {
     command: 'RANK.TOP',
@@ -105,7 +105,7 @@ export const COMMANDS = {
       { kind: 'flag', name: 'shared', token: 'SHARED' },
       { kind: 'args', token: 'MEMBERS' },
     ],
-    parse: replies.parseRankInfoOrNoneList,
+    parse: replies.parseRankInfoOrNullList,
   },
   rankStats: {
     command: 'RANK.STATS',
@@ -157,7 +157,7 @@ export const COMMANDS = {
       { kind: 'option', name: 'lease', token: 'LEASE', fields: [{ name: 'key', isKey: true }, { name: 'ms', isKey: false }] },
       { kind: 'option', name: 'deadLetter', token: 'DEADLETTER', fields: [{ name: 'dead', isKey: true }, { name: 'deliveries', isKey: true }, { name: 'maxDeliveries', isKey: false }] },
     ],
-    parse: replies.parseTaskListOrNone,
+    parse: replies.parseTaskListOrNull,
   },
   delayAck: {
     command: 'DELAY.ACK',
