@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Generates the Python, Node and Rust clients' command tables from docs/commands.json.
+"""Generates the Python, Node and Rust clients' command tables and reply types from docs/commands.json.
 
     python3 scripts/gen-clients.py          writes the tables
     python3 scripts/gen-clients.py --check  fails (exit 1, with a diff) when a
@@ -11,11 +11,14 @@ docs/commands.json is itself generated from the command declarations
 (`ZKIT_REGENERATE=1 cargo test --lib reference`), so the declaration is the
 one source of every call the clients send: argument order, tokens, which
 arguments are keys (routing, keyPrefix, the same-slot check), which
-commands only read. Written here by hand is only what commands.json cannot
-say: the reply shape of each command (REPLY_SHAPES, COMMAND_REPLIES) and
-how a client takes a few arguments (NODE_OPTION_NAMES, NODE_FIELD_NAMES,
-PYTHON_MAPPINGS, NODE_INLINE_BLOCKS), which keeps the methods' signatures
-as they were. The Rust client's methods themselves are generated (Rust has
+commands only read, and what each command replies (its reply_schema): the
+clients' reply types and parsers (zkit/replies.py, src/replies.ts,
+src/replies.rs) are generated from it, over hand-written generic readers
+(zkit/resp.py, src/resp.ts, src/resp.rs). Written here by hand is only what
+commands.json cannot say: how a client takes a few arguments
+(NODE_OPTION_NAMES, NODE_FIELD_NAMES, PYTHON_MAPPINGS, NODE_INLINE_BLOCKS),
+which keeps the methods' signatures as they were, and a few names
+(PYTHON_LONGER_TUPLES, RUST_REPLY_OPTIONS). The Rust client's methods themselves are generated (Rust has
 no keyword arguments to lay out at run time): one per command, with an
 options struct per command that has options, and one more for an option
 that changes the reply's shape (RUST_REPLY_OPTIONS: `rank_gift_idmp`,
@@ -53,35 +56,11 @@ COMMANDS_JSON = ROOT / "docs" / "commands.json"
 PYTHON_TABLE = ROOT / "clients" / "python" / "src" / "zkit" / "commands.py"
 NODE_TABLE = ROOT / "clients" / "node" / "src" / "table.ts"
 RUST_TABLE = ROOT / "clients" / "rust" / "src" / "commands.rs"
+PYTHON_REPLIES = ROOT / "clients" / "python" / "src" / "zkit" / "replies.py"
+NODE_REPLIES = ROOT / "clients" / "node" / "src" / "replies.ts"
+RUST_REPLIES = ROOT / "clients" / "rust" / "src" / "replies.rs"
 
 # --- Written by hand: what commands.json cannot express -------------------
-
-#: Reply shapes, each with its parser in zkit/replies.py and src/replies.ts,
-#: and its Rust type (clients/rust/src/replies.rs parses it).
-REPLY_SHAPES: Dict[str, Tuple[str, str, str]] = {
-    "integer": ("parse_int", "parseNumber", "i64"),
-    # RANK.MERGE: the member count, or [cursor, staged] for a STEP call.
-    "merge": ("parse_merge", "parseMerge", "i64"),
-    "boolean": ("parse_bool", "parseBoolean", "bool"),
-    "total-rank": ("parse_total_rank", "parseTotalRank", "TotalRank"),
-    "total-ranks": ("parse_total_ranks", "parseTotalRanks", "Vec<TotalRank>"),
-    "rank-info-or-nil": ("parse_rank_info", "parseRankInfo", "Option<RankInfo>"),
-    "rank-infos": ("parse_rank_infos", "parseRankInfos", "Vec<Option<RankInfo>>"),
-    "rank-entries": ("parse_rank_entries", "parseRankEntries", "Vec<RankEntry>"),
-    "feed-page": ("parse_feed_page", "parseFeedPage", "FeedPage"),
-    "tasks-or-nil": ("parse_tasks", "parseTasks", "Option<Vec<Task>>"),
-    "rate": ("parse_rate", "parseRate", "RateResult"),
-    "vote": ("parse_vote", "parseVote", "VoteResult"),
-    # The stats commands: a field list, read by name.
-    "delay-stats": ("parse_delay_stats", "parseDelayStats", "DelayStats"),
-    "board-stats": ("parse_board_stats", "parseBoardStats", "BoardStats"),
-    "rate-stats": ("parse_rate_stats", "parseRateStats", "RateStats"),
-}
-
-#: Rust reply types narrower than their shape: DELAY.POLL never answers nil
-#: (only DELAY.BPOLL does, on timeout).
-RUST_REPLY_TYPES: Dict[str, str] = {"DELAY.POLL": "Vec<Task>"}
-
 
 @dataclass(frozen=True)
 class RustReplyOption:
@@ -90,12 +69,12 @@ class RustReplyOption:
     named with ``suffix`` (``rank_gift_idmp``): it takes the option as a
     required argument of type ``struct`` (the option's fields, and those
     of the ``companions``, options that are only valid with it) and
-    returns ``reply`` (``{}`` is the command's usual reply type). The
-    method without the suffix sends neither."""
+    returns the reply the command's reply_schema gives with the option
+    (``idmp_flag``: ``Applied<usual reply>``; ``when_sent``: that shape).
+    The method without the suffix sends neither."""
 
     suffix: str
     struct: str
-    reply: str
     #: The method's doc, after a link to the method without the option.
     doc: str
     #: The argument struct's doc.
@@ -103,14 +82,14 @@ class RustReplyOption:
     companions: Tuple[str, ...] = ()
 
 
-#: By token. IDMP adds the "already applied" flag as the reply's last
-#: element (`Applied` in replies.rs); RETAIN only goes with it. STEP replies
-#: [cursor, staged] in place of the member count (`MergeStep`).
+#: By token: each must be an option that changes its command's
+#: reply_schema, and each such option must be here. IDMP adds the "already
+#: applied" flag as the reply's last element (`Applied`); RETAIN only goes
+#: with it. STEP replies [cursor, staged] in place of the member count.
 RUST_REPLY_OPTIONS: Dict[str, RustReplyOption] = {
     "IDMP": RustReplyOption(
         "idmp",
         "Idmp",
-        "Applied<{}>",
         "applied once per event id ([`Idmp`]): the reply says whether the id was already applied ([`Applied`]).",
         "A write applies once per event id: sent again with the same id and arguments, it changes nothing "
         "and says so. The seen-key shares the hash slot of the command's keys.",
@@ -119,37 +98,10 @@ RUST_REPLY_OPTIONS: Dict[str, RustReplyOption] = {
     "STEP": RustReplyOption(
         "step",
         "Step",
-        "MergeStep",
         "one step of a merge in steps ([`Step`]): the cursor to send next and the members staged ([`MergeStep`]).",
         "Each step merges the next `count` entries into `staging` (a key of its own, in the hash slot of "
         'the others); start with cursor `"0"`, then send the cursor each reply returns, until it is `"0"`.',
     ),
-}
-
-#: The reply shape of every command of commands.json (docs/commands.md, "Reply").
-COMMAND_REPLIES: Dict[str, str] = {
-    "RANK.GIFT": "total-rank",
-    "RANK.SET": "total-rank",
-    "RANK.GET": "rank-info-or-nil",
-    "RANK.TOP": "rank-entries",
-    "RANK.AROUND": "rank-entries",
-    "RANK.MERGE": "merge",
-    "RANK.MGIFT": "total-ranks",
-    "RANK.MGET": "rank-infos",
-    "RANK.STATS": "board-stats",
-    "FEED.ADD": "integer",
-    "FEED.PAGE": "feed-page",
-    "DELAY.POLL": "tasks-or-nil",
-    "DELAY.BPOLL": "tasks-or-nil",
-    "DELAY.ACK": "integer",
-    "DELAY.NACK": "boolean",
-    "DELAY.TOUCH": "boolean",
-    "DELAY.STATS": "delay-stats",
-    "RATE.HIT": "rate",
-    "RATE.STATS": "rate-stats",
-    "RECENT.ADD": "integer",
-    "VOTE.CAST": "vote",
-    "VOTE.STATE": "integer",
 }
 
 #: Node option names that are not the token in lower case.
@@ -208,7 +160,8 @@ class Spec:
     command: str
     readonly: bool
     layout: Tuple[Part, ...]
-    reply: str
+    #: The reply shape (shape_of), from the command's reply_schema.
+    reply: tuple
     summary: str = ""
 
 
@@ -290,9 +243,6 @@ def key_arguments(arguments: List[dict]) -> List[int]:
 
 
 def specs_of(commands: dict) -> List[Spec]:
-    if set(commands) != set(COMMAND_REPLIES):
-        missing, extra = sorted(set(commands) - set(COMMAND_REPLIES)), sorted(set(COMMAND_REPLIES) - set(commands))
-        raise GrammarError(f"COMMAND_REPLIES must name every command of commands.json: missing {missing}, not commands {extra}")
     specs = []
     for name, doc in commands.items():
         # Every key spec is found from an argument: the clients route by the
@@ -300,8 +250,146 @@ def specs_of(commands: dict) -> List[Spec]:
         if sorted(set(key_arguments(doc["arguments"]))) != list(range(len(doc["key_specs"]))):
             raise GrammarError(f"{name}: the key arguments do not cover the key specs one to one")
         readonly = "READONLY" in doc["command_flags"]
-        specs.append(Spec(name, readonly, layout_of(name, doc["arguments"]), COMMAND_REPLIES[name], doc.get("summary", "")))
+        if "reply_schema" not in doc:
+            raise GrammarError(f"{name}: no reply_schema (declare the command's reply)")
+        reply = shape_of(name, doc["reply_schema"])
+        specs.append(Spec(name, readonly, layout_of(name, doc["arguments"]), reply, doc.get("summary", "")))
     return specs
+
+
+# --- Reply shapes, from commands.json's reply_schema ----------------------
+
+
+@dataclass(frozen=True)
+class Element:
+    name: str
+    shape: tuple
+    #: ("option", token) or ("several", argument): the element is there
+    #: when any holds; empty: always.
+    present_when: Tuple[Tuple[str, str], ...] = ()
+
+
+@dataclass(frozen=True)
+class Tup:
+    """A tuple (``fields`` False) or a field list read by name (True); a
+    tuple without a ``name`` stays a plain pair in every client."""
+
+    name: str
+    about: str
+    elements: Tuple[Element, ...]
+    fields: bool = False
+
+    @property
+    def required(self) -> int:
+        return sum(1 for element in self.elements if not element.present_when)
+
+
+def _element(where: str, item: dict) -> Element:
+    rest = {k: v for k, v in item.items() if k not in ("title", "present_when")}
+    when = tuple((kind, value) for condition in item.get("present_when", []) for kind, value in condition.items())
+    return Element(item["title"], shape_of(f"{where} {item['title']}", rest), when)
+
+
+def _tuple(where: str, schema: dict) -> Tup:
+    elements = tuple(_element(where, item) for item in schema["items"])
+    optional = [i for i, element in enumerate(elements) if element.present_when]
+    if optional and optional != list(range(len(elements) - len(optional), len(elements))):
+        raise GrammarError(f"{where}: optional elements must come last (the reply's length says which are there)")
+    return Tup(schema.get("title", ""), schema.get("description", ""), elements)
+
+
+def shape_of(where: str, schema: dict) -> tuple:
+    """A reply_schema as a shape: ("int",), ("bool",), ("bulk",), ("double",),
+    ("int0",) (nil reads as 0), ("status",), ("ornil", S), ("array", S),
+    ("flat", Tup), ("tuple", Tup), ("fields", Tup), ("byoption", token,
+    with, without), ("idmp", S)."""
+    if "idmp_flag" in schema:
+        return ("idmp", shape_of(where, {k: v for k, v in schema.items() if k != "idmp_flag"}))
+    if schema.get("const") == "OK":
+        return ("status",)
+    kind = schema.get("type")
+    if kind == "integer":
+        return ("bool",) if schema.get("enum") == [0, 1] else ("int",)
+    if kind == "string":
+        return ("bulk",)
+    if kind == "number":
+        return ("double",)
+    if kind == "object":
+        elements = tuple(Element(name, shape_of(f"{where} {name}", value)) for name, value in schema["properties"].items())
+        return ("fields", Tup(schema["title"], schema.get("description", ""), elements, True))
+    if kind == "array" and "flat_items" in schema:
+        return ("flat", _tuple(where, schema["flat_items"]))
+    if kind == "array" and isinstance(schema.get("items"), list):
+        return ("tuple", _tuple(where, schema))
+    if kind == "array":
+        return ("array", shape_of(where, schema["items"]))
+    if "oneOf" in schema:
+        first, second = schema["oneOf"]
+        if second == {"type": "null"}:
+            return ("int0",) if schema.get("nil_reads_as") == 0 else ("ornil", shape_of(where, first))
+        if "when_sent" in second:
+            token = second["when_sent"]
+            return ("byoption", token, shape_of(where, {k: v for k, v in second.items() if k != "when_sent"}), shape_of(where, first))
+    raise GrammarError(f"{where}: a reply_schema the clients cannot read: {json.dumps(schema)[:200]}")
+
+
+def reply_tuples(shape: tuple) -> List[Tup]:
+    """The named tuples and field lists of a shape, each after those it holds."""
+    found: List[Tup] = []
+    kind = shape[0]
+    if kind in ("ornil", "array", "idmp"):
+        found += reply_tuples(shape[1])
+    elif kind == "byoption":
+        found += reply_tuples(shape[3]) + reply_tuples(shape[2])
+    elif kind in ("flat", "tuple", "fields"):
+        for element in shape[1].elements:
+            found += reply_tuples(element.shape)
+        if shape[1].name:
+            found.append(shape[1])
+    return found
+
+
+def all_tuples(specs: List["Spec"]) -> List[Tup]:
+    """Every named tuple of the replies, in order, once; one name, one tuple."""
+    seen: Dict[str, Tup] = {}
+    for spec in specs:
+        for tup in reply_tuples(spec.reply):
+            if seen.setdefault(tup.name, tup) != tup:
+                raise GrammarError(f"{spec.command}: two different reply types are named {tup.name}")
+    return list(seen.values())
+
+
+def idmp_tuples(specs: List["Spec"]) -> List[str]:
+    """The names of the tuples an IDMP reply carries its flag on."""
+    names: List[str] = []
+    for spec in specs:
+        if spec.reply[0] == "idmp":
+            inner = spec.reply[1]
+            if inner[0] == "array":
+                inner = inner[1]
+            if inner[0] != "tuple" or not inner[1].name:
+                raise GrammarError(f"{spec.command}: IDMP's flag goes on a named tuple or a list of them")
+            if inner[1].name not in names:
+                names.append(inner[1].name)
+    return names
+
+
+def shape_name(shape: tuple) -> str:
+    """A shape's name in snake_case, for its parser's name."""
+    kind = shape[0]
+    if kind in ("int", "bool", "double", "status"):
+        return {"int": "integer", "bool": "boolean", "double": "float", "status": "status"}[kind]
+    if kind in ("tuple", "fields", "flat"):
+        return snake(re.sub(r"(?<!^)([A-Z])", r"_\1", shape[1].name).lower())
+    if kind == "ornil":
+        return shape_name(shape[1]) + "_or_none"
+    if kind == "array":
+        return shape_name(shape[1]) + "_list"
+    if kind == "idmp":
+        return shape_name(shape[1])
+    if kind == "byoption":
+        return f"{shape_name(shape[3])}_or_{shape_name(shape[2])}"
+    raise GrammarError(f"no parser name for a reply of kind {kind}")
 
 
 # --- Python ---------------------------------------------------------------
@@ -360,7 +448,7 @@ def python_table(specs: List[Spec]) -> str:
         lines.append("        (\n")
         lines.extend(f"            {python_part(spec, part)},\n" for part in spec.layout)
         lines.append("        ),\n")
-        lines.append(f"        replies.{REPLY_SHAPES[spec.reply][0]},\n")
+        lines.append(f"        replies.parse_{shape_name(spec.reply)},\n")
         lines.append("    ),\n")
     lines.append(")\n")
     body = "".join(lines)
@@ -368,6 +456,185 @@ def python_table(specs: List[Spec]) -> str:
     used = {name for name in LAYOUT_NAMES if re.search(rf"\b{name}\(|\b{name}\b(?=[,)])", body)} | {"Command", "table"}
     names = sorted(used, key=lambda name: (not name.isupper(), not name[0].isupper(), name))
     return PYTHON_HEADER.format(names=", ".join(names)) + body
+
+
+# --- Python replies -------------------------------------------------------
+
+#: Python's NamedTuple for a tuple with its optional elements, by the tuple's
+#: name: a NamedTuple unpacks to a fixed length, so RATE.HIT with several
+#: limits (or IDMP) gets a type one field longer.
+PYTHON_LONGER_TUPLES: Dict[str, str] = {"RateResult": "RateLimitsResult"}
+
+#: Field names a Python tuple already has as methods (mypy flags them).
+PYTHON_TUPLE_METHODS = {"count", "index"}
+
+PYTHON_REPLIES_HEADER = '''\
+# Generated by scripts/gen-clients.py from docs/commands.json: do not edit.
+# Regenerate with `python3 scripts/gen-clients.py`; `make lint` checks it.
+"""Typed replies of zkit commands, and the parsers that build them, from
+each command's reply_schema (its declaration's reply shape).
+
+Each reply type is a NamedTuple whose fields follow the order of the
+command's reply, so it unpacks like the raw reply:
+``total, rank = z.rank_gift("board", "alice", 10)``.
+
+Members, tasks and cursors stay what the client returns (``str`` with
+``decode_responses=True``, else ``bytes``). Scores are floats: RESP2 sends
+them as bulk strings, RESP3 as doubles, and ``float()`` reads both exactly.
+Parsers take the raw reply (RESP2 or RESP3) and ``**options`` because
+redis-py calls response callbacks that way.
+"""
+
+from __future__ import annotations
+
+from typing import Any, List, NamedTuple, Optional, Tuple, Union
+
+from .resp import Text, applied_flag, field_values, flat_list_of, idmp_flag, int_or_zero, list_of, mark_applied, or_none, text, tuple_of
+'''
+
+
+def py_field(name: str) -> str:
+    return snake(name)
+
+
+def py_type(shape: tuple) -> str:
+    kind = shape[0]
+    if kind in ("int", "int0"):
+        return "int"
+    if kind == "bool":
+        return "bool"
+    if kind in ("bulk", "status"):
+        return "Text"
+    if kind == "double":
+        return "float"
+    if kind == "ornil":
+        return f"Optional[{py_type(shape[1])}]"
+    if kind == "array":
+        return f"List[{py_type(shape[1])}]"
+    if kind == "flat":
+        return f"List[{shape[1].name}]"
+    if kind in ("tuple", "fields"):
+        tup = shape[1]
+        if not tup.name:
+            return f"Tuple[{', '.join(py_type(e.shape) for e in tup.elements)}]"
+        if tup.name in PYTHON_LONGER_TUPLES:
+            return f"Union[{tup.name}, {PYTHON_LONGER_TUPLES[tup.name]}]"
+        return tup.name
+    if kind == "idmp":
+        return py_type(shape[1])
+    if kind == "byoption":
+        return f"Union[{py_type(shape[3])}, {py_type(shape[2])}]"
+    raise GrammarError(f"no Python type for a reply of kind {kind}")
+
+
+def py_reader(shape: tuple) -> str:
+    """A callable that reads one value of the shape."""
+    kind = shape[0]
+    simple = {"int": "int", "int0": "int_or_zero", "bool": "bool", "bulk": "text", "status": "text", "double": "float"}
+    if kind in simple:
+        return simple[kind]
+    if kind == "ornil":
+        return f"or_none({py_reader(shape[1])})"
+    if kind == "array":
+        return f"list_of({py_reader(shape[1])})"
+    if kind == "flat":
+        return f"flat_list_of({len(shape[1].elements)}, _read_{shape_name(shape)})"
+    if kind in ("tuple", "fields"):
+        if not shape[1].name:
+            return f"tuple_of({', '.join(py_reader(e.shape) for e in shape[1].elements)})"
+        return f"_read_{shape_name(shape)}"
+    raise GrammarError(f"a {kind} reply inside another: the Python client reads it at the top only")
+
+
+def py_doc(text_: str, indent: str) -> str:
+    import textwrap
+
+    lines = textwrap.wrap(text_, 76 - len(indent))
+    return f'{indent}"""' + f"\n{indent}".join(lines) + ('"""' if len(lines) == 1 else f"\n{indent}" + '"""') + "\n"
+
+
+def py_class(tup: Tup, elements: Tuple[Element, ...], name: str, idmp: bool, about: str) -> str:
+    out = [f"\n\nclass {name}(NamedTuple):\n", py_doc(about, "    "), "\n"]
+    for element in elements:
+        field = py_field(element.name)
+        note = "  # type: ignore[assignment]  # the docs' name; shadows tuple." + field + "()" if field in PYTHON_TUPLE_METHODS else ""
+        out.append(f"    {field}: {py_type(element.shape)}{note}\n")
+    if idmp:
+        out.append(
+            "\n    @property\n    def already_applied(self) -> Optional[bool]:\n"
+            + py_doc(
+                "With ``idmp``: True when the event id was already applied (the call changed nothing; the reply is "
+                "the state now), False when this call applied it; None without ``idmp``. Not a field: the reply "
+                "unpacks as without ``idmp``.",
+                "        ",
+            )
+            + "        return applied_flag(self)\n"
+        )
+        out.append(f"\n\nclass _{name}Once({name}):\n    _already_applied: bool\n")
+    return "".join(out)
+
+
+def py_tuple_reader(tup: Tup) -> str:
+    name = shape_name(("tuple", tup))
+    out = [f"\n\ndef _read_{name}(v: Any) -> {py_type(('tuple', tup))}:\n"]
+    if tup.fields:
+        out.append("    f = field_values(v)\n")
+        values = []
+        for element in tup.elements:
+            field = py_field(element.name)
+            got = f'f.get("{field}")' if element.shape[0] == "ornil" else f'f["{field}"]'
+            values.append(f"{py_reader(element.shape)}({got})")
+        out.append(f"    return {tup.name}({', '.join(values)})\n")
+        return "".join(out)
+    values = [f"{py_reader(element.shape)}(v[{i}])" for i, element in enumerate(tup.elements)]
+    if tup.required < len(tup.elements):
+        if len(tup.elements) - tup.required != 1 or tup.name not in PYTHON_LONGER_TUPLES:
+            raise GrammarError(f"{tup.name}: the Python client takes one optional element, with a longer type in PYTHON_LONGER_TUPLES")
+        out.append(f"    if len(v) > {tup.required}:\n        return {PYTHON_LONGER_TUPLES[tup.name]}({', '.join(values)})\n")
+        values = values[: tup.required]
+    out.append(f"    return {tup.name}({', '.join(values)})\n")
+    return "".join(out)
+
+
+def py_parser(shape: tuple) -> str:
+    name = shape_name(shape)
+    out = [f"\n\ndef parse_{name}(reply: Any, **options: Any) -> {py_type(shape)}:\n"]
+    kind = shape[0]
+    if kind == "idmp":
+        out.append("    reply, applied = idmp_flag(reply, options)\n")
+        out.append(f"    return mark_applied({py_reader(shape[1])}(reply), applied, _ONCE)\n")
+    elif kind == "byoption":
+        _, token, with_, without = shape
+        if with_[0] not in ("tuple", "array") or without[0] in ("tuple", "array", "flat", "fields"):
+            raise GrammarError(f"{token}: the clients tell the replies apart by an array with the option, a value without")
+        out.append(f"    # An array when the call sent {token}.\n")
+        out.append(f"    if isinstance(reply, list):\n        return {py_reader(with_)}(reply)\n")
+        out.append(f"    return {py_reader(without)}(reply)\n")
+    else:
+        out.append(f"    return {py_reader(shape)}(reply)\n")
+    return "".join(out)
+
+
+def python_replies(specs: List[Spec]) -> str:
+    idmp = idmp_tuples(specs)
+    out = [PYTHON_REPLIES_HEADER]
+    for tup in all_tuples(specs):
+        optional = tup.required < len(tup.elements)
+        out.append(py_class(tup, tup.elements[: tup.required] if optional else tup.elements, tup.name, tup.name in idmp, tup.about))
+        if optional:
+            longer = PYTHON_LONGER_TUPLES[tup.name]
+            out.append(py_class(tup, tup.elements, longer, tup.name in idmp, f"{tup.name} with its optional last element, {snake(tup.elements[-1].name)}. {tup.about}"))
+    once = [f"{name}: _{name}Once" for name in idmp] + [f"{PYTHON_LONGER_TUPLES[name]}: _{PYTHON_LONGER_TUPLES[name]}Once" for name in idmp if name in PYTHON_LONGER_TUPLES]
+    out.append(f"\n\n#: The type of an IDMP reply, by its type without: it carries the flag.\n_ONCE = {{{', '.join(once)}}}\n")
+    for tup in all_tuples(specs):
+        out.append(py_tuple_reader(tup))
+    parsers: Dict[str, str] = {}
+    for spec in specs:
+        parser = py_parser(spec.reply)
+        if parsers.setdefault(shape_name(spec.reply), parser) != parser:
+            raise GrammarError(f"{spec.command}: two replies would share the parser name {shape_name(spec.reply)}")
+    out.extend(parsers.values())
+    return "".join(out)
 
 
 # --- Node -----------------------------------------------------------------
@@ -424,10 +691,151 @@ def node_table(specs: List[Spec]) -> str:
         lines.append("    layout: [\n")
         lines.extend(f"      {node_part(spec, part)},\n" for part in spec.layout)
         lines.append("    ],\n")
-        lines.append(f"    parse: replies.{REPLY_SHAPES[spec.reply][1]},\n")
+        lines.append(f"    parse: replies.{node_parser_name(spec.reply)},\n")
         lines.append("  },\n")
     lines.append("} satisfies Record<string, CommandSpec>;\n")
     return "".join(lines)
+
+
+# --- Node replies ---------------------------------------------------------
+
+NODE_REPLIES_HEADER = """\
+// Generated by scripts/gen-clients.py from docs/commands.json: do not edit.
+// Regenerate with `python3 scripts/gen-clients.py`; `make lint` checks it.
+// Typed replies of zkit commands and the parsers that build them, from each
+// command's reply_schema (its declaration's reply shape), fields in the
+// reply's order. Scores arrive as strings in RESP2 and as numbers in RESP3;
+// Number() reads both exactly. Members, tasks and cursors stay what the
+// client returns (strings, or Buffers in a buffer mode).
+
+import type { Raw, Text } from './resp';
+import { appliedFlag, fieldValues, flatListOf, intOrZero, listOf, markApplied, orNull, text, withoutFlag } from './resp';
+
+export type { Text };
+"""
+
+
+def node_type(shape: tuple) -> str:
+    kind = shape[0]
+    if kind in ("int", "int0", "double"):
+        return "number"
+    if kind == "bool":
+        return "boolean"
+    if kind in ("bulk", "status"):
+        return "Text"
+    if kind == "ornil":
+        return f"{node_type(shape[1])} | null"
+    if kind == "array":
+        inner = node_type(shape[1])
+        return f"Array<{inner}>" if " " in inner else f"{inner}[]"
+    if kind == "flat":
+        return f"{shape[1].name}[]"
+    if kind in ("tuple", "fields"):
+        tup = shape[1]
+        if not tup.name:
+            return "{ " + "; ".join(f"{camel(e.name)}: {node_type(e.shape)}" for e in tup.elements) + " }"
+        return tup.name
+    if kind == "idmp":
+        return node_type(shape[1])
+    if kind == "byoption":
+        return f"{node_type(shape[3])} | {node_type(shape[2])}"
+    raise GrammarError(f"no TypeScript type for a reply of kind {kind}")
+
+
+def node_reader(shape: tuple) -> str:
+    kind = shape[0]
+    simple = {"int": "Number", "double": "Number", "int0": "intOrZero", "bulk": "text", "status": "text", "bool": "(v: Raw) => Number(v) === 1"}
+    if kind in simple:
+        return simple[kind]
+    if kind == "ornil":
+        return f"orNull({node_reader(shape[1])})"
+    if kind == "array":
+        return f"listOf({node_reader(shape[1])})"
+    if kind == "flat":
+        return f"flatListOf({len(shape[1].elements)}, read{shape[1].name})"
+    if kind in ("tuple", "fields"):
+        tup = shape[1]
+        if not tup.name:
+            fields = ", ".join(f"{camel(e.name)}: {node_call(e.shape, f'v[{i}]')}" for i, e in enumerate(tup.elements))
+            return f"(v: Raw) => ({{ {fields} }})"
+        return f"read{tup.name}"
+    raise GrammarError(f"a {kind} reply inside another: the Node client reads it at the top only")
+
+
+def node_call(shape: tuple, value: str) -> str:
+    if shape[0] == "bool":
+        return f"Number({value}) === 1"
+    return f"{node_reader(shape)}({value})"
+
+
+def node_doc(text_: str, indent: str = "") -> str:
+    return f"{indent}/** {text_} */\n"
+
+
+def node_tuple(tup: Tup, idmp: bool) -> str:
+    out = ["\n", node_doc(tup.about), f"export interface {tup.name} {{\n"]
+    for element in tup.elements:
+        optional = "?" if element.present_when else ""
+        if element.present_when:
+            out.append(node_doc("Only " + " or ".join(f"with {value}" if kind == "option" else f"with several {value}" for kind, value in element.present_when) + ".", "  "))
+        out.append(f"  {camel(element.name)}{optional}: {node_type(element.shape)};\n")
+    if idmp:
+        out.append(node_doc("Only with `idmp`: true when the event id was already applied (the call changed nothing; the reply is the state now).", "  "))
+        out.append("  alreadyApplied?: boolean;\n")
+    out.append("}\n")
+    # The reader.
+    out.append(f"\nconst read{tup.name} = (v: Raw): {tup.name} => {{\n")
+    if tup.fields:
+        out.append("  const f = fieldValues(v);\n  return {\n")
+        for element in tup.elements:
+            out.append(f"    {camel(element.name)}: {node_call(element.shape, 'f.' + camel(element.name))},\n")
+        out.append("  };\n};\n")
+        return "".join(out)
+    out.append("  return {\n")
+    for i, element in enumerate(tup.elements):
+        if element.present_when:
+            out.append(f"    ...(v.length > {i} ? {{ {camel(element.name)}: {node_call(element.shape, f'v[{i}]')} }} : {{}}),\n")
+        else:
+            out.append(f"    {camel(element.name)}: {node_call(element.shape, f'v[{i}]')},\n")
+    out.append("  };\n};\n")
+    return "".join(out)
+
+
+def node_parser_name(shape: tuple) -> str:
+    """A parser's name in Node, where nil is null."""
+    return "parse" + pascal(shape_name(shape).replace("_or_none", "_or_null"))
+
+
+def node_parser(shape: tuple) -> str:
+    name = node_parser_name(shape)
+    kind = shape[0]
+    if kind == "idmp":
+        return (
+            f"\nexport const {name} = (reply: Raw, idmp?: boolean): {node_type(shape)} =>\n"
+            f"  markApplied({node_reader(shape[1])}(withoutFlag(reply, idmp)), appliedFlag(reply, idmp));\n"
+        )
+    if kind == "byoption":
+        _, token, with_, without = shape
+        return (
+            f"\n/** An array when the call sent {token}. */\n"
+            f"export const {name} = (reply: Raw): {node_type(shape)} =>\n"
+            f"  Array.isArray(reply) ? {node_call(with_, 'reply')} : {node_call(without, 'reply')};\n"
+        )
+    return f"\nexport const {name} = (reply: Raw): {node_type(shape)} => {node_call(shape, 'reply')};\n"
+
+
+def node_replies(specs: List[Spec]) -> str:
+    idmp = idmp_tuples(specs)
+    out = [NODE_REPLIES_HEADER]
+    for tup in all_tuples(specs):
+        out.append(node_tuple(tup, tup.name in idmp))
+    parsers: Dict[str, str] = {}
+    for spec in specs:
+        parser = node_parser(spec.reply)
+        if parsers.setdefault(shape_name(spec.reply), parser) != parser:
+            raise GrammarError(f"{spec.command}: two replies would share the parser name {shape_name(spec.reply)}")
+    out.extend(parsers.values())
+    return "".join(out)
 
 
 # --- Rust -----------------------------------------------------------------
@@ -442,11 +850,8 @@ RUST_HEADER = """\
 
 use redis::RedisResult;
 
-use crate::replies::{{
-    Applied, BoardStats, DelayStats, FeedPage, MergeStep, RankEntry, RankInfo, RateResult,
-    RateStats, Task, TotalRank, VoteResult,
-}};
-use crate::{{Call, Transport, Zkit}};
+use crate::replies::{{{replies}}};
+use crate::{{Applied, Call, Transport, Zkit}};
 
 /// Every command of the table, for checking it against the server's list.
 pub const COMMANDS: &[&str] = &[{names}];
@@ -544,12 +949,33 @@ RUST_COMPANIONS = {token for option in RUST_REPLY_OPTIONS.values() for token in 
 def rust_reply_option(spec: Spec) -> Optional[Tuple[Part, RustReplyOption]]:
     """The command's option that changes its reply, if it has one."""
     found = [(part, RUST_REPLY_OPTIONS[part.token]) for part in spec.layout if part.kind == "option" and part.token in RUST_REPLY_OPTIONS]
+    changing = reply_options(spec.reply)
+    if sorted(changing) != sorted(part.token for part, _ in found):
+        raise GrammarError(f"{spec.command}: options {changing} change the reply, RUST_REPLY_OPTIONS names {[part.token for part, _ in found]}")
     if len(found) > 1:
         raise GrammarError(f"{spec.command}: options {[part.token for part, _ in found]} all change the reply; the Rust client has a method for one")
     for part in spec.layout:
         if part.token in RUST_COMPANIONS and not any(part.token in option.companions for _, option in found):
             raise GrammarError(f"{spec.command}: {part.token} without the option it goes with")
     return found[0] if found else None
+
+
+def reply_options(shape: tuple) -> List[str]:
+    """The options that change a reply's shape, by token."""
+    if shape[0] == "idmp":
+        return ["IDMP"]
+    if shape[0] == "byoption":
+        return [shape[1]]
+    return []
+
+
+def rust_option_reply(spec: Spec, token: str) -> str:
+    """The Rust reply type of a call that sent ``token``."""
+    if spec.reply[0] == "idmp" and token == "IDMP":
+        return f"Applied<{rust_reply_type(spec.reply)}>"
+    if spec.reply[0] == "byoption" and token == spec.reply[1]:
+        return rust_reply_type(spec.reply[2])
+    raise GrammarError(f"{spec.command}: {token} does not change the reply")
 
 
 def rust_reply_struct(spec: Spec, part: Part, option: RustReplyOption) -> str:
@@ -585,13 +1011,13 @@ def rust_method(spec: Spec, options_param: str, variant: Optional[Tuple[Part, Ru
     then ``methods`` are the other methods to name) or with it (the option,
     and the type of its argument)."""
     method = snake(spec.command.lower().replace(".", "_"))
-    reply = RUST_REPLY_TYPES.get(spec.command, REPLY_SHAPES[spec.reply][2])
+    reply = rust_reply_type(spec.reply)
     params, statements, sent = ["&mut self"], [], []
     required = ""
     given: List[str] = []
     if variant:
         part, option, argument = variant
-        method, required, reply = f"{method}_{option.suffix}", part.token, option.reply.format(reply)
+        method, required, reply = f"{method}_{option.suffix}", part.token, rust_option_reply(spec, part.token)
         given.append(f"{snake(part.name)}: {argument}")
     for part in spec.layout:
         if part.kind in ("flag", "option"):
@@ -677,7 +1103,8 @@ def rust_table(specs: List[Spec]) -> str:
         structs.append(struct)
         methods.extend(command_methods)
     names = ", ".join(f'"{spec.command}"' for spec in specs)
-    out = [RUST_HEADER.format(names=names), "\n"]
+    used = [tup.name for tup in all_tuples(specs) if re.search(rf"\b{tup.name}\b", "".join(methods))]
+    out = [RUST_HEADER.format(names=names, replies=", ".join(used)), "\n"]
     for name, tokens in enums.items():
         out.append(f"/// The `{'|'.join(tokens)}` argument.\n#[derive(Debug, Clone, Copy, PartialEq, Eq)]\npub enum {name} {{\n")
         out.extend(f"    {token.capitalize()},\n" for token in tokens)
@@ -692,12 +1119,129 @@ def rust_table(specs: List[Spec]) -> str:
     return "".join(out)
 
 
+# --- Rust replies ---------------------------------------------------------
+
+RUST_REPLIES_HEADER = """\
+// Generated by scripts/gen-clients.py from docs/commands.json: do not edit.
+// Regenerate with `python3 scripts/gen-clients.py`; `make lint` checks it.
+//! Typed replies of zkit commands, generated from each command's
+//! reply_schema (its declaration's reply shape), fields in the reply's
+//! order. Scores are `f64` whether the server sent them as RESP2 strings or
+//! RESP3 doubles; members, tasks and cursors are `String`.
+
+use redis::{FromRedisValue, ParsingError, Value};
+
+use crate::resp::{Fields, Items};
+"""
+
+
+def rust_reply_type(shape: tuple) -> str:
+    kind = shape[0]
+    if kind in ("int", "int0"):
+        return "i64"
+    if kind == "bool":
+        return "bool"
+    if kind in ("bulk", "status"):
+        return "String"
+    if kind == "double":
+        return "f64"
+    if kind == "ornil":
+        return f"Option<{rust_reply_type(shape[1])}>"
+    if kind == "array":
+        return f"Vec<{rust_reply_type(shape[1])}>"
+    if kind == "flat":
+        return f"Vec<{shape[1].name}>"
+    if kind in ("tuple", "fields"):
+        tup = shape[1]
+        if not tup.name:
+            return f"({', '.join(rust_reply_type(e.shape) for e in tup.elements)})"
+        return tup.name
+    if kind == "idmp":
+        return rust_reply_type(shape[1])
+    if kind == "byoption":
+        return rust_reply_type(shape[3])
+    raise GrammarError(f"no Rust type for a reply of kind {kind}")
+
+
+def rust_traits(shape: tuple) -> Tuple[bool, bool]:
+    """(Copy, Eq) of a shape's Rust type."""
+    kind = shape[0]
+    if kind in ("int", "int0", "bool"):
+        return True, True
+    if kind == "double":
+        return True, False
+    if kind in ("bulk", "status", "array", "flat"):
+        copy, eq = (True, True) if kind in ("bulk", "status") else rust_traits(shape[1] if kind == "array" else ("tuple", shape[1]))
+        return False, eq
+    if kind == "ornil":
+        return rust_traits(shape[1])
+    if kind in ("tuple", "fields"):
+        traits = [rust_traits(e.shape) for e in shape[1].elements]
+        return all(c for c, _ in traits), all(e for _, e in traits)
+    raise GrammarError(f"no Rust traits for a reply of kind {kind}")
+
+
+def rust_doc(text_: str, indent: str = "") -> str:
+    import textwrap
+
+    return "".join(f"{indent}/// {line}\n" for line in textwrap.wrap(text_.replace("[", "\\[").replace("]", "\\]"), 76 - len(indent)))
+
+
+def rust_tuple(tup: Tup) -> str:
+    copy, eq = rust_traits(("tuple", tup))
+    derives = ["Debug", "Clone"] + (["Copy"] if copy else []) + ["PartialEq"] + (["Eq"] if eq else [])
+    out = ["\n", rust_doc(tup.about), f"#[derive({', '.join(derives)})]\npub struct {tup.name} {{\n"]
+    for element in tup.elements:
+        kind = rust_reply_type(element.shape)
+        if element.present_when:
+            out.append(rust_doc("`None` unless " + " or ".join(f"the call sent {value}" if k == "option" else f"the call gave several {value}" for k, value in element.present_when) + ".", "    "))
+            kind = f"Option<{kind}>"
+        out.append(f"    pub {snake(element.name)}: {kind},\n")
+    out.append("}\n\n")
+    out.append(f"impl FromRedisValue for {tup.name} {{\n    fn from_redis_value(v: Value) -> Result<Self, ParsingError> {{\n")
+    if tup.fields:
+        out.append("        let mut f = Fields::read(v)?;\n")
+        out.append(f"        Ok({tup.name} {{\n")
+        for element in tup.elements:
+            reader = "get" if element.shape[0] == "ornil" else "need"
+            out.append(f'            {snake(element.name)}: f.{reader}("{element.name}")?,\n')
+    else:
+        out.append(f'        let mut items = Items::read(v, "{tup.name}", {tup.required}, {len(tup.elements)})?;\n')
+        out.append(f"        Ok({tup.name} {{\n")
+        for element in tup.elements:
+            if element.present_when:
+                reader = "optional()"
+            elif element.shape[0] == "int0":
+                reader = "integer_or_zero()"
+            elif element.shape[0] == "flat":
+                reader = f"flat({len(element.shape[1].elements)})"
+            else:
+                reader = "next()"
+            out.append(f"            {snake(element.name)}: items.{reader}?,\n")
+    out.append("        })\n    }\n}\n")
+    return "".join(out)
+
+
+def rust_replies(specs: List[Spec]) -> str:
+    out = [RUST_REPLIES_HEADER]
+    for tup in all_tuples(specs):
+        out.append(rust_tuple(tup))
+    return "".join(out)
+
+
 # --- Main -----------------------------------------------------------------
 
 
 def generated() -> Dict[pathlib.Path, str]:
     specs = specs_of(json.loads(COMMANDS_JSON.read_text()))
-    return {PYTHON_TABLE: python_table(specs), NODE_TABLE: node_table(specs), RUST_TABLE: rust_table(specs)}
+    return {
+        PYTHON_TABLE: python_table(specs),
+        PYTHON_REPLIES: python_replies(specs),
+        NODE_TABLE: node_table(specs),
+        NODE_REPLIES: node_replies(specs),
+        RUST_TABLE: rust_table(specs),
+        RUST_REPLIES: rust_replies(specs),
+    }
 
 
 def main(argv: List[str]) -> int:

@@ -139,7 +139,8 @@ local function standing(log, now_ms, limits)
 end
 
 -- -> `[allowed, count, remaining, retry-after-ms]`, the binding limit's
--- position when several, and the IDMP flag when IDMP is given.
+-- position when several or when IDMP is given (so the flag is always sixth),
+-- and the IDMP flag when IDMP is given.
 handlers['rate.hit'] = function(v)
   local key, cost, clause, retain, pairs_given = v[1], v[2], v[3], v[4], v[5]
   local parts = { key, cost == false and '1' or cost }
@@ -185,7 +186,7 @@ handlers['rate.hit'] = function(v)
     rt.idmp.record(event, now)
   end
   local reply = { verdict.allowed and 1 or 0, verdict.count, verdict.remaining, verdict.retry }
-  if #limits > 1 then
+  if #limits > 1 or event then
     reply[#reply + 1] = verdict.binding
   end
   return rt.idmp.with_flag(reply, seen)

@@ -16,6 +16,7 @@
 
 use super::Command;
 use crate::error::ZkitError;
+use crate::host::ReplyShape as R;
 use crate::host::{key_flags as kf, Arg, Ctx, OwnedRStr, RStr, Reply};
 use crate::{declare_command, request};
 
@@ -37,6 +38,7 @@ declare_command! {
         complexity: "O(1)",
         since: "0.1.0",
         history: &[],
+        reply: R::ErrorOnly,
         args: &[],
     }
 }
@@ -51,6 +53,7 @@ declare_command! {
         complexity: "O(log(N))",
         since: "0.2.0",
         history: &[],
+        reply: R::ErrorOnly,
         args: &[Arg::key("key", kf::RW | kf::INSERT)],
     }
 }
@@ -66,6 +69,7 @@ declare_command! {
         complexity: "O(1)",
         since: "0.3.0",
         history: &[],
+        reply: R::Status,
         args: &[Arg::integer("unix-ms")],
     }
 }

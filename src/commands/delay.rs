@@ -25,9 +25,11 @@
 //! no task is ever read as an option.
 
 use super::args::positive;
+use super::reply_types::{DELAY_STATS, TASK};
 use super::stats::{self, Fields};
 use super::{Command, Counter, Items};
 use crate::error::{bound, ZkitError};
+use crate::host::ReplyShape as R;
 use crate::host::{
     key_flags as kf, Arg, Attempt, Ctx, KeyKind, OwnedRStr, Progress, RStr, Readiness, Reply,
     Request, ScoreBound, WriteReply, Zset, ZsetWaiter,
@@ -93,6 +95,7 @@ declare_command! {
         complexity: "O((M+D+1)*log(N)) with M the tasks claimed, D the dead tasks moved and N the tasks in the queue.",
         since: "0.1.0",
         history: &[("0.2.0", "Added the `DEADLETTER` option.")],
+        reply: R::ArrayOf(&R::Tuple(&TASK)),
         args: &[
             QUEUE_ARG,
             Arg::integer("count").token("COUNT").optional(),
@@ -112,6 +115,7 @@ declare_command! {
         complexity: "O((M+D+1)*log(N)) with M the tasks claimed, D the dead tasks moved and N the tasks in the queue.",
         since: "0.1.0",
         history: &[("0.2.0", "Added the `DEADLETTER` option.")],
+        reply: R::OrNil(&R::ArrayOf(&R::Tuple(&TASK))),
         args: &[
             QUEUE_ARG,
             Arg::integer("timeout-ms"),
@@ -135,6 +139,7 @@ declare_command! {
             ("0.2.0", "Added the `DELIVERIES` option."),
             ("0.3.0", "The tasks follow `TASKS`, after the options, so a task is never read as an option."),
         ],
+        reply: R::Integer,
         args: &[
             Arg::key("inflight", kf::RW | kf::DELETE),
             Arg::key("deliveries", kf::RW | kf::DELETE)
@@ -158,6 +163,7 @@ declare_command! {
         complexity: "O(log(N)) with N the tasks in the larger set.",
         since: "0.2.0",
         history: &[],
+        reply: R::Boolean,
         args: &[
             Arg::key("inflight", kf::RW | kf::DELETE),
             Arg::key("queue", kf::RW | kf::UPDATE),
@@ -177,6 +183,7 @@ declare_command! {
         complexity: "O(log(N)) with N the tasks in flight.",
         since: "0.2.0",
         history: &[],
+        reply: R::Boolean,
         args: &[
             Arg::key("inflight", kf::RW | kf::UPDATE),
             Arg::string("member"),
@@ -866,6 +873,7 @@ declare_command! {
         complexity: "O(log(N)) with N the members of the largest set named.",
         since: "0.4.0",
         history: &[],
+        reply: R::Fields(&DELAY_STATS),
         args: &[
             Arg::key("queue", kf::RO | kf::ACCESS),
             Arg::key("inflight", kf::RO).token("INFLIGHT").optional(),

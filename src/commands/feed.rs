@@ -20,7 +20,9 @@ use super::{Command, Counter};
 use crate::error::{bound, ZkitError};
 use smallvec::SmallVec;
 
+use super::reply_types::FEED_PAGE;
 use super::Items;
+use crate::host::ReplyShape as R;
 use crate::host::{key_flags as kf, Arg, Ctx, OwnedRStr, RStr, Request, ScoreBound, WriteReply};
 use crate::logic::cursor::{self, Position};
 use crate::logic::score::ScoreText;
@@ -46,6 +48,7 @@ declare_command! {
         complexity: "O((M+R) log(N)) with M the items given, R the items CAP removes and N the items in the feed.",
         since: "0.1.0",
         history: &[],
+        reply: R::Integer,
         args: &[
             Arg::key("key", kf::RW | kf::UPDATE),
             Arg::integer("n").token("CAP").optional(),
@@ -64,6 +67,7 @@ declare_command! {
         complexity: "O(log(N)+K+COUNT) with N the items in the feed and K the items that share the cursor's score and sort on the cursor's side of it (0 without ties).",
         since: "0.1.0",
         history: &[],
+        reply: R::Tuple(&FEED_PAGE),
         args: &[
             Arg::key("key", kf::RO | kf::ACCESS),
             Arg::integer("count").token("COUNT").optional(),

@@ -23,13 +23,13 @@
 //! ([`IdmpArgs::check`]), [`Idmp::check`] before its first write (a repeat
 //! replies the current state, and the command returns), [`Idmp::record`]
 //! after its write, and the reply gains the flag as its last element
-//! ([`with_flag`]).
+//! ([`Seen::reply_flag`]).
 
 use std::sync::atomic::{AtomicI64, Ordering};
 
 use super::{Counter, NumericConfig};
 use crate::error::{bound, ZkitError};
-use crate::host::{key_flags as kf, Arg, Ctx, OwnedRStr, RStr, Reply, Request, ScoreBound};
+use crate::host::{key_flags as kf, Arg, Ctx, OwnedRStr, RStr, Request, ScoreBound};
 use crate::logic::clock::MAX_DURATION_MS;
 use crate::logic::idmp::{
     self, ArgsDigest, Entry, IdmpError, Seen, DEFAULT_MAX_IDS, DEFAULT_RETAIN_MS, DIGEST_LEN,
@@ -291,13 +291,4 @@ impl Idmp<'_> {
             limit: bound::DURATION_MS,
         })
     }
-}
-
-/// A reply with its last element added: whether the call's event id was
-/// already applied, when the call gave one.
-pub fn with_flag(mut reply: Vec<Reply>, seen: Option<Seen>) -> Reply {
-    if let Some(seen) = seen {
-        reply.push(Reply::Int(seen.reply_flag()));
-    }
-    Reply::Array(reply)
 }

@@ -16,6 +16,7 @@ pub mod rank;
 pub mod rank_merge;
 pub mod rate;
 pub mod recent;
+pub mod reply_types;
 pub mod stats;
 pub mod vote;
 

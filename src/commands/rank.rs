@@ -21,9 +21,11 @@ use std::sync::atomic::{AtomicI64, Ordering};
 use super::args::non_negative;
 use super::board_layout::{self, Use, LISTPACK_BOARD_MAX};
 use super::idmp::{Idmp, IdmpArgs, IDMP_ARG, RETAIN_ARG};
+use super::reply_types::{BOARD_STATS, RANK_ENTRY, RANK_INFO, TOTAL_RANK};
 use super::stats::{self, Fields};
 use super::{rank_merge, Command, Items, NumericConfig};
 use crate::error::ZkitError;
+use crate::host::ReplyShape as R;
 use smallvec::SmallVec;
 
 use crate::host::{
@@ -100,6 +102,7 @@ declare_command! {
             ("0.2.0", "Added the `SHARED` option."),
             ("0.3.0", "Added the `IDMP` and `RETAIN` options; with IDMP the reply gains a last element, 1 when the event was already applied."),
         ],
+        reply: R::Idmp(&R::Tuple(&TOTAL_RANK)),
         args: &[
             BOARD_WRITE,
             Arg::string("member"),
@@ -126,6 +129,7 @@ declare_command! {
             ("0.2.0", "Added the `GT`, `LT` and `SHARED` options."),
             ("0.3.0", "Added the `IDMP` and `RETAIN` options; with IDMP the reply gains a last element, 1 when the event was already applied."),
         ],
+        reply: R::Idmp(&R::Tuple(&TOTAL_RANK)),
         args: &[
             BOARD_WRITE,
             Arg::string("member"),
@@ -154,6 +158,7 @@ declare_command! {
         complexity: "O(log(N)) with N the number of members in the board.",
         since: "0.1.0",
         history: &[("0.2.0", "Added the `SHARED` option.")],
+        reply: R::OrNil(&R::Tuple(&RANK_INFO)),
         args: &[BOARD_READ, Arg::string("member"), SHARED_ARG],
     }
 }
@@ -168,6 +173,7 @@ declare_command! {
         complexity: "O(log(N)+M) with N the number of members in the board and M the count.",
         since: "0.1.0",
         history: &[("0.2.0", "Added the `SHARED` option.")],
+        reply: R::ArrayOf(&R::Tuple(&RANK_ENTRY)),
         args: &[
             BOARD_READ,
             Arg::integer("count"),
@@ -187,6 +193,7 @@ declare_command! {
         complexity: "O(log(N)+M) with N the number of members in the board and M the radius.",
         since: "0.1.0",
         history: &[("0.2.0", "Added the `SHARED` option.")],
+        reply: R::ArrayOf(&R::Tuple(&RANK_ENTRY)),
         args: &[
             BOARD_READ,
             Arg::string("member"),
@@ -206,6 +213,7 @@ declare_command! {
         complexity: "O(K*log(N)) with K the number of boards and N the members of the largest.",
         since: "0.2.0",
         history: &[("0.3.0", "Added the `IDMP` and `RETAIN` options; with IDMP the reply gains a last element, 1 when the event was already applied.")],
+        reply: R::Idmp(&R::ArrayOf(&R::Tuple(&TOTAL_RANK))),
         args: &[
             Arg::count("numkeys"),
             Arg::key("key", BOARD_WRITE_FLAGS).counted_by("numkeys"),
@@ -229,6 +237,7 @@ declare_command! {
         complexity: "O(M*log(N)) with M the members asked for and N the members of the board.",
         since: "0.2.0",
         history: &[("0.3.0", "The members follow `MEMBERS`, after `SHARED`, so a member is never read as the option.")],
+        reply: R::ArrayOf(&R::OrNil(&R::Tuple(&RANK_INFO))),
         args: &[
             BOARD_READ,
             SHARED_ARG,
@@ -895,6 +904,7 @@ declare_command! {
         complexity: "O(log(N)) with N the number of members in the board; memory-bytes samples 5 members, as MEMORY USAGE does by default.",
         since: "0.4.0",
         history: &[],
+        reply: R::Fields(&BOARD_STATS),
         args: &[BOARD_READ],
     }
 }

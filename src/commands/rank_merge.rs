@@ -6,8 +6,10 @@ use std::collections::HashMap;
 
 use super::args::positive;
 use super::rank::tiebreak_clock;
+use super::reply_types::MERGE_STEP;
 use super::Command;
 use crate::error::ZkitError;
+use crate::host::ReplyShape as R;
 use crate::host::{
     key_flags as kf, Arg, Ctx, HostError, KeyKind, Native, OwnedRStr, RStr, Reply, Request,
     ScoreBound, Zset,
@@ -32,6 +34,11 @@ declare_command! {
             ("0.3.0", "Added the `STEP` option; a replaced destkey is freed as UNLINK frees it."),
             ("0.3.1", "A merged total only has to fit once summed. `STEP`: equal to the one-shot merge for any input; cursors name a run and its step; a run holds its staging key until its last step; a step sent again repeats its reply."),
         ],
+        reply: R::ByOption {
+            token: "STEP",
+            with: &R::Tuple(&MERGE_STEP),
+            without: &R::Integer,
+        },
         args: &[
             Arg::key("destkey", kf::OW | kf::UPDATE),
             Arg::count("numkeys"),

@@ -10,10 +10,12 @@
 //! window after its newest hit.
 
 use super::idmp::{IdmpArgs, IDMP_ARG, RETAIN_ARG};
+use super::reply_types::{RATE_RESULT, RATE_STATS};
 use super::stats::{self, Fields};
 use super::{Command, Counter, Sample};
 use crate::error::bound;
 use crate::error::ZkitError;
+use crate::host::ReplyShape as R;
 use crate::host::{
     key_flags as kf, Arg, Ctx, KeyKind, Native, OwnedRStr, RStr, Reply, Request, ScoreBound,
     WriteReply, Zset,
@@ -35,13 +37,15 @@ declare_command! {
         handler: hit,
         flags: "write deny-oom",
         acl_categories: "write sortedset slow",
-        summary: "Counts a hit against exact sliding-window limits (several: every one must allow): logs it if at most limit units fall within the last window-ms of each, and returns [allowed, count, remaining, retry-after-ms] of the limit that binds, plus its position when several are given.",
+        summary: "Counts a hit against exact sliding-window limits (several: every one must allow): logs it if at most limit units fall within the last window-ms of each, and returns [allowed, count, remaining, retry-after-ms] of the limit that binds, plus its position when several are given or IDMP is.",
         complexity: "O((L+E+C)*log(N)) with L the limits, E the entries that left the widest window, C the cost and N the entries in the log.",
         since: "0.1.0",
         history: &[
             ("0.2.0", "Accepts several `window-ms limit` pairs; with several, the reply gains the position of the limit that binds."),
             ("0.3.0", "`COST` goes before the limits, so every argument after the key and options is a limit. Added the `IDMP` and `RETAIN` options; with IDMP the reply gains a last element, 1 when the event was already applied."),
+            ("0.4.0", "With IDMP the reply always holds the binding limit's position (1 with one limit), so the already-applied flag is always the sixth element."),
         ],
+        reply: R::Idmp(&R::Tuple(&RATE_RESULT)),
         args: &[
             Arg::key("key", kf::RW | kf::UPDATE),
             Arg::integer("cost").token("COST").optional(),
@@ -68,8 +72,9 @@ request! {
 }
 
 /// -> `[allowed, count, remaining, retry-after-ms]` of the binding limit,
-/// with several limits its 1-based position as a fifth element, and with
-/// IDMP whether the event was already applied as the last. A repeat spends
+/// with several limits or with IDMP its 1-based position as a fifth
+/// element, and with IDMP whether the event was already applied as the
+/// sixth. A repeat spends
 /// nothing and stands allowed with the counts of now; a refused hit spent
 /// nothing either, so its id is not remembered and a retry may pass later.
 fn hit(ctx: &Ctx, args: Hit<'_>) -> Result<HitReply, ZkitError> {
@@ -140,7 +145,9 @@ fn hit(ctx: &Ctx, args: Hit<'_>) -> Result<HitReply, ZkitError> {
     }
     Ok(HitReply {
         verdict,
-        position: (limits.len() > 1).then_some(verdict.binding + 1),
+        // With IDMP the position is always there, so the flag is always the
+        // sixth element and a reply's length alone tells its shape.
+        position: (limits.len() > 1 || seen.is_some()).then_some(verdict.binding + 1),
         seen,
     })
 }
@@ -358,6 +365,7 @@ declare_command! {
         complexity: "O(W*log(N)) with W the windows given and N the entries in the log.",
         since: "0.4.0",
         history: &[],
+        reply: R::Fields(&RATE_STATS),
         args: &[
             Arg::key("key", kf::RO | kf::ACCESS),
             Arg::integer("window-ms").token("WINDOWS").multiple(),

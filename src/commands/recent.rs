@@ -11,6 +11,7 @@
 use super::args::positive;
 use super::{Command, Sample};
 use crate::error::{bound, ZkitError};
+use crate::host::ReplyShape as R;
 use crate::host::{key_flags as kf, Arg, Ctx, OwnedRStr, RStr, Request, ScoreBound};
 use crate::logic::clock::{deadline, MAX_DURATION_MS};
 use crate::logic::family;
@@ -29,6 +30,7 @@ declare_command! {
         complexity: "O((M+T)*log(N)) with M the members given, T the members trimmed and N the size of the list.",
         since: "0.1.0",
         history: &[("0.3.0", "The members follow `ITEMS`, after the options, so a member is never read as an option.")],
+        reply: R::Integer,
         args: &[
             Arg::key("key", kf::RW | kf::UPDATE),
             Arg::integer("cap").token("CAP").optional(),

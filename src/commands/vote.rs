@@ -14,8 +14,10 @@
 //! item`.
 
 use super::args::non_negative;
+use super::reply_types::VOTE_RESULT;
 use super::Command;
 use crate::error::ZkitError;
+use crate::host::ReplyShape as R;
 use crate::host::{key_flags as kf, Arg, CallArg, Ctx, KeyKind, Native, RStr};
 use crate::logic::vote::{check_window, outcome, Standing, Vote, VoteError, Weights};
 use crate::{declare_command, request};
@@ -32,6 +34,7 @@ declare_command! {
         complexity: "O(log(N)) with N the number of items in scores.",
         since: "0.1.0",
         history: &[],
+        reply: R::Tuple(&VOTE_RESULT),
         args: &[
             Arg::key("scores", kf::RW | kf::ACCESS | kf::UPDATE),
             Arg::key("upvoters", kf::RW | kf::UPDATE),
@@ -66,6 +69,7 @@ declare_command! {
         complexity: "O(1)",
         since: "0.1.0",
         history: &[],
+        reply: R::Integer,
         args: &[
             Arg::key("upvoters", kf::RO),
             Arg::key("downvoters", kf::RO),

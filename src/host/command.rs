@@ -12,6 +12,7 @@ use redis_module::raw;
 
 use super::grammar::{self, Arg, GrammarError, Request};
 use super::keyspec::{self, key_flags, KeySpec};
+use super::reply_shape::ReplyShape;
 use super::{Ctx, HostError, RStr};
 
 /// The C entry point the server calls; [`declare_command!`] writes one per
@@ -67,6 +68,10 @@ pub struct Command<E: 'static> {
     pub history: &'static [(&'static str, &'static str)],
     /// The grammar: what parses a call, finds its keys, and documents it.
     pub args: &'static [Arg],
+    /// What a call replies when it succeeds (docs/commands.json's
+    /// `reply_schema`, the clients' reply types); read by the reference
+    /// generator only, never on a call.
+    pub reply: ReplyShape,
     pub handler: Handler<E>,
     pub read_request: ReadRequest,
     pub callback: CommandCallback,

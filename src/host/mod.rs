@@ -43,6 +43,7 @@ mod keyspec;
 mod layout;
 mod registration;
 mod reply;
+mod reply_shape;
 mod string;
 mod zset;
 
@@ -68,6 +69,7 @@ pub use keyspec::{key_flags, BeginSearch, FindKeys, KeySpec};
 pub use layout::{listpack_entries_limit, subscribe_layout_events, LayoutEvents, Rebuilt};
 pub use registration::{add_acl_category, register_command};
 pub use reply::{Reply, WriteReply};
+pub use reply_shape::{Element, ReplyShape, Tuple, When};
 pub use string::{OwnedRStr, RStr};
 pub use zset::{KeyKind, ScoreBound, Zset};
 

@@ -17,7 +17,9 @@
 use serde_json::{json, Map, Value};
 
 use crate::commands::{self, Command};
-use crate::host::{key_flags as kf, Arg, ArgKind, BeginSearch, FindKeys, KeySpec};
+use crate::host::{
+    key_flags as kf, Arg, ArgKind, BeginSearch, Element, FindKeys, KeySpec, ReplyShape, Tuple, When,
+};
 
 use super::ACL_CATEGORY;
 
@@ -121,6 +123,194 @@ fn arg_json(arg: &Arg, next_key_spec: &mut usize) -> Value {
     Value::Object(out)
 }
 
+/// The JSON of an IDMP call's last element, the already-applied flag.
+fn idmp_flag_json() -> Value {
+    json!({
+        "title": "already-applied",
+        "type": "integer",
+        "enum": [0, 1],
+        "description": "Last when the call sent IDMP: 1 when the event id was already applied (nothing changed), else 0.",
+    })
+}
+
+/// An element's conditions, as `reply_schema` spells them.
+fn present_when_json(when: &[When]) -> Value {
+    Value::Array(
+        when.iter()
+            .map(|w| match w {
+                When::Option(token) => json!({ "option": token }),
+                When::Several(arg) => json!({ "several": arg }),
+            })
+            .collect(),
+    )
+}
+
+fn element_json(element: &Element) -> Value {
+    let Value::Object(shape) = reply_json(&element.shape) else {
+        unreachable!("reply_json builds objects")
+    };
+    let mut out = Map::new();
+    out.insert("title".into(), json!(element.name));
+    out.extend(shape);
+    if !element.present_when.is_empty() {
+        out.insert(
+            "present_when".into(),
+            present_when_json(element.present_when),
+        );
+    }
+    Value::Object(out)
+}
+
+/// A tuple: its type name (when it has one), what it is, its elements.
+fn tuple_json(tuple: &Tuple) -> Map<String, Value> {
+    let mut out = Map::new();
+    out.insert("type".into(), json!("array"));
+    if !tuple.name.is_empty() {
+        out.insert("title".into(), json!(tuple.name));
+    }
+    out.insert("description".into(), json!(tuple.about));
+    let required = tuple
+        .elements
+        .iter()
+        .filter(|e| e.present_when.is_empty())
+        .count();
+    out.insert("minItems".into(), json!(required));
+    out.insert("maxItems".into(), json!(tuple.elements.len()));
+    out.insert(
+        "items".into(),
+        Value::Array(tuple.elements.iter().map(element_json).collect()),
+    );
+    out
+}
+
+/// A reply shape as `reply_schema`, in the spirit of the Redis source
+/// tree's commands/*.json: JSON-schema types, tuples as arrays of fixed
+/// `items` with `minItems`/`maxItems`, field lists as objects. What JSON
+/// schema cannot say has keys of its own: `title` (the clients' type and
+/// field names), `present_when` (an element there only when the call sent
+/// an option or repeated an argument), `idmp_flag` (the last element of an
+/// IDMP call), `when_sent` (the shape a call with that option gets),
+/// `flat_items` (tuples laid out flat in one array), `nil_reads_as`.
+fn reply_json(shape: &ReplyShape) -> Value {
+    match *shape {
+        ReplyShape::Status => json!({ "const": "OK" }),
+        ReplyShape::ErrorOnly => json!({ "description": "Always an error reply." }),
+        ReplyShape::Integer => json!({ "type": "integer" }),
+        ReplyShape::Boolean => json!({ "type": "integer", "enum": [0, 1] }),
+        ReplyShape::Bulk => json!({ "type": "string" }),
+        ReplyShape::Double => json!({ "type": "number" }),
+        ReplyShape::IntegerOrNilAsZero => {
+            json!({ "oneOf": [{ "type": "integer" }, { "type": "null" }], "nil_reads_as": 0 })
+        }
+        ReplyShape::OrNil(inner) => json!({ "oneOf": [reply_json(inner), { "type": "null" }] }),
+        ReplyShape::ArrayOf(inner) => json!({ "type": "array", "items": reply_json(inner) }),
+        ReplyShape::FlatArrayOf(tuple) => {
+            json!({ "type": "array", "flat_items": Value::Object(tuple_json(tuple)) })
+        }
+        ReplyShape::Tuple(tuple) => Value::Object(tuple_json(tuple)),
+        ReplyShape::Fields(tuple) => {
+            let properties: Map<String, Value> = tuple
+                .elements
+                .iter()
+                .map(|e| (e.name.to_string(), reply_json(&e.shape)))
+                .collect();
+            json!({
+                "type": "object",
+                "title": tuple.name,
+                "description": format!("{} A [name, value, ...] array in RESP2, a map in RESP3; a later version may add names.", tuple.about),
+                "properties": properties,
+                "additionalProperties": true,
+            })
+        }
+        ReplyShape::ByOption {
+            token,
+            with,
+            without,
+        } => {
+            let Value::Object(mut with) = reply_json(with) else {
+                unreachable!("reply_json builds objects")
+            };
+            with.insert("when_sent".into(), json!(token));
+            json!({ "oneOf": [reply_json(without), Value::Object(with)] })
+        }
+        ReplyShape::Idmp(inner) => {
+            let Value::Object(mut out) = reply_json(inner) else {
+                unreachable!("reply_json builds objects")
+            };
+            out.insert("idmp_flag".into(), idmp_flag_json());
+            Value::Object(out)
+        }
+    }
+}
+
+/// A reply shape in words, for the "Reply" line of docs/commands.md.
+fn reply_words(shape: &ReplyShape) -> String {
+    match *shape {
+        ReplyShape::Status => "`OK`".into(),
+        ReplyShape::ErrorOnly => "an error".into(),
+        ReplyShape::Integer => "integer".into(),
+        ReplyShape::Boolean => "integer, 1 or 0".into(),
+        ReplyShape::Bulk => "bulk string".into(),
+        ReplyShape::Double => "double (a bulk string in RESP2)".into(),
+        ReplyShape::IntegerOrNilAsZero => "integer (or nil, read as 0)".into(),
+        ReplyShape::OrNil(inner) => format!("{}, or nil", reply_words(inner)),
+        ReplyShape::ArrayOf(inner) => format!("array of {}", reply_words(inner)),
+        ReplyShape::FlatArrayOf(tuple) => format!(
+            "flat array `{} ...`",
+            tuple
+                .elements
+                .iter()
+                .map(|e| e.name)
+                .collect::<Vec<_>>()
+                .join(" ")
+        ),
+        ReplyShape::Tuple(tuple) => {
+            let elements: Vec<String> = tuple
+                .elements
+                .iter()
+                .map(|e| {
+                    let when: Vec<String> = e
+                        .present_when
+                        .iter()
+                        .map(|w| match w {
+                            When::Option(token) => format!("with {token}"),
+                            When::Several(arg) => format!("with several {arg}"),
+                        })
+                        .collect();
+                    if when.is_empty() {
+                        e.name.to_string()
+                    } else {
+                        format!("{} ({})", e.name, when.join(" or "))
+                    }
+                })
+                .collect();
+            format!("`[{}]`", elements.join(", "))
+        }
+        ReplyShape::Fields(tuple) => format!(
+            "fields by name: {}",
+            tuple
+                .elements
+                .iter()
+                .map(|e| format!("`{}`", e.name))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        ReplyShape::ByOption {
+            token,
+            with,
+            without,
+        } => format!(
+            "{}; with {token}, {}",
+            reply_words(without),
+            reply_words(with)
+        ),
+        ReplyShape::Idmp(inner) => format!(
+            "{}; with IDMP, then the already-applied flag (1 or 0) last",
+            reply_words(inner)
+        ),
+    }
+}
+
 fn command_json(command: &Command) -> Value {
     let categories: Vec<String> = command
         .acl_categories
@@ -158,6 +348,7 @@ fn command_json(command: &Command) -> Value {
             }),
         );
     }
+    out.insert("reply_schema".into(), reply_json(&command.reply));
     json!({ command.name.to_uppercase(): Value::Object(out) })
 }
 
@@ -241,6 +432,7 @@ fn reference_block(command: &Command) -> String {
          - Flags: {flags}; ACL categories: {categories}, and `@{zkit}` where the \
          server lets modules add a category (Redis 7.4+, Valkey 8+).\n\
          - Key specs: {key_specs}.\n\
+         - Reply: {reply}.\n\
          - Since: {since}.{history}\n\
          <!-- end reference -->",
         name = command.name,
@@ -249,6 +441,7 @@ fn reference_block(command: &Command) -> String {
         flags = flags.join(" "),
         categories = categories.join(" "),
         zkit = ACL_CATEGORY,
+        reply = reply_words(&command.reply),
         since = command.since,
         history = command
             .history

@@ -340,3 +340,192 @@ fn command_getkeys_finds_every_key_of_every_command() {
         query(&mut con, &["COMMAND", "LIST", "FILTERBY", "MODULE", "zkit"]);
     assert_eq!(covered, registered, "every command has a call above");
 }
+
+/// Whether `value` is a reply `schema` (a command's `reply_schema`) allows,
+/// for a call that sent the words `sent`; `Err` says where it is not.
+fn conforms(schema: &Json, value: &Value, sent: &[&str]) -> Result<(), String> {
+    let mismatch = || Err(format!("{value:?} is not {schema}"));
+    if schema.get("idmp_flag").is_some() {
+        let mut inner = schema.clone();
+        inner.as_object_mut().unwrap().remove("idmp_flag");
+        if !sent.contains(&"IDMP") {
+            return conforms(&inner, value, sent);
+        }
+        let Value::Array(items) = value else {
+            return mismatch();
+        };
+        let (flag, rest) = items.split_last().ok_or("an empty IDMP reply")?;
+        if !matches!(flag, Value::Int(0 | 1)) {
+            return Err(format!("the IDMP flag is {flag:?}"));
+        }
+        return conforms(&inner, &Value::Array(rest.to_vec()), sent);
+    }
+    if let Some(choices) = schema.get("oneOf").and_then(Json::as_array) {
+        // An alternative `when_sent` an option is the reply exactly when the
+        // call sent it.
+        let fits = |choice: &Json| match choice.get("when_sent").and_then(Json::as_str) {
+            Some(token) if !sent.contains(&token) => false,
+            _ => conforms(choice, value, sent).is_ok(),
+        };
+        let optioned = choices.iter().find_map(|c| c.get("when_sent")?.as_str());
+        let expected: Vec<&Json> = choices
+            .iter()
+            .filter(|c| match optioned {
+                Some(token) if sent.contains(&token) => c.get("when_sent").is_some(),
+                _ => true,
+            })
+            .collect();
+        return if expected.into_iter().any(fits) {
+            Ok(())
+        } else {
+            mismatch()
+        };
+    }
+    if schema.get("const").is_some() {
+        return match value {
+            Value::Okay => Ok(()),
+            _ => mismatch(),
+        };
+    }
+    match (schema["type"].as_str(), value) {
+        (Some("null"), Value::Nil) => Ok(()),
+        (Some("integer"), Value::Int(n)) => match schema.get("enum") {
+            Some(allowed) if !allowed.as_array().unwrap().contains(&Json::from(*n)) => mismatch(),
+            _ => Ok(()),
+        },
+        (Some("string"), Value::BulkString(_) | Value::SimpleString(_)) => Ok(()),
+        (Some("number"), Value::Double(_)) => Ok(()),
+        (Some("number"), Value::BulkString(text)) => std::str::from_utf8(text)
+            .ok()
+            .and_then(|t| t.parse::<f64>().ok())
+            .map(|_| ())
+            .ok_or_else(|| format!("{value:?} is not a double")),
+        (Some("array"), Value::Array(items)) => {
+            if let Some(tuple) = schema.get("flat_items") {
+                let width = tuple["items"].as_array().unwrap().len();
+                if items.len() % width != 0 {
+                    return mismatch();
+                }
+                return items
+                    .chunks(width)
+                    .try_for_each(|chunk| conforms(tuple, &Value::Array(chunk.to_vec()), sent));
+            }
+            match &schema["items"] {
+                Json::Array(elements) => {
+                    let min = schema["minItems"].as_u64().unwrap() as usize;
+                    if !(min..=elements.len()).contains(&items.len()) {
+                        return mismatch();
+                    }
+                    for (element, item) in elements.iter().zip(items) {
+                        conforms(element, item, sent)?;
+                    }
+                    // An optional element whose option the call sent is there.
+                    for (i, element) in elements.iter().enumerate().skip(items.len()) {
+                        let options = element["present_when"].as_array().unwrap();
+                        if options.iter().any(|w| {
+                            w.get("option")
+                                .and_then(Json::as_str)
+                                .is_some_and(|token| sent.contains(&token))
+                        }) {
+                            return Err(format!("{value:?} lacks element {i} ({element})"));
+                        }
+                    }
+                    Ok(())
+                }
+                element => items
+                    .iter()
+                    .try_for_each(|item| conforms(element, item, sent)),
+            }
+        }
+        (Some("object"), Value::Array(_) | Value::Map(_)) => {
+            let pairs: Vec<(String, &Value)> = match value {
+                Value::Map(pairs) => pairs
+                    .iter()
+                    .map(|(k, v)| (json_str(&to_json(k)), v))
+                    .collect(),
+                Value::Array(items) => items
+                    .chunks_exact(2)
+                    .map(|pair| (json_str(&to_json(&pair[0])), &pair[1]))
+                    .collect(),
+                _ => unreachable!(),
+            };
+            let properties = schema["properties"].as_object().unwrap();
+            for (name, property) in properties {
+                let found = pairs.iter().find(|(n, _)| n == name);
+                let (_, field) = found.ok_or_else(|| format!("{value:?} lacks {name}"))?;
+                conforms(property, field, sent)?;
+            }
+            Ok(())
+        }
+        _ => mismatch(),
+    }
+}
+
+/// Calls that succeed on an empty server, in this order, with every reply
+/// shape and every option that changes one (IDMP, STEP, several limits).
+const CALLS_THAT_REPLY: &[&str] = &[
+    "RANK.GIFT b alice 10",
+    "RANK.GIFT b bob 5 IDMP seen e1",
+    "RANK.GIFT b bob 5 IDMP seen e1",
+    "RANK.SET b carol 7",
+    "RANK.SET b carol 8 IDMP seen e2",
+    "RANK.GET b alice",
+    "RANK.GET b nobody",
+    "RANK.TOP b 10",
+    "RANK.AROUND b bob 1",
+    "RANK.MGIFT 2 b b2 dave 3",
+    "RANK.MGIFT 2 b b2 dave 3 IDMP seen e3",
+    "RANK.MGET b MEMBERS alice nobody",
+    "RANK.STATS b",
+    "RANK.STATS nothing",
+    "RANK.MERGE w 2 b b2",
+    "RANK.MERGE w2 2 b b2 STEP 1 staging 0",
+    "FEED.ADD f 1 a 2 b",
+    "FEED.PAGE f COUNT 1",
+    "FEED.PAGE nothing",
+    "RECENT.ADD r ITEMS a b",
+    "VOTE.CAST s u d i v UP",
+    "VOTE.STATE u d v",
+    "RATE.HIT rate 1000 5",
+    "RATE.HIT rate 1000 5 60000 9",
+    "RATE.HIT rate IDMP seen e4 1000 5",
+    "RATE.HIT rate IDMP seen e4 1000 5",
+    "RATE.HIT rate IDMP seen e5 1000 5 60000 9",
+    "RATE.STATS rate WINDOWS 1000 60000",
+    "DELAY.POLL q",
+    "DELAY.BPOLL q 1",
+    "ZADD q 0 t1 0 t2 0 t3",
+    "DELAY.POLL q COUNT 2 LEASE inflight 60000",
+    "DELAY.TOUCH inflight t1 60000",
+    "DELAY.NACK inflight q t2 0",
+    "DELAY.ACK inflight TASKS t1",
+    "DELAY.BPOLL q 1000 LEASE inflight 60000 DEADLETTER dead deliveries 3",
+    "DELAY.STATS q INFLIGHT inflight DEAD dead DELIVERIES deliveries",
+    "DELAY.STATS q",
+];
+
+#[test]
+fn replies_are_what_each_commands_reply_schema_says() {
+    let commands = commands_json();
+    let server = Server::start();
+    for resp3 in [false, true] {
+        let mut con = server.connect();
+        if resp3 {
+            query::<Value>(&mut con, &["HELLO", "3"]);
+        }
+        query::<()>(&mut con, &["FLUSHALL"]);
+        let mut checked = BTreeSet::new();
+        for line in CALLS_THAT_REPLY {
+            let words: Vec<&str> = line.split(' ').collect();
+            let reply: Value = query(&mut con, &cmdline(line));
+            let Some(doc) = commands.get(words[0]) else {
+                continue; // a native command that sets up the next
+            };
+            conforms(&doc["reply_schema"], &reply, &words)
+                .unwrap_or_else(|e| panic!("{line} (RESP3: {resp3}): {e}"));
+            checked.insert(words[0].to_string());
+        }
+        let all: BTreeSet<String> = commands.keys().cloned().collect();
+        assert_eq!(checked, all, "every command's reply is checked");
+    }
+}

@@ -130,26 +130,31 @@ fn a_repeated_hit_spends_no_quota_and_a_refused_one_may_be_retried() {
             &format!("RATE.HIT {{u:1}}:posts IDMP {{u:1}}:seen {id} 60000 2"),
         )
     };
+    // One limit with IDMP: the binding position (1) is there too, so the
+    // flag is always the sixth element.
     assert_eq!(
         hit(&mut con, "c-1"),
-        [Some(1), Some(1), Some(1), Some(-1), Some(0)]
+        [Some(1), Some(1), Some(1), Some(-1), Some(1), Some(0)]
     );
     assert_eq!(
         hit(&mut con, "c-1"),
-        [Some(1), Some(1), Some(1), Some(-1), Some(1)]
+        [Some(1), Some(1), Some(1), Some(-1), Some(1), Some(1)]
     );
     assert_eq!(
         hit(&mut con, "c-2"),
-        [Some(1), Some(2), Some(0), Some(-1), Some(0)]
+        [Some(1), Some(2), Some(0), Some(-1), Some(1), Some(0)]
     );
     let refused = hit(&mut con, "c-3");
-    assert_eq!((refused[0], refused[4]), (Some(0), Some(0)));
+    assert_eq!(
+        (refused.len(), refused[0], refused[5]),
+        (6, Some(0), Some(0))
+    );
     // A refused hit spent nothing and is not remembered.
     let seen: Option<f64> = query(&mut con, &["ZSCORE", "{u:1}:seen", "c-3"]);
     assert_eq!(seen, None);
     assert_eq!(
         hit(&mut con, "c-2"),
-        [Some(1), Some(2), Some(0), Some(-1), Some(1)]
+        [Some(1), Some(2), Some(0), Some(-1), Some(1), Some(1)]
     );
     // Several limits: the binding position, then the flag.
     let several = "RATE.HIT {u:1}:other IDMP {u:1}:seen c-5 RETAIN 5000 60000 2 1000 9";
@@ -420,7 +425,7 @@ fn a_crash_with_appendfsync_always_keeps_the_event_applied_once() {
         &mut con,
         "RATE.HIT {room:7}:r IDMP {room:7}:seen hit-1 60000 1",
     );
-    assert_eq!(hit, [Some(1), Some(1), Some(0), Some(-1), Some(1)]);
+    assert_eq!(hit, [Some(1), Some(1), Some(0), Some(-1), Some(1), Some(1)]);
     drop(restarted);
     let _ = std::fs::remove_dir_all(dir);
 }

@@ -6,8 +6,8 @@
 // How to add a command:
 // 1. Declare it in the module; `ZKIT_REGENERATE=1 cargo test --lib reference`
 //    writes docs/commands.json, then `python3 scripts/gen-clients.py` writes
-//    table.ts (name its reply shape in that script's COMMAND_REPLIES; a new
-//    shape needs an interface and a parser in replies.ts).
+//    table.ts and replies.ts (its reply type and parser, from the
+//    declaration's reply shape).
 // 2. Add the method's signature to ZkitCommands below: the positional
 //    parameters in layout order, then an options object named after the
 //    tokens.

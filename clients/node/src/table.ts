@@ -48,7 +48,7 @@ export const COMMANDS = {
       { kind: 'arg' },
       { kind: 'flag', name: 'shared', token: 'SHARED' },
     ],
-    parse: replies.parseRankInfo,
+    parse: replies.parseRankInfoOrNull,
   },
   rankTop: {
     command: 'RANK.TOP',
@@ -59,7 +59,7 @@ export const COMMANDS = {
       { kind: 'option', name: 'offset', token: 'OFFSET', fields: [{ name: '', isKey: false }] },
       { kind: 'flag', name: 'shared', token: 'SHARED' },
     ],
-    parse: replies.parseRankEntries,
+    parse: replies.parseRankEntryList,
   },
   rankAround: {
     command: 'RANK.AROUND',
@@ -70,7 +70,7 @@ export const COMMANDS = {
       { kind: 'arg' },
       { kind: 'flag', name: 'shared', token: 'SHARED' },
     ],
-    parse: replies.parseRankEntries,
+    parse: replies.parseRankEntryList,
   },
   rankMerge: {
     command: 'RANK.MERGE',
@@ -81,7 +81,7 @@ export const COMMANDS = {
       { kind: 'option', name: 'weights', token: 'WEIGHTS', fields: 'variadic' },
       { kind: 'option', name: 'step', token: 'STEP', fields: [{ name: 'count', isKey: false }, { name: 'staging', isKey: true }, { name: 'cursor', isKey: false }] },
     ],
-    parse: replies.parseMerge,
+    parse: replies.parseIntegerOrMergeStep,
   },
   rankMgift: {
     command: 'RANK.MGIFT',
@@ -95,7 +95,7 @@ export const COMMANDS = {
       { kind: 'option', name: 'idmp', token: 'IDMP', fields: [{ name: 'seenKey', isKey: true }, { name: 'eventId', isKey: false }], tuple: true },
       { kind: 'option', name: 'retain', token: 'RETAIN', fields: [{ name: '', isKey: false }] },
     ],
-    parse: replies.parseTotalRanks,
+    parse: replies.parseTotalRankList,
   },
   rankMget: {
     command: 'RANK.MGET',
@@ -105,7 +105,7 @@ export const COMMANDS = {
       { kind: 'flag', name: 'shared', token: 'SHARED' },
       { kind: 'args', token: 'MEMBERS' },
     ],
-    parse: replies.parseRankInfos,
+    parse: replies.parseRankInfoOrNullList,
   },
   rankStats: {
     command: 'RANK.STATS',
@@ -123,7 +123,7 @@ export const COMMANDS = {
       { kind: 'option', name: 'cap', token: 'CAP', fields: [{ name: '', isKey: false }] },
       { kind: 'blocks', fields: ['score', 'member'] },
     ],
-    parse: replies.parseNumber,
+    parse: replies.parseInteger,
   },
   feedPage: {
     command: 'FEED.PAGE',
@@ -145,7 +145,7 @@ export const COMMANDS = {
       { kind: 'option', name: 'lease', token: 'LEASE', fields: [{ name: 'key', isKey: true }, { name: 'ms', isKey: false }] },
       { kind: 'option', name: 'deadLetter', token: 'DEADLETTER', fields: [{ name: 'dead', isKey: true }, { name: 'deliveries', isKey: true }, { name: 'maxDeliveries', isKey: false }] },
     ],
-    parse: replies.parseTasks,
+    parse: replies.parseTaskList,
   },
   delayBpoll: {
     command: 'DELAY.BPOLL',
@@ -157,7 +157,7 @@ export const COMMANDS = {
       { kind: 'option', name: 'lease', token: 'LEASE', fields: [{ name: 'key', isKey: true }, { name: 'ms', isKey: false }] },
       { kind: 'option', name: 'deadLetter', token: 'DEADLETTER', fields: [{ name: 'dead', isKey: true }, { name: 'deliveries', isKey: true }, { name: 'maxDeliveries', isKey: false }] },
     ],
-    parse: replies.parseTasks,
+    parse: replies.parseTaskListOrNull,
   },
   delayAck: {
     command: 'DELAY.ACK',
@@ -167,7 +167,7 @@ export const COMMANDS = {
       { kind: 'option', name: 'deliveries', token: 'DELIVERIES', fields: [{ name: '', isKey: true }] },
       { kind: 'args', token: 'TASKS' },
     ],
-    parse: replies.parseNumber,
+    parse: replies.parseInteger,
   },
   delayNack: {
     command: 'DELAY.NACK',
@@ -211,7 +211,7 @@ export const COMMANDS = {
       { kind: 'option', name: 'retain', token: 'RETAIN', fields: [{ name: '', isKey: false }] },
       { kind: 'blocks', fields: ['windowMs', 'limit'], inline: true },
     ],
-    parse: replies.parseRate,
+    parse: replies.parseRateResult,
   },
   rateStats: {
     command: 'RATE.STATS',
@@ -231,7 +231,7 @@ export const COMMANDS = {
       { kind: 'option', name: 'ttl', token: 'TTL', fields: [{ name: '', isKey: false }] },
       { kind: 'args', token: 'ITEMS' },
     ],
-    parse: replies.parseNumber,
+    parse: replies.parseInteger,
   },
   voteCast: {
     command: 'VOTE.CAST',
@@ -246,7 +246,7 @@ export const COMMANDS = {
       { kind: 'option', name: 'weight', token: 'WEIGHT', fields: [{ name: 'up', isKey: false }, { name: 'down', isKey: false }] },
       { kind: 'option', name: 'window', token: 'WINDOW', fields: [{ name: 'key', isKey: true }, { name: 'seconds', isKey: false }] },
     ],
-    parse: replies.parseVote,
+    parse: replies.parseVoteResult,
   },
   voteState: {
     command: 'VOTE.STATE',
@@ -256,6 +256,6 @@ export const COMMANDS = {
       { kind: 'key' },
       { kind: 'arg' },
     ],
-    parse: replies.parseNumber,
+    parse: replies.parseInteger,
   },
 } satisfies Record<string, CommandSpec>;

@@ -136,9 +136,9 @@ test('IDMP: a retried gift, total, multi-gift or hit applies once, and the data 
 
     // RATE.HIT: counted once; a refused hit is not remembered.
     const rate = `{room:${n}}:rate`;
-    assert.deepEqual(await z.rateHit(rate, 60000, 2, { idmp: [seen, 'req-1'] }), { allowed: true, count: 1, remaining: 1, retryAfterMs: -1, alreadyApplied: false });
-    assert.deepEqual(await z.rateHit(rate, 60000, 2, { idmp: [seen, 'req-1'] }), { allowed: true, count: 1, remaining: 1, retryAfterMs: -1, alreadyApplied: true });
-    assert.deepEqual(await z.rateHit(rate, 60000, 2, { cost: 1, idmp: [seen, 'req-2'] }), { allowed: true, count: 2, remaining: 0, retryAfterMs: -1, alreadyApplied: false });
+    assert.deepEqual(await z.rateHit(rate, 60000, 2, { idmp: [seen, 'req-1'] }), { allowed: true, count: 1, remaining: 1, retryAfterMs: -1, binding: 1, alreadyApplied: false });
+    assert.deepEqual(await z.rateHit(rate, 60000, 2, { idmp: [seen, 'req-1'] }), { allowed: true, count: 1, remaining: 1, retryAfterMs: -1, binding: 1, alreadyApplied: true });
+    assert.deepEqual(await z.rateHit(rate, 60000, 2, { cost: 1, idmp: [seen, 'req-2'] }), { allowed: true, count: 2, remaining: 0, retryAfterMs: -1, binding: 1, alreadyApplied: false });
     const refused = await z.rateHit(rate, [{ windowMs: 60000, limit: 2 }, { windowMs: 120000, limit: 5 }], { idmp: [seen, 'req-3'] });
     assert.deepEqual([refused.allowed, refused.count, refused.binding, refused.alreadyApplied], [false, 2, 1, false]);
     assert.equal(await native.zscore(seen, 'req-3'), null);
@@ -172,10 +172,10 @@ test('pipelines and MULTI parse IDMP replies', async () => {
   }
   assert.deepEqual(await pipeline.exec(), [
     [null, { total: 10, rank: 1, alreadyApplied: false }],
-    [null, { allowed: true, count: 1, remaining: 4, retryAfterMs: -1, alreadyApplied: false }],
+    [null, { allowed: true, count: 1, remaining: 4, retryAfterMs: -1, binding: 1, alreadyApplied: false }],
     [null, { allowed: true, count: 2, remaining: 3, retryAfterMs: -1, binding: 1 }],
     [null, { total: 10, rank: 1, alreadyApplied: true }],
-    [null, { allowed: true, count: 2, remaining: 3, retryAfterMs: -1, alreadyApplied: true }],
+    [null, { allowed: true, count: 2, remaining: 3, retryAfterMs: -1, binding: 1, alreadyApplied: true }],
     [null, { allowed: true, count: 3, remaining: 2, retryAfterMs: -1, binding: 1 }],
   ]);
   const multi = io.multi();

@@ -21,8 +21,8 @@ export async function everyCommand(z, native) {
   assert.deepEqual(await c.rankMgift(['{t}:room'], 'bob', 1, mgift), [{ total: 6, rank: 2, alreadyApplied: false }]);
   assert.deepEqual(await c.rankMgift(['{t}:room'], 'bob', 1, mgift), [{ total: 6, rank: 2, alreadyApplied: true }]);
   const hit = { idmp: ['{t}:seen', 'hit-1'] };
-  assert.deepEqual(await c.rateHit('{t}:hits', 60000, 1, hit), { allowed: true, count: 1, remaining: 0, retryAfterMs: -1, alreadyApplied: false });
-  assert.deepEqual(await c.rateHit('{t}:hits', 60000, 1, hit), { allowed: true, count: 1, remaining: 0, retryAfterMs: -1, alreadyApplied: true });
+  assert.deepEqual(await c.rateHit('{t}:hits', 60000, 1, hit), { allowed: true, count: 1, remaining: 0, retryAfterMs: -1, binding: 1, alreadyApplied: false });
+  assert.deepEqual(await c.rateHit('{t}:hits', 60000, 1, hit), { allowed: true, count: 1, remaining: 0, retryAfterMs: -1, binding: 1, alreadyApplied: true });
   // The flag is the last element whatever the reply's shape: a retried hit on
   // several limits (under its own event id) says so too.
   const several = { idmp: ['{t}:seen', 'hit-2'] };

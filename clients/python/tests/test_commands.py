@@ -138,8 +138,9 @@ async def every_command(z: Any, r: Any) -> None:
     allowed, count, remaining, retry_after_ms, binding = await _get(z.rate_hit_limits(k("{t}:rate2"), [(60000, 5), (1000, 2)]))
     assert (allowed, count, remaining, binding) == (False, 2, 0, 2) and 0 < retry_after_ms <= 1000
     hit = {"idmp": (k("{t}:seen"), "hit-1")}
-    assert _applied(await _get(z.rate_hit(k("{t}:rate3"), 60000, 1, **hit))) == ((True, 1, 0, -1), False)
-    assert _applied(await _get(z.rate_hit(k("{t}:rate3"), 60000, 1, **hit))) == ((True, 1, 0, -1), True)
+    # With IDMP the binding position is there with one limit too: 1.
+    assert _applied(await _get(z.rate_hit(k("{t}:rate3"), 60000, 1, **hit))) == ((True, 1, 0, -1, 1), False)
+    assert _applied(await _get(z.rate_hit(k("{t}:rate3"), 60000, 1, **hit))) == ((True, 1, 0, -1, 1), True)
     # The flag is the last element whatever the reply's shape: a retried
     # hit on several limits (under its own event id) says so too.
     several = {"idmp": (k("{t}:seen"), "hit-2")}
@@ -251,10 +252,10 @@ def test_pipelines_parse_idmp_replies(client: redis.Redis) -> None:
     replies = pipe.execute()
     assert [_applied(reply) for reply in replies] == [
         ((10, 1), False),
-        ((True, 1, 4, -1), False),
+        ((True, 1, 4, -1, 1), False),
         ((True, 2, 3, -1, 1), None),
         ((10, 1), True),
-        ((True, 2, 3, -1), True),
+        ((True, 2, 3, -1, 1), True),
         ((True, 3, 2, -1, 1), None),
     ]
 

@@ -242,13 +242,16 @@ def test_idmp_set_and_mgift_apply_once(client: redis.Redis) -> None:
 def test_idmp_rate_hit_spends_quota_once(client: redis.Redis) -> None:
     z = zkit.Zkit(client)
     rate, seen = k("{api}:rate"), k("{api}:seen")
-    assert _once(z.rate_hit(rate, 60000, 2, idmp=(seen, "req-1"))) == ((True, 1, 1, -1), False)
-    assert _once(z.rate_hit(rate, 60000, 2, idmp=(seen, "req-1"))) == ((True, 1, 1, -1), True)
-    assert _once(z.rate_hit(rate, 60000, 2, idmp=(seen, "req-2"))) == ((True, 2, 0, -1), False)
+    # With IDMP the binding limit's position is there with one limit too
+    # (the reply has six elements): a RateLimitsResult, binding 1.
+    assert _once(z.rate_hit(rate, 60000, 2, idmp=(seen, "req-1"))) == ((True, 1, 1, -1, 1), False)
+    assert _once(z.rate_hit(rate, 60000, 2, idmp=(seen, "req-1"))) == ((True, 1, 1, -1, 1), True)
+    hit = z.rate_hit(rate, 60000, 2, idmp=(seen, "req-2"))
+    assert isinstance(hit, zkit.RateLimitsResult) and _once(hit) == ((True, 2, 0, -1, 1), False)
     assert client.zcard(rate) == 2
     # A refused hit spends nothing, so its event id is not remembered.
     refused = z.rate_hit(rate, 60000, 2, idmp=(seen, "req-3"))
-    assert refused[:3] == (False, 2, 0) and refused.already_applied is False
+    assert refused[:3] == (False, 2, 0) and refused.binding == 1 and refused.already_applied is False
     assert client.zscore(seen, "req-3") is None and client.zcard(rate) == 2
     # The same event id with other limits is another call, not a retry:
     # refused, and nothing is spent.

@@ -7,11 +7,8 @@
 
 use redis::RedisResult;
 
-use crate::replies::{
-    Applied, BoardStats, DelayStats, FeedPage, MergeStep, RankEntry, RankInfo, RateResult,
-    RateStats, Task, TotalRank, VoteResult,
-};
-use crate::{Call, Transport, Zkit};
+use crate::replies::{TotalRank, RankInfo, RankEntry, MergeStep, BoardStats, FeedPage, Task, DelayStats, RateResult, RateStats, VoteResult};
+use crate::{Applied, Call, Transport, Zkit};
 
 /// Every command of the table, for checking it against the server's list.
 pub const COMMANDS: &[&str] = &["RANK.GIFT", "RANK.SET", "RANK.GET", "RANK.TOP", "RANK.AROUND", "RANK.MERGE", "RANK.MGIFT", "RANK.MGET", "RANK.STATS", "FEED.ADD", "FEED.PAGE", "DELAY.POLL", "DELAY.BPOLL", "DELAY.ACK", "DELAY.NACK", "DELAY.TOUCH", "DELAY.STATS", "RATE.HIT", "RATE.STATS", "RECENT.ADD", "VOTE.CAST", "VOTE.STATE"];
@@ -618,7 +615,7 @@ impl<C: Transport> Zkit<C> {
         self.send(call)
     }
 
-    /// Counts a hit against exact sliding-window limits (several: every one must allow): logs it if at most limit units fall within the last window-ms of each, and returns \[allowed, count, remaining, retry-after-ms\] of the limit that binds, plus its position when several are given.
+    /// Counts a hit against exact sliding-window limits (several: every one must allow): logs it if at most limit units fall within the last window-ms of each, and returns \[allowed, count, remaining, retry-after-ms\] of the limit that binds, plus its position when several are given or IDMP is.
     ///
     /// `RATE.HIT key [COST cost] window-ms limit [window-ms limit ...]`
     ///

@@ -30,9 +30,8 @@
 //!
 //! Adding a command: declare it in the module, regenerate docs/commands.json
 //! (`ZKIT_REGENERATE=1 cargo test --lib reference` at the repository root),
-//! name its reply shape in `COMMAND_REPLIES` of scripts/gen-clients.py (a new
-//! shape needs a type in `replies.rs`), then `python3 scripts/gen-clients.py`
-//! writes its method and options here; call it in tests/commands.rs
+//! then `python3 scripts/gen-clients.py` writes its method, options and
+//! reply type here (from the declaration's reply shape); call it in tests/commands.rs
 //! (`make test-clients` fails on a command the suite never sent).
 
 // Generated from docs/commands.json by scripts/gen-clients.py, which lays it
@@ -40,7 +39,10 @@
 #[rustfmt::skip]
 mod commands;
 mod engine;
+// Generated too (scripts/gen-clients.py), formatted as written.
+#[rustfmt::skip]
 mod replies;
+mod resp;
 mod slot;
 
 use std::time::{Duration, Instant};
@@ -54,9 +56,10 @@ use redis::{Cmd, ErrorKind, FromRedisValue, RedisError, RedisResult, ToRedisArgs
 pub use commands::*;
 pub use engine::{Engine, LIBRARY, NOT_LOADED};
 pub use replies::{
-    Applied, BoardStats, DelayStats, FeedItem, FeedPage, MergeStep, RankEntry, RankInfo,
-    RateResult, RateStats, Task, TotalRank, VoteResult,
+    BoardStats, DelayStats, FeedItem, FeedPage, MergeStep, RankEntry, RankInfo, RateResult,
+    RateStats, Task, TotalRank, VoteResult,
 };
+pub use resp::Applied;
 pub use slot::key_slot;
 
 /// zkit's commands over a connection: `Zkit::new(connection)`, then one

@@ -751,8 +751,8 @@ fn idmp_applies_once<C: Transport + ConnectionLike>(
         applied(0, 0, true)
     );
 
-    // RATE.HIT: with one limit and IDMP the reply has five elements, as
-    // with two limits without it; the method knows which it sent.
+    // RATE.HIT: with IDMP the reply holds the binding limit's position with
+    // one limit too (six elements), so its length tells its shape.
     let rate = k("{t}:rate");
     let hit = |allowed, count, remaining, retry_after_ms, binding| RateResult {
         allowed,
@@ -767,7 +767,7 @@ fn idmp_applies_once<C: Transport + ConnectionLike>(
     assert_eq!(
         z.rate_hit_idmp(&rate, &limit, h1, cost)?,
         Applied {
-            reply: hit(true, 1, 0, -1, None),
+            reply: hit(true, 1, 0, -1, Some(1)),
             already_applied: false
         }
     );
@@ -775,13 +775,13 @@ fn idmp_applies_once<C: Transport + ConnectionLike>(
     assert_eq!(
         z.rate_hit_idmp(&rate, &limit, h1, cost)?,
         Applied {
-            reply: hit(true, 1, 0, -1, None),
+            reply: hit(true, 1, 0, -1, Some(1)),
             already_applied: true
         }
     );
     let refused = z.rate_hit_idmp(&rate, &limit, Idmp::new(&seen, "hit-2"), cost)?;
     assert!(
-        !refused.reply.allowed && !refused.already_applied,
+        !refused.reply.allowed && refused.reply.binding == Some(1) && !refused.already_applied,
         "{refused:?}"
     );
     let limits = [(1000, 2), (60000, 3)];
@@ -1360,7 +1360,8 @@ fn resp3_replies_are_the_same() {
     let hit = z
         .rate_hit_idmp(&k("rate1"), &[(1000, 2)], once, RateHitOptions::default())
         .unwrap();
-    assert_eq!((hit.reply.count, hit.reply.binding), (1, None));
+    // With IDMP the binding position is there with one limit too.
+    assert_eq!((hit.reply.count, hit.reply.binding), (1, Some(1)));
     assert!(!hit.already_applied);
     let again = z
         .rate_hit_idmp(&k("rate1"), &[(1000, 2)], once, RateHitOptions::default())

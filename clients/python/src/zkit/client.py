@@ -29,7 +29,6 @@ from .commands import COMMANDS
 from .engine import FUNCTIONS, ZKIT_COMMAND
 from .layout import Call, Command, build_call
 from .replies import (
-    IDMP_OPTION,
     BoardStats,
     DelayStats,
     FeedPage,
@@ -44,6 +43,7 @@ from .replies import (
     TotalRank,
     VoteResult,
 )
+from .resp import IDMP_OPTION
 from .routing import slot_of
 
 KeyT = Union[str, bytes]
@@ -326,14 +326,16 @@ class _Methods:
         cost: Optional[int] = None,
         idmp: Optional[Idmp] = None,
         retain: Optional[int] = None,
-    ) -> RateResult:
+    ) -> Union[RateResult, RateLimitsResult]:
         """RATE.HIT: count a hit (``cost`` units, default 1) against "at
         most ``limit`` units in any ``window_ms``". Returns ``(allowed,
         count, remaining, retry_after_ms)``; a refused hit logs nothing.
         ``idmp=(seen_key, event_id)``: an allowed hit is counted once per
         event id, so a retried call spends no quota; the reply's
         ``already_applied`` says whether it was counted before (a refused
-        hit is not remembered). ``retain``: as ``rank_gift``."""
+        hit is not remembered), and the reply is a ``RateLimitsResult``
+        with ``binding`` 1, as the server replies the binding position
+        with IDMP. ``retain``: as ``rank_gift``."""
         return self._call(COMMANDS["RATE.HIT"], key, [(window_ms, limit)], cost=cost, idmp=idmp, retain=retain)
 
     @command_method

@@ -46,7 +46,7 @@ COMMANDS = table(
             Arg("member"),
             Flag("shared", "SHARED"),
         ),
-        replies.parse_rank_info,
+        replies.parse_rank_info_or_none,
     ),
     Command(
         "RANK.TOP",
@@ -56,7 +56,7 @@ COMMANDS = table(
             Option("offset", "OFFSET"),
             Flag("shared", "SHARED"),
         ),
-        replies.parse_rank_entries,
+        replies.parse_rank_entry_list,
     ),
     Command(
         "RANK.AROUND",
@@ -66,7 +66,7 @@ COMMANDS = table(
             Arg("radius"),
             Flag("shared", "SHARED"),
         ),
-        replies.parse_rank_entries,
+        replies.parse_rank_entry_list,
     ),
     Command(
         "RANK.MERGE",
@@ -76,7 +76,7 @@ COMMANDS = table(
             Option("weights", "WEIGHTS", variadic=True),
             Option("step", "STEP", (VALUE, KEY, VALUE)),
         ),
-        replies.parse_merge,
+        replies.parse_integer_or_merge_step,
     ),
     Command(
         "RANK.MGIFT",
@@ -89,7 +89,7 @@ COMMANDS = table(
             Option("idmp", "IDMP", (KEY, VALUE)),
             Option("retain", "RETAIN"),
         ),
-        replies.parse_total_ranks,
+        replies.parse_total_rank_list,
     ),
     Command(
         "RANK.MGET",
@@ -98,7 +98,7 @@ COMMANDS = table(
             Flag("shared", "SHARED"),
             Args("member", "MEMBERS"),
         ),
-        replies.parse_rank_infos,
+        replies.parse_rank_info_or_none_list,
     ),
     Command(
         "RANK.STATS",
@@ -114,7 +114,7 @@ COMMANDS = table(
             Option("cap", "CAP"),
             ScoredMembers("data"),
         ),
-        replies.parse_int,
+        replies.parse_integer,
     ),
     Command(
         "FEED.PAGE",
@@ -134,7 +134,7 @@ COMMANDS = table(
             Option("lease", "LEASE", (KEY, VALUE)),
             Option("deadletter", "DEADLETTER", (KEY, KEY, VALUE)),
         ),
-        replies.parse_tasks,
+        replies.parse_task_list,
     ),
     Command(
         "DELAY.BPOLL",
@@ -145,7 +145,7 @@ COMMANDS = table(
             Option("lease", "LEASE", (KEY, VALUE)),
             Option("deadletter", "DEADLETTER", (KEY, KEY, VALUE)),
         ),
-        replies.parse_tasks,
+        replies.parse_task_list_or_none,
     ),
     Command(
         "DELAY.ACK",
@@ -154,7 +154,7 @@ COMMANDS = table(
             Option("deliveries", "DELIVERIES", (KEY,)),
             Args("task", "TASKS"),
         ),
-        replies.parse_int,
+        replies.parse_integer,
     ),
     Command(
         "DELAY.NACK",
@@ -164,7 +164,7 @@ COMMANDS = table(
             Arg("member"),
             Arg("delay_ms"),
         ),
-        replies.parse_bool,
+        replies.parse_boolean,
     ),
     Command(
         "DELAY.TOUCH",
@@ -173,7 +173,7 @@ COMMANDS = table(
             Arg("member"),
             Arg("ms"),
         ),
-        replies.parse_bool,
+        replies.parse_boolean,
     ),
     Command(
         "DELAY.STATS",
@@ -194,7 +194,7 @@ COMMANDS = table(
             Option("retain", "RETAIN"),
             Pairs("limits"),
         ),
-        replies.parse_rate,
+        replies.parse_rate_result,
     ),
     Command(
         "RATE.STATS",
@@ -212,7 +212,7 @@ COMMANDS = table(
             Option("ttl", "TTL"),
             Args("member", "ITEMS"),
         ),
-        replies.parse_int,
+        replies.parse_integer,
     ),
     Command(
         "VOTE.CAST",
@@ -226,7 +226,7 @@ COMMANDS = table(
             Option("weight", "WEIGHT", (VALUE, VALUE)),
             Option("window", "WINDOW", (KEY, VALUE)),
         ),
-        replies.parse_vote,
+        replies.parse_vote_result,
     ),
     Command(
         "VOTE.STATE",
@@ -235,6 +235,6 @@ COMMANDS = table(
             Key("downvoters"),
             Arg("voter"),
         ),
-        replies.parse_int,
+        replies.parse_integer,
     ),
 )

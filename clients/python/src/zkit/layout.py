@@ -6,9 +6,8 @@ How to add a command
 --------------------
 1. Declare it in the module; ``ZKIT_REGENERATE=1 cargo test --lib
    reference`` writes docs/commands.json, then ``python3
-   scripts/gen-clients.py`` writes ``zkit.commands`` (name its reply shape
-   in that script's COMMAND_REPLIES; a new shape needs a NamedTuple and a
-   parser in ``zkit.replies``).
+   scripts/gen-clients.py`` writes ``zkit.commands`` and ``zkit.replies``
+   (its reply type and parser, from the declaration's reply shape).
 2. Add the method to ``zkit.client._Methods`` (named after the command,
    positional arguments in the command's order, options as keyword
    arguments named after their tokens) that calls
