@@ -136,7 +136,7 @@ macro_rules! declare_command {
 /// Reads the request a handler takes, for [`Command::read_request`].
 #[doc(hidden)]
 pub fn read_request_of<'a, T: FromArgs<'a>, R, E>(
-    _handler: fn(&Ctx, T) -> Result<R, E>,
+    _handler: impl Fn(&Ctx, T) -> Result<R, E>,
     request: &mut Request<'a, RStr>,
 ) {
     T::from_args(request);
