@@ -19,17 +19,19 @@
 //! refused instead of being taken for a retry.
 //!
 //! A command takes it by declaring it once: [`IDMP_ARG`] and [`RETAIN_ARG`]
-//! where its syntax puts them, `R::Idmp(...)` around its reply shape, and
-//! `handler: idmp::once(check)`, where `check` checks the call and returns
-//! the write, not yet made, as an [`OnceWrite`]: the digest of the call's
-//! arguments, the keys it writes, what a repeat replies (the current
-//! state) and the write itself, which says whether it applied. [`once`]
-//! does the rest for every such command, in this order: RETAIN needs IDMP
-//! and a retention in range; the command's own checks (`check`: a bad
-//! argument is refused before any seen-key is read); whether the event was
-//! seen, before the first write ([`Idmp::seen`]); the write or the repeat's
-//! reply; remembering an applied event ([`Idmp::remember`]); and the flag,
-//! 1 for a repeat, as the reply's last element ([`Flagged`]).
+//! where its syntax puts them (they are read apart from its own request),
+//! `R::Idmp(...)` around its reply shape, and `handler: idmp::once(check)`,
+//! where `check` checks the call and returns the write, not yet made, as an
+//! [`OnceWrite`]: the digest of the call's arguments, the keys it writes,
+//! what a repeat replies (the current state) and the write itself, which
+//! says whether it applied. [`once`] does the rest for every such command,
+//! in this order: RETAIN needs IDMP and a retention in range; the command's
+//! own checks (`check`: a bad argument is refused before any seen-key is
+//! read); whether the event was seen, before the first write (a seen-key
+//! that is a written key, WRONGTYPE, an id applied with other arguments are
+//! refused there); the write, or for a repeat its reply; remembering an
+//! applied event; and the flag, 1 for a repeat, as the reply's last element
+//! ([`Flagged`]).
 
 use std::sync::atomic::{AtomicI64, Ordering};
 
@@ -192,7 +194,7 @@ pub struct Once<'a, T> {
 
 impl<'a, T: FromArgs<'a>> FromArgs<'a> for Once<'a, T> {
     fn from_args(args: &mut Request<'a, RStr>) -> Self {
-        let idmp = IdmpArgs::from_args(&mut args.apart(IDMP_ARG.name));
+        let idmp = IdmpArgs::from_args(&mut args.apart());
         Once {
             idmp,
             request: T::from_args(args),
@@ -413,5 +415,75 @@ impl Idmp<'_> {
             what: "retain",
             limit: bound::DURATION_MS,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::host::trace_reads;
+
+    request! {
+        /// A write's own request: `key`. Its fields are read by the trace
+        /// only.
+        #[allow(dead_code)]
+        struct KeyOnly<'a> {
+            key: &'a RStr = key,
+        }
+    }
+
+    const KEY: Arg = Arg::key("key", kf::RW);
+    /// IDMP between the key and a list, as RATE.HIT declares it.
+    static WITH_IDMP: &[Arg] = &[
+        KEY,
+        IDMP_ARG,
+        RETAIN_ARG,
+        Arg::integer("n").token("ITEMS").multiple(),
+    ];
+    static WITHOUT_IDMP: &[Arg] = &[KEY];
+
+    request! {
+        #[allow(dead_code)]
+        struct KeyAndItems<'a> {
+            key: &'a RStr = key,
+            items: Vec<i64> = list(Request::integer),
+        }
+    }
+
+    fn trace(args: &'static [Arg], read: fn(&mut Request<'_, RStr>)) -> Result<(), String> {
+        let placeholder = std::slice::from_ref(RStr::placeholder());
+        std::panic::catch_unwind(|| trace_reads(args, placeholder, read))
+            .unwrap_or_else(|_| Err("a read the grammar does not declare".into()))
+    }
+
+    /// The options are read by [`Once`] wherever the command declares
+    /// them, and only there: a command that declares IDMP but is not run by
+    /// [`once`] leaves them unread (`every_declared_value_is_read_once`
+    /// fails for it), and one run by [`once`] without declaring IDMP reads
+    /// what its grammar does not hold.
+    #[test]
+    fn only_a_command_run_once_reads_idmp_and_it_must_declare_it() {
+        assert_eq!(
+            trace(WITH_IDMP, |r| {
+                Once::<KeyAndItems>::from_args(r);
+            }),
+            Ok(())
+        );
+        let not_wired = trace(WITH_IDMP, |r| {
+            KeyAndItems::from_args(r);
+        })
+        .unwrap_err();
+        assert!(
+            not_wired.contains("`IDMP idmp` is declared but not read"),
+            "{not_wired}"
+        );
+        assert!(
+            not_wired.contains("`RETAIN ms` is declared but not read"),
+            "{not_wired}"
+        );
+        assert!(trace(WITHOUT_IDMP, |r| {
+            Once::<KeyOnly>::from_args(r);
+        })
+        .is_err());
     }
 }

@@ -999,23 +999,26 @@ impl<'a, A: AsRef<[u8]>> Request<'a, A> {
             .all(|arg| arg.skip & self.skip != 0)
     }
 
-    /// A request for the options read apart ([`Arg::read_apart`]) from the
-    /// one named `name` on, in declaration order: what the wrapper of an
-    /// option several commands share reads, wherever each command declares
-    /// it.
-    pub fn apart(&self, name: &str) -> Request<'a, A> {
-        let args: &'static [Arg] = self.args;
-        let Some(at) = args
-            .iter()
-            .position(|arg| arg.is_read_apart && arg.name == name)
-        else {
-            panic!("the request reads an option `{name}` the grammar does not declare apart")
-        };
-        let first_node = self.node - nodes(&args[..self.at]);
+    /// A request for the options read apart ([`Arg::read_apart`]), from
+    /// the first one after what was read, in declaration order: what the
+    /// wrapper of an option several commands share reads, wherever each
+    /// command declares it (read before the command's own request).
+    #[inline(always)]
+    pub fn apart(&self) -> Request<'a, A> {
+        let (mut at, mut node) = (self.at, self.node);
+        loop {
+            let Some(arg) = self.args.get(at) else {
+                panic!("the request reads an option the grammar does not declare apart")
+            };
+            if arg.skip & SKIP_APART != 0 {
+                break;
+            }
+            node += arg.nodes();
+            at += 1;
+        }
         Request {
-            args: &args[at..],
-            at: 0,
-            node: first_node + nodes(&args[..at]),
+            at,
+            node,
             skip: SKIP_COUNT,
             ..*self
         }
