@@ -149,7 +149,10 @@ impl OnceWrite for HitWrite<'_> {
 impl<'a> HitWrite<'a> {
     /// The log, checked to be one: a log is entries `<unix-ms>-<n>`, and
     /// another family's key (a gift board, whose totals would read as hits
-    /// long past) is refused, not trimmed.
+    /// long past) is refused, not trimmed. Inlined into each of its two
+    /// callers, as it was in the one handler before (callgrind: 25
+    /// instructions a hit otherwise).
+    #[inline(always)]
     fn log<'c>(&self, ctx: &'c Ctx) -> Result<ZsetLog<'c>, ZkitError>
     where
         'a: 'c,
