@@ -43,8 +43,7 @@ use crate::host::{
 };
 use crate::logic::clock::MAX_DURATION_MS;
 use crate::logic::idmp::{
-    self, ArgsDigest, Entry, IdmpError, Seen, DEFAULT_MAX_IDS, DEFAULT_RETAIN_MS, DIGEST_LEN,
-    MAX_IDS_LIMIT,
+    self, Entry, IdmpError, Seen, DEFAULT_MAX_IDS, DEFAULT_RETAIN_MS, DIGEST_LEN, MAX_IDS_LIMIT,
 };
 use crate::request;
 
@@ -125,10 +124,11 @@ pub trait OnceWrite {
     /// The reply, which [`once`] writes with the flag after it.
     type Reply: WriteArray;
 
-    /// The call's arguments as the seen-key remembers them, in the order
+    /// The digest of the call's arguments that the seen-key remembers:
+    /// `ArgsDigest::new(command name)`, then the arguments in the order
     /// `logic::idmp` documents for this command (the Functions library
-    /// writes the same bytes), from `ArgsDigest::new(command name)`.
-    fn digest(&self) -> ArgsDigest;
+    /// writes the same bytes).
+    fn digest(&self) -> [u8; DIGEST_LEN];
 
     /// The keys the write writes: a seen-key may not be one of them.
     fn written_keys(&self) -> &[&RStr];
@@ -165,7 +165,7 @@ where
             let (Outcome::Applied(reply) | Outcome::NotApplied(reply)) = write.apply(ctx)?;
             return Ok(Flagged { reply, seen: None });
         };
-        let idmp = clause.with_digest(&write.digest());
+        let idmp = clause.with_digest(write.digest());
         let seen = idmp.seen(ctx, write.written_keys())?;
         let reply = match seen {
             Seen::Repeat => write.current(ctx)?,
@@ -266,12 +266,12 @@ struct Clause<'a> {
 }
 
 impl<'a> Clause<'a> {
-    fn with_digest(self, args: &ArgsDigest) -> Idmp<'a> {
+    fn with_digest(self, digest: [u8; DIGEST_LEN]) -> Idmp<'a> {
         Idmp {
             seen_key: self.seen_key,
             event_id: self.event_id,
             retain_ms: self.retain_ms,
-            digest: args.finish(),
+            digest,
         }
     }
 }

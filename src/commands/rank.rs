@@ -32,7 +32,7 @@ use crate::host::{
     key_flags as kf, Arg, CallArg, Ctx, KeyKind, Native, OwnedRStr, RStr, Reply, Request,
     ScoreBound, WriteReply, Zset,
 };
-use crate::logic::idmp::ArgsDigest;
+use crate::logic::idmp::{ArgsDigest, DIGEST_LEN};
 use crate::logic::rank::{
     check_distinct_boards, next_total, shared_ranks, SetCondition, TieBreakClock, TotalUpdate,
     CLOCK_LIMIT_MS, DEFAULT_EPOCH_MS, DEFAULT_SPAN_MS,
@@ -353,7 +353,7 @@ impl OnceWrite for TotalWrite<'_> {
     type Reply = Standing;
 
     /// What makes two writes the same event: SHARED only shapes the reply.
-    fn digest(&self) -> ArgsDigest {
+    fn digest(&self) -> [u8; DIGEST_LEN] {
         let (command, value) = match self.update {
             TotalUpdate::Add(amount) => (GIFT.name, amount),
             TotalUpdate::Set(total, _) => (SET.name, total),
@@ -370,7 +370,7 @@ impl OnceWrite for TotalWrite<'_> {
                 SetCondition::Lower => b"LT",
             });
         }
-        digest
+        digest.finish()
     }
 
     fn written_keys(&self) -> &[&RStr] {
@@ -519,7 +519,7 @@ struct BoardsWrite<'a> {
 impl OnceWrite for BoardsWrite<'_> {
     type Reply = BoardsReply;
 
-    fn digest(&self) -> ArgsDigest {
+    fn digest(&self) -> [u8; DIGEST_LEN] {
         let mut digest = ArgsDigest::new(MGIFT.name);
         digest.integer(self.boards.len() as i64);
         for board in &self.boards {
@@ -527,7 +527,7 @@ impl OnceWrite for BoardsWrite<'_> {
         }
         digest.part(self.member.as_bytes());
         digest.integer(self.amount).part(&at_text(self.at_ms));
-        digest
+        digest.finish()
     }
 
     fn written_keys(&self) -> &[&RStr] {

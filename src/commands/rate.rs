@@ -12,7 +12,7 @@
 use super::idmp::{self, OnceWrite, Outcome, IDMP_ARG, RETAIN_ARG};
 use super::reply_types::{RATE_RESULT, RATE_STATS};
 use super::stats::{self, Fields};
-use super::{Command, Counter, Sample};
+use super::{Command, Counter, Items, Sample};
 use crate::error::bound;
 use crate::error::ZkitError;
 use crate::host::ReplyShape as R;
@@ -22,7 +22,7 @@ use crate::host::{
 };
 use crate::logic::clock::MAX_DURATION_MS;
 use crate::logic::family;
-use crate::logic::idmp::ArgsDigest;
+use crate::logic::idmp::{ArgsDigest, DIGEST_LEN};
 use crate::logic::rate::{self, HitLog, Limit, Verdict, MAX_LIMIT};
 use crate::{declare_command, request};
 
@@ -66,7 +66,7 @@ request! {
     struct Hit<'a> {
         key: &'a RStr = key,
         cost: Option<i64> = option(Request::integer),
-        limits: Vec<(i64, i64)> = list(|pair| (pair.integer(), pair.integer())),
+        limits: Items<'a, (i64, i64)> = items(|pair| (pair.integer(), pair.integer())),
     }
 }
 
@@ -74,8 +74,7 @@ request! {
 fn hit<'a>(ctx: &Ctx, args: Hit<'a>) -> Result<HitWrite<'a>, ZkitError> {
     let limits = args
         .limits
-        .iter()
-        .map(|&(window_ms, limit)| check_limit(window_ms, limit))
+        .map(|(window_ms, limit)| check_limit(window_ms, limit))
         .collect::<Result<Vec<Limit>, ZkitError>>()?;
     let smallest = limits
         .iter()
@@ -115,13 +114,13 @@ struct HitWrite<'a> {
 impl OnceWrite for HitWrite<'_> {
     type Reply = HitReply;
 
-    fn digest(&self) -> ArgsDigest {
+    fn digest(&self) -> [u8; DIGEST_LEN] {
         let mut digest = ArgsDigest::new(HIT.name);
         digest.part(self.key.as_bytes()).integer(self.cost);
         for limit in &self.limits {
             digest.integer(limit.window_ms).integer(limit.limit as i64);
         }
-        digest
+        digest.finish()
     }
 
     fn written_keys(&self) -> &[&RStr] {
