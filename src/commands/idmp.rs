@@ -18,22 +18,32 @@
 //! with other arguments (another event given the same id by mistake) is
 //! refused instead of being taken for a retry.
 //!
-//! A handler wires it in a few lines: its request reads [`IdmpArgs`] as a
-//! part, checked with the digest of the call's arguments
-//! ([`IdmpArgs::check`]), [`Idmp::check`] before its first write (a repeat
-//! replies the current state, and the command returns), [`Idmp::record`]
-//! after its write, and the reply gains the flag as its last element
-//! ([`Seen::reply_flag`]).
+//! A command takes it by declaring it once: [`IDMP_ARG`] and [`RETAIN_ARG`]
+//! where its syntax puts them (they are read apart from its own request),
+//! `R::Idmp(...)` around its reply shape, and `handler: idmp::once(check)`,
+//! where `check` checks the call and returns the write, not yet made, as an
+//! [`OnceWrite`]: the digest of the call's arguments, the keys it writes,
+//! what a repeat replies (the current state) and the write itself, which
+//! says whether it applied. [`once`] does the rest for every such command,
+//! in this order: RETAIN needs IDMP and a retention in range; the command's
+//! own checks (`check`: a bad argument is refused before any seen-key is
+//! read); whether the event was seen, before the first write (a seen-key
+//! that is a written key, WRONGTYPE, an id applied with other arguments are
+//! refused there); the write, or for a repeat its reply; remembering an
+//! applied event; and the flag, 1 for a repeat, as the reply's last element
+//! ([`Flagged`]).
 
 use std::sync::atomic::{AtomicI64, Ordering};
 
 use super::{Counter, NumericConfig};
 use crate::error::{bound, ZkitError};
-use crate::host::{key_flags as kf, Arg, Ctx, OwnedRStr, RStr, Request, ScoreBound};
+use crate::host::{
+    key_flags as kf, Arg, Ctx, FromArgs, OwnedRStr, RStr, Request, ScoreBound, WriteArray,
+    WriteReply,
+};
 use crate::logic::clock::MAX_DURATION_MS;
 use crate::logic::idmp::{
-    self, ArgsDigest, Entry, IdmpError, Seen, DEFAULT_MAX_IDS, DEFAULT_RETAIN_MS, DIGEST_LEN,
-    MAX_IDS_LIMIT,
+    self, Entry, IdmpError, Seen, DEFAULT_MAX_IDS, DEFAULT_RETAIN_MS, DIGEST_LEN, MAX_IDS_LIMIT,
 };
 use crate::request;
 
@@ -87,7 +97,8 @@ const SEEN_KEY_FLAGS: u32 = kf::RW | kf::UPDATE;
 
 /// `IDMP seen-key event-id`, an option of the writes a retry would apply
 /// twice; [`RETAIN_ARG`] follows it. The event id stands at a fixed place
-/// after the keyword, so any id is an id, `IDMP` included.
+/// after the keyword, so any id is an id, `IDMP` included. Both are read
+/// apart from the command's own request, by [`once`].
 pub const IDMP_ARG: Arg = Arg::block(
     "idmp",
     &[
@@ -97,14 +108,124 @@ pub const IDMP_ARG: Arg = Arg::block(
 )
 .token("IDMP")
 .optional()
-.since("0.3.0");
+.since("0.3.0")
+.read_apart();
 
 /// `RETAIN ms`: this call's retention, with IDMP only.
-pub const RETAIN_ARG: Arg = Arg::integer("ms").token("RETAIN").optional().since("0.3.0");
+pub const RETAIN_ARG: Arg = Arg::integer("ms")
+    .token("RETAIN")
+    .optional()
+    .since("0.3.0")
+    .read_apart();
+
+/// A write a call may name an event id for, checked and not yet made: what
+/// a command that takes IDMP has of its own ([`once`] does the rest).
+pub trait OnceWrite {
+    /// The reply, which [`once`] writes with the flag after it.
+    type Reply: WriteArray;
+
+    /// The digest of the call's arguments that the seen-key remembers:
+    /// `ArgsDigest::new(command name)`, then the arguments in the order
+    /// `logic::idmp` documents for this command (the Functions library
+    /// writes the same bytes).
+    fn digest(&self) -> [u8; DIGEST_LEN];
+
+    /// The keys the write writes: a seen-key may not be one of them.
+    fn written_keys(&self) -> &[&RStr];
+
+    /// What a repeated event replies: the current state, nothing written.
+    fn current(&self, ctx: &Ctx) -> Result<Self::Reply, ZkitError>;
+
+    /// Makes the write; an event whose write did not apply (a refused hit)
+    /// is not remembered, so a retry may apply later.
+    fn apply(self, ctx: &Ctx) -> Result<Outcome<Self::Reply>, ZkitError>;
+}
+
+/// What [`OnceWrite::apply`] did, and its reply.
+pub enum Outcome<R> {
+    Applied(R),
+    NotApplied(R),
+}
+
+/// The handler of a command that takes IDMP (see the module doc): `check`
+/// checks the call and returns its write; the event is looked up before
+/// the write, remembered after it, and the reply gains the flag.
+pub fn once<'a, T, W, F>(
+    check: F,
+) -> impl Fn(&Ctx, Once<'a, T>) -> Result<Flagged<W::Reply>, ZkitError>
+where
+    T: FromArgs<'a>,
+    W: OnceWrite,
+    F: Fn(&Ctx, T) -> Result<W, ZkitError>,
+{
+    move |ctx, call| {
+        let clause = call.idmp.validate()?;
+        let write = check(ctx, call.request)?;
+        let Some(clause) = clause else {
+            let (Outcome::Applied(reply) | Outcome::NotApplied(reply)) = write.apply(ctx)?;
+            return Ok(Flagged { reply, seen: None });
+        };
+        let idmp = clause.with_digest(write.digest());
+        let seen = idmp.seen(ctx, write.written_keys())?;
+        let reply = match seen {
+            Seen::Repeat => write.current(ctx)?,
+            Seen::New => match write.apply(ctx)? {
+                Outcome::Applied(reply) => {
+                    idmp.remember(ctx)?;
+                    reply
+                }
+                Outcome::NotApplied(reply) => reply,
+            },
+        };
+        Ok(Flagged {
+            reply,
+            seen: Some(seen),
+        })
+    }
+}
+
+/// The request of a command that takes IDMP: the command's own (`T`), and
+/// the options `[IDMP seen-key event-id] [RETAIN ms]`, read apart wherever
+/// the command declares them.
+pub struct Once<'a, T> {
+    idmp: IdmpArgs<'a>,
+    request: T,
+}
+
+impl<'a, T: FromArgs<'a>> FromArgs<'a> for Once<'a, T> {
+    // Inlined into the dispatch with the command's own request, as a
+    // request read in one piece is (callgrind: a few dozen instructions a
+    // call otherwise).
+    #[inline(always)]
+    fn from_args(args: &mut Request<'a, RStr>) -> Self {
+        let idmp = IdmpArgs::from_args(&mut args.apart());
+        Once {
+            idmp,
+            request: T::from_args(args),
+        }
+    }
+}
+
+/// A reply with, when the call gave an event id, the flag as its last
+/// element: 1 when the event was already applied (nothing changed), else 0.
+pub struct Flagged<R> {
+    reply: R,
+    seen: Option<Seen>,
+}
+
+impl<R: WriteArray> WriteReply for Flagged<R> {
+    fn write(&self, ctx: &Ctx) {
+        self.reply
+            .write_array(ctx, usize::from(self.seen.is_some()));
+        if let Some(seen) = self.seen {
+            ctx.reply_i64(seen.reply_flag());
+        }
+    }
+}
 
 request! {
     /// The options `[IDMP seen-key event-id] [RETAIN ms]`, as parsed.
-    pub struct IdmpArgs<'a> {
+    struct IdmpArgs<'a> {
         clause: Option<(&'a RStr, &'a RStr)> = option(|c| (c.key(), c.string())),
         retain_ms: Option<i64> = option(Request::integer),
     }
@@ -112,14 +233,7 @@ request! {
 
 impl<'a> IdmpArgs<'a> {
     /// The clause, checked: RETAIN needs IDMP and a retention in range.
-    /// `digest` writes the call's arguments (after the command's name, which
-    /// `command` gives), for the seen-key to remember; it runs only with
-    /// IDMP.
-    pub fn check(
-        self,
-        command: &str,
-        digest: impl FnOnce(&mut ArgsDigest),
-    ) -> Result<Option<Idmp<'a>>, ZkitError> {
+    fn validate(self) -> Result<Option<Clause<'a>>, ZkitError> {
         let Some((seen_key, event_id)) = self.clause else {
             return match self.retain_ms {
                 Some(_) => Err(IdmpError::RetainWithoutIdmp.into()),
@@ -136,19 +250,34 @@ impl<'a> IdmpArgs<'a> {
             Some(ms) => ms,
             None => RETAIN_MS.value.load(Ordering::Relaxed),
         };
-        let mut args = ArgsDigest::new(command);
-        digest(&mut args);
-        Ok(Some(Idmp {
+        Ok(Some(Clause {
             seen_key,
             event_id,
             retain_ms,
-            digest: args.finish(),
         }))
     }
 }
 
-/// A checked clause.
-pub struct Idmp<'a> {
+/// A checked clause, before the call's arguments are digested.
+struct Clause<'a> {
+    seen_key: &'a RStr,
+    event_id: &'a RStr,
+    retain_ms: i64,
+}
+
+impl<'a> Clause<'a> {
+    fn with_digest(self, digest: [u8; DIGEST_LEN]) -> Idmp<'a> {
+        Idmp {
+            seen_key: self.seen_key,
+            event_id: self.event_id,
+            retain_ms: self.retain_ms,
+            digest,
+        }
+    }
+}
+
+/// A checked clause and the digest of the call's arguments.
+struct Idmp<'a> {
     seen_key: &'a RStr,
     event_id: &'a RStr,
     retain_ms: i64,
@@ -157,12 +286,12 @@ pub struct Idmp<'a> {
 }
 
 impl Idmp<'_> {
-    /// Whether the event was already applied; call before the command's
-    /// first write. Refuses a seen-key that is one of the keys the command
-    /// writes, one that holds another type (WRONGTYPE), and an event id
-    /// applied with other arguments. Repeats and refusals are counted in
+    /// Whether the event was already applied; looked up before the
+    /// command's first write. Refuses a seen-key that is one of the keys the
+    /// command writes, one that holds another type (WRONGTYPE), and an event
+    /// id applied with other arguments. Repeats and refusals are counted in
     /// INFO.
-    pub fn check(&self, ctx: &Ctx, written: &[&RStr]) -> Result<Seen, ZkitError> {
+    fn seen(&self, ctx: &Ctx, written: &[&RStr]) -> Result<Seen, ZkitError> {
         let seen_key = self.seen_key.as_bytes();
         if written.iter().any(|key| key.as_bytes() == seen_key) {
             return Err(IdmpError::SeenKeyIsWritten.into());
@@ -193,7 +322,7 @@ impl Idmp<'_> {
     /// the ids that expired, adds this one and its arguments until now +
     /// retention, and forgets the ids closest to expiring past
     /// `zkit.idmp-max-ids`.
-    pub fn record(&self, ctx: &Ctx) -> Result<(), ZkitError> {
+    fn remember(&self, ctx: &Ctx) -> Result<(), ZkitError> {
         let now_ms = ctx.now_ms();
         let expiry = self.expiry(now_ms)?;
         let mut seen = ctx.open_zset_mut(self.seen_key)?;
@@ -284,11 +413,81 @@ impl Idmp<'_> {
     }
 
     /// When an id applied at `now_ms` is forgotten; checked by
-    /// [`Idmp::check`], before the command writes.
+    /// [`Idmp::seen`], before the command writes.
     fn expiry(&self, now_ms: i64) -> Result<i64, ZkitError> {
         idmp::expiry(now_ms, self.retain_ms).ok_or(ZkitError::OutOfRange {
             what: "retain",
             limit: bound::DURATION_MS,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::host::trace_reads;
+
+    request! {
+        /// A write's own request: `key`. Its fields are read by the trace
+        /// only.
+        #[allow(dead_code)]
+        struct KeyOnly<'a> {
+            key: &'a RStr = key,
+        }
+    }
+
+    const KEY: Arg = Arg::key("key", kf::RW);
+    /// IDMP between the key and a list, as RATE.HIT declares it.
+    static WITH_IDMP: &[Arg] = &[
+        KEY,
+        IDMP_ARG,
+        RETAIN_ARG,
+        Arg::integer("n").token("ITEMS").multiple(),
+    ];
+    static WITHOUT_IDMP: &[Arg] = &[KEY];
+
+    request! {
+        #[allow(dead_code)]
+        struct KeyAndItems<'a> {
+            key: &'a RStr = key,
+            items: Vec<i64> = list(Request::integer),
+        }
+    }
+
+    fn trace(args: &'static [Arg], read: fn(&mut Request<'_, RStr>)) -> Result<(), String> {
+        let placeholder = std::slice::from_ref(RStr::placeholder());
+        std::panic::catch_unwind(|| trace_reads(args, placeholder, read))
+            .unwrap_or_else(|_| Err("a read the grammar does not declare".into()))
+    }
+
+    /// The options are read by [`Once`] wherever the command declares
+    /// them, and only there: a command that declares IDMP but is not run by
+    /// [`once`] leaves them unread (`every_declared_value_is_read_once`
+    /// fails for it), and one run by [`once`] without declaring IDMP reads
+    /// what its grammar does not hold.
+    #[test]
+    fn only_a_command_run_once_reads_idmp_and_it_must_declare_it() {
+        assert_eq!(
+            trace(WITH_IDMP, |r| {
+                Once::<KeyAndItems>::from_args(r);
+            }),
+            Ok(())
+        );
+        let not_wired = trace(WITH_IDMP, |r| {
+            KeyAndItems::from_args(r);
+        })
+        .unwrap_err();
+        assert!(
+            not_wired.contains("`IDMP idmp` is declared but not read"),
+            "{not_wired}"
+        );
+        assert!(
+            not_wired.contains("`RETAIN ms` is declared but not read"),
+            "{not_wired}"
+        );
+        assert!(trace(WITHOUT_IDMP, |r| {
+            Once::<KeyOnly>::from_args(r);
+        })
+        .is_err());
     }
 }

@@ -214,6 +214,44 @@ mod tests {
         }
     }
 
+    /// A command that takes IDMP declares it whole: the options, read
+    /// apart by `idmp::once` (a command not run by it leaves them unread,
+    /// which `every_declared_value_is_read_once` finds), and the flag after
+    /// its reply; a reply that promises the flag comes with the options.
+    #[test]
+    fn every_command_that_takes_idmp_declares_the_options_and_the_flag() {
+        use crate::host::ReplyShape;
+        let is = |arg: &crate::host::Arg, option: &crate::host::Arg| {
+            arg.name == option.name && arg.token == option.token
+        };
+        let mut takes_idmp = Vec::new();
+        for command in every_command() {
+            let idmp = command.args.iter().position(|a| is(a, &idmp::IDMP_ARG));
+            let flag = matches!(command.reply, ReplyShape::Idmp(_));
+            assert_eq!(
+                idmp.is_some(),
+                flag,
+                "{}: IDMP without the flag, or the flag without IDMP",
+                command.name
+            );
+            let Some(at) = idmp else { continue };
+            let options = &command.args[at..];
+            assert!(
+                options.len() >= 2
+                    && is(&options[1], &idmp::RETAIN_ARG)
+                    && options[..2].iter().all(|a| a.is_read_apart),
+                "{}: IDMP is declared as idmp::IDMP_ARG, idmp::RETAIN_ARG",
+                command.name
+            );
+            takes_idmp.push(command.name);
+        }
+        assert_eq!(
+            takes_idmp,
+            ["rank.gift", "rank.set", "rank.mgift", "rate.hit"],
+            "the commands docs/delivery.md lists as taking IDMP"
+        );
+    }
+
     /// Key specs and arity come from every declaration (a key no spec can
     /// describe panics here, not at load), which fits the parse's fixed
     /// room for values.

@@ -20,7 +20,7 @@ use std::sync::atomic::{AtomicI64, Ordering};
 
 use super::args::non_negative;
 use super::board_layout::{self, Use, LISTPACK_BOARD_MAX};
-use super::idmp::{Idmp, IdmpArgs, IDMP_ARG, RETAIN_ARG};
+use super::idmp::{self, OnceWrite, Outcome, IDMP_ARG, RETAIN_ARG};
 use super::reply_types::{BOARD_STATS, RANK_ENTRY, RANK_INFO, TOTAL_RANK};
 use super::stats::{self, Fields};
 use super::{rank_merge, Command, Items, NumericConfig};
@@ -32,7 +32,7 @@ use crate::host::{
     key_flags as kf, Arg, CallArg, Ctx, KeyKind, Native, OwnedRStr, RStr, Reply, Request,
     ScoreBound, WriteReply, Zset,
 };
-use crate::logic::idmp::Seen;
+use crate::logic::idmp::{ArgsDigest, DIGEST_LEN};
 use crate::logic::rank::{
     check_distinct_boards, next_total, shared_ranks, SetCondition, TieBreakClock, TotalUpdate,
     CLOCK_LIMIT_MS, DEFAULT_EPOCH_MS, DEFAULT_SPAN_MS,
@@ -92,7 +92,7 @@ const SHARED_ARG: Arg = Arg::pure_token("shared", "SHARED")
 declare_command! {
     pub static GIFT: Command = {
         name: "rank.gift",
-        handler: gift,
+        handler: idmp::once(gift),
         flags: "write deny-oom fast",
         acl_categories: "write sortedset fast",
         summary: "Adds an amount to a member's total and returns the new total and rank; equal totals rank first-come (with SHARED, equal totals share a rank).",
@@ -118,7 +118,7 @@ declare_command! {
 declare_command! {
     pub static SET: Command = {
         name: "rank.set",
-        handler: set,
+        handler: idmp::once(set),
         flags: "write deny-oom fast",
         acl_categories: "write sortedset fast",
         summary:
@@ -206,7 +206,7 @@ declare_command! {
 declare_command! {
     pub static MGIFT: Command = {
         name: "rank.mgift",
-        handler: mgift,
+        handler: idmp::once(mgift),
         flags: "write deny-oom",
         acl_categories: "write sortedset slow",
         summary: "Adds an amount to a member's total on several boards at once (each first-come on its own) and returns [total, rank] per board, in key order.",
@@ -275,37 +275,23 @@ impl Ranks {
 }
 
 request! {
-    /// RANK.GIFT `key member amount [AT unix-ms] [SHARED] [IDMP seen-key
-    /// event-id] [RETAIN ms]`.
+    /// RANK.GIFT `key member amount [AT unix-ms] [SHARED]`, and IDMP.
     struct Gift<'a> {
         key: &'a RStr = key,
         member: &'a RStr = string,
         amount: i64 = integer,
         at_ms: Option<i64> = option(Request::integer),
         shared: bool = flag,
-        idmp: IdmpArgs<'a> = part,
     }
 }
 
-fn gift(ctx: &Ctx, args: Gift<'_>) -> Result<TotalReply, ZkitError> {
+fn gift<'a>(ctx: &Ctx, args: Gift<'a>) -> Result<TotalWrite<'a>, ZkitError> {
     let update = TotalUpdate::Add(args.amount);
-    // What makes two gifts the same event: SHARED only shapes the reply.
-    let idmp = args.idmp.check(GIFT.name, |digest| {
-        digest
-            .part(args.key.as_bytes())
-            .part(args.member.as_bytes());
-        digest.integer(args.amount).part(&at_text(args.at_ms));
-    })?;
-    let how = WriteHow {
-        at_ms: args.at_ms,
-        ranks: Ranks::shared(args.shared),
-        idmp,
-    };
-    write_total(ctx, args.key, args.member, update, how)
+    TotalWrite::checked(ctx, args.key, args.member, update, args.at_ms, args.shared)
 }
 
 request! {
-    /// RANK.SET `key member total [AT unix-ms] [GT|LT] [SHARED]`.
+    /// RANK.SET `key member total [AT unix-ms] [GT|LT] [SHARED]`, and IDMP.
     struct SetTotal<'a> {
         key: &'a RStr = key,
         member: &'a RStr = string,
@@ -313,30 +299,13 @@ request! {
         at_ms: Option<i64> = option(Request::integer),
         condition: Option<SetCondition> = one_of(&[|_| SetCondition::Higher, |_| SetCondition::Lower]),
         shared: bool = flag,
-        idmp: IdmpArgs<'a> = part,
     }
 }
 
-fn set(ctx: &Ctx, args: SetTotal<'_>) -> Result<TotalReply, ZkitError> {
+fn set<'a>(ctx: &Ctx, args: SetTotal<'a>) -> Result<TotalWrite<'a>, ZkitError> {
     let condition = args.condition.unwrap_or(SetCondition::Always);
     let update = TotalUpdate::Set(args.total, condition);
-    let idmp = args.idmp.check(SET.name, |digest| {
-        digest
-            .part(args.key.as_bytes())
-            .part(args.member.as_bytes());
-        digest.integer(args.total).part(&at_text(args.at_ms));
-        digest.part(match condition {
-            SetCondition::Always => b"",
-            SetCondition::Higher => b"GT",
-            SetCondition::Lower => b"LT",
-        });
-    })?;
-    let how = WriteHow {
-        at_ms: args.at_ms,
-        ranks: Ranks::shared(args.shared),
-        idmp,
-    };
-    write_total(ctx, args.key, args.member, update, how)
+    TotalWrite::checked(ctx, args.key, args.member, update, args.at_ms, args.shared)
 }
 
 /// `AT unix-ms` as an IDMP digest takes it: the decimal time, or nothing
@@ -347,13 +316,88 @@ fn at_text(at_ms: Option<i64>) -> Vec<u8> {
     })
 }
 
-/// How a RANK write is made and answered.
-struct WriteHow<'a> {
+/// A RANK.GIFT or RANK.SET write, checked and not yet made.
+struct TotalWrite<'a> {
+    key: &'a RStr,
+    member: &'a RStr,
+    update: TotalUpdate,
     /// When the total was reached (default: the server's now).
     at_ms: Option<i64>,
     ranks: Ranks,
-    /// An event to apply at most once.
-    idmp: Option<Idmp<'a>>,
+}
+
+impl<'a> TotalWrite<'a> {
+    fn checked(
+        ctx: &Ctx,
+        key: &'a RStr,
+        member: &'a RStr,
+        update: TotalUpdate,
+        at_ms: Option<i64>,
+        shared: bool,
+    ) -> Result<TotalWrite<'a>, ZkitError> {
+        let ranks = Ranks::shared(shared);
+        ctx.require(&[ranks.native()])?;
+        Ok(TotalWrite {
+            key,
+            member,
+            update,
+            at_ms,
+            ranks,
+        })
+    }
+}
+
+/// RANK.GIFT / RANK.SET -> `[total, rank]`, the total that stands after the
+/// call (with IDMP, a repeated event's is the board's current state).
+impl OnceWrite for TotalWrite<'_> {
+    type Reply = Standing;
+
+    /// What makes two writes the same event: SHARED only shapes the reply.
+    fn digest(&self) -> [u8; DIGEST_LEN] {
+        let (command, value) = match self.update {
+            TotalUpdate::Add(amount) => (GIFT.name, amount),
+            TotalUpdate::Set(total, _) => (SET.name, total),
+        };
+        let mut digest = ArgsDigest::new(command);
+        digest
+            .part(self.key.as_bytes())
+            .part(self.member.as_bytes());
+        digest.integer(value).part(&at_text(self.at_ms));
+        if let TotalUpdate::Set(_, condition) = self.update {
+            digest.part(match condition {
+                SetCondition::Always => b"",
+                SetCondition::Higher => b"GT",
+                SetCondition::Lower => b"LT",
+            });
+        }
+        digest.finish()
+    }
+
+    fn written_keys(&self) -> &[&RStr] {
+        std::slice::from_ref(&self.key)
+    }
+
+    fn current(&self, ctx: &Ctx) -> Result<Standing, ZkitError> {
+        standing(ctx, self.key, self.member, self.ranks)
+    }
+
+    fn apply(self, ctx: &Ctx) -> Result<Outcome<Standing>, ZkitError> {
+        let TotalWrite {
+            key,
+            member,
+            update,
+            at_ms,
+            ranks,
+        } = self;
+        let clock = tiebreak_clock();
+        let at_ms = at_ms.unwrap_or_else(|| ctx.now_ms());
+        let mut board = ctx.open_zset_mut(key)?;
+        let planned = plan_write(&clock, board.score(member), update, at_ms)?;
+        apply_write(ctx, key, &mut board, member, update, &planned)?;
+        drop(board);
+        let rank = rank_of_member(ctx, key, member, planned.total, ranks)?;
+        Ok(Outcome::Applied((planned.total, Some(rank))))
+    }
 }
 
 /// A write to one board, checked and not yet made.
@@ -407,67 +451,6 @@ fn apply_write(
 /// on it (a repeated event whose member was removed since).
 type Standing = (i64, Option<i64>);
 
-/// RANK.GIFT's and RANK.SET's reply, `[total, rank]`, with IDMP's flag last
-/// when the call gave an event id.
-struct TotalReply {
-    standing: Standing,
-    seen: Option<Seen>,
-}
-
-impl WriteReply for TotalReply {
-    fn write(&self, ctx: &Ctx) {
-        let (total, rank) = self.standing;
-        ctx.reply_array(2 + usize::from(self.seen.is_some()));
-        total.write(ctx);
-        rank.write(ctx);
-        write_seen(ctx, self.seen);
-    }
-}
-
-/// IDMP's flag, the last element of a write's reply when the call gave an
-/// event id.
-fn write_seen(ctx: &Ctx, seen: Option<Seen>) {
-    if let Some(seen) = seen {
-        ctx.reply_i64(seen.reply_flag());
-    }
-}
-
-/// RANK.GIFT / RANK.SET -> `[total, rank]`, the total that stands after the
-/// call, and with IDMP whether the event was already applied (then the board
-/// is untouched and the reply is its current state).
-fn write_total(
-    ctx: &Ctx,
-    key: &RStr,
-    member: &RStr,
-    update: TotalUpdate,
-    how: WriteHow<'_>,
-) -> Result<TotalReply, ZkitError> {
-    ctx.require(&[how.ranks.native()])?;
-    let seen = how
-        .idmp
-        .as_ref()
-        .map(|i| i.check(ctx, &[key]))
-        .transpose()?;
-    if seen == Some(Seen::Repeat) {
-        let standing = standing(ctx, key, member, how.ranks)?;
-        return Ok(TotalReply { standing, seen });
-    }
-    let clock = tiebreak_clock();
-    let at_ms = how.at_ms.unwrap_or_else(|| ctx.now_ms());
-    let mut board = ctx.open_zset_mut(key)?;
-    let planned = plan_write(&clock, board.score(member), update, at_ms)?;
-    apply_write(ctx, key, &mut board, member, update, &planned)?;
-    drop(board);
-    if let Some(idmp) = &how.idmp {
-        idmp.record(ctx)?;
-    }
-    let rank = rank_of_member(ctx, key, member, planned.total, how.ranks)?;
-    Ok(TotalReply {
-        standing: (planned.total, Some(rank)),
-        seen,
-    })
-}
-
 /// A member's `[total, rank]` as the board stands: what a repeated event
 /// replies instead of writing. A member no longer on the board (removed
 /// since its event was applied) stands at total 0 with no rank.
@@ -482,100 +465,115 @@ fn standing(ctx: &Ctx, key: &RStr, member: &RStr, ranks: Ranks) -> Result<Standi
 }
 
 request! {
-    /// RANK.MGIFT `numkeys key [key ...] member amount [AT unix-ms] [SHARED]
-    /// [IDMP seen-key event-id] [RETAIN ms]`.
+    /// RANK.MGIFT `numkeys key [key ...] member amount [AT unix-ms]
+    /// [SHARED]`, and IDMP.
     struct MultiGift<'a> {
         boards: Vec<&'a RStr> = list(Request::key),
         member: &'a RStr = string,
         amount: i64 = integer,
         at_ms: Option<i64> = option(Request::integer),
         shared: bool = flag,
-        idmp: IdmpArgs<'a> = part,
     }
-}
-
-/// RANK.MGIFT's reply: `[total, rank]` per board in key order, with IDMP's
-/// flag last when the call gave an event id.
-struct BoardsReply {
-    boards: SmallVec<[Standing; INLINE_BOARDS]>,
-    seen: Option<Seen>,
 }
 
 /// Boards one RANK.MGIFT call handles without a heap allocation.
 const INLINE_BOARDS: usize = 4;
 
-impl WriteReply for BoardsReply {
-    fn write(&self, ctx: &Ctx) {
-        ctx.reply_array(self.boards.len() + usize::from(self.seen.is_some()));
-        for standing in &self.boards {
-            standing.write(ctx);
-        }
-        write_seen(ctx, self.seen);
-    }
-}
+/// RANK.MGIFT's reply: `[total, rank]` per board in key order.
+type BoardsReply = SmallVec<[Standing; INLINE_BOARDS]>;
 
-/// -> `[[total, rank], ...]`, one per key in key order. Every board is read
-/// and every write planned (types, scores, totals, time) before the first
-/// write, so an error changes no board.
-fn mgift(ctx: &Ctx, args: MultiGift<'_>) -> Result<BoardsReply, ZkitError> {
+/// RANK.MGIFT's boards, checked distinct; the rest is checked as they are
+/// written ([`BoardsWrite::apply`]).
+fn mgift<'a>(ctx: &Ctx, args: MultiGift<'a>) -> Result<BoardsWrite<'a>, ZkitError> {
     let MultiGift {
         boards,
         member,
         amount,
         at_ms,
         shared,
-        idmp,
     } = args;
-    let update = TotalUpdate::Add(amount);
-    let idmp = idmp.check(MGIFT.name, |digest| {
-        digest.integer(boards.len() as i64);
-        for board in &boards {
-            digest.part(board.as_bytes());
-        }
-        digest.part(member.as_bytes());
-        digest.integer(amount).part(&at_text(at_ms));
-    })?;
     let names: SmallVec<[&[u8]; INLINE_BOARDS]> =
         boards.iter().map(|board| board.as_bytes()).collect();
     check_distinct_boards(&names)?;
     let ranks = Ranks::shared(shared);
     ctx.require(&[ranks.native()])?;
-    let seen = idmp.as_ref().map(|i| i.check(ctx, &boards)).transpose()?;
-    if seen == Some(Seen::Repeat) {
-        let boards = boards
-            .iter()
-            .map(|key| standing(ctx, key, member, ranks))
-            .collect::<Result<_, ZkitError>>()?;
-        return Ok(BoardsReply { boards, seen });
+    Ok(BoardsWrite {
+        boards,
+        member,
+        amount,
+        at_ms,
+        ranks,
+    })
+}
+
+/// A RANK.MGIFT write, checked and not yet made.
+struct BoardsWrite<'a> {
+    boards: Vec<&'a RStr>,
+    member: &'a RStr,
+    amount: i64,
+    at_ms: Option<i64>,
+    ranks: Ranks,
+}
+
+/// -> `[[total, rank], ...]`, one per key in key order.
+impl OnceWrite for BoardsWrite<'_> {
+    type Reply = BoardsReply;
+
+    fn digest(&self) -> [u8; DIGEST_LEN] {
+        let mut digest = ArgsDigest::new(MGIFT.name);
+        digest.integer(self.boards.len() as i64);
+        for board in &self.boards {
+            digest.part(board.as_bytes());
+        }
+        digest.part(self.member.as_bytes());
+        digest.integer(self.amount).part(&at_text(self.at_ms));
+        digest.finish()
     }
 
-    let clock = tiebreak_clock();
-    let at_ms = at_ms.unwrap_or_else(|| ctx.now_ms());
-    // Each board is opened once, for writing, and stays open from its plan
-    // to its write (the keys are distinct).
-    let mut opened: SmallVec<[(Zset<'_>, PlannedWrite); INLINE_BOARDS]> = SmallVec::new();
-    for &key in &boards {
-        let board = ctx.open_zset_mut(key)?;
-        let planned = plan_write(&clock, board.score(member), update, at_ms)?;
-        opened.push((board, planned));
+    fn written_keys(&self) -> &[&RStr] {
+        &self.boards
     }
-    let mut planned: SmallVec<[PlannedWrite; INLINE_BOARDS]> = SmallVec::new();
-    for (&key, (mut board, write)) in boards.iter().zip(opened) {
-        apply_write(ctx, key, &mut board, member, update, &write)?;
-        planned.push(write);
+
+    fn current(&self, ctx: &Ctx) -> Result<BoardsReply, ZkitError> {
+        self.boards
+            .iter()
+            .map(|key| standing(ctx, key, self.member, self.ranks))
+            .collect()
     }
-    if let Some(idmp) = &idmp {
-        idmp.record(ctx)?;
+
+    /// Every board is read and every write planned (types, scores, totals,
+    /// time) before the first write, so an error changes no board.
+    fn apply(self, ctx: &Ctx) -> Result<Outcome<BoardsReply>, ZkitError> {
+        let BoardsWrite {
+            boards,
+            member,
+            amount,
+            at_ms,
+            ranks,
+        } = self;
+        let update = TotalUpdate::Add(amount);
+        let clock = tiebreak_clock();
+        let at_ms = at_ms.unwrap_or_else(|| ctx.now_ms());
+        // Each board is opened once, for writing, and stays open from its
+        // plan to its write (the keys are distinct).
+        let mut opened: SmallVec<[(Zset<'_>, PlannedWrite); INLINE_BOARDS]> = SmallVec::new();
+        for &key in &boards {
+            let board = ctx.open_zset_mut(key)?;
+            let planned = plan_write(&clock, board.score(member), update, at_ms)?;
+            opened.push((board, planned));
+        }
+        let mut planned: SmallVec<[PlannedWrite; INLINE_BOARDS]> = SmallVec::new();
+        for (&key, (mut board, write)) in boards.iter().zip(opened) {
+            apply_write(ctx, key, &mut board, member, update, &write)?;
+            planned.push(write);
+        }
+        let mut standings = SmallVec::new();
+        for (key, write) in boards.iter().zip(&planned) {
+            let rank = rank_of_member(ctx, key, member, write.total, ranks)?;
+            standings.push((write.total, Some(rank)));
+        }
+        Ok(Outcome::Applied(standings))
     }
-    let mut standings = SmallVec::new();
-    for (key, write) in boards.iter().zip(&planned) {
-        let rank = rank_of_member(ctx, key, member, write.total, ranks)?;
-        standings.push((write.total, Some(rank)));
-    }
-    Ok(BoardsReply {
-        boards: standings,
-        seen,
-    })
 }
 
 request! {

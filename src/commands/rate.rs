@@ -9,20 +9,20 @@
 //! per key (each `<unix-ms>-<seq>`, 15 to 20 bytes), gone with the key one
 //! window after its newest hit.
 
-use super::idmp::{IdmpArgs, IDMP_ARG, RETAIN_ARG};
+use super::idmp::{self, OnceWrite, Outcome, IDMP_ARG, RETAIN_ARG};
 use super::reply_types::{RATE_RESULT, RATE_STATS};
 use super::stats::{self, Fields};
-use super::{Command, Counter, Sample};
+use super::{Command, Counter, Items, Sample};
 use crate::error::bound;
 use crate::error::ZkitError;
 use crate::host::ReplyShape as R;
 use crate::host::{
     key_flags as kf, Arg, Ctx, KeyKind, Native, OwnedRStr, RStr, Reply, Request, ScoreBound,
-    WriteReply, Zset,
+    WriteArray, Zset,
 };
 use crate::logic::clock::MAX_DURATION_MS;
 use crate::logic::family;
-use crate::logic::idmp::Seen;
+use crate::logic::idmp::{ArgsDigest, DIGEST_LEN};
 use crate::logic::rate::{self, HitLog, Limit, Verdict, MAX_LIMIT};
 use crate::{declare_command, request};
 
@@ -34,7 +34,7 @@ pub static HITS_REFUSED: Counter = Counter::new();
 declare_command! {
     pub static HIT: Command = {
         name: "rate.hit",
-        handler: hit,
+        handler: idmp::once(hit),
         flags: "write deny-oom",
         acl_categories: "write sortedset slow",
         summary: "Counts a hit against exact sliding-window limits (several: every one must allow): logs it if at most limit units fall within the last window-ms of each, and returns [allowed, count, remaining, retry-after-ms] of the limit that binds, plus its position when several are given or IDMP is.",
@@ -61,34 +61,20 @@ declare_command! {
 }
 
 request! {
-    /// RATE.HIT `key [COST n] [IDMP seen-key event-id] [RETAIN ms]
-    /// window-ms limit [window-ms limit ...]`.
+    /// RATE.HIT `key [COST n] window-ms limit [window-ms limit ...]`, and
+    /// IDMP between the two.
     struct Hit<'a> {
         key: &'a RStr = key,
         cost: Option<i64> = option(Request::integer),
-        idmp: IdmpArgs<'a> = part,
-        limits: Vec<(i64, i64)> = list(|pair| (pair.integer(), pair.integer())),
+        limits: Items<'a, (i64, i64)> = items(|pair| (pair.integer(), pair.integer())),
     }
 }
 
-/// -> `[allowed, count, remaining, retry-after-ms]` of the binding limit,
-/// with several limits or with IDMP its 1-based position as a fifth
-/// element, and with IDMP whether the event was already applied as the
-/// sixth. A repeat spends
-/// nothing and stands allowed with the counts of now; a refused hit spent
-/// nothing either, so its id is not remembered and a retry may pass later.
-fn hit(ctx: &Ctx, args: Hit<'_>) -> Result<HitReply, ZkitError> {
-    let key = args.key;
-    let idmp = args.idmp.check(HIT.name, |digest| {
-        digest.part(key.as_bytes()).integer(args.cost.unwrap_or(1));
-        for &(window_ms, limit) in &args.limits {
-            digest.integer(window_ms).integer(limit);
-        }
-    })?;
+/// The limits and the cost, checked in range.
+fn hit<'a>(ctx: &Ctx, args: Hit<'a>) -> Result<HitWrite<'a>, ZkitError> {
     let limits = args
         .limits
-        .iter()
-        .map(|&(window_ms, limit)| check_limit(window_ms, limit))
+        .map(|(window_ms, limit)| check_limit(window_ms, limit))
         .collect::<Result<Vec<Limit>, ZkitError>>()?;
     let smallest = limits
         .iter()
@@ -105,80 +91,130 @@ fn hit(ctx: &Ctx, args: Hit<'_>) -> Result<HitReply, ZkitError> {
     }
     // A large log is counted with them, also after the hit's first write.
     ctx.require(&[Native::Zcount, Native::Zrange])?;
-    let seen = idmp.as_ref().map(|i| i.check(ctx, &[key])).transpose()?;
-    // A log is entries `<unix-ms>-<n>`: another family's key (a gift board,
-    // whose totals would read as hits long past) is refused, not trimmed.
-    let mut log = ZsetLog {
-        ctx,
-        key,
-        state: LogKey::Unopened,
-    };
-    // Read through the handle the hit reads with next.
-    if let Some(zset) = log.reader()? {
-        let sample = Sample::of(zset, 2, false);
-        // Any entry scored today or later passes the newest's checks: its
-        // presence is counted without reading the newest element (a new
-        // string the key API makes).
-        let today = ScoreBound::Inclusive(family::TODAY_MS);
-        let any_today = zset.count_at_most(today, ScoreBound::MAX, 0).is_none();
-        let newest = match any_today {
-            true => None,
-            false => zset.iter_desc(ScoreBound::MIN, ScoreBound::MAX).next(),
-        };
-        let newest = match &newest {
-            Some((member, score)) => Some((member.as_bytes(), *score)),
-            None => any_today.then_some((&b""[..], family::TODAY_MS)),
-        };
-        family::check_rate_log(&sample.lowest(), newest)?;
-    }
-    let verdict = if seen == Some(Seen::Repeat) {
-        rate::standing(&mut log, ctx.now_ms(), &limits)?
-    } else {
-        rate::hit(&mut log, ctx.now_ms(), &limits, cost as u64)?
-    };
-    drop(log);
-    if !verdict.allowed {
-        HITS_REFUSED.add(1);
-    }
-    if let (Some(idmp), Some(Seen::New), true) = (&idmp, seen, verdict.allowed) {
-        idmp.record(ctx)?;
-    }
-    Ok(HitReply {
-        verdict,
-        // With IDMP the position is always there, so the flag is always the
-        // sixth element and a reply's length alone tells its shape.
-        position: (limits.len() > 1 || seen.is_some()).then_some(verdict.binding + 1),
-        seen,
+    Ok(HitWrite {
+        key: args.key,
+        cost,
+        limits,
     })
+}
+
+/// A RATE.HIT, checked and not yet counted.
+struct HitWrite<'a> {
+    key: &'a RStr,
+    cost: i64,
+    limits: Vec<Limit>,
+}
+
+/// -> `[allowed, count, remaining, retry-after-ms]` of the binding limit,
+/// with several limits or with IDMP its 1-based position as a fifth
+/// element (and with IDMP whether the event was already applied as the
+/// sixth). A repeat spends nothing and stands allowed with the counts of
+/// now; a refused hit spent nothing either, so it did not apply: its id is
+/// not remembered and a retry may pass later.
+impl OnceWrite for HitWrite<'_> {
+    type Reply = HitReply;
+
+    fn digest(&self) -> [u8; DIGEST_LEN] {
+        let mut digest = ArgsDigest::new(HIT.name);
+        digest.part(self.key.as_bytes()).integer(self.cost);
+        for limit in &self.limits {
+            digest.integer(limit.window_ms).integer(limit.limit as i64);
+        }
+        digest.finish()
+    }
+
+    fn written_keys(&self) -> &[&RStr] {
+        std::slice::from_ref(&self.key)
+    }
+
+    fn current(&self, ctx: &Ctx) -> Result<HitReply, ZkitError> {
+        let mut log = self.log(ctx)?;
+        let verdict = rate::standing(&mut log, ctx.now_ms(), &self.limits)?;
+        Ok(self.reply(verdict))
+    }
+
+    fn apply(self, ctx: &Ctx) -> Result<Outcome<HitReply>, ZkitError> {
+        let mut log = self.log(ctx)?;
+        let verdict = rate::hit(&mut log, ctx.now_ms(), &self.limits, self.cost as u64)?;
+        drop(log);
+        let reply = self.reply(verdict);
+        Ok(match verdict.allowed {
+            true => Outcome::Applied(reply),
+            false => Outcome::NotApplied(reply),
+        })
+    }
+}
+
+impl<'a> HitWrite<'a> {
+    /// The log, checked to be one: a log is entries `<unix-ms>-<n>`, and
+    /// another family's key (a gift board, whose totals would read as hits
+    /// long past) is refused, not trimmed. Inlined into each of its two
+    /// callers, as it was in the one handler before (callgrind: 25
+    /// instructions a hit otherwise).
+    #[inline(always)]
+    fn log<'c>(&self, ctx: &'c Ctx) -> Result<ZsetLog<'c>, ZkitError>
+    where
+        'a: 'c,
+    {
+        let mut log = ZsetLog {
+            ctx,
+            key: self.key,
+            state: LogKey::Unopened,
+        };
+        // Read through the handle the hit reads with next.
+        if let Some(zset) = log.reader()? {
+            let sample = Sample::of(zset, 2, false);
+            // Any entry scored today or later passes the newest's checks:
+            // its presence is counted without reading the newest element (a
+            // new string the key API makes).
+            let today = ScoreBound::Inclusive(family::TODAY_MS);
+            let any_today = zset.count_at_most(today, ScoreBound::MAX, 0).is_none();
+            let newest = match any_today {
+                true => None,
+                false => zset.iter_desc(ScoreBound::MIN, ScoreBound::MAX).next(),
+            };
+            let newest = match &newest {
+                Some((member, score)) => Some((member.as_bytes(), *score)),
+                None => any_today.then_some((&b""[..], family::TODAY_MS)),
+            };
+            family::check_rate_log(&sample.lowest(), newest)?;
+        }
+        Ok(log)
+    }
+
+    /// The reply of `verdict`, a refused hit counted in INFO.
+    fn reply(&self, verdict: Verdict) -> HitReply {
+        if !verdict.allowed {
+            HITS_REFUSED.add(1);
+        }
+        HitReply {
+            verdict,
+            several_limits: self.limits.len() > 1,
+        }
+    }
 }
 
 /// RATE.HIT's reply, written straight to the client: `[allowed, count,
 /// remaining, retry-after-ms]` of the binding limit, then its position
-/// (from 1) when given, then with IDMP whether the event was already
-/// applied.
+/// (from 1) with several limits or when an element follows (IDMP's flag).
 struct HitReply {
     verdict: Verdict,
-    position: Option<usize>,
-    seen: Option<Seen>,
+    several_limits: bool,
 }
 
-impl WriteReply for HitReply {
-    fn write(&self, ctx: &Ctx) {
-        let HitReply {
-            verdict,
-            position,
-            seen,
-        } = self;
-        ctx.reply_array(4 + usize::from(position.is_some()) + usize::from(seen.is_some()));
+impl WriteArray for HitReply {
+    fn write_array(&self, ctx: &Ctx, trailing: usize) {
+        let verdict = &self.verdict;
+        // With IDMP the position is always there, so the flag is always the
+        // sixth element and a reply's length alone tells its shape.
+        let position = (self.several_limits || trailing > 0).then_some(verdict.binding + 1);
+        ctx.reply_array(4 + usize::from(position.is_some()) + trailing);
         ctx.reply_i64(i64::from(verdict.allowed));
         ctx.reply_i64(verdict.count as i64);
         ctx.reply_i64(verdict.remaining as i64);
         ctx.reply_i64(verdict.retry_after_ms);
         if let Some(position) = position {
-            ctx.reply_i64(*position as i64);
-        }
-        if let Some(seen) = seen {
-            ctx.reply_i64(seen.reply_flag());
+            ctx.reply_i64(position as i64);
         }
     }
 }

@@ -82,14 +82,15 @@ pub struct Command<E: 'static> {
 /// dispatch to another command). Give every field of [`Command`] but
 /// `callback` and `read_request`; `handler` names a `fn(&Ctx, T) ->
 /// Result<R, E>` where `T` is the command's typed request ([`FromArgs`]) and
-/// `R` its reply ([`WriteReply`]):
+/// `R` its reply ([`WriteReply`]), or a wrapper of such a function for an
+/// option several commands share (`idmp::once(gift)` in `commands`):
 ///
 /// ```ignore
 /// declare_command! {
-///     pub static GIFT: Command = {
-///         name: "rank.gift",
-///         handler: gift,
-///         flags: "write deny-oom fast",
+///     pub static GET: Command = {
+///         name: "rank.get",
+///         handler: get,
+///         flags: "readonly fast",
 ///         ...
 ///     }
 /// }
@@ -136,7 +137,7 @@ macro_rules! declare_command {
 /// Reads the request a handler takes, for [`Command::read_request`].
 #[doc(hidden)]
 pub fn read_request_of<'a, T: FromArgs<'a>, R, E>(
-    _handler: fn(&Ctx, T) -> Result<R, E>,
+    _handler: impl Fn(&Ctx, T) -> Result<R, E>,
     request: &mut Request<'a, RStr>,
 ) {
     T::from_args(request);

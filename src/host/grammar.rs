@@ -37,6 +37,12 @@ pub struct Arg {
     /// An integer that counts a later list ([`Arg::count`]): the parse
     /// takes it, and a request reads the list, never the count.
     pub is_count: bool,
+    /// An option several commands share, read apart from the command's
+    /// own request ([`Arg::read_apart`]).
+    pub is_read_apart: bool,
+    /// What a command's request passes over when it reads the next value:
+    /// [`SKIP_COUNT`] for a count, [`SKIP_APART`] for an option read apart.
+    skip: u8,
     /// The version that added it (for options newer than their command).
     pub since: Option<&'static str>,
     /// [`Arg::nodes`], counted when the declaration is built: a parse walks
@@ -65,6 +71,8 @@ impl Arg {
             multiple: false,
             counted_by: None,
             is_count: false,
+            is_read_apart: false,
+            skip: 0,
             since: None,
             node_count: match kind {
                 ArgKind::Block(parts) | ArgKind::OneOf(parts) => 1 + const_nodes(parts),
@@ -94,6 +102,7 @@ impl Arg {
     pub const fn count(name: &'static str) -> Arg {
         let mut arg = Arg::new(name, ArgKind::Integer);
         arg.is_count = true;
+        arg.skip = SKIP_COUNT;
         arg
     }
 
@@ -139,6 +148,16 @@ impl Arg {
     pub const fn counted_by(mut self, count: &'static str) -> Arg {
         self.multiple = true;
         self.counted_by = Some(count);
+        self
+    }
+
+    /// An option several commands share (`IDMP seen-key event-id`), declared
+    /// where each command's syntax puts it but read by one wrapper every
+    /// such command goes through ([`Request::apart`]): the command's own
+    /// request passes over it.
+    pub const fn read_apart(mut self) -> Arg {
+        self.is_read_apart = true;
+        self.skip = SKIP_APART;
         self
     }
 
@@ -195,6 +214,11 @@ impl Arg {
         usize::from(self.token.is_some()) + self.item_width()
     }
 }
+
+/// [`Arg::skip`]: a count, which the parse consumes.
+const SKIP_COUNT: u8 = 1;
+/// [`Arg::skip`]: an option read apart ([`Arg::read_apart`]).
+const SKIP_APART: u8 = 2;
 
 /// A mistake in a call, named so the error reply can say what to fix.
 #[derive(Debug, Clone, PartialEq)]
@@ -327,6 +351,7 @@ pub fn parse<A: AsRef<[u8]>, R>(
         args,
         at: 0,
         node: 0,
+        skip: SKIP_COUNT | SKIP_APART,
         mode: Mode::Parsed,
     }))
 }
@@ -725,6 +750,8 @@ pub struct Request<'a, A> {
     at: usize,
     /// The node of `args[at]`.
     node: usize,
+    /// The [`Arg::skip`] bits of the arguments this request passes over.
+    skip: u8,
     mode: Mode<'a>,
 }
 
@@ -741,7 +768,8 @@ enum Mode<'a> {
 
 impl<'a, A: AsRef<[u8]>> Request<'a, A> {
     /// The next declared argument and its node, past any count (which the
-    /// parse consumed: the request reads the list it counts).
+    /// parse consumed: the request reads the list it counts) and any option
+    /// read apart (which its wrapper reads).
     #[inline(always)]
     fn next(&mut self, wanted: &str) -> (usize, &'static Arg) {
         let args: &'static [Arg] = self.args;
@@ -752,7 +780,7 @@ impl<'a, A: AsRef<[u8]>> Request<'a, A> {
             let node = self.node;
             self.at += 1;
             self.node += arg.nodes();
-            if !arg.is_count {
+            if arg.skip & self.skip == 0 {
                 return (node, arg);
             }
         }
@@ -963,9 +991,37 @@ impl<'a, A: AsRef<[u8]>> Request<'a, A> {
         }
     }
 
-    /// Whether every declared argument was read.
+    /// Whether every declared argument was read (but the options read
+    /// apart, which their wrapper reads).
     pub fn is_read(&self) -> bool {
-        self.at == self.args.len()
+        self.args[self.at..]
+            .iter()
+            .all(|arg| arg.skip & self.skip != 0)
+    }
+
+    /// A request for the options read apart ([`Arg::read_apart`]), from
+    /// the first one after what was read, in declaration order: what the
+    /// wrapper of an option several commands share reads, wherever each
+    /// command declares it (read before the command's own request).
+    #[inline(always)]
+    pub fn apart(&self) -> Request<'a, A> {
+        let (mut at, mut node) = (self.at, self.node);
+        loop {
+            let Some(arg) = self.args.get(at) else {
+                panic!("the request reads an option the grammar does not declare apart")
+            };
+            if arg.skip & SKIP_APART != 0 {
+                break;
+            }
+            node += arg.nodes();
+            at += 1;
+        }
+        Request {
+            at,
+            node,
+            skip: SKIP_COUNT,
+            ..*self
+        }
     }
 
     /// A request for what an option or a choice holds: a block's parts, or
@@ -1007,6 +1063,7 @@ fn item_request<'a, A>(
         args,
         at: 0,
         node,
+        skip: SKIP_COUNT | SKIP_APART,
         mode: match mode {
             Mode::Trace(reads) => Mode::Trace(reads),
             _ => Mode::Item { first },
@@ -1071,6 +1128,7 @@ pub fn trace_reads<A: AsRef<[u8]>>(
         args,
         at: 0,
         node: 0,
+        skip: SKIP_COUNT | SKIP_APART,
         mode: Mode::Trace(&reads),
     };
     read(&mut request);

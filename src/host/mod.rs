@@ -68,7 +68,7 @@ pub use info::{register_info, InfoSink};
 pub use keyspec::{key_flags, BeginSearch, FindKeys, KeySpec};
 pub use layout::{listpack_entries_limit, subscribe_layout_events, LayoutEvents, Rebuilt};
 pub use registration::{add_acl_category, register_command};
-pub use reply::{Reply, WriteReply};
+pub use reply::{Reply, WriteArray, WriteReply};
 pub use reply_shape::{Element, ReplyShape, Tuple, When};
 pub use string::{OwnedRStr, RStr};
 pub use zset::{KeyKind, ScoreBound, Zset};

@@ -16,6 +16,14 @@ pub trait WriteReply {
     fn write(&self, ctx: &Ctx);
 }
 
+/// An array reply that can be written with more elements after its own:
+/// its header counts `trailing` more, which the caller writes right after
+/// it (IDMP's flag, the last element of a write's reply), so nothing is
+/// built to append them.
+pub trait WriteArray {
+    fn write_array(&self, ctx: &Ctx, trailing: usize);
+}
+
 /// A reply built as a tree, for commands whose replies are not yet values
 /// of their own.
 #[derive(Debug, Clone, PartialEq)]
@@ -112,7 +120,13 @@ impl<T: WriteReply + ?Sized> WriteReply for &T {
 /// An array of every element.
 impl<T: WriteReply> WriteReply for [T] {
     fn write(&self, ctx: &Ctx) {
-        ctx.reply_array(self.len());
+        self.write_array(ctx, 0);
+    }
+}
+
+impl<T: WriteReply> WriteArray for [T] {
+    fn write_array(&self, ctx: &Ctx, trailing: usize) {
+        ctx.reply_array(self.len() + trailing);
         for item in self {
             item.write(ctx);
         }
@@ -129,6 +143,15 @@ where
     }
 }
 
+impl<A: smallvec::Array> WriteArray for smallvec::SmallVec<A>
+where
+    A::Item: WriteReply,
+{
+    fn write_array(&self, ctx: &Ctx, trailing: usize) {
+        self.as_slice().write_array(ctx, trailing);
+    }
+}
+
 /// A double: a bulk string in RESP2 (as ZSCORE gives), a double in RESP3.
 impl WriteReply for f64 {
     fn write(&self, ctx: &Ctx) {
@@ -140,10 +163,16 @@ impl WriteReply for f64 {
 macro_rules! tuple_replies {
     ($(($($name:ident),+))+) => {$(
         impl<$($name: WriteReply),+> WriteReply for ($($name,)+) {
-            #[allow(non_snake_case)]
             fn write(&self, ctx: &Ctx) {
+                self.write_array(ctx, 0);
+            }
+        }
+
+        impl<$($name: WriteReply),+> WriteArray for ($($name,)+) {
+            #[allow(non_snake_case)]
+            fn write_array(&self, ctx: &Ctx, trailing: usize) {
                 let ($($name,)+) = self;
-                ctx.reply_array([$(stringify!($name)),+].len());
+                ctx.reply_array([$(stringify!($name)),+].len() + trailing);
                 $($name.write(ctx);)+
             }
         }

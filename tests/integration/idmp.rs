@@ -214,6 +214,46 @@ fn bad_clauses_are_refused_and_change_nothing() {
     );
 }
 
+/// Which refusal a call meets first, when it has several: RETAIN, then
+/// the command's own arguments (before any seen-key is read), then the
+/// seen-key (a written key, then its type), then the board.
+#[test]
+fn refusals_come_in_the_same_order_for_every_command() {
+    let server = Server::start();
+    let mut con = server.connect();
+    ok(&mut con, &["SET", "str", "x"]);
+    assert_errors_change_nothing(
+        &mut con,
+        &[
+            (
+                &cmdline("RATE.HIT r RETAIN 0 IDMP str e 0 1"),
+                "ERR retain must be between 1 and",
+            ),
+            (
+                &cmdline("RATE.HIT r IDMP str e 0 1"),
+                "ERR window must be between",
+            ),
+            (
+                &cmdline("RATE.HIT r COST 5 IDMP str e 1000 1"),
+                "ERR cost must be between",
+            ),
+            (
+                &cmdline("RANK.MGIFT 2 b b m 1 IDMP str e"),
+                "ERR a board is named twice",
+            ),
+            (
+                &cmdline("RANK.GIFT str m 1 IDMP str e"),
+                "ERR the IDMP seen-key",
+            ),
+            (&cmdline("RANK.SET str m 1 IDMP seen-2 e"), "WRONGTYPE"),
+            (
+                &cmdline("RATE.HIT str IDMP str e 1000 1"),
+                "ERR the IDMP seen-key",
+            ),
+        ],
+    );
+}
+
 #[test]
 fn any_event_id_is_an_id_and_the_options_come_in_any_order() {
     let server = Server::start();
