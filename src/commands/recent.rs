@@ -85,13 +85,31 @@ fn add(ctx: &Ctx, args: Add<'_>) -> Result<i64, ZkitError> {
         list.add(member, *score as f64)?;
     }
     let excess = cap.map_or(0, |cap| list.len().saturating_sub(cap));
-    let trimmed: Vec<OwnedRStr> = list
-        .iter_asc(ScoreBound::MIN, ScoreBound::MAX)
-        .take(excess)
-        .map(|(member, _)| member)
-        .collect();
-    for member in &trimmed {
-        list.remove(member);
+    // The views score above the newest, so the lowest elements the check
+    // read are still the lowest, up to the first that this call viewed:
+    // those are the first to trim, without walking the list again.
+    let unmoved = sample
+        .lowest
+        .iter()
+        .take_while(|(lowest, _)| {
+            !members
+                .iter()
+                .any(|member| member.as_bytes() == lowest.as_bytes())
+        })
+        .count();
+    if excess <= unmoved {
+        for (member, _) in &sample.lowest[..excess] {
+            list.remove(member);
+        }
+    } else {
+        let trimmed: Vec<OwnedRStr> = list
+            .iter_asc(ScoreBound::MIN, ScoreBound::MAX)
+            .take(excess)
+            .map(|(member, _)| member)
+            .collect();
+        for member in &trimmed {
+            list.remove(member);
+        }
     }
     if let Some(at) = expire_at {
         list.expire_at(at)?;

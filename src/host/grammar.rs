@@ -273,6 +273,23 @@ pub enum Mistake {
     Unexpected(String),
 }
 
+/// The [`Mistake`] of a call that ends before a value: passed down a
+/// parse as a copy, and made a `Mistake` only when the call does end there.
+#[derive(Clone, Copy)]
+enum Short {
+    Missing(&'static str),
+    OptionIncomplete(&'static str),
+}
+
+impl From<Short> for Mistake {
+    fn from(short: Short) -> Mistake {
+        match short {
+            Short::Missing(name) => Mistake::Missing(name),
+            Short::OptionIncomplete(keyword) => Mistake::OptionIncomplete(keyword),
+        }
+    }
+}
+
 /// Parses a 64-bit integer exactly as Redis's `string2ll` does: no `+`, no
 /// leading zeros, no spaces, within i64.
 pub fn parse_i64(bytes: &[u8]) -> Option<i64> {
@@ -490,9 +507,9 @@ impl<'a, A: AsRef<[u8]>, K: FnMut(usize, u32)> Parser<'a, '_, A, K> {
     }
 
     /// The next word's argv index.
-    fn word(&mut self, missing: Mistake) -> Result<usize, GrammarError> {
+    fn word(&mut self, missing: Short) -> Result<usize, GrammarError> {
         if self.at >= self.argv.len() {
-            return Err(self.mistake(missing));
+            return Err(self.mistake(missing.into()));
         }
         self.at += 1;
         Ok(self.at - 1)
@@ -554,7 +571,7 @@ impl<'a, A: AsRef<[u8]>, K: FnMut(usize, u32)> Parser<'a, '_, A, K> {
         if arg.multiple {
             return self.list(arg, &[], Some(keyword), node);
         }
-        self.item(arg, Mistake::OptionIncomplete(keyword), node)
+        self.item(arg, Short::OptionIncomplete(keyword), node)
     }
 
     /// A required argument; `rest` is what the declaration puts after it.
@@ -588,7 +605,7 @@ impl<'a, A: AsRef<[u8]>, K: FnMut(usize, u32)> Parser<'a, '_, A, K> {
         if arg.multiple {
             return self.list(arg, rest, None, node);
         }
-        self.item(arg, Mistake::Missing(arg.name), node)
+        self.item(arg, Short::Missing(arg.name), node)
     }
 
     /// A list: counted, or running to the end of the call (after its
@@ -646,7 +663,7 @@ impl<'a, A: AsRef<[u8]>, K: FnMut(usize, u32)> Parser<'a, '_, A, K> {
         };
         for _ in 0..count {
             for part in parts {
-                self.value(part, Mistake::Missing(arg.name))?;
+                self.value(part, Short::Missing(arg.name))?;
             }
         }
         // Both are below argc, which is an int.
@@ -659,12 +676,7 @@ impl<'a, A: AsRef<[u8]>, K: FnMut(usize, u32)> Parser<'a, '_, A, K> {
 
     /// One item of an argument's kind, its keyword already read, at `node`.
     #[inline(always)]
-    fn item(
-        &mut self,
-        arg: &'static Arg,
-        missing: Mistake,
-        node: usize,
-    ) -> Result<(), GrammarError> {
+    fn item(&mut self, arg: &'static Arg, missing: Short, node: usize) -> Result<(), GrammarError> {
         match arg.kind {
             ArgKind::Block(parts) => {
                 self.slots[node] = Slot::Given;
@@ -672,7 +684,7 @@ impl<'a, A: AsRef<[u8]>, K: FnMut(usize, u32)> Parser<'a, '_, A, K> {
                 for part in parts {
                     self.slots[part_node] = match part.kind {
                         ArgKind::PureToken => Slot::Given,
-                        _ => self.value(part, missing.clone())?,
+                        _ => self.value(part, missing)?,
                     };
                     part_node += part.nodes();
                 }
@@ -686,7 +698,7 @@ impl<'a, A: AsRef<[u8]>, K: FnMut(usize, u32)> Parser<'a, '_, A, K> {
 
     /// One word of a value's kind (a key, a string, a number, a count).
     #[inline(always)]
-    fn value(&mut self, arg: &'static Arg, missing: Mistake) -> Result<Slot, GrammarError> {
+    fn value(&mut self, arg: &'static Arg, missing: Short) -> Result<Slot, GrammarError> {
         let position = self.word(missing)?;
         // Read as bytes only where a number is parsed: a key or a string
         // stays the server's string, and reading its bytes costs a call.
