@@ -305,6 +305,13 @@ pub fn parse_i64(bytes: &[u8]) -> Option<i64> {
     if !valid {
         return None;
     }
+    // At most 18 digits cannot overflow: no checked steps (a unix ms has 13).
+    if digits.len() <= 18 {
+        let n = digits
+            .iter()
+            .fold(0i64, |acc, d| acc * 10 + i64::from(d - b'0'));
+        return Some(if negative { -n } else { n });
+    }
     // Accumulate negatively so i64::MIN parses.
     digits
         .iter()
@@ -1852,6 +1859,13 @@ mod tests {
         #[test]
         fn every_i64_round_trips(n in any::<i64>()) {
             prop_assert_eq!(parse_i64(n.to_string().as_bytes()), Some(n));
+        }
+
+        #[test]
+        fn integers_parse_as_redis_does(text in "[-+]?[0-9]{1,20}") {
+            // Redis's string2ll: no sign but `-`, no leading zero, no `-0`.
+            let canonical = text.parse::<i64>().ok().filter(|n| n.to_string() == text);
+            prop_assert_eq!(parse_i64(text.as_bytes()), canonical);
         }
 
         #[test]
