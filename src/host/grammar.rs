@@ -383,8 +383,9 @@ fn parse_short_decimal(bytes: &[u8]) -> Option<f64> {
 }
 
 /// The most nodes one declaration holds ([`Arg::nodes`] of all its
-/// arguments); `every_grammar_fits` (in `commands`) checks each against it.
-pub const MAX_NODES: usize = 32;
+/// arguments); `every_declaration_gives_key_specs_and_arity` (in `commands`)
+/// checks each against it.
+pub const MAX_NODES: usize = 16;
 
 /// One declared argument's value in a parsed call. A declaration is a tree
 /// of nodes: each argument, followed by its parts (a block) or its choices
