@@ -297,20 +297,26 @@ pub fn parse_i64(bytes: &[u8]) -> Option<i64> {
         [b'-', rest @ ..] => (true, rest),
         _ => (false, bytes),
     };
-    let valid = match digits {
-        [b'0'] => !negative,
-        [b'1'..=b'9', rest @ ..] => rest.iter().all(u8::is_ascii_digit),
-        _ => false,
-    };
-    if !valid {
-        return None;
+    match digits {
+        [b'0'] if !negative => return Some(0),
+        [b'1'..=b'9', ..] => {}
+        _ => return None,
     }
-    // At most 18 digits cannot overflow: no checked steps (a unix ms has 13).
+    // At most 18 digits cannot overflow: one pass that checks each digit
+    // as it adds it, no checked steps (a unix ms has 13).
     if digits.len() <= 18 {
-        let n = digits
-            .iter()
-            .fold(0i64, |acc, d| acc * 10 + i64::from(d - b'0'));
+        let mut n = 0i64;
+        for &d in digits {
+            let digit = d.wrapping_sub(b'0');
+            if digit > 9 {
+                return None;
+            }
+            n = n * 10 + i64::from(digit);
+        }
         return Some(if negative { -n } else { n });
+    }
+    if !digits.iter().all(u8::is_ascii_digit) {
+        return None;
     }
     // Accumulate negatively so i64::MIN parses.
     digits
