@@ -12,7 +12,7 @@ use super::args::positive;
 use super::{Command, Sample};
 use crate::error::{bound, ZkitError};
 use crate::host::ReplyShape as R;
-use crate::host::{key_flags as kf, Arg, Ctx, OwnedRStr, RStr, Request, ScoreBound};
+use crate::host::{key_flags as kf, Arg, Ctx, RStr, Request};
 use crate::logic::clock::{deadline, MAX_DURATION_MS};
 use crate::logic::family;
 use crate::logic::recent::view_scores;
@@ -102,14 +102,7 @@ fn add(ctx: &Ctx, args: Add<'_>) -> Result<i64, ZkitError> {
             list.remove(member);
         }
     } else {
-        let trimmed: Vec<OwnedRStr> = list
-            .iter_asc(ScoreBound::MIN, ScoreBound::MAX)
-            .take(excess)
-            .map(|(member, _)| member)
-            .collect();
-        for member in &trimmed {
-            list.remove(member);
-        }
+        list.remove_lowest(excess);
     }
     if let Some(at) = expire_at {
         list.expire_at(at)?;
