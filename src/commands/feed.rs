@@ -105,18 +105,10 @@ fn add(ctx: &Ctx, args: Add<'_>) -> Result<i64, ZkitError> {
         }
     }
     let excess = cap.map_or(0, |cap| feed.len().saturating_sub(cap));
-    // The key API cannot remove while it walks: the lowest items first, then
-    // each (one, for a feed kept at its cap).
-    let trimmed: SmallVec<[OwnedRStr; 4]> = feed
-        .iter_asc(ScoreBound::MIN, ScoreBound::MAX)
-        .take(excess)
-        .map(|(member, _)| member)
-        .collect();
-    for member in &trimmed {
-        feed.remove(member);
-    }
+    // One, for a feed kept at its cap.
+    let trimmed = feed.remove_lowest(excess);
     drop(feed);
-    ITEMS_TRIMMED.add(trimmed.len() as u64);
+    ITEMS_TRIMMED.add(trimmed as u64);
     Ok(added)
 }
 

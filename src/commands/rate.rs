@@ -160,15 +160,18 @@ impl<'a> HitWrite<'a> {
             ctx,
             key: self.key,
             state: LogKey::Unopened,
+            lowest: None,
         };
         // Read through the handle the hit reads with next.
         if let Some(zset) = log.reader()? {
             let sample = Sample::of(zset, 2, false);
+            let lowest = sample.lowest.first().map(|&(_, score)| score);
             // Any entry scored today or later passes the newest's checks:
-            // its presence is counted without reading the newest element (a
-            // new string the key API makes).
+            // its presence is counted (or seen in the lowest) without
+            // reading the newest element (a new string the key API makes).
             let today = ScoreBound::Inclusive(family::TODAY_MS);
-            let any_today = zset.count_at_most(today, ScoreBound::MAX, 0).is_none();
+            let any_today = lowest.is_some_and(|score| score >= family::TODAY_MS)
+                || zset.count_at_most(today, ScoreBound::MAX, 0).is_none();
             let newest = match any_today {
                 true => None,
                 false => zset.iter_desc(ScoreBound::MIN, ScoreBound::MAX).next(),
@@ -178,6 +181,7 @@ impl<'a> HitWrite<'a> {
                 None => any_today.then_some((&b""[..], family::TODAY_MS)),
             };
             family::check_rate_log(&sample.lowest(), newest)?;
+            log.lowest = lowest;
         }
         Ok(log)
     }
@@ -252,6 +256,10 @@ struct ZsetLog<'c> {
     ctx: &'c Ctx,
     key: &'c RStr,
     state: LogKey<'c>,
+    /// The lowest score, as the family check read it, until the first
+    /// write: every count or lookup of a range below it is answered
+    /// without starting a walk (in a live log, the window's cutoff is).
+    lowest: Option<f64>,
 }
 
 enum LogKey<'c> {
@@ -276,6 +284,7 @@ impl<'c> ZsetLog<'c> {
     }
 
     fn writer(&mut self) -> Result<&mut Zset<'c>, ZkitError> {
+        self.lowest = None;
         if !matches!(&self.state, LogKey::Open(zset) if zset.is_writable()) {
             // Close the read-only handle before opening the key again.
             self.state = LogKey::Unopened;
@@ -292,9 +301,17 @@ impl<'c> ZsetLog<'c> {
     /// for the price of one call (about as much as walking a hundred).
     fn count(&mut self, range: LogRange) -> Result<u64, ZkitError> {
         let (min, max) = range.bounds();
+        let lowest = self.lowest;
         let Some(log) = self.reader()? else {
             return Ok(0);
         };
+        if let Some(lowest) = lowest {
+            match range {
+                LogRange::UpTo(s) | LogRange::At(s) if lowest > s as f64 => return Ok(0),
+                LogRange::Above(s) if lowest > s as f64 => return Ok(log.len() as u64),
+                _ => {}
+            }
+        }
         if let Some(count) = log.count_at_most(min, max, WALK_AT_MOST) {
             return Ok(count as u64);
         }
@@ -353,6 +370,12 @@ impl HitLog for ZsetLog<'_> {
     }
 
     fn nth_above(&mut self, score: i64, n: u64) -> Result<Option<f64>, ZkitError> {
+        if let Some(lowest) = self
+            .lowest
+            .filter(|&lowest| n == 0 && lowest > score as f64)
+        {
+            return Ok(Some(lowest));
+        }
         if n >= WALK_AT_MOST as u64 {
             let first = self.count_up_to(score)?;
             return self.score_at(first + n);

@@ -12,7 +12,7 @@ use super::args::positive;
 use super::{Command, Sample};
 use crate::error::{bound, ZkitError};
 use crate::host::ReplyShape as R;
-use crate::host::{key_flags as kf, Arg, Ctx, OwnedRStr, RStr, Request, ScoreBound};
+use crate::host::{key_flags as kf, Arg, Ctx, RStr, Request};
 use crate::logic::clock::{deadline, MAX_DURATION_MS};
 use crate::logic::family;
 use crate::logic::recent::view_scores;
@@ -85,13 +85,24 @@ fn add(ctx: &Ctx, args: Add<'_>) -> Result<i64, ZkitError> {
         list.add(member, *score as f64)?;
     }
     let excess = cap.map_or(0, |cap| list.len().saturating_sub(cap));
-    let trimmed: Vec<OwnedRStr> = list
-        .iter_asc(ScoreBound::MIN, ScoreBound::MAX)
-        .take(excess)
-        .map(|(member, _)| member)
-        .collect();
-    for member in &trimmed {
-        list.remove(member);
+    // The views score above the newest, so the lowest elements the check
+    // read are still the lowest, up to the first that this call viewed:
+    // those are the first to trim, without walking the list again.
+    let unmoved = sample
+        .lowest
+        .iter()
+        .take_while(|(lowest, _)| {
+            !members
+                .iter()
+                .any(|member| member.as_bytes() == lowest.as_bytes())
+        })
+        .count();
+    if excess <= unmoved {
+        for (member, _) in &sample.lowest[..excess] {
+            list.remove(member);
+        }
+    } else {
+        list.remove_lowest(excess);
     }
     if let Some(at) = expire_at {
         list.expire_at(at)?;

@@ -413,6 +413,20 @@ impl<'c> Zset<'c> {
         deleted != 0
     }
 
+    /// Removes the `count` lowest members, each as `ZREM`; returns how many.
+    /// The key API cannot remove while it walks: they are read first.
+    pub fn remove_lowest(&mut self, count: usize) -> usize {
+        let doomed: smallvec::SmallVec<[OwnedRStr; 4]> = self
+            .iter_asc(ScoreBound::MIN, ScoreBound::MAX)
+            .take(count)
+            .map(|(member, _)| member)
+            .collect();
+        for member in &doomed {
+            self.remove(member);
+        }
+        doomed.len()
+    }
+
     /// Removes every member scored at or below `max`, as
     /// `ZREMRANGEBYSCORE key -inf max`; returns how many.
     pub fn remove_up_to(&mut self, max: i64) -> usize {
