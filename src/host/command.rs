@@ -15,16 +15,16 @@ use super::keyspec::{self, key_flags, KeySpec};
 use super::reply_shape::ReplyShape;
 use super::{Ctx, HostError, RStr};
 
-/// The C entry point the server calls; [`declare_command!`] writes one per
+/// The C entry point the server calls; [`declare_command!`](crate::declare_command) writes one per
 /// command, bound to its own declaration.
 pub type CommandCallback =
     extern "C" fn(*mut raw::RedisModuleCtx, *mut *mut raw::RedisModuleString, c_int) -> c_int;
 
 /// A command body: takes the call parsed by the command's grammar, checks,
 /// acts and writes the reply when all went well; on `Err` the dispatcher
-/// replies with the error instead. [`declare_command!`] writes it around the
+/// replies with the error instead. [`declare_command!`](crate::declare_command) writes it around the
 /// command's handler, which takes its typed request ([`FromArgs`]) and
-/// returns its reply as a value ([`WriteReply`]), so an error never follows
+/// returns its reply as a value ([`WriteReply`](super::WriteReply)), so an error never follows
 /// half a reply.
 pub type Handler<E> = for<'a> fn(&Ctx, Request<'a, RStr>) -> Result<(), E>;
 
@@ -82,7 +82,7 @@ pub struct Command<E: 'static> {
 /// dispatch to another command). Give every field of [`Command`] but
 /// `callback` and `read_request`; `handler` names a `fn(&Ctx, T) ->
 /// Result<R, E>` where `T` is the command's typed request ([`FromArgs`]) and
-/// `R` its reply ([`WriteReply`]), or a wrapper of such a function for an
+/// `R` its reply ([`WriteReply`](super::WriteReply)), or a wrapper of such a function for an
 /// option several commands share (`idmp::once(gift)` in `commands`):
 ///
 /// ```ignore

@@ -92,7 +92,7 @@ impl Ctx {
         unsafe { api!(RedisModule_IsKeysPositionRequest)(self.raw) != 0 }
     }
 
-    /// Answers a key-position request: argv[`position`] is a key with these
+    /// Answers a key-position request: `argv[position]` is a key with these
     /// key-spec flags.
     pub(super) fn key_at_position(&self, position: usize, flags: u32) {
         let position = position as c_int;

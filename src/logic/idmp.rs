@@ -18,7 +18,7 @@
 //! members:
 //!
 //! - `id` itself, scored `e + 0.25`;
-//! - `id ++ d`, scored `e + 0.5`, where `d` is the 8-byte [`call_digest`] of
+//! - `id ++ d`, scored `e + 0.5`, where `d` is the 8-byte digest of
 //!   the call's arguments: the first 8 bytes of the SHA-1 of the arguments
 //!   written one after the other as netstrings (`<decimal length>:<bytes>,`),
 //!   starting with the command's name in lower case; integers in plain
