@@ -162,30 +162,34 @@ fn normalize_data(text: &[u8], variant: &str, neutral: &str) -> Vec<String> {
 }
 
 /// A reply or a database with the variant spelled back as the neutral
-/// value, and clock readings (unix ms and later) masked.
+/// value, and clock readings (unix ms and later) masked. Clock readings are
+/// masked first: a reading's digits may happen to hold the variant's hex
+/// (`6174` for `at`), which must not be spelled back inside a number.
 fn normalize(text: &[u8], variant: &str, neutral: &str) -> String {
-    let mut text = String::from_utf8_lossy(text).to_string();
-    for upper in [false, true] {
-        text = text.replace(&hex(variant, upper), &hex(neutral, upper));
-    }
-    let text = text.replace(variant, neutral);
+    // A byte no variant or neutral value holds, for each masked reading.
+    const READING: char = '\u{1}';
+    let text = String::from_utf8_lossy(text);
     // Numbers of 13 digits and more are clock readings (unix ms).
-    let mut out = String::with_capacity(text.len());
+    let mut masked = String::with_capacity(text.len());
     let mut digits = String::new();
     for c in text.chars().chain(std::iter::once(' ')) {
         if c.is_ascii_digit() {
             digits.push(c);
             continue;
         }
-        out.push_str(if digits.len() >= 13 {
-            "<clock>"
+        if digits.len() >= 13 {
+            masked.push(READING);
         } else {
-            &digits
-        });
+            masked.push_str(&digits);
+        }
         digits.clear();
-        out.push(c);
+        masked.push(c);
     }
-    out
+    masked.pop();
+    for upper in [false, true] {
+        masked = masked.replace(&hex(variant, upper), &hex(neutral, upper));
+    }
+    masked.replace(variant, neutral).replace(READING, "<clock>")
 }
 
 fn reply_text(reply: &redis::RedisResult<Value>) -> Vec<u8> {
