@@ -27,7 +27,7 @@
 use super::args::positive;
 use super::reply_types::{DELAY_STATS, TASK};
 use super::stats::{self, Fields};
-use super::{Command, Counter, Items};
+use super::{Command, Counter, WordList};
 use crate::error::{bound, ZkitError};
 use crate::host::ReplyShape as R;
 use crate::host::{
@@ -755,7 +755,7 @@ request! {
     struct Ack<'a> {
         inflight: &'a RStr = key,
         deliveries: Option<&'a RStr> = option(Request::key),
-        tasks: Items<'a, &'a RStr> = items(|task| task.string()),
+        tasks: WordList<'a> = words,
     }
 }
 

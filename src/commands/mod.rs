@@ -34,6 +34,10 @@ pub type Command = host::Command<ZkitError>;
 /// A list of a command's request, read item by item from the call.
 pub type Items<'a, T> = host::Items<'a, host::RStr, T>;
 
+/// A list of single keys or strings of a command's request: the call's
+/// own words.
+pub type WordList<'a> = host::WordList<'a, host::RStr>;
+
 /// A few elements of a sorted set, as `logic::family` judges them: the
 /// lowest `lowest` and, with `highest`, the highest. O(log N) each. An
 /// element past the lowest is read only when the lowest could start an IDMP

@@ -23,7 +23,7 @@ use super::board_layout::{self, Use, LISTPACK_BOARD_MAX};
 use super::idmp::{self, OnceWrite, Outcome, IDMP_ARG, RETAIN_ARG};
 use super::reply_types::{BOARD_STATS, RANK_ENTRY, RANK_INFO, TOTAL_RANK};
 use super::stats::{self, Fields};
-use super::{rank_merge, Command, Items, NumericConfig};
+use super::{rank_merge, Command, NumericConfig, WordList};
 use crate::error::ZkitError;
 use crate::host::ReplyShape as R;
 use smallvec::SmallVec;
@@ -617,7 +617,7 @@ request! {
     struct MultiGet<'a> {
         key: &'a RStr = key,
         shared: bool = flag,
-        members: Items<'a, &'a RStr> = items(Request::string),
+        members: WordList<'a> = words,
     }
 }
 
