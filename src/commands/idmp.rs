@@ -198,7 +198,13 @@ impl<'a, T: FromArgs<'a>> FromArgs<'a> for Once<'a, T> {
     // call otherwise).
     #[inline(always)]
     fn from_args(args: &mut Request<'a, RStr>) -> Self {
-        let idmp = IdmpArgs::from_args(&mut args.apart());
+        let idmp = match args.apart() {
+            Some(mut apart) => IdmpArgs::from_args(&mut apart),
+            None => IdmpArgs {
+                clause: None,
+                retain_ms: None,
+            },
+        };
         Once {
             idmp,
             request: T::from_args(args),

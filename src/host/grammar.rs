@@ -161,6 +161,15 @@ impl Arg {
     /// Preceded by a keyword (`AT unix-ms`); with [`Arg::multiple`], the
     /// keyword introduces the list and everything after it is a value.
     pub const fn token(mut self, token: &'static str) -> Arg {
+        let bytes = token.as_bytes();
+        let mut i = 0;
+        while i < bytes.len() {
+            assert!(
+                !bytes[i].is_ascii_lowercase(),
+                "a keyword is declared in upper case"
+            );
+            i += 1;
+        }
         self.token = Some(token);
         self.option = self.optional;
         self
@@ -488,7 +497,7 @@ pub fn parse<A: AsRef<[u8]>, R>(
     then: impl FnOnce(Request<'_, A>) -> R,
 ) -> Result<R, GrammarError> {
     let mut slots = [Slot::Absent; MAX_NODES];
-    fill_slots(name, args, argv, key, &mut slots)?;
+    let apart_given = fill_slots(name, args, argv, key, &mut slots)?;
     Ok(then(Request {
         argv,
         slots: &slots,
@@ -496,18 +505,20 @@ pub fn parse<A: AsRef<[u8]>, R>(
         at: 0,
         node: 0,
         skip: SKIP_COUNT | SKIP_APART,
+        apart_given,
         mode: Mode::Parsed,
     }))
 }
 
-/// Parses `argv` into `slots`, one per declared node.
+/// Parses `argv` into `slots`, one per declared node; says whether an
+/// option read apart ([`Arg::read_apart`]) was given.
 fn fill_slots<A: AsRef<[u8]>>(
     name: &str,
     args: &'static [Arg],
     argv: &[A],
     key: &mut impl FnMut(usize, u32),
     slots: &mut [Slot; MAX_NODES],
-) -> Result<(), GrammarError> {
+) -> Result<bool, GrammarError> {
     let mut parser = Parser {
         name,
         grammar: args,
@@ -515,6 +526,7 @@ fn fill_slots<A: AsRef<[u8]>>(
         at: 1,
         counts: [("", 0); MAX_COUNTS],
         count_len: 0,
+        apart_given: false,
         slots,
         key,
     };
@@ -522,7 +534,7 @@ fn fill_slots<A: AsRef<[u8]>>(
     if let Some(word) = argv.get(parser.at) {
         return Err(parser.mistake(Mistake::Unexpected(show(word.as_ref()))));
     }
-    Ok(())
+    Ok(parser.apart_given)
 }
 
 /// The argv index and flags of every key of a call; for a malformed call,
@@ -556,6 +568,8 @@ struct Parser<'a, 'n, A, K> {
     /// Integers read so far that count lists, by name.
     counts: [(&'static str, i64); MAX_COUNTS],
     count_len: usize,
+    /// Whether an option read apart was given.
+    apart_given: bool,
     slots: &'n mut [Slot; MAX_NODES],
     key: &'n mut K,
 }
@@ -620,6 +634,7 @@ impl<'a, A: AsRef<[u8]>, K: FnMut(usize, u32)> Parser<'a, '_, A, K> {
                     _ => return Err(self.mistake(Mistake::Repeated(again))),
                 }
                 self.at += 1;
+                self.apart_given |= option.skip & SKIP_APART != 0;
                 match (choice, &option.kind) {
                     (Some(c), ArgKind::OneOf(choices)) => {
                         self.slots[option_node] = Slot::Choice(c);
@@ -666,7 +681,7 @@ impl<'a, A: AsRef<[u8]>, K: FnMut(usize, u32)> Parser<'a, '_, A, K> {
             let word = self
                 .peek()
                 .ok_or_else(|| self.mistake(Mistake::Missing(token)))?;
-            if !word.eq_ignore_ascii_case(token.as_bytes()) {
+            if !is_keyword(word, token) {
                 return Err(self.mistake(Mistake::Unexpected(show(word))));
             }
             self.at += 1;
@@ -858,9 +873,21 @@ fn option_keyword(option: &Arg, choice: Option<usize>) -> &'static str {
     }
 }
 
+#[inline(always)]
 fn is_token(arg: &Arg, word: &[u8]) -> bool {
-    arg.token
-        .is_some_and(|token| word.eq_ignore_ascii_case(token.as_bytes()))
+    arg.token.is_some_and(|token| is_keyword(word, token))
+}
+
+/// Whether `word` is `keyword` in any case; `keyword` is upper case
+/// ([`Arg::token`] checks it when the declaration is built), so each byte is
+/// upper-cased alone, and a word of another length costs one comparison.
+#[inline(always)]
+fn is_keyword(word: &[u8], keyword: &str) -> bool {
+    word.len() == keyword.len()
+        && word
+            .iter()
+            .zip(keyword.as_bytes())
+            .all(|(w, k)| w.to_ascii_uppercase() == *k)
 }
 
 /// A word as an error message shows it: text, or escaped bytes, cut short.
@@ -891,6 +918,9 @@ pub struct Request<'a, A> {
     node: usize,
     /// The [`Arg::skip`] bits of the arguments this request passes over.
     skip: u8,
+    /// Whether the call gave an option read apart: when it gave none, its
+    /// wrapper reads nothing ([`Request::apart`]).
+    apart_given: bool,
     mode: Mode<'a>,
 }
 
@@ -914,7 +944,7 @@ impl<'a, A: AsRef<[u8]>> Request<'a, A> {
         let args: &'static [Arg] = self.args;
         loop {
             let Some(arg) = args.get(self.at) else {
-                panic!("the request reads a {wanted} the grammar does not declare")
+                Self::undeclared(wanted)
             };
             let node = self.node;
             self.at += 1;
@@ -925,6 +955,15 @@ impl<'a, A: AsRef<[u8]>> Request<'a, A> {
         }
     }
 
+    // Cold and out of line: a read passes `wanted` only on this path.
+    #[cold]
+    #[inline(never)]
+    fn undeclared(wanted: &str) -> ! {
+        panic!("the request reads a {wanted} the grammar does not declare")
+    }
+
+    #[cold]
+    #[inline(never)]
     fn mismatch(wanted: &str) -> ! {
         panic!("the request reads a {wanted} where the grammar declares something else")
     }
@@ -961,14 +1000,17 @@ impl<'a, A: AsRef<[u8]>> Request<'a, A> {
         self.argv[first + self.at - 1].as_ref()
     }
 
+    #[inline(always)]
     pub fn key(&mut self) -> &'a A {
         self.word("key", |kind| matches!(kind, ArgKind::Key(_)))
     }
 
+    #[inline(always)]
     pub fn string(&mut self) -> &'a A {
         self.word("string", |kind| matches!(kind, ArgKind::String))
     }
 
+    #[inline(always)]
     pub fn integer(&mut self) -> i64 {
         self.number(
             "integer",
@@ -981,6 +1023,7 @@ impl<'a, A: AsRef<[u8]>> Request<'a, A> {
         )
     }
 
+    #[inline(always)]
     pub fn double(&mut self) -> f64 {
         self.number(
             "double",
@@ -1052,6 +1095,7 @@ impl<'a, A: AsRef<[u8]>> Request<'a, A> {
 
     /// A one-of (required or optional): the choice's value in `choices`, in
     /// declaration order; each reads what follows its keyword.
+    #[inline(always)]
     pub fn one_of<T>(&mut self, choices: &[fn(&mut Request<'a, A>) -> T]) -> Option<T> {
         let (node, arg) = self.next("one-of");
         let ArgKind::OneOf(declared) = arg.kind else {
@@ -1086,6 +1130,7 @@ impl<'a, A: AsRef<[u8]>> Request<'a, A> {
     }
 
     /// A required one-of: the chosen value (see [`Request::one_of`]).
+    #[inline(always)]
     pub fn choice<T>(&mut self, choices: &[fn(&mut Request<'a, A>) -> T]) -> T {
         self.one_of(choices)
             .unwrap_or_else(|| Self::mismatch("required one-of"))
@@ -1099,6 +1144,7 @@ impl<'a, A: AsRef<[u8]>> Request<'a, A> {
 
     /// A list, read item by item as the handler walks it (nothing copied,
     /// nothing allocated).
+    #[inline(always)]
     pub fn items<T>(&mut self, read: fn(&mut Request<'a, A>) -> T) -> Items<'a, A, T> {
         let (node, arg) = self.next("list");
         if !arg.multiple {
@@ -1165,9 +1211,14 @@ impl<'a, A: AsRef<[u8]>> Request<'a, A> {
     /// A request for the options read apart ([`Arg::read_apart`]), from
     /// the first one after what was read, in declaration order: what the
     /// wrapper of an option several commands share reads, wherever each
-    /// command declares it (read before the command's own request).
+    /// command declares it (read before the command's own request). `None`
+    /// when the call gave none of them: the wrapper then reads nothing,
+    /// and each is absent.
     #[inline(always)]
-    pub fn apart(&self) -> Request<'a, A> {
+    pub fn apart(&self) -> Option<Request<'a, A>> {
+        if matches!(self.mode, Mode::Parsed) && !self.apart_given {
+            return None;
+        }
         let (mut at, mut node) = (self.at, self.node);
         loop {
             let Some(arg) = self.args.get(at) else {
@@ -1179,12 +1230,12 @@ impl<'a, A: AsRef<[u8]>> Request<'a, A> {
             node += arg.nodes();
             at += 1;
         }
-        Request {
+        Some(Request {
             at,
             node,
             skip: SKIP_COUNT,
             ..*self
-        }
+        })
     }
 
     /// A request for what an option or a choice holds: a block's parts, or
@@ -1227,6 +1278,7 @@ fn item_request<'a, A>(
         at: 0,
         node,
         skip: SKIP_COUNT | SKIP_APART,
+        apart_given: false,
         mode: match mode {
             Mode::Trace(reads) => Mode::Trace(reads),
             _ => Mode::Item { first },
@@ -1295,6 +1347,7 @@ pub fn trace_reads<A: AsRef<[u8]>>(
         at: 0,
         node: 0,
         skip: SKIP_COUNT | SKIP_APART,
+        apart_given: true,
         mode: Mode::Trace(&reads),
     };
     read(&mut request);
