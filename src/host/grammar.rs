@@ -53,6 +53,9 @@ pub struct Arg {
     /// same reason.
     width: usize,
     option: bool,
+    /// A required value standing alone: no keyword, not a list, not a
+    /// one-of or block. The parse takes it in one step.
+    plain: bool,
 }
 
 pub enum ArgKind {
@@ -109,6 +112,14 @@ impl Arg {
                 _ => 1,
             },
             option: false,
+            plain: matches!(
+                kind,
+                ArgKind::Key(_)
+                    | ArgKind::String
+                    | ArgKind::Integer
+                    | ArgKind::Double
+                    | ArgKind::UnixTime
+            ),
             kind,
         }
     }
@@ -172,17 +183,20 @@ impl Arg {
         }
         self.token = Some(token);
         self.option = self.optional;
+        self.plain = false;
         self
     }
 
     pub const fn optional(mut self) -> Arg {
         self.optional = true;
         self.option = self.has_keyword();
+        self.plain = false;
         self
     }
 
     pub const fn multiple(mut self) -> Arg {
         self.multiple = true;
+        self.plain = false;
         self
     }
 
@@ -190,6 +204,7 @@ impl Arg {
     pub const fn counted_by(mut self, count: &'static str) -> Arg {
         self.multiple = true;
         self.counted_by = Some(count);
+        self.plain = false;
         self
     }
 
@@ -604,6 +619,14 @@ impl<'a, A: AsRef<[u8]>, K: FnMut(usize, u32)> Parser<'a, '_, A, K> {
     fn sequence(&mut self, args: &'static [Arg], mut node: usize) -> Result<(), GrammarError> {
         let mut i = 0;
         while i < args.len() {
+            // What `required` does for such a value, without asking what
+            // else it could be.
+            if args[i].plain {
+                self.slots[node] = self.value(&args[i], Short::Missing(args[i].name))?;
+                node += 1;
+                i += 1;
+                continue;
+            }
             if !args[i].is_option() {
                 self.required(&args[i], &args[i + 1..], node)?;
                 node += args[i].nodes();
@@ -1849,6 +1872,59 @@ mod tests {
                 (1.0, "a".into()),
                 (2.5, "CAP".into())
             ]
+        );
+    }
+
+    #[test]
+    fn a_list_of_words_is_the_calls_own_words() {
+        let text = "c k CAP 3 ITEMS a TTL ITEMS";
+        let by_item = read(RECENT_ADD, text, |r| {
+            key(r);
+            assert_eq!(r.option(Request::integer), Some(3));
+            assert_eq!(r.option(Request::integer), None);
+            r.items(string).collect::<Vec<_>>()
+        });
+        let by_word = read(RECENT_ADD, text, |r| {
+            key(r);
+            assert_eq!(r.option(Request::integer), Some(3));
+            assert_eq!(r.option(Request::integer), None);
+            let words = r.words();
+            assert_eq!(words.len(), 3);
+            words
+                .map(|w| String::from_utf8(w.clone()).unwrap())
+                .collect::<Vec<_>>()
+        });
+        assert_eq!(by_item, ["a", "TTL", "ITEMS"]);
+        assert_eq!(by_word, by_item);
+    }
+
+    #[test]
+    fn options_read_apart_are_read_only_when_given() {
+        static SHARED_IDMP: &[Arg] = &[
+            Arg::key("key", RW),
+            Arg::integer("n").token("CAP").optional(),
+            Arg::block("idmp", &[Arg::key("seen", RW), Arg::string("id")])
+                .token("IDMP")
+                .optional()
+                .read_apart(),
+            Arg::integer("ms").token("RETAIN").optional().read_apart(),
+        ];
+        let apart = |text: &str| {
+            read(SHARED_IDMP, text, |r| {
+                let apart = r.apart().map(|mut apart| {
+                    let idmp = apart.option(|c| (key(c), string(c)));
+                    (idmp, apart.option(Request::integer))
+                });
+                key(r);
+                r.option(Request::integer);
+                apart
+            })
+        };
+        assert_eq!(apart("c k CAP 2"), None);
+        assert_eq!(apart("c k RETAIN 5"), Some((None, Some(5))));
+        assert_eq!(
+            apart("c k IDMP s CAP CAP 1"),
+            Some((Some(("s".into(), "CAP".into())), None))
         );
     }
 
