@@ -490,12 +490,20 @@ enum Slot {
     Int(i64),
     Float(f64),
     /// A list: the argv index of its first item, and how many items (both
-    /// below argc, an int: 32 bits keep a slot at 16 bytes).
+    /// below argc, an int: 32 bits keep a slot at 16 bytes). A list of
+    /// numbers also keeps the values of its first words, as the parse
+    /// checked them, in `kept` slots from index `kept_at`, past the
+    /// declared nodes: its request reads them there instead of parsing the
+    /// words again.
     List {
         first: u32,
         count: u32,
+        kept_at: u8,
+        kept: u8,
     },
 }
+
+const _: () = assert!(std::mem::size_of::<Slot>() == 16);
 
 /// Parses `argv` (the command name first) by `args`, the command `name`'s
 /// grammar, telling `key` the argv index and key-spec flags of every key as
@@ -542,6 +550,7 @@ fn fill_slots<A: AsRef<[u8]>>(
         counts: [("", 0); MAX_COUNTS],
         count_len: 0,
         apart_given: false,
+        kept_next: 0,
         slots,
         key,
     };
@@ -585,6 +594,9 @@ struct Parser<'a, 'n, A, K> {
     count_len: usize,
     /// Whether an option read apart was given.
     apart_given: bool,
+    /// The first slot past the declared nodes not holding a list's kept
+    /// values (`Slot::List`); 0 until a list of numbers is parsed.
+    kept_next: usize,
     slots: &'n mut [Slot; MAX_NODES],
     key: &'n mut K,
 }
@@ -769,15 +781,36 @@ impl<'a, A: AsRef<[u8]>, K: FnMut(usize, u32)> Parser<'a, '_, A, K> {
             ArgKind::Block(parts) => parts,
             _ => std::slice::from_ref(arg),
         };
+        let has_numbers = parts.iter().any(|part| {
+            matches!(
+                part.kind,
+                ArgKind::Integer | ArgKind::UnixTime | ArgKind::Double
+            )
+        });
+        // The slots past the declared nodes that are still free.
+        if has_numbers && self.kept_next == 0 {
+            self.kept_next = nodes(self.grammar);
+        }
+        let kept_at = self.kept_next;
+        let room = if has_numbers { MAX_NODES - kept_at } else { 0 };
+        let mut kept = 0;
         for _ in 0..count {
             for part in parts {
-                self.value(part, Short::Missing(arg.name))?;
+                let value = self.value(part, Short::Missing(arg.name))?;
+                if kept < room {
+                    self.slots[kept_at + kept] = value;
+                    kept += 1;
+                }
             }
         }
-        // Both are below argc, which is an int.
+        self.kept_next += kept;
+        // Both are below argc, which is an int; the kept ones below
+        // MAX_NODES.
         self.slots[node] = Slot::List {
             first: first as u32,
             count: count as u32,
+            kept_at: kept_at as u8,
+            kept: kept as u8,
         };
         Ok(())
     }
@@ -1075,9 +1108,11 @@ impl<'a, A: AsRef<[u8]>> Request<'a, A> {
         }
         match self.mode {
             Mode::Parsed => from_slot(self.slots[node]).unwrap_or_else(|| Self::mismatch(wanted)),
-            Mode::Item { first } => {
-                parse(self.item_word(first)).expect("the parse checked every item")
-            }
+            // The value the parse kept, or the word parsed again.
+            Mode::Item { first } => match self.slots.get(self.at - 1) {
+                Some(&slot) => from_slot(slot).unwrap_or_else(|| Self::mismatch(wanted)),
+                None => parse(self.item_word(first)).expect("the parse checked every item"),
+            },
             Mode::Trace(_) => {
                 self.record(node);
                 T::default()
@@ -1173,9 +1208,18 @@ impl<'a, A: AsRef<[u8]>> Request<'a, A> {
         if !arg.multiple {
             Self::mismatch("list")
         }
-        let (first, count) = match self.mode {
+        let (first, count, kept) = match self.mode {
             Mode::Parsed => match self.slots[node] {
-                Slot::List { first, count } => (first as usize, count as usize),
+                Slot::List {
+                    first,
+                    count,
+                    kept_at,
+                    kept,
+                } => {
+                    let kept_at = usize::from(kept_at);
+                    let kept = &self.slots[kept_at..kept_at + usize::from(kept)];
+                    (first as usize, count as usize, kept)
+                }
                 _ => Self::mismatch("list"),
             },
             Mode::Item { .. } => Self::mismatch("list"),
@@ -1183,8 +1227,8 @@ impl<'a, A: AsRef<[u8]>> Request<'a, A> {
                 if matches!(arg.kind, ArgKind::Block(_)) {
                     self.record(node);
                 }
-                read(&mut self.item_request(arg, node, 0));
-                (0, 0)
+                read(&mut self.item_request(arg, node, 0, &[]));
+                (0, 0, &[][..])
             }
         };
         Items {
@@ -1194,6 +1238,7 @@ impl<'a, A: AsRef<[u8]>> Request<'a, A> {
             next: first,
             left: count,
             width: arg.item_width().max(1),
+            kept,
             mode: self.mode,
             read,
         }
@@ -1209,7 +1254,7 @@ impl<'a, A: AsRef<[u8]>> Request<'a, A> {
         }
         match self.mode {
             Mode::Parsed => match self.slots[node] {
-                Slot::List { first, count } => {
+                Slot::List { first, count, .. } => {
                     let first = first as usize;
                     self.argv[first..first + count as usize].iter()
                 }
@@ -1277,17 +1322,27 @@ impl<'a, A: AsRef<[u8]>> Request<'a, A> {
     }
 
     /// A request for one item of the list `arg` at `node`, whose words start
-    /// at `first`.
-    fn item_request(&self, arg: &'static Arg, node: usize, first: usize) -> Request<'a, A> {
-        item_request(self.argv, arg, node, first, self.mode)
+    /// at `first`; `kept` holds the values of its first words, as the parse
+    /// kept them.
+    fn item_request(
+        &self,
+        arg: &'static Arg,
+        node: usize,
+        first: usize,
+        kept: &'a [Slot],
+    ) -> Request<'a, A> {
+        item_request(self.argv, arg, node, first, kept, self.mode)
     }
 }
 
+/// A request for one item of a list (see [`Request::item_request`]): its
+/// slots are the values the parse kept of its words, if any.
 fn item_request<'a, A>(
     argv: &'a [A],
     arg: &'static Arg,
     node: usize,
     first: usize,
+    kept: &'a [Slot],
     mode: Mode<'a>,
 ) -> Request<'a, A> {
     let (args, node) = match arg.kind {
@@ -1296,7 +1351,7 @@ fn item_request<'a, A>(
     };
     Request {
         argv,
-        slots: &[],
+        slots: kept,
         args,
         at: 0,
         node,
@@ -1322,6 +1377,8 @@ pub struct Items<'a, A, T> {
     left: usize,
     /// The words of one item.
     width: usize,
+    /// The values the parse kept of the words from `next` on.
+    kept: &'a [Slot],
     mode: Mode<'a>,
     read: fn(&mut Request<'a, A>) -> T,
 }
@@ -1339,8 +1396,11 @@ impl<'a, A: AsRef<[u8]>, T> Iterator for Items<'a, A, T> {
         if self.left == 0 {
             return None;
         }
-        let mut item = item_request(self.argv, self.arg, self.node, self.next, self.mode);
+        let mut item = item_request(
+            self.argv, self.arg, self.node, self.next, self.kept, self.mode,
+        );
         self.next += self.width;
+        self.kept = self.kept.get(self.width..).unwrap_or_default();
         self.left -= 1;
         Some((self.read)(&mut item))
     }
@@ -1872,6 +1932,46 @@ mod tests {
                 (1.0, "a".into()),
                 (2.5, "CAP".into())
             ]
+        );
+    }
+
+    /// The parse keeps the values of a list's first words in the slots
+    /// its declaration leaves free; the items past them are parsed again,
+    /// and both read the same.
+    #[test]
+    fn list_values_kept_by_the_parse_read_as_the_words_parsed_again() {
+        // FEED_ADD takes 5 nodes: 11 slots keep the first 5.5 pairs.
+        for n in [1, 5, 6, 8] {
+            let pairs: Vec<String> = (0..n).map(|i| format!("{i}.{i}5 m{i}")).collect();
+            let text = format!("f k CAP 9 {}", pairs.join(" "));
+            let read_pairs = read(FEED_ADD, &text, |r| {
+                key(r);
+                assert_eq!(r.option(Request::integer), Some(9));
+                let items = r.items(|pair| (pair.double(), string(pair)));
+                items.clone().chain(items).collect::<Vec<_>>()
+            });
+            let expected: Vec<(f64, String)> = (0..n)
+                .map(|i| (format!("{i}.{i}5").parse().unwrap(), format!("m{i}")))
+                .collect();
+            assert_eq!(
+                read_pairs,
+                [expected.clone(), expected].concat(),
+                "{n} pairs"
+            );
+        }
+        // A list of keys keeps nothing; a counted list of numbers in an
+        // option keeps its values.
+        let weights = read(MERGE, "m d 3 a b c WEIGHTS 7 8 9", |r| {
+            key(r);
+            let keys = r.list(key);
+            (keys, r.option(|w| w.list(Request::integer)))
+        });
+        assert_eq!(
+            weights,
+            (
+                vec!["a".into(), "b".into(), "c".into()],
+                Some(vec![7, 8, 9])
+            )
         );
     }
 
