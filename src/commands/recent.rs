@@ -9,7 +9,7 @@
 //! `logic::recent`), so the order is the order of the views.
 
 use super::args::positive;
-use super::{Command, Sample};
+use super::{Command, Sample, WordList};
 use crate::error::{bound, ZkitError};
 use crate::host::ReplyShape as R;
 use crate::host::{key_flags as kf, Arg, Ctx, RStr, Request};
@@ -46,7 +46,7 @@ request! {
         key: &'a RStr = key,
         cap: Option<i64> = option(Request::integer),
         ttl_seconds: Option<i64> = option(Request::integer),
-        members: Vec<&'a RStr> = list(Request::string),
+        members: WordList<'a> = words,
     }
 }
 
@@ -58,6 +58,7 @@ fn add(ctx: &Ctx, args: Add<'_>) -> Result<i64, ZkitError> {
         ttl_seconds,
         members,
     } = args;
+    let members = members.as_slice();
     let cap = cap.map(|cap| positive(cap, "cap")).transpose()?;
     let now = ctx.now_ms();
     let expire_at = ttl_seconds
@@ -81,7 +82,7 @@ fn add(ctx: &Ctx, args: Add<'_>) -> Result<i64, ZkitError> {
     }
     let newest = sample.highest().map(|(_, score)| score);
     let scores = view_scores(now, newest, members.len())?;
-    for (member, score) in members.iter().copied().zip(&scores) {
+    for (member, score) in members.iter().zip(&scores) {
         list.add(member, *score as f64)?;
     }
     let excess = cap.map_or(0, |cap| list.len().saturating_sub(cap));
