@@ -787,6 +787,21 @@ impl<'a, A: AsRef<[u8]>, K: FnMut(usize, u32)> Parser<'a, '_, A, K> {
                 ArgKind::Integer | ArgKind::UnixTime | ArgKind::Double
             )
         });
+        // Strings need no check and tell no key: their words are passed.
+        if !has_numbers
+            && parts
+                .iter()
+                .all(|part| matches!(part.kind, ArgKind::String))
+        {
+            self.at += count * parts.len();
+            self.slots[node] = Slot::List {
+                first: first as u32,
+                count: count as u32,
+                kept_at: 0,
+                kept: 0,
+            };
+            return Ok(());
+        }
         // The slots past the declared nodes that are still free.
         if has_numbers && self.kept_next == 0 {
             self.kept_next = nodes(self.grammar);
