@@ -924,16 +924,18 @@ const fn const_nodes(args: &[Arg]) -> usize {
 
 /// The option of `group` that `word` starts, and for a one-of, which choice.
 fn find_option(group: &'static [Arg], word: &[u8]) -> Option<(usize, Option<usize>)> {
-    group
-        .iter()
-        .enumerate()
-        .find_map(|(i, arg)| match arg.kind {
-            ArgKind::OneOf(choices) if arg.token.is_none() => choices
-                .iter()
-                .position(|choice| is_token(choice, word))
-                .map(|c| (i, Some(c))),
-            _ => is_token(arg, word).then_some((i, None)),
-        })
+    for (i, arg) in group.iter().enumerate() {
+        if let Some(token) = arg.token {
+            if is_keyword(word, token) {
+                return Some((i, None));
+            }
+        } else if let ArgKind::OneOf(choices) = arg.kind {
+            if let Some(c) = choices.iter().position(|choice| is_token(choice, word)) {
+                return Some((i, Some(c)));
+            }
+        }
+    }
+    None
 }
 
 /// The keyword that starts an option (or the choice of a one-of).
