@@ -176,8 +176,8 @@ impl Arg {
         let mut i = 0;
         while i < bytes.len() {
             assert!(
-                !bytes[i].is_ascii_lowercase(),
-                "a keyword is declared in upper case"
+                bytes[i].is_ascii_uppercase(),
+                "a keyword is declared in upper-case letters"
             );
             i += 1;
         }
@@ -645,9 +645,12 @@ impl<'a, A: AsRef<[u8]>, K: FnMut(usize, u32)> Parser<'a, '_, A, K> {
                 i += 1;
                 continue;
             }
-            let group_end = (i..args.len())
-                .find(|&j| !args[j].is_option())
-                .unwrap_or(args.len());
+            // The group, and its nodes, in one pass.
+            let (mut group_end, mut group_nodes) = (i, 0);
+            while group_end < args.len() && args[group_end].is_option() {
+                group_nodes += args[group_end].nodes();
+                group_end += 1;
+            }
             let group = &args[i..group_end];
             while let Some(word) = self.peek() {
                 let Some((index, choice)) = find_option(group, word) else {
@@ -679,7 +682,7 @@ impl<'a, A: AsRef<[u8]>, K: FnMut(usize, u32)> Parser<'a, '_, A, K> {
                     _ => self.after_keyword(option, option_node)?,
                 }
             }
-            node += nodes(group);
+            node += group_nodes;
             i = group_end;
         }
         Ok(())
@@ -951,16 +954,17 @@ fn is_token(arg: &Arg, word: &[u8]) -> bool {
     arg.token.is_some_and(|token| is_keyword(word, token))
 }
 
-/// Whether `word` is `keyword` in any case; `keyword` is upper case
-/// ([`Arg::token`] checks it when the declaration is built), so each byte is
-/// upper-cased alone, and a word of another length costs one comparison.
+/// Whether `word` is `keyword` in any case; `keyword` is upper-case
+/// letters ([`Arg::token`] checks it when the declaration is built), so a
+/// byte matches when it is the letter with its case bit (0x20) cleared (no
+/// other byte is), and a word of another length costs one comparison.
 #[inline(always)]
 fn is_keyword(word: &[u8], keyword: &str) -> bool {
     word.len() == keyword.len()
         && word
             .iter()
             .zip(keyword.as_bytes())
-            .all(|(w, k)| w.to_ascii_uppercase() == *k)
+            .all(|(w, k)| w & !0x20 == *k)
 }
 
 /// A word as an error message shows it: text, or escaped bytes, cut short.
