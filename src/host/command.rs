@@ -100,7 +100,7 @@ macro_rules! declare_command {
     ($(#[$meta:meta])* $vis:vis static $name:ident: $ty:ty = { $($field:ident: $value:expr),* $(,)? }) => {
         $(#[$meta])*
         $vis static $name: $ty = $crate::host::Command {
-            $($field: declare_command!(@field $field $value),)*
+            $($field: declare_command!(@field $name $field $value),)*
             read_request: declare_command!(@read $($field $value,)*),
             callback: {
                 extern "C" fn callback(
@@ -114,8 +114,9 @@ macro_rules! declare_command {
             },
         };
     };
-    (@field handler $handler:expr) => {
-        |ctx, mut request| {
+    (@field $command:ident handler $handler:expr) => {
+        |ctx, request| {
+            let mut request = request.declared_by($command.args);
             let args = $crate::host::FromArgs::from_args(&mut request);
             debug_assert!(request.is_read(), "the request leaves declared arguments unread");
             let reply = $handler(ctx, args)?;
@@ -123,7 +124,7 @@ macro_rules! declare_command {
             Ok(())
         }
     };
-    (@field $field:ident $value:expr) => {
+    (@field $command:ident $field:ident $value:expr) => {
         $value
     };
     (@read handler $handler:expr, $($rest:tt)*) => {
@@ -171,6 +172,7 @@ macro_rules! request {
         }
 
         impl<$a> $crate::host::FromArgs<$a> for $name<$a> {
+            #[inline(always)]
             fn from_args(args: &mut $crate::host::Request<$a, $crate::host::RStr>) -> Self {
                 $name {
                     $($field: args.$reader($($($arg),*)?),)*

@@ -1268,6 +1268,7 @@ impl<'a, A: AsRef<[u8]>> Request<'a, A> {
     /// A list of single keys or strings, as the call's own words: a slice
     /// of argv, walked with no reading per item (what [`Request::items`]
     /// with [`Request::string`] gives, at no cost per item).
+    #[inline(always)]
     pub fn words(&mut self) -> WordList<'a, A> {
         let (node, arg) = self.next("list of words");
         if !arg.multiple || !matches!(arg.kind, ArgKind::Key(_) | ArgKind::String) {
@@ -1286,6 +1287,27 @@ impl<'a, A: AsRef<[u8]>> Request<'a, A> {
                 self.record(node);
                 self.argv.iter()
             }
+        }
+    }
+
+    /// This request of a parsed call, read from its start by the
+    /// declaration `args` (the one it was parsed by) as the command's own
+    /// static holds it: each command's dispatch reads its request through
+    /// this, so the reads, inlined there, find every argument's node, kind
+    /// and skip bits in a constant (the compiler works the walk over the
+    /// declaration out once per command, when it is built, not on each
+    /// call). The same reads, the same checks: only where their inputs come
+    /// from changes.
+    #[inline(always)]
+    pub fn declared_by(self, args: &'static [Arg]) -> Request<'a, A> {
+        debug_assert!(std::ptr::eq(args, self.args) && self.at == 0);
+        Request {
+            args,
+            at: 0,
+            node: 0,
+            skip: SKIP_COUNT | SKIP_APART,
+            mode: Mode::Parsed,
+            ..self
         }
     }
 
