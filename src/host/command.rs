@@ -74,13 +74,15 @@ pub struct Command<E: 'static> {
     pub reply: ReplyShape,
     pub handler: Handler<E>,
     pub read_request: ReadRequest,
+    /// What the parse works out from `args` alone, worked out once.
+    pub plan: grammar::Plan,
     pub callback: CommandCallback,
 }
 
 /// Declares a command static and its C callback, which dispatches to that
 /// very static (the macro names it once, so a copied declaration cannot
 /// dispatch to another command). Give every field of [`Command`] but
-/// `callback` and `read_request`; `handler` names a `fn(&Ctx, T) ->
+/// `callback`, `read_request` and `plan`; `handler` names a `fn(&Ctx, T) ->
 /// Result<R, E>` where `T` is the command's typed request ([`FromArgs`]) and
 /// `R` its reply ([`WriteReply`](super::WriteReply)), or a wrapper of such a function for an
 /// option several commands share (`idmp::once(gift)` in `commands`):
@@ -102,6 +104,7 @@ macro_rules! declare_command {
         $vis static $name: $ty = $crate::host::Command {
             $($field: declare_command!(@field $name $field $value),)*
             read_request: declare_command!(@read $($field $value,)*),
+            plan: declare_command!(@plan $($field $value,)*),
             callback: {
                 extern "C" fn callback(
                     ctx: *mut $crate::host::RawCtx,
@@ -132,6 +135,12 @@ macro_rules! declare_command {
     };
     (@read $field:ident $value:expr, $($rest:tt)*) => {
         declare_command!(@read $($rest)*)
+    };
+    (@plan args $args:expr, $($rest:tt)*) => {
+        $crate::host::Plan::of($args)
+    };
+    (@plan $field:ident $value:expr, $($rest:tt)*) => {
+        declare_command!(@plan $($rest)*)
     };
 }
 
@@ -220,6 +229,7 @@ pub fn dispatch<E: Display + From<HostError> + From<GrammarError>>(
         let _ = grammar::parse(
             command.name,
             command.args,
+            &command.plan,
             args,
             &mut |position, flags| ctx.key_at_position(position, flags),
             |_| (),
@@ -230,6 +240,7 @@ pub fn dispatch<E: Display + From<HostError> + From<GrammarError>>(
         let parsed = grammar::parse(
             command.name,
             command.args,
+            &command.plan,
             args,
             &mut |_, _| {},
             |request| (command.handler)(&ctx, request),

@@ -515,12 +515,13 @@ const _: () = assert!(std::mem::size_of::<Slot>() == 16);
 pub fn parse<A: AsRef<[u8]>, R>(
     name: &str,
     args: &'static [Arg],
+    plan: &Plan,
     argv: &[A],
     key: &mut impl FnMut(usize, u32),
     then: impl FnOnce(Request<'_, A>) -> R,
 ) -> Result<R, GrammarError> {
     let mut slots = [Slot::Absent; MAX_NODES];
-    let apart_given = fill_slots(name, args, argv, key, &mut slots)?;
+    let apart_given = fill_slots(name, args, plan, argv, key, &mut slots)?;
     Ok(then(Request {
         argv,
         slots: &slots,
@@ -538,6 +539,7 @@ pub fn parse<A: AsRef<[u8]>, R>(
 fn fill_slots<A: AsRef<[u8]>>(
     name: &str,
     args: &'static [Arg],
+    plan: &Plan,
     argv: &[A],
     key: &mut impl FnMut(usize, u32),
     slots: &mut [Slot; MAX_NODES],
@@ -554,7 +556,7 @@ fn fill_slots<A: AsRef<[u8]>>(
         slots,
         key,
     };
-    parser.sequence(args, 0)?;
+    parser.sequence(args, plan, 0)?;
     if let Some(word) = argv.get(parser.at) {
         return Err(parser.mistake(Mistake::Unexpected(show(word.as_ref()))));
     }
@@ -573,11 +575,48 @@ fn key_positions<A: AsRef<[u8]>>(
     let _ = parse(
         name,
         args,
+        &Plan::of(args),
         argv,
         &mut |position, flags| keys.push((position, flags)),
         |_| (),
     );
     keys
+}
+
+/// What the parse of a declaration works out from the declaration alone,
+/// worked out once, when the declaration is built ([`Plan::of`] is a
+/// `const fn`; a command keeps its plan beside its arguments), instead of
+/// on every call.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Plan {
+    /// For each argument that starts a group of options (a run of them):
+    /// the index past the group and the nodes the group takes.
+    groups: [(u8, u8); MAX_NODES],
+}
+
+impl Plan {
+    pub const fn of(args: &[Arg]) -> Plan {
+        assert!(
+            const_nodes(args) <= MAX_NODES,
+            "a declaration holds at most MAX_NODES nodes"
+        );
+        let mut groups = [(0, 0); MAX_NODES];
+        let mut i = 0;
+        while i < args.len() {
+            if !args[i].option {
+                i += 1;
+                continue;
+            }
+            let (mut end, mut nodes) = (i, 0);
+            while end < args.len() && args[end].option {
+                nodes += args[end].node_count;
+                end += 1;
+            }
+            groups[i] = (end as u8, nodes as u8);
+            i = end;
+        }
+        Plan { groups }
+    }
 }
 
 /// The most counts (`numkeys`) one grammar declares.
@@ -628,7 +667,12 @@ impl<'a, A: AsRef<[u8]>, K: FnMut(usize, u32)> Parser<'a, '_, A, K> {
 
     /// A run of arguments whose first node is `node`: options are looked
     /// for as a group, in any order, wherever the declaration puts them.
-    fn sequence(&mut self, args: &'static [Arg], mut node: usize) -> Result<(), GrammarError> {
+    fn sequence(
+        &mut self,
+        args: &'static [Arg],
+        plan: &Plan,
+        mut node: usize,
+    ) -> Result<(), GrammarError> {
         let mut i = 0;
         while i < args.len() {
             // What `required` does for such a value, without asking what
@@ -645,12 +689,9 @@ impl<'a, A: AsRef<[u8]>, K: FnMut(usize, u32)> Parser<'a, '_, A, K> {
                 i += 1;
                 continue;
             }
-            // The group, and its nodes, in one pass.
-            let (mut group_end, mut group_nodes) = (i, 0);
-            while group_end < args.len() && args[group_end].is_option() {
-                group_nodes += args[group_end].nodes();
-                group_end += 1;
-            }
+            // The group, and its nodes, as the plan found them.
+            let (group_end, group_nodes) = plan.groups[i];
+            let (group_end, group_nodes) = (usize::from(group_end), usize::from(group_nodes));
             let group = &args[i..group_end];
             while let Some(word) = self.peek() {
                 let Some((index, choice)) = find_option(group, word) else {
@@ -1789,7 +1830,7 @@ mod tests {
 
     fn parse_text(args: &'static [Arg], text: &str) -> Result<(), GrammarError> {
         let argv = words(text);
-        parse("cmd", args, &argv, &mut |_, _| {}, |_| ())
+        parse("cmd", args, &Plan::of(args), &argv, &mut |_, _| {}, |_| ())
     }
 
     /// Parses `text` by `args` and reads it with `read`, which must read
@@ -1800,11 +1841,18 @@ mod tests {
         read: impl for<'r> FnOnce(&mut Request<'r, Vec<u8>>) -> T,
     ) -> T {
         let argv = words(text);
-        parse("cmd", args, &argv, &mut |_, _| {}, |mut request| {
-            let value = read(&mut request);
-            assert!(request.is_read(), "{text}: not every argument was read");
-            value
-        })
+        parse(
+            "cmd",
+            args,
+            &Plan::of(args),
+            &argv,
+            &mut |_, _| {},
+            |mut request| {
+                let value = read(&mut request);
+                assert!(request.is_read(), "{text}: not every argument was read");
+                value
+            },
+        )
         .unwrap()
     }
 

@@ -62,7 +62,7 @@ pub use error::HostError;
 pub use gate::write_gate_counts;
 pub use grammar::{
     ambiguity, keywords, nodes as grammar_nodes, trace_reads, Arg, ArgKind, GrammarError, Items,
-    Mistake, Request, WordList, MAX_NODES,
+    Mistake, Plan, Request, WordList, MAX_NODES,
 };
 pub use info::{register_info, InfoSink};
 pub use keyspec::{key_flags, BeginSearch, FindKeys, KeySpec};
