@@ -592,6 +592,8 @@ pub struct Plan {
     /// For each argument that starts a group of options (a run of them):
     /// the index past the group and the nodes the group takes.
     groups: [(u8, u8); MAX_NODES],
+    /// Each argument's first node.
+    nodes_at: [u8; MAX_NODES],
 }
 
 impl Plan {
@@ -601,7 +603,14 @@ impl Plan {
             "a declaration holds at most MAX_NODES nodes"
         );
         let mut groups = [(0, 0); MAX_NODES];
-        let mut i = 0;
+        let mut nodes_at = [0; MAX_NODES];
+        let (mut i, mut node) = (0, 0);
+        while i < args.len() {
+            nodes_at[i] = node as u8;
+            node += args[i].node_count;
+            i += 1;
+        }
+        i = 0;
         while i < args.len() {
             if !args[i].option {
                 i += 1;
@@ -615,7 +624,7 @@ impl Plan {
             groups[i] = (end as u8, nodes as u8);
             i = end;
         }
-        Plan { groups }
+        Plan { groups, nodes_at }
     }
 }
 
@@ -698,7 +707,7 @@ impl<'a, A: AsRef<[u8]>, K: FnMut(usize, u32)> Parser<'a, '_, A, K> {
                     break;
                 };
                 let option = &group[index];
-                let option_node = node + nodes(&group[..index]);
+                let option_node = usize::from(plan.nodes_at[i + index]);
                 let again = option_keyword(option, choice);
                 match self.slots[option_node] {
                     Slot::Absent => {}
