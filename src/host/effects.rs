@@ -125,10 +125,11 @@ struct Event {
 pub(super) struct Effects {
     /// Every key written, once: each is signalled as modified at the end.
     keys: SmallVec<[Kept; 2]>,
-    replicated: SmallVec<[Replicated; 2]>,
-    /// The words of every replicated command after its key, in order.
-    words: SmallVec<[Word; 4]>,
-    events: SmallVec<[Event; 2]>,
+    replicated: SmallVec<[Replicated; 3]>,
+    /// The words of every replicated command after its key, in order
+    /// (inline: an add, a trim and an expiry, as RECENT.ADD makes).
+    words: SmallVec<[Word; 8]>,
+    events: SmallVec<[Event; 3]>,
     /// A write command ran through RM_Call with replication on: the server
     /// replicates and announces it itself.
     pub(super) called_a_write: bool,
@@ -205,9 +206,13 @@ impl Ctx {
                 fixed_len: FIXED,
                 item_len: ITEM,
             });
-            effects.words.extend(write.fixed);
+            for word in write.fixed {
+                effects.words.push(word);
+            }
         }
-        effects.words.extend(write.item);
+        for word in write.item {
+            effects.words.push(word);
+        }
         if let Some(event) = write.event {
             effects.event(event, key);
         }
