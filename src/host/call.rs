@@ -333,28 +333,49 @@ impl Ctx {
             self.effects.borrow_mut().called_a_write = true;
         }
         let name = command.name();
-        let call_args = CallArgs::new(args);
-        // SAFETY: valid context; "!": propagate the call, "3": RESP3
-        // replies, "E": errors as error replies; then one string per "s", or
-        // a vector and its length for "v", all alive until the call returns
-        // (Redis takes its own references).
-        let reply = unsafe {
-            if replicate {
-                call_with_args!(
-                    api!(RedisModule_Call),
-                    self.as_ptr(),
-                    name.as_ptr(),
-                    "!3E",
-                    call_args
-                )
-            } else {
-                call_with_args!(
-                    api!(RedisModule_Call),
-                    self.as_ptr(),
-                    name.as_ptr(),
-                    "3E",
-                    call_args
-                )
+        let reply = match args {
+            // The usual call (ZREVRANK key member, SADD set member): two
+            // strings passed as they are, nothing to create or free.
+            [CallArg::Str(first), CallArg::Str(second)] => {
+                let format: &CStr = if replicate { c"!3Ess" } else { c"3Ess" };
+                // SAFETY: valid context and command name; the format's
+                // letters as below, then two strings alive until the call
+                // returns (Redis takes its own references).
+                unsafe {
+                    api!(RedisModule_Call)(
+                        self.as_ptr(),
+                        name.as_ptr(),
+                        format.as_ptr(),
+                        first.as_ptr(),
+                        second.as_ptr(),
+                    )
+                }
+            }
+            _ => {
+                let call_args = CallArgs::new(args);
+                // SAFETY: valid context; "!": propagate the call, "3": RESP3
+                // replies, "E": errors as error replies; then one string per
+                // "s", or a vector and its length for "v", all alive until the
+                // call returns (Redis takes its own references).
+                unsafe {
+                    if replicate {
+                        call_with_args!(
+                            api!(RedisModule_Call),
+                            self.as_ptr(),
+                            name.as_ptr(),
+                            "!3E",
+                            call_args
+                        )
+                    } else {
+                        call_with_args!(
+                            api!(RedisModule_Call),
+                            self.as_ptr(),
+                            name.as_ptr(),
+                            "3E",
+                            call_args
+                        )
+                    }
+                }
             }
         };
         let reply = CallReply::adopt(reply).ok_or_else(|| {
