@@ -268,14 +268,14 @@ impl Ctx {
     /// Replicates `name key fixed... items...`. The usual command (a few
     /// words) goes out in one RM_Replicate whose format spells each word
     /// in the form the server builds its own string from: strings as they
-    /// are (`s`), numbers as digits it formats (`l`) or text formatted here
-    /// on the stack (`b`); no string is created or freed here. Longer ones
-    /// go as a vector of strings.
+    /// are (`s`), numbers as text formatted here on the stack (`b`: the
+    /// server makes one compact string of it, where `l` costs it a second
+    /// allocation); no string is created or freed here. Longer ones go as
+    /// a vector of strings.
     fn replicate_words(&self, name: &CStr, key: &RStr, fixed: &[Word], items: &[Word]) {
         let mut format = [0u8; SLOTS + 1];
         let mut slots = [0usize; SLOTS];
-        let mut texts = [ryu::Buffer::new(); TEXTS];
-        let (mut letters, mut used, mut text_count) = (0, 0, 0);
+        let (mut letters, mut used) = (0, 0);
         let mut push = |letter: u8, values: &[usize]| -> bool {
             if used + values.len() > SLOTS {
                 return false;
@@ -286,25 +286,42 @@ impl Ctx {
             used += values.len();
             true
         };
+        // Numbers' texts: the buffers stay where they are until the call
+        // below, so the pointers into them stay valid.
+        let mut digits = [itoa::Buffer::new(); TEXTS];
+        let mut shortest = [ryu::Buffer::new(); TEXTS];
+        let (mut digits_used, mut shortest_used) = (0, 0);
+        let mut integer = |n: i64| -> Option<(usize, usize)> {
+            let text = digits.get_mut(digits_used)?.format(n);
+            digits_used += 1;
+            Some((text.as_ptr() as usize, text.len()))
+        };
+        let mut double = |f: f64| -> Option<(usize, usize)> {
+            let text = shortest.get_mut(shortest_used)?.format(f);
+            shortest_used += 1;
+            Some((text.as_ptr() as usize, text.len()))
+        };
         let mut fits = push(b's', &[key.as_ptr() as usize]);
         for word in fixed.iter().chain(items) {
-            fits = fits
-                && match word {
-                    Word::Str(s) => push(b's', &[s.get().as_ptr() as usize]),
-                    Word::Int(n) => push(b'l', &[*n as usize]),
-                    Word::Float(f) => match whole_number(*f) {
-                        Some(n) => push(b'l', &[n as usize]),
-                        None if text_count < TEXTS => {
-                            // The buffers stay where they are until the
-                            // call below: the pointer stays valid.
-                            let text = texts[text_count].format(*f);
-                            text_count += 1;
-                            push(b'b', &[text.as_ptr() as usize, text.len()])
-                        }
-                        None => false,
-                    },
-                    Word::Literal(bytes) => push(b'b', &[bytes.as_ptr() as usize, bytes.len()]),
-                };
+            let bytes = match word {
+                Word::Str(s) => {
+                    fits = push(b's', &[s.get().as_ptr() as usize]);
+                    if !fits {
+                        break;
+                    }
+                    continue;
+                }
+                Word::Literal(bytes) => Some((bytes.as_ptr() as usize, bytes.len())),
+                Word::Int(n) => integer(*n),
+                Word::Float(f) => match whole_number(*f) {
+                    Some(n) => integer(n),
+                    None => double(*f),
+                },
+            };
+            fits = bytes.is_some_and(|(ptr, len)| push(b'b', &[ptr, len]));
+            if !fits {
+                break;
+            }
         }
         if !fits {
             let args: SmallVec<[CallArg; 8]> = std::iter::once(CallArg::Str(key))
@@ -315,12 +332,12 @@ impl Ctx {
         }
         let s = slots;
         // SAFETY: valid context; `format` is NUL-terminated and its letters
-        // take the slots in order: `s` a string pointer, `l` a long long,
-        // `b` a pointer to bytes and their length, all alive until the call
-        // returns (the server copies or takes its own references). Every
-        // slot is one 64-bit integer-class variadic argument, as a pointer,
-        // a `long long` and a `size_t` are on every 64-bit ABI zkit builds
-        // for; the slots past the format's are not read.
+        // take the slots in order: `s` a string pointer, `b` a pointer to
+        // bytes and their length, all alive until the call returns (the
+        // server copies or takes its own references). Every slot is one
+        // 64-bit integer-class variadic argument, as a pointer and a
+        // `size_t` are on every 64-bit ABI zkit builds for; the slots past
+        // the format's are not read.
         let status = unsafe {
             api!(RedisModule_Replicate)(
                 self.as_ptr(),
@@ -352,7 +369,8 @@ impl Ctx {
 /// a `ZADD` of five scored members.
 const SLOTS: usize = 16;
 
-/// Scores formatted on the stack per command on the fast path.
+/// Numbers of each kind (whole, not) formatted on the stack per command
+/// on the fast path.
 const TEXTS: usize = 5;
 
 /// The events and the commands writes replay as, for key handles.
