@@ -44,7 +44,7 @@ qemu-aarch64-static "$root/lib/ld-linux-aarch64.so.1" \
   --library-path "$root/lib/aarch64-linux-gnu:$root/usr/lib/aarch64-linux-gnu" \
   --argv0 redis-server "$root/usr/bin/redis-check-rdb" \
   --port 0 --unixsocket "$socket" --dir "$work" --logfile server.log --save '' \
-  --enable-module-command yes >/dev/null 2>&1 &
+  --appendonly yes --enable-module-command yes --enable-debug-command yes >/dev/null 2>&1 &
 server_pid=$!
 cli() { redis-cli -s "$socket" "$@"; }
 for _ in $(seq 150); do
@@ -82,6 +82,12 @@ expect "1 1 0 -1" RATE.HIT limit 60000 1
 expect "0 1 0 *" RATE.HIT limit 60000 1
 expect 2 RECENT.ADD recent CAP 2 ITEMS a b c
 expect "c b" ZREVRANGE recent 0 -1
+# What the commands replicated (their effects, built on this architecture's
+# calling convention) is what the AOF holds: reloaded, it is the same data.
+digest=$(cli DEBUG DIGEST)
+expect OK DEBUG LOADAOF
+[[ $(cli DEBUG DIGEST) == "$digest" ]] ||
+  fail "the data reloaded from the AOF (the commands' replicated effects) differs from what they wrote"
 expect OK MODULE UNLOAD zkit
 expect "*unknown command*" RANK.GET board alice
-echo "smoke-arm64: pass: zkit $version (aarch64) loaded into Debian 12's arm64 redis-server ($server) under qemu; RANK, FEED, VOTE, DELAY, RATE, RECENT answered; unloaded" >&2
+echo "smoke-arm64: pass: zkit $version (aarch64) loaded into Debian 12's arm64 redis-server ($server) under qemu; RANK, FEED, VOTE, DELAY, RATE, RECENT answered, their AOF reloads to the same data; unloaded" >&2

@@ -38,7 +38,7 @@ use crate::host::{
 use crate::logic::clock::{deadline, MAX_DURATION_MS};
 use crate::logic::delay::{
     self, check_dead_letter_keys, is_held, outlook, retry_at, wake_at_ms, Claim, DelayError, Lease,
-    Outlook, TaskQueue,
+    Outlook, TaskQueue, Tasks,
 };
 use crate::logic::family;
 use crate::logic::stats::{due_age_ms, due_time_ms};
@@ -364,7 +364,7 @@ struct ZsetQueue<'c> {
 struct Head<'c> {
     due: f64,
     count: usize,
-    tasks: Option<Vec<(OwnedRStr, f64)>>,
+    tasks: Option<Tasks<OwnedRStr>>,
     earliest: Option<f64>,
     queue: Option<Zset<'c>>,
 }
@@ -378,7 +378,7 @@ impl<'c> ZsetQueue<'c> {
         let mut head = Head {
             due,
             count,
-            tasks: Some(Vec::new()),
+            tasks: Some(Tasks::new()),
             earliest: None,
             queue: None,
         };
@@ -437,7 +437,7 @@ impl TaskQueue for ZsetQueue<'_> {
     type Task = OwnedRStr;
     type Error = ZkitError;
 
-    fn due(&mut self, due: f64, count: usize) -> Result<Vec<(OwnedRStr, f64)>, ZkitError> {
+    fn due(&mut self, due: f64, count: usize) -> Result<Tasks<OwnedRStr>, ZkitError> {
         if let Some(head) = self.head.as_mut() {
             if head.due == due && head.count == count {
                 if let Some(tasks) = head.tasks.take() {
@@ -450,7 +450,7 @@ impl TaskQueue for ZsetQueue<'_> {
                 .iter_asc(ScoreBound::MIN, ScoreBound::Inclusive(due))
                 .take(count)
                 .collect(),
-            None => Vec::new(),
+            None => Tasks::new(),
         })
     }
 
@@ -603,7 +603,7 @@ fn sweep_step(
 /// it), written straight to the client; for a blocking poll, nil on timeout
 /// or nothing yet (blocked).
 enum Polled {
-    Tasks(Vec<(OwnedRStr, f64)>),
+    Tasks(Tasks<OwnedRStr>),
     TimedOut,
     Blocked,
 }
@@ -638,7 +638,7 @@ fn poll(ctx: &Ctx, args: Poll<'_>) -> Result<Polled, ZkitError> {
     let (count, lease) = args.options.check()?;
     Ok(match claim(ctx, args.key, count, lease.as_ref())? {
         Claim::Claimed(tasks) => Polled::Tasks(tasks),
-        Claim::NothingDue { .. } => Polled::Tasks(Vec::new()),
+        Claim::NothingDue { .. } => Polled::Tasks(Tasks::new()),
     })
 }
 

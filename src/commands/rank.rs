@@ -609,7 +609,7 @@ fn get(ctx: &Ctx, args: Get<'_>) -> Result<Option<MemberEntry>, ZkitError> {
         None => None,
     };
     let ranks = Ranks::shared(args.shared);
-    member_entry(ctx, args.key, args.member, score, ranks)
+    member_entry(ctx, &tiebreak_clock(), args.key, args.member, score, ranks)
 }
 
 request! {
@@ -624,31 +624,32 @@ request! {
 /// Members one RANK.MGET call reads without a heap allocation.
 const INLINE_MEMBERS: usize = 16;
 
-/// -> one RANK.GET reply per member, in order. Every score is read before
-/// the first rank is asked for.
+/// -> one RANK.GET reply per member, in order, each written where the
+/// reply stands (no list of scores first).
 fn mget(
     ctx: &Ctx,
     args: MultiGet<'_>,
 ) -> Result<SmallVec<[Option<MemberEntry>; INLINE_MEMBERS]>, ZkitError> {
-    let scored: SmallVec<[(&RStr, Option<f64>); INLINE_MEMBERS]> = match ctx.open_zset(args.key)? {
-        Some(board) => {
-            board_layout::after_read(ctx, args.key, board.len(), Use::Member);
-            args.members
-                .map(|member| (member, board.score(member)))
-                .collect()
-        }
-        None => args.members.map(|member| (member, None)).collect(),
+    let mut entries = SmallVec::new();
+    let Some(board) = ctx.open_zset(args.key)? else {
+        entries.resize_with(args.members.len(), || None);
+        return Ok(entries);
     };
-    let ranks = Ranks::shared(args.shared);
-    scored
-        .into_iter()
-        .map(|(member, score)| member_entry(ctx, args.key, member, score, ranks))
-        .collect()
+    board_layout::after_read(ctx, args.key, board.len(), Use::Member);
+    let (clock, ranks) = (tiebreak_clock(), Ranks::shared(args.shared));
+    entries.reserve_exact(args.members.len());
+    // The board stays open for the ranks: a read handle outlives the calls.
+    for member in args.members {
+        let score = board.score(member);
+        entries.push(member_entry(ctx, &clock, args.key, member, score, ranks)?);
+    }
+    Ok(entries)
 }
 
 /// A member's entry from its score on the board (`None`: not on it).
 fn member_entry(
     ctx: &Ctx,
+    clock: &TieBreakClock,
     key: &RStr,
     member: &RStr,
     score: Option<f64>,
@@ -657,7 +658,7 @@ fn member_entry(
     let Some(score) = score else {
         return Ok(None);
     };
-    let entry = tiebreak_clock().decode(score)?;
+    let entry = clock.decode(score)?;
     let rank = rank_of_member(ctx, key, member, entry.total, ranks)?;
     Ok(Some(MemberEntry {
         total: entry.total,

@@ -25,6 +25,7 @@ use crate::logic::family;
 use crate::logic::idmp::{ArgsDigest, DIGEST_LEN};
 use crate::logic::rate::{self, HitLog, Limit, Verdict, MAX_LIMIT};
 use crate::{declare_command, request};
+use smallvec::SmallVec;
 
 pub static COMMANDS: &[&Command] = &[&HIT, &STATS];
 
@@ -75,7 +76,7 @@ fn hit<'a>(ctx: &Ctx, args: Hit<'a>) -> Result<HitWrite<'a>, ZkitError> {
     let limits = args
         .limits
         .map(|(window_ms, limit)| check_limit(window_ms, limit))
-        .collect::<Result<Vec<Limit>, ZkitError>>()?;
+        .collect::<Result<Limits, ZkitError>>()?;
     let smallest = limits
         .iter()
         .map(|l| l.limit)
@@ -98,11 +99,14 @@ fn hit<'a>(ctx: &Ctx, args: Hit<'a>) -> Result<HitWrite<'a>, ZkitError> {
     })
 }
 
+/// A hit's limits, inline for the usual few (no allocation on a hit).
+type Limits = SmallVec<[Limit; 4]>;
+
 /// A RATE.HIT, checked and not yet counted.
 struct HitWrite<'a> {
     key: &'a RStr,
     cost: i64,
-    limits: Vec<Limit>,
+    limits: Limits,
 }
 
 /// -> `[allowed, count, remaining, retry-after-ms]` of the binding limit,

@@ -174,6 +174,12 @@ pub enum CallArg<'a> {
 /// Doubles below this magnitude that are whole numbers are exact integers.
 const EXACT_INTEGERS: f64 = (1u64 << 53) as f64;
 
+/// The integer a double is, when it is a whole number below 2^53: then its
+/// plain digits read back as the identical double (see [`CallArg::Float`]).
+pub(super) fn whole_number(f: f64) -> Option<i64> {
+    (f.fract() == 0.0 && f.abs() < EXACT_INTEGERS).then_some(f as i64)
+}
+
 /// Up to this many arguments travel through fixed formats (`"ss"`, `"sss"`,
 /// ...); more go through the vector format, which makes Redis reallocate its
 /// argv. Effects and calls of zkit's hot paths stay under the limit.
@@ -207,10 +213,10 @@ impl CallArgs {
                 }
                 CallArg::Bytes(b) => OwnedRStr::new(b),
                 CallArg::Int(n) => OwnedRStr::new(itoa::Buffer::new().format(*n).as_bytes()),
-                CallArg::Float(f) if f.fract() == 0.0 && f.abs() < EXACT_INTEGERS => {
-                    OwnedRStr::new(itoa::Buffer::new().format(*f as i64).as_bytes())
-                }
-                CallArg::Float(f) => OwnedRStr::new(ryu::Buffer::new().format(*f).as_bytes()),
+                CallArg::Float(f) => match whole_number(*f) {
+                    Some(n) => OwnedRStr::new(itoa::Buffer::new().format(n).as_bytes()),
+                    None => OwnedRStr::new(ryu::Buffer::new().format(*f).as_bytes()),
+                },
             };
             out.ptrs.push(created.as_ptr());
             out._created.push(created);
@@ -327,28 +333,49 @@ impl Ctx {
             self.effects.borrow_mut().called_a_write = true;
         }
         let name = command.name();
-        let call_args = CallArgs::new(args);
-        // SAFETY: valid context; "!": propagate the call, "3": RESP3
-        // replies, "E": errors as error replies; then one string per "s", or
-        // a vector and its length for "v", all alive until the call returns
-        // (Redis takes its own references).
-        let reply = unsafe {
-            if replicate {
-                call_with_args!(
-                    api!(RedisModule_Call),
-                    self.as_ptr(),
-                    name.as_ptr(),
-                    "!3E",
-                    call_args
-                )
-            } else {
-                call_with_args!(
-                    api!(RedisModule_Call),
-                    self.as_ptr(),
-                    name.as_ptr(),
-                    "3E",
-                    call_args
-                )
+        let reply = match args {
+            // The usual call (ZREVRANK key member, SADD set member): two
+            // strings passed as they are, nothing to create or free.
+            [CallArg::Str(first), CallArg::Str(second)] => {
+                let format: &CStr = if replicate { c"!3Ess" } else { c"3Ess" };
+                // SAFETY: valid context and command name; the format's
+                // letters as below, then two strings alive until the call
+                // returns (Redis takes its own references).
+                unsafe {
+                    api!(RedisModule_Call)(
+                        self.as_ptr(),
+                        name.as_ptr(),
+                        format.as_ptr(),
+                        first.as_ptr(),
+                        second.as_ptr(),
+                    )
+                }
+            }
+            _ => {
+                let call_args = CallArgs::new(args);
+                // SAFETY: valid context; "!": propagate the call, "3": RESP3
+                // replies, "E": errors as error replies; then one string per
+                // "s", or a vector and its length for "v", all alive until the
+                // call returns (Redis takes its own references).
+                unsafe {
+                    if replicate {
+                        call_with_args!(
+                            api!(RedisModule_Call),
+                            self.as_ptr(),
+                            name.as_ptr(),
+                            "!3E",
+                            call_args
+                        )
+                    } else {
+                        call_with_args!(
+                            api!(RedisModule_Call),
+                            self.as_ptr(),
+                            name.as_ptr(),
+                            "3E",
+                            call_args
+                        )
+                    }
+                }
             }
         };
         let reply = CallReply::adopt(reply).ok_or_else(|| {
@@ -472,5 +499,69 @@ impl<'a> ReplyRef<'a> {
     pub(super) fn error(&self) -> Option<String> {
         (self.kind() == raw::REDISMODULE_REPLY_ERROR as c_int)
             .then(|| String::from_utf8_lossy(self.bytes().unwrap_or_default()).into_owned())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::whole_number;
+
+    /// The text a double is replicated as (`Ctx::replicate_words`,
+    /// `CallArgs::new`): the whole number's digits, or ryu's shortest form.
+    fn replicated_text(f: f64) -> String {
+        match whole_number(f) {
+            Some(n) => n.to_string(),
+            None => ryu::Buffer::new().format(f).to_owned(),
+        }
+    }
+
+    /// Reads back as the server's ZADD does (a correctly rounded strtod,
+    /// which also takes `inf` and `-inf`).
+    fn read_back(text: &str) -> f64 {
+        text.parse()
+            .expect("the server parses what zkit replicates")
+    }
+
+    #[test]
+    fn scores_of_every_kind_replicate_exactly() {
+        let cases = [
+            0.0,
+            1.0,
+            -7.0,
+            0.1,
+            1e-300,
+            f64::MIN_POSITIVE,
+            5e-324,
+            f64::MAX,
+            f64::MIN,
+            (1u64 << 53) as f64,
+            (1u64 << 53) as f64 + 2.0,
+            9007199254740991.0,
+            1234567.000001,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+        ];
+        for f in cases {
+            assert_eq!(
+                read_back(&replicated_text(f)).to_bits(),
+                f.to_bits(),
+                "{f:e}"
+            );
+        }
+        // Whole numbers below 2^53 travel as plain digits.
+        assert_eq!(replicated_text(9007199254740991.0), "9007199254740991");
+        assert_eq!(replicated_text(-42.0), "-42");
+    }
+
+    proptest! {
+        #[test]
+        fn any_double_replicates_as_text_that_reads_back_identical(bits in any::<u64>()) {
+            let f = f64::from_bits(bits);
+            // NaN is never a score; -0 travels as 0, a score equal to it.
+            prop_assume!(!f.is_nan() && f.to_bits() != (-0.0f64).to_bits());
+            prop_assert_eq!(read_back(&replicated_text(f)).to_bits(), f.to_bits());
+        }
     }
 }

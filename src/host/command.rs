@@ -220,8 +220,8 @@ pub fn dispatch<E: Display + From<HostError> + From<GrammarError>>(
     argv: *mut *mut raw::RedisModuleString,
     argc: c_int,
 ) -> c_int {
-    let ctx = Ctx::new(ctx);
     let args = RStr::slice_from_argv(argv, usize::try_from(argc).unwrap_or(0));
+    let ctx = Ctx::for_command(ctx, args);
     if ctx.is_keys_position_request() {
         // Redis Cluster asks where the keys are (see `needs_getkeys_api`).
         // The grammar's own parse: a value spelled like a keyword is never

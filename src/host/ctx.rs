@@ -1,5 +1,6 @@
 use std::cell::RefCell;
 use std::ffi::{c_int, c_long, CStr};
+use std::ops::Range;
 
 use redis_module::raw;
 
@@ -13,6 +14,9 @@ use super::{api, RStr};
 /// (`effects.rs`).
 pub struct Ctx {
     raw: *mut raw::RedisModuleCtx,
+    /// Where the command's argv lies (empty outside a command): strings
+    /// there outlive the call, so the effects borrow them (`Ctx::keep`).
+    pub(super) args: Range<*const RStr>,
     pub(super) effects: RefCell<Effects>,
 }
 
@@ -35,8 +39,15 @@ impl EventClass {
 
 impl Ctx {
     pub(super) fn new(raw: *mut raw::RedisModuleCtx) -> Ctx {
+        Ctx::for_command(raw, &[])
+    }
+
+    /// The context of a command called with `args` (its argv), which the
+    /// server keeps alive until the command returns, after this ends.
+    pub(super) fn for_command(raw: *mut raw::RedisModuleCtx, args: &[RStr]) -> Ctx {
         Ctx {
             raw,
+            args: args.as_ptr_range(),
             effects: RefCell::default(),
         }
     }

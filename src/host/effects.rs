@@ -21,22 +21,64 @@
 //! for sets, which the key API cannot write) are replicated and notified by
 //! the server itself, in call order before this call's recorded effects.
 
-use std::ffi::CStr;
+use std::ffi::{c_char, CStr};
 
+use redis_module::raw;
 use smallvec::SmallVec;
 
-use super::call::CallArg;
-use super::{Ctx, EventClass, OwnedRStr, RStr};
+use super::call::{whole_number, CallArg};
+use super::{api, Ctx, EventClass, OwnedRStr, RStr};
 
 /// The most items one replicated command carries: a write of many members
 /// goes out as several commands of at most this many (all in the call's one
 /// MULTI/EXEC), so no single command grows without bound.
 pub const REPLICATION_CHUNK: usize = 512;
 
+/// A server string kept for the end of the call. One of the call's own
+/// arguments is borrowed: the server frees argv only after the command
+/// returns, and the call's [`Ctx`] (whose end flushes the effects) ends
+/// inside it. Any other string (a member read from a key) gets a reference
+/// of its own.
+#[derive(Debug)]
+pub(super) enum Kept {
+    /// Points into the call's argv (see [`Ctx::keep`]).
+    Arg(*const RStr),
+    Own(OwnedRStr),
+}
+
+impl Kept {
+    fn get(&self) -> &RStr {
+        match self {
+            // SAFETY: an argv entry, alive until the command returns, after
+            // the effects are flushed and dropped (see the type's doc).
+            Kept::Arg(arg) => unsafe { &**arg },
+            Kept::Own(own) => own,
+        }
+    }
+}
+
+impl Ctx {
+    /// `s` kept until the call ends: borrowed when it is one of the call's
+    /// arguments (no reference to take and drop), else retained.
+    pub(super) fn keep(&self, s: &RStr) -> Kept {
+        let at: *const RStr = s;
+        if self.args.contains(&at) {
+            Kept::Arg(at)
+        } else {
+            Kept::Own(s.retain())
+        }
+    }
+
+    /// A string word of a replicated command.
+    pub(super) fn word(&self, s: &RStr) -> Word {
+        Word::Str(self.keep(s))
+    }
+}
+
 /// A value in a replicated command: a server string, a number, or a literal.
 #[derive(Debug)]
 pub(super) enum Word {
-    Str(OwnedRStr),
+    Str(Kept),
     Float(f64),
     Int(i64),
     Literal(&'static [u8]),
@@ -45,7 +87,7 @@ pub(super) enum Word {
 impl Word {
     fn as_call_arg(&self) -> CallArg<'_> {
         match self {
-            Word::Str(s) => CallArg::Str(s),
+            Word::Str(s) => CallArg::Str(s.get()),
             Word::Float(f) => CallArg::Float(*f),
             Word::Int(n) => CallArg::Int(*n),
             Word::Literal(bytes) => CallArg::Bytes(bytes),
@@ -53,21 +95,19 @@ impl Word {
     }
 }
 
-/// Words of one command or item; most calls write one member, so they stay
-/// inline (no allocation on a command's hot path).
-pub(super) type Words = SmallVec<[Word; 2]>;
-
-/// One native command to replicate: `name key fixed... items...`. Items
-/// come in groups of `item_len` words (a member, or a score and a member),
-/// and consecutive writes of the same command to the same key share one
-/// command.
+/// One native command to replicate: `name key fixed... items...`, its
+/// words in [`Effects::words`] from `start` (to the next command's start).
+/// Items come in groups of `item_len` words (a member, or a score and a
+/// member), and consecutive writes of the same command to the same key
+/// share one command.
 #[derive(Debug)]
 struct Replicated {
     name: &'static CStr,
     /// Index into [`Effects::keys`].
     key: usize,
-    fixed: Words,
-    items: Words,
+    start: usize,
+    /// How many of its words come between the key and the items.
+    fixed_len: usize,
     item_len: usize,
 }
 
@@ -78,13 +118,18 @@ struct Event {
     key: usize,
 }
 
-/// What one call wrote, waiting for the call to end.
+/// What one call wrote, waiting for the call to end: flat lists held
+/// inline for the usual call (one key, one or two commands), so recording
+/// allocates nothing and the flush is one pass.
 #[derive(Debug, Default)]
 pub(super) struct Effects {
     /// Every key written, once: each is signalled as modified at the end.
-    keys: SmallVec<[OwnedRStr; 2]>,
-    replicated: SmallVec<[Replicated; 2]>,
-    events: SmallVec<[Event; 2]>,
+    keys: SmallVec<[Kept; 2]>,
+    replicated: SmallVec<[Replicated; 3]>,
+    /// The words of every replicated command after its key, in order
+    /// (inline: an add, a trim and an expiry, as RECENT.ADD makes).
+    words: SmallVec<[Word; 8]>,
+    events: SmallVec<[Event; 3]>,
     /// A write command ran through RM_Call with replication on: the server
     /// replicates and announces it itself.
     pub(super) called_a_write: bool,
@@ -96,13 +141,13 @@ impl Effects {
     }
 
     /// The index of `key` in [`Effects::keys`], added if new.
-    fn key(&mut self, key: &RStr) -> usize {
-        let found = self
-            .keys
-            .iter()
-            .position(|k| k.as_ptr() == key.as_ptr() || k.as_bytes() == key.as_bytes());
+    fn key(&mut self, ctx: &Ctx, key: &RStr) -> usize {
+        let found = self.keys.iter().position(|k| {
+            let k = k.get();
+            k.as_ptr() == key.as_ptr() || k.as_bytes() == key.as_bytes()
+        });
         found.unwrap_or_else(|| {
-            self.keys.push(key.retain());
+            self.keys.push(ctx.keep(key));
             self.keys.len() - 1
         })
     }
@@ -122,13 +167,13 @@ impl Effects {
 }
 
 /// How a write is replayed and announced.
-pub(super) struct Write<'a> {
+pub(super) struct Write<'a, const FIXED: usize, const ITEM: usize> {
     pub command: &'static CStr,
     pub key: &'a RStr,
     /// Words between the key and the items (`-inf <cutoff>`, `<unix-ms>`).
-    pub fixed: Words,
+    pub fixed: [Word; FIXED],
     /// One item (`[score, member]`, `[member]`), or none.
-    pub item: Words,
+    pub item: [Word; ITEM],
     /// The keyspace event of the write, if it fires one of its own.
     pub event: Option<(EventClass, &'static CStr)>,
 }
@@ -136,27 +181,37 @@ pub(super) struct Write<'a> {
 impl Ctx {
     /// Records a write this call made, to replicate and announce when the
     /// call ends.
-    pub(super) fn record(&self, write: Write<'_>) {
+    pub(super) fn record<const FIXED: usize, const ITEM: usize>(
+        &self,
+        write: Write<'_, FIXED, ITEM>,
+    ) {
         let mut effects = self.effects.borrow_mut();
-        let key = effects.key(write.key);
-        let item_len = write.item.len();
-        let batch = effects.replicated.last_mut().filter(|last| {
-            item_len > 0
-                && last.name == write.command
-                && last.key == key
-                && last.item_len == item_len
-                && last.fixed.is_empty()
-                && write.fixed.is_empty()
-        });
-        match batch {
-            Some(last) => last.items.extend(write.item),
-            None => effects.replicated.push(Replicated {
+        let effects = &mut *effects;
+        let key = effects.key(self, write.key);
+        // The last command's words end the list: an item of the same
+        // command to the same key joins it.
+        let joins = ITEM > 0
+            && FIXED == 0
+            && effects.replicated.last().is_some_and(|last| {
+                last.name == write.command
+                    && last.key == key
+                    && last.item_len == ITEM
+                    && last.fixed_len == 0
+            });
+        if !joins {
+            effects.replicated.push(Replicated {
                 name: write.command,
                 key,
-                fixed: write.fixed,
-                items: write.item,
-                item_len,
-            }),
+                start: effects.words.len(),
+                fixed_len: FIXED,
+                item_len: ITEM,
+            });
+            for word in write.fixed {
+                effects.words.push(word);
+            }
+        }
+        for word in write.item {
+            effects.words.push(word);
         }
         if let Some(event) = write.event {
             effects.event(event, key);
@@ -167,7 +222,7 @@ impl Ctx {
     /// last member of a key was removed, the event of a `*STORE`).
     pub(super) fn record_event_only(&self, event: (EventClass, &'static CStr), key: &RStr) {
         let mut effects = self.effects.borrow_mut();
-        let key = effects.key(key);
+        let key = effects.key(self, key);
         effects.event(event, key);
     }
 
@@ -179,30 +234,26 @@ impl Ctx {
     /// Replicates, announces and signals what this call wrote; called when
     /// the call ends (see `Ctx`'s `Drop`).
     pub(super) fn flush_effects(&self) {
-        if self.effects.borrow().keys.is_empty() {
+        let effects = self.effects.borrow();
+        if effects.keys.is_empty() {
             return;
         }
-        let effects = std::mem::take(&mut *self.effects.borrow_mut());
-        let mut args: SmallVec<[CallArg; 8]> = SmallVec::new();
-        for command in &effects.replicated {
-            let chunk_len = REPLICATION_CHUNK * command.item_len.max(1);
-            let mut items = command.items.chunks(chunk_len);
-            let mut first = true;
-            loop {
-                let chunk = items.next();
-                if chunk.is_none() && !first {
-                    break;
-                }
-                first = false;
-                args.clear();
-                args.push(CallArg::Str(&effects.keys[command.key]));
-                args.extend(command.fixed.iter().map(Word::as_call_arg));
-                args.extend(chunk.unwrap_or(&[]).iter().map(Word::as_call_arg));
-                self.replicate(command.name, &args);
+        for (i, command) in effects.replicated.iter().enumerate() {
+            let end = effects
+                .replicated
+                .get(i + 1)
+                .map_or(effects.words.len(), |next| next.start);
+            let (fixed, items) = effects.words[command.start..end].split_at(command.fixed_len);
+            let key = effects.keys[command.key].get();
+            if items.is_empty() {
+                self.replicate_words(command.name, key, fixed, &[]);
+            }
+            for chunk in items.chunks(REPLICATION_CHUNK * command.item_len.max(1)) {
+                self.replicate_words(command.name, key, fixed, chunk);
             }
         }
         for event in &effects.events {
-            let key = &effects.keys[event.key];
+            let key = effects.keys[event.key].get();
             self.notify(event.class, event.name, key);
             // A DELAY.BPOLL waiting on the key may have something now.
             if event.class == EventClass::Zset && !native::REMOVING_EVENTS.contains(&event.name) {
@@ -210,10 +261,117 @@ impl Ctx {
             }
         }
         for key in &effects.keys {
-            self.signal_modified(key);
+            self.signal_modified(key.get());
         }
     }
+
+    /// Replicates `name key fixed... items...`. The usual command (a few
+    /// words) goes out in one RM_Replicate whose format spells each word
+    /// in the form the server builds its own string from: strings as they
+    /// are (`s`), numbers as text formatted here on the stack (`b`: the
+    /// server makes one compact string of it, where `l` costs it a second
+    /// allocation); no string is created or freed here. Longer ones go as
+    /// a vector of strings.
+    fn replicate_words(&self, name: &CStr, key: &RStr, fixed: &[Word], items: &[Word]) {
+        let mut format = [0u8; SLOTS + 1];
+        let mut slots = [0usize; SLOTS];
+        let (mut letters, mut used) = (0, 0);
+        let mut push = |letter: u8, values: &[usize]| -> bool {
+            if used + values.len() > SLOTS {
+                return false;
+            }
+            format[letters] = letter;
+            letters += 1;
+            slots[used..used + values.len()].copy_from_slice(values);
+            used += values.len();
+            true
+        };
+        // Numbers' texts: the buffers stay where they are until the call
+        // below, so the pointers into them stay valid.
+        let mut digits = [itoa::Buffer::new(); TEXTS];
+        let mut shortest = [ryu::Buffer::new(); TEXTS];
+        let (mut digits_used, mut shortest_used) = (0, 0);
+        let mut integer = |n: i64| -> Option<(usize, usize)> {
+            let text = digits.get_mut(digits_used)?.format(n);
+            digits_used += 1;
+            Some((text.as_ptr() as usize, text.len()))
+        };
+        let mut double = |f: f64| -> Option<(usize, usize)> {
+            let text = shortest.get_mut(shortest_used)?.format(f);
+            shortest_used += 1;
+            Some((text.as_ptr() as usize, text.len()))
+        };
+        let mut fits = push(b's', &[key.as_ptr() as usize]);
+        for word in fixed.iter().chain(items) {
+            let bytes = match word {
+                Word::Str(s) => {
+                    fits = push(b's', &[s.get().as_ptr() as usize]);
+                    if !fits {
+                        break;
+                    }
+                    continue;
+                }
+                Word::Literal(bytes) => Some((bytes.as_ptr() as usize, bytes.len())),
+                Word::Int(n) => integer(*n),
+                Word::Float(f) => match whole_number(*f) {
+                    Some(n) => integer(n),
+                    None => double(*f),
+                },
+            };
+            fits = bytes.is_some_and(|(ptr, len)| push(b'b', &[ptr, len]));
+            if !fits {
+                break;
+            }
+        }
+        if !fits {
+            let args: SmallVec<[CallArg; 8]> = std::iter::once(CallArg::Str(key))
+                .chain(fixed.iter().chain(items).map(Word::as_call_arg))
+                .collect();
+            self.replicate(name, &args);
+            return;
+        }
+        let s = slots;
+        // SAFETY: valid context; `format` is NUL-terminated and its letters
+        // take the slots in order: `s` a string pointer, `b` a pointer to
+        // bytes and their length, all alive until the call returns (the
+        // server copies or takes its own references). Every slot is one
+        // 64-bit integer-class variadic argument, as a pointer and a
+        // `size_t` are on every 64-bit ABI zkit builds for; the slots past
+        // the format's are not read.
+        let status = unsafe {
+            api!(RedisModule_Replicate)(
+                self.as_ptr(),
+                name.as_ptr(),
+                format.as_ptr().cast::<c_char>(),
+                s[0],
+                s[1],
+                s[2],
+                s[3],
+                s[4],
+                s[5],
+                s[6],
+                s[7],
+                s[8],
+                s[9],
+                s[10],
+                s[11],
+                s[12],
+                s[13],
+                s[14],
+                s[15],
+            )
+        };
+        debug_assert_eq!(status, raw::REDISMODULE_OK as std::ffi::c_int);
+    }
 }
+
+/// Variadic slots one RM_Replicate call takes on the fast path: enough for
+/// a `ZADD` of five scored members.
+const SLOTS: usize = 16;
+
+/// Numbers of each kind (whole, not) formatted on the stack per command
+/// on the fast path.
+const TEXTS: usize = 5;
 
 /// The events and the commands writes replay as, for key handles.
 pub(super) mod native {

@@ -3,9 +3,7 @@ use std::ptr::NonNull;
 
 use redis_module::raw;
 
-use smallvec::smallvec;
-
-use super::effects::{native, Word, Words, Write};
+use super::effects::{native, Word, Write};
 use super::EventClass;
 use super::{api, CallArg, Ctx, HostError, Native, OwnedRStr, RStr};
 
@@ -129,8 +127,8 @@ impl Ctx {
             self.record(Write {
                 command: native::ZADD,
                 key: name,
-                fixed: Words::new(),
-                item: smallvec![Word::Float(*score), Word::Str(member.retain())],
+                fixed: [],
+                item: [Word::Float(*score), self.word(member)],
                 event: None,
             });
         }
@@ -177,8 +175,8 @@ impl Ctx {
         self.record(Write {
             command: native::RENAME,
             key: from,
-            fixed: smallvec![Word::Str(to.retain())],
-            item: Words::new(),
+            fixed: [self.word(to)],
+            item: [],
             event: None,
         });
         Ok(())
@@ -210,8 +208,8 @@ impl Ctx {
             self.record(Write {
                 command: native::UNLINK,
                 key: name,
-                fixed: Words::new(),
-                item: Words::new(),
+                fixed: [],
+                item: [],
                 event,
             });
         }
@@ -321,8 +319,8 @@ impl<'c> Zset<'c> {
             self.record(Write {
                 command: native::ZADD,
                 key: self.name(),
-                fixed: Words::new(),
-                item: smallvec![Word::Float(score), Word::Str(member.retain())],
+                fixed: [],
+                item: [Word::Float(score), self.word(member)],
                 event: Some(event),
             });
         }
@@ -382,8 +380,8 @@ impl<'c> Zset<'c> {
         self.record(Write {
             command: native::ZADD,
             key: self.name(),
-            fixed: Words::new(),
-            item: smallvec![Word::Float(score), Word::Str(member.retain())],
+            fixed: [],
+            item: [Word::Float(score), self.word(member)],
             event: Some(native::ZINCR_EVENT),
         });
         Ok(score)
@@ -397,8 +395,8 @@ impl<'c> Zset<'c> {
             self.record(Write {
                 command: native::ZREM,
                 key: self.name(),
-                fixed: Words::new(),
-                item: smallvec![Word::Str(member.retain())],
+                fixed: [],
+                item: [self.word(member)],
                 event: Some(native::ZREM_EVENT),
             });
         }
@@ -441,8 +439,8 @@ impl<'c> Zset<'c> {
             self.record(Write {
                 command: native::ZREMRANGEBYSCORE,
                 key: self.name(),
-                fixed: smallvec![Word::Literal(b"-inf"), Word::Int(max)],
-                item: Words::new(),
+                fixed: [Word::Literal(b"-inf"), Word::Int(max)],
+                item: [],
                 event: Some(native::ZREMRANGEBYSCORE_EVENT),
             });
         }
@@ -469,8 +467,8 @@ impl<'c> Zset<'c> {
         self.record(Write {
             command: native::PEXPIREAT,
             key: self.name(),
-            fixed: smallvec![Word::Int(unix_ms)],
-            item: Words::new(),
+            fixed: [Word::Int(unix_ms)],
+            item: [],
             event: Some(native::EXPIRE_EVENT),
         });
         Ok(())
@@ -495,8 +493,8 @@ impl<'c> Zset<'c> {
         self.record(Write {
             command: native::PERSIST,
             key: self.name(),
-            fixed: Words::new(),
-            item: Words::new(),
+            fixed: [],
+            item: [],
             event: Some(native::PERSIST_EVENT),
         });
         true
@@ -507,11 +505,20 @@ impl<'c> Zset<'c> {
         self.writer.expect("writes need a writable key").1
     }
 
-    pub(super) fn record(&self, write: Write<'_>) {
-        self.writer
-            .expect("writes need a writable key")
-            .0
-            .record(write);
+    pub(super) fn record<const FIXED: usize, const ITEM: usize>(
+        &self,
+        write: Write<'_, FIXED, ITEM>,
+    ) {
+        self.writer().record(write);
+    }
+
+    /// A string word of a write this handle records.
+    fn word(&self, s: &RStr) -> Word {
+        self.writer().word(s)
+    }
+
+    fn writer(&self) -> &'c Ctx {
+        self.writer.expect("writes need a writable key").0
     }
 
     /// How many members score within `[min, max]` if that is at most `most`

@@ -4,6 +4,8 @@
 //! A task's score is its due time in unix ms; it is due once the server clock
 //! reaches it (`score <= now`), so `-inf` means "now" and `+inf` "never".
 
+use smallvec::SmallVec;
+
 use crate::logic::clock::deadline;
 
 /// The highest score that is due at `now_ms` (inclusive). Exact: clocks stay
@@ -99,6 +101,10 @@ pub struct Lease {
     pub max_deliveries: Option<u64>,
 }
 
+/// Tasks with their scores, inline for the usual poll of one or two (no
+/// allocation on a poll's path).
+pub type Tasks<T> = SmallVec<[(T, f64); 2]>;
+
 /// What a claim reads and writes: a queue of tasks scored by due time (unix
 /// ms), and with a lease an in-flight set, itself a queue scored by the end
 /// of each lease; with dead letters, a set of delivery counts and a
@@ -110,7 +116,7 @@ pub trait TaskQueue {
 
     /// Up to `count` tasks scored at or below `due`, earliest first (equal
     /// scores by member, as a sorted set orders them), with their scores.
-    fn due(&mut self, due: f64, count: usize) -> Result<Vec<(Self::Task, f64)>, Self::Error>;
+    fn due(&mut self, due: f64, count: usize) -> Result<Tasks<Self::Task>, Self::Error>;
     /// The earliest task's score, if the queue holds any.
     fn earliest(&mut self) -> Result<Option<f64>, Self::Error>;
     /// The earliest score above `due`: when the first task that is not due
@@ -137,7 +143,7 @@ pub trait TaskQueue {
 #[derive(Debug, PartialEq)]
 pub enum Claim<T> {
     /// The tasks claimed, earliest first, with their due times.
-    Claimed(Vec<(T, f64)>),
+    Claimed(Tasks<T>),
     /// Nothing to deliver (dead tasks may have been moved); the earliest
     /// task's due time, if any.
     NothingDue { earliest: Option<f64> },
@@ -159,7 +165,7 @@ pub fn claim<Q: TaskQueue>(
     let due = due_bound(now_ms);
     let max_deliveries = lease.and_then(|lease| lease.max_deliveries);
     let (live, dead) = match max_deliveries {
-        None => (queue.due(due, count)?, Vec::new()),
+        None => (queue.due(due, count)?, Tasks::new()),
         Some(max) => sort_out_dead(queue, due, count, max)?,
     };
     if dead.len() == MAX_DEAD_PER_POLL {
@@ -258,13 +264,13 @@ fn sort_out_dead<Q: TaskQueue>(
     due: f64,
     count: usize,
     max_deliveries: u64,
-) -> Result<(Vec<(Q::Task, f64)>, Vec<(Q::Task, f64)>), Q::Error> {
-    let (mut live, mut dead) = (Vec::new(), Vec::new());
+) -> Result<(Tasks<Q::Task>, Tasks<Q::Task>), Q::Error> {
+    let (mut live, mut dead) = (Tasks::new(), Tasks::new());
     let (mut seen, mut limit) = (0, count);
     loop {
         let batch = queue.due(due, limit)?;
         let exhausted = batch.len() < limit;
-        let fresh: Vec<(Q::Task, f64)> = batch.into_iter().skip(seen).collect();
+        let fresh: Tasks<Q::Task> = batch.into_iter().skip(seen).collect();
         seen += fresh.len();
         let deliveries = queue.deliveries(&fresh)?;
         for (task, delivered) in fresh.into_iter().zip(deliveries) {
@@ -288,6 +294,7 @@ fn sort_out_dead<Q: TaskQueue>(
 mod tests {
     use super::*;
     use proptest::prelude::*;
+    use smallvec::smallvec;
 
     #[test]
     fn due_is_at_or_before_now() {
@@ -338,7 +345,7 @@ mod tests {
         type Task = String;
         type Error = std::convert::Infallible;
 
-        fn due(&mut self, due: f64, count: usize) -> Result<Vec<(String, f64)>, Self::Error> {
+        fn due(&mut self, due: f64, count: usize) -> Result<Tasks<String>, Self::Error> {
             Ok(self
                 .queue
                 .iter()
@@ -650,11 +657,14 @@ mod tests {
         let got = claimed(&mut q, 5, 2, None);
         assert_eq!(
             got,
-            Claim::Claimed(vec![("asap".into(), f64::NEG_INFINITY), ("a".into(), 5.0)])
+            Claim::Claimed(smallvec![
+                ("asap".into(), f64::NEG_INFINITY),
+                ("a".into(), 5.0)
+            ])
         );
         assert_eq!(
             claimed(&mut q, 5, 10, None),
-            Claim::Claimed(vec![("b".into(), 5.0)])
+            Claim::Claimed(smallvec![("b".into(), 5.0)])
         );
         // Nothing due: the earliest due time, for a blocked poll's timer.
         assert_eq!(
@@ -683,7 +693,7 @@ mod tests {
         let mut q = model(&[(1.0, "a"), (2.0, "b")]);
         assert_eq!(
             claimed(&mut q, 10, 1, Some(1_010)),
-            Claim::Claimed(vec![("a".into(), 1.0)])
+            Claim::Claimed(smallvec![("a".into(), 1.0)])
         );
         assert_eq!(
             q.inflight.iter().next(),
@@ -702,7 +712,7 @@ mod tests {
         );
         assert_eq!(
             claimed(&mut held, 1_010, 1, None),
-            Claim::Claimed(vec![("a".into(), 1_010.0)])
+            Claim::Claimed(smallvec![("a".into(), 1_010.0)])
         );
     }
 
@@ -712,7 +722,7 @@ mod tests {
         q.lease_into_queue = true;
         assert_eq!(
             claimed(&mut q, 10, 1, Some(200)),
-            Claim::Claimed(vec![("a".into(), 1.0)])
+            Claim::Claimed(smallvec![("a".into(), 1.0)])
         );
         assert_eq!(
             claimed(&mut q, 10, 1, Some(300)),
@@ -722,7 +732,7 @@ mod tests {
         );
         assert_eq!(
             claimed(&mut q, 200, 1, Some(300)),
-            Claim::Claimed(vec![("a".into(), 200.0)])
+            Claim::Claimed(smallvec![("a".into(), 200.0)])
         );
     }
 
