@@ -218,6 +218,42 @@ mod tests {
         }
     }
 
+    proptest::proptest! {
+        /// Each command's plan finds the option a word starts (and the
+        /// choice) as the walk over its declaration does, for every group
+        /// of options: each declared keyword in any case, cut short or
+        /// grown by a byte, and any other bytes.
+        #[test]
+        fn a_plan_finds_the_options_the_declaration_walk_finds(
+            pick in proptest::prelude::any::<usize>(),
+            case in proptest::collection::vec(proptest::prelude::any::<bool>(), 12),
+            edit in 0u8..4,
+            byte in proptest::prelude::any::<u8>(),
+            other in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..12),
+        ) {
+            for command in every_command() {
+                let keywords = crate::host::keywords(command.args);
+                let mut word: Vec<u8> = match keywords.get(pick % (keywords.len() + 1)) {
+                    Some(keyword) => keyword
+                        .bytes()
+                        .zip(case.iter().cycle())
+                        .map(|(b, &lower)| if lower { b.to_ascii_lowercase() } else { b })
+                        .collect(),
+                    None => other.clone(),
+                };
+                match edit {
+                    1 => { word.pop(); }
+                    2 => word.push(byte),
+                    3 if !word.is_empty() => word[0] ^= byte,
+                    _ => {}
+                }
+                if let Err(why) = crate::host::plan_finds_as_the_walk(command.args, &command.plan, &word) {
+                    panic!("{}: {why}", command.name);
+                }
+            }
+        }
+    }
+
     /// A command that takes IDMP declares it whole: the options, read
     /// apart by `idmp::once` (a command not run by it leaves them unread,
     /// which `every_declared_value_is_read_once` finds), and the flag after

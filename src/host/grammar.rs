@@ -594,6 +594,65 @@ pub struct Plan {
     groups: [(u8, u8); MAX_NODES],
     /// Each argument's first node.
     nodes_at: [u8; MAX_NODES],
+    /// The keywords that start the options, in declaration order (an
+    /// option's, or each of its choices'); `keywords_at[i]` is the range of
+    /// those of the group starting at argument `i`.
+    keywords: [Keyword; MAX_KEYWORDS],
+    keywords_at: [(u8, u8); MAX_NODES],
+}
+
+/// The most option keywords one declaration holds.
+const MAX_KEYWORDS: usize = 16;
+
+/// A keyword an option starts with, as [`packed`] packs a word, with the
+/// option's place in its group and, for a one-of, the choice it picks.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Keyword {
+    /// Its bytes, the first in the lowest (0 for a keyword over 8 bytes:
+    /// no packed word is 0, and such a word is compared byte by byte).
+    packed: u64,
+    len: u8,
+    option: u8,
+    choice: Option<u8>,
+}
+
+/// The keyword `token`, packed as [`packed`] packs a word that spells it.
+const fn packed_keyword(token: &str) -> u64 {
+    let bytes = token.as_bytes();
+    if bytes.len() > 8 {
+        return 0;
+    }
+    let mut packed = 0u64;
+    let mut i = 0;
+    while i < bytes.len() {
+        packed |= (bytes[i] as u64) << (8 * i);
+        i += 1;
+    }
+    packed
+}
+
+/// A word of at most 8 bytes as a little-endian integer with each byte's
+/// case bit cleared, which equals a packed keyword exactly when
+/// [`is_keyword`] says the word is that keyword (the lengths equal, which
+/// the caller checks); `None` for a longer word.
+#[inline(always)]
+fn packed(word: &[u8]) -> Option<u64> {
+    let n = word.len();
+    let value = match n {
+        4..=8 => {
+            // Two 4-byte reads that overlap when n < 8: the bytes read twice
+            // are the same, so or-ing them changes nothing.
+            let low = u32::from_le_bytes([word[0], word[1], word[2], word[3]]);
+            let high = u32::from_le_bytes([word[n - 4], word[n - 3], word[n - 2], word[n - 1]]);
+            u64::from(low) | u64::from(high) << (8 * (n - 4))
+        }
+        0..=3 => word
+            .iter()
+            .enumerate()
+            .fold(0, |packed, (i, &b)| packed | u64::from(b) << (8 * i)),
+        _ => return None,
+    };
+    Some(value & !0x2020_2020_2020_2020)
 }
 
 impl Plan {
@@ -604,6 +663,14 @@ impl Plan {
         );
         let mut groups = [(0, 0); MAX_NODES];
         let mut nodes_at = [0; MAX_NODES];
+        let mut keywords = [Keyword {
+            packed: 0,
+            len: 0,
+            option: 0,
+            choice: None,
+        }; MAX_KEYWORDS];
+        let mut keywords_at = [(0, 0); MAX_NODES];
+        let mut keyword_count = 0;
         let (mut i, mut node) = (0, 0);
         while i < args.len() {
             nodes_at[i] = node as u8;
@@ -617,15 +684,108 @@ impl Plan {
                 continue;
             }
             let (mut end, mut nodes) = (i, 0);
+            let first_keyword = keyword_count;
             while end < args.len() && args[end].option {
                 nodes += args[end].node_count;
+                // What `find_option` looks for, in its order.
+                let option = (end - i) as u8;
+                if let Some(token) = args[end].token {
+                    keywords[keyword_count] = Keyword {
+                        packed: packed_keyword(token),
+                        len: token.len() as u8,
+                        option,
+                        choice: None,
+                    };
+                    keyword_count += 1;
+                } else if let ArgKind::OneOf(choices) = args[end].kind {
+                    let mut c = 0;
+                    while c < choices.len() {
+                        if let Some(token) = choices[c].token {
+                            keywords[keyword_count] = Keyword {
+                                packed: packed_keyword(token),
+                                len: token.len() as u8,
+                                option,
+                                choice: Some(c as u8),
+                            };
+                            keyword_count += 1;
+                        }
+                        c += 1;
+                    }
+                }
                 end += 1;
             }
             groups[i] = (end as u8, nodes as u8);
+            keywords_at[i] = (first_keyword as u8, keyword_count as u8);
             i = end;
         }
-        Plan { groups, nodes_at }
+        Plan {
+            groups,
+            nodes_at,
+            keywords,
+            keywords_at,
+        }
     }
+
+    /// The option of the group starting at argument `at` that `word`
+    /// starts, and for a one-of, which choice: what [`find_option`] finds
+    /// walking the group, from the keywords packed when the declaration was
+    /// built (a word of at most 8 bytes is one comparison a keyword).
+    #[inline(always)]
+    fn find_option(
+        &self,
+        args: &'static [Arg],
+        at: usize,
+        word: &[u8],
+    ) -> Option<(usize, Option<usize>)> {
+        let (first, end) = self.keywords_at[at];
+        let keywords = &self.keywords[usize::from(first)..usize::from(end)];
+        let found = match packed(word) {
+            Some(packed) => keywords
+                .iter()
+                .find(|k| usize::from(k.len) == word.len() && k.packed == packed),
+            None => keywords.iter().find(|k| {
+                let option = &args[at + usize::from(k.option)];
+                let token = match (k.choice, &option.kind) {
+                    (Some(c), ArgKind::OneOf(choices)) => choices[usize::from(c)].token,
+                    _ => option.token,
+                };
+                token.is_some_and(|token| is_keyword(word, token))
+            }),
+        }?;
+        Some((usize::from(found.option), found.choice.map(usize::from)))
+    }
+}
+
+/// Whether `plan` (a command's) finds, in every group of options of
+/// `args`, the option and choice that the walk over the group finds for
+/// `word`.
+#[cfg(test)]
+pub fn plan_finds_as_the_walk(
+    args: &'static [Arg],
+    plan: &Plan,
+    word: &[u8],
+) -> Result<(), String> {
+    let mut i = 0;
+    while i < args.len() {
+        if !args[i].is_option() {
+            i += 1;
+            continue;
+        }
+        let end = usize::from(plan.groups[i].0);
+        let (planned, walked) = (
+            plan.find_option(args, i, word),
+            find_option(&args[i..end], word),
+        );
+        if planned != walked {
+            return Err(format!(
+                "{:?} in the group of `{}`: the plan finds {planned:?}, the walk {walked:?}",
+                show(word),
+                args[i].name
+            ));
+        }
+        i = end;
+    }
+    Ok(())
 }
 
 /// The most counts (`numkeys`) one grammar declares.
@@ -703,7 +863,7 @@ impl<'a, A: AsRef<[u8]>, K: FnMut(usize, u32)> Parser<'a, '_, A, K> {
             let (group_end, group_nodes) = (usize::from(group_end), usize::from(group_nodes));
             let group = &args[i..group_end];
             while let Some(word) = self.peek() {
-                let Some((index, choice)) = find_option(group, word) else {
+                let Some((index, choice)) = plan.find_option(args, i, word) else {
                     break;
                 };
                 let option = &group[index];
@@ -975,7 +1135,10 @@ const fn const_nodes(args: &[Arg]) -> usize {
     sum
 }
 
-/// The option of `group` that `word` starts, and for a one-of, which choice.
+/// The option of `group` that `word` starts, and for a one-of, which
+/// choice: the walk [`Plan::find_option`] must agree with
+/// (`a_plan_finds_the_options_the_declaration_walk_finds`).
+#[cfg(test)]
 fn find_option(group: &'static [Arg], word: &[u8]) -> Option<(usize, Option<usize>)> {
     for (i, arg) in group.iter().enumerate() {
         if let Some(token) = arg.token {

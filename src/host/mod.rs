@@ -60,6 +60,8 @@ pub use deferred::Progress;
 pub use entry::{declare_module_options, ensure_server_supported};
 pub use error::HostError;
 pub use gate::write_gate_counts;
+#[cfg(test)]
+pub use grammar::plan_finds_as_the_walk;
 pub use grammar::{
     ambiguity, keywords, nodes as grammar_nodes, trace_reads, Arg, ArgKind, GrammarError, Items,
     Mistake, Plan, Request, WordList, MAX_NODES,
