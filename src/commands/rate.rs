@@ -73,10 +73,12 @@ request! {
 
 /// The limits and the cost, checked in range.
 fn hit<'a>(ctx: &Ctx, args: Hit<'a>) -> Result<HitWrite<'a>, ZkitError> {
-    let limits = args
-        .limits
-        .map(|(window_ms, limit)| check_limit(window_ms, limit))
-        .collect::<Result<Limits, ZkitError>>()?;
+    // A plain loop: collecting through `Result` costs a hit about 300
+    // instructions more (callgrind).
+    let mut limits = Limits::new();
+    for (window_ms, limit) in args.limits {
+        limits.push(check_limit(window_ms, limit)?);
+    }
     let smallest = limits
         .iter()
         .map(|l| l.limit)
