@@ -727,9 +727,10 @@ impl Plan {
     }
 
     /// The option of the group starting at argument `at` that `word`
-    /// starts, and for a one-of, which choice: what [`find_option`] finds
-    /// walking the group, from the keywords packed when the declaration was
-    /// built (a word of at most 8 bytes is one comparison a keyword).
+    /// starts, and for a one-of, which choice: what a walk over the group
+    /// finds (`find_option`, the tests' oracle), from the keywords packed
+    /// when the declaration was built (a word of at most 8 bytes is one
+    /// comparison a keyword).
     #[inline(always)]
     fn find_option(
         &self,
