@@ -329,9 +329,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-free_port() {
-  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
 # run NAME PORT podman-run-options... IMAGE [args...]: a container serving
 # on 127.0.0.1:PORT, once it answers PING.
 run() {

@@ -54,9 +54,23 @@ apt_other() { # cache suite kind [arch]
   fi
 }
 
-# A loopback port nothing listens on now.
+# A loopback port nothing listens on now, drawn from below the kernel's
+# ephemeral range: a port bind(0) hands out can become, before our server
+# binds it, the local end of any outgoing connection on the machine (another
+# CI stage's clients, a replica's link).
 free_port() {
-  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+  python3 -c '
+import random, socket
+lowest_ephemeral = int(open("/proc/sys/net/ipv4/ip_local_port_range").read().split()[0])
+while True:
+    port = random.randrange(10000, lowest_ephemeral)
+    with socket.socket() as probe:
+        try:
+            probe.bind(("127.0.0.1", port))
+        except OSError:
+            continue
+    print(port)
+    break'
 }
 
 # ---- release artifacts: what `make dist` builds and the others read ----

@@ -26,6 +26,7 @@ import argparse
 import json
 import os
 import pathlib
+import random
 import re
 import shutil
 import signal
@@ -63,10 +64,25 @@ def say(text: str) -> None:
     print(f"observe-check: {text}", flush=True)
 
 
+handed_out: set = set()
+
+
 def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    """A loopback port nothing listens on, from below the kernel's ephemeral
+    range (a bind(0) port can turn into the local end of another stage's
+    outgoing connection before our server binds it)."""
+    lowest_ephemeral = int(pathlib.Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+    while True:
+        port = random.randrange(10000, lowest_ephemeral)
+        if port in handed_out:
+            continue
+        with socket.socket() as probe:
+            try:
+                probe.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+        handed_out.add(port)
+        return port
 
 
 def wait(what: str, condition: Callable[[], bool], seconds: float = 30) -> None:

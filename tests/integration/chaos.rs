@@ -675,7 +675,9 @@ impl ChaosCluster {
                 port: ports[index],
                 id: server.cluster_entry().id,
                 dir,
-                config: config.on_port(ports[index]),
+                config: config
+                    .on_port(ports[index])
+                    .on_cluster_port(server.cluster_port),
                 server: Some(server),
             })
             .collect();

@@ -7,7 +7,7 @@ use std::time::Duration;
 use super::client::{ok, query, words};
 use redis::Connection;
 
-use super::{free_port, valkey_version, wait_for, Server, ServerConfig};
+use super::{valkey_version, wait_for, Server, ServerConfig};
 
 /// `REDIS_CLI` (default `redis-cli` on PATH) creates the cluster; any
 /// redis-cli 7.0+ drives the servers of the compatibility matrix.
@@ -42,13 +42,12 @@ impl Cluster {
     }
 
     /// `config` with cluster mode on (node timeout 5 s unless `config` sets
-    /// one, `nodes.conf` in the node's folder).
+    /// one, `nodes.conf` in the node's folder; the bus port is drawn when the
+    /// node starts, see [`ServerConfig::cluster_port`]).
     pub fn node_config(config: ServerConfig) -> ServerConfig {
         let mut config = config
             .arg("cluster-enabled", "yes")
-            .arg("cluster-config-file", "nodes.conf")
-            // Not port + 10000, which may be taken or past 65535.
-            .arg("cluster-port", &free_port().to_string());
+            .arg("cluster-config-file", "nodes.conf");
         if !config.args.iter().any(|a| a == "--cluster-node-timeout") {
             config = config.arg("cluster-node-timeout", "5000");
         }

@@ -51,6 +51,10 @@ pub struct ServerConfig {
     pub dir: Option<PathBuf>,
     /// Listen on this port (for restarts); a free one otherwise.
     pub port: Option<u16>,
+    /// In cluster mode, the cluster bus port (for restarts); a free one
+    /// otherwise, drawn again with the port when a start is retried (not
+    /// port + 10000, which may be taken or past 65535).
+    pub cluster_port: Option<u16>,
 }
 
 impl Default for ServerConfig {
@@ -61,6 +65,7 @@ impl Default for ServerConfig {
             args: Vec::new(),
             dir: None,
             port: None,
+            cluster_port: None,
         }
     }
 }
@@ -95,6 +100,18 @@ impl ServerConfig {
         self
     }
 
+    /// Keeps a restarted cluster node on the bus port it had.
+    pub fn on_cluster_port(mut self, port: Option<u16>) -> Self {
+        self.cluster_port = port;
+        self
+    }
+
+    fn cluster_mode(&self) -> bool {
+        self.args
+            .windows(2)
+            .any(|pair| pair[0] == "--cluster-enabled" && pair[1] == "yes")
+    }
+
     pub fn replica_of(self, master: &Server) -> Self {
         self.arg("replicaof", &format!("127.0.0.1 {}", master.port))
     }
@@ -103,6 +120,8 @@ impl ServerConfig {
 /// A running redis-server; killed (and its folder removed, unless kept) on drop.
 pub struct Server {
     pub port: u16,
+    /// The cluster bus port, in cluster mode.
+    pub cluster_port: Option<u16>,
     pub dir: PathBuf,
     child: Child,
     owns_dir: bool,
@@ -138,13 +157,17 @@ impl Server {
         let dir = config.dir.clone().unwrap_or_else(fresh_dir);
         std::fs::create_dir_all(&dir).expect("create data dir");
         let port = config.port.unwrap_or_else(free_port);
-        let child = spawn(&config, &dir, port).inspect_err(|_| {
+        let cluster_port = config
+            .cluster_mode()
+            .then(|| config.cluster_port.unwrap_or_else(free_port));
+        let child = spawn(&config, &dir, port, cluster_port).inspect_err(|_| {
             if owns_dir {
                 let _ = std::fs::remove_dir_all(&dir);
             }
         })?;
         let server = Server {
             port,
+            cluster_port,
             dir,
             child,
             owns_dir,
@@ -291,7 +314,12 @@ pub fn valkey_version(con: &mut Connection) -> Option<(u32, u32)> {
     Some((major, minor))
 }
 
-fn spawn(config: &ServerConfig, dir: &Path, port: u16) -> Result<Child, String> {
+fn spawn(
+    config: &ServerConfig,
+    dir: &Path,
+    port: u16,
+    cluster_port: Option<u16>,
+) -> Result<Child, String> {
     let mut cmd = Command::new(server_binary());
     cmd.arg("--port")
         .arg(port.to_string())
@@ -307,6 +335,9 @@ fn spawn(config: &ServerConfig, dir: &Path, port: u16) -> Result<Child, String> 
             .args(&config.module_args);
     }
     cmd.args(&config.args);
+    if let Some(cluster_port) = cluster_port {
+        cmd.arg("--cluster-port").arg(cluster_port.to_string());
+    }
     cmd.stdout(Stdio::null()).stderr(Stdio::piped());
     let mut child = cmd
         .spawn()
@@ -348,11 +379,25 @@ fn spawn(config: &ServerConfig, dir: &Path, port: u16) -> Result<Child, String> 
 }
 
 /// A loopback port nothing listens on now.
+/// A port nothing listens on now, from below the kernel's ephemeral range
+/// (32768 and up on Linux): a port the kernel picks for `bind(0)` can be
+/// handed out again, before our server binds it, as the local port of any
+/// outgoing connection (a client, a replica's link, a cluster bus link) of
+/// any test on the machine. Probes start at a place drawn per process and
+/// never repeat within one, so parallel suites rarely meet; when they do,
+/// the server fails to bind and [`Server::with`] retries on another port.
 pub fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .expect("free port")
+    const FIRST: u32 = 10_000;
+    const BAND: u32 = 32_768 - FIRST;
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    let start = std::process::id().wrapping_mul(2_654_435_761) % BAND;
+    loop {
+        let n = NEXT.fetch_add(1, Ordering::Relaxed) as u32;
+        let port = (FIRST + (start + n.wrapping_mul(7_919)) % BAND) as u16;
+        if TcpListener::bind(("127.0.0.1", port)).is_ok() {
+            return port;
+        }
+    }
 }
 
 fn fresh_dir() -> PathBuf {
