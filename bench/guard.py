@@ -384,7 +384,7 @@ def rank_merge(n):
                 native=lambda i, p: [["ZUNIONSTORE", p + "d", 2, p + "a", p + "c"]], v02=True, calls=32)
 
 
-@family(100, 10000)
+@family(10, 100, 10000)
 def feed_page(n):
     # A page of 20 from the middle of a feed scored 0..n-1.
     cursor = feed_cursor(n // 2, f"m:{n // 2}")
@@ -394,7 +394,7 @@ def feed_page(n):
                                       "LIMIT", 0, 20]], v02=True, target=1.5)
 
 
-@family(10000)
+@family(100, 10000)
 def feed_add(n):
     # Each add is newer than the feed and trims its oldest item; the natives
     # re-score an item (separate commands cannot add and trim in turn), then

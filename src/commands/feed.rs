@@ -16,6 +16,7 @@
 use std::cmp::Ordering;
 
 use super::args::positive;
+use super::small_layout::{self, Use};
 use super::{Command, Counter};
 use crate::error::{bound, ZkitError};
 use smallvec::SmallVec;
@@ -97,6 +98,7 @@ fn add(ctx: &Ctx, args: Add<'_>) -> Result<i64, ZkitError> {
     let Add { key, cap, items } = args;
     let cap = cap.map(|cap| positive(cap, "CAP")).transpose()?;
     let mut feed = ctx.open_zset_mut(key)?;
+    let created = feed.is_empty();
     let mut added = 0;
     for (score, member) in items {
         // As ZADD: an equal score (-0.0 equals 0.0) changes nothing.
@@ -107,6 +109,7 @@ fn add(ctx: &Ctx, args: Add<'_>) -> Result<i64, ZkitError> {
     let excess = cap.map_or(0, |cap| feed.len().saturating_sub(cap));
     // One, for a feed kept at its cap.
     let trimmed = feed.remove_lowest(excess);
+    small_layout::after_write(ctx, key, &mut feed, created);
     drop(feed);
     ITEMS_TRIMMED.add(trimmed as u64);
     Ok(added)
@@ -169,7 +172,9 @@ fn page<'a>(ctx: &Ctx, args: Page<'a>) -> Result<PageReply<'a>, ZkitError> {
             .take(wanted)
             .collect(),
     };
+    let len = feed.len();
     drop(feed);
+    small_layout::after_read(ctx, key, len, Use::Page);
     let more = items.len() > count;
     items.truncate(count);
     if let Some((Direction::Newer, ..)) = from {

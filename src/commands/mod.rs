@@ -7,7 +7,6 @@
 //! registered, documented in COMMAND DOCS and counted in INFO.
 
 pub mod args;
-pub mod board_layout;
 pub mod debug;
 pub mod delay;
 pub mod feed;
@@ -17,6 +16,7 @@ pub mod rank_merge;
 pub mod rate;
 pub mod recent;
 pub mod reply_types;
+pub mod small_layout;
 pub mod stats;
 pub mod vote;
 
@@ -113,10 +113,10 @@ pub struct NumericConfig {
 pub static CONFIGS: &[&NumericConfig] = &[
     &rank::TIEBREAK_EPOCH_MS,
     &rank::TIEBREAK_SPAN_MS,
-    &board_layout::SMALL_BOARD_MAX,
-    &board_layout::HOT_BOARD_WRITES,
-    &board_layout::COLD_BOARD_MS,
-    &board_layout::CONVERT_LOADED_BOARDS,
+    &small_layout::SMALL_BOARD_MAX,
+    &small_layout::HOT_BOARD_WRITES,
+    &small_layout::COLD_BOARD_MS,
+    &small_layout::CONVERT_LOADED_BOARDS,
     &idmp::RETAIN_MS,
     &idmp::MAX_IDS,
 ];
@@ -167,11 +167,11 @@ pub static COUNTERS: &[(&str, &Counter)] = &[
     ("idmp_ids_expiring", &idmp::IDS_EXPIRING),
     (
         "boards_moved_to_skiplist",
-        &board_layout::BOARDS_MOVED_TO_SKIPLIST,
+        &small_layout::BOARDS_MOVED_TO_SKIPLIST,
     ),
     (
         "boards_back_to_listpack",
-        &board_layout::BOARDS_BACK_TO_LISTPACK,
+        &small_layout::BOARDS_BACK_TO_LISTPACK,
     ),
 ];
 

@@ -19,9 +19,9 @@
 use std::sync::atomic::{AtomicI64, Ordering};
 
 use super::args::non_negative;
-use super::board_layout::{self, Use, LISTPACK_BOARD_MAX};
 use super::idmp::{self, OnceWrite, Outcome, IDMP_ARG, RETAIN_ARG};
 use super::reply_types::{BOARD_STATS, RANK_ENTRY, RANK_INFO, TOTAL_RANK};
+use super::small_layout::{self, Use, LISTPACK_BOARD_MAX};
 use super::stats::{self, Fields};
 use super::{rank_merge, Command, NumericConfig, WordList};
 use crate::error::ZkitError;
@@ -442,7 +442,7 @@ fn apply_write(
             TotalUpdate::Add(_) => board.add_incremented(member, score)?,
             TotalUpdate::Set(..) => board.add(member, score)?,
         };
-        board_layout::after_write(ctx, key, board, created);
+        small_layout::after_write(ctx, key, board, created);
     }
     Ok(())
 }
@@ -603,7 +603,7 @@ impl WriteReply for MemberEntry {
 fn get(ctx: &Ctx, args: Get<'_>) -> Result<Option<MemberEntry>, ZkitError> {
     let score = match ctx.open_zset(args.key)? {
         Some(board) => {
-            board_layout::after_read(ctx, args.key, board.len(), Use::Member);
+            small_layout::after_read(ctx, args.key, board.len(), Use::Member);
             board.score(args.member)
         }
         None => None,
@@ -635,7 +635,7 @@ fn mget(
         entries.resize_with(args.members.len(), || None);
         return Ok(entries);
     };
-    board_layout::after_read(ctx, args.key, board.len(), Use::Member);
+    small_layout::after_read(ctx, args.key, board.len(), Use::Member);
     let (clock, ranks) = (tiebreak_clock(), Ranks::shared(args.shared));
     entries.reserve_exact(args.members.len());
     // The board stays open for the ranks: a read handle outlives the calls.
@@ -833,7 +833,7 @@ fn rank_range(
     stop: i64,
     ranks: Ranks,
 ) -> Result<Page, ZkitError> {
-    board_layout::after_read(ctx, key, board.len(), Use::Page);
+    small_layout::after_read(ctx, key, board.len(), Use::Page);
     let clock = tiebreak_clock();
     let (mut members, mut totals) = (SmallVec::new(), SmallVec::new());
     if board.len() <= LISTPACK_BOARD_MAX {

@@ -9,6 +9,7 @@
 //! `logic::recent`), so the order is the order of the views.
 
 use super::args::positive;
+use super::small_layout;
 use super::{Command, Sample, WordList};
 use crate::error::{bound, ZkitError};
 use crate::host::ReplyShape as R;
@@ -108,6 +109,7 @@ fn add(ctx: &Ctx, args: Add<'_>) -> Result<i64, ZkitError> {
     if let Some(at) = expire_at {
         list.expire_at(at)?;
     }
+    small_layout::after_write(ctx, key, &mut list, sample.highest().is_none());
     let size = list.len();
     drop(list);
     Ok(size as i64)

@@ -13,7 +13,7 @@ pub fn write(sink: &mut InfoSink) {
     sink.field_i64("tiebreak_window_start_ms", start);
     sink.field_i64("tiebreak_window_end_ms", end);
     sink.field_u64("blocked_clients", host::blocked_clients());
-    sink.field_u64("hot_boards", commands::board_layout::hot_boards() as u64);
+    sink.field_u64("hot_boards", commands::small_layout::hot_boards() as u64);
     let missing: Vec<&str> = host::Native::ALL
         .into_iter()
         .filter(|native| !native.is_available())

@@ -119,6 +119,6 @@ fn load(ctx: &Ctx, args: &[RStr]) -> Result<(), String> {
             host::register_command(ctx, command, category)?;
         }
     }
-    commands::board_layout::load(ctx)?;
+    commands::small_layout::load(ctx)?;
     host::register_info(ctx, info::write)
 }

@@ -537,3 +537,125 @@ fn replies_and_scores_are_the_same_in_either_layout() {
         assert_eq!(mget(&mut con, "listpack"), mget(&mut con, "skiplist"));
     }
 }
+
+/// `calls` copies of one command in one round trip.
+fn repeat(con: &mut Connection, words: &[&str], calls: usize) {
+    let mut pipe = redis::pipe();
+    for _ in 0..calls {
+        pipe.cmd(words[0]).arg(&words[1..]).ignore();
+    }
+    let () = pipe.query(con).expect("a burst of calls");
+}
+
+/// Feeds and recently-viewed lists are small sorted sets too: a busy one
+/// (paged, posted to, viewed often) moves to the skiplist and back as a
+/// board does, with the same replies, data, expiry and replicas, and an AOF
+/// that replays without zkit.
+#[test]
+fn busy_feeds_and_recently_viewed_lists_move_to_the_skiplist_and_back() {
+    let master = Server::with(
+        ServerConfig::default()
+            .arg("zkit.cold-board-ms", "500")
+            .arg("appendonly", "yes")
+            .arg("appendfsync", "always"),
+    );
+    let replica = Server::with(ServerConfig::without_module().replica_of(&master));
+    replica.wait_until_synced();
+    let mut con = master.connect();
+
+    // A feed of 100 posts, written in one call: a listpack, quiet.
+    let mut add = vec!["FEED.ADD".to_string(), "posts".to_string()];
+    for i in 1..=100 {
+        add.extend([
+            (1_700_000_000_000_i64 + i * 1000).to_string(),
+            format!("p{i}"),
+        ]);
+    }
+    let added: i64 = query(
+        &mut con,
+        &add.iter().map(String::as_str).collect::<Vec<_>>(),
+    );
+    assert_eq!(added, 100);
+    let older = ["FEED.PAGE", "posts", "COUNT", "20"];
+    let first: Value = query(&mut con, &older);
+    repeat(&mut con, &older, 4);
+    assert_eq!(encoding(&mut con, "posts"), "listpack");
+    // Many readers page it: it moves, and pages the same.
+    repeat(&mut con, &older, 30);
+    assert_eq!(encoding(&mut con, "posts"), "skiplist");
+    assert_eq!(query::<Value>(&mut con, &older), first);
+
+    // A feed kept at its cap by many posts.
+    let post = |con: &mut Connection, i: usize| {
+        let _: i64 = query(
+            con,
+            &[
+                "FEED.ADD",
+                "news",
+                "CAP",
+                "50",
+                &(1_700_000_000_000 + i).to_string(),
+                &format!("n{i}"),
+            ],
+        );
+    };
+    for i in 0..3 {
+        post(&mut con, i);
+    }
+    assert_eq!(encoding(&mut con, "news"), "listpack");
+    for i in 3..60 {
+        post(&mut con, i);
+    }
+    assert_eq!(encoding(&mut con, "news"), "skiplist");
+    let news: i64 = query(&mut con, &["ZCARD", "news"]);
+    assert_eq!(news, 50);
+
+    // A recently-viewed list with a TTL, viewed often.
+    let view = |con: &mut Connection, i: usize| {
+        let _: i64 = query(
+            con,
+            &[
+                "RECENT.ADD",
+                "seen",
+                "CAP",
+                "40",
+                "TTL",
+                "600",
+                "ITEMS",
+                &format!("item{}", i % 45),
+            ],
+        );
+    };
+    for i in 0..3 {
+        view(&mut con, i);
+    }
+    assert_eq!(encoding(&mut con, "seen"), "listpack");
+    for i in 3..60 {
+        view(&mut con, i);
+    }
+    assert_eq!(encoding(&mut con, "seen"), "skiplist");
+    assert_eq!(zkit_stat(&mut con, "hot_boards"), 3);
+    assert_eq!(zkit_stat(&mut con, "boards_moved_to_skiplist"), 3);
+
+    let data: Vec<_> = ["posts", "news", "seen"]
+        .iter()
+        .map(|key| zset_dump(&mut con, key))
+        .collect();
+    let ttl: i64 = query(&mut con, &["PTTL", "seen"]);
+    // Quiet: back to the listpack, the same members, scores and expiry.
+    for key in ["posts", "news", "seen"] {
+        wait_encoding(&mut con, key, "listpack");
+    }
+    for (key, before) in ["posts", "news", "seen"].iter().zip(&data) {
+        assert_eq!(&zset_dump(&mut con, key), before, "{key}");
+    }
+    let ttl_after: i64 = query(&mut con, &["PTTL", "seen"]);
+    assert!(
+        ttl_after <= ttl && ttl_after > ttl - 15_000,
+        "{ttl} -> {ttl_after}"
+    );
+    assert_eq!(zkit_stat(&mut con, "boards_back_to_listpack"), 3);
+    assert_eq!(query::<Value>(&mut con, &older), first);
+    assert_replicas_match(&master, &[replica]);
+    assert_aof_replays_without_module(master);
+}

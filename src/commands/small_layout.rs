@@ -1,15 +1,18 @@
-//! The layout of small boards: the skiplist while a board is hot, the
+//! The layout of small sorted sets: the skiplist while one is hot, the
 //! server's listpack otherwise (docs/performance.md, "Small boards").
 //!
-//! A board of up to 128 members is a listpack, where each rank score is text
-//! that every walk parses back at each member it passes: at 100 members a
-//! RANK.GIFT costs about six times what it costs on a skiplist, a RANK.TOP
-//! twice. A skiplist takes about three times the memory. So a board moves
-//! to the skiplist when it is used often ([`HOT_BOARD_WRITES`] writes within
-//! a second, or the reads that waste as much), and back to a listpack once
-//! nobody has used it for [`COLD_BOARD_MS`]:
-//! a million quiet rooms keep the listpack's memory, the busy ones run at
-//! skiplist speed. Which boards are hot is remembered here
+//! A sorted set of up to 128 members is a listpack, which every walk goes
+//! through entry by entry, parsing back each score that has a fraction
+//! (every rank score): at 100 members a RANK.GIFT costs about six times what
+//! it costs on a skiplist, a RANK.TOP twice, a FEED.PAGE and a FEED.ADD with
+//! CAP about twice and three times, a RECENT.ADD three times. A skiplist
+//! takes about three times the memory. So a gift board, a feed or a
+//! recently-viewed list (a "board" in the names below, which are the
+//! configs' and INFO's) moves to the skiplist when it is used often
+//! ([`HOT_BOARD_WRITES`] writes within a second, or the reads that waste as
+//! much), and back to a listpack once nobody has used it for
+//! [`COLD_BOARD_MS`]: a million quiet rooms keep the listpack's memory, the
+//! busy ones run at skiplist speed. Which boards are hot is remembered here
 //! (`logic::board_heat`), so a write never asks the server for a layout;
 //! the moves themselves are the host's (`host::layout`), invisible to
 //! clients, replicas and the AOF. An RDB load brings every board back as a
@@ -55,7 +58,7 @@ pub static HOT_BOARD_WRITES: NumericConfig = NumericConfig {
 };
 const DEFAULT_HOT_BOARD_WRITES: i64 = 12;
 
-/// `zkit.cold-board-ms`: how long a hot board goes without a RANK command
+/// `zkit.cold-board-ms`: how long a hot board goes without a zkit command
 /// before it is rebuilt as a listpack; 0: never (until the next RDB load).
 /// 30 s: a board that keeps turning hot and cold pays a move and a rebuild
 /// at most every 30 s, less than one listpack write a second.
@@ -110,7 +113,7 @@ fn small_board_max() -> usize {
     host::listpack_entries_limit().map_or(configured, |limit| limit.min(configured))
 }
 
-/// Counts a RANK write that changed `board` (named `key`), which was absent
+/// Counts a write that changed `board` (named `key`), which was absent
 /// before it when `created`, and moves the board to the skiplist layout if
 /// that made it hot. Only speed is at stake: a board that cannot move stays
 /// a listpack and every reply is the same, so nothing here fails the write.
@@ -136,7 +139,7 @@ pub fn after_write(ctx: &Ctx, key: &RStr, board: &mut Zset, created: bool) {
     }
 }
 
-/// Counts a RANK read of board `key`, of `len` members, and moves the board
+/// Counts a read of board `key`, of `len` members, and moves the board
 /// to the skiplist layout if that made it hot: a change of layout, not of
 /// data, so a read may make it, unless the server is out of memory or
 /// paused (then the board warms up again).
