@@ -585,55 +585,47 @@ fn busy_feeds_and_recently_viewed_lists_move_to_the_skiplist_and_back() {
     assert_eq!(encoding(&mut con, "posts"), "skiplist");
     assert_eq!(query::<Value>(&mut con, &older), first);
 
-    // A feed kept at its cap by many posts.
-    let post = |con: &mut Connection, i: usize| {
-        let _: i64 = query(
-            con,
-            &[
-                "FEED.ADD",
-                "news",
-                "CAP",
-                "50",
-                &(1_700_000_000_000 + i).to_string(),
-                &format!("n{i}"),
-            ],
-        );
+    // A feed kept at its cap by many posts, and a recently-viewed list with
+    // a TTL, viewed often: quiet after 3 calls, busy after 60.
+    let post = |i: usize| -> Vec<String> {
+        let at = (1_700_000_000_000 + i).to_string();
+        ["FEED.ADD", "news", "CAP", "50", &at, &format!("n{i}")]
+            .map(String::from)
+            .to_vec()
     };
-    for i in 0..3 {
-        post(&mut con, i);
+    let view = |i: usize| -> Vec<String> {
+        let item = format!("item{}", i % 45);
+        [
+            "RECENT.ADD",
+            "seen",
+            "CAP",
+            "40",
+            "TTL",
+            "600",
+            "ITEMS",
+            &item,
+        ]
+        .map(String::from)
+        .to_vec()
+    };
+    let writes: [(&str, Vec<Vec<String>>); 2] = [
+        ("news", (0..60).map(post).collect()),
+        ("seen", (0..60).map(view).collect()),
+    ];
+    for (key, calls) in writes {
+        for (i, words) in calls.iter().enumerate() {
+            let _: i64 = query(
+                &mut con,
+                &words.iter().map(String::as_str).collect::<Vec<_>>(),
+            );
+            if i == 2 {
+                assert_eq!(encoding(&mut con, key), "listpack", "{key}");
+            }
+        }
+        assert_eq!(encoding(&mut con, key), "skiplist", "{key}");
     }
-    assert_eq!(encoding(&mut con, "news"), "listpack");
-    for i in 3..60 {
-        post(&mut con, i);
-    }
-    assert_eq!(encoding(&mut con, "news"), "skiplist");
     let news: i64 = query(&mut con, &["ZCARD", "news"]);
     assert_eq!(news, 50);
-
-    // A recently-viewed list with a TTL, viewed often.
-    let view = |con: &mut Connection, i: usize| {
-        let _: i64 = query(
-            con,
-            &[
-                "RECENT.ADD",
-                "seen",
-                "CAP",
-                "40",
-                "TTL",
-                "600",
-                "ITEMS",
-                &format!("item{}", i % 45),
-            ],
-        );
-    };
-    for i in 0..3 {
-        view(&mut con, i);
-    }
-    assert_eq!(encoding(&mut con, "seen"), "listpack");
-    for i in 3..60 {
-        view(&mut con, i);
-    }
-    assert_eq!(encoding(&mut con, "seen"), "skiplist");
     assert_eq!(zkit_stat(&mut con, "hot_boards"), 3);
     assert_eq!(zkit_stat(&mut con, "boards_moved_to_skiplist"), 3);
 
