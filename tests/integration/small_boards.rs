@@ -651,3 +651,63 @@ fn busy_feeds_and_recently_viewed_lists_move_to_the_skiplist_and_back() {
     assert_replicas_match(&master, &[replica]);
     assert_aof_replays_without_module(master);
 }
+
+/// FEED.PAGE's items as (member, score text), and its bottom cursor.
+fn feed_page(con: &mut Connection, words: &[&str]) -> (Vec<(String, String)>, Vec<u8>) {
+    let reply: Value = query(con, words);
+    let Value::Array(parts) = reply else {
+        panic!("FEED.PAGE replied {reply:?}");
+    };
+    let text = |v: &Value| match v {
+        Value::BulkString(b) => b.clone(),
+        other => panic!("not a bulk string: {other:?}"),
+    };
+    let Value::Array(flat) = &parts[0] else {
+        panic!("items are not an array: {parts:?}");
+    };
+    let items = flat
+        .chunks(2)
+        .map(|pair| {
+            let [member, score] = pair else {
+                panic!("an odd item list: {flat:?}")
+            };
+            (
+                String::from_utf8(text(member)).unwrap(),
+                String::from_utf8(text(score)).unwrap(),
+            )
+        })
+        .collect();
+    (items, text(&parts[2]))
+}
+
+/// The one thing a layout shows (docs/commands.md, the layout configs): an
+/// item posted at -0 while its feed is busy reads -0 (a skiplist keeps the
+/// sign), and 0 once the feed is a listpack again; cursors taken either way
+/// page the same, -0 and 0 being one position.
+#[test]
+fn a_zero_scored_item_shows_its_sign_only_while_its_feed_is_busy() {
+    let server = Server::with(ServerConfig::default().arg("zkit.cold-board-ms", "300"));
+    let mut con = server.connect();
+    let _: i64 = query(&mut con, &["FEED.ADD", "z", "1", "a", "2", "b", "3", "c"]);
+    repeat(&mut con, &["FEED.PAGE", "z"], 30);
+    assert_eq!(encoding(&mut con, "z"), "skiplist");
+    let _: i64 = query(&mut con, &["FEED.ADD", "z", "-0", "zero"]);
+    let (items, at_zero) = feed_page(&mut con, &["FEED.PAGE", "z", "COUNT", "4"]);
+    let expected = |zero: &str| {
+        [("c", "3"), ("b", "2"), ("a", "1"), ("zero", zero)]
+            .map(|(m, s)| (m.to_string(), s.to_string()))
+            .to_vec()
+    };
+    assert_eq!(items, expected("-0"));
+    let (_, at_a) = feed_page(&mut con, &["FEED.PAGE", "z", "COUNT", "3"]);
+
+    wait_encoding(&mut con, "z", "listpack");
+    let (items, _) = feed_page(&mut con, &["FEED.PAGE", "z", "COUNT", "4"]);
+    assert_eq!(items, expected("0"));
+    let at_zero = String::from_utf8(at_zero).unwrap();
+    let (newer, _) = feed_page(&mut con, &["FEED.PAGE", "z", "NEWER", &at_zero]);
+    assert_eq!(newer, expected("0")[..3].to_vec());
+    let at_a = String::from_utf8(at_a).unwrap();
+    let (older, _) = feed_page(&mut con, &["FEED.PAGE", "z", "OLDER", &at_a]);
+    assert_eq!(older, expected("0")[3..].to_vec());
+}
