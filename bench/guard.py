@@ -697,7 +697,7 @@ def main():
                         help="0.2: run only the cases 0.2.0 had, in its syntax (no baseline check)")
     parser.add_argument("--update", metavar="REASON", help="write the baseline from this run")
     parser.add_argument("--out", default=str(ROOT / ".bench/guard"))
-    parser.add_argument("--port", type=int, default=24000)
+    parser.add_argument("--port", type=int, default=31000)
     parser.add_argument("--profiles", action="store_true",
                         help="keep each measurement's callgrind profile in OUT/profiles (callgrind_annotate)")
     parser.add_argument("--compare", action="append", default=[], metavar="NAME=TABLE",

@@ -54,23 +54,10 @@ apt_other() { # cache suite kind [arch]
   fi
 }
 
-# A loopback port nothing listens on now, drawn from below the kernel's
-# ephemeral range: a port bind(0) hands out can become, before our server
-# binds it, the local end of any outgoing connection on the machine (another
-# CI stage's clients, a replica's link).
+# A loopback port nothing listens on now, from the ports nothing else on the
+# machine hands out (scripts/spare_ports.py says which and why).
 free_port() {
-  python3 -c '
-import random, socket
-lowest_ephemeral = int(open("/proc/sys/net/ipv4/ip_local_port_range").read().split()[0])
-while True:
-    port = random.randrange(10000, lowest_ephemeral)
-    with socket.socket() as probe:
-        try:
-            probe.bind(("127.0.0.1", port))
-        except OSError:
-            continue
-    print(port)
-    break'
+  python3 "$(dirname "${BASH_SOURCE[0]}")/spare_ports.py"
 }
 
 # ---- release artifacts: what `make dist` builds and the others read ----

@@ -26,11 +26,9 @@ import argparse
 import json
 import os
 import pathlib
-import random
 import re
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -38,6 +36,9 @@ import time
 import urllib.parse
 import urllib.request
 from typing import Callable, Dict, List, Optional, Tuple
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+import spare_ports  # noqa: E402  (beside this script)
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 OBSERVE = ROOT / "observe"
@@ -68,21 +69,9 @@ handed_out: set = set()
 
 
 def free_port() -> int:
-    """A loopback port nothing listens on, from below the kernel's ephemeral
-    range (a bind(0) port can turn into the local end of another stage's
-    outgoing connection before our server binds it)."""
-    lowest_ephemeral = int(pathlib.Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
-    while True:
-        port = random.randrange(10000, lowest_ephemeral)
-        if port in handed_out:
-            continue
-        with socket.socket() as probe:
-            try:
-                probe.bind(("127.0.0.1", port))
-            except OSError:
-                continue
-        handed_out.add(port)
-        return port
+    port = spare_ports.free_port(handed_out)
+    handed_out.add(port)
+    return port
 
 
 def wait(what: str, condition: Callable[[], bool], seconds: float = 30) -> None:

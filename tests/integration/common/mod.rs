@@ -379,25 +379,67 @@ fn spawn(
 }
 
 /// A loopback port nothing listens on now.
-/// A port nothing listens on now, from below the kernel's ephemeral range
-/// (32768 and up on Linux): a port the kernel picks for `bind(0)` can be
-/// handed out again, before our server binds it, as the local port of any
-/// outgoing connection (a client, a replica's link, a cluster bus link) of
-/// any test on the machine. Probes start at a place drawn per process and
+/// A port nothing listens on now, from the ports nothing else on the
+/// machine hands out ([`spare_ports`]): a port the kernel picks for `bind(0)`
+/// can be handed out again, before our server binds it, as the local port of
+/// any outgoing connection (a client, a replica's link, a cluster bus link)
+/// of any test on the machine. Probes start at a place drawn per process and
 /// never repeat within one, so parallel suites rarely meet; when they do,
 /// the server fails to bind and [`Server::with`] retries on another port.
 pub fn free_port() -> u16 {
-    const FIRST: u32 = 10_000;
-    const BAND: u32 = 32_768 - FIRST;
     static NEXT: AtomicUsize = AtomicUsize::new(0);
-    let start = std::process::id().wrapping_mul(2_654_435_761) % BAND;
+    let bands = spare_ports();
+    let total: u32 = bands.iter().map(|&(lo, hi)| u32::from(hi - lo) + 1).sum();
+    if total == 0 {
+        return TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .map(|a| a.port())
+            .expect("free port");
+    }
+    let start = std::process::id().wrapping_mul(2_654_435_761) % total;
     loop {
         let n = NEXT.fetch_add(1, Ordering::Relaxed) as u32;
-        let port = (FIRST + (start + n.wrapping_mul(7_919)) % BAND) as u16;
+        let mut index = (start + n.wrapping_mul(7_919)) % total;
+        let port = bands
+            .iter()
+            .find_map(|&(lo, hi)| {
+                let size = u32::from(hi - lo) + 1;
+                if index < size {
+                    Some(lo + index as u16)
+                } else {
+                    index -= size;
+                    None
+                }
+            })
+            .expect("index within the bands");
         if TcpListener::bind(("127.0.0.1", port)).is_ok() {
             return port;
         }
     }
+}
+
+/// The loopback ports no one else hands out here: outside the kernel's
+/// ephemeral range (32768-60999 by default), and from 30000 up, above the
+/// base ports the server's own test suite runs on beside us in CI (10000 to
+/// 30000, scripts/server-suite.sh). Empty when the ephemeral range leaves
+/// nothing (then the kernel picks).
+fn spare_ports() -> Vec<(u16, u16)> {
+    const ABOVE_SERVER_SUITE: u16 = 30_000;
+    let (low, high) = std::fs::read_to_string("/proc/sys/net/ipv4/ip_local_port_range")
+        .ok()
+        .and_then(|range| {
+            let mut ends = range.split_whitespace().map(|n| n.parse::<u16>().ok());
+            Some((ends.next()??, ends.next()??))
+        })
+        .unwrap_or((32_768, 60_999));
+    let mut bands = Vec::new();
+    if low > ABOVE_SERVER_SUITE {
+        bands.push((ABOVE_SERVER_SUITE, low - 1));
+    }
+    if high < u16::MAX {
+        bands.push((high.max(ABOVE_SERVER_SUITE - 1) + 1, u16::MAX));
+    }
+    bands
 }
 
 fn fresh_dir() -> PathBuf {
