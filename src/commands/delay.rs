@@ -26,6 +26,7 @@
 
 use super::args::positive;
 use super::reply_types::{DELAY_STATS, TASK};
+use super::small_layout;
 use super::stats::{self, Fields};
 use super::{Command, Counter, WordList};
 use crate::error::{bound, ZkitError};
@@ -499,9 +500,13 @@ impl TaskQueue for ZsetQueue<'_> {
             Some(held) => held,
             None => self.ctx.open_zset_mut(inflight)?,
         };
+        let created = held.is_empty();
         for (task, _) in tasks {
             held.add(task, until as f64)?;
         }
+        // Each lease ends after every other: on a listpack it goes in at
+        // the far end, past every entry.
+        small_layout::after_write(self.ctx, inflight, &mut held, created);
         Ok(())
     }
 
@@ -837,7 +842,10 @@ fn nack(ctx: &Ctx, args: Nack<'_>) -> Result<Reply, ZkitError> {
     if inflight.as_bytes() != queue.as_bytes() {
         ctx.open_zset_mut(inflight)?.remove(task);
     }
-    ctx.open_zset_mut(queue)?.add(task, due as f64)?;
+    let mut tasks = ctx.open_zset_mut(queue)?;
+    let created = tasks.is_empty();
+    tasks.add(task, due as f64)?;
+    small_layout::after_write(ctx, queue, &mut tasks, created);
     Ok(Reply::Int(1))
 }
 
@@ -859,7 +867,9 @@ fn touch(ctx: &Ctx, args: Touch<'_>) -> Result<Reply, ZkitError> {
     if !is_held(lease_end, now) {
         return Ok(Reply::Int(0));
     }
-    ctx.open_zset_mut(inflight)?.add(task, until as f64)?;
+    let mut held = ctx.open_zset_mut(inflight)?;
+    held.add(task, until as f64)?;
+    small_layout::after_write(ctx, inflight, &mut held, false);
     Ok(Reply::Int(1))
 }
 

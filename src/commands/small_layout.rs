@@ -5,9 +5,11 @@
 //! through entry by entry, parsing back each score that has a fraction
 //! (every rank score): at 100 members a RANK.GIFT costs about six times what
 //! it costs on a skiplist, a RANK.TOP twice, a FEED.PAGE and a FEED.ADD with
-//! CAP about twice and three times, a RECENT.ADD three times. A skiplist
-//! takes about three times the memory. So a gift board, a feed or a
-//! recently-viewed list (a "board" in the names below, which are the
+//! CAP about twice and three times, a RECENT.ADD three times, a DELAY.NACK
+//! or DELAY.TOUCH four times (a new due time or lease end goes in past
+//! every earlier one, at the far end). A skiplist takes about three times
+//! the memory. So a gift board, a feed, a recently-viewed list, a delay
+//! queue or an in-flight set (a "board" in the names below, which are the
 //! configs' and INFO's) moves to the skiplist when it is used often
 //! ([`HOT_BOARD_WRITES`] writes within a second, or the reads that waste as
 //! much), and back to a listpack once nobody has used it for

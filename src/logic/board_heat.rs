@@ -1,6 +1,6 @@
 //! Which small boards are hot: the boards worth the skiplist layout now. A
 //! board here is any small sorted set whose layout zkit keeps: a gift
-//! board, a feed, a recently-viewed list.
+//! board, a feed, a recently-viewed list, a delay queue, an in-flight set.
 //!
 //! A small sorted set is a listpack, where a score with a fraction (every
 //! rank score has one) is text that each walk parses back at every member it
@@ -24,11 +24,14 @@
 //! - **Cold**: a hot board unused for `cold_ms` is due to go back to the
 //!   listpack ([`BoardHeat::next_cold`]).
 //!
-//! Boards are named by [`BoardId`] (database and key). Nothing here reads a
-//! clock: callers pass the time.
+//! Boards are named by [`BoardId`] (database and key), and looked up by its
+//! fingerprint: a use of a board that is neither hot nor warming (most uses,
+//! where a million rooms are each written now and then) allocates nothing.
+//! Nothing here reads a clock: callers pass the time.
 
-use std::borrow::Borrow;
+use std::collections::hash_map::{Entry, RandomState};
 use std::collections::{HashMap, VecDeque};
+use std::hash::{BuildHasher, BuildHasherDefault, Hasher};
 
 /// How long a board's uses count towards making it hot.
 pub const WINDOW_MS: i64 = 1000;
@@ -43,8 +46,9 @@ pub struct BoardId(Box<[u8]>);
 
 impl BoardId {
     pub fn new(db: i32, key: &[u8]) -> BoardId {
-        let mut id = Vec::new();
-        write_id(&mut id, db, key);
+        let mut id = Vec::with_capacity(4 + key.len());
+        id.extend_from_slice(&db.to_le_bytes());
+        id.extend_from_slice(key);
         BoardId(id.into_boxed_slice())
     }
 
@@ -59,19 +63,33 @@ impl BoardId {
     }
 }
 
-/// Lookups by the bytes of an id, built in a reused buffer: a use looks its
-/// board up without allocating.
-impl Borrow<[u8]> for BoardId {
-    fn borrow(&self) -> &[u8] {
-        &self.0
+/// A board's id hashed with keys drawn at random for each [`BoardHeat`]
+/// (SipHash), so no client can choose names that collide. Two boards that
+/// did would share their counts, and one might move a little early: a
+/// change of speed, never of a reply.
+type Fingerprint = u64;
+
+/// The maps' hasher, over keys that are already hashes.
+#[derive(Default)]
+struct Prehashed(u64);
+
+impl Hasher for Prehashed {
+    fn write(&mut self, bytes: &[u8]) {
+        for &byte in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(byte);
+        }
+    }
+
+    fn write_u64(&mut self, fingerprint: u64) {
+        self.0 = fingerprint;
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
     }
 }
 
-fn write_id(buffer: &mut Vec<u8>, db: i32, key: &[u8]) {
-    buffer.clear();
-    buffer.extend_from_slice(&db.to_le_bytes());
-    buffer.extend_from_slice(key);
-}
+type ByFingerprint<V> = HashMap<Fingerprint, V, BuildHasherDefault<Prehashed>>;
 
 /// The rules, from the configs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -91,7 +109,8 @@ pub struct HeatRules {
 pub enum Use {
     /// A write that changed the board: its insertion parses each score it
     /// passes (on a feed or a recently-viewed list at 100 members, an add
-    /// and its trim waste about 36,000).
+    /// and its trim waste about 36,000; a lease that ends after all 100 of
+    /// an in-flight set, about 29,000).
     Write,
     /// A page read from the key (RANK.TOP, RANK.AROUND, FEED.PAGE): each
     /// score of the page is parsed, or walked past (FEED.PAGE of 20 from the
@@ -132,8 +151,9 @@ struct Warming {
     units: u32,
 }
 
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 struct Hot {
+    id: BoardId,
     last_use_ms: i64,
     writes_since_check: u32,
     /// Already in the queue of boards due to go back.
@@ -147,13 +167,12 @@ pub struct BoardHeat {
     /// either (moving it to the current one), and each rotation drops the
     /// older one, so a board used once is forgotten within two windows
     /// without a walk over the boards.
-    warming: HashMap<BoardId, Warming>,
-    warming_before: HashMap<BoardId, Warming>,
+    warming: ByFingerprint<Warming>,
+    warming_before: ByFingerprint<Warming>,
     rotated_ms: i64,
-    hot: HashMap<BoardId, Hot>,
-    cold: VecDeque<BoardId>,
-    /// Where a use's id is built for its lookups.
-    scratch: Vec<u8>,
+    hot: ByFingerprint<Hot>,
+    cold: VecDeque<Fingerprint>,
+    keys: RandomState,
 }
 
 impl BoardHeat {
@@ -172,22 +191,26 @@ impl BoardHeat {
         if rules.hot_writes == 0 {
             return Advice::Leave;
         }
-        let mut id = std::mem::take(&mut self.scratch);
-        write_id(&mut id, db, key);
-        let advice = self.count(&id, now_ms, used, created, rules);
-        self.scratch = id;
-        advice
+        let fingerprint = self.fingerprint(db, key);
+        self.count(fingerprint, now_ms, used, created, rules)
+    }
+
+    fn fingerprint(&self, db: i32, key: &[u8]) -> Fingerprint {
+        let mut hasher = self.keys.build_hasher();
+        hasher.write_i32(db);
+        hasher.write(key);
+        hasher.finish()
     }
 
     fn count(
         &mut self,
-        id: &[u8],
+        fingerprint: Fingerprint,
         now_ms: i64,
         used: Use,
         created: bool,
         rules: HeatRules,
     ) -> Advice {
-        if let Some(hot) = self.hot.get_mut(id) {
+        if let Some(hot) = self.hot.get_mut(&fingerprint) {
             if !created {
                 hot.last_use_ms = now_ms;
                 if used != Use::Write {
@@ -200,16 +223,17 @@ impl BoardHeat {
                 hot.writes_since_check = 0;
                 return Advice::CheckSkiplist;
             }
-            self.hot.remove(id);
+            self.hot.remove(&fingerprint);
         }
-        if !self.warming.contains_key(id) {
-            let carried = self.warming_before.remove(id).unwrap_or(Warming {
-                first_use_ms: now_ms,
-                units: 0,
-            });
-            self.warming.insert(BoardId(id.into()), carried);
-        }
-        let warming = self.warming.get_mut(id).expect("inserted above");
+        let warming = match self.warming.entry(fingerprint) {
+            Entry::Occupied(warming) => warming.into_mut(),
+            Entry::Vacant(slot) => {
+                slot.insert(self.warming_before.remove(&fingerprint).unwrap_or(Warming {
+                    first_use_ms: now_ms,
+                    units: 0,
+                }))
+            }
+        };
         if created || now_ms - warming.first_use_ms >= WINDOW_MS {
             *warming = Warming {
                 first_use_ms: now_ms,
@@ -220,15 +244,16 @@ impl BoardHeat {
         if warming.units < rules.hot_writes.saturating_mul(WRITE_UNITS) {
             return Advice::Leave;
         }
-        self.warming.remove(id);
+        self.warming.remove(&fingerprint);
         Advice::MoveToSkiplist
     }
 
     /// Board `key` of database `db` is a skiplist now (after
     /// [`Advice::MoveToSkiplist`]).
     pub fn moved(&mut self, db: i32, key: &[u8], now_ms: i64) {
-        let id = BoardId::new(db, key);
-        let hot = self.hot.entry(id).or_insert(Hot {
+        let fingerprint = self.fingerprint(db, key);
+        let hot = self.hot.entry(fingerprint).or_insert_with(|| Hot {
+            id: BoardId::new(db, key),
             last_use_ms: now_ms,
             writes_since_check: 0,
             queued: false,
@@ -239,12 +264,10 @@ impl BoardHeat {
     /// Forgets board `key` of database `db`: it is no small board (any
     /// more), or it is gone.
     pub fn forget(&mut self, db: i32, key: &[u8]) {
-        let mut id = std::mem::take(&mut self.scratch);
-        write_id(&mut id, db, key);
-        self.hot.remove(&id[..]);
-        self.warming.remove(&id[..]);
-        self.warming_before.remove(&id[..]);
-        self.scratch = id;
+        let fingerprint = self.fingerprint(db, key);
+        self.hot.remove(&fingerprint);
+        self.warming.remove(&fingerprint);
+        self.warming_before.remove(&fingerprint);
     }
 
     /// Forgets every board: the server replaced its data (a load, a flush).
@@ -265,14 +288,18 @@ impl BoardHeat {
             return;
         }
         self.rotated_ms = now_ms;
-        self.warming_before = std::mem::take(&mut self.warming);
+        // The older generation's table is reused, sized for as many boards
+        // as the last window counted: no growth (and rehashing) each window.
+        std::mem::swap(&mut self.warming, &mut self.warming_before);
+        self.warming.clear();
+        self.warming.shrink_to(self.warming_before.len());
         if rules.cold_ms == 0 {
             return;
         }
-        for (id, hot) in &mut self.hot {
+        for (fingerprint, hot) in &mut self.hot {
             if !hot.queued && now_ms - hot.last_use_ms >= rules.cold_ms {
                 hot.queued = true;
-                self.cold.push_back(id.clone());
+                self.cold.push_back(*fingerprint);
             }
         }
     }
@@ -280,14 +307,13 @@ impl BoardHeat {
     /// The next board due to go back to the listpack, forgotten as hot: the
     /// caller rebuilds it. A board used since it was queued stays hot.
     pub fn next_cold(&mut self, now_ms: i64, rules: HeatRules) -> Option<BoardId> {
-        while let Some(id) = self.cold.pop_front() {
-            let Some(hot) = self.hot.get_mut(&id) else {
+        while let Some(fingerprint) = self.cold.pop_front() {
+            let Some(hot) = self.hot.get_mut(&fingerprint) else {
                 continue;
             };
             hot.queued = false;
             if rules.cold_ms > 0 && now_ms - hot.last_use_ms >= rules.cold_ms {
-                self.hot.remove(&id);
-                return Some(id);
+                return self.hot.remove(&fingerprint).map(|hot| hot.id);
             }
         }
         None

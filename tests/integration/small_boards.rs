@@ -13,7 +13,7 @@ use crate::common::keyspace::{events_on, monitor_lines, watch_survives};
 use crate::common::replication::{
     aof_bytes, assert_aof_replays_without_module, assert_replicas_match,
 };
-use crate::common::{stat, wait_for, Server, ServerConfig};
+use crate::common::{stat, wait_blocked, wait_for, Server, ServerConfig};
 use redis::{Connection, Value};
 
 /// 2024-01-01T00:00:00Z, the default tie-break epoch.
@@ -648,6 +648,97 @@ fn busy_feeds_and_recently_viewed_lists_move_to_the_skiplist_and_back() {
     );
     assert_eq!(zkit_stat(&mut con, "boards_back_to_listpack"), 3);
     assert_eq!(query::<Value>(&mut con, &older), first);
+    assert_replicas_match(&master, &[replica]);
+    assert_aof_replays_without_module(master);
+}
+
+/// `ZADD key score name{i} ...` for i in 1..=n, in one call.
+fn fill_tasks(con: &mut Connection, key: &str, n: usize, score: impl Fn(usize) -> i64) {
+    let mut words = vec!["ZADD".to_string(), key.to_string()];
+    for i in 1..=n {
+        words.extend([score(i).to_string(), format!("{key}{i}")]);
+    }
+    let added: i64 = query(con, &words.iter().map(String::as_str).collect::<Vec<_>>());
+    assert_eq!(added, n as i64);
+}
+
+/// Delay queues and in-flight sets are small sorted sets too: one leased
+/// into, handed tasks back or touched often moves to the skiplist and back,
+/// with the same tasks, replicas and an AOF that replays without zkit. Going
+/// back re-creates the key, which tells the server it was written: a worker
+/// blocked on it looks, finds nothing due, and waits on.
+#[test]
+fn busy_delay_queues_and_inflight_sets_move_to_the_skiplist_and_back() {
+    let master = Server::with(
+        ServerConfig::default()
+            .arg("appendonly", "yes")
+            .arg("appendfsync", "always"),
+    );
+    let replica = Server::with(ServerConfig::without_module().replica_of(&master));
+    replica.wait_until_synced();
+    let mut con = master.connect();
+    const LEASED: i64 = 4_000_000_000_000;
+
+    // 60 tasks long due, claimed one by one with a lease into an in-flight
+    // set already holding 40: quiet after 3 claims, busy after 60.
+    fill_tasks(&mut con, "jobs", 60, |i| i as i64);
+    fill_tasks(&mut con, "held", 40, |_| LEASED);
+    for i in 0..60 {
+        let claimed: Vec<(String, f64)> =
+            query(&mut con, &["DELAY.POLL", "jobs", "LEASE", "held", "600000"]);
+        assert_eq!(claimed, [(format!("jobs{}", i + 1), (i + 1) as f64)]);
+        if i == 2 {
+            assert_eq!(encoding(&mut con, "held"), "listpack");
+        }
+    }
+    // A queue that is its own in-flight set (a visibility timeout), its
+    // tasks handed back for a minute later, and a set whose leases workers
+    // extend.
+    fill_tasks(&mut con, "visible", 100, |_| LEASED);
+    fill_tasks(&mut con, "leases", 50, |_| LEASED);
+    for i in 1..=30 {
+        let task = format!("visible{i}");
+        let nacked: i64 = query(
+            &mut con,
+            &["DELAY.NACK", "visible", "visible", &task, "60000"],
+        );
+        let task = format!("leases{i}");
+        let touched: i64 = query(&mut con, &["DELAY.TOUCH", "leases", &task, "600000"]);
+        assert_eq!((nacked, touched), (1, 1));
+        if i == 3 {
+            assert_eq!(encoding(&mut con, "visible"), "listpack");
+            assert_eq!(encoding(&mut con, "leases"), "listpack");
+        }
+    }
+    let keys = ["held", "visible", "leases"];
+    for key in keys {
+        assert_eq!(encoding(&mut con, key), "skiplist", "{key}");
+    }
+    assert_eq!(zkit_stat(&mut con, "hot_boards"), 3);
+    assert_eq!(zkit_stat(&mut con, "boards_moved_to_skiplist"), 3);
+    let data: Vec<_> = keys.iter().map(|key| zset_dump(&mut con, key)).collect();
+
+    // A worker waits on the visibility queue: nothing is due for a minute.
+    let mut waiting = master.connect();
+    let waiter = std::thread::spawn(move || {
+        query::<Option<Vec<(String, f64)>>>(&mut waiting, &["DELAY.BPOLL", "visible", "0"])
+    });
+    wait_blocked(&master, 1);
+    // Quiet: back to the listpack, the same tasks and due times.
+    ok(&mut con, &["CONFIG", "SET", "zkit.cold-board-ms", "300"]);
+    for key in keys {
+        wait_encoding(&mut con, key, "listpack");
+    }
+    for (key, before) in keys.iter().zip(&data) {
+        assert_eq!(&zset_dump(&mut con, key), before, "{key}");
+    }
+    assert_eq!(zkit_stat(&mut con, "boards_back_to_listpack"), 3);
+    // The worker looked when the queue was re-created, and still waits.
+    wait_blocked(&master, 1);
+    assert!(!waiter.is_finished());
+    ok(&mut con, &["ZADD", "visible", "1", "now"]);
+    let claimed = waiter.join().expect("the waiting worker");
+    assert_eq!(claimed, Some(vec![("now".to_string(), 1.0)]));
     assert_replicas_match(&master, &[replica]);
     assert_aof_replays_without_module(master);
 }
