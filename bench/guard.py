@@ -450,6 +450,34 @@ def delay_ack(n):
                 check=lambda reply: reply == 1, target=0.8)
 
 
+def held_tasks(n):
+    """An in-flight set of n tasks held:0.. leased until 2096, used by every
+    call: NACK and TOUCH leave each task held, so the set keeps its size."""
+    return zset(n, "held", "4000000000000", "held:%d")
+
+
+@family(100, 10000)
+def delay_nack(n):
+    # The in-flight set is its own queue (a visibility timeout): a NACK
+    # moves a held task to a day from now; the natives move it to a time
+    # later than every task they moved before, as the clock does.
+    return Case("DELAY.NACK", n, held_tasks(n),
+                zkit=lambda i, p: ["DELAY.NACK", p + "held", p + "held", f"held:{i % n}", 86400000],
+                native=lambda i, p: [["ZSCORE", p + "held", f"held:{i % n}"],
+                                     ["ZADD", p + "held", 1700000000000 + i, f"held:{i % n}"]],
+                check=lambda reply: reply == 1, target=1.0)
+
+
+@family(100, 10000)
+def delay_touch(n):
+    # A TOUCH extends a held task's lease by a day.
+    return Case("DELAY.TOUCH", n, held_tasks(n),
+                zkit=lambda i, p: ["DELAY.TOUCH", p + "held", f"held:{i % n}", 86400000],
+                native=lambda i, p: [["ZSCORE", p + "held", f"held:{i % n}"],
+                                     ["ZADD", p + "held", 1700000000000 + i, f"held:{i % n}"]],
+                check=lambda reply: reply == 1, target=1.0)
+
+
 def rate_log(n):
     # A log at its limit n over ~30 years: every hit is refused.
     return zset(n, "r", "1700000000000", "1700000000000-%d")
