@@ -832,17 +832,33 @@ fn nack(ctx: &Ctx, args: Nack<'_>) -> Result<Reply, ZkitError> {
         what: "delay",
         limit: bound::DELAY_MS,
     })?;
-    ctx.check_key_type(queue, KeyKind::Zset)?;
-    let lease_end = ctx.open_zset(inflight)?.and_then(|held| held.score(task));
-    if !is_held(lease_end, now) {
-        return Ok(Reply::Int(0));
-    }
     // A queue that is its own in-flight set (a visibility timeout): the
     // task only moves to its new due time.
-    if inflight.as_bytes() != queue.as_bytes() {
-        ctx.open_zset_mut(inflight)?.remove(task);
+    let own_queue = inflight.as_bytes() == queue.as_bytes();
+    if !own_queue {
+        ctx.check_key_type(queue, KeyKind::Zset)?;
     }
-    let mut tasks = ctx.open_zset_mut(queue)?;
+    // The in-flight set opens for writing at once (a lookup that finds
+    // nothing held writes nothing); only a server that could not replicate
+    // the move looks first, to answer 0 rather than refuse.
+    if !ctx.can_record_writes() {
+        let lease_end = ctx.open_zset(inflight)?.and_then(|held| held.score(task));
+        if !is_held(lease_end, now) {
+            return Ok(Reply::Int(0));
+        }
+    }
+    let mut held = ctx.open_zset_mut(inflight)?;
+    if !is_held(held.score(task), now) {
+        return Ok(Reply::Int(0));
+    }
+    let mut tasks = match own_queue {
+        true => held,
+        false => {
+            held.remove(task);
+            drop(held);
+            ctx.open_zset_mut(queue)?
+        }
+    };
     let created = tasks.is_empty();
     tasks.add(task, due as f64)?;
     small_layout::after_write(ctx, queue, &mut tasks, created);
@@ -863,11 +879,17 @@ fn touch(ctx: &Ctx, args: Touch<'_>) -> Result<Reply, ZkitError> {
     let Touch { inflight, task, ms } = args;
     let now = ctx.now_ms();
     let until = deadline(now, ms).ok_or_else(lease_out_of_range)?;
-    let lease_end = ctx.open_zset(inflight)?.and_then(|held| held.score(task));
-    if !is_held(lease_end, now) {
-        return Ok(Reply::Int(0));
+    // Opened for writing at once, as DELAY.NACK does.
+    if !ctx.can_record_writes() {
+        let lease_end = ctx.open_zset(inflight)?.and_then(|held| held.score(task));
+        if !is_held(lease_end, now) {
+            return Ok(Reply::Int(0));
+        }
     }
     let mut held = ctx.open_zset_mut(inflight)?;
+    if !is_held(held.score(task), now) {
+        return Ok(Reply::Int(0));
+    }
     held.add(task, until as f64)?;
     small_layout::after_write(ctx, inflight, &mut held, false);
     Ok(Reply::Int(1))
