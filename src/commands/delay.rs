@@ -809,6 +809,27 @@ fn ack(ctx: &Ctx, args: Ack<'_>) -> Result<i64, ZkitError> {
     Ok(removed_count as i64)
 }
 
+/// The in-flight set `inflight`, open for writing, when it holds `task`
+/// under a lease that has not ended at `now`; else `None`, and nothing is
+/// written. The set opens for writing at once (a lookup that finds nothing
+/// held writes nothing); only a server that could not replicate a write
+/// looks first, to answer "not held" rather than refuse.
+fn holding<'a>(
+    ctx: &'a Ctx,
+    inflight: &'a RStr,
+    task: &RStr,
+    now: i64,
+) -> Result<Option<Zset<'a>>, ZkitError> {
+    if !ctx.can_record_writes() {
+        let lease_end = ctx.open_zset(inflight)?.and_then(|held| held.score(task));
+        if !is_held(lease_end, now) {
+            return Ok(None);
+        }
+    }
+    let held = ctx.open_zset_mut(inflight)?;
+    Ok(is_held(held.score(task), now).then_some(held))
+}
+
 request! {
     /// DELAY.NACK `inflight queue member delay-ms`.
     struct Nack<'a> {
@@ -838,19 +859,9 @@ fn nack(ctx: &Ctx, args: Nack<'_>) -> Result<Reply, ZkitError> {
     if !own_queue {
         ctx.check_key_type(queue, KeyKind::Zset)?;
     }
-    // The in-flight set opens for writing at once (a lookup that finds
-    // nothing held writes nothing); only a server that could not replicate
-    // the move looks first, to answer 0 rather than refuse.
-    if !ctx.can_record_writes() {
-        let lease_end = ctx.open_zset(inflight)?.and_then(|held| held.score(task));
-        if !is_held(lease_end, now) {
-            return Ok(Reply::Int(0));
-        }
-    }
-    let mut held = ctx.open_zset_mut(inflight)?;
-    if !is_held(held.score(task), now) {
+    let Some(mut held) = holding(ctx, inflight, task, now)? else {
         return Ok(Reply::Int(0));
-    }
+    };
     let mut tasks = match own_queue {
         true => held,
         false => {
@@ -879,17 +890,9 @@ fn touch(ctx: &Ctx, args: Touch<'_>) -> Result<Reply, ZkitError> {
     let Touch { inflight, task, ms } = args;
     let now = ctx.now_ms();
     let until = deadline(now, ms).ok_or_else(lease_out_of_range)?;
-    // Opened for writing at once, as DELAY.NACK does.
-    if !ctx.can_record_writes() {
-        let lease_end = ctx.open_zset(inflight)?.and_then(|held| held.score(task));
-        if !is_held(lease_end, now) {
-            return Ok(Reply::Int(0));
-        }
-    }
-    let mut held = ctx.open_zset_mut(inflight)?;
-    if !is_held(held.score(task), now) {
+    let Some(mut held) = holding(ctx, inflight, task, now)? else {
         return Ok(Reply::Int(0));
-    }
+    };
     held.add(task, until as f64)?;
     small_layout::after_write(ctx, inflight, &mut held, false);
     Ok(Reply::Int(1))
