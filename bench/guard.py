@@ -465,7 +465,7 @@ def delay_nack(n):
                 zkit=lambda i, p: ["DELAY.NACK", p + "held", p + "held", f"held:{i % n}", 86400000],
                 native=lambda i, p: [["ZSCORE", p + "held", f"held:{i % n}"],
                                      ["ZADD", p + "held", 1700000000000 + i, f"held:{i % n}"]],
-                check=lambda reply: reply == 1, target=1.0)
+                v02=True, check=lambda reply: reply == 1, target=1.0)
 
 
 @family(100, 10000)
@@ -475,7 +475,7 @@ def delay_touch(n):
                 zkit=lambda i, p: ["DELAY.TOUCH", p + "held", f"held:{i % n}", 86400000],
                 native=lambda i, p: [["ZSCORE", p + "held", f"held:{i % n}"],
                                      ["ZADD", p + "held", 1700000000000 + i, f"held:{i % n}"]],
-                check=lambda reply: reply == 1, target=1.0)
+                v02=True, check=lambda reply: reply == 1, target=1.0)
 
 
 def rate_log(n):

@@ -692,15 +692,15 @@ fn busy_delay_queues_and_inflight_sets_move_to_the_skiplist_and_back() {
         }
     }
     // A queue that is its own in-flight set (a visibility timeout), its
-    // tasks handed back for a minute later, and a set whose leases workers
-    // extend.
+    // tasks handed back for ten minutes later, and a set whose leases
+    // workers extend.
     fill_tasks(&mut con, "visible", 100, |_| LEASED);
     fill_tasks(&mut con, "leases", 50, |_| LEASED);
     for i in 1..=30 {
         let task = format!("visible{i}");
         let nacked: i64 = query(
             &mut con,
-            &["DELAY.NACK", "visible", "visible", &task, "60000"],
+            &["DELAY.NACK", "visible", "visible", &task, "600000"],
         );
         let task = format!("leases{i}");
         let touched: i64 = query(&mut con, &["DELAY.TOUCH", "leases", &task, "600000"]);
@@ -718,7 +718,8 @@ fn busy_delay_queues_and_inflight_sets_move_to_the_skiplist_and_back() {
     assert_eq!(zkit_stat(&mut con, "boards_moved_to_skiplist"), 3);
     let data: Vec<_> = keys.iter().map(|key| zset_dump(&mut con, key)).collect();
 
-    // A worker waits on the visibility queue: nothing is due for a minute.
+    // A worker waits on the visibility queue: nothing is due for ten
+    // minutes, longer than the test takes on any machine.
     let mut waiting = master.connect();
     let waiter = std::thread::spawn(move || {
         query::<Option<Vec<(String, f64)>>>(&mut waiting, &["DELAY.BPOLL", "visible", "0"])
