@@ -5,23 +5,27 @@
 //! A board is a plain sorted set whose scores are rank scores
 //! (`logic::rank`): `floor(score)` is the member's total, the fraction orders
 //! equal totals by when they were reached. Writes use the low-level key API
-//! and replicate `ZADD` with the exact score; ranks come from `ZREVRANK` and
-//! `ZRANGE ... REV` through RM_Call, because the low-level API has no rank
-//! access and they are O(log N) there.
+//! and replicate `ZADD` with the exact score. The low-level API has no rank
+//! access, so a rank comes from `ZREVRANK` through RM_Call (O(log N)), but
+//! on a board small enough to count the members above by walking
+//! (`RANK_WALK_AT_MOST`). A page is read from the key, walking down from
+//! the top or from a member known to be on it, found by its score; only a
+//! deep page without one asks `ZRANGE` for its first member.
 //!
 //! With `SHARED`, replies carry competition ranks instead (equal totals share
 //! a rank: 1 + the members whose total is strictly higher). Since
 //! `floor(score)` is the total, those members are exactly the ones scored at
 //! `total + 1` or more: one `ZCOUNT`, O(log N) on a skiplist (two rank
 //! lookups) however long the run of ties, where walking the key API would
-//! cost a step per member above.
+//! cost a step per member above (so only small boards and pages near the
+//! top walk).
 
 use std::sync::atomic::{AtomicI64, Ordering};
 
 use super::args::non_negative;
 use super::idmp::{self, OnceWrite, Outcome, IDMP_ARG, RETAIN_ARG};
 use super::reply_types::{BOARD_STATS, RANK_ENTRY, RANK_INFO, TOTAL_RANK};
-use super::small_layout::{self, Use, LISTPACK_BOARD_MAX};
+use super::small_layout::{self, Layout, Use, LISTPACK_BOARD_MAX};
 use super::stats::{self, Fields};
 use super::{rank_merge, Command, NumericConfig, WordList};
 use crate::error::ZkitError;
@@ -393,9 +397,16 @@ impl OnceWrite for TotalWrite<'_> {
         let at_ms = at_ms.unwrap_or_else(|| ctx.now_ms());
         let mut board = ctx.open_zset_mut(key)?;
         let planned = plan_write(&clock, board.score(member), update, at_ms)?;
-        apply_write(ctx, key, &mut board, member, update, &planned)?;
+        let layout = apply_write(ctx, key, &mut board, member, update, &planned)?;
+        let walked = planned.score.and_then(|score| {
+            let walk = RankWalk::of(board.len(), layout)?;
+            walk.rank(&mut board, member, score, planned.total, ranks)
+        });
         drop(board);
-        let rank = rank_of_member(ctx, key, member, planned.total, ranks)?;
+        let rank = match walked {
+            Some(rank) => rank,
+            None => rank_of_member(ctx, key, member, planned.total, ranks)?,
+        };
         Ok(Outcome::Applied((planned.total, Some(rank))))
     }
 }
@@ -427,7 +438,8 @@ fn plan_write(
 }
 
 /// Writes a planned total: replayed as `ZADD`, announced as the native peer
-/// of the update announces it (`zincr` for a gift, `zadd` for a set).
+/// of the update announces it (`zincr` for a gift, `zadd` for a set). ->
+/// what the write tells of the board's layout.
 fn apply_write(
     ctx: &Ctx,
     key: &RStr,
@@ -435,16 +447,16 @@ fn apply_write(
     member: &RStr,
     update: TotalUpdate,
     planned: &PlannedWrite,
-) -> Result<(), ZkitError> {
-    if let Some(score) = planned.score {
-        let created = board.is_empty();
-        match update {
-            TotalUpdate::Add(_) => board.add_incremented(member, score)?,
-            TotalUpdate::Set(..) => board.add(member, score)?,
-        };
-        small_layout::after_write(ctx, key, board, created);
-    }
-    Ok(())
+) -> Result<Layout, ZkitError> {
+    let Some(score) = planned.score else {
+        return Ok(Layout::Unknown);
+    };
+    let created = board.is_empty();
+    match update {
+        TotalUpdate::Add(_) => board.add_incremented(member, score)?,
+        TotalUpdate::Set(..) => board.add(member, score)?,
+    };
+    Ok(small_layout::after_write(ctx, key, board, created))
 }
 
 /// A member's `[total, rank]` on one board; no rank when the member is not
@@ -562,14 +574,23 @@ impl OnceWrite for BoardsWrite<'_> {
             let planned = plan_write(&clock, board.score(member), update, at_ms)?;
             opened.push((board, planned));
         }
-        let mut planned: SmallVec<[PlannedWrite; INLINE_BOARDS]> = SmallVec::new();
+        // A rank is counted through its board, written and still open, where
+        // that is cheaper; the others are asked for once every board is.
+        let mut planned: SmallVec<[(PlannedWrite, Option<i64>); INLINE_BOARDS]> = SmallVec::new();
         for (&key, (mut board, write)) in boards.iter().zip(opened) {
-            apply_write(ctx, key, &mut board, member, update, &write)?;
-            planned.push(write);
+            let layout = apply_write(ctx, key, &mut board, member, update, &write)?;
+            let walked = write.score.and_then(|score| {
+                let walk = RankWalk::of(board.len(), layout)?;
+                walk.rank(&mut board, member, score, write.total, ranks)
+            });
+            planned.push((write, walked));
         }
         let mut standings = SmallVec::new();
-        for (key, write) in boards.iter().zip(&planned) {
-            let rank = rank_of_member(ctx, key, member, write.total, ranks)?;
+        for (key, (write, walked)) in boards.iter().zip(&planned) {
+            let rank = match walked {
+                Some(rank) => *rank,
+                None => rank_of_member(ctx, key, member, write.total, ranks)?,
+            };
             standings.push((write.total, Some(rank)));
         }
         Ok(Outcome::Applied(standings))
@@ -601,15 +622,18 @@ impl WriteReply for MemberEntry {
 
 /// -> `[total, rank, reached-at-ms]` or nil.
 fn get(ctx: &Ctx, args: Get<'_>) -> Result<Option<MemberEntry>, ZkitError> {
-    let score = match ctx.open_zset(args.key)? {
-        Some(board) => {
-            small_layout::after_read(ctx, args.key, board.len(), Use::Member);
-            board.score(args.member)
-        }
-        None => None,
+    let Some(mut board) = ctx.open_zset(args.key)? else {
+        return Ok(None);
     };
+    let len = board.len();
+    let layout = small_layout::after_read(ctx, args.key, len, Use::Member);
     let ranks = Ranks::shared(args.shared);
-    member_entry(ctx, &tiebreak_clock(), args.key, args.member, score, ranks)
+    let board = OpenBoard {
+        key: args.key,
+        zset: &mut board,
+        walk: RankWalk::of(len, layout),
+    };
+    member_entry(ctx, &tiebreak_clock(), board, args.member, ranks)
 }
 
 request! {
@@ -631,35 +655,53 @@ fn mget(
     args: MultiGet<'_>,
 ) -> Result<SmallVec<[Option<MemberEntry>; INLINE_MEMBERS]>, ZkitError> {
     let mut entries = SmallVec::new();
-    let Some(board) = ctx.open_zset(args.key)? else {
+    let Some(mut board) = ctx.open_zset(args.key)? else {
         entries.resize_with(args.members.len(), || None);
         return Ok(entries);
     };
-    small_layout::after_read(ctx, args.key, board.len(), Use::Member);
+    let len = board.len();
+    let layout = small_layout::after_read(ctx, args.key, len, Use::Member);
+    let walk = RankWalk::of(len, layout);
     let (clock, ranks) = (tiebreak_clock(), Ranks::shared(args.shared));
     entries.reserve_exact(args.members.len());
     // The board stays open for the ranks: a read handle outlives the calls.
     for member in args.members {
-        let score = board.score(member);
-        entries.push(member_entry(ctx, &clock, args.key, member, score, ranks)?);
+        let board = OpenBoard {
+            key: args.key,
+            zset: &mut board,
+            walk,
+        };
+        entries.push(member_entry(ctx, &clock, board, member, ranks)?);
     }
     Ok(entries)
 }
 
-/// A member's entry from its score on the board (`None`: not on it).
+/// A board open for reading, and whether its ranks are counted through it.
+struct OpenBoard<'b, 'c> {
+    key: &'b RStr,
+    zset: &'b mut Zset<'c>,
+    walk: Option<RankWalk>,
+}
+
+/// A member's entry on the board (`None`: not on it).
 fn member_entry(
     ctx: &Ctx,
     clock: &TieBreakClock,
-    key: &RStr,
+    board: OpenBoard<'_, '_>,
     member: &RStr,
-    score: Option<f64>,
     ranks: Ranks,
 ) -> Result<Option<MemberEntry>, ZkitError> {
-    let Some(score) = score else {
+    let Some(score) = board.zset.score(member) else {
         return Ok(None);
     };
     let entry = clock.decode(score)?;
-    let rank = rank_of_member(ctx, key, member, entry.total, ranks)?;
+    let walked = board
+        .walk
+        .and_then(|walk| walk.rank(board.zset, member, score, entry.total, ranks));
+    let rank = match walked {
+        Some(rank) => rank,
+        None => rank_of_member(ctx, board.key, member, entry.total, ranks)?,
+    };
     Ok(Some(MemberEntry {
         total: entry.total,
         rank,
@@ -689,7 +731,7 @@ fn top(ctx: &Ctx, args: Top<'_>) -> Result<Page, ZkitError> {
     }
     let stop = offset.saturating_add(count - 1);
     let ranks = Ranks::shared(args.shared);
-    rank_range(ctx, args.key, board, offset, stop, ranks)
+    rank_range(ctx, args.key, board, offset, stop, None, ranks)
 }
 
 request! {
@@ -726,6 +768,7 @@ fn around(ctx: &Ctx, args: Around<'_>) -> Result<Page, ZkitError> {
         board,
         index.saturating_sub(radius).max(0),
         index.saturating_add(radius),
+        Some((member, index)),
         Ranks::shared(shared),
     )
 }
@@ -752,9 +795,72 @@ fn rank_of_member(
     ranks: Ranks,
 ) -> Result<i64, ZkitError> {
     match ranks {
-        Ranks::FirstCome => rank_of(ctx, key, member)?
-            .ok_or_else(|| ZkitError::Internal("the member is not on the board".into())),
+        Ranks::FirstCome => rank_of(ctx, key, member)?.ok_or_else(not_on_board),
         Ranks::Shared => shared_rank(ctx, key, total),
+    }
+}
+
+/// Boards of up to this many members rank a member by counting, through the
+/// key, the members above it (a seek and about 60 instructions a member on
+/// a skiplist) instead of calling ZREVRANK or ZCOUNT (about 4,000 for the
+/// call alone; callgrind, RANK.GIFT on a board of 10).
+const RANK_WALK_AT_MOST: usize = 32;
+
+/// A small board's ranks, counted through the key; a first-come rank only
+/// on a board known to be a skiplist: on a listpack the walk parses each
+/// score it passes, which ZREVRANK (comparing members) does not. A shared
+/// rank counts as ZCOUNT would, by scores, on any layout.
+#[derive(Clone, Copy)]
+struct RankWalk {
+    first_come: bool,
+}
+
+impl RankWalk {
+    /// The walk for a board of `len` members in `layout`; `None` where the
+    /// calls cost less.
+    fn of(len: usize, layout: Layout) -> Option<RankWalk> {
+        (len <= RANK_WALK_AT_MOST).then_some(RankWalk {
+            first_come: layout == Layout::Skiplist,
+        })
+    }
+
+    /// The rank of `member`, on `board` at `score` (its total `total`);
+    /// `None` where a call counts it.
+    fn rank(
+        self,
+        board: &mut Zset<'_>,
+        member: &RStr,
+        score: f64,
+        total: i64,
+        ranks: Ranks,
+    ) -> Option<i64> {
+        let most = RANK_WALK_AT_MOST;
+        let ahead = match ranks {
+            // Every higher total is scored `total + 1` or more (exact:
+            // |total| < 2^52).
+            Ranks::Shared => {
+                let higher = ScoreBound::Inclusive((total + 1) as f64);
+                board.count_at_most(higher, ScoreBound::MAX, most)?
+            }
+            Ranks::FirstCome if self.first_come => {
+                let at = ScoreBound::Inclusive(score);
+                let higher =
+                    board.count_at_most(ScoreBound::Exclusive(score), ScoreBound::MAX, most)?;
+                // Among equal scores the higher member comes first
+                // (ZREVRANK's order): ties are rare, and only then are
+                // members read.
+                let tied_ahead = match board.count_at_most(at, at, most)? {
+                    0 | 1 => 0,
+                    _ => board
+                        .iter_asc(at, at)
+                        .filter(|(tied, _)| tied.as_bytes() > member.as_bytes())
+                        .count(),
+                };
+                higher + tied_ahead
+            }
+            Ranks::FirstCome => return None,
+        };
+        Some(ahead as i64 + 1)
     }
 }
 
@@ -824,66 +930,47 @@ impl WriteReply for Page {
 }
 
 /// `[[rank, member, total], ...]` for 0-based positions `start..=stop` of
-/// `board`, open for reading as `key`.
+/// `board`, open for reading as `key`; `anchor` is a member known to stand
+/// at `start` or within the page (RANK.AROUND's), with its 0-based position.
 fn rank_range(
     ctx: &Ctx,
     key: &RStr,
     mut board: Zset<'_>,
     start: i64,
     stop: i64,
+    anchor: Option<(&RStr, i64)>,
     ranks: Ranks,
 ) -> Result<Page, ZkitError> {
     small_layout::after_read(ctx, key, board.len(), Use::Page);
+    let rows = page_rows(ctx, key, &mut board, start, stop, anchor)?;
     let clock = tiebreak_clock();
     let (mut members, mut totals) = (SmallVec::new(), SmallVec::new());
-    if board.len() <= LISTPACK_BOARD_MAX {
-        // A small board: the page is read from the key, walking down from
-        // the highest score (at most 128 steps), with no call, no reply to
-        // parse and no score printed as text and parsed back.
-        let skip = usize::try_from(start).unwrap_or(usize::MAX);
-        let take = usize::try_from(stop - start).map_or(0, |n| n.saturating_add(1));
-        for (member, score) in board
-            .iter_desc(ScoreBound::MIN, ScoreBound::MAX)
-            .skip(skip)
-            .take(take)
-        {
-            totals.push(clock.decode(score)?.total);
-            members.push(member);
-        }
-    } else {
-        // A larger board: the page comes from ZRANGE, since the key API
-        // cannot seek to a rank, and its scores from the key (a hash lookup
-        // each): with WITHSCORES the server would print each score as text
-        // for the call's reply and parse it back, more than half of what a
-        // page costs.
-        let args = [
-            CallArg::Str(key),
-            CallArg::Int(start),
-            CallArg::Int(stop),
-            CallArg::Bytes(b"REV"),
-        ];
-        let reply = ctx.call(Native::Zrange, &args)?;
-        let rows = reply.get();
-        let unexpected = || ZkitError::Internal("unexpected ZRANGE reply".into());
-        for row in (0..rows.len()).map(|i| rows.element(i)) {
-            let member = OwnedRStr::new(row.and_then(|m| m.bytes()).ok_or_else(unexpected)?);
-            let score = board.score(&member).ok_or_else(unexpected)?;
-            totals.push(clock.decode(score)?.total);
-            members.push(member);
-        }
+    for (member, score) in rows {
+        totals.push(clock.decode(score)?.total);
+        members.push(member);
     }
-    drop(board);
     let Some(&first_total) = totals.first() else {
         return Ok(Page::empty());
     };
     // The page holds a member at `start`, so `start + 1` does not overflow.
     let first_position = start + 1;
     let ranks = match ranks {
-        Ranks::Shared => PageRanks::Shared(shared_ranks(
-            first_position,
-            shared_rank(ctx, key, first_total)?,
-            &totals,
-        )),
+        Ranks::Shared => {
+            // Only members above the page's first row can have a higher
+            // total: near the top they are counted by walking past them.
+            let walked = usize::try_from(start)
+                .ok()
+                .filter(|&above| above <= PASS_AT_MOST)
+                .and_then(|above| {
+                    let higher = ScoreBound::Inclusive((first_total + 1) as f64);
+                    board.count_at_most(higher, ScoreBound::MAX, above)
+                });
+            let first_shared = match walked {
+                Some(higher) => higher as i64 + 1,
+                None => shared_rank(ctx, key, first_total)?,
+            };
+            PageRanks::Shared(shared_ranks(first_position, first_shared, &totals))
+        }
         Ranks::FirstCome => PageRanks::From(first_position),
     };
     Ok(Page {
@@ -891,6 +978,165 @@ fn rank_range(
         totals,
         ranks,
     })
+}
+
+/// A page's members with their scores, highest first.
+type Rows = SmallVec<[(OwnedRStr, f64); INLINE_ROWS]>;
+
+/// Positions a page may start at and still be read by walking down from
+/// the top, passing the rows above it unread: about 50 instructions a step
+/// against 7,000 for the `ZRANGE` call that seeks a deeper page (callgrind,
+/// 10k members). A board of up to 128 members is always walked.
+const PASS_AT_MOST: usize = 128;
+
+/// Members sharing the anchor's score that a page walks past to find it
+/// before it takes the page from `ZRANGE` instead (rank scores are unique
+/// but for ties within a millisecond; boards of whole totals tie often).
+const TIES_AT_MOST: usize = 16;
+
+/// Rows `start..=stop` of `board`. The key API cannot seek to a position,
+/// so a page is read from the key where it can be found by walking: from
+/// the top when it starts near it, else from a member known to be on it
+/// (RANK.AROUND's, or the one `ZRANGE` finds at `start`), found by its
+/// score. Reading from the key takes each score as the key holds it; a
+/// page from `ZRANGE ... WITHSCORES` would print each score as text for
+/// the call's reply and parse it back, more than half of what a page costs.
+fn page_rows(
+    ctx: &Ctx,
+    key: &RStr,
+    board: &mut Zset<'_>,
+    start: i64,
+    stop: i64,
+    anchor: Option<(&RStr, i64)>,
+) -> Result<Rows, ZkitError> {
+    let (Ok(skip), Ok(span)) = (usize::try_from(start), usize::try_from(stop - start)) else {
+        return Ok(Rows::new());
+    };
+    let take = span.saturating_add(1);
+    if skip <= PASS_AT_MOST || board.len() <= LISTPACK_BOARD_MAX {
+        let mut walk = board.iter_desc(ScoreBound::MIN, ScoreBound::MAX);
+        walk.pass(skip);
+        return Ok(walk.take(take).collect());
+    }
+    let found;
+    let (anchor, at) = match anchor {
+        Some(anchor) => anchor,
+        None => match member_at(ctx, key, board.len(), start)? {
+            Some(member) => {
+                found = member;
+                (&*found, start)
+            }
+            None => return Ok(Rows::new()),
+        },
+    };
+    match rows_around(board, anchor, at, start, stop)? {
+        Some(rows) => Ok(rows),
+        None => rows_from_call(ctx, key, board, start, stop),
+    }
+}
+
+/// Rows `start..=stop` read from the key around `anchor`, the member at
+/// position `at` (`start <= at <= stop`); `None` when more than
+/// [`TIES_AT_MOST`] members share its score ahead of it.
+fn rows_around(
+    board: &mut Zset<'_>,
+    anchor: &RStr,
+    at: i64,
+    start: i64,
+    stop: i64,
+) -> Result<Option<Rows>, ZkitError> {
+    let score = board.score(anchor).ok_or_else(not_on_board)?;
+    // Down from the anchor's score: first the members tied with it that
+    // come before it (among equal scores the order is member descending),
+    // then the anchor and the rows below it.
+    let mut down = Rows::new();
+    let mut ahead = None;
+    let mut walk = board.iter_desc(ScoreBound::MIN, ScoreBound::Inclusive(score));
+    while ahead.is_none_or(|ahead| (down.len() - ahead) as i64 <= stop - at) {
+        let Some(row) = walk.next() else { break };
+        if ahead.is_none() {
+            if row.0.as_bytes() == anchor.as_bytes() {
+                ahead = Some(down.len());
+            } else if down.len() == TIES_AT_MOST {
+                return Ok(None);
+            }
+        }
+        down.push(row);
+    }
+    drop(walk);
+    let ahead = ahead.ok_or_else(not_on_board)? as i64;
+    // The walk down started at position `at - ahead`; the rows above it are
+    // the lowest scores above the anchor's, walked up.
+    let first_down = at - ahead;
+    let mut rows = Rows::new();
+    if start < first_down {
+        let up = board.iter_asc(ScoreBound::Exclusive(score), ScoreBound::MAX);
+        rows.extend(up.take((first_down - start) as usize));
+        rows.reverse();
+    }
+    let skip = usize::try_from(start - first_down).unwrap_or(0);
+    rows.extend(down.into_iter().skip(skip));
+    Ok(Some(rows))
+}
+
+/// Rows `start..=stop` from `ZRANGE ... REV`, each score looked up in the
+/// key (a hash lookup each).
+fn rows_from_call(
+    ctx: &Ctx,
+    key: &RStr,
+    board: &Zset<'_>,
+    start: i64,
+    stop: i64,
+) -> Result<Rows, ZkitError> {
+    let args = [
+        CallArg::Str(key),
+        CallArg::Int(start),
+        CallArg::Int(stop),
+        CallArg::Bytes(b"REV"),
+    ];
+    let reply = ctx.call(Native::Zrange, &args)?;
+    let members = reply.get();
+    let mut rows = Rows::new();
+    for member in (0..members.len()).map(|i| members.element(i)) {
+        let member = OwnedRStr::new(
+            member
+                .and_then(|m| m.bytes())
+                .ok_or_else(unexpected_zrange)?,
+        );
+        let score = board.score(&member).ok_or_else(unexpected_zrange)?;
+        rows.push((member, score));
+    }
+    Ok(rows)
+}
+
+/// The member at 0-based position `at`, highest first, of a board of `len`
+/// members: `ZRANGE key i i` at the same position counted from the lowest
+/// (the exact reverse order), one index string made for both bounds.
+fn member_at(ctx: &Ctx, key: &RStr, len: usize, at: i64) -> Result<Option<OwnedRStr>, ZkitError> {
+    let Some(from_lowest) = (len as i64 - 1).checked_sub(at).filter(|&i| i >= 0) else {
+        return Ok(None);
+    };
+    let index = OwnedRStr::new(itoa::Buffer::new().format(from_lowest).as_bytes());
+    let args = [
+        CallArg::Str(key),
+        CallArg::Str(&index),
+        CallArg::Str(&index),
+    ];
+    let reply = ctx.call(Native::Zrange, &args)?;
+    let members = reply.get();
+    if members.len() == 0 {
+        return Ok(None);
+    }
+    let member = members.element(0).and_then(|m| m.bytes());
+    Ok(Some(OwnedRStr::new(member.ok_or_else(unexpected_zrange)?)))
+}
+
+fn unexpected_zrange() -> ZkitError {
+    ZkitError::Internal("unexpected ZRANGE reply".into())
+}
+
+fn not_on_board() -> ZkitError {
+    ZkitError::Internal("the member is not on the board".into())
 }
 
 declare_command! {

@@ -115,19 +115,31 @@ fn small_board_max() -> usize {
     host::listpack_entries_limit().map_or(configured, |limit| limit.min(configured))
 }
 
+/// What a use of a small board tells of its layout.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Layout {
+    /// The skiplist: moved there now, or hot and remembered there (a board
+    /// replaced by other means since is the count's to find; a walk that
+    /// relies on it is only slower then, never wrong).
+    Skiplist,
+    /// A listpack, or not known.
+    Unknown,
+}
+
 /// Counts a write that changed `board` (named `key`), which was absent
 /// before it when `created`, and moves the board to the skiplist layout if
 /// that made it hot. Only speed is at stake: a board that cannot move stays
 /// a listpack and every reply is the same, so nothing here fails the write.
-pub fn after_write(ctx: &Ctx, key: &RStr, board: &mut Zset, created: bool) {
+pub fn after_write(ctx: &Ctx, key: &RStr, board: &mut Zset, created: bool) -> Layout {
     if board.len() > small_board_max() {
-        return;
+        return Layout::Unknown;
     }
     let db = ctx.selected_db();
     let now_ms = ctx.now_ms();
     let mut heat = heat();
     match heat.on_use(db, key.as_bytes(), now_ms, Use::Write, created, rules()) {
-        Advice::Leave => {}
+        Advice::Leave => Layout::Unknown,
+        Advice::StayHot => Layout::Skiplist,
         advice @ (Advice::MoveToSkiplist | Advice::CheckSkiplist) => match board.move_to_skiplist()
         {
             Ok(true) => {
@@ -135,8 +147,12 @@ pub fn after_write(ctx: &Ctx, key: &RStr, board: &mut Zset, created: bool) {
                 if advice == Advice::MoveToSkiplist {
                     BOARDS_MOVED_TO_SKIPLIST.add(1);
                 }
+                Layout::Skiplist
             }
-            Ok(false) | Err(_) => heat.forget(db, key.as_bytes()),
+            Ok(false) | Err(_) => {
+                heat.forget(db, key.as_bytes());
+                Layout::Unknown
+            }
         },
     }
 }
@@ -145,16 +161,18 @@ pub fn after_write(ctx: &Ctx, key: &RStr, board: &mut Zset, created: bool) {
 /// to the skiplist layout if that made it hot: a change of layout, not of
 /// data, so a read may make it, unless the server is out of memory or
 /// paused (then the board warms up again).
-pub fn after_read(ctx: &Ctx, key: &RStr, len: usize, used: Use) {
+pub fn after_read(ctx: &Ctx, key: &RStr, len: usize, used: Use) -> Layout {
     let max_len = small_board_max();
     if len == 0 || len > max_len {
-        return;
+        return Layout::Unknown;
     }
     let db = ctx.selected_db();
     let now_ms = ctx.now_ms();
     let mut heat = heat();
-    if heat.on_use(db, key.as_bytes(), now_ms, used, false, rules()) != Advice::MoveToSkiplist {
-        return;
+    match heat.on_use(db, key.as_bytes(), now_ms, used, false, rules()) {
+        Advice::StayHot => return Layout::Skiplist,
+        Advice::MoveToSkiplist => {}
+        Advice::Leave | Advice::CheckSkiplist => return Layout::Unknown,
     }
     let moved = ctx.layout_may_grow()
         && matches!(
@@ -164,8 +182,10 @@ pub fn after_read(ctx: &Ctx, key: &RStr, len: usize, used: Use) {
     if moved {
         heat.moved(db, key.as_bytes(), now_ms);
         BOARDS_MOVED_TO_SKIPLIST.add(1);
+        Layout::Skiplist
     } else {
         heat.forget(db, key.as_bytes());
+        Layout::Unknown
     }
 }
 

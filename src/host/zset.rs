@@ -601,6 +601,12 @@ pub struct ZsetIter<'z, 'c> {
 }
 
 impl ZsetIter<'_, '_> {
+    /// Moves past the next `n` members without reading them (no string is
+    /// made for them); false if the range ends first.
+    pub fn pass(&mut self, n: usize) -> bool {
+        (0..n).all(|_| self.step())
+    }
+
     /// Moves to the next member of the range; false at its end.
     fn step(&mut self) -> bool {
         let key = self.zset.ptr();

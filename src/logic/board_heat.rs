@@ -137,6 +137,8 @@ const WRITE_UNITS: u32 = 4;
 pub enum Advice {
     /// Leave its layout as it is.
     Leave,
+    /// Leave it: it is hot, and a skiplist as remembered.
+    StayHot,
     /// It just turned hot: move it to the skiplist layout, then report with
     /// [`BoardHeat::moved`] or [`BoardHeat::forget`].
     MoveToSkiplist,
@@ -214,11 +216,11 @@ impl BoardHeat {
             if !created {
                 hot.last_use_ms = now_ms;
                 if used != Use::Write {
-                    return Advice::Leave;
+                    return Advice::StayHot;
                 }
                 hot.writes_since_check += 1;
                 if hot.writes_since_check < RECHECK_WRITES {
-                    return Advice::Leave;
+                    return Advice::StayHot;
                 }
                 hot.writes_since_check = 0;
                 return Advice::CheckSkiplist;
@@ -369,8 +371,8 @@ mod tests {
         assert_eq!(advice[3], Advice::MoveToSkiplist);
         moved(&mut heat, "b", 300);
         assert_eq!(heat.hot_boards(), 1);
-        // Remembered: later writes leave it alone.
-        assert_eq!(writes(&mut heat, "b", &[400, 500]), [Advice::Leave; 2]);
+        // Remembered: later writes leave it alone, a skiplist.
+        assert_eq!(writes(&mut heat, "b", &[400, 500]), [Advice::StayHot; 2]);
     }
 
     #[test]
@@ -523,7 +525,7 @@ mod tests {
         // Reads on a hot board neither move it again nor check it.
         moved(&mut heat, "pages", 8);
         for i in 0..(2 * i64::from(RECHECK_WRITES)) {
-            assert_eq!(read(&mut heat, "pages", 9 + i, Use::Page), Advice::Leave);
+            assert_eq!(read(&mut heat, "pages", 9 + i, Use::Page), Advice::StayHot);
         }
     }
 

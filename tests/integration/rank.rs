@@ -261,6 +261,75 @@ fn shared_ranks_match_a_count_on_every_page_of_a_large_board() {
 }
 
 #[test]
+fn every_page_of_a_large_board_with_runs_of_ties_matches_zrevrange() {
+    // 400 members (a skiplist) in runs of equal scores of 1 to 40 members,
+    // as on a board of whole totals a script kept: a page is read from the
+    // key, walking down from the top, or from a member found on it (past the
+    // ties ahead of it), or from ZRANGE when too many tie with that member;
+    // every way agrees with the native order, first-come and SHARED.
+    let server = Server::start();
+    let mut con = server.connect();
+    let runs = [1, 1, 2, 17, 1, 3, 40, 1, 16, 5];
+    let (mut added, mut score) = (0usize, 1_000i64);
+    for run in runs.iter().cycle() {
+        for _ in 0..*run {
+            if added == 400 {
+                break;
+            }
+            // Names that do not sort by their order of insertion.
+            let member = format!("m{:03}", added * 37 % 400);
+            ok(&mut con, &["ZADD", "big", &score.to_string(), &member]);
+            added += 1;
+        }
+        if added == 400 {
+            break;
+        }
+        score -= 3;
+    }
+    let encoding: String = query(&mut con, &["OBJECT", "ENCODING", "big"]);
+    assert_eq!(encoding, "skiplist");
+    let native: Vec<(String, f64)> =
+        query(&mut con, &["ZREVRANGE", "big", "0", "-1", "WITHSCORES"]);
+    let board: Vec<(i64, String, i64)> = native
+        .into_iter()
+        .zip(1..)
+        .map(|((member, score), rank)| (rank, member, score as i64))
+        .collect();
+    let shared_rank = |total: i64| 1 + board.iter().filter(|(_, _, t)| *t > total).count() as i64;
+    let offsets = [0, 1, 5, 127, 128, 129, 130, 200, 233, 250, 390, 399, 400];
+    for offset in offsets {
+        for count in [1, 10, 50] {
+            let (off, n) = (offset.to_string(), count.to_string());
+            let page: Vec<(i64, String, i64)> =
+                query(&mut con, &["RANK.TOP", "big", &n, "OFFSET", &off]);
+            let expected: Vec<_> = board.iter().skip(offset).take(count).cloned().collect();
+            assert_eq!(page, expected, "OFFSET {offset} COUNT {count}");
+            let page: Vec<(i64, String, i64)> =
+                query(&mut con, &["RANK.TOP", "big", &n, "OFFSET", &off, "SHARED"]);
+            let expected: Vec<_> = expected
+                .into_iter()
+                .map(|(_, member, total)| (shared_rank(total), member, total))
+                .collect();
+            assert_eq!(page, expected, "OFFSET {offset} COUNT {count} SHARED");
+        }
+    }
+    for (rank, member, _) in &board {
+        let index = (*rank - 1) as usize;
+        let around: Vec<(i64, String, i64)> = query(&mut con, &["RANK.AROUND", "big", member, "3"]);
+        let expected: Vec<_> =
+            board[index.saturating_sub(3)..(index + 4).min(board.len())].to_vec();
+        assert_eq!(around, expected, "AROUND {member}");
+        let around: Vec<(i64, String, i64)> =
+            query(&mut con, &["RANK.AROUND", "big", member, "3", "SHARED"]);
+        let expected: Vec<_> = expected
+            .into_iter()
+            .map(|(_, member, total)| (shared_rank(total), member, total))
+            .collect();
+        assert_eq!(around, expected, "AROUND {member} SHARED");
+    }
+}
+
+#[test]
 fn ties_order_by_time_not_by_name_and_survive_changes() {
     let server = Server::start();
     let mut con = server.connect();

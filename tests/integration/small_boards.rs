@@ -803,3 +803,75 @@ fn a_zero_scored_item_shows_its_sign_only_while_its_feed_is_busy() {
     let (older, _) = feed_page(&mut con, &["FEED.PAGE", "z", "OLDER", &at_a]);
     assert_eq!(older, expected("0")[3..].to_vec());
 }
+
+#[test]
+fn ranks_counted_through_a_small_board_match_zrevrank_and_zcount() {
+    // Boards of up to 32 members count a rank through the key instead of
+    // calling ZREVRANK (a skiplist) or ZCOUNT (either layout). Runs of equal
+    // totals set at the same instant tie in score, where ZREVRANK puts the
+    // higher member first. Every rank a call replies, first-come and
+    // SHARED, on the busy board and on the quiet one, is the server's.
+    let server = Server::start();
+    let mut con = server.connect();
+    let at = (EPOCH + 60_000).to_string();
+    let totals = [5, 5, 5, 3, 9, 1, 3, 5, 7, 7, 2, 9, 5, 0, 4, 4, 8, 5, 6, 1];
+    let expect_native = |con: &mut Connection, key: &str, member: &str, rank: i64, shared: bool| {
+        let expected = if shared {
+            let total: f64 = query(con, &["ZSCORE", key, member]);
+            let higher = (total.floor() as i64 + 1).to_string();
+            let above: i64 = query(con, &["ZCOUNT", key, &higher, "+inf"]);
+            above + 1
+        } else {
+            let index: i64 = query(con, &["ZREVRANK", key, member]);
+            index + 1
+        };
+        assert_eq!(rank, expected, "{key} {member} shared {shared}");
+    };
+    for (key, hot_writes) in [("busy", "1"), ("quiet", "0")] {
+        ok(
+            &mut con,
+            &["CONFIG", "SET", "zkit.hot-board-writes", hot_writes],
+        );
+        for (i, total) in totals.iter().enumerate() {
+            let member = format!("m{:02}", i * 7 % totals.len());
+            let total = total.to_string();
+            let _: (i64, i64) = query(&mut con, &["RANK.SET", key, &member, &total, "AT", &at]);
+        }
+        let layout = if hot_writes == "1" {
+            "skiplist"
+        } else {
+            "listpack"
+        };
+        assert_eq!(encoding(&mut con, key), layout);
+        let members: Vec<String> = query(&mut con, &["ZRANGE", key, "0", "-1"]);
+        for shared in [false, true] {
+            let flag: &[&str] = if shared { &["SHARED"] } else { &[] };
+            for member in &members {
+                let mut words = vec!["RANK.GET", key, member.as_str()];
+                words.extend(flag);
+                let (_, rank, _): (i64, i64, i64) = query(&mut con, &words);
+                expect_native(&mut con, key, member, rank, shared);
+            }
+            let mut words = vec!["RANK.MGET", key];
+            words.extend(flag);
+            words.push("MEMBERS");
+            words.extend(members.iter().map(String::as_str));
+            let entries: Vec<(i64, i64, i64)> = query(&mut con, &words);
+            for (member, (_, rank, _)) in members.iter().zip(entries) {
+                expect_native(&mut con, key, member, rank, shared);
+            }
+            // Gifts move members past the ties around them.
+            for member in members.iter().step_by(3) {
+                let mut words = vec!["RANK.GIFT", key, member.as_str(), "2", "AT", &at];
+                words.extend(flag);
+                let (_, rank): (i64, i64) = query(&mut con, &words);
+                expect_native(&mut con, key, member, rank, shared);
+                let mut words = vec!["RANK.MGIFT", "1", key, member.as_str(), "1", "AT", &at];
+                words.extend(flag);
+                let standings: Vec<(i64, i64)> = query(&mut con, &words);
+                expect_native(&mut con, key, member, standings[0].1, shared);
+            }
+        }
+        assert_eq!(encoding(&mut con, key), layout);
+    }
+}
