@@ -344,6 +344,15 @@ def rank_top(n):
 
 
 @family(10000)
+def rank_top_head(n):
+    # A leaderboard's first page, the usual read.
+    return Case("RANK.TOP 10 head", n, board(n),
+                zkit=lambda i, p: ["RANK.TOP", p + "b", 10],
+                native=lambda i, p: [["ZREVRANGE", p + "b", 0, 9, "WITHSCORES"]],
+                native_data=board(n, integer=True), v02=True, target=1.0)
+
+
+@family(10000)
 def rank_around(n):
     # The natives: the member's rank, then the page around it.
     return Case("RANK.AROUND 5", n, board(n),
