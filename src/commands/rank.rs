@@ -269,11 +269,22 @@ impl Ranks {
     }
 
     /// The native command that reads these ranks: a write asks for the
-    /// rank it made after writing, so it requires the command before.
+    /// rank it made after writing, so it requires the command before. A
+    /// read requires it too, also where it counts through the key: whether
+    /// a call refuses never depends on the data.
     fn native(self) -> Native {
         match self {
             Ranks::FirstCome => Native::Zrevrank,
             Ranks::Shared => Native::Zcount,
+        }
+    }
+
+    /// The native commands a page with these ranks may call: `ZRANGE` to
+    /// find where a deep page starts, `ZCOUNT` for its first shared rank.
+    fn page_natives(self) -> &'static [Native] {
+        match self {
+            Ranks::FirstCome => &[Native::Zrange],
+            Ranks::Shared => &[Native::Zrange, Native::Zcount],
         }
     }
 }
@@ -622,12 +633,13 @@ impl WriteReply for MemberEntry {
 
 /// -> `[total, rank, reached-at-ms]` or nil.
 fn get(ctx: &Ctx, args: Get<'_>) -> Result<Option<MemberEntry>, ZkitError> {
+    let ranks = Ranks::shared(args.shared);
+    ctx.require(&[ranks.native()])?;
     let Some(mut board) = ctx.open_zset(args.key)? else {
         return Ok(None);
     };
     let len = board.len();
     let layout = small_layout::after_read(ctx, args.key, len, Use::Member);
-    let ranks = Ranks::shared(args.shared);
     let board = OpenBoard {
         key: args.key,
         zset: &mut board,
@@ -654,6 +666,8 @@ fn mget(
     ctx: &Ctx,
     args: MultiGet<'_>,
 ) -> Result<SmallVec<[Option<MemberEntry>; INLINE_MEMBERS]>, ZkitError> {
+    let ranks = Ranks::shared(args.shared);
+    ctx.require(&[ranks.native()])?;
     let mut entries = SmallVec::new();
     let Some(mut board) = ctx.open_zset(args.key)? else {
         entries.resize_with(args.members.len(), || None);
@@ -662,7 +676,7 @@ fn mget(
     let len = board.len();
     let layout = small_layout::after_read(ctx, args.key, len, Use::Member);
     let walk = RankWalk::of(len, layout);
-    let (clock, ranks) = (tiebreak_clock(), Ranks::shared(args.shared));
+    let clock = tiebreak_clock();
     entries.reserve_exact(args.members.len());
     // The board stays open for the ranks: a read handle outlives the calls.
     for member in args.members {
@@ -723,6 +737,8 @@ request! {
 fn top(ctx: &Ctx, args: Top<'_>) -> Result<Page, ZkitError> {
     let count = non_negative(args.count, "count")?;
     let offset = non_negative(args.offset.unwrap_or(0), "offset")?;
+    let ranks = Ranks::shared(args.shared);
+    ctx.require(ranks.page_natives())?;
     let Some(board) = ctx.open_zset(args.key)? else {
         return Ok(Page::empty());
     };
@@ -730,7 +746,6 @@ fn top(ctx: &Ctx, args: Top<'_>) -> Result<Page, ZkitError> {
         return Ok(Page::empty());
     }
     let stop = offset.saturating_add(count - 1);
-    let ranks = Ranks::shared(args.shared);
     rank_range(ctx, args.key, board, offset, stop, None, ranks)
 }
 
@@ -753,6 +768,9 @@ fn around(ctx: &Ctx, args: Around<'_>) -> Result<Page, ZkitError> {
         shared,
     } = args;
     let radius = non_negative(radius, "radius")?;
+    let ranks = Ranks::shared(shared);
+    ctx.require(&[Native::Zrevrank])?;
+    ctx.require(ranks.page_natives())?;
     // The type check; ZREVRANK then answers nil for an absent member. The
     // board stays open for the page: a read handle outlives the calls.
     let Some(board) = ctx.open_zset(key)? else {
@@ -769,7 +787,7 @@ fn around(ctx: &Ctx, args: Around<'_>) -> Result<Page, ZkitError> {
         index.saturating_sub(radius).max(0),
         index.saturating_add(radius),
         Some((member, index)),
-        Ranks::shared(shared),
+        ranks,
     )
 }
 

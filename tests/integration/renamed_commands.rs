@@ -118,7 +118,8 @@ fn seed(con: &mut Connection, renamed: &[&str]) {
     };
     add("board", "10.5", "bob");
     add("seen", "1", "old-event");
-    // Past the 128 members a page reads from the key itself: ZRANGE's side.
+    // Over 128 members a deep page starts where ZRANGE finds its first row,
+    // and over 32 a rank is the server's; the small board refuses the same.
     for i in 0..200 {
         add("bigboard", &format!("{i}.5"), &format!("m{i}"));
     }
@@ -192,7 +193,9 @@ const ROWS: &[Row] = &[
             &["RANK.MGIFT", "1", "board", "alice", "5", "SHARED"],
             &["RATE.HIT", "hits", "60000", "10"],
             &["RANK.GET", "board", "bob", "SHARED"],
+            &["RANK.GET", "bigboard", "m1", "SHARED"],
             &["RANK.TOP", "board", "10", "SHARED"],
+            &["RANK.TOP", "bigboard", "10", "OFFSET", "150", "SHARED"],
             &["DELAY.STATS", "queue"],
             &["RATE.STATS", "hits", "WINDOWS", "60000"],
         ],
@@ -202,10 +205,13 @@ const ROWS: &[Row] = &[
         renamed: "ZRANGE",
         refused: &[
             &["RATE.HIT", "hits", "60000", "10"],
+            &["RANK.TOP", "bigboard", "10", "OFFSET", "150"],
             &["RANK.TOP", "bigboard", "10"],
+            &["RANK.TOP", "board", "10"],
+            &["RANK.AROUND", "bigboard", "m150", "5"],
             &["RANK.STATS", "bigboard"],
         ],
-        served: &[GIFT, &["RANK.TOP", "board", "10"]],
+        served: &[GIFT, &["RANK.GET", "board", "bob"]],
     },
     Row {
         renamed: "MEMORY",
