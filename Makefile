@@ -43,8 +43,8 @@ test-all:
 	.ci/run dist-check deb-check docs compat smoke-arm64 images test-clients differential observe-check server-suite upgrade-check chaos leakcheck
 
 # The Functions library for servers that refuse modules: functions/zkit.lua
-# (and the clients' copies), generated from docs/commands.json and
-# functions/lua/*.lua (docs/functions.md).
+# and the exporter's copy of it (observe/zkit-exporter.lua), generated from
+# docs/commands.json and functions/lua/*.lua (docs/functions.md).
 functions:
 	python3 functions/gen.py
 
@@ -82,7 +82,8 @@ smoke-arm64: dist
 # MODULE LIST, RANK.GIFT, configs from ZKIT_ARGS, uid 999, the healthcheck,
 # a restart on the same volume, the Kubernetes recipes in
 # packaging/kubernetes, and the arm64 image under qemu (docs/operating.md,
-# "Containers"). Root; caches in ./.images.
+# "Containers"). Root; caches in ./.images, and zkit's images are left in
+# podman's default store, where a plain `podman run` finds them.
 images: dist
 	bash scripts/images.sh
 
@@ -135,9 +136,13 @@ leakcheck: deps
 # The performance guard: server instructions per call of a representative
 # set of calls (every family, small and large keys, IDMP, LEASE, SHARED) and
 # of the native commands each replaces, counted under valgrind's callgrind on
-# Debian's Redis 7.0.15, against bench/guard-baseline.tsv; fails on a call
+# Debian's Redis 7.0.15, against bench/guard-baseline.tsv; then every command
+# of the Functions library on a server without the module, against
+# bench/guard-baseline-library.tsv (beside the script a team would write and
+# the module: docs/performance.md, "The Functions library"); fails on a call
 # more than 3% dearer (docs/performance.md, "The guard: instructions per call,
-# in CI"). About 40 CPU seconds, 2-4 minutes on a loaded 2-core machine.
+# in CI"). 2-4 minutes on a loaded 2-core machine, and about 2 more for the
+# library's cases.
 # GUARD_UPDATE="why the numbers moved" rewrites the baseline, for a commit
 # that says so.
 perf-guard: build
@@ -164,10 +169,12 @@ docs:
 	bash scripts/docs.sh
 
 # Also: the clients' command tables are what docs/commands.json gives
-# (scripts/gen-clients.py writes them), and rustfmt and clippy on the Rust
-# client (a workspace of its own).
+# (scripts/gen-clients.py writes them), rustfmt and clippy on the Rust
+# client (a workspace of its own), and scripts/lint.sh: shellcheck, ruff and
+# mypy, luacheck, the Node client's tsc, and the comments' paths and names.
 lint: deps
 	$(CARGO) fmt --check
+	bash scripts/lint.sh
 	$(CARGO) clippy --all-targets -- -D warnings
 	# The code's own docs, private items included (links between them are
 	# fine there): no link that leads nowhere.
@@ -179,4 +186,4 @@ lint: deps
 
 clean:
 	$(CARGO) clean
-	rm -rf $(RUN_DIR) .compat .leakcheck .bench dist site .docs .images .server-suite .upgrade .ci/logs .ci/release .observe console/node_modules
+	rm -rf $(RUN_DIR) .lint .compat .leakcheck .bench dist site .docs .images .server-suite .upgrade .ci/logs .ci/release .observe console/node_modules

@@ -114,13 +114,12 @@ wants() { [[ " $sections " == *" $1 "* ]]; }
 # cursor FEED_MID set for the middle of a feed.
 
 cases=()
-declare -A case_family case_data case_zkit case_native case_lua case_rand case_native_rand case_max
-# add_case <name> <family>: records the block's DATA, ZKIT, NATIVE, LUA, RAND,
+declare -A case_data case_zkit case_native case_lua case_rand case_native_rand case_max
+# add_case <name>: records the block's DATA, ZKIT, NATIVE, LUA, RAND,
 # NATIVE_RAND, MAX_SIZE.
 add_case() {
   local name=$1
   cases+=("$name")
-  case_family[$name]=$2
   case_data[$name]=$DATA
   case_zkit[$name]="${ZKIT[*]}"
   case_native[$name]=$(printf '%s\n' "${NATIVE[@]}")
@@ -138,12 +137,12 @@ DATA=data_board
 ZKIT=(RANK.GIFT {k} m:__rand_int__ 5)
 NATIVE=("ZINCRBY {k} 5 m:__rand_int__" "ZREVRANK {k} m:__rand_int__")
 LUA=(rank_gift.lua 1 {k} m:__rand_int__ 5)
-add_case RANK.GIFT RANK
+add_case RANK.GIFT
 
 ZKIT=(RANK.GET {k} m:__rand_int__)
 NATIVE=("ZSCORE {k} m:__rand_int__" "ZREVRANK {k} m:__rand_int__")
 LUA=(rank_get.lua 1 {k} m:__rand_int__)
-add_case RANK.GET RANK
+add_case RANK.GET
 
 # Feeds: members scored 0..n-1; a page of 20 from the middle.
 data_feed() { fill_zset "$port" "$2" "$1" "i" "$(member_format m:)"; }
@@ -151,7 +150,7 @@ DATA=data_feed
 ZKIT=(FEED.PAGE {k} COUNT 20 OLDER {mid})
 NATIVE=("ZREVRANGEBYSCORE {k} ({n2} -inf WITHSCORES LIMIT 0 20")
 LUA=(feed_page.lua 1 {k} 20 {n2} {mid_member})
-add_case "FEED.PAGE OLDER" FEED
+add_case "FEED.PAGE OLDER"
 
 # A capped feed at its cap: each add inserts one item and trims one. The
 # native ZADD re-scores an item (a removal and an insertion, at the same
@@ -161,7 +160,7 @@ ZKIT=(FEED.ADD {k} CAP {n} __rand_int__ new:__rand_int__)
 NATIVE=("ZADD {k} __rand_int__ m:__rand_int__" "ZCARD {k}")
 LUA=(feed_add.lua 1 {k} {n} __rand_int__ new:__rand_int__)
 RAND=1000000000 NATIVE_RAND=n
-add_case "FEED.ADD CAP" FEED
+add_case "FEED.ADD CAP"
 
 # Votes on items of a score board of n items, voters from the same n: new
 # votes first, repeats (which change nothing) as the run goes on.
@@ -172,7 +171,7 @@ NATIVE=("SISMEMBER {k}:up:__rand_int__ u:__rand_int__" "SISMEMBER {k}:down:__ran
   "SADD {k}:up:__rand_int__ u:__rand_int__" "ZINCRBY {k} 432 i:__rand_int__"
   "SCARD {k}:up:__rand_int__" "SCARD {k}:down:__rand_int__")
 LUA=(vote_cast.lua 3 {k} {k}:up:__rand_int__ {k}:down:__rand_int__ i:__rand_int__ u:__rand_int__ UP 432 432)
-add_case VOTE.CAST VOTE
+add_case VOTE.CAST
 
 # Queues: a backlog of n tasks due in the future, plus as many due tasks as
 # the case's runs claim (so every poll claims a real task).
@@ -184,12 +183,12 @@ DATA=data_queue
 ZKIT=(DELAY.POLL {k})
 NATIVE=("ZPOPMIN {k}")
 LUA=(delay_poll.lua 1 {k} 1)
-add_case DELAY.POLL DELAY
+add_case DELAY.POLL
 
 ZKIT=(DELAY.POLL {k} LEASE {k}:held 600000)
 NATIVE=("ZPOPMIN {k}")
 LUA=(delay_poll.lua 2 {k} {k}:held 1 600000)
-add_case "DELAY.POLL LEASE" DELAY
+add_case "DELAY.POLL LEASE"
 
 # A rate log at its limit n (a window of ~30 years): every hit is refused.
 data_rate_log() { fill_zset "$port" "$2" "$1" "1700000000000" "1700000000000-%d"; }
@@ -198,7 +197,7 @@ ZKIT=(RATE.HIT {k} 1000000000000 {n})
 NATIVE=("ZREMRANGEBYSCORE {k} -inf 0" "ZCARD {k}" "ZRANGE {k} 0 0 WITHSCORES")
 LUA=(rate_hit.lua 1 {k} 1000000000000 {n})
 MAX_SIZE=1000000 # RATE.HIT's largest limit
-add_case "RATE.HIT refused" RATE
+add_case "RATE.HIT refused"
 
 # A recently-viewed list at its cap n: views of random items out of 2n, so
 # half move an item to the front and half add one and trim the oldest. The
@@ -210,12 +209,12 @@ ZKIT=(RECENT.ADD {k} CAP {n} TTL 2592000 ITEMS m:__rand_int__)
 NATIVE=("ZINCRBY {k} 10000000000000 m:__rand_int__" "ZREMRANGEBYRANK {k} 0 -{n1}" "EXPIRE {k} 2592000")
 LUA=(recent_add_zset.lua 1 {k} m:__rand_int__ {n} 2592000)
 RAND=2n NATIVE_RAND=n
-add_case RECENT.ADD RECENT
+add_case RECENT.ADD
 
 ZKIT=(RANK.TOP {k} 10 OFFSET {n2})
 NATIVE=("ZREVRANGE {k} {n2} {n2_9} WITHSCORES")
 LUA=(rank_page.lua 1 {k} 10 {n2})
-add_case RANK.TOP RANK
+add_case RANK.TOP
 
 # Competition ranks (SHARED) next to the first-come calls above: the native
 # rank of a total is ZCOUNT of the higher totals, here above a random total
@@ -225,24 +224,24 @@ DATA=data_board
 ZKIT=(RANK.GET {k} m:__rand_int__ SHARED)
 NATIVE=("ZSCORE {k} m:__rand_int__" "@totals ZCOUNT {k} __rand_int__ +inf")
 LUA=(rank_get_shared.lua 1 {k} m:__rand_int__)
-add_case "RANK.GET SHARED" RANK
+add_case "RANK.GET SHARED"
 
 ZKIT=(RANK.GIFT {k} m:__rand_int__ 5 SHARED)
 NATIVE=("ZINCRBY {k} 5 m:__rand_int__" "@totals ZCOUNT {k} __rand_int__ +inf")
 LUA=(rank_gift.lua 1 {k} m:__rand_int__ 5 shared)
-add_case "RANK.GIFT SHARED" RANK
+add_case "RANK.GIFT SHARED"
 
 ZKIT=(RANK.TOP {k} 10 OFFSET {n2} SHARED)
 NATIVE=("ZREVRANGE {k} {n2} {n2_9} WITHSCORES" "ZCOUNT {k} {mid_total} +inf")
 LUA=(rank_page_shared.lua 1 {k} 10 {n2})
-add_case "RANK.TOP SHARED" RANK
+add_case "RANK.TOP SHARED"
 
 # A best-score board: runs of 500 against bests spread over 1..1000, so after
 # the first pass half the runs do not beat the best and change nothing.
 ZKIT=(RANK.SET {k} m:__rand_int__ 500 GT)
 NATIVE=("ZADD {k} GT 500.5 m:__rand_int__" "ZREVRANK {k} m:__rand_int__")
 LUA=(rank_set_gt.lua 1 {k} m:__rand_int__ 500)
-add_case "RANK.SET GT" RANK
+add_case "RANK.SET GT"
 
 # One gift on a room's day, week and all-time boards, each of size n.
 data_boards() {
@@ -256,16 +255,16 @@ NATIVE=("ZINCRBY {k} 5 m:__rand_int__" "ZREVRANK {k} m:__rand_int__"
   "ZINCRBY {k}:week 5 m:__rand_int__" "ZREVRANK {k}:week m:__rand_int__"
   "ZINCRBY {k}:all 5 m:__rand_int__" "ZREVRANK {k}:all m:__rand_int__")
 LUA=(rank_mgift.lua 3 {k} {k}:week {k}:all m:__rand_int__ 5)
-add_case "RANK.MGIFT 3 boards" RANK
+add_case "RANK.MGIFT 3 boards"
 
 # Ten members of a board at once.
 DATA=data_board
-ten=$(printf 'm:__rand_int__ %.0s' 1 2 3 4 5 6 7 8 9 10)
-ZKIT=(RANK.MGET {k} MEMBERS $ten)
-NATIVE=("ZMSCORE {k} $ten")
+read -ra ten <<<"$(printf 'm:__rand_int__ %.0s' 1 2 3 4 5 6 7 8 9 10)"
+ZKIT=(RANK.MGET {k} MEMBERS "${ten[@]}")
+NATIVE=("ZMSCORE {k} ${ten[*]}")
 for _ in 1 2 3 4 5 6 7 8 9 10; do NATIVE+=("ZREVRANK {k} m:__rand_int__"); done
-LUA=(rank_mget.lua 1 {k} $ten)
-add_case "RANK.MGET 10" RANK
+LUA=(rank_mget.lua 1 {k} "${ten[@]}")
+add_case "RANK.MGET 10"
 
 # An in-flight set of n tasks leased until 2096. NACK hands a task back to the
 # same set (a visibility timeout) a day later, so every call finds it held.
@@ -274,7 +273,7 @@ DATA=data_leased
 ZKIT=(DELAY.NACK {k} {k} t:__rand_int__ 86400000)
 NATIVE=("ZSCORE {k} t:__rand_int__" "ZREM {k} t:__rand_int__" "ZADD {k} 4000000000000 t:__rand_int__")
 LUA=(delay_nack.lua 2 {k} {k} t:__rand_int__ 86400000)
-add_case DELAY.NACK DELAY
+add_case DELAY.NACK
 
 # The native peer checks the lease and moves it: ZINCRBY -1 moves the task
 # (every lease of the set is equal) from a random place to the set's start,
@@ -283,7 +282,7 @@ add_case DELAY.NACK DELAY
 ZKIT=(DELAY.TOUCH {k} t:__rand_int__ 86400000)
 NATIVE=("ZSCORE {k} t:__rand_int__" "ZINCRBY {k} -1 t:__rand_int__")
 LUA=(delay_touch.lua 1 {k} t:__rand_int__ 86400000)
-add_case DELAY.TOUCH DELAY
+add_case DELAY.TOUCH
 
 # A leased poll that counts deliveries and moves a task delivered 3 times to
 # a dead-letter set.
@@ -291,7 +290,7 @@ DATA=data_queue
 ZKIT=(DELAY.POLL {k} LEASE {k}:held 600000 DEADLETTER {k}:dead {k}:deliveries 3)
 NATIVE=("ZPOPMIN {k}")
 LUA=(delay_poll.lua 4 {k} {k}:held {k}:dead {k}:deliveries 1 600000 3)
-add_case "DELAY.POLL DEADLETTER" DELAY
+add_case "DELAY.POLL DEADLETTER"
 
 # Two limits on one log at its size n (n in ~30 years, n/2 in ~15): every hit
 # is refused by both, the second waiting for an entry n/2 deep. The script
@@ -302,7 +301,7 @@ ZKIT=(RATE.HIT {k} 1000000000000 {n} 500000000000 {n2})
 NATIVE=("ZREMRANGEBYSCORE {k} -inf 0" "ZCOUNT {k} 0 +inf" "ZCOUNT {k} 1000000000000 +inf" "ZRANGE {k} 0 0 WITHSCORES")
 LUA=(rate_hit_limits.lua 1 {k} 1000000000000 {n} 500000000000 {n2})
 MAX_SIZE=100000
-add_case "RATE.HIT 2 limits" RATE
+add_case "RATE.HIT 2 limits"
 
 # keyspace <RAND of a case> <size>: the range of its random numbers
 # (totals: those of data_board, 0 .. min(size, 1000) - 1).
@@ -335,6 +334,7 @@ native_command() {
 # the key the builder grew, so the builder's key is nobody's.
 copy_data() {
   local keys key variant
+  # shellcheck disable=SC2207 # the keys are bench:data:<n>, one word each
   keys=(bench:data $(redis-cli -p "$port" --scan --pattern 'bench:data:*'))
   for variant in "$@"; do
     for key in "${keys[@]}"; do
@@ -376,7 +376,8 @@ run_sweep() {
   for name in "${cases[@]}"; do
     selected "$name" || continue
     local sha
-    local lua_words=(${case_lua[$name]})
+    local lua_words
+    read -ra lua_words <<<"${case_lua[$name]}"
     sha=$(redis-cli -p "$port" SCRIPT LOAD "$(cat "$here/lua/${lua_words[0]}")")
     for size in $sizes; do
       if [[ -n ${case_max[$name]} ]] && ((size > case_max[$name])); then continue; fi
@@ -392,16 +393,16 @@ run_sweep() {
       local z=() l=() native_cmds=() n=()
       mapfile -t native_cmds <<<"${case_native[$name]}"
       local r i
+      # shellcheck disable=SC2046 # the words are split on purpose
       for r in $(seq "$rounds"); do
         progress "sweep: $name at $size: round $r of $rounds"
         local label=${name// /_}-$size
         profile_label=$label-zkit
-        # shellcheck disable=SC2046 # the words are split on purpose
         z+=("$(rate "$port" "$keyspace" $(words "${case_zkit[$name]}" bench:z "$size"))")
         for i in "${!native_cmds[@]}"; do
           profile_label=$label-native$i
           native_command "${native_cmds[$i]}" "$size" "${case_native_rand[$name]}"
-          n[$i]+=" $(rate "$port" "$native_space" $(words "$native_words" bench:n "$size"))"
+          n[i]+=" $(rate "$port" "$native_space" $(words "$native_words" bench:n "$size"))"
         done
         profile_label=$label-lua
         l+=("$(rate "$port" "$keyspace" EVALSHA "$sha" $(words "${lua_words[*]:1}" bench:l "$size"))")
@@ -411,7 +412,7 @@ run_sweep() {
       zm=$(printf '%s\n' "${z[@]}" | median)
       lm=$(printf '%s\n' "${l[@]}" | median)
       for i in "${!native_cmds[@]}"; do
-        per_native[$i]=$(tr ' ' '\n' <<<"${n[$i]}" | grep . | median)
+        per_native[i]=$(tr ' ' '\n' <<<"${n[$i]}" | grep . | median)
         native_command "${native_cmds[$i]}" "$size" ""
         csv sweep "$name" "$size" "native:${native_words%% *}" "${per_native[$i]}" "$unit"
       done
@@ -921,7 +922,7 @@ if ! python3 -c 'import matplotlib' 2>/dev/null; then
   python=$out/venv/bin/python
   if ! "$python" -c 'import matplotlib' 2>/dev/null; then
     progress "report: installing matplotlib into $out/venv (once)"
-    python3 -m venv "$out/venv" && "$python" -m pip install -q matplotlib ||
+    { python3 -m venv "$out/venv" && "$python" -m pip install -q matplotlib; } ||
       fail "could not install matplotlib into $out/venv"
   fi
 fi

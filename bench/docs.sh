@@ -9,7 +9,7 @@ table=$root/.bench/table.md plot=$root/.bench/sweep.png page=$root/docs/benchmar
 begin='<!-- bench:begin (make bench-docs writes this part from .bench/table.md) -->'
 end='<!-- bench:end -->'
 [[ -f $table ]] || { echo "bench-docs: no $table: run make bench first" >&2; exit 1; }
-grep -qxF "$begin" "$page" && grep -qxF "$end" "$page" ||
+{ grep -qxF "$begin" "$page" && grep -qxF "$end" "$page"; } ||
   { echo "bench-docs: docs/benchmarks.md lacks the bench markers" >&2; exit 1; }
 awk -v begin="$begin" -v end="$end" -v table="$table" '
   $0 == begin { print; while ((getline line < table) > 0) print line; skipping = 1; next }

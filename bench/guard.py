@@ -29,10 +29,20 @@ failed: update the baseline in a commit that says why (--update).
 Ratios are native instructions over zkit's (higher is better: 1.00x is as
 cheap as the natives giving the same answer), with each case's target.
 
+Then the Functions library's cases (bench/guard-baseline-library.tsv):
+every command the library has, at 100 and 10,000 members, its function on a
+server without the module, beside the script a team would write for it
+(bench/lua) and the module's command; the library's count is guarded as
+zkit's is, the ratios are the library's over the script's and the module's
+(lower is better; targets 1.3x and 3x, per request). A check measures the
+library alone and reads the other two from the baseline.
+
 usage: bench/guard.py [--module target/release/libzkit.so] [--server redis-server]
          [--cases RANK.GIFT,...] [--sizes 10,10000] [--calls 256] [--threshold 3]
          [--syntax 0.3|0.2] [--update REASON] [--baseline bench/guard-baseline.tsv]
          [--out .bench/guard] [--profiles] [--compare NAME=TABLE ...]
+         [--library with|only|without] [--library-calls 64] [--library-all]
+         [--library-file functions/zkit.lua] [--library-baseline bench/guard-baseline-library.tsv]
 """
 
 import argparse
@@ -287,7 +297,7 @@ def family(*sizes):
     return register
 
 
-@family(10, 100, 10000)
+@family(10, 100, 1000, 10000, 1000000)
 def rank_gift(n):
     return Case("RANK.GIFT", n, board(n),
                 zkit=lambda i, p: ["RANK.GIFT", p + "b", m(i, n), 5],
@@ -503,6 +513,18 @@ def rate_hit(n):
                                      for c in RATE_NATIVES], v02=True, target=1.0)
 
 
+@family(90)
+def rate_hit_allowed(n):
+    # A log of n entries well inside a limit it never reaches: every hit is
+    # allowed, and added with one lookup (ZADD NX). Few calls, so the log
+    # stays a listpack (at most 128 entries), where a lookup walks it.
+    return Case("RATE.HIT allowed", n, rate_log(n), calls=24,
+                zkit=lambda i, p: ["RATE.HIT", p + "r", 1000000000000, 1000000],
+                native=lambda i, p: [["ZREMRANGEBYSCORE", p + "r", "-inf", 0], ["ZCARD", p + "r"],
+                                     ["ZADD", p + "r", 1800000000000 + i, f"h:{i}"],
+                                     ["PEXPIREAT", p + "r", 4000000000000]], v02=True)
+
+
 @family(100)
 def rate_hit_idmp(n):
     def zkit(i, p):
@@ -532,6 +554,281 @@ def recent_add(n):
 def cases(sizes=None):
     """Every case, at its family's sizes or at `sizes`."""
     return [make(n) for make, default in FAMILIES for n in (sizes or default)]
+
+
+# ---- the Functions library, the script a team writes, the module -----------------
+#
+# Every command the library has, at 100 and 10,000 members: the library's
+# function (FCALL) and the script a team would write for it (bench/lua,
+# EVALSHA) on a server without the module, and the module's command on the
+# guard's server, each on its own copy of the same data. The library's
+# count is held to bench/guard-baseline-library.tsv as zkit's is to its
+# baseline; the script's and the module's tell its ratios (targets: at most
+# 1.3x the script and 3x the module, in requests' instructions).
+
+LIBRARY_BASELINE = ROOT / "bench/guard-baseline-library.tsv"
+LIBRARY_SIZES = (100, 10000)
+LIBRARY_TARGETS = {"script": 1.3, "module": 3.0}
+
+
+class LibraryCase:
+    """One command at one size: its data, the module's argv (`zkit(i, p)`),
+    the call's keys (`keys(i, p)`, what FCALL declares), and the script
+    (a file of bench/lua) with its arguments (`script_args(i, p)`, after
+    the same keys unless `script_keys(i, p)` says others)."""
+
+    def __init__(self, name, size, data, zkit, keys, script, script_args, script_keys=None, calls=None,
+                 check=None):
+        self.name, self.size, self.data, self.zkit, self.keys = name, size, data, zkit, keys
+        self.script, self.script_args = script, script_args
+        self.script_keys = script_keys or keys
+        self.calls, self.check = calls, check
+
+    @property
+    def label(self):
+        return f"{self.name} @{self.size}"
+
+
+def fcall_of(argv, keys):
+    return ["FCALL", "zkit_" + argv[0].lower().replace(".", "_"), len(keys), *keys, *argv[1:]]
+
+
+def library_cases(sizes=LIBRARY_SIZES):
+    out = []
+    b = lambda p: [p + "b"]  # noqa: E731
+    for n in sizes:
+        out += [
+            LibraryCase("RANK.GIFT", n, board(n), lambda i, p, n=n: ["RANK.GIFT", p + "b", m(i, n), 5],
+                        lambda i, p: b(p), "rank_gift.lua", lambda i, p, n=n: [m(i, n), 5]),
+            # Each set beats the member's best: a new best every call.
+            LibraryCase("RANK.SET GT", n, board(n),
+                        lambda i, p, n=n: ["RANK.SET", p + "b", m(i, n), 1000 + i, "GT"],
+                        lambda i, p: b(p), "rank_set_gt.lua", lambda i, p, n=n: [m(i, n), 1000 + i]),
+            LibraryCase("RANK.MGIFT 3 boards", n, board(n, "day", "week", "all"),
+                        lambda i, p, n=n: ["RANK.MGIFT", 3, p + "day", p + "week", p + "all", m(i, n), 5],
+                        lambda i, p: [p + "day", p + "week", p + "all"], "rank_mgift.lua",
+                        lambda i, p, n=n: [m(i, n), 5]),
+            LibraryCase("RANK.GET", n, board(n), lambda i, p, n=n: ["RANK.GET", p + "b", m(i, n)],
+                        lambda i, p: b(p), "rank_get.lua", lambda i, p, n=n: [m(i, n)]),
+            LibraryCase("RANK.MGET 10", n, board(n),
+                        lambda i, p, n=n: ["RANK.MGET", p + "b", "MEMBERS", *(m(i * 10 + j, n) for j in range(10))],
+                        lambda i, p: b(p), "rank_mget.lua", lambda i, p, n=n: [m(i * 10 + j, n) for j in range(10)]),
+            LibraryCase("RANK.TOP 10", n, board(n),
+                        lambda i, p, n=n: ["RANK.TOP", p + "b", 10, "OFFSET", spread(i, n - 10)],
+                        lambda i, p: b(p), "rank_page.lua", lambda i, p, n=n: [10, spread(i, n - 10)]),
+            LibraryCase("RANK.AROUND 5", n, board(n), lambda i, p, n=n: ["RANK.AROUND", p + "b", m(i, n), 5],
+                        lambda i, p: b(p), "rank_around.lua", lambda i, p, n=n: [m(i, n), 5]),
+            LibraryCase("RANK.STATS", n, board(n), lambda i, p: ["RANK.STATS", p + "b"],
+                        lambda i, p: b(p), "rank_stats.lua", lambda i, p: []),
+            # Two boards into a third, whole: every member read and written.
+            LibraryCase("RANK.MERGE 2 boards", n, board(n, "a", "c"),
+                        lambda i, p: ["RANK.MERGE", p + "d", 2, p + "a", p + "c"],
+                        lambda i, p: [p + "d", p + "a", p + "c"], "rank_merge.lua", lambda i, p: [],
+                        calls=max(2, 3200 // n)),
+            LibraryCase("FEED.ADD CAP", n, zset(n, "f", "i", "m:%d"),
+                        lambda i, p, n=n: ["FEED.ADD", p + "f", "CAP", n, n + i, f"new:{i}"],
+                        lambda i, p: [p + "f"], "feed_add.lua", lambda i, p, n=n: [n, n + i, f"new:{i}"]),
+            LibraryCase("FEED.PAGE OLDER 20", n, zset(n, "f", "i", "m:%d"),
+                        lambda i, p, n=n: ["FEED.PAGE", p + "f", "COUNT", 20, "OLDER",
+                                           feed_cursor(n // 2, f"m:{n // 2}")],
+                        lambda i, p: [p + "f"], "feed_page.lua", lambda i, p, n=n: [20, n // 2, f"m:{n // 2}"]),
+            LibraryCase("DELAY.POLL LEASE", n, tasks(n, "q", "later:%d", "i", "due:%d", held="held"),
+                        lambda i, p, n=n: ["DELAY.POLL", key_of(p, i, n, "q"), "LEASE", key_of(p, i, n, "held"),
+                                           600000],
+                        lambda i, p, n=n: [key_of(p, i, n, "q"), key_of(p, i, n, "held")], "delay_poll.lua",
+                        lambda i, p: [1, 600000], check=claimed),
+            LibraryCase("DELAY.ACK", n, tasks(n, "held", "t:%d", "4000000000000", "done:%d"),
+                        lambda i, p, n=n: ["DELAY.ACK", key_of(p, i, n, "held"), "TASKS", f"done:{i}"],
+                        lambda i, p, n=n: [key_of(p, i, n, "held")], "delay_ack.lua", lambda i, p: [f"done:{i}"],
+                        check=lambda reply: reply == 1),
+            LibraryCase("DELAY.NACK", n, held_tasks(n),
+                        lambda i, p, n=n: ["DELAY.NACK", p + "held", p + "held", f"held:{i % n}", 86400000],
+                        lambda i, p: [p + "held", p + "held"], "delay_nack.lua",
+                        lambda i, p, n=n: [f"held:{i % n}", 86400000], check=lambda reply: reply == 1),
+            LibraryCase("DELAY.TOUCH", n, held_tasks(n),
+                        lambda i, p, n=n: ["DELAY.TOUCH", p + "held", f"held:{i % n}", 86400000],
+                        lambda i, p: [p + "held"], "delay_touch.lua", lambda i, p, n=n: [f"held:{i % n}", 86400000],
+                        check=lambda reply: reply == 1),
+            LibraryCase("DELAY.STATS", n, both(zset(n, "q", "i * 1000000000", "t:%d"), held_tasks(n)),
+                        lambda i, p: ["DELAY.STATS", p + "q", "INFLIGHT", p + "held"],
+                        lambda i, p: [p + "q", p + "held"], "delay_stats.lua", lambda i, p: []),
+            LibraryCase("RATE.HIT refused", n, rate_log(n), lambda i, p, n=n: ["RATE.HIT", p + "r", 1000000000000, n],
+                        lambda i, p: [p + "r"], "rate_hit.lua", lambda i, p, n=n: [1000000000000, n]),
+            LibraryCase("RATE.STATS", n, rate_log(n),
+                        lambda i, p: ["RATE.STATS", p + "r", "WINDOWS", 60000, 1000000000000],
+                        lambda i, p: [p + "r"], "rate_stats.lua", lambda i, p: [60000, 1000000000000]),
+            LibraryCase("RECENT.ADD CAP TTL", n, zset(n, "v", "1700000000000 + i", "m:%d"),
+                        lambda i, p, n=n: ["RECENT.ADD", p + "v", "CAP", n, "TTL", 2592000, "ITEMS", m(i, 2 * n)],
+                        lambda i, p: [p + "v"], "recent_add_zset.lua", lambda i, p, n=n: [m(i, 2 * n), n, 2592000]),
+            LibraryCase("VOTE.CAST", n, zset(n, "s", "1000000000 + i", "i:%d"),
+                        lambda i, p, n=n: ["VOTE.CAST", p + "s", f"{p}up:{spread(i, n)}", f"{p}down:{spread(i, n)}",
+                                           f"i:{spread(i, n)}", f"u:{spread(i, n, 3)}", "UP", "WEIGHT", 432, 432],
+                        lambda i, p, n=n: [p + "s", f"{p}up:{spread(i, n)}", f"{p}down:{spread(i, n)}"],
+                        "vote_cast.lua",
+                        lambda i, p, n=n: [f"i:{spread(i, n)}", f"u:{spread(i, n, 3)}", "UP", 432, 432]),
+            LibraryCase("VOTE.STATE", n, voters(n),
+                        lambda i, p, n=n: ["VOTE.STATE", p + "up", p + "down", f"u:{spread(i, 2 * n)}"],
+                        lambda i, p: [p + "up", p + "down"], "vote_state.lua", lambda i, p, n=n: [f"u:{spread(i, 2 * n)}"]),
+        ]
+    return out
+
+
+def voters(n):
+    """n upvoters u:0.. and n downvoters u:n..: a call asks about one of them."""
+    def data(conn, p, calls):
+        build(conn, f"""
+          for s = 0, {n - 1}, 1000 do
+            local up, down = {{}}, {{}}
+            for i = s, math.min(s + 999, {n - 1}) do
+              up[#up + 1] = 'u:' .. i
+              down[#down + 1] = 'u:' .. (i + {n})
+            end
+            redis.call('SADD', '{p}up', unpack(up))
+            redis.call('SADD', '{p}down', unpack(down))
+          end""")
+
+    return data
+
+
+# A function that runs a full garbage collection in the functions' Lua state.
+GARBAGE_COLLECTOR = """#!lua name=guard
+redis.register_function{function_name = 'guard_collect_garbage', flags = {'no-writes'},
+  callback = function() collectgarbage('collect') return 1 end}
+"""
+
+
+def run_library_case(server, case, variant, calls, scripts):
+    """Builds the variant's data, warms up and measures; per-call (command,
+    request)."""
+    prefix = f"{variant}:{case.name.replace(' ', '_')}:{case.size}:"
+    calls = case.calls or calls
+    if variant == "module":
+        per_call = case.zkit
+    elif variant == "library":
+        per_call = lambda i, p: fcall_of(case.zkit(i, p), case.keys(i, p))  # noqa: E731
+    else:
+        per_call = lambda i, p: ["EVALSHA", scripts[case.script], len(case.script_keys(i, p)),  # noqa: E731
+                                 *case.script_keys(i, p), *case.script_args(i, p)]
+    warm = max(1, calls // 4)
+    server.control("-i", "off")
+    case.data(server.conn, prefix, warm + calls)
+    # Each measurement starts from a Lua state with no garbage: how much its
+    # collector works in a call depends on what the state ran before. EVAL's
+    # state is made anew by SCRIPT FLUSH; the functions' state lives on, so
+    # a full collection empties it.
+    if variant == "library":
+        server.conn.call("FUNCTION", "FLUSH", "SYNC")
+        server.conn.call("FUNCTION", "LOAD", scripts[None])
+        server.conn.call("FUNCTION", "LOAD", GARBAGE_COLLECTOR)
+        server.conn.call("FCALL", "guard_collect_garbage", 0)
+    elif variant == "script":
+        server.conn.call("SCRIPT", "FLUSH", "SYNC")
+        server.conn.call("SCRIPT", "LOAD", (ROOT / "bench/lua" / case.script).read_text())
+    server.control("-i", "on")
+    for reply in server.conn.pipeline([per_call(i, prefix) for i in range(warm)]):
+        if isinstance(reply, ReplyError):
+            raise SystemExit(f"guard: {case.label} ({variant}) warm-up: {reply}")
+    measured = [per_call(i, prefix) for i in range(warm, warm + calls)]
+    command, total, replies = server.measure(measured, f"{case.name.replace(' ', '_')}-{case.size}-{variant}")
+    if variant != "script" and case.check:
+        bad = [r for r in replies if not case.check(r)]
+        if bad:
+            raise SystemExit(f"guard: {case.label} ({variant}): {len(bad)} replies are not what the case "
+                             f"measures, e.g. {bad[0]!r}")
+    server.conn.call("FLUSHALL")
+    return command / calls, total / calls
+
+
+def library_guard(args, module_server, out, started, server_version):
+    """Measures the library's cases (--library); returns what fails."""
+    only = {c for c in args.cases.split(",") if c}
+    sizes = [int(s) for s in args.sizes.split(",") if s] or LIBRARY_SIZES
+    selected = [c for c in library_cases(sizes) if not only or c.name in only]
+    if not selected:
+        return []
+    plain = Server(args.server, None, out, free_port(args.port + 500))
+    results = {}
+    try:
+        scripts = {c.script: plain.conn.call("SCRIPT", "LOAD", (ROOT / "bench/lua" / c.script).read_text()).decode()
+                   for c in selected}
+        scripts[None] = Path(args.library_file).read_text()
+        if args.profiles:
+            plain.keep = module_server.keep
+        # A check measures the library alone and reads the script's and the
+        # module's counts from the baseline (the module's own cases guard
+        # the module; a server binary that moved shows in their natives):
+        # a third of the time. --update and --library-all measure all three,
+        # the library's cases first, so that its server has run what a
+        # check's has run before each (its allocator's and keyspace's state
+        # moves the counts by a few percent).
+        variants = [("library", plain)]
+        if args.update or args.library_all:
+            variants += [("script", plain), ("module", module_server)]
+        for variant, server in variants:
+            for case in selected:
+                got = run_library_case(server, case, variant, args.library_calls, scripts)
+                results[(case.name, case.size, variant)] = got
+                print(f"guard: {case.label:28} {variant:7} command {got[0]:9.0f}  request {got[1]:9.0f}"
+                      f"  ({time.time() - started:.0f} s)", file=sys.stderr, flush=True)
+    finally:
+        plain.stop()
+    baseline_path = Path(args.library_baseline)
+    if args.update:
+        kept, _ = read_baseline(baseline_path)
+        write_baseline(baseline_path, results, server_version, args.update, keep=kept)
+    baseline, meta = read_baseline(baseline_path)
+    write_baseline(out / "table-library.tsv", results, server_version, f"run of {time.strftime('%Y-%m-%d %H:%M')}")
+    for case in selected:
+        for variant in ("script", "module"):
+            key = (case.name, case.size, variant)
+            if key not in results and key in baseline:
+                results[key] = baseline[key]
+    return library_report(selected, results, baseline, meta, server_version, args)
+
+
+def library_report(selected, results, baseline, meta, server_version, args):
+    """Prints the library's table; returns what fails the guard."""
+    check = not args.update
+    limit = args.threshold / 100
+    failures = []
+    if check and meta.get("server") != server_version:
+        failures.append(f"the library's baseline was taken on server {meta.get('server')}, this is {server_version}")
+    print("\n| case | size | library: command | baseline | change | script | module | library / script "
+          "| library / module | per request: / script | / module |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
+
+    def ratio(lib, other, column, target):
+        if other is None:
+            return "-"
+        value = lib[column] / other[column]
+        return f"{value:.2f}x" + ("" if target is None else (" ok" if value <= target else " **miss**"))
+
+    for case in selected:
+        lib, script, module = (results.get((case.name, case.size, v)) for v in ("library", "script", "module"))
+        base = baseline.get((case.name, case.size, "library"))
+        change = "-"
+        if check and base is None:
+            failures.append(f"{case.label} (library): not in the baseline (add it with --update)")
+        elif check:
+            delta = lib[0] / base[0] - 1
+            change = f"{delta:+.1%}"
+            if delta > limit:
+                failures.append(f"{case.label} (library): {lib[0]:.0f} instructions per call, {delta:+.1%} "
+                                f"over the baseline's {base[0]:.0f}")
+            elif delta < -limit:
+                change += " (cheaper: update the baseline)"
+            sbase = baseline.get((case.name, case.size, "script"))
+            if sbase and script and abs(script[0] / sbase[0] - 1) > 2 * limit:
+                failures.append(f"{case.label}: the script moved {script[0] / sbase[0] - 1:+.1%} from the "
+                                f"baseline: is this the server the baseline was taken on?")
+
+        print("| " + " | ".join([
+            case.name, str(case.size), f"{lib[0]:.0f}", f"{base[0]:.0f}" if base else "-", change,
+            f"{script[0]:.0f}" if script else "-", f"{module[0]:.0f}" if module else "-",
+            ratio(lib, script, 0, None), ratio(lib, module, 0, None),
+            ratio(lib, script, 1, LIBRARY_TARGETS["script"]), ratio(lib, module, 1, LIBRARY_TARGETS["module"]),
+        ]) + " |")
+    return failures
 
 
 # ---- the server under callgrind ----------------------------------------------------
@@ -735,8 +1032,20 @@ def main():
     parser.add_argument("--update", metavar="REASON", help="write the baseline from this run")
     parser.add_argument("--out", default=str(ROOT / ".bench/guard"))
     parser.add_argument("--port", type=int, default=31000)
+    parser.add_argument("--config", action="append", default=[], metavar="NAME=VALUE",
+                        help="CONFIG SET before the run (e.g. zkit.hot-board-writes=1000000000: small "
+                             "boards stay listpacks)")
     parser.add_argument("--profiles", action="store_true",
                         help="keep each measurement's callgrind profile in OUT/profiles (callgrind_annotate)")
+    parser.add_argument("--library", choices=["with", "only", "without"], default="with",
+                        help="the Functions library's cases (bench/guard-baseline-library.tsv): beside zkit's "
+                             "(default), alone, or not at all")
+    parser.add_argument("--library-calls", type=int, default=64, help="calls per library case")
+    parser.add_argument("--library-all", action="store_true",
+                        help="measure the script and the module beside the library too (--update does)")
+    parser.add_argument("--library-baseline", default=str(LIBRARY_BASELINE))
+    parser.add_argument("--library-file", default=str(ROOT / "functions/zkit.lua"),
+                        help="the library measured (e.g. another build's, to compare)")
     parser.add_argument("--compare", action="append", default=[], metavar="NAME=TABLE",
                         help="add a column of another run's table (e.g. 0.2.0=.bench/guard/table-0.2.tsv)")
     args = parser.parse_args()
@@ -753,10 +1062,13 @@ def main():
     server_version = re.search(r"v=(\S+)", version).group(1)
     only = {c for c in args.cases.split(",") if c}
     sizes = [int(s) for s in args.sizes.split(",") if s]
-    selected = [c for c in cases(sizes) if not only or c.name in only]
+    selected = [c for c in cases(sizes) if not only or c.name in only] if args.library != "only" else []
 
     started = time.time()
     server = Server(args.server, loaded, out, free_port(args.port))
+    for setting in args.config:
+        name, _, value = setting.partition("=")
+        server.conn.call("CONFIG", "SET", name, value)
     if args.profiles:
         server.keep = out / "profiles"
         server.keep.mkdir(exist_ok=True)
@@ -770,17 +1082,21 @@ def main():
                 results[(case.name, case.size, variant)] = got
                 print(f"guard: {case.label:28} {variant:6} command {got[0]:9.0f}  request {got[1]:9.0f}"
                       f"  ({time.time() - started:.0f} s)", file=sys.stderr, flush=True)
+        library_failures = []
+        if args.library != "without" and args.syntax == "0.3":
+            library_failures = library_guard(args, server, out, started, server_version)
     finally:
         server.stop()
 
     baseline_path = Path(args.baseline)
-    if args.update:
+    if args.update and results:
         kept, _ = read_baseline(baseline_path)
         write_baseline(baseline_path, results, server_version, args.update, keep=kept)
     baseline, meta = read_baseline(baseline_path) if args.syntax == "0.3" else ({}, {})
     table = out / f"table-{args.syntax}.tsv"
     write_baseline(table, results, server_version, f"run of {time.strftime('%Y-%m-%d %H:%M')}")
-    failures = report(selected, results, baseline, meta, server_version, args)
+    failures = report(selected, results, baseline, meta, server_version, args) if selected else []
+    failures += library_failures
     print(f"\nguard: {len(results)} measurements in {time.time() - started:.0f} s; table in {table}")
     if failures:
         print("\nguard: FAILED:\n  " + "\n  ".join(failures))

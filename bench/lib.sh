@@ -1,5 +1,6 @@
 # Helpers for bench/bench.sh: servers, measurements, data, results.
-# Sourced; expects $measure, $requests, $clients, $pipeline, $out, $here.
+# Sourced; expects $measure, $requests, $clients, $pipeline, $server, $out, $here.
+# shellcheck shell=bash disable=SC2154 # those are bench.sh's
 
 # ---- progress --------------------------------------------------------------
 
@@ -109,6 +110,7 @@ rate() {
     while (($(find "$dir" -name 'callgrind.out.*' | wc -l) == dumps)); do sleep 0.1; done
     sleep 0.2
     local dump
+    # shellcheck disable=SC2012 # callgrind names its dumps callgrind.out.<pid>.<n>
     dump=$(ls -t "$dir"/callgrind.out.* | head -1)
     if [[ -n ${BENCH_PROFILE:-} && -n ${profile_label:-} ]]; then
       mkdir -p "$out/profiles"

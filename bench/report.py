@@ -174,7 +174,7 @@ def main(out):
             got = by[("small", r["case"], r["size"])]
             zkit = float(r["value"])
 
-            def versus(variant, target=None):
+            def versus(variant, target=None, got=got, zkit=zkit):
                 if variant not in got:
                     return "-"
                 value = zkit / float(got[variant]["value"])

@@ -6,13 +6,19 @@ on small and large data.
 
     python3 functions/bench.py --module target/release/libzkit.so \\
         [--server redis-server] [--sizes 100 100000] [--calls 20000] [--rounds 3]
+    python3 functions/bench.py --module target/release/libzkit.so \\
+        --one-shot-merge 100000 1000000 [--step 500]
 
 The figure is the server's own CPU time per call (its main thread's, from
 /proc/<pid>/task/<pid>/schedstat, in nanoseconds), so other load on the
 machine moves it little. Calls go out in pipelines of 64 from one client,
 each variant on a copy of its own of the same data; rounds interleave the
-variants and the median round is shown. Prints a Markdown table
-(docs/functions.md, "Performance").
+variants and the median round is shown. Prints a Markdown table. (The
+docs' per-command table counts server instructions instead, on a server
+without the module, beside the script a team would write: `make
+perf-guard`'s library cases, bench/guard.py.) With --one-shot-merge, how long one
+RANK.MERGE of two large boards holds the server instead, and the library's
+longest step in the stepped form.
 """
 
 from __future__ import annotations
@@ -144,9 +150,7 @@ def merge_steps(server: Server, con: Resp, size: int, rounds: int) -> tuple:
     members (half of them on both), as module commands and as functions: a
     whole run per round and variant, each step sent when the previous one
     replied (its cursor). -> (module, library), medians of the rounds."""
-    con.call("FLUSHALL")
-    for key, first in ((MERGE_KEYS[1], 0), (MERGE_KEYS[2], size // 2)):
-        fill(con, key, (((i % 1000) + 0.5 + (i % 997) / 2048, f"m:{first + i}") for i in range(size)))
+    merge_boards(con, size)
     results: dict = {"module": [], "library": []}
     for _ in range(rounds):
         for variant, runs in results.items():
@@ -163,6 +167,48 @@ def merge_steps(server: Server, con: Resp, size: int, rounds: int) -> tuple:
                     break
             runs.append((cpu_ns(server.proc.pid) - before) / steps)
     return tuple(statistics.median(results[v]) for v in ("module", "library"))
+
+
+def merge_boards(con: Resp, size: int) -> None:
+    """The two boards of MERGE_KEYS, of `size` members each, half of them
+    on both."""
+    con.call("FLUSHALL")
+    for key, first in ((MERGE_KEYS[1], 0), (MERGE_KEYS[2], size // 2)):
+        fill(con, key, (((i % 1000) + 0.5 + (i % 997) / 2048, f"m:{first + i}") for i in range(size)))
+
+
+def one_shot_merges(server: Server, con: Resp, size: int, step_count: int) -> dict:
+    """How long one RANK.MERGE of the two boards of `size` members holds the
+    server, as a module command and as a function (wall and server CPU
+    seconds), and the library's stepped run of `step_count` entries a step,
+    in server CPU seconds: its longest step but the last, its last (which
+    renames staging over the board the one-shot merges left in destkey, and
+    so frees it), and the whole run."""
+    merge_boards(con, size)
+    week, day1, day2, staging = MERGE_KEYS
+    argv = ["RANK.MERGE", week, "2", day1, day2]
+    out = {}
+    for variant, call in (("module", argv), ("library", fcall(argv, MERGE_KEYS[:3]))):
+        cpu, start = cpu_ns(server.proc.pid), time.perf_counter()
+        reply = con.call(*call)
+        if isinstance(reply, ServerError):
+            raise SystemExit(f"bench: {call[:5]} failed: {reply}")
+        out[variant] = (time.perf_counter() - start, (cpu_ns(server.proc.pid) - cpu) / 1e9)
+    longest, total, cursor, spent = 0, 0, "0", 0
+    while True:
+        step = ["RANK.MERGE", week, "2", day1, day2, "STEP", str(step_count), staging, cursor]
+        longest = max(longest, spent)
+        cpu = cpu_ns(server.proc.pid)
+        reply = con.call(*fcall(step, MERGE_KEYS))
+        spent = cpu_ns(server.proc.pid) - cpu
+        if isinstance(reply, ServerError):
+            raise SystemExit(f"bench: {step} failed: {reply}")
+        total += spent
+        cursor = reply[0].decode()
+        if cursor == "0":
+            break
+    out["steps"] = (longest / 1e9, spent / 1e9, total / 1e9)
+    return out
 
 
 def measure(server: Server, con: Resp, batches: list) -> float:
@@ -195,6 +241,9 @@ def main() -> int:
     parser.add_argument("--sizes", type=int, nargs="+", default=[100, 100_000])
     parser.add_argument("--calls", type=int, default=20_000)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--one-shot-merge", type=int, nargs="+", metavar="SIZE",
+                        help="instead: how long a one-shot RANK.MERGE of two boards of SIZE members holds the server")
+    parser.add_argument("--step", type=int, default=500, help="entries a step, for --one-shot-merge")
     args = parser.parse_args()
 
     server = Server(args.server, ["--loadmodule", os.path.abspath(args.module)], "bench")
@@ -204,6 +253,18 @@ def main() -> int:
         if isinstance(reply, ServerError):
             raise SystemExit(f"bench: FUNCTION LOAD: {reply}")
         version = [l for l in con.call("INFO", "server").decode().splitlines() if l.startswith("redis_version")]
+        if args.one_shot_merge:
+            print(f"<!-- {args.server} {version[0]}: one call, wall time (server CPU) -->")
+            print(f"| boards | members out | module | library | library, steps of {args.step}: "
+                  "longest but the last, last, all |")
+            print("|---|---:|---:|---:|---:|")
+            for size in args.one_shot_merge:
+                r = one_shot_merges(server, con, size, args.step)
+                print(f"| 2 x {size:,} | {size * 3 // 2:,} | {r['module'][0]:.2f} s ({r['module'][1]:.2f} s) "
+                      f"| {r['library'][0]:.2f} s ({r['library'][1]:.2f} s) "
+                      f"| {r['steps'][0] * 1000:.1f} ms, {r['steps'][1] * 1000:.1f} ms, {r['steps'][2]:.1f} s |",
+                      flush=True)
+            return 0
         print(f"<!-- {args.server} {version[0]}, {args.calls} calls x {args.rounds} rounds, "
               f"server CPU per call -->")
         print("| command | members | module | library | native commands | library / module |")

@@ -258,6 +258,8 @@ POOLS = {
     "inflight": ["held:a", "held:b", "queue:b"],
     "dead": ["dead:a"],
     "deliveries": ["counts:a"],
+    "data": ["jobs:a", "jobs:b"],
+    "lane": ["queue:a", "queue:b", "lane:a"],
     "wrong": ["str", "aset", "ahash"],
 }
 ALL_KEYS = sorted({k for pool in POOLS.values() for k in pool})
@@ -268,8 +270,14 @@ KEY_POOL = {
     ("VOTE", "scores"): "scores", ("VOTE", "upvoters"): "upvoters",
     ("VOTE", "downvoters"): "downvoters", ("VOTE", "times"): "times",
     ("DELAY", "key"): "queue", ("DELAY", "queue"): "queue", ("DELAY", "inflight"): "inflight",
-    ("DELAY", "dead"): "dead", ("DELAY", "deliveries"): "deliveries",
+    ("DELAY", "dead"): "dead", ("DELAY", "deliveries"): "deliveries", ("DELAY", "data"): "data",
+    ("DELAY", "lane"): "lane", ("DELAY", "log"): "rate",
 }
+
+#: What the library refuses where the module serves it (docs/functions.md,
+#: "Where the library differs"): groups and repeating jobs.
+MODULE_ONLY_COMMANDS = {"DELAY.GROUP", "DELAY.GROUPS", "DELAY.SCHEDULE", "DELAY.UNSCHEDULE", "DELAY.SCHEDULES"}
+MODULE_ONLY_OPTIONS = {("DELAY.ADD", "group")}
 
 TIEBREAK_EPOCH = 1704067200000
 TIEBREAK_END = TIEBREAK_EPOCH + (1 << 41)
@@ -284,6 +292,17 @@ class Workload:
         self.window = window
         self.clock = clock  # [now_ms]
         self.cursors: list[str] = []
+        # Delivery tokens DELAY.POLL WITHTOKENS and DELAY.TOUCH TOKEN replied:
+        # fenced calls name them (current or stale) most of the time.
+        self.tokens: list[str] = []
+        # Tasks DELAY.POLL claimed lately: ACK, NACK and TOUCH name them.
+        self.claimed: list[str] = []
+        # Holders RATE.ACQUIRE named lately: acquires and releases name them.
+        self.holders: list[str] = []
+        # (key, holder, token) of acquired leases: lease_follow_up's calls.
+        self.leases: list[tuple] = []
+        # (inflight, queue, task, token) of fenced claims: follow_up's calls.
+        self.deliveries: list[tuple] = []
         # Stepped merges: the last step call and the cursor the module
         # replied to it (the next step of the same run continues it), and
         # every merge cursor replied so far (sent again: repeats or stale).
@@ -291,8 +310,9 @@ class Workload:
         self.merge_cursors: list[str] = []
         self.own_runs: list[str] = []
         self.recent: list[list] = []
-        self.skip_options = skip_options
-        self.commands = [name for name, spec in SPEC.items() if "BLOCKING" not in spec["command_flags"]]
+        self.skip_options = skip_options | MODULE_ONLY_OPTIONS
+        self.commands = [name for name, spec in SPEC.items()
+                         if "BLOCKING" not in spec["command_flags"] and name not in MODULE_ONLY_COMMANDS]
 
     # -- values
     def integer(self, name: str, command: str) -> str:
@@ -338,6 +358,15 @@ class Workload:
             return [1, 100, 1000, 60000, 86400000, MAX_DURATION], [0, -5, MAX_DURATION + 1]
         if name == "delay-ms":
             return [0, 0, 1, 500, 60000, MAX_DURATION], [-1, MAX_DURATION + 1]
+        if name == "token":
+            if self.tokens and r.random() < 0.8:
+                return [int(r.choice(self.tokens))], []
+            return [now, now + 1, now + 100, now + 60000], [-1]
+        if name == "due-ms":
+            # Due now or past (scored now), soon, in one millisecond with
+            # others; out of range sometimes.
+            return ([0, now, now, now - r.randint(1, 5000), now + r.choice([0, 1, 2, 100, 1000, 60000])],
+                    [-1, 1 << 53, r.randint(1 << 53, 1 << 62)])
         if name == "max-deliveries":
             return [1, 2, 3, 1 << 62], [0, -1]
         if name == "window-ms":
@@ -345,7 +374,12 @@ class Workload:
         if name == "limit":
             return [1, 2, 3, 5, 10, 1000000], [0, 1000001]
         if name == "cost":
-            return [1, 1, 2, 3], [0, 6, 1 << 62]
+            # Above a limit (refused), refunds, the extremes of an i64.
+            if command == "RATE.PEEK":
+                return [1, 1, 2, 3, 6, 1 << 62], [0, -1]
+            return ([1, 1, 2, 3, 6, -1, -2, -50, 1 << 62, -(1 << 63), (1 << 63) - 1], [0])
+        if name == "lease-ms":
+            return [1, 10, 100, 1000, 60000, MAX_DURATION], [0, -1, MAX_DURATION + 1]
         if name == "weight":
             return [1, 1, 2, -1, 0, 3], [1 << 40, 9223372036854775807]
         return [0, 1, 2, 10], [-1]
@@ -398,6 +432,20 @@ class Workload:
             return r.choice(["f1:3ff0000000000000:61", "f1:4059000000000000:", "f1:7ff8000000000000:61",
                              "F1:3ff0000000000000:61", "f1:3ff0000000000000:6", "100", "",
                              "f1:fff0000000000000:ff00", "f1:8000000000000000:626f62"])
+        if name in ("task", "member") and command.startswith("DELAY.") and self.claimed and r.random() < 0.6:
+            return r.choice(self.claimed)
+        if name == "payload":
+            return r.choice(["", "x", "{\"to\":\"ann\"}", "\x00\xff", "p" * r.choice([1, 10, 100])])
+        if name == "reason":
+            return r.choice(["boom", "", "SMTP 451", "expired"])
+        if name == "name" and command.startswith("DELAY."):
+            return r.choice(["w1", "w2", ""])
+        if name == "holder":
+            if self.holders and r.random() < 0.7:
+                return r.choice(self.holders)
+            holder = r.choice(MEMBERS)
+            self.holders = (self.holders + [holder])[-6:]
+            return holder
         if name == "event-id":
             return r.choice(["e1", "e2", "e3", "IDMP", "RETAIN", "e" + str(r.randint(1, 30))])
         return r.choice(MEMBERS)
@@ -412,6 +460,11 @@ class Workload:
         if roll < 0.01:
             return r.choice(POOLS["wrong"])
         if roll < 0.03:
+            # Not a RANK total of 2^63 and more into a deliveries set: a
+            # count that large replies as a double holds it
+            # (docs/functions.md, "Differences").
+            if family == "RANK":
+                return r.choice([k for k in ALL_KEYS if k not in POOLS["deliveries"]])
             return r.choice(ALL_KEYS)
         choices = [k for k in POOLS[pool] if k not in self.taken] or POOLS[pool]
         key = r.choice(choices)
@@ -427,6 +480,10 @@ class Workload:
         if roll < 0.13 and self.recent:
             # A retry: a recent call sent again as it was (an IDMP repeat).
             return list(r.choice(self.recent))
+        if self.deliveries and r.random() < 0.06:
+            return self.follow_up()
+        if self.leases and r.random() < 0.04:
+            return self.lease_follow_up()
         name = r.choice(self.commands)
         if name == "RANK.MERGE" and self.last_step and r.random() < 0.6:
             # The next step of the last stepped merge (or the same step
@@ -451,6 +508,46 @@ class Workload:
         self.recent = (self.recent + [out])[-20:]
         return out
 
+    def follow_up(self) -> list:
+        """A worker's next call about a delivery a fenced poll made: an ACK,
+        NACK or TOUCH of the task, with its token (or an older one the
+        worker kept, made stale by a takeover or a TOUCH)."""
+        r = self.rng
+        inflight, queue, task, token = r.choice(self.deliveries)
+        if self.tokens and r.random() < 0.2:
+            token = r.choice(self.tokens)
+        roll = r.random()
+        # Half name the queue's job data (a NACK with a reason, mostly).
+        data = ["DATA", r.choice(POOLS["data"])] if r.random() < 0.5 else []
+        if roll < 0.4:
+            out = ["DELAY.ACK", inflight, *data, "LEASES", task, token]
+        elif roll < 0.7:
+            out = ["DELAY.NACK", inflight, queue, task, r.choice(["0", "100", "60000"]), "TOKEN", token, *data]
+            if data and r.random() < 0.8:
+                out += ["REASON", r.choice(["boom", "SMTP 451"])]
+        else:
+            out = ["DELAY.TOUCH", inflight, task, r.choice(["1", "1000", "60000"]), "TOKEN", token]
+        self.recent = (self.recent + [out])[-20:]
+        return out
+
+    def lease_follow_up(self) -> list:
+        """A holder's next call about a lease it acquired: a release with its
+        token (or an older one, made stale by a renewal or a takeover), one
+        without, or a renewal."""
+        r = self.rng
+        key, holder, token = r.choice(self.leases)
+        if self.tokens and r.random() < 0.2:
+            token = r.choice(self.tokens)
+        roll = r.random()
+        if roll < 0.6:
+            out = ["RATE.RELEASE", key, holder, "TOKEN", token]
+        elif roll < 0.75:
+            out = ["RATE.RELEASE", key, holder]
+        else:
+            out = ["RATE.ACQUIRE", key, holder, r.choice(["1", "100", "60000"]), r.choice(["1", "2", "3"])]
+        self.recent = (self.recent + [out])[-20:]
+        return out
+
     def args(self, args: list, out: list, family: str, command: str) -> None:
         r = self.rng
         i = 0
@@ -464,11 +561,17 @@ class Workload:
                     i += 1
                 chosen = [a for a in group if (command, a["name"]) not in self.skip_options and r.random() < 0.4]
                 names = [a["name"] for a in chosen]
-                for needs, needed in (("ms", "idmp"), ("deadletter", "lease")):
+                if command.startswith("DELAY.") and "data" not in names and r.random() < 0.5:
+                    # The queue's job data, in most DELAY calls.
+                    chosen += [a for a in group if a["name"] == "data"]
+                    names.append("data")
+                for needs, needed in (("ms", "idmp"), ("deadletter", "lease"), ("withdata", "data"),
+                                      ("name", "data"), ("reason", "data"), ("name", "lease")):
                     if needs in names and needed not in names and r.random() < 0.9:
-                        # RETAIN needs IDMP, DEADLETTER needs LEASE: mostly
-                        # give both.
+                        # RETAIN needs IDMP, DEADLETTER LEASE, the job
+                        # options DATA, WORKER LEASE: mostly give both.
                         chosen += [a for a in group if a["name"] == needed]
+                        names.append(needed)
                 r.shuffle(chosen)
                 for option in chosen:
                     self.one(option, out, family, command)
@@ -917,6 +1020,8 @@ def main() -> int:
         history: list = []
         calls, errors, messages, keys_seen = Counter(), Counter(), Counter(), set()
         steps = Counter()  # stepped merges' replies: True when a run finished
+        fenced_calls = Counter()  # fenced ACK, NACK, TOUCH: True when they acted
+        poll_options = Counter()  # DELAY.POLL with LANES, RATE: True when it claimed
         for n in range(1, args.calls + 1):
             if rng.random() < 0.5:
                 clock[0] += rng.choice([0, 1, 1, 2, 5, 17, 100, 999, 1000, 5000, 60000])
@@ -939,6 +1044,36 @@ def main() -> int:
                     if isinstance(cursor, bytes) and RECORD_HEX not in cursor:
                         workload.cursors.append(cursor.decode("latin-1"))
                 workload.cursors = workload.cursors[-50:]
+            if argv[0] == "DELAY.POLL" and isinstance(a, list):
+                upper = [w.upper() for w in argv]
+                # With RATE: [tasks, retry-after-ms].
+                polled = a[0] if "RATE" in upper and len(a) == 2 and isinstance(a[0], list) else a
+                for option in ("LANES", "RATE"):
+                    if option in upper:
+                        poll_options[option, bool(polled)] += 1
+                # Leased tasks carry their token third (WITHTOKENS, or WITHDATA's nil without a lease).
+                leased = [task for task in polled if isinstance(task, list) and len(task) in (3, 5) and task[2] is not None]
+                workload.tokens += [str(int(task[2])) for task in leased]
+                workload.claimed += [task[0].decode("latin-1") for task in polled if isinstance(task, list) and task]
+                workload.claimed = workload.claimed[-30:]
+                # LEASE as a keyword has its in-flight key after it; a drawn
+                # key or task may be spelled LEASE too, even as the last word.
+                lease_at = [i for i, word in enumerate(upper[:-1]) if word == "LEASE"]
+                if lease_at:
+                    inflight = argv[lease_at[0] + 1]
+                    workload.deliveries += [(inflight, argv[1], task[0].decode("latin-1"), str(int(task[2])))
+                                            for task in leased]
+                    workload.deliveries = workload.deliveries[-20:]
+            if argv[0] == "RATE.ACQUIRE" and isinstance(a, list) and len(a) == 5 and int(a[4]) > 0:
+                # A lease's token, for releases to name (current or stale).
+                workload.tokens.append(a[4].decode())
+                workload.leases = (workload.leases + [(argv[1], argv[2], a[4].decode())])[-20:]
+            fenced = {w.upper() for w in argv} & {"TOKEN", "LEASES"}
+            if argv[0] in ("DELAY.ACK", "DELAY.NACK", "DELAY.TOUCH", "RATE.RELEASE") and fenced and isinstance(a, bytes):
+                fenced_calls[int(a) > 0] += 1
+                if argv[0] == "DELAY.TOUCH" and int(a) > 1:
+                    workload.tokens.append(a.decode())
+            workload.tokens = workload.tokens[-30:]
             at = step_cursor_at(argv, keys)
             if at is not None and isinstance(a, list) and len(a) == 2 and isinstance(a[0], bytes):
                 cursor = a[0].decode("latin-1")
@@ -959,7 +1094,7 @@ def main() -> int:
                     return 1
         zkit_calls = {k: v for k, v in calls.items() if "." in k}
         library_commands = [c for c in SPEC if "BLOCKING" not in SPEC[c]["command_flags"]]
-        missing = [c for c in library_commands if c not in zkit_calls]
+        missing = [c for c in library_commands if c not in zkit_calls and c not in MODULE_ONLY_COMMANDS]
         print(f"differential: module against {pair.engines[1].label}{' (RESP3)' if args.resp3 else ''}: {args.calls} calls ({sum(zkit_calls.values())} zkit, "
               f"{args.calls - sum(zkit_calls.values())} native), {len(zkit_calls)} of {len(library_commands)} "
               f"library commands, {len(keys_seen)} keys, replies equal after every call, data equal at "
@@ -969,6 +1104,10 @@ def main() -> int:
         print(f"  RANK.MERGE STEP: {steps[False] + steps[True]} steps applied or repeated "
               f"({steps['later']} a run's second or later, {steps[True]} last steps); {len(pair.runs)} "
               f"runs started with cursor 0 (their ids drawn by each side, compared mapped)")
+        print(f"  fenced DELAY.ACK, NACK, TOUCH, RATE.RELEASE: {fenced_calls[True]} acted on the lease named, "
+              f"{fenced_calls[False]} answered 0 (a stale, unknown or ended delivery)")
+        print(f"  DELAY.POLL answered with LANES: {poll_options['LANES', True]} claimed, {poll_options['LANES', False]} none; "
+              f"with RATE: {poll_options['RATE', True]} claimed, {poll_options['RATE', False]} none")
         if args.verbose:
             for message, count in messages.most_common(40):
                 print(f"  {count:>6}  {message}")

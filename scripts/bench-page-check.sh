@@ -21,9 +21,9 @@ holds=$(sed -n 's/^<!-- bench:holds-through \([0-9a-f]\{7,40\}\):.*/\1/p' "$page
 since=${holds:-$measured}
 git cat-file -e "$since^{commit}" 2>/dev/null ||
   fail "$page names commit $since, which this clone does not have (a shallow clone?)"
-changes=$(git log --format='%h %s' "$since..HEAD" -- "${module_code[@]}")
+changes=$(git log --format='  %h %s' "$since..HEAD" -- "${module_code[@]}")
 if [[ -n $changes ]]; then
-  echo "$changes" | sed 's/^/  /' >&2
+  echo "$changes" >&2
   fail "the module's code changed after $since, which $page's numbers are from (above): rerun make bench and make bench-docs, or say in the page why they still hold (<!-- bench:holds-through <sha>: ... -->)"
 fi
 echo "bench-page-check: $page measured $measured${holds:+, holds through $holds}; the module's code is unchanged since"

@@ -5,6 +5,10 @@
 #   /etc/redis/modules.d/zkit.conf     a commented loadmodule line (a conffile)
 #   /usr/share/zkit/zkit.lua           the Functions library (FUNCTION LOAD
 #                                      on servers that refuse modules)
+#   /usr/share/zkit/observe/           observe/: the redis_exporter script,
+#                                      the Prometheus scrape job, the alert
+#                                      rules and their tests, the Grafana
+#                                      dashboard (docs/observe.md)
 #   /usr/share/doc/zkit/               README.Debian (how to enable it),
 #                                      README.md, changelog, copyright
 # Entries are owned by root and dated at the last commit, so the same
@@ -24,6 +28,9 @@ trap 'rm -rf "$root"' EXIT
 install -D -m 755 "$module" "$root/usr/lib/redis/modules/zkit.so"
 install -D -m 644 packaging/deb/zkit.conf "$root/etc/redis/modules.d/zkit.conf"
 install -D -m 644 functions/zkit.lua "$root/usr/share/zkit/zkit.lua"
+while read -r file; do
+  install -D -m 644 "$file" "$root/usr/share/zkit/$file"
+done < <(dist_observe_files)
 doc=$root/usr/share/doc/zkit
 install -D -m 644 packaging/deb/README.Debian "$doc/README.Debian"
 install -m 644 README.md "$doc/README.md"

@@ -33,6 +33,7 @@ runs=(
   "--server $valkey --calls $calls"
   "--server $(command -v redis-server) --calls $((calls / 4)) --mixed --resp3"
   "--server $(command -v redis-server) --calls $((calls / 10)) --config tiebreak-span-ms=1000000000007 --config idmp-max-ids=4"
+  "--server $(command -v redis-server) --calls $((calls / 10)) --config dead-letters-max=3 --config dead-letters-max-age-ms=5000 --config job-payload-max-bytes=16"
 )
 pids=()
 for i in "${!runs[@]}"; do

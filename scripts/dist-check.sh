@@ -2,7 +2,8 @@
 # make dist-check: reads every release artifact `make dist` wrote for the
 # version in Cargo.toml and fails unless, for each architecture:
 # - both checksums match (tarball and debug symbols file);
-# - the tarball holds exactly zkit-<version>-linux-<arch>/ and dist_contents;
+# - the tarball holds exactly zkit-<version>-linux-<arch>/, dist_contents and
+#   observe/ with every file of the tree's observe/, each identical to it;
 # - the module is an ELF shared object for that architecture exporting
 #   RedisModule_OnLoad, needing no glibc symbol version above 2.17;
 # - it is stripped (no symbol table, no debug sections) and its
@@ -29,11 +30,15 @@ check() { # arch
   (cd dist && sha256sum --quiet -c "$name.tar.gz.sha256" "$name.debug.sha256" >/dev/null 2>&1) ||
     { echo "checksum mismatch ($(cd dist && sha256sum -c "$name.tar.gz.sha256" "$name.debug.sha256" 2>&1 | grep -v ': OK$' | paste -sd' '))"; return 1; }
 
-  local expected listed
-  expected=$(printf '%s\n' "$name/" "${dist_contents[@]/#/$name/}" | sort)
+  local expected listed observe file
+  mapfile -t observe < <(dist_observe_files)
+  expected=$(printf '%s\n' "$name/" "${dist_contents[@]/#/$name/}" "$name/observe/" "${observe[@]/#/$name/}" | sort)
   listed=$(tar -tzf "$base.tar.gz" | sort)
   [[ $listed == "$expected" ]] ||
-    { echo "tarball holds [$(echo $listed)], want [$(echo $expected)]"; return 1; }
+    { echo "tarball holds [${listed//$'\n'/ }], want [${expected//$'\n'/ }]"; return 1; }
+  for file in "${observe[@]}"; do
+    cmp -s <(tar -xzOf "$base.tar.gz" "$name/$file") "$file" || { echo "its $file differs from the tree's"; return 1; }
+  done
   grep -q "^## \[$version\]" <(tar -xzOf "$base.tar.gz" "$name/CHANGELOG.md") ||
     { echo "its CHANGELOG.md has no [$version] section"; return 1; }
 
@@ -62,7 +67,7 @@ check() { # arch
   addr2line -f -e "$base.debug" "0x$onload" | head -1 | grep -qx RedisModule_OnLoad ||
     { echo "$name.debug does not resolve RedisModule_OnLoad"; return 1; }
 
-  echo "ok: highest glibc symbol GLIBC_$glibc, module $(($(stat -c %s "$module") / 1024)) KiB stripped, debug symbols $(($(stat -c %s "$base.debug") / 1024)) KiB, checksums match, ${#dist_contents[@]} files"
+  echo "ok: highest glibc symbol GLIBC_$glibc, module $(($(stat -c %s "$module") / 1024)) KiB stripped, debug symbols $(($(stat -c %s "$base.debug") / 1024)) KiB, checksums match, ${#dist_contents[@]} files and ${#observe[@]} in observe/ as in the tree"
 }
 
 status=0

@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
 # make dist: the release artifacts ops teams download, per architecture:
 #   dist/zkit-<version>-linux-<arch>.tar.gz   stripped module, the Functions library
-#                                             (zkit.lua), README, LICENSE, CHANGELOG
+#                                             (zkit.lua), README, LICENSE, CHANGELOG,
+#                                             observe/ (exporter script, scrape job,
+#                                             alert rules, dashboard)
 #   dist/zkit-<version>.lua                   the Functions library alone, for
 #                                             servers that refuse modules
 #   dist/zkit-<version>-linux-<arch>.debug    its debug symbols (the module's
 #                                             .gnu_debuglink names this file)
 #   dist/zkit_<version>_<amd64|arm64>.deb     the same module as a Debian package
 #                                             (scripts/deb.sh: /usr/lib/redis/modules,
-#                                             a commented loadmodule snippet)
+#                                             a commented loadmodule snippet,
+#                                             /usr/share/zkit/observe)
 # each with a .sha256 beside it (`sha256sum -c` format).
 #
 # The module is linked by cargo-zigbuild against glibc 2.17 symbols, so it
@@ -52,7 +55,7 @@ if [[ ! -x $zig/zig ]]; then
   rm -rf "$tools/wheel"
 fi
 export PATH=$zig:$PATH
-command -v readelf >/dev/null && command -v objcopy >/dev/null || apt_install binutils
+{ command -v readelf >/dev/null && command -v objcopy >/dev/null; } || apt_install binutils
 command -v aarch64-linux-gnu-objcopy >/dev/null || apt_install binutils-aarch64-linux-gnu
 
 # The build id ties a crash's module to its debug symbols file.
@@ -89,6 +92,9 @@ for arch in ${DIST_ARCHES:-${dist_arches[@]}}; do
   chmod 644 "$base.debug"
   "$objcopy" --strip-all --add-gnu-debuglink="$base.debug" "$module" "$stage/libzkit.so"
   cp functions/zkit.lua README.md LICENSE CHANGELOG.md "$stage/"
+  while read -r file; do
+    install -D -m 644 "$file" "$stage/$file"
+  done < <(dist_observe_files)
   tar --sort=name --owner=0 --group=0 --numeric-owner --mtime="@$epoch" \
     -C "$staging" -cf - "$name" | gzip -9n >"$base.tar.gz"
   deb=$(dist_deb "$version" "$arch")

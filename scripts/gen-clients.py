@@ -36,6 +36,11 @@ Each argument of commands.json becomes one part of a command's layout:
     TOKEN value, TOKEN block          an option, sent when given
     TOKEN value... (optional)         an option taking a list (WEIGHTS)
     oneof, optional                   its alternatives, each a flag or an option
+    oneof of TOKEN lists, required    a choice: exactly one of its lists, each
+                                      `TOKEN value...` or `TOKEN block...`
+                                      (DELAY.ACK's TASKS or LEASES), or of
+                                      single values, `TOKEN value`
+                                      (DELAY.SCHEDULE's EVERY or CRON)
 
 Anything else stops the generator with an error naming the argument: a new
 kind of grammar needs a new kind of part in both clients, not a guess.
@@ -68,24 +73,32 @@ class RustReplyOption:
     method has one reply type, so the option gets a method of its own,
     named with ``suffix`` (``rank_gift_idmp``): it takes the option as a
     required argument of type ``struct`` (the option's fields, and those
-    of the ``companions``, options that are only valid with it) and
-    returns the reply the command's reply_schema gives with the option
-    (``idmp_flag``: ``Applied<usual reply>``; ``when_sent``: that shape).
-    The method without the suffix sends neither."""
+    of the ``companions``, options that are only valid with it; without a
+    struct, the option's one value) and returns the reply the command's
+    reply_schema gives with the option (``idmp_flag``: ``Applied<usual
+    reply>``; ``when_sent``: that shape). The method without the suffix
+    sends neither."""
 
     suffix: str
-    struct: str
+    struct: Optional[str]
     #: The method's doc, after a link to the method without the option.
     doc: str
     #: The argument struct's doc.
-    about: str
+    about: str = ""
     companions: Tuple[str, ...] = ()
+    #: The commands whose option it is; empty: every command's with its
+    #: token (DELAY.GROUP's RATE is another option, with the same token).
+    commands: Tuple[str, ...] = ()
 
 
-#: By token: each must be an option that changes its command's
-#: reply_schema, and each such option must be here. IDMP adds the "already
-#: applied" flag as the reply's last element (`Applied`); RETAIN only goes
-#: with it. STEP replies [cursor, staged] in place of the member count.
+#: By token: each option that changes its command's reply_schema must be
+#: here; an option here that does not change a command's reply gets its
+#: method too, as the commands it goes with (DELAY.NACK's TOKEN, as
+#: DELAY.TOUCH's). IDMP adds the "already applied" flag as the reply's last
+#: element (`Applied`); RETAIN only goes with it. STEP replies [cursor,
+#: staged] in place of the member count. TOKEN names the lease a call acts
+#: on (a delivery's, a concurrency slot's); DELAY.TOUCH then replies the
+#: delivery's new token.
 RUST_REPLY_OPTIONS: Dict[str, RustReplyOption] = {
     "IDMP": RustReplyOption(
         "idmp",
@@ -102,10 +115,30 @@ RUST_REPLY_OPTIONS: Dict[str, RustReplyOption] = {
         "Each step merges the next `count` entries into `staging` (a key of its own, in the hash slot of "
         'the others); start with cursor `"0"`, then send the cursor each reply returns, until it is `"0"`.',
     ),
+    "TOKEN": RustReplyOption(
+        "token",
+        None,
+        "fenced: it acts only while the lease `token` names is still held (the token a poll with `withtokens` "
+        "returned, [`Task::token`], or an acquire's, [`RateAcquired::token`]); a stale holder's call changes nothing.",
+    ),
+    "WITHDATA": RustReplyOption(
+        "withdata",
+        None,
+        "with each job's data: its payload, its delivery's token and its deliveries ([`Job`]).",
+    ),
+    "RATE": RustReplyOption(
+        "rate",
+        "PollRate",
+        "claiming only what a RATE window allows: a poll replies the tasks and, when tasks were due but the "
+        "window allowed none, the ms until it has room ([`RatedTasks`]).",
+        "A RATE window all workers' claims spend together: at most `limit` tasks claimed per `window_ms`, "
+        "counted in the RATE log `log` (a key of its own, in the hash slot of the queue).",
+        commands=("DELAY.POLL", "DELAY.BPOLL"),
+    ),
 }
 
 #: Node option names that are not the token in lower case.
-NODE_OPTION_NAMES: Dict[str, str] = {"DEADLETTER": "deadLetter"}
+NODE_OPTION_NAMES: Dict[str, str] = {"DEADLETTER": "deadLetter", "WITHTOKENS": "withTokens", "WITHDATA": "withData"}
 
 #: Node names of an option's fields that are not commands.json's names in
 #: camelCase, by (token, argument name): the lease's and the window's keys
@@ -121,8 +154,8 @@ NODE_TUPLE_OPTIONS = {"IDMP"}
 PYTHON_MAPPINGS = {"FEED.ADD"}
 
 #: Block lists Node also takes as one block's fields in place of the array:
-#: rateHit(key, windowMs, limit) beside rateHit(key, [{ windowMs, limit }, ...]).
-NODE_INLINE_BLOCKS = {"RATE.HIT"}
+#: rateHit(key, windowMs, limit) beside rateHit(key, [{ windowMs, limit }, ...]), and ratePeek alike.
+NODE_INLINE_BLOCKS = {"RATE.HIT", "RATE.PEEK"}
 
 # --- From commands.json ---------------------------------------------------
 
@@ -142,7 +175,8 @@ class Field:
 
 @dataclass(frozen=True)
 class Part:
-    """One part of a layout; ``kind`` is key, arg, keys, values, blocks, option or flag."""
+    """One part of a layout; ``kind`` is key, arg, keys, values, blocks,
+    option, flag or choice."""
 
     kind: str
     name: str = ""
@@ -153,6 +187,9 @@ class Part:
     #: values); for a choice of pure tokens, "oneof" and its ``tokens``.
     type: str = ""
     tokens: Tuple[str, ...] = ()
+    #: A choice's alternatives: values or blocks parts (lists) or value
+    #: parts (one value), each after its ``token``.
+    alternatives: Tuple["Part", ...] = ()
 
 
 @dataclass(frozen=True)
@@ -187,6 +224,22 @@ def _option(command: str, arg: dict) -> Part:
     raise GrammarError(f"{where}: an option of type {arg['type']}")
 
 
+def _keyword_list(command: str, arg: dict) -> Part:
+    """A list after its keyword, as one alternative of a choice: ``TOKEN
+    value [value ...]`` or ``TOKEN block [block ...]``; or one value after
+    its keyword, ``TOKEN value``."""
+    where = f"{command} {arg['name']}"
+    if arg.get("token") and not (arg.get("multiple") or arg.get("optional")) and arg["type"] in SCALARS:
+        return Part("value", arg["name"], arg["token"], type=arg["type"])
+    if not (arg.get("token") and arg.get("multiple")) or arg.get("optional"):
+        raise GrammarError(f"{where}: an alternative of a required choice must be a list or a value after its keyword")
+    if arg["type"] in SCALARS:
+        return Part("values", arg["name"], arg["token"], type=arg["type"])
+    if arg["type"] == "block" and all(child["type"] in SCALARS and not (child.get("token") or child.get("optional") or child.get("multiple")) for child in arg["arguments"]):
+        return Part("blocks", arg["name"], arg["token"], tuple(Field(child["name"], False, child["type"]) for child in arg["arguments"]))
+    raise GrammarError(f"{where}: a list of type {arg['type']} in a choice")
+
+
 def layout_of(command: str, arguments: List[dict]) -> Tuple[Part, ...]:
     parts: List[Part] = []
     i = 0
@@ -216,6 +269,8 @@ def layout_of(command: str, arguments: List[dict]) -> Tuple[Part, ...]:
             raise GrammarError(f"{where}: an optional argument without a token")
         elif kind == "oneof" and all(a["type"] == "pure-token" for a in arg["arguments"]) and not (token or multiple):
             parts.append(Part("arg", arg["name"], type="oneof", tokens=tuple(a["token"] for a in arg["arguments"])))
+        elif kind == "oneof" and not (token or multiple):
+            parts.append(Part("choice", arg["name"], alternatives=tuple(_keyword_list(command, a) for a in arg["arguments"])))
         elif kind == "key" and not (token or multiple):
             parts.append(Part("key", arg["name"], type="key"))
         elif kind in SCALARS and not (token or multiple):
@@ -374,6 +429,17 @@ def idmp_tuples(specs: List["Spec"]) -> List[str]:
     return names
 
 
+def by_shape(shape: tuple) -> bool:
+    """Whether a reply an option changes (a ("byoption", ...) shape) tells
+    by itself which it is: an array with the option, a value without.
+    Else the parser asks what the call sent (DELAY.TOUCH TOKEN: an
+    integer, else 1 or 0; DELAY.POLL WITHDATA: jobs, else tasks, both
+    arrays)."""
+    _, _, with_, without = shape
+    arrays = ("tuple", "array", "flat", "fields")
+    return with_[0] in ("tuple", "array") and without[0] not in arrays
+
+
 def shape_name(shape: tuple) -> str:
     """A shape's name in snake_case, for its parser's name."""
     kind = shape[0]
@@ -392,10 +458,28 @@ def shape_name(shape: tuple) -> str:
     raise GrammarError(f"no parser name for a reply of kind {kind}")
 
 
+def parsed_shapes(specs: List["Spec"]) -> List[tuple]:
+    """The reply shape each parser reads, one per parser name, in the order
+    commands first reply them. A reply that is an IDMP reply without its
+    flag (RATE.PEEK's, RATE.HIT's without IDMP) shares the IDMP reply's
+    parser, which reads a reply without the flag too."""
+    shapes: Dict[str, tuple] = {}
+    for spec in specs:
+        name = shape_name(spec.reply)
+        known = shapes.setdefault(name, spec.reply)
+        if known == ("idmp", spec.reply):
+            continue
+        if spec.reply == ("idmp", known):
+            shapes[name] = spec.reply
+        elif known != spec.reply:
+            raise GrammarError(f"{spec.command}: two replies would share the parser name {name}")
+    return list(shapes.values())
+
+
 # --- Python ---------------------------------------------------------------
 
 #: What zkit.layout offers the table.
-LAYOUT_NAMES = ("KEY", "VALUE", "Arg", "Args", "Flag", "Key", "Keys", "Option", "Pairs", "ScoredMembers")
+LAYOUT_NAMES = ("KEY", "VALUE", "Arg", "Args", "Choice", "Flag", "Key", "Keys", "Option", "Blocks", "ScoredMembers")
 
 PYTHON_HEADER = '''\
 # Generated by scripts/gen-clients.py from docs/commands.json: do not edit.
@@ -414,6 +498,13 @@ COMMANDS = table(
 '''
 
 
+def python_blocks(name: str, token: str, width: int) -> str:
+    """A list of tuples: two values each unless the declaration has more."""
+    token_text = f', "{token}"' if token or width != 2 else ""
+    width_text = f", width={width}" if width != 2 else ""
+    return f'Blocks("{name}"{token_text}{width_text})'
+
+
 def python_part(spec: Spec, part: Part) -> str:
     name = part.name.replace("-", "_")
     if part.kind == "key":
@@ -425,14 +516,26 @@ def python_part(spec: Spec, part: Part) -> str:
     if part.kind == "values":
         return f'Args("{name}", "{part.token}")'
     if part.kind == "blocks":
-        if len(part.fields) != 2:
-            raise GrammarError(f"{spec.command} {part.name}: the Python client takes blocks of two values only")
         if spec.command in PYTHON_MAPPINGS:
             return f'ScoredMembers("{name}")'
-        return f'Pairs("{name}")'
+        return python_blocks(name, "", len(part.fields))
+
     if part.kind == "flag":
         return f'Flag("{part.name}", "{part.token}")'
+    if part.kind == "choice":
+        # Each list is a keyword argument named after its token (tasks=, leases=).
+        alternatives = []
+        for alternative in part.alternatives:
+            if alternative.kind == "value":
+                alternatives.append(f'Option("{alternative.token.lower()}", "{alternative.token}")')
+            elif alternative.kind == "values":
+                alternatives.append(f'Args("{alternative.token.lower()}", "{alternative.token}")')
+            else:
+                alternatives.append(python_blocks(alternative.token.lower(), alternative.token, len(alternative.fields)))
+        return f'Choice("{name}", ({", ".join(alternatives)}))'
     roles = ", ".join("KEY" if field.is_key else "VALUE" for field in part.fields)
+    if part.variadic and part.fields[0].is_key:
+        return f'Option("{part.name}", "{part.token}", (KEY,), variadic=True)'
     if part.variadic:
         return f'Option("{part.name}", "{part.token}", variadic=True)'
     if roles == "VALUE":
@@ -463,7 +566,7 @@ def python_table(specs: List[Spec]) -> str:
 #: Python's NamedTuple for a tuple with its optional elements, by the tuple's
 #: name: a NamedTuple unpacks to a fixed length, so RATE.HIT with several
 #: limits (or IDMP) gets a type one field longer.
-PYTHON_LONGER_TUPLES: Dict[str, str] = {"RateResult": "RateLimitsResult"}
+PYTHON_LONGER_TUPLES: Dict[str, str] = {"RateResult": "RateLimitsResult", "Task": "FencedTask"}
 
 #: Field names a Python tuple already has as methods (mypy flags them).
 PYTHON_TUPLE_METHODS = {"count", "index"}
@@ -489,7 +592,7 @@ from __future__ import annotations
 
 from typing import Any, List, NamedTuple, Optional, Tuple, Union
 
-from .resp import Text, applied_flag, field_values, flat_list_of, idmp_flag, int_or_zero, list_of, mark_applied, or_none, text, tuple_of
+from .resp import Text, applied_flag, field_values, flat_list_of, idmp_flag, int_or_zero, list_of, mark_applied, or_none, sent, text, tuple_of
 '''
 
 
@@ -604,14 +707,25 @@ def py_parser(shape: tuple) -> str:
         out.append("    reply, applied = idmp_flag(reply, options)\n")
         out.append(f"    return mark_applied({py_reader(shape[1])}(reply), applied, _ONCE)\n")
     elif kind == "byoption":
-        _, token, with_, without = shape
-        if with_[0] not in ("tuple", "array") or without[0] in ("tuple", "array", "flat", "fields"):
-            raise GrammarError(f"{token}: the clients tell the replies apart by an array with the option, a value without")
-        out.append(f"    # An array when the call sent {token}.\n")
-        out.append(f"    if isinstance(reply, list):\n        return {py_reader(with_)}(reply)\n")
-        out.append(f"    return {py_reader(without)}(reply)\n")
+        out.append(py_by_option(shape, "    "))
     else:
         out.append(f"    return {py_reader(shape)}(reply)\n")
+    return "".join(out)
+
+
+def py_by_option(shape: tuple, indent: str) -> str:
+    """The body of a parser of a reply an option changes; a branch an
+    option changes again (DELAY.POLL's RATE, then WITHDATA) asks again."""
+    if shape[0] != "byoption":
+        return f"{indent}return {py_reader(shape)}(reply)\n"
+    _, token, with_, without = shape
+    if by_shape(shape):
+        out = [f"{indent}# An array when the call sent {token}.\n", f"{indent}if isinstance(reply, list):\n"]
+    else:
+        out = [f"{indent}# The replies with and without {token} have one shape: the call says which it is.\n",
+               f'{indent}if sent(options, "{token}"):\n']
+    out.append(py_by_option(with_, indent + "    "))
+    out.append(py_by_option(without, indent))
     return "".join(out)
 
 
@@ -628,12 +742,7 @@ def python_replies(specs: List[Spec]) -> str:
     out.append(f"\n\n#: The type of an IDMP reply, by its type without: it carries the flag.\n_ONCE = {{{', '.join(once)}}}\n")
     for tup in all_tuples(specs):
         out.append(py_tuple_reader(tup))
-    parsers: Dict[str, str] = {}
-    for spec in specs:
-        parser = py_parser(spec.reply)
-        if parsers.setdefault(shape_name(spec.reply), parser) != parser:
-            raise GrammarError(f"{spec.command}: two replies would share the parser name {shape_name(spec.reply)}")
-    out.extend(parsers.values())
+    out.extend(py_parser(shape) for shape in parsed_shapes(specs))
     return "".join(out)
 
 
@@ -664,11 +773,21 @@ def node_part(spec: Spec, part: Part) -> str:
         fields = ", ".join(f"'{camel(field.name)}'" for field in part.fields)
         inline = ", inline: true" if spec.command in NODE_INLINE_BLOCKS else ""
         return f"{{ kind: 'blocks', fields: [{fields}]{inline} }}"
+    if part.kind == "choice":
+        alternatives = []
+        for alternative in part.alternatives:
+            fields = ""
+            if alternative.kind == "blocks":
+                fields = f", fields: [{', '.join(repr(camel(field.name)) for field in alternative.fields)}]"
+            elif alternative.kind == "value":
+                fields = ", single: true"
+            alternatives.append(f"{{ name: '{camel(alternative.token.lower())}', token: '{alternative.token}'{fields} }}")
+        return f"{{ kind: 'choice', alternatives: [{', '.join(alternatives)}] }}"
     name = NODE_OPTION_NAMES.get(part.token, part.name)
     if part.kind == "flag":
         return f"{{ kind: 'flag', name: '{name}', token: '{part.token}' }}"
     if part.variadic:
-        fields = "'variadic'"
+        fields = "'variadic-keys'" if part.fields[0].is_key else "'variadic'"
     elif len(part.fields) == 1:
         fields = f"[{{ name: '', isKey: {str(part.fields[0].is_key).lower()} }}]"
     else:
@@ -811,17 +930,33 @@ def node_parser(shape: tuple) -> str:
     kind = shape[0]
     if kind == "idmp":
         return (
-            f"\nexport const {name} = (reply: Raw, idmp?: boolean): {node_type(shape)} =>\n"
-            f"  markApplied({node_reader(shape[1])}(withoutFlag(reply, idmp)), appliedFlag(reply, idmp));\n"
+            f"\nexport const {name} = (reply: Raw, sent?: readonly string[]): {node_type(shape)} =>\n"
+            f"  markApplied({node_reader(shape[1])}(withoutFlag(reply, sent)), appliedFlag(reply, sent));\n"
         )
-    if kind == "byoption":
+    if kind == "byoption" and by_shape(shape):
         _, token, with_, without = shape
         return (
             f"\n/** An array when the call sent {token}. */\n"
             f"export const {name} = (reply: Raw): {node_type(shape)} =>\n"
             f"  Array.isArray(reply) ? {node_call(with_, 'reply')} : {node_call(without, 'reply')};\n"
         )
+    if kind == "byoption":
+        tokens = " and ".join(reply_options(shape))
+        return (
+            f"\n/** The replies with and without {tokens} have one shape: the call says which it is. */\n"
+            f"export const {name} = (reply: Raw, sent?: readonly string[]): {node_type(shape)} =>\n"
+            f"  {node_by_sent(shape)};\n"
+        )
     return f"\nexport const {name} = (reply: Raw): {node_type(shape)} => {node_call(shape, 'reply')};\n"
+
+
+def node_by_sent(shape: tuple) -> str:
+    """Reads `reply` as the options the call sent say; a branch an option
+    changes again asks again."""
+    if shape[0] != "byoption":
+        return node_call(shape, "reply")
+    _, token, with_, without = shape
+    return f"sent?.includes('{token}') ? {node_by_sent(with_)} : {node_by_sent(without)}"
 
 
 def node_replies(specs: List[Spec]) -> str:
@@ -829,12 +964,7 @@ def node_replies(specs: List[Spec]) -> str:
     out = [NODE_REPLIES_HEADER]
     for tup in all_tuples(specs):
         out.append(node_tuple(tup, tup.name in idmp))
-    parsers: Dict[str, str] = {}
-    for spec in specs:
-        parser = node_parser(spec.reply)
-        if parsers.setdefault(shape_name(spec.reply), parser) != parser:
-            raise GrammarError(f"{spec.command}: two replies would share the parser name {shape_name(spec.reply)}")
-    out.extend(parsers.values())
+    out.extend(node_parser(shape) for shape in parsed_shapes(specs))
     return "".join(out)
 
 
@@ -889,12 +1019,19 @@ def rust_positional(part: Part) -> Tuple[str, str, str]:
         return plural(name), "&[&str]", f'call.counted_keys("{plural(name)}", {plural(name)})?;'
     if part.kind == "values":
         return plural(name), f"&[{rust_type(part.type, '')}]", f'call.values("{part.token}", "{plural(name)}", {plural(name)})?;'
+    if part.kind == "value":
+        return name, rust_type(part.type, ""), f'call.arg("{part.token}");\n        call.arg({name});'
+    if part.token:  # a list after its keyword (LEASES), named as the lists of values are
+        name = plural(name)
     fields = ", ".join(rust_type(field.type, "") for field in part.fields)
     sent = "\n            ".join(f"call.arg(block.{i});" for i in range(len(part.fields)))
-    return name, f"&[({fields})]", f'call.non_empty("{name}", {name})?;\n        for block in {name} {{\n            {sent}\n        }}'
+    token = f'\n        call.arg("{part.token}");' if part.token else ""
+    return name, f"&[({fields})]", f'call.non_empty("{name}", {name})?;{token}\n        for block in {name} {{\n            {sent}\n        }}'
 
 
 def rust_option_type(part: Part) -> str:
+    if part.variadic and part.fields[0].is_key:
+        return "Option<&'a [&'a str]>"
     if part.variadic:
         return f"Option<&'a [{rust_type(part.fields[0].type, '')}]>"
     types = [rust_type(field.type) for field in part.fields]
@@ -905,6 +1042,8 @@ def rust_option_statement(part: Part, source: str) -> str:
     """How a method sends an optional part, read from ``source`` (``options.at``)."""
     if part.kind == "flag":
         return f'if {source} {{\n            call.arg("{part.token}");\n        }}'
+    if part.variadic and part.fields[0].is_key:
+        return f'if let Some(keys) = {source} {{\n            call.keys_after("{part.token}", "{snake(part.name)}", keys)?;\n        }}'
     if part.variadic:
         return f'if let Some(values) = {source} {{\n            call.values("{part.token}", "{snake(part.name)}", values)?;\n        }}'
     fields = [snake(field.name) for field in part.fields]
@@ -924,9 +1063,11 @@ def rust_part_syntax(part: Part, required: bool = False) -> str:
         return f"numkeys {part.name} [{part.name} ...]"
     if part.kind == "values":
         return f"{part.token} {part.name} [{part.name} ...]"
+    if part.kind == "value":
+        return f"{part.token} {part.name}"
     if part.kind == "blocks":
         block = " ".join(field.name for field in part.fields)
-        return f"{block} [{block} ...]"
+        return " ".join(([part.token] if part.token else []) + [f"{block} [{block} ...]"])
     if part.kind == "flag":
         words = part.token
     elif part.variadic:
@@ -936,28 +1077,33 @@ def rust_part_syntax(part: Part, required: bool = False) -> str:
     return words if required else f"[{words}]"
 
 
-def rust_syntax(spec: Spec, parts: Tuple[Part, ...], required: str = "") -> str:
-    """The syntax of a call made of ``parts``; the option ``required`` (a
-    token) without its brackets."""
-    return " ".join([spec.command] + [rust_part_syntax(part, part.token == required != "") for part in parts])
+def rust_syntax(spec: Spec, parts: Tuple[Part, ...], required: frozenset = frozenset()) -> str:
+    """The syntax of a call made of ``parts``; the options ``required`` (by
+    token) without their brackets."""
+    return " ".join([spec.command] + [rust_part_syntax(part, part.token in required) for part in parts])
 
 
 #: The tokens of options that only go with a reply option (RETAIN).
 RUST_COMPANIONS = {token for option in RUST_REPLY_OPTIONS.values() for token in option.companions}
 
 
-def rust_reply_option(spec: Spec) -> Optional[Tuple[Part, RustReplyOption]]:
-    """The command's option that changes its reply, if it has one."""
-    found = [(part, RUST_REPLY_OPTIONS[part.token]) for part in spec.layout if part.kind == "option" and part.token in RUST_REPLY_OPTIONS]
+def is_reply_option(spec: Spec, part: Part) -> bool:
+    """Whether a part is one of the command's RUST_REPLY_OPTIONS."""
+    option = RUST_REPLY_OPTIONS.get(part.token)
+    return part.kind in ("option", "flag") and option is not None and (not option.commands or spec.command in option.commands)
+
+
+def rust_reply_options(spec: Spec) -> List[Tuple[Part, RustReplyOption]]:
+    """The command's options that change its reply, each with a method of
+    its own (one that sends several of them at once is not generated)."""
+    found = [(part, RUST_REPLY_OPTIONS[part.token]) for part in spec.layout if is_reply_option(spec, part)]
     changing = reply_options(spec.reply)
-    if sorted(changing) != sorted(part.token for part, _ in found):
+    if set(changing) - {part.token for part, _ in found}:
         raise GrammarError(f"{spec.command}: options {changing} change the reply, RUST_REPLY_OPTIONS names {[part.token for part, _ in found]}")
-    if len(found) > 1:
-        raise GrammarError(f"{spec.command}: options {[part.token for part, _ in found]} all change the reply; the Rust client has a method for one")
     for part in spec.layout:
         if part.token in RUST_COMPANIONS and not any(part.token in option.companions for _, option in found):
             raise GrammarError(f"{spec.command}: {part.token} without the option it goes with")
-    return found[0] if found else None
+    return found
 
 
 def reply_options(shape: tuple) -> List[str]:
@@ -965,17 +1111,21 @@ def reply_options(shape: tuple) -> List[str]:
     if shape[0] == "idmp":
         return ["IDMP"]
     if shape[0] == "byoption":
-        return [shape[1]]
+        # A branch an option changes again (DELAY.POLL's RATE, then WITHDATA).
+        nested = [token for branch in shape[2:] for token in reply_options(branch)]
+        return [shape[1]] + [token for i, token in enumerate(nested) if token != shape[1] and token not in nested[:i]]
     return []
 
 
-def rust_option_reply(spec: Spec, token: str) -> str:
-    """The Rust reply type of a call that sent ``token``."""
-    if spec.reply[0] == "idmp" and token == "IDMP":
+def rust_option_reply(spec: Spec, tokens: set) -> str:
+    """The Rust reply type of a call that sent the reply options ``tokens``."""
+    if spec.reply[0] == "idmp" and "IDMP" in tokens:
         return f"Applied<{rust_reply_type(spec.reply)}>"
-    if spec.reply[0] == "byoption" and token == spec.reply[1]:
-        return rust_reply_type(spec.reply[2])
-    raise GrammarError(f"{spec.command}: {token} does not change the reply")
+    shape = spec.reply
+    # Each option this call does not send leaves its reply as without it.
+    while shape[0] == "byoption":
+        shape = shape[2] if shape[1] in tokens else shape[3]
+    return rust_reply_type(shape)
 
 
 def rust_reply_struct(spec: Spec, part: Part, option: RustReplyOption) -> str:
@@ -1006,40 +1156,52 @@ def rust_reply_struct(spec: Spec, part: Part, option: RustReplyOption) -> str:
     return "".join(lines)
 
 
-def rust_method(spec: Spec, options_param: str, variant: Optional[Tuple[Part, RustReplyOption, str]], methods: List[str]) -> str:
-    """One method of a command: without its reply option (``variant`` None,
-    then ``methods`` are the other methods to name) or with it (the option,
-    and the type of its argument)."""
-    method = snake(spec.command.lower().replace(".", "_"))
-    reply = rust_reply_type(spec.reply)
+def rust_method(spec: Spec, options_param: str, variants: Tuple[Tuple[Part, RustReplyOption, Optional[str]], ...], methods: List[str], choice: int = 0) -> str:
+    """One method of a command: without its reply options (``variants``
+    empty, then ``methods`` are the other methods to name) or with some of
+    them (each option, and the type of its argument); sending the
+    ``choice``-th list of its choice, if it has one (a method of its own
+    past the first, named after the list's token). A flag's method takes
+    no argument for it."""
+    plain = snake(spec.command.lower().replace(".", "_"))
+    method = "_".join([plain] + [option.suffix for _, option, _ in variants])
+    required = {part.token for part, _, _ in variants}
+    reply = rust_option_reply(spec, required)
     params, statements, sent = ["&mut self"], [], []
-    required = ""
-    given: List[str] = []
-    if variant:
-        part, option, argument = variant
-        method, required, reply = f"{method}_{option.suffix}", part.token, rust_option_reply(spec, part.token)
-        given.append(f"{snake(part.name)}: {argument}")
+    given: List[str] = [f"{snake(part.name)}: {argument}" for part, _, argument in variants if argument is not None]
+    by_token = {part.token: (part, option) for part, option, _ in variants}
+    companions = {token: part for part, option, _ in variants for token in option.companions}
+    if choice:
+        alternatives = next(part for part in spec.layout if part.kind == "choice").alternatives
+        alternative = alternatives[choice]
+        method = f"{method}_{alternative.token.lower()}"
     for part in spec.layout:
         if part.kind in ("flag", "option"):
-            if variant and part.token == required:
+            if part.token in by_token:
                 name = snake(part.name)
-                statements.append("\n        ".join([f'call.arg("{part.token}");'] + [f"call.{'key' if field.is_key else 'arg'}({name}.{snake(field.name)});" for field in part.fields]))
-            elif variant and part.token in variant[1].companions:
-                statements.append(rust_option_statement(part, f"{snake(variant[0].name)}.{snake(part.name)}"))
-            elif part.token in RUST_REPLY_OPTIONS or part.token in RUST_COMPANIONS:
+                values = [name] if by_token[part.token][1].struct is None else [f"{name}.{snake(field.name)}" for field in part.fields]
+                statements.append("\n        ".join([f'call.arg("{part.token}");'] + [f"call.{'key' if field.is_key else 'arg'}({value});" for field, value in zip(part.fields, values)]))
+            elif part.token in companions:
+                statements.append(rust_option_statement(part, f"{snake(companions[part.token].name)}.{snake(part.name)}"))
+            elif is_reply_option(spec, part) or part.token in RUST_COMPANIONS:
                 continue
             else:
                 statements.append(rust_option_statement(part, f"options.{snake(part.name)}"))
             sent.append(part)
             continue
+        if part.kind == "choice":
+            part = part.alternatives[choice]
         name, kind, statement = rust_positional(part)
         params.append(f"{name}: {kind}")
         statements.append(statement)
         sent.append(part)
     params += given + ([options_param] if options_param else [])
     lines = []
-    if variant:
-        lines.append(f"    /// [`Zkit::{method[: -len(variant[1].suffix) - 1]}`], {variant[1].doc}\n    ///\n")
+    if variants:
+        docs = "; ".join(option.doc for _, option, _ in variants)
+        lines.append(f"    /// [`Zkit::{plain}`], {docs}\n    ///\n")
+    elif choice:
+        lines.append(f"    /// [`Zkit::{plain}`] with `{alternative.token}` in place of `{alternatives[0].token}`.\n    ///\n")
     elif spec.summary:
         # Brackets escaped: rustdoc would read `[total, rank]` as a link.
         summary = spec.summary.replace("[", "\\[").replace("]", "\\]")
@@ -1060,15 +1222,23 @@ def rust_command(spec: Spec, enums: Dict[str, Tuple[str, ...]], structs: Dict[st
     """The options struct (or "") and the methods of one command; the
     argument struct of its reply option goes into ``structs``."""
     method = snake(spec.command.lower().replace(".", "_"))
-    variant = rust_reply_option(spec)
+    variants = rust_reply_options(spec)
     names = [method]
-    if variant:
-        part, option = variant
+    choices = next((part.alternatives for part in spec.layout if part.kind == "choice"), ())
+    if variants and choices:
+        raise GrammarError(f"{spec.command}: a choice and {variants[0][0].token}; the Rust client has methods for one")
+    for part, option in variants:
         names.append(f"{method}_{option.suffix}")
-        struct = rust_reply_struct(spec, part, option)
-        if structs.setdefault(option.struct, struct) != struct:
-            raise GrammarError(f"{spec.command}: {part.token} differs from the other commands' {part.token}; the Rust client has one {option.struct}")
-    options = [part for part in spec.layout if part.kind in ("flag", "option") and part.token not in RUST_REPLY_OPTIONS and part.token not in RUST_COMPANIONS]
+        if part.kind == "flag":
+            pass
+        elif option.struct is not None:
+            struct = rust_reply_struct(spec, part, option)
+            if structs.setdefault(option.struct, struct) != struct:
+                raise GrammarError(f"{spec.command}: {part.token} differs from the other commands' {part.token}; the Rust client has one {option.struct}")
+        elif len(part.fields) != 1:
+            raise GrammarError(f"{spec.command}: {part.token} has several values; give it a struct in RUST_REPLY_OPTIONS")
+    names += [f"{method}_{alternative.token.lower()}" for alternative in choices[1:]]
+    options = [part for part in spec.layout if part.kind in ("flag", "option") and not is_reply_option(spec, part) and part.token not in RUST_COMPANIONS]
     for part in spec.layout:
         if part.type == "oneof":
             enums[pascal(part.name)] = part.tokens
@@ -1086,11 +1256,25 @@ def rust_command(spec: Spec, enums: Dict[str, Tuple[str, ...]], structs: Dict[st
         lines.append("}\n\n")
         struct = "".join(lines)
         options_param = f"options: {struct_name}{'<' + chr(39) + '_>' if lifetime else ''}"
-    methods = [rust_method(spec, options_param, None, [f"`{variant[0].token}`: [`Zkit::{names[1]}`]."] if variant else [])]
-    if variant:
-        part, option = variant
-        argument = option.struct + ("<'_>" if "<'a>" in structs[option.struct] else "")
-        methods.append(rust_method(spec, options_param, (part, option, argument), []))
+    others = [part.token for part, _ in variants] if variants else [alternative.token for alternative in choices[1:]]
+    methods = [rust_method(spec, options_param, (), [f"`{token}`: [`Zkit::{name}`]." for token, name in zip(others, names[1:])])]
+    arguments = []
+    for part, option in variants:
+        argument: Optional[str]
+        if part.kind == "flag":
+            argument = None
+        elif option.struct is None:
+            argument = rust_type(part.fields[0].type, "")
+        else:
+            argument = option.struct + ("<'_>" if "<'a>" in structs[option.struct] else "")
+        arguments.append((part, option, argument))
+        methods.append(rust_method(spec, options_param, ((part, option, argument),), []))
+    # The options that each change the reply, together: one more method
+    # (DELAY.POLL's WITHDATA and RATE: `delay_poll_withdata_rate`).
+    changing = [variant for variant in arguments if variant[0].token in reply_options(spec.reply)]
+    if len(changing) > 1:
+        methods.append(rust_method(spec, options_param, tuple(changing), []))
+    methods += [rust_method(spec, options_param, (), [], choice) for choice in range(1, len(choices))]
     return struct, methods
 
 

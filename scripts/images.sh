@@ -23,17 +23,28 @@
 # the same volume, still hold the board; redis8 and valkey9 also take a
 # config file first, and their healthcheck a password; ZKIT_ARGS that are
 # not pairs refuse to start. The initContainer recipes run as
-# packaging/kubernetes/*.yaml write them (scripts/images-recipes.py): the
-# module image copies the module into a shared folder, a stock server
+# packaging/kubernetes/*.yaml write them (scripts/images-recipes.py, which
+# first holds every container they add to the restricted Pod Security
+# Standard): the module image, with the initContainer's securityContext,
+# copies the module into a shared folder as the image's user, a stock server
 # container loads it from there with the chart's configuration and serves
 # RANK.GIFT. The arm64 image must answer PING and list zkit, under qemu.
 #
-# Everything podman stores lives in .images/ (its own storage and
-# configuration: runc, ulimits within this machine's, no registry), never in
-# the machine's own image store, as the stand-ins carry official names. The
-# Debian root file systems are cached there: a second run only rebuilds what
-# changed. Needs root (rootful podman, binfmt_misc for arm64) and the
-# release modules of `make dist`.
+# The builds and the stand-ins live in .images/ (podman's storage and
+# configuration of its own: runc, ulimits within this machine's, no
+# registry): the stand-ins carry official names and stay out of the
+# machine's image store. The Debian root file systems are cached there: a
+# second run only rebuilds what changed. Once checked, zkit's images (not
+# the stand-ins) are copied into podman's default store, replacing those of
+# the same names, where a plain `podman run <name>` and `podman images` find
+# them and `podman save` hands them to docker (docs/operating.md,
+# "Containers"); the run then checks exactly that, with no configuration of
+# its own. On a machine whose hard limits are below the ulimits podman sets
+# by default (root cannot raise them there), no container starts with
+# podman's defaults: the run then writes those limits into
+# /etc/containers/containers.conf.d/zkit-ulimits.conf, once. Needs root
+# (rootful podman, binfmt_misc for arm64) and the release modules of `make
+# dist`.
 #
 # `bash scripts/images.sh --context` only stages the build context (the
 # Dockerfiles, their scripts, the release modules, busybox) into
@@ -127,6 +138,13 @@ command -v redis-cli >/dev/null || missing+=(redis-tools)
 command -v curl >/dev/null || missing+=(curl)
 ((${#missing[@]} == 0)) || apt_install "${missing[@]}"
 
+# The Kubernetes recipes, before anything is built: every container they
+# add passes the restricted Pod Security Standard.
+python3 -c 'import yaml' 2>/dev/null || python3 -m pip install -q pyyaml
+for values in packaging/kubernetes/*.yaml; do
+  python3 scripts/images-recipes.py "$values" "$work/recipe" >/dev/null || fail "$values (scripts/images-recipes.py)"
+done
+
 # ---- podman: its own configuration and storage under .images ----
 nproc=$(ulimit -Hu)
 pid_max=$(</proc/sys/kernel/pid_max)
@@ -134,9 +152,10 @@ pid_max=$(</proc/sys/kernel/pid_max)
 if [[ $nproc == unlimited ]] || ((nproc > pid_max)); then
   nproc=$pid_max
 fi
+ulimits="default_ulimits = [\"nofile=$(ulimit -Hn):$(ulimit -Hn)\", \"nproc=$nproc:$nproc\"]"
 cat >"$work/containers.conf" <<CONF
 [containers]
-default_ulimits = ["nofile=$(ulimit -Hn):$(ulimit -Hn)", "nproc=$nproc:$nproc"]
+$ulimits
 [engine]
 runtime = "runc"
 cgroup_manager = "cgroupfs"
@@ -173,6 +192,7 @@ rootfs() { # name arch packages...
   [[ -f $tar && -f $tar.packages && $(<"$tar.packages") == "$stamp" ]] && return 0
   mkdir -p "$work/rootfs"
   say "root file system $name: mmdebstrap trixie $arch ($*)"
+  # shellcheck disable=SC2016 # the hook's $1 is mmdebstrap's argument, expanded when it runs
   if ! mmdebstrap --variant=extract --architectures="$arch" --include='?essential' \
     --include="$(IFS=,; echo "passwd,$*")" \
     --extract-hook='cp "$1/usr/share/base-passwd/passwd.master" "$1/etc/passwd";
@@ -303,26 +323,30 @@ fetches+=($!)
 for pid in "${fetches[@]}"; do
   wait "$pid" || fail "building zkit's images"
 done
-# What the release pushes: one name per image for both architectures
-# (`podman manifest push --all`, docs/operating.md, "Publishing the images").
-manifest() { # name images...
-  local name=$1
-  shift
-  podman manifest exists "$name" && podman manifest rm "$name" >/dev/null
-  podman manifest create "$name" "$@" >/dev/null
-}
-manifest "$image:$version-redis8" "containers-storage:$image:$version-redis8-amd64" "containers-storage:$image:$version-redis8-arm64"
-manifest "$module_image:$version" "containers-storage:$module_image:$version-amd64" "containers-storage:$module_image:$version-arm64"
-for suffix in redis7.4 valkey8 valkey9; do
-  podman tag "$image:$version-$suffix-amd64" "$image:$version-$suffix"
+# The names without an architecture are the amd64 images, as a local store
+# holds them; the release publishes each name as a list of both
+# architectures, which it makes itself (docs/releasing.md). No manifest list
+# stays in the store: podman 4.3 makes the lists of local images so that it
+# cannot read their instances back, and `podman images` then fails on the
+# whole store (a store of an earlier run may hold such a list).
+for name in "$image:$version-redis7.4" "$image:$version-redis8" "$image:$version-valkey8" "$image:$version-valkey9" \
+  "$module_image:$version"; do
+  ! podman manifest exists "$name" 2>/dev/null || podman manifest rm "$name" >/dev/null
+  podman tag "$name-amd64" "$name"
 done
+podman images >/dev/null || fail "podman images fails on the store of .images"
 say "zkit's images built"
 
 # ---- the checks ----
 containers=()
 volumes=()
+# podman as a user runs it: its default configuration and store.
+default_podman() {
+  env -u CONTAINERS_CONF -u CONTAINERS_STORAGE_CONF podman "$@"
+}
 cleanup() {
   ((${#containers[@]})) && podman rm -f -t 0 "${containers[@]}" >/dev/null 2>&1
+  default_podman rm -f -v -t 0 zkit-ci-plain >/dev/null 2>&1
   ((${#volumes[@]})) && podman volume rm -f "${volumes[@]}" >/dev/null 2>&1
   podman network rm -f zkit-ci-net >/dev/null 2>&1
   return 0
@@ -462,20 +486,28 @@ podman rm -f -t 0 zkit-ci-stock >/dev/null
 say "$module_image:$version: copies the release module into /modules; redis:8 loads it from there and serves RANK.GIFT"
 
 # The Kubernetes recipes, as packaging/kubernetes/*.yaml write them.
-python3 -c 'import yaml' 2>/dev/null || python3 -m pip install -q pyyaml
 for values in packaging/kubernetes/*.yaml; do
   # What a pod of the chart runs, set by the script's output.
-  server_image='' init_image='' init_mount='' server_mount='' config_file='' cluster='' init_command=()
+  server_image='' init_image='' init_mount='' server_mount='' config_file='' cluster='' init_user='' init_command=() init_options=()
   eval "$(python3 scripts/images-recipes.py "$values" "$work/recipe")"
+  # The uid the securityContext names is the image's own user.
+  [[ $(podman image inspect --format '{{.Config.User}}' "$init_image") == "$init_user" ]] ||
+    fail "$values: the initContainer runs as $init_user, $init_image's user is '$(podman image inspect --format '{{.Config.User}}' "$init_image")'"
   rm -rf "$shared"
   mkdir -p "$shared"
   chmod 0777 "$shared"
-  podman run --rm --pull=never -v "$shared:$init_mount" "$init_image" "${init_command[@]}" ||
-    fail "$values: the initContainer"
+  # With its securityContext: that user, no capabilities, no privilege
+  # escalation, a read-only root file system.
+  podman run --rm --pull=never "${init_options[@]}" -v "$shared:$init_mount" "$init_image" "${init_command[@]}" ||
+    fail "$values: the initContainer (podman run ${init_options[*]})"
+  [[ $(stat -c %u:%g "$shared/zkit.so") == "$init_user" ]] ||
+    fail "$values: the initContainer wrote the module as $(stat -c %u:%g "$shared/zkit.so"), not as $init_user"
   port=$(free_port)
-  # As the charts run the server: uid 1001, its configuration file, the
-  # shared folder mounted where extraVolumeMounts says.
-  run zkit-ci-recipe "$port" --user 1001:1001 -v "$shared:$server_mount:ro" -v "$config_file:/etc/zkit-recipe/server.conf:ro" \
+  # As the charts run the server, with their default containerSecurityContext:
+  # uid 1001, no capabilities, no privilege escalation; its configuration
+  # file, the shared folder mounted where extraVolumeMounts says.
+  run zkit-ci-recipe "$port" --user 1001:1001 --cap-drop ALL --security-opt no-new-privileges \
+    -v "$shared:$server_mount:ro" -v "$config_file:/etc/zkit-recipe/server.conf:ro" \
     "$server_image" /etc/zkit-recipe/server.conf
   if [[ $cluster == yes ]]; then
     expect zkit-ci-recipe "$port" OK CLUSTER ADDSLOTSRANGE 0 16383
@@ -489,7 +521,7 @@ for values in packaging/kubernetes/*.yaml; do
   podman rm -f -t 0 zkit-ci-recipe >/dev/null
   mode=
   [[ $cluster == yes ]] && mode=" in cluster mode"
-  say "$values: the initContainer copies the module, $server_image$mode loads it with the chart's configuration and serves RANK.GIFT"
+  say "$values: restricted; the initContainer copies the module as $init_user, $server_image$mode loads it with the chart's configuration and serves RANK.GIFT"
 done
 
 # The console image, beside the redis8 image on a network of their own, as
@@ -537,6 +569,74 @@ podman rm -f -t 0 zkit-ci-arm64 >/dev/null
   sha256sum /zkit/zkit.so | cut -d' ' -f1) == $(sha256sum "${release_module[arm64]}" | cut -d' ' -f1) ]] ||
   fail "the arm64 module image does not hold the aarch64 release module"
 say "$image:$version-redis8-arm64 (qemu): PONG, MODULE LIST lists zkit; $module_image:$version-arm64 holds the aarch64 module"
+
+# ---- zkit's images in podman's default store ----
+# Copied from the store of .images, store to store (no archive between),
+# each replacing the image of its name there; an image a name leaves behind
+# is removed unless a container still uses it.
+exported=("$image:$version-redis7.4" "$image:$version-redis8" "$image:$version-valkey8" "$image:$version-valkey9"
+  "$image:$version-redis8-arm64" "$module_image:$version" "$module_image:$version-arm64" "$console_image:$version")
+default_store=$(default_podman info --format '{{.Store.GraphDriverName}}@{{.Store.GraphRoot}}+{{.Store.RunRoot}}') ||
+  fail "podman info fails with podman's default configuration"
+replaced=()
+for name in "${exported[@]}"; do
+  if id=$(default_podman image inspect --format '{{.Id}}' "$name" 2>/dev/null); then
+    replaced+=("$id")
+  fi
+  podman push --quiet "$name" "containers-storage:[$default_store]$name" >/dev/null ||
+    fail "copying $name into podman's default store ($default_store)"
+done
+for id in "${replaced[@]}"; do
+  if [[ $(default_podman image inspect --format '{{len .RepoTags}}' "$id" 2>/dev/null) == 0 ]]; then
+    default_podman rmi "$id" >/dev/null 2>&1 || true
+  fi
+done
+
+# No container starts with podman's defaults where they exceed the hard
+# limits (runc cannot set the rlimits, even as root): then this machine's
+# limits go into podman's configuration, as they do into .images'.
+dropin=/etc/containers/containers.conf.d/zkit-ulimits.conf
+if ! default_podman run --rm --pull=never --entrypoint /bin/busybox "$module_image:$version" true 2>"$work/plain-run.log"; then
+  if ! grep -q 'error setting rlimit' "$work/plain-run.log" || [[ -e $dropin ]]; then
+    cat "$work/plain-run.log" >&2
+    fail "podman run $module_image:$version with podman's default configuration"
+  fi
+  mkdir -p "${dropin%/*}"
+  printf '%s\n' "# Written by zkit's scripts/images.sh: podman's default ulimits exceed this" \
+    "# machine's hard limits, so no container started with them." "[containers]" "$ulimits" >"$dropin"
+  say "podman's default ulimits exceed this machine's hard limits: wrote them into $dropin"
+fi
+
+# What a user then runs: podman images lists every image; podman run, with
+# nothing but the image's name and a published port, serves zkit.
+listed=$(default_podman images --format '{{.Repository}}:{{.Tag}}') || fail "podman images fails in podman's default store"
+for name in "${exported[@]}"; do
+  grep -qxF "$name" <<<"$listed" || fail "podman images does not list $name"
+done
+port=$(free_port)
+default_podman rm -f -v -t 0 zkit-ci-plain >/dev/null 2>&1 || true
+# (Without systemd, podman logs that it cannot set the healthcheck's timer.)
+default_podman run -d --pull=never --name zkit-ci-plain -p "127.0.0.1:$port:6379" "$image:$version-redis8" >/dev/null 2>"$work/plain-run.log" || {
+  cat "$work/plain-run.log" >&2
+  fail "podman run $image:$version-redis8 with podman's default configuration and store"
+}
+deadline=$((SECONDS + 90))
+until [[ $(redis-cli -p "$port" PING 2>/dev/null) == PONG ]]; do
+  ((SECONDS < deadline)) || { default_podman logs zkit-ci-plain >&2; fail "podman run $image:$version-redis8: no PONG on port $port"; }
+  sleep 0.1
+done
+gift=$(redis-cli -p "$port" RANK.GIFT gifts:room:1 alice 100 | paste -sd' ')
+[[ $gift == "100 1" ]] || fail "podman run $image:$version-redis8: RANK.GIFT answered '$gift'"
+default_podman rm -f -v -t 0 zkit-ci-plain >/dev/null 2>&1
+# The hand-over to docker as docs/operating.md writes it (podman save -m,
+# then docker load), on the module images: the archive names each image.
+rm -f "$work/handoff.tar"
+default_podman save --quiet -m -o "$work/handoff.tar" "$module_image:$version" "$module_image:$version-arm64" ||
+  fail "podman save -m of the module images"
+tags=$(tar -xOf "$work/handoff.tar" manifest.json | python3 -c 'import json, sys; print(" ".join(t for i in json.load(sys.stdin) for t in i["RepoTags"]))')
+[[ $tags == "$module_image:$version $module_image:$version-arm64" ]] || fail "podman save -m names [$tags] in its archive"
+rm -f "$work/handoff.tar"
+say "podman's default store: ${#exported[@]} images listed by podman images; podman run $image:$version-redis8 serves RANK.GIFT; podman save -m names the images it archives"
 
 # CPU seconds: this script and the children it waited for (user + system,
 # from /proc, in clock ticks), and the containers' (cgroup, in ns).

@@ -1,4 +1,5 @@
 # Helpers the scripts share (sourced, not run; from the repository root).
+# shellcheck shell=bash disable=SC2034 # its variables are read by the scripts that source it
 
 # ---- Debian packages (apt-get): the one place the scripts call apt ----
 
@@ -28,6 +29,7 @@ apt_other() { # cache suite kind [arch]
   local cache=$1 suite=$2 kind=$3 arch=${4:-} own targets archive security keyring options=()
   command -v apt-get >/dev/null || { echo "zkit: needs apt-get (Debian or Ubuntu)" >&2; return 1; }
   own=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
+  # shellcheck disable=SC2016 # $(RELEASE) is apt's format, not the shell's
   targets=$(apt-get indextargets --format '$(RELEASE) $(REPO_URI)' 'Identifier: Packages')
   archive=$(awk -v r="$own" '$1 == r { print $2; exit }' <<<"$targets")
   security=$(awk -v r="$own-security" '$1 == r { print $2; exit }' <<<"$targets")
@@ -78,8 +80,16 @@ release_module() {
 # The architectures a release ships, as Rust and `uname -m` spell them.
 dist_arches=(x86_64 aarch64)
 # What each tarball holds, under its top folder zkit-<version>-linux-<arch>/.
-# (zkit.lua: the Functions library, for servers that refuse modules.)
+# (zkit.lua: the Functions library, for servers that refuse modules; and
+# observe/, listed by dist_observe_files.)
 dist_contents=(libzkit.so zkit.lua README.md LICENSE CHANGELOG.md)
+# What the tarballs (observe/...) and the Debian package
+# (/usr/share/zkit/observe/...) ship of observe/: every file there (the
+# redis_exporter script, the Prometheus scrape job, the alert rules and
+# their tests, the Grafana dashboard), as paths from the repository root.
+dist_observe_files() {
+  find observe -type f | LC_ALL=C sort
+}
 # The newest glibc symbol version the module may need: RHEL/CentOS 7's glibc,
 # the oldest in use on servers we target.
 dist_glibc=2.17

@@ -129,8 +129,8 @@ free_base_port() {
   echo "$base"
 }
 
-# Runs one unit in a copy of the test tree of its own (runtest clears
-# tests/tmp when it starts: two runs must not share it), under /tmp: the
+# Runs one unit in a copy of the test tree of its own (runtest clears the
+# copy's ./tests/tmp when it starts: two runs must not share it), under /tmp: the
 # servers' unix sockets live in it, and a socket's path must stay under 108
 # bytes. The log goes to $3.
 run_unit() { # unit with|without log
@@ -250,10 +250,10 @@ for run in "${runs[@]}"; do
   [[ ${package_of[$server]} == valkey ]] && kind=Valkey
   result=$work/logs/$server/${unit//\//_}.result
   read -r wp wf np nf seconds <"$result"
-  regressions=$(tail -n +2 "$result" | paste -sd ';' || true)
-  if [[ -n $regressions ]]; then
+  regressed=$(tail -n +2 "$result" | paste -sd ';' || true)
+  if [[ -n $regressed ]]; then
     failed=1
-    verdict="FAIL: $regressions (logs: $work/logs/$server)"
+    verdict="FAIL: $regressed (logs: $work/logs/$server)"
   else
     verdict="none"
   fi

@@ -80,6 +80,10 @@ say "the packages' versions and metadata against the module's"
 python3 scripts/check-release-metadata.py
 export ZKIT_MODULE
 ZKIT_MODULE=$(release_module)
+# A Valkey 9 server, whose Lua engine is a module: each suite starts one
+# and unloads it, for the clients' error on a server with neither zkit nor Lua.
+export ZKIT_TEST_VALKEY
+ZKIT_TEST_VALKEY=$(server_binary valkey-9.1)
 say "module $ZKIT_MODULE; the integration harness (cargo test --no-run)"
 cargo test --no-run --quiet --test integration
 
@@ -124,6 +128,7 @@ if wants node; then
     cd "$CLIENTS_WORK/node-app"
     npm init -y >/dev/null
     npm install --silent --no-audit --no-fund "$CLIENTS_WORK"/zkit-*.tgz ioredis redis
+    # shellcheck disable=SC2016 # a JavaScript template literal
     echo "test-clients: node: $(node -p '`ioredis ${require("ioredis/package.json").version}, redis ${require("redis/package.json").version}`')"
     echo "test-clients: node: tsc --strict on a typed use of the installed .d.ts"
     npm install --silent --no-audit --no-fund --no-save typescript@~5.9.3 @types/node@^20.19.0

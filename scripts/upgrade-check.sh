@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # make upgrade-check: a rolling upgrade from zkit 0.2.0 to this tree on a
-# master and its replica, as docs/operating says to run it, with writes at
+# master and its replica, as docs/operating.md says to run it, with writes at
 # every step:
 #   1. master and replica run 0.2.0; clients send 0.2 syntax;
 #   2. the replica restarts with this tree's module: the 0.2 master's effects

@@ -10,14 +10,20 @@
 
 use std::fmt;
 
-use crate::host::{GrammarError, HostError, Mistake};
+use crate::host::grammar::GrammarError;
+
+use crate::host::error::HostError;
+
+use crate::host::grammar::Mistake;
 use crate::logic::cursor::CursorError;
 use crate::logic::delay::DelayError;
 use crate::logic::family::{Evidence, Family, WrongFamily};
 use crate::logic::idmp::IdmpError;
+use crate::logic::jobs::JobError;
 use crate::logic::merge::MergeError;
 use crate::logic::rank::{RankError, TOTAL_LIMIT};
 use crate::logic::recent::RecentError;
+use crate::logic::schedule::ScheduleError;
 use crate::logic::vote::VoteError;
 
 /// The bounds [`ZkitError::OutOfRange`] names, each spelled once.
@@ -30,16 +36,19 @@ pub mod bound {
     pub const DURATION_S: &str = "must be between 1 and 3155760000 seconds (100 years)";
     /// A rate limit: 1 to `logic::rate::MAX_LIMIT`.
     pub const RATE_LIMIT: &str = "must be between 1 and 1000000";
-    /// A cost within its limit.
-    pub const UP_TO_LIMIT: &str = "must be between 1 and the limit";
+    /// A group's rate limit: `logic::groups::MAX_GROUP_RATE`.
+    pub const GROUP_RATE: &str = "must be between 1 and 10000";
     /// A page of a feed: 1 to `commands::feed::MAX_COUNT`.
     pub const PAGE_COUNT: &str = "must be between 1 and 1000";
     pub const POSITIVE_INTEGER: &str = "must be a positive integer";
     pub const NOT_NEGATIVE: &str = "must not be negative";
     pub const AT_LEAST_ONE: &str = "must be at least 1";
+    pub const NOT_ZERO: &str = "must not be 0";
     /// A blocking timeout, as BLPOP words it.
     pub const NEGATIVE: &str = "is negative";
     pub const TOO_LARGE: &str = "is out of range";
+    /// A due time DELAY.ADD takes: `logic::jobs::MAX_DUE_MS`.
+    pub const DUE_MS: &str = "must be a unix ms between 0 and 9007199254740991";
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -67,6 +76,10 @@ pub enum ZkitError {
     Cursor(CursorError),
     /// A dead-letter clause that cannot work.
     Delay(DelayError),
+    /// A job option that cannot work as given.
+    Job(JobError),
+    /// A repeating job's rule that cannot work.
+    Schedule(ScheduleError),
     /// A step of a stepped RANK.MERGE that cannot run.
     Merge(MergeError),
     /// A call that does not fit its command's grammar.
@@ -179,11 +192,48 @@ impl fmt::Display for ZkitError {
                 DelayError::DeadLetterWithoutLease => {
                     "ERR DEADLETTER needs LEASE: only leased tasks are delivered again"
                 }
+                DelayError::TokensWithoutLease => {
+                    "ERR WITHTOKENS needs LEASE: only a leased delivery has a token"
+                }
                 DelayError::SharedDeadLetterKey => {
                     "ERR the dead-letter and deliveries sets must differ from the queue, \
                      the in-flight set and each other"
                 }
+                DelayError::SharedRateLog => {
+                    "ERR the RATE log must differ from the queues and the sets the poll writes"
+                }
             }),
+            ZkitError::Job(e) => match e {
+                JobError::NeedsData(option) => write!(
+                    f,
+                    "ERR {option} needs DATA: a job's payload and history are kept in the queue's DATA hash"
+                ),
+                JobError::WorkerWithoutLease => {
+                    f.write_str("ERR WORKER needs LEASE: only a leased delivery has a holder")
+                }
+                JobError::PayloadTooLarge { len, limit } => write!(
+                    f,
+                    "ERR a payload of {len} bytes is more than zkit.job-payload-max-bytes ({limit})"
+                ),
+                JobError::SharedDataKey => f.write_str(
+                    "ERR the DATA hash must differ from the call's sorted sets: one key cannot hold both",
+                ),
+            },
+            ZkitError::Schedule(e) => match e {
+                ScheduleError::BadCron(why) => write!(
+                    f,
+                    "ERR invalid cron expression ({why}): give five fields, minute hour day-of-month month day-of-week"
+                ),
+                ScheduleError::NeverMatches => {
+                    f.write_str("ERR the cron expression matches no time from START on")
+                }
+                ScheduleError::UnknownZone(zone) => {
+                    write!(f, "ERR unknown time zone '{zone}': give an IANA name such as Europe/Paris")
+                }
+                ScheduleError::ZoneWithoutCron => {
+                    f.write_str("ERR TZ needs CRON: an interval has no time zone")
+                }
+            },
             ZkitError::Merge(e) => f.write_str(match e {
                 MergeError::StagingIsNamed => {
                     "ERR the staging key must differ from destkey and from every source key"
@@ -229,6 +279,7 @@ impl fmt::Display for ZkitError {
                     f.write_str("ERR syntax error: ")?;
                     match mistake {
                         Mistake::Missing(what) => write!(f, "{what} is missing")?,
+                        Mistake::MissingChoice(keywords) => write!(f, "{keywords} is missing")?,
                         Mistake::OptionIncomplete(keyword) => {
                             write!(f, "{keyword} is missing a value")?
                         }
@@ -322,6 +373,18 @@ impl From<VoteError> for ZkitError {
     }
 }
 
+impl From<JobError> for ZkitError {
+    fn from(e: JobError) -> ZkitError {
+        ZkitError::Job(e)
+    }
+}
+
+impl From<ScheduleError> for ZkitError {
+    fn from(e: ScheduleError) -> ZkitError {
+        ZkitError::Schedule(e)
+    }
+}
+
 impl From<DelayError> for ZkitError {
     fn from(e: DelayError) -> ZkitError {
         ZkitError::Delay(e)
@@ -397,7 +460,16 @@ mod tests {
                 limit: 3,
             }),
             ZkitError::Delay(DelayError::DeadLetterWithoutLease),
+            ZkitError::Delay(DelayError::TokensWithoutLease),
+            ZkitError::Job(JobError::NeedsData("WITHDATA")),
+            ZkitError::Job(JobError::WorkerWithoutLease),
+            ZkitError::Job(JobError::PayloadTooLarge { len: 2, limit: 1 }),
+            ZkitError::Schedule(ScheduleError::BadCron("why".into())),
+            ZkitError::Schedule(ScheduleError::NeverMatches),
+            ZkitError::Schedule(ScheduleError::UnknownZone("Mars/Olympus".into())),
+            ZkitError::Schedule(ScheduleError::ZoneWithoutCron),
             ZkitError::Delay(DelayError::SharedDeadLetterKey),
+            ZkitError::Delay(DelayError::SharedRateLog),
             ZkitError::Merge(MergeError::StagingIsNamed),
             ZkitError::Merge(MergeError::MalformedCursor),
             ZkitError::Merge(MergeError::ForeignCursor),

@@ -17,7 +17,9 @@ if (options.help) {
 const consoleApp = createConsole(options);
 consoleApp.store.client.on('error', (error) => console.error(`zkit-console: redis: ${error.message}`));
 const address = await consoleApp.listen();
-const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+// Bound to every address, it is reached here as localhost (0.0.0.0 is no name it answers to).
+const everywhere = address.address === '0.0.0.0' || address.address === '::';
+const host = everywhere ? 'localhost' : address.family === 'IPv6' ? `[${address.address}]` : address.address;
 console.log(
   `zkit-console: http://${host}:${address.port}/ for ${options.shownUrl}${options.cluster ? ' (cluster)' : ''}, ${options.writable ? 'writable: writes are offered, each confirmed' : 'read-only'}`,
 );

@@ -17,17 +17,21 @@ Connection
 
 Web
   --host ADDRESS     address to listen on (default 127.0.0.1: this machine only)
+  --allow-host NAME  a name the console answers to besides localhost, 127.0.0.1 and [::1]: the
+                     name its users type, or a proxy passes on, to reach it (repeat for several).
+                     Any other Host is refused, on every address it listens on
   --port N           port to listen on (default 7070; 0 picks a free one)
-  --writable         offer writes (retry, delete, promote), each confirmed first;
+  --writable         offer writes (retry, delete, promote, pause, resume), each confirmed first;
                      without it the console only reads
 
 Keys (repeat a flag for several; the defaults follow the guides' layouts)
-  --queue SPEC       QUEUE[,inflight=KEY][,dead=KEY][,deliveries=KEY]; a * in QUEUE is a SCAN
-                     pattern and stands for the same text in the other keys, which default to
-                     QUEUE:inflight, QUEUE:dead and QUEUE:deliveries (default {*})
-  --board PATTERN    boards (default gifts:* and *:board)
+  --queue SPEC       QUEUE[,inflight=KEY][,dead=KEY][,deliveries=KEY][,data=KEY]; a * in QUEUE is
+                     a SCAN pattern and stands for the same text in the other keys, which default
+                     to QUEUE:inflight, QUEUE:dead, QUEUE:deliveries and QUEUE:data (the hash of
+                     its jobs' payloads and history); KEY= (empty) names none (default {*})
+  --board PATTERN    boards (default gifts:*, {room*}:*, *:board and best:*)
   --rate SPEC        PATTERN[=WINDOW-MS,...] rate logs and the windows of their limits
-                     (default user:*:comment=60000,86400000)
+                     (default user:*:comment=5000,3600000 and user:*:upload=60000)
   --recent PATTERN   recently-viewed lists (default MemberRecentGoods:* and *:recent)
   --staging PATTERN  staging keys of stepped RANK.MERGEs in progress (default *:staging)
   --max-keys N       keys listed per pattern (default 200)
@@ -35,19 +39,33 @@ Keys (repeat a flag for several; the defaults follow the guides' layouts)
 
 const DEFAULTS = {
   queue: ['{*}'],
-  board: ['gifts:*', '*:board'],
-  rate: ['user:*:comment=60000,86400000'],
+  board: ['gifts:*', '{room*}:*', '*:board', 'best:*'],
+  rate: ['user:*:comment=5000,3600000', 'user:*:upload=60000'],
   recent: ['MemberRecentGoods:*', '*:recent'],
   staging: ['*:staging'],
 };
 
+/** The names every console answers to: this machine's. */
+export const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]'];
+
+/** A host name as a Host header carries it: lower case, an IPv6 address in brackets; `what` names its source in an error. */
+export function hostName(text, what) {
+  const ipv6 = /^\[?[0-9a-f]*:[0-9a-f]*:[0-9a-f:.]*\]?$/i.test(text);
+  if (!ipv6 && /[:/@?#\s]/.test(text)) throw new Error(`${what} ${text}: a name alone, without a port or path`);
+  try {
+    return new URL(`http://${ipv6 ? `[${text.replace(/^\[|\]$/g, '')}]` : text}`).hostname;
+  } catch {
+    throw new Error(`${what} ${text}: not a host name`);
+  }
+}
+
 /** A queue spec: the queue's name or pattern and its other sets' templates. */
 export function parseQueueSpec(spec) {
   const [queue, ...parts] = spec.split(',');
-  const sets = { inflight: `${queue}:inflight`, dead: `${queue}:dead`, deliveries: `${queue}:deliveries` };
+  const sets = { inflight: `${queue}:inflight`, dead: `${queue}:dead`, deliveries: `${queue}:deliveries`, data: `${queue}:data` };
   for (const part of parts) {
     const [name, value] = part.split('=', 2);
-    if (!(name in sets) || value === undefined) throw new Error(`--queue ${spec}: expected inflight=, dead= or deliveries=`);
+    if (!(name in sets) || value === undefined) throw new Error(`--queue ${spec}: expected inflight=, dead=, deliveries= or data=`);
     sets[name] = value === '' ? null : value;
   }
   if ((queue.match(/\*/g) ?? []).length > 1) throw new Error(`--queue ${spec}: at most one * in the queue's pattern`);
@@ -69,6 +87,7 @@ export function parseOptions(argv, env = process.env) {
     tlsCa: null,
     tlsInsecure: false,
     host: '127.0.0.1',
+    allowedHosts: [...LOOPBACK_NAMES],
     port: 7070,
     writable: false,
     maxKeys: 200,
@@ -86,6 +105,7 @@ export function parseOptions(argv, env = process.env) {
       case '--tls-ca': options.tlsCa = readFileSync(value()); break;
       case '--tls-insecure': options.tlsInsecure = true; break;
       case '--host': options.host = value(); break;
+      case '--allow-host': options.allowedHosts.push(hostName(value(), flag)); break;
       case '--port': options.port = Number(value()); break;
       case '--writable': options.writable = true; break;
       case '--max-keys': options.maxKeys = Number(value()); break;

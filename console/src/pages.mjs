@@ -32,8 +32,10 @@ th { background: #eef1f4; font-weight: 600; } td.n, th.n { text-align: right; fo
 form.inline { display: inline; } button { cursor: pointer; }
 button.danger { color: #fff; background: #c1121f; border: 0; padding: 4px 10px; border-radius: 4px; }
 .note { color: #5c6670; font-size: 13px; } .flash { background: #e9f5ec; border: 1px solid #9bd3ad; padding: 8px 12px; margin-bottom: 12px; }
+.warn { background: #fff4e5; border: 1px solid #f3c98b; padding: 8px 12px; }
 .error { background: #fdecea; border: 1px solid #f5b5ae; padding: 8px 12px; } .here-row { background: #fff7d6; }
-code { background: #eef1f4; padding: 1px 4px; border-radius: 3px; }`;
+code { background: #eef1f4; padding: 1px 4px; border-radius: 3px; }
+code[data-field="payload"] { white-space: pre-wrap; word-break: break-all; }`;
 
 const NAV = [
   ['/', 'Overview'],
@@ -55,8 +57,11 @@ export function layout(ctx, title, body, section) {
 <main><h1>${escapeHtml(title)}</h1>${flash}${body}</main></body></html>`;
 }
 
-export function errorPage(ctx, status, message) {
-  return layout(ctx, status === 404 ? 'Not found' : 'Error', `<p class="error">${escapeHtml(message)}</p>`);
+const ERROR_TITLES = { 400: 'Bad request', 403: 'Refused', 404: 'Not found', 405: 'Method not allowed', 413: 'Form too large', 421: 'Wrong address' };
+
+/** An error page: `title` if given, else the status's. */
+export function errorPage(ctx, status, message, title = ERROR_TITLES[status] ?? 'Error') {
+  return layout(ctx, title, `<p class="error">${escapeHtml(message)}</p>`);
 }
 
 const time = (ms) => (ms === null || ms === undefined || !Number.isFinite(ms) ? '—' : new Date(ms).toISOString().replace('.000Z', 'Z'));
@@ -79,6 +84,9 @@ export function duration(ms) {
   return sign + parts.join(' ');
 }
 
+/** A time (unix ms) and how long before or after the server's now it is. */
+const when = (ms, nowMs) => `${time(ms)} <span class="note">(${ms <= nowMs ? `${duration(nowMs - ms)} ago` : `in ${duration(ms - nowMs)}`})</span>`;
+
 function stat(field, label, value) {
   return `<div class="stat"><b data-field="${field}">${value}</b><span>${label}</span></div>`;
 }
@@ -99,15 +107,33 @@ function action(ctx, label, fields, danger = false) {
   return `<form class="inline" method="post" action="/confirm">${hidden}<button type="submit"${danger ? ' class="danger"' : ''} data-action="${escapeHtml(fields.action)}">${escapeHtml(label)}</button></form>`;
 }
 
-export function overview(ctx, { nodes, counts }) {
-  const rows = nodes
-    .map((node) => `<tr><td>${escapeHtml(node.address)}</td><td>${escapeHtml(node.version ?? '?')}</td><td>${escapeHtml(node.zkit.zkit_version ?? 'not loaded')}</td></tr>`)
-    .join('');
-  const counters = Object.keys(nodes[0]?.zkit ?? {})
+const ZKIT_AS = { module: 'module', functions: 'Functions library' };
+
+/** The INFO zkit counters, summed over the nodes that run the module; what stands instead where none does. */
+function counters(ctx, nodes) {
+  const withModule = nodes.filter((node) => node.engine === 'module');
+  if (withModule.length === 0) {
+    return nodes.some((node) => node.engine === 'functions')
+      ? '<p class="note">The Functions library keeps no counters: INFO zkit comes with the module only.</p>'
+      : '<p class="note">zkit is not loaded: load the module (loadmodule), or its Functions library (FUNCTION LOAD of zkit.lua) where modules are refused.</p>';
+  }
+  const rows = Object.keys(withModule[0].counters)
     .filter((field) => field !== 'zkit_version')
     .map((field) => {
-      const total = nodes.reduce((sum, node) => sum + Number(node.zkit[field] ?? 0), 0);
+      const total = withModule.reduce((sum, node) => sum + Number(node.counters[field] ?? 0), 0);
       return `<tr><td><code>${escapeHtml(field)}</code></td><td class="n" data-field="${escapeHtml(field)}">${escapeHtml(total)}</td></tr>`;
+    })
+    .join('');
+  const over = withModule.length < nodes.length ? ' (summed over the masters with the module)' : ctx.cluster ? ' (summed over masters)' : '';
+  return `<table><tr><th>field</th><th class="n">value</th></tr>${rows}</table>
+<p class="note">Counters count since the module loaded on each server${over}; docs/commands.md, "Observing zkit", says what each means.</p>`;
+}
+
+export function overview(ctx, { nodes, counts }) {
+  const rows = nodes
+    .map((node) => {
+      const zkit = node.engine ? `${ZKIT_AS[node.engine]} ${node.version}` : 'not loaded';
+      return `<tr><td>${escapeHtml(node.address)}</td><td>${escapeHtml(node.server ?? '?')}</td><td data-field="zkit">${escapeHtml(zkit)}</td></tr>`;
     })
     .join('');
   const found = [
@@ -124,8 +150,7 @@ export function overview(ctx, { nodes, counts }) {
     'Overview',
     `<div class="stats">${found}</div>
 <h2>${ctx.cluster ? 'Masters' : 'Server'}</h2><table><tr><th>address</th><th>server</th><th>zkit</th></tr>${rows}</table>
-<h2>INFO zkit${ctx.cluster ? ' (summed over masters)' : ''}</h2><table><tr><th>field</th><th class="n">value</th></tr>${counters}</table>
-<p class="note">Counters count since the module loaded on each server; docs/commands.md, "Observing zkit", says what each means.</p>`,
+<h2>INFO zkit</h2><div id="counters">${counters(ctx, nodes)}</div>`,
     '/',
   );
 }
@@ -144,6 +169,7 @@ export function queueList(ctx, rows) {
         ['expired', num(stats.expired)],
         ['dead', num(stats.dead)],
         ['redelivered', num(stats.redelivered)],
+        ['paused', pausedText(stats.paused)],
       ];
       return `<tr data-queue="${name(queue.key)}"><td><a href="/queue?${q({ k: id(queue.key) })}">${name(queue.key)}</a></td>${cells
         .map(([field, value]) => `<td class="n" data-field="${field}">${value}</td>`)
@@ -154,11 +180,25 @@ export function queueList(ctx, rows) {
     ctx,
     'Queues',
     rows.length
-      ? `<table><tr><th>queue</th><th class="n">tasks</th><th class="n">due</th><th class="n">lag</th><th class="n">next due</th><th class="n">in flight</th><th class="n">expired leases</th><th class="n">dead</th><th class="n">redelivered</th></tr>${body}</table>
-<p class="note">Lag: how long the oldest due task has waited. Expired leases: tasks whose worker died or is late. From DELAY.STATS, O(log N) per queue.</p>`
+      ? `<table><tr><th>queue</th><th class="n">tasks</th><th class="n">due</th><th class="n">lag</th><th class="n">next due</th><th class="n">in flight</th><th class="n">expired leases</th><th class="n">dead</th><th class="n">redelivered</th><th class="n">paused</th></tr>${body}</table>
+<p class="note">Lag: how long the oldest due task has waited. Expired leases: tasks whose worker died or is late. Paused: polls that name the queue's DATA hash deliver nothing (— when it has none). From DELAY.STATS, O(log N) per queue.</p>`
       : '<p>No queue matches the --queue patterns.</p>',
     '/queues',
   );
+}
+
+const pausedText = (paused) => (paused === null || paused === undefined ? '—' : paused ? 'paused' : 'no');
+
+/** Characters of a payload a queue's row shows, and a task's page. */
+const PAYLOAD_ROW_CHARS = 80;
+const PAYLOAD_PAGE_CHARS = 65536;
+
+/** A payload (bytes) for a page: its text, escaped, cut to `chars` characters, with its size; — when there is none. */
+function payloadCell(payload, chars) {
+  if (payload === null || payload === undefined) return '<span data-field="payload">—</span>';
+  const text = [...show(payload)];
+  const cut = text.length > chars ? `${text.slice(0, chars).join('')}…` : text.join('');
+  return `<code data-field="payload">${escapeHtml(cut)}</code> <span class="note" data-field="payload-bytes">${payload.length} B</span>`;
 }
 
 const TABS = [
@@ -178,8 +218,9 @@ export function queuePage(ctx, { queue, stats, tab, offset, count, rows }) {
     stat('expired', 'expired leases', num(stats.expired)),
     stat('dead', 'dead', num(stats.dead)),
     stat('redelivered', 'redelivered', num(stats.redelivered)),
+    stat('paused', 'paused', pausedText(stats.paused)),
   ].join('');
-  const sets = ['inflight', 'dead', 'deliveries']
+  const sets = ['inflight', 'dead', 'deliveries', 'data']
     .map((set) => `${set}: ${queue[set] ? `<code>${name(queue[set])}</code>` : '—'}`)
     .join(' · ');
   const tabs = TABS.filter(([t]) => t === 'ready' || queue[t])
@@ -195,18 +236,63 @@ export function queuePage(ctx, { queue, stats, tab, offset, count, rows }) {
       if (tab === 'ready' && row.score > stats.nowMs) actions.push(action(ctx, 'Promote to now', { ...fields, action: 'promote' }));
       if (tab === 'dead') actions.push(action(ctx, 'Retry', { ...fields, action: 'retry' }));
       actions.push(action(ctx, 'Delete', { ...fields, action: `delete-${tab}` }, true));
-      const relative = row.score <= stats.nowMs ? `${duration(stats.nowMs - row.score)} ago` : `in ${duration(row.score - stats.nowMs)}`;
-      return `<tr data-task="${name(row.member)}"><td>${name(row.member)}</td><td>${time(row.score)} <span class="note">(${relative})</span></td><td class="n" data-field="deliveries">${num(row.deliveries)}</td>${ctx.writable ? `<td>${actions.join(' ')}</td>` : ''}</tr>`;
+      const job = queue.data
+        ? `<td>${payloadCell(row.payload, PAYLOAD_ROW_CHARS)}</td><td data-field="reason">${row.reason === null ? '—' : name(row.reason)}</td><td data-field="worker">${row.worker === null ? '—' : name(row.worker)}</td>`
+        : '';
+      return `<tr data-task="${name(row.member)}"><td><a href="/task?${q({ k, t: task })}" data-field="task">${name(row.member)}</a></td>${job}<td>${when(row.score, stats.nowMs)}</td><td class="n" data-field="deliveries">${num(row.deliveries)}</td>${ctx.writable ? `<td>${actions.join(' ')}</td>` : ''}</tr>`;
     })
     .join('');
   const retryAll = tab === 'dead' && rows.length ? `<p>${action(ctx, 'Retry all dead tasks', { queue: k, action: 'retry-all', back, task: '' })}</p>` : '';
+  const pause = queue.data ? pauseLine(ctx, k, stats, back) : '';
+  const jobHeads = queue.data ? '<th>payload</th><th>last failure</th><th>held by</th>' : '';
+  const deliveriesHead = tab === 'dead' ? 'deliveries it died with' : 'deliveries';
   return layout(
     ctx,
     `Queue ${show(queue.key)}`,
     `<div class="stats">${header}</div><p class="note">Sets: ${sets}. Server time ${time(stats.nowMs)}.</p>
-<p class="tabs">${tabs}</p>${retryAll}
-${rows.length ? `<table id="tasks"><tr><th>task</th><th>${scoreLabel}</th><th class="n">deliveries</th>${ctx.writable ? '<th>actions</th>' : ''}</tr>${list}</table>` : '<p id="tasks">No tasks here.</p>'}
+${pause}<p class="tabs">${tabs}</p>${retryAll}
+${rows.length ? `<table id="tasks"><tr><th>task</th>${jobHeads}<th>${scoreLabel}</th><th class="n">${deliveriesHead}</th>${ctx.writable ? '<th>actions</th>' : ''}</tr>${list}</table>` : '<p id="tasks">No tasks here.</p>'}
 ${pager('/queue', { k, tab }, offset, rows.length, count)}`,
+    '/queues',
+  );
+}
+
+/** Whether the queue is paused, and on a writable console the button that pauses or resumes it. */
+function pauseLine(ctx, k, stats, back) {
+  const button = stats.paused
+    ? action(ctx, 'Resume the queue', { queue: k, action: 'resume', back, task: '' })
+    : action(ctx, 'Pause the queue', { queue: k, action: 'pause', back, task: '' });
+  const state = stats.paused
+    ? '<b id="paused">Paused</b>: polls that name the DATA hash deliver nothing; tasks are still added, and leased ones still run.'
+    : '<span id="paused">Not paused.</span>';
+  return `<div class="${stats.paused ? 'warn' : 'note'}">${state} ${button}</div>`;
+}
+
+const STATE_NAMES = { queued: 'queued (ready or scheduled)', inflight: 'in flight', dead: 'dead' };
+const STATE_TABS = { queued: 'ready', inflight: 'inflight', dead: 'dead' };
+
+/** One task's state and history, DELAY.JOB's. */
+export function taskPage(ctx, { queue, task, stats, job }) {
+  const k = id(queue.key);
+  const scoreLabel = { queued: 'due', inflight: 'lease ends', dead: 'died' }[job.state] ?? 'score';
+  const rows = [
+    ['state', 'state', job.state === null ? 'in none of the queue’s sets' : escapeHtml(STATE_NAMES[job.state] ?? job.state)],
+    ['score', scoreLabel, job.score === null ? '—' : when(job.score, stats.nowMs)],
+    ['deliveries', job.state === 'dead' ? 'deliveries it died with' : 'deliveries', num(job.deliveries)],
+    ['last-reason', 'last failure', job.lastReason === null ? '—' : name(job.lastReason)],
+    ['worker', 'held by', job.worker === null ? '—' : name(job.worker)],
+    ['deadline', 'not started by', time(job.deadlineMs)],
+  ]
+    .map(([field, label, value]) => `<tr><th>${label}</th><td data-field="${field}">${value}</td></tr>`)
+    .join('');
+  const tab = STATE_TABS[job.state];
+  const back = tab ? `<p><a href="/queue?${q({ k, tab })}" id="back">Back to the queue</a></p>` : '';
+  const data = queue.data ? '' : '<p class="note">This queue names no DATA hash: no payload or history to show.</p>';
+  return layout(
+    ctx,
+    `Task ${show(task)} in ${show(queue.key)}`,
+    `<table id="job">${rows}<tr><th>payload</th><td>${payloadCell(job.payload, PAYLOAD_PAGE_CHARS)}</td></tr></table>${data}
+<p class="note">From DELAY.JOB: where the task is, and its payload and history from the DATA hash. Server time ${time(stats.nowMs)}.</p>${back}`,
     '/queues',
   );
 }

@@ -4,14 +4,45 @@
 // byte string is a key or a task, and an action names exactly the bytes it
 // was shown.
 
-import Redis from 'ioredis';
+import { once } from 'node:events';
+
+import Redis, { ReplyError } from 'ioredis';
 import { zkit } from 'zkit';
+
+/** How long one try to connect may take, the TLS handshake and the login included. */
+const CONNECT_TIMEOUT_MS = 2000;
+/** How long a page waits for a connection that is not up (a try, or the next one, to finish). */
+const CONNECT_WAIT_MS = 3000;
+/** How long a page waits for Redis in all: then it answers that Redis did not. */
+export const ANSWER_TIMEOUT_MS = 4000;
+/** The pause before each try to connect again, growing to this at most. */
+const RETRY_PAUSE_MAX_MS = 1000;
 
 const SCAN_COUNT = 1000;
 /** Keys SCAN looks at per pattern and node, at most: a page stays quick on a large keyspace. */
 const SCAN_BUDGET = 100_000;
 
 const isPattern = (name) => /[*?[]/.test(name);
+/** Whether `key` is the key a --board, --recent or --staging name names, or one its SCAN pattern matches. */
+const names = (name, key) => (isPattern(name) ? globMatches(name, key) : Buffer.from(name).equals(key));
+
+/**
+ * Redis could not serve a page: unreachable, it refused the login, TLS
+ * failed, it did not answer in time, or it answered a command with an
+ * error. `title` heads the page.
+ */
+export class RedisFailure extends Error {
+  constructor(status, title, message) {
+    super(message);
+    this.status = status;
+    this.title = title;
+  }
+}
+
+/** Redis's refusals of a login: a wrong user or password, or none given. */
+const LOGIN_REFUSED = /^(WRONGPASS|NOAUTH|ERR invalid password|ERR invalid username)/;
+/** What ioredis rejects a command with when the connection is lost or never came up. */
+const LOST = /^(Connection is closed|Command timed out|Stream isn't writeable|Cluster isn't ready|Failed to refresh slots cache|None of startup nodes is available)/;
 
 /** The text `*` matched in `key` (Buffers), or null when the key does not fit the pattern. */
 export function wildcardPart(pattern, key) {
@@ -33,39 +64,37 @@ function fill(template, part) {
   return Buffer.concat([Buffer.from(template.slice(0, star)), part, Buffer.from(template.slice(star + 1))]);
 }
 
-// The confirmed writes: native sorted-set commands in one script each, so
-// each is atomic, replicates its effects as usual (ZREM, ZADD), and reads
-// the server's clock for "now".
+// The confirmed writes: zkit's own commands where it has one (DELAY.RETRY,
+// DELAY.PAUSE, DELAY.RESUME), else native commands in one script each, so
+// each is atomic, replicates its effects as usual (ZREM, ZADD, HDEL), and
+// reads the server's clock for "now".
+/** Every field the DATA hash holds for a task, each `<prefix><task>`: payload, deadline, last failure reason, deliveries it died with, holder. */
+const JOB_DATA_PREFIXES = ['p:', 'x:', 'r:', 'd:', 'w:'].map((prefix) => `'${prefix}'`).join(', ');
 const NOW = "local t = redis.call('TIME') local now = t[1] * 1000 + math.floor(t[2] / 1000)";
-const MOVE_BACK = `
-local function back(task)
-  if redis.call('ZREM', KEYS[1], task) == 0 then return 0 end
-  redis.call('ZADD', KEYS[2], now, task)
-  if KEYS[3] then redis.call('ZREM', KEYS[3], task) end
-  return 1
-end`;
 const SCRIPTS = {
-  /** KEYS dead, queue[, deliveries]; ARGV tasks: each still dead is due now, its count forgotten. */
-  retry: `${NOW} ${MOVE_BACK}
-local moved = 0
-for _, task in ipairs(ARGV) do moved = moved + back(task) end
-return moved`,
-  /** KEYS dead, queue[, deliveries]; ARGV[1] how many: the earliest dead, due now. */
-  retryBatch: `${NOW} ${MOVE_BACK}
-local moved = 0
-for _, task in ipairs(redis.call('ZRANGE', KEYS[1], 0, tonumber(ARGV[1]) - 1)) do moved = moved + back(task) end
-return moved`,
   /** KEYS queue; ARGV task: due now if it is still waiting in the queue. */
   promote: `${NOW}
 return redis.call('ZADD', KEYS[1], 'XX', 'CH', now, ARGV[1])`,
-  /** KEYS set[, deliveries]; ARGV task: removed, with its delivery count. */
+  /** KEYS set[, deliveries][, data]; ARGV task, then 1 when KEYS[2] is the deliveries set: removed, with its delivery count and its data. */
   remove: `local removed = redis.call('ZREM', KEYS[1], ARGV[1])
-if removed == 1 and KEYS[2] then redis.call('ZREM', KEYS[2], ARGV[1]) end
-return removed`,
+if removed == 0 then return 0 end
+local data = 2
+if ARGV[2] == '1' then
+  redis.call('ZREM', KEYS[2], ARGV[1])
+  data = 3
+end
+if KEYS[data] then
+  local fields = {}
+  for _, prefix in ipairs({ ${JOB_DATA_PREFIXES} }) do fields[#fields + 1] = prefix .. ARGV[1] end
+  redis.call('HDEL', KEYS[data], unpack(fields))
+end
+return 1`,
 };
-/** Dead tasks one "retry all" moves per script call, and calls per click. */
+/** Dead tasks one "retry all" moves per DELAY.RETRY, and calls per click. */
 export const RETRY_BATCH = 100;
 const RETRY_BATCHES = 100;
+/** A task's fields in the DATA hash a page shows, each `<prefix><task>`: payload, last failure reason, holder, deliveries it died with. */
+const JOB_FIELDS = ['p:', 'r:', 'w:', 'd:'];
 
 export class Store {
   constructor(options) {
@@ -77,25 +106,103 @@ export class Store {
       tls: url.protocol === 'rediss:' ? { ca: options.tlsCa ?? undefined, rejectUnauthorized: !options.tlsInsecure } : undefined,
       connectionName: 'zkit-console',
       maxRetriesPerRequest: 2,
+      connectTimeout: CONNECT_TIMEOUT_MS,
+      commandTimeout: ANSWER_TIMEOUT_MS,
+      retryStrategy: (tries) => Math.min(tries * 100, RETRY_PAUSE_MAX_MS),
     };
     const seed = { host: url.hostname, port: Number(url.port || 6379) };
     this.client = options.cluster
-      ? new Redis.Cluster([seed], { redisOptions: connection, slotsRefreshTimeout: 2000, dnsLookup: (address, callback) => callback(null, address) })
+      ? new Redis.Cluster([seed], {
+          redisOptions: connection,
+          slotsRefreshTimeout: CONNECT_TIMEOUT_MS,
+          clusterRetryStrategy: connection.retryStrategy,
+          dnsLookup: (address, callback) => callback(null, address),
+        })
       : new Redis({ ...seed, ...connection, lazyConnect: false });
     this.z = zkit(this.client);
+    // The last try to connect that failed, for the pages that ask while it is down.
+    this.lastError = null;
+    this.waiting = null;
+    this.client.on('error', (error) => (this.lastError = error));
+    this.client.on('ready', () => (this.lastError = null));
   }
 
-  close() {
-    return this.client.quit();
+  async close() {
+    if (this.client.status === 'ready') await this.client.quit();
+    else this.client.disconnect();
   }
 
-  /** Resolves once the client knows its server (a cluster client, its slots). */
-  async connected() {
-    if (this.client.status === 'ready') return;
-    await new Promise((resolve, reject) => {
-      this.client.once('ready', resolve);
-      this.client.once('end', () => reject(new Error('the connection to Redis ended')));
-    });
+  /**
+   * Resolves once the client knows its server (a cluster client, its
+   * slots); rejects with a RedisFailure when the next try to connect fails,
+   * or none succeeds within CONNECT_WAIT_MS. The pages that ask meanwhile
+   * share one wait.
+   */
+  connected() {
+    if (this.client.status === 'ready') return Promise.resolve();
+    if (this.client.status === 'end') return Promise.reject(this.unavailable(new Error('the console closed its connection')));
+    this.waiting ??= once(this.client, 'ready', { signal: AbortSignal.timeout(CONNECT_WAIT_MS) })
+      .catch((error) => {
+        if (error.name !== 'AbortError') throw this.unavailable(error);
+        throw this.lastError ? this.unavailable(this.lastError) : this.noAnswer(CONNECT_WAIT_MS);
+      })
+      .finally(() => (this.waiting = null));
+    return this.waiting;
+  }
+
+  /** The server as pages name it. */
+  get where() {
+    return `${this.options.cluster ? 'Redis Cluster node' : 'Redis at'} ${this.options.shownUrl}`;
+  }
+
+  /** Why the connection is not up, in words for a page: Redis unreachable, its login refused, TLS failed, or no connection in time. */
+  unavailable(error) {
+    const where = this.where;
+    const cause = error.lastNodeError ?? error;
+    const text = String(cause.message).replace(/\.$/, '');
+    const tls = this.options.redisUrl.protocol === 'rediss:';
+    const failure = (status, message) => new RedisFailure(status, 'Redis unavailable', message);
+    if (cause instanceof ReplyError && LOGIN_REFUSED.test(text)) {
+      return failure(502, `${where} refused the console's login: ${text}. The user is the one --url names, the password ZKIT_CONSOLE_PASSWORD's (or the URL's).`);
+    }
+    if (tls && /CERT|SSL|TLS|certificate/i.test(`${cause.code ?? ''} ${text}`)) {
+      return failure(502, `The TLS handshake with ${where} failed: ${text}. --tls-ca FILE names the CA that signed the server's certificate.`);
+    }
+    if (cause.code === 'ETIMEDOUT') {
+      return failure(504, `${where} did not finish connecting within ${CONNECT_TIMEOUT_MS / 1000} s${tls ? ', its TLS handshake included: does the server speak TLS on that port?' : '.'}`);
+    }
+    return failure(502, `${where} is unreachable: ${text}.`);
+  }
+
+  /** Redis did not answer a page within `ms`. */
+  noAnswer(ms) {
+    const tls = this.options.redisUrl.protocol === 'rediss:';
+    const why = this.client.status === 'ready' ? '' : tls ? ': the connection, its TLS handshake included, did not come up' : ': the connection did not come up';
+    return new RedisFailure(504, 'Redis unavailable', `${this.where} did not answer within ${ms / 1000} s${why}.`);
+  }
+
+  /** The page an error from Redis or from the connection to it makes (a RedisFailure); null for any other error, which is the console's own fault. */
+  failure(error) {
+    if (error instanceof RedisFailure) return error;
+    if (error instanceof ReplyError) {
+      if (LOGIN_REFUSED.test(error.message)) return this.unavailable(error);
+      return new RedisFailure(502, 'Redis error', `${this.where} answered with an error: ${error.message}`);
+    }
+    if (error.name === 'ZkitNotLoaded') return new RedisFailure(502, 'zkit not loaded', error.message);
+    if (error.name === 'MaxRetriesPerRequestError' || error.name === 'ClusterAllFailedError' || LOST.test(error.message)) {
+      return this.unavailable(this.lastError ?? error);
+    }
+    return null;
+  }
+
+  /** Whether a key is a board: a --board name or pattern names it, and no --staging one. */
+  isBoard(key) {
+    return this.options.boards.some((name) => names(name, key)) && !this.options.stagings.some((name) => names(name, key));
+  }
+
+  /** Whether a key is a recently-viewed list: a --recent name or pattern names it. */
+  isRecentList(key) {
+    return this.options.recents.some((name) => names(name, key));
   }
 
   /** The nodes that hold keys: every master of a cluster, else the server. */
@@ -134,9 +241,9 @@ export class Store {
       const part = wildcardPart(spec.queue, key);
       if (part === null) continue;
       // A key the queue's pattern matches that is one of the queue's other sets.
-      const companion = [spec.inflight, spec.dead, spec.deliveries].some((t) => t !== null && isPattern(t) && wildcardPart(t, key) !== null);
+      const companion = [spec.inflight, spec.dead, spec.deliveries, spec.data].some((t) => t !== null && isPattern(t) && wildcardPart(t, key) !== null);
       if (companion) continue;
-      return { key, inflight: fill(spec.inflight, part), dead: fill(spec.dead, part), deliveries: fill(spec.deliveries, part) };
+      return { key, inflight: fill(spec.inflight, part), dead: fill(spec.dead, part), deliveries: fill(spec.deliveries, part), data: fill(spec.data, part) };
     }
     return null;
   }
@@ -152,29 +259,63 @@ export class Store {
     return [...seen.values()];
   }
 
-  queueStats(queue) {
+  /** The queue's other sets and DATA hash, as the stats and job commands' options name them. */
+  setsOf(queue) {
     const sets = {};
-    for (const name of ['inflight', 'dead', 'deliveries']) if (queue[name]) sets[name] = queue[name];
-    return this.z.delayStats(queue.key, sets);
+    for (const name of ['inflight', 'dead', 'deliveries', 'data']) if (queue[name]) sets[name] = queue[name];
+    return sets;
   }
 
-  /** A page of a sorted set, lowest score first: [{ member, score, deliveries }]. */
-  async page(key, offset, count, deliveries) {
-    const flat = await this.client.zrangeBuffer(key, offset, offset + count - 1, 'WITHSCORES');
+  queueStats(queue) {
+    return this.z.delayStats(queue.key, this.setsOf(queue));
+  }
+
+  /**
+   * A page of one of the queue's sets (`set`: key, inflight or dead), lowest
+   * score first: [{ member, score, deliveries, payload, reason, worker }].
+   * Deliveries are the deliveries set's count, for a dead task the count it
+   * died with; the rest is the DATA hash's (null without one, or where it
+   * holds none), read in one HMGET.
+   */
+  async page(queue, set, offset, count) {
+    const flat = await this.client.zrangeBuffer(queue[set], offset, offset + count - 1, 'WITHSCORES');
     const rows = [];
-    for (let i = 0; i < flat.length; i += 2) rows.push({ member: flat[i], score: Number(flat[i + 1]), deliveries: null });
-    if (deliveries && rows.length > 0) {
-      const counts = await this.client.zmscore(deliveries, ...rows.map((row) => row.member));
+    for (let i = 0; i < flat.length; i += 2) rows.push({ member: flat[i], score: Number(flat[i + 1]), deliveries: null, payload: null, reason: null, worker: null });
+    if (rows.length === 0) return rows;
+    if (set !== 'dead' && queue.deliveries) {
+      const counts = await this.client.zmscore(queue.deliveries, ...rows.map((row) => row.member));
       counts.forEach((count, i) => (rows[i].deliveries = count === null ? 0 : Number(count)));
     }
+    if (queue.data) {
+      const fields = rows.flatMap((row) => JOB_FIELDS.map((prefix) => Buffer.concat([Buffer.from(prefix), row.member])));
+      const values = await this.client.hmgetBuffer(queue.data, ...fields);
+      rows.forEach((row, i) => {
+        const [payload, reason, worker, diedWith] = values.slice(i * JOB_FIELDS.length, (i + 1) * JOB_FIELDS.length);
+        Object.assign(row, { payload, reason, worker });
+        if (set === 'dead' && diedWith !== null) row.deliveries = Number(diedWith);
+      });
+    }
     return rows;
+  }
+
+  /**
+   * One task's state and history, DELAY.JOB's: { state, score, deliveries,
+   * lastReason, deadlineMs, worker, payload }, the payload as the bytes
+   * the DATA hash holds (the client's reply is text).
+   */
+  async job(queue, task) {
+    const [job, payload] = await Promise.all([
+      this.z.delayJob(queue.key, task, this.setsOf(queue)),
+      queue.data ? this.client.hgetBuffer(queue.data, Buffer.concat([Buffer.from('p:'), task])) : null,
+    ]);
+    return { ...job, payload };
   }
 
   /** Boards, but the staging keys of merges in progress (listed under merges). */
   async boards() {
     const all = [];
     for (const pattern of this.options.boards) all.push(...(await this.zsets(pattern)));
-    return unique(all).filter((key) => !this.options.stagings.some((staging) => globMatches(staging, key)));
+    return unique(all).filter((key) => this.isBoard(key));
   }
 
   boardStats(key) {
@@ -227,38 +368,43 @@ export class Store {
     return this.client.zcard(key);
   }
 
-  /** Server facts for the overview: version, mode, INFO zkit of each master. */
+  /** Server facts for the overview, for each master: its server's version, zkit's (the module's or the library's) and INFO zkit. */
   async server() {
     const nodes = [];
     for (const node of await this.masters()) {
       const info = parseInfo(await node.info('server'));
       const zkitInfo = parseInfo(await node.info('zkit'));
-      nodes.push({ address: `${node.options.host}:${node.options.port}`, version: info.redis_version ?? info.valkey_version, zkit: zkitInfo });
+      const found = zkitInfo.zkit_version ? { engine: 'module', version: zkitInfo.zkit_version } : await libraryOn(node);
+      nodes.push({ address: `${node.options.host}:${node.options.port}`, server: info.redis_version ?? info.valkey_version, ...found, counters: zkitInfo });
     }
     return nodes;
   }
 
   // ---- confirmed writes ----
 
-  keysOf(queue, withDeliveries) {
-    return withDeliveries && queue.deliveries ? [queue.deliveries] : [];
-  }
-
+  /** DELAY.RETRY, with the queue's DATA hash: each task still dead is due now, with its payload and last failure reason. */
   retryDead(queue, tasks) {
-    const keys = [queue.dead, queue.key, ...this.keysOf(queue, true)];
-    return this.client.eval(SCRIPTS.retry, keys.length, ...keys, ...tasks);
+    return this.z.delayRetry(queue.dead, queue.key, tasks, queue.data ? { data: queue.data } : {});
   }
 
-  /** Every dead task back in the queue, in batches; returns [moved, whether any remain]. */
+  /** Every dead task back in the queue, earliest first, in batches; returns [moved, whether any remain]. */
   async retryAllDead(queue) {
-    const keys = [queue.dead, queue.key, ...this.keysOf(queue, true)];
     let moved = 0;
     for (let i = 0; i < RETRY_BATCHES; i++) {
-      const batch = await this.client.eval(SCRIPTS.retryBatch, keys.length, ...keys, RETRY_BATCH);
-      moved += batch;
-      if (batch < RETRY_BATCH) return [moved, false];
+      const batch = await this.client.zrangeBuffer(queue.dead, 0, RETRY_BATCH - 1);
+      if (batch.length === 0) return [moved, false];
+      // A task another client retried or removed meanwhile is not counted.
+      moved += await this.retryDead(queue, batch);
     }
     return [moved, (await this.client.zcard(queue.dead)) > 0];
+  }
+
+  pause(queue) {
+    return this.z.delayPause(queue.key, queue.data);
+  }
+
+  resume(queue) {
+    return this.z.delayResume(queue.key, queue.data);
   }
 
   promote(queue, task) {
@@ -266,8 +412,8 @@ export class Store {
   }
 
   remove(queue, set, task) {
-    const keys = [queue[set], ...this.keysOf(queue, true)];
-    return this.client.eval(SCRIPTS.remove, keys.length, ...keys, task);
+    const keys = [queue[set], queue.deliveries, queue.data].filter((key) => key !== null);
+    return this.client.eval(SCRIPTS.remove, keys.length, ...keys, task, queue.deliveries ? '1' : '0');
   }
 }
 
@@ -302,6 +448,17 @@ function unique(keys) {
   return [...seen.values()].sort(Buffer.compare);
 }
 
+/** zkit's Functions library on a node without the module: { engine: 'functions', version }, or { engine: null } when it has neither. */
+async function libraryOn(node) {
+  try {
+    return { engine: 'functions', version: String(await node.call('FCALL_RO', 'zkit_version', '0')) };
+  } catch (error) {
+    // Function not found; unknown command on a server without functions (before 7.0).
+    if (error instanceof ReplyError && /function not found|unknown command/i.test(error.message)) return { engine: null, version: null };
+    throw error;
+  }
+}
+
 function parseInfo(text) {
   const fields = {};
   for (const line of text.split(/\r?\n/)) {
@@ -314,18 +471,25 @@ function parseInfo(text) {
 /** What each write runs, in words, for its confirmation page. */
 export function describeWrite(action, queue, task) {
   const d = queue.deliveries ? ` and ZREM ${show(queue.deliveries)} (its delivery count)` : '';
+  const data = queue.data ? ` DATA ${show(queue.data)}` : '';
+  const kept = queue.data ? ', with its payload and last failure reason' : '';
   switch (action) {
     case 'retry':
-      return `ZREM ${show(queue.dead)} ${show(task)}, then ZADD ${show(queue.key)} <server now> ${show(task)}${d}: the task is due now, with a fresh count of deliveries. One script: all of it or nothing.`;
+      return `DELAY.RETRY ${show(queue.dead)} ${show(queue.key)}${data} TASKS ${show(task)}: the task is due now${kept}, its deliveries counted from 0.`;
     case 'retry-all':
-      return `For every task in ${show(queue.dead)}, earliest first, ${RETRY_BATCH} per script: ZREM ${show(queue.dead)} task, ZADD ${show(queue.key)} <server now> task${d}.`;
+      return `For every task in ${show(queue.dead)}, earliest first, ${RETRY_BATCH} per call: DELAY.RETRY ${show(queue.dead)} ${show(queue.key)}${data} TASKS task ...: due now${kept}.`;
+    case 'pause':
+      return `DELAY.PAUSE ${show(queue.key)} ${show(queue.data)}: polls that name ${show(queue.data)} deliver nothing until it is resumed; tasks are still added, leased ones still run.`;
+    case 'resume':
+      return `DELAY.RESUME ${show(queue.key)} ${show(queue.data)}: polls deliver again, blocked ones at once.`;
     case 'promote':
       return `ZADD ${show(queue.key)} XX CH <server now> ${show(task)}: due now, if it is still waiting in the queue.`;
     case 'delete-ready':
     case 'delete-inflight':
     case 'delete-dead': {
       const set = { 'delete-ready': queue.key, 'delete-inflight': queue.inflight, 'delete-dead': queue.dead }[action];
-      return `ZREM ${show(set)} ${show(task)}${d}. The task is gone for good.`;
+      const data = queue.data ? `, HDEL ${show(queue.data)} of its payload and history` : '';
+      return `ZREM ${show(set)} ${show(task)}${d}${data}. The task is gone for good.`;
     }
     default:
       throw new Error(`unknown action ${action}`);

@@ -3,13 +3,13 @@
 -- among equal scores member descending. A cursor is `f1:<16 hex digits: the
 -- score's bits>:<the member's bytes in hex>`, lowercase.
 
-local DEFAULT_COUNT = 10
-local MAX_COUNT = 1000
-local MALFORMED = 'ERR invalid cursor: pass back a top or bottom cursor exactly as FEED.PAGE returned it'
+local DEFAULT_COUNT = LIMITS.FEED_DEFAULT_COUNT
+local MAX_COUNT = LIMITS.FEED_MAX_COUNT
+local MALFORMED = ERRORS.cursor_malformed
 -- The shortest proto-max-bulk-len a server takes: shorter cursors always
 -- fit. A function cannot read the server's setting (CONFIG is not allowed in
 -- scripts): longer ones are checked against its default, 512 MB.
-local SMALLEST_BULK_LIMIT = 1048576
+local SMALLEST_BULK_LIMIT = LIMITS.SMALLEST_BULK_LIMIT
 local DEFAULT_BULK_LIMIT = 536870912
 
 local hex, unhex = rt.hex, rt.unhex
@@ -51,8 +51,8 @@ end
 local function check_cursor_fits(member_len)
   local cursor_len = 20 + 2 * member_len
   if cursor_len > SMALLEST_BULK_LIMIT and cursor_len > DEFAULT_BULK_LIMIT then
-    rt.fail('ERR the cursor of a member of ' .. member_len .. ' bytes would be ' .. cursor_len
-      .. ' bytes, more than proto-max-bulk-len (' .. DEFAULT_BULK_LIMIT .. ') lets a client send back')
+    rt.fail(rt.say(ERRORS.cursor_too_long, { member_len = rt.int_text(member_len),
+      cursor_len = rt.int_text(cursor_len), limit = rt.int_text(DEFAULT_BULK_LIMIT) }))
   end
 end
 
@@ -66,9 +66,18 @@ handlers['feed.add'] = function(v)
   for i, item in ipairs(data) do
     members[i] = { item[2], item[1] }
   end
+  local size
+  if cap then
+    -- Whether the add may trim is known before it writes (and so are the
+    -- natives a trim runs, checked before the add).
+    size = rt.zcard(key)
+    if size + #members > cap then
+      rt.reach('trim')
+    end
+  end
   local added = rt.zadd_pairs(key, members)
   if cap then
-    rt.trim_lowest(key, rt.zcard(key) - cap)
+    rt.trim_lowest(key, size + added - cap)
   end
   return added
 end
@@ -93,7 +102,7 @@ local function walk(key, from, to, reverse, skip, wanted)
     for _, word in ipairs({ 'LIMIT', rt.int_text(offset), rt.int_text(batch), 'WITHSCORES' }) do
       argv[#argv + 1] = word
     end
-    local got = rt.pairs_of(rt.call(unpack(argv)))
+    local got = rt.pairs_of(rt.call(unpack(argv)), true)
     for _, item in ipairs(got) do
       if skipping and not skip(item[2], item[1]) then
         skipping = false
@@ -136,7 +145,7 @@ handlers['feed.page'] = function(v)
   local wanted = count + 1
   local items
   if at == nil then
-    items = rt.pairs_of(rt.call('ZRANGE', key, '0', rt.int_text(count), 'REV', 'WITHSCORES'))
+    items = rt.pairs_of(rt.call('ZRANGE', key, '0', rt.int_text(count), 'REV', 'WITHSCORES'), true)
   elseif newer then
     -- The items closest to the cursor, so repeated pulls leave no gap.
     items = walk(key, rt.arg_score(at.score), '+inf', false, function(score, member)
@@ -166,7 +175,7 @@ handlers['feed.page'] = function(v)
   local page = {}
   for _, item in ipairs(items) do
     page[#page + 1] = item[1]
-    page[#page + 1] = rt.score_text(item[2])
+    page[#page + 1] = item[3] or rt.score_text(item[2])
   end
   return { page, encode(newest[2], newest[1]), encode(oldest[2], oldest[1]), more }
 end

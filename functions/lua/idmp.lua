@@ -8,13 +8,12 @@
 local idmp = {}
 rt.idmp = idmp
 
-local RETAIN_WITHOUT_IDMP = 'ERR RETAIN sets how long an IDMP event id is remembered: give IDMP too'
-local SEEN_KEY_IS_WRITTEN = 'ERR the IDMP seen-key must be a key of its own, not one the command writes'
-local OTHER_ARGUMENTS = 'ERR this IDMP event id was already applied by a call with other arguments '
-  .. '(another command, key, member or amount): nothing was changed'
+local RETAIN_WITHOUT_IDMP = ERRORS.idmp_retain_without_idmp
+local SEEN_KEY_IS_WRITTEN = ERRORS.idmp_seen_key_is_written
+local OTHER_ARGUMENTS = ERRORS.idmp_other_arguments
 -- Expiries stay below 2^50, so that expiry + 0.25 is exact.
-local EXPIRY_LIMIT = 1125899906842624
-local DIGEST_LEN = 8
+local EXPIRY_LIMIT = LIMITS.IDMP_EXPIRY_LIMIT
+local DIGEST_LEN = LIMITS.IDMP_DIGEST_LEN
 
 -- The 8-byte digest of a call's arguments: `command` (lower case), then
 -- each part, as netstrings.
@@ -49,6 +48,11 @@ function idmp.args(clause, retain, command, parts)
   return { seen_key = clause[1], event_id = clause[2], retain_ms = retain_ms, digest = digest(command, parts) }
 end
 
+local function max_ids()
+  local most = CONFIG['idmp-max-ids']
+  return most < 1 and 1 or most
+end
+
 local function expiry(clause, now_ms)
   local at = rt.deadline(now_ms, clause.retain_ms)
   if at == nil or at >= EXPIRY_LIMIT then
@@ -66,6 +70,13 @@ function idmp.check(clause, now_ms, written)
     end
   end
   expiry(clause, now_ms)
+  -- Whether remembering this event may forget others (record, below):
+  -- known before the command's first write, which checks the natives that
+  -- takes.
+  clause.size = rt.zcard(clause.seen_key)
+  if clause.size + 2 > 2 * max_ids() then
+    rt.reach('idmp-evicts')
+  end
   local id = rt.zscore(clause.seen_key, clause.event_id)
   local args
   if id ~= nil then
@@ -96,15 +107,11 @@ end
 function idmp.record(clause, now_ms)
   local at = expiry(clause, now_ms)
   local seen, event_id = clause.seen_key, clause.event_id
-  rt.call('ZREMRANGEBYSCORE', seen, '-inf', rt.int_text(now_ms))
-  rt.call('ZADD', seen, rt.arg_score(at + 0.25), event_id)
-  rt.call('ZADD', seen, rt.arg_score(at + 0.5), event_id .. clause.digest)
-  local max_ids = CONFIG['idmp-max-ids']
-  if max_ids < 1 then
-    max_ids = 1
-  end
+  local size = clause.size - rt.call('ZREMRANGEBYSCORE', seen, '-inf', rt.int_text(now_ms))
+  size = size + rt.call('ZADD', seen, rt.arg_score(at + 0.25), event_id)
+  size = size + rt.call('ZADD', seen, rt.arg_score(at + 0.5), event_id .. clause.digest)
   -- Each id is two members.
-  local excess = rt.zcard(seen) - 2 * max_ids
+  local excess = size - 2 * max_ids()
   if excess <= 0 then
     return
   end

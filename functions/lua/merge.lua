@@ -14,7 +14,7 @@ local int_text = rt.int_text
 -- score. Each weighted total is below 2^52; the sum is kept as hi * 2^52 +
 -- lo with |lo| < 2^52, so every addition stays an exact double.
 
-local TOTAL_LIMIT = 4503599627370496 -- 2^52
+local TOTAL_LIMIT = LIMITS.TOTAL_LIMIT
 
 local function new_sum()
   return { hi = 0, lo = 0, reached_at = nil }
@@ -82,20 +82,20 @@ end
 -- and a cursor is `0` or `m2:<run>:<steps>` (logic/merge.rs). Steps, which
 -- may reach 2^64 - 1 in a cursor, stay decimal text.
 
-local RECORD_PREFIX = 'zkit:merge-run:v1:'
+local RECORD_PREFIX = LIMITS.MERGE_RECORD_PREFIX
 local U64_MAX = '18446744073709551615'
 local U32_MAX = '4294967295'
 -- How long a finished run's record stays when staging had no TTL: a day.
-local FINISHED_RECORD_TTL_MS = 86400000
+local FINISHED_RECORD_TTL_MS = LIMITS.MERGE_FINISHED_RECORD_TTL_MS
 
 local MERGE_ERRORS = {
-  staging_is_named = 'ERR the staging key must differ from destkey and from every source key',
-  malformed = 'ERR invalid merge cursor: pass back the cursor RANK.MERGE returned, or 0 to start the merge',
-  foreign = 'ERR the cursor belongs to another merge (other destkey, staging key, sources or weights): pass the same arguments, or 0 to start again',
-  staging_gone = 'ERR the staging key of this merge is gone (deleted or expired): start the merge again with cursor 0',
-  in_progress = 'ERR the staging key is held by an unfinished merge: continue that merge with its latest cursor, or DEL the staging key to abandon it',
-  replaced = 'ERR this merge no longer holds the staging key: another merge started on it; start again with cursor 0',
-  stale = 'ERR an old cursor of this merge: pass the cursor of its latest reply (sending that one again repeats the reply)',
+  staging_is_named = ERRORS.merge_staging_is_named,
+  malformed = ERRORS.merge_malformed_cursor,
+  foreign = ERRORS.merge_foreign_cursor,
+  staging_gone = ERRORS.merge_staging_gone,
+  in_progress = ERRORS.merge_run_in_progress,
+  replaced = ERRORS.merge_run_replaced,
+  stale = ERRORS.merge_stale_cursor,
 }
 
 -- A decimal written without sign or leading zeros, at most `max`.
@@ -296,7 +296,7 @@ end
 -- What the staging key holds: nil (no key), false (no run record on top:
 -- another type, a board, 0.3.0 leftovers), or the run's record.
 local function staging_state(staging)
-  local top = redis.pcall('ZRANGE', staging, '-1', '-1', 'WITHSCORES')
+  local top = rt.pcall('ZRANGE', staging, '-1', '-1', 'WITHSCORES')
   if type(top) == 'table' and top.err then
     if string.sub(top.err, 1, 9) == 'WRONGTYPE' then
       return false

@@ -4,8 +4,8 @@
 -- so floor(score) is the total and the earlier a total was reached, the
 -- higher it ranks among equals. Every step below is exact in doubles.
 
-local TOTAL_LIMIT = 4503599627370496 -- 2^52
-local TOTAL_OUT_OF_RANGE = 'ERR total out of range: rank totals must be integers with |total| < 2^52 (4503599627370496)'
+local TOTAL_LIMIT = LIMITS.TOTAL_LIMIT
+local TOTAL_OUT_OF_RANGE = ERRORS.total_out_of_range
 local int_text = rt.int_text
 
 local rank = {}
@@ -40,10 +40,18 @@ local function add_to_remainder(quotient, rest, limit, added)
   return quotient, rest + added
 end
 
+-- Whether the tie-break span is a power of two (the default, 2^41): then
+-- slots are plain divisions. Worked out on first use: CONFIG is fixed once
+-- the library is loaded.
+local span_is_power_of_two
+
 -- floor(a * 2^bits / span) for 0 <= a < span <= 2^53, by long division.
 local function scaled_slot(a, bits, span)
-  if is_power_of_two(span) then
-    return math.floor(a * pow2(bits) / span)
+  if span_is_power_of_two == nil then
+    span_is_power_of_two = is_power_of_two(span)
+  end
+  if span_is_power_of_two then
+    return math.floor(a * 2 ^ bits / span)
   end
   local quotient, rest = 0, a
   for _ = 1, bits do
@@ -86,24 +94,36 @@ end
 -- The score of `total` reached at `at_ms` (the text the caller gave, for
 -- the error).
 function rank.encode(total, at_ms, at_text)
-  rank.check_total(total)
-  local start_ms, end_ms, span = window()
-  if not (at_ms >= start_ms and at_ms < end_ms) then
-    rt.fail('ERR time ' .. (at_text or int_text(at_ms)) .. ' is outside the tie-break window [' .. int_text(start_ms)
-      .. ', ' .. int_text(end_ms) .. ') ms (see zkit.tiebreak-epoch-ms and zkit.tiebreak-span-ms)')
+  if not (total < TOTAL_LIMIT and total > -TOTAL_LIMIT) then
+    rt.fail(TOTAL_OUT_OF_RANGE)
   end
-  local bits = fraction_bits(total)
-  local slots = pow2(bits)
-  local slot = scaled_slot(at_ms - start_ms, bits, span)
-  local countdown = slots - 1 - slot
-  return (total * slots + countdown) / slots
+  local start_ms, span = CONFIG['tiebreak-epoch-ms'], CONFIG['tiebreak-span-ms']
+  local end_ms = start_ms + span
+  if not (at_ms >= start_ms and at_ms < end_ms) then
+    rt.fail(rt.say(ERRORS.time_outside_window,
+      { at_ms = at_text or int_text(at_ms), start_ms = int_text(start_ms), end_ms = int_text(end_ms) }))
+  end
+  -- 53 minus the bit length of |total| (frexp(0) is 0, 0).
+  local _, length = math.frexp(total < 0 and -total or total)
+  local bits = 53 - length
+  local slots = 2 ^ bits
+  return (total * slots + slots - 1 - scaled_slot(at_ms - start_ms, bits, span)) / slots
+end
+
+-- The total a score encodes (rank.decode's first value, without the time).
+function rank.total(score)
+  local total = math.floor(score)
+  if not (total < TOTAL_LIMIT and total > -TOTAL_LIMIT) then
+    rank.decode(score)
+  end
+  return total
 end
 
 -- The total and reached-at time a score encodes.
 function rank.decode(score)
   local total = math.floor(score)
   if total ~= total or total == math.huge or total == -math.huge or not (total < TOTAL_LIMIT and total > -TOTAL_LIMIT) then
-    rt.fail('ERR the member\'s score ' .. rt.rust_display(score) .. ' is not a rank score (|score| must be below 2^52)')
+    rt.fail(rt.say(ERRORS.not_rank_score, { score = rt.rust_display(score) }))
   end
   local bits = fraction_bits(total)
   local slots = pow2(bits)
@@ -181,7 +201,7 @@ end
 local function plan_write(previous, update, at_ms, at_text)
   local previous_total
   if previous ~= nil then
-    previous_total = rank.decode(previous)
+    previous_total = rank.total(previous)
   end
   local total, changed = next_total(previous_total, update)
   local score = rank.encode(total, at_ms, at_text)
@@ -212,7 +232,7 @@ local function standing(key, member, shared)
   if score == nil then
     return { 0, rt.NULL }
   end
-  local total = rank.decode(score)
+  local total = rank.total(score)
   return { total, rank_of_member(key, member, total, shared) }
 end
 
@@ -244,37 +264,40 @@ end
 handlers['rank.gift'] = function(v)
   local key, member, at = v[1], v[2], v[4]
   -- What makes two gifts the same event: SHARED only shapes the reply.
-  local event = rt.idmp.args(v[6], v[7], 'rank.gift', { key, member, v[3], at_text(at) })
+  local event = (v[6] ~= false or v[7] ~= false)
+    and rt.idmp.args(v[6], v[7], 'rank.gift', { key, member, v[3], at_text(at) }) or nil
   return write_total(key, member, { add = tonumber(v[3]) }, at, v[5], event)
 end
 
 handlers['rank.set'] = function(v)
   local key, member, at = v[1], v[2], v[4]
   local condition = v[5] ~= false and (v[5].choice == 1 and 'GT' or 'LT') or nil
-  local event = rt.idmp.args(v[7], v[8], 'rank.set', { key, member, v[3], at_text(at), condition or '' })
+  local event = (v[7] ~= false or v[8] ~= false)
+    and rt.idmp.args(v[7], v[8], 'rank.set', { key, member, v[3], at_text(at), condition or '' }) or nil
   return write_total(key, member, { set = tonumber(v[3]), condition = condition }, at, v[6], event)
 end
 
 -- -> `[[total, rank], ...]` per board, in key order.
 handlers['rank.mgift'] = function(v)
   local boards, member, amount, at, shared = v[2], v[3], tonumber(v[4]), v[5], v[6]
-  local parts = { rt.int_text(#boards) }
-  for _, board in ipairs(boards) do
-    parts[#parts + 1] = board
-  end
-  for _, part in ipairs({ member, v[4], at_text(at) }) do
-    parts[#parts + 1] = part
-  end
-  local event = rt.idmp.args(v[7], v[8], 'rank.mgift', parts)
-  local sorted = {}
-  for i, board in ipairs(boards) do
-    sorted[i] = board
-  end
-  table.sort(sorted, function(a, b) return rt.compare_bytes(a, b) < 0 end)
-  for i = 2, #sorted do
-    if sorted[i] == sorted[i - 1] then
-      rt.fail('ERR a board is named twice: give each key once')
+  local event
+  if v[7] ~= false or v[8] ~= false then
+    local parts = { rt.int_text(#boards) }
+    for _, board in ipairs(boards) do
+      parts[#parts + 1] = board
     end
+    for _, part in ipairs({ member, v[4], at_text(at) }) do
+      parts[#parts + 1] = part
+    end
+    event = rt.idmp.args(v[7], v[8], 'rank.mgift', parts)
+  end
+  -- A set of the names, so the check is linear in the boards.
+  local named = {}
+  for _, board in ipairs(boards) do
+    if named[board] then
+      rt.fail(ERRORS.repeated_board)
+    end
+    named[board] = true
   end
   local now = rt.now_ms()
   local seen = event and rt.idmp.check(event, now, boards) or nil
@@ -304,10 +327,11 @@ handlers['rank.mgift'] = function(v)
   return rt.idmp.with_flag(replies, seen)
 end
 
--- `[total, rank, reached-at-ms]` or nil per member.
+-- `[total, rank, reached-at-ms]` or nil per member (one member: no ZCARD,
+-- ZSCORE answers a missing board and refuses another type itself).
 local function member_entries(key, members, shared)
   local scores = {}
-  if rt.zcard(key) > 0 then
+  if #members == 1 or rt.zcard(key) > 0 then
     for i, member in ipairs(members) do
       scores[i] = rt.zscore(key, member) or false
     end
@@ -363,7 +387,7 @@ local function rank_range(key, start, stop, shared)
   local members, totals = {}, {}
   for i = 1, #rows, 2 do
     members[#members + 1] = rows[i]
-    totals[#totals + 1] = rank.decode(tonumber(rows[i + 1]))
+    totals[#totals + 1] = rank.total(tonumber(rows[i + 1]))
   end
   local first_position = start + 1
   local ranks
@@ -435,7 +459,7 @@ handlers['rank.stats'] = function(v)
     if found[2] == nil then
       return rt.NULL
     end
-    return (rank.decode(tonumber(found[2])))
+    return rank.total(tonumber(found[2]))
   end
   local reply = { 'members', members, 'top-total', total_at(members > 0 and members - 1 or 0) }
   for _, quantile in ipairs({ { 990, 'p99-total' }, { 900, 'p90-total' }, { 500, 'p50-total' } }) do

@@ -8,7 +8,7 @@ local function view_scores(now_ms, newest, views)
   local first = now_ms
   if newest ~= nil and newest >= now_ms then
     if newest >= SCORE_LIMIT - views then
-      rt.fail("ERR the list's newest score " .. rt.rust_display(newest) .. ' leaves no room for a later view')
+      rt.fail(rt.say(ERRORS.no_later_score, { newest = rt.rust_display(newest) }))
     end
     first = math.floor(newest) + 1
   end
@@ -46,12 +46,19 @@ handlers['recent.add'] = function(v)
   for i, member in ipairs(members) do
     views[i] = { member, scores[i] }
   end
-  rt.zadd_pairs(key, views)
+  -- The list's size is counted from the replies of the writes, and whether
+  -- the add trims is known before it writes (so are the natives a trim runs,
+  -- checked before the add).
+  local size = top and rt.zcard(key) or 0
+  if cap and size + #views > cap then
+    rt.reach('trim')
+  end
+  size = size + rt.zadd_pairs(key, views)
   if cap then
-    rt.trim_lowest(key, rt.zcard(key) - cap)
+    size = size - rt.trim_lowest(key, size - cap)
   end
   if expire_at then
     rt.call('PEXPIREAT', key, rt.int_text(expire_at))
   end
-  return rt.zcard(key)
+  return size
 end

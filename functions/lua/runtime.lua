@@ -1,7 +1,7 @@
 -- The runtime every zkit function shares: the grammar walk that parses a call
--- (a port of the module's src/host/grammar.rs, reading the declarations this
--- file is generated with), error replies, the exact number texts the module
--- writes, the clock, and the native calls the families make.
+-- (a port of the module's src/host/grammar/parse.rs, reading the declarations
+-- this file is generated with), error replies, the exact number texts the
+-- module writes, the clock, and the native calls the families make.
 --
 -- Lua 5.1 as Redis and Valkey embed it: numbers are doubles, so integers are
 -- exact up to 2^53. While a library loads, only `redis.register_function`
@@ -21,39 +21,39 @@ function rt.fail(text)
   error(setmetatable({ text = text }, FAILURE), 0)
 end
 
-rt.WRONGTYPE = 'WRONGTYPE Operation against a key holding the wrong kind of value'
-rt.NOT_INTEGER = 'ERR value is not an integer or out of range'
-rt.NOT_FLOAT = 'ERR value is not a valid float'
+-- The texts, bounds and limits are the module's (ERRORS, BOUNDS, LIMITS:
+-- docs/constants.json, which the generator writes at the top of the file).
+rt.WRONGTYPE = ERRORS.wrong_type
+rt.NOT_INTEGER = ERRORS.not_integer
+rt.NOT_FLOAT = ERRORS.not_float
+
+-- An error text with its `{name}` placeholders filled from `values` (texts).
+function rt.say(template, values)
+  return (template:gsub('{([%w_]+)}', values))
+end
 
 -- The bounds the module's OutOfRange errors name (src/error.rs, `bound`).
-rt.bound = {
-  DURATION_MS = 'must be between 1 and 3155760000000 ms (100 years)',
-  DELAY_MS = 'must be between 0 and 3155760000000 ms (100 years)',
-  DURATION_S = 'must be between 1 and 3155760000 seconds (100 years)',
-  RATE_LIMIT = 'must be between 1 and 1000000',
-  UP_TO_LIMIT = 'must be between 1 and the limit',
-  PAGE_COUNT = 'must be between 1 and 1000',
-  POSITIVE_INTEGER = 'must be a positive integer',
-  NOT_NEGATIVE = 'must not be negative',
-  AT_LEAST_ONE = 'must be at least 1',
-}
+rt.bound = BOUNDS
 
 function rt.out_of_range(what, limit)
-  rt.fail('ERR ' .. what .. ' ' .. limit)
+  rt.fail(rt.say(ERRORS.out_of_range, { what = what, limit = limit }))
 end
 
 -- ---------------------------------------------------------------------------
 -- Bytes: Lua compares strings with strcoll, which follows the server's
 -- locale; members order by their bytes, as in a sorted set.
 
-local byte, sub, format, upper, lower, floor, huge
+local byte, sub, format, upper, lower, find, floor, huge
+local native_pcall, native_call, acl_check_cmd
 
 function rt.init()
   if byte then
     return
   end
   byte, sub, format, upper, lower = string.byte, string.sub, string.format, string.upper, string.lower
+  find = string.find
   floor, huge = math.floor, math.huge
+  native_pcall, native_call, acl_check_cmd = redis.pcall, redis.call, redis.acl_check_cmd
 end
 
 -- -1, 0 or 1 as `a` sorts before, with or after `b`, byte by byte.
@@ -134,6 +134,21 @@ function rt.parse_i64(word)
     end
   end
   return word
+end
+
+-- The spellings of integers and doubles the generated parses take (the
+-- usual ones; the walk reads every other): an integer of at most 18 digits,
+-- which is always a 64-bit one, and a decimal without exponent of at most
+-- 24 characters, which reads as the walk reads it (no NaN, no overflow).
+local function plain_integer(word)
+  return #word <= 18 and (find(word, '^-?[1-9]%d*$') ~= nil or word == '0')
+end
+
+local function plain_double(word)
+  if #word <= 24 and find(word, '^[+-]?%d*%.?%d*$') then
+    return tonumber(word)
+  end
+  return nil
 end
 
 local function is_decimal(body)
@@ -345,7 +360,7 @@ function rt.arg_score(x)
 end
 
 -- ---------------------------------------------------------------------------
--- The grammar: a port of src/host/grammar.rs over the declarations of
+-- The grammar: a port of src/host/grammar/parse.rs over the declarations of
 -- docs/commands.json. A parsed call is one value per declared argument:
 -- false for an option not given, true for a keyword alone, the text of a
 -- key, string or integer, the number of a double, {choice = i, value = v} for
@@ -489,14 +504,27 @@ end
 
 -- A list introduced by its keyword (`TASKS task [task ...]`) counts one
 -- word, so a call without the keyword reaches the parser's usage error.
+local function arity_width(arg)
+  if arg.kind == 'oneof' and not arg.optional then
+    local least
+    for _, choice in ipairs(arg.args) do
+      local width = arity_width(choice)
+      if least == nil or width < least then
+        least = width
+      end
+    end
+    return least or 0
+  end
+  if arg.token and arg.multiple and not arg.optional then
+    return 1
+  end
+  return min_width(arg)
+end
+
 local function arity_of(args)
   local least, fixed = 1, true
   for _, arg in ipairs(args) do
-    if arg.token and arg.multiple and not arg.optional then
-      least = least + 1
-    else
-      least = least + min_width(arg)
-    end
+    least = least + arity_width(arg)
     if arg.optional or arg.multiple or arg.kind == 'oneof' then
       fixed = false
     end
@@ -506,9 +534,11 @@ end
 
 -- A command's declaration, as the generator writes it; prepared on its
 -- first call.
-function rt.declare(name, args, declared_arity)
-  return { name = name, args = args, declared_arity = declared_arity }
+function rt.declare(name, args, declared_arity, native_rows)
+  return { name = name, args = args, declared_arity = declared_arity, native_rows = native_rows }
 end
+
+local compile_natives
 
 local function prepare(command)
   local name, args = command.name, command.args
@@ -522,6 +552,7 @@ local function prepare(command)
   command.usage = table.concat(usage, ' ')
   command.keywords = all_keywords(args)
   command.counters = counters(args)
+  compile_natives(command)
   command.prepared = true
 end
 
@@ -682,7 +713,7 @@ function Parser:required(arg, after)
   if arg.kind == 'oneof' then
     local word = self:peek()
     if word == nil then
-      self:mistake('missing', arg.name)
+      self:mistake('missing', table.concat(keywords_of(arg), ' or '))
     end
     for c, choice in ipairs(arg.args) do
       if is_token(choice, word) then
@@ -729,7 +760,7 @@ function Parser:list(arg, after, keyword)
     end
     local room = floor(left / width)
     if count > room then
-      rt.fail('ERR ' .. arg.counted_by .. ' is larger than the number of ' .. arg.name .. ' arguments that follow')
+      rt.fail(rt.say(ERRORS.count_too_large, { count = arg.counted_by, list = arg.name }))
     end
   else
     local left = self:remaining()
@@ -791,7 +822,7 @@ function Parser:item(arg, missing)
     if self.command.counters[arg.name] then
       local n = tonumber(word)
       if n < 1 then
-        rt.fail('ERR ' .. arg.name .. ' ' .. rt.bound.AT_LEAST_ONE)
+        rt.out_of_range(arg.name, rt.bound.AT_LEAST_ONE)
       end
       self.counts[#self.counts + 1] = { arg.name, n }
     end
@@ -815,7 +846,7 @@ function rt.parse(command, argv)
   local argc = #argv + 1
   local arity = command.arity
   if (arity >= 0 and argc ~= arity) or (arity < 0 and argc < -arity) then
-    rt.fail("ERR wrong number of arguments for '" .. command.name .. "' command")
+    rt.fail(rt.say(ERRORS.arity, { command = command.name }))
   end
   local parser = setmetatable({
     command = command,
@@ -834,14 +865,54 @@ function rt.parse(command, argv)
 end
 
 -- ---------------------------------------------------------------------------
--- Native calls. Errors of a native call (WRONGTYPE, OOM) become the call's
--- error reply as the server wrote it, as the module's key API answers them.
+-- Native calls. Each command may run only the native commands its natives
+-- table names (functions/lua/natives.lua). Errors of a native call
+-- (WRONGTYPE, OOM) become the call's error reply as the server wrote it, as
+-- the module's key API answers them; a native command the caller's ACL
+-- refuses before the call has written anything becomes the module's
+-- refusal, naming it (below: what is checked before the first write).
 
-function rt.call(...)
-  local reply = redis.pcall(...)
-  if type(reply) == 'table' and reply.err then
-    rt.fail(reply.err)
+local audit_call, first_write, refusal
+
+-- Native commands that write: the first one a call runs is where it checks
+-- the natives it may run after it (below).
+local WRITES = {
+  ZADD = true, ZINCRBY = true, ZREM = true, ZREMRANGEBYSCORE = true, PEXPIREAT = true,
+  PERSIST = true, UNLINK = true, RENAME = true, SADD = true, SREM = true, HSET = true, HDEL = true,
+}
+
+-- Whether the call has started writing (so `first_write` has run), and the
+-- native command running (an error raised while it is set is that
+-- command's).
+local writing, in_native = true, nil
+
+-- A native call's reply, errors as error replies (refusals of the caller's
+-- ACL as the module words them).
+function rt.pcall(name, ...)
+  if not writing and WRITES[name] then
+    first_write(name, ...)
   end
+  if audit_call then
+    return audit_call(native_pcall, name, ...)
+  end
+  local reply = native_pcall(name, ...)
+  if type(reply) == 'table' and reply.err and not writing then
+    refusal(name, ...)
+  end
+  return reply
+end
+
+-- A native call's reply; its error is the call's.
+function rt.call(name, ...)
+  if not writing and WRITES[name] then
+    first_write(name, ...)
+  end
+  if audit_call then
+    return audit_call(native_call, name, ...)
+  end
+  in_native = name
+  local reply = native_call(name, ...)
+  in_native = nil
   return reply
 end
 local call = rt.call
@@ -864,11 +935,20 @@ function rt.zscore(key, member)
   return nil
 end
 
--- `ZRANGE ... WITHSCORES` as {{member, score}, ...}.
-function rt.pairs_of(reply)
+-- `ZRANGE ... WITHSCORES` as {{member, score}, ...}; `with_text` adds the
+-- score's text as the reply gave it when that is the text rt.score_text
+-- writes (an integer's digits, which both %.17g and the shortest form
+-- print), else nil: {{member, score, text}, ...}.
+function rt.pairs_of(reply, with_text)
   local out = {}
   for i = 1, #reply, 2 do
-    out[#out + 1] = { reply[i], tonumber(reply[i + 1]) }
+    local text = reply[i + 1]
+    if with_text then
+      out[#out + 1] = { reply[i], tonumber(text),
+        (#text < 16 and text ~= '-0' and find(text, '^-?%d+$')) and text or nil }
+    else
+      out[#out + 1] = { reply[i], tonumber(text) }
+    end
   end
   return out
 end
@@ -899,6 +979,10 @@ end
 
 -- Writes pairs of {member, score} with ZADD; returns how many were new.
 function rt.zadd_pairs(key, pairs_list, option)
+  if #pairs_list == 1 and not option then
+    local pair = pairs_list[1]
+    return call('ZADD', key, rt.arg_score(pair[2]), pair[1])
+  end
   return in_chunks('ZADD', key, option, pairs_list, function(pair, argv)
     argv[#argv + 1] = rt.arg_score(pair[2])
     argv[#argv + 1] = pair[1]
@@ -907,6 +991,12 @@ end
 
 -- Runs `command key member...` (ZREM); returns the sum of the replies.
 function rt.members_call(command, key, members)
+  local n = #members
+  if n == 0 then
+    return 0
+  elseif n <= 512 then
+    return call(command, key, unpack(members))
+  end
   return in_chunks(command, key, nil, members, function(member, argv)
     argv[#argv + 1] = member
   end)
@@ -917,25 +1007,17 @@ end
 -- command that removes members refuses a key that is plainly another
 -- family's, before it writes.
 
-local TODAY_MS = 1e12
-local TIE_BREAK = 'scores with a tie-break fraction'
-local SEEN_KEY = "event ids beside their arguments' digests"
-local FAMILY_NAMES = {
-  rank = 'a RANK board', rate = 'a RATE log', recent = 'a RECENT list',
-  delay = 'a DELAY queue', seen = 'an IDMP seen-key',
-}
+local TODAY_MS = LIMITS.TODAY_MS
 
 local function is_tie_break(score)
   return score == score and score ~= huge and score ~= -huge and score ~= floor(score)
     and score < TODAY_MS and score > -TODAY_MS
 end
 
-local function wrong_family(expected, looks_like, because)
-  if looks_like then
-    rt.fail('WRONGTYPE the key looks like ' .. FAMILY_NAMES[looks_like] .. ' (' .. because .. '), not '
-      .. FAMILY_NAMES[expected] .. ': nothing was changed')
-  end
-  rt.fail('WRONGTYPE the key is not ' .. FAMILY_NAMES[expected] .. ' (' .. because .. '): nothing was changed')
+-- The refusal of a key of `expected`'s family that holds what `evidence`
+-- says (ERRORS.<family>_<evidence>).
+local function wrong_family(expected, evidence)
+  rt.fail(ERRORS[expected .. '_' .. evidence])
 end
 
 -- The two lowest elements of a sorted set ({{member, score}, ...}) and its
@@ -961,38 +1043,38 @@ end
 
 function rt.check_rate_log(lowest, newest)
   if is_seen_key_head(lowest) then
-    wrong_family('rate', 'seen', SEEN_KEY)
+    wrong_family('rate_log', 'looks_like_seen_key')
   end
   if newest then
     local score = newest[2]
     if is_tie_break(score) then
-      wrong_family('rate', 'rank', TIE_BREAK)
+      wrong_family('rate_log', 'looks_like_rank_board')
     end
     if score == score and score ~= huge and score ~= -huge and score < TODAY_MS then
-      wrong_family('rate', nil, 'its newest score is no unix ms of this century')
+      wrong_family('rate_log', 'not_recent_unix_ms')
     end
   end
 end
 
 function rt.check_recent_list(lowest, newest)
   if is_seen_key_head(lowest) then
-    wrong_family('recent', 'seen', SEEN_KEY)
+    wrong_family('recent_list', 'looks_like_seen_key')
   end
   local score = newest[2]
   if is_tie_break(score) then
-    wrong_family('recent', 'rank', TIE_BREAK)
+    wrong_family('recent_list', 'looks_like_rank_board')
   end
   if score == score and score ~= huge and score ~= -huge and score ~= floor(score) then
-    wrong_family('recent', nil, 'its scores are not whole unix ms')
+    wrong_family('recent_list', 'not_whole_unix_ms')
   end
 end
 
 function rt.check_delay_queue(lowest)
   if is_seen_key_head(lowest) then
-    wrong_family('delay', 'seen', SEEN_KEY)
+    wrong_family('delay_queue', 'looks_like_seen_key')
   end
   if lowest[1] and is_tie_break(lowest[1][2]) then
-    wrong_family('delay', 'rank', TIE_BREAK)
+    wrong_family('delay_queue', 'looks_like_rank_board')
   end
 end
 
@@ -1008,11 +1090,12 @@ function rt.idmp_entry(score)
 end
 
 -- Removes the `excess` lowest members of a sorted set, as ZREM (so the
--- `zrem` event fires, as for the module's trims).
+-- `zrem` event fires, as for the module's trims); how many it removed.
 function rt.trim_lowest(key, excess)
   if excess > 0 then
-    rt.members_call('ZREM', key, call('ZRANGE', key, '0', rt.int_text(excess - 1)))
+    return rt.members_call('ZREM', key, call('ZRANGE', key, '0', rt.int_text(excess - 1)))
   end
+  return 0
 end
 
 -- ---------------------------------------------------------------------------
@@ -1027,7 +1110,7 @@ rt.now_ms = rt.server_now_ms
 
 -- Durations added to the clock (logic/clock.rs): 100 years at most, and a
 -- sum that stays an exact integer in a double.
-rt.MAX_DURATION_MS = 3155760000000
+rt.MAX_DURATION_MS = LIMITS.MAX_DURATION_MS
 
 function rt.deadline(now_ms, duration_ms)
   if not (duration_ms >= 1 and duration_ms <= rt.MAX_DURATION_MS) then
@@ -1067,8 +1150,415 @@ end
 rt.NULL = false
 
 -- ---------------------------------------------------------------------------
--- The entry point of every function: parses the call, checks that the keys
--- FCALL declared are the call's keys, runs the handler.
+-- The native commands a call may run, checked so that a refusal changes
+-- nothing, as the module checks its own before its first write
+-- (src/host/call.rs): each must exist under its own name (an operator's
+-- rename-command renames or disables it) and the caller's ACL must let it
+-- run on the keys the call runs it on (the server checks a script's calls
+-- against its caller, one by one, as they run).
+--
+-- Existence cannot change while the server runs (rename-command acts only
+-- while it reads its config), so it is looked up once per command and
+-- library load. The ACL can change between any two calls, but a native
+-- command refused before the call's first write changes nothing either: it
+-- is run, and its refusal is told apart from its other errors
+-- (`refusal`). So only the natives a call may run after its first write
+-- (their rows say `later`) are checked, with redis.acl_check_cmd, and only
+-- when the call writes, just before its first write.
+
+local DENIED = "NOPERM this command needs %s, which this user's ACL does not allow: nothing was changed"
+
+-- A call of each native command as redis.acl_check_cmd is asked about it,
+-- KEY where a key goes: the server finds the keys by the command's key specs
+-- (and newer servers check the arity).
+local KEY = {}
+local PROBES = {
+  TIME = {},
+  ZADD = { KEY, '0', 'm' },
+  ZINCRBY = { KEY, '1', 'm' },
+  ZREM = { KEY, 'm' },
+  ZREMRANGEBYSCORE = { KEY, '0', '0' },
+  ZCARD = { KEY },
+  ZSCORE = { KEY, 'm' },
+  ZRANGE = { KEY, '0', '0' },
+  ZREVRANK = { KEY, 'm' },
+  ZCOUNT = { KEY, '0', '0' },
+  PEXPIREAT = { KEY, '0' },
+  PEXPIRETIME = { KEY },
+  PERSIST = { KEY },
+  UNLINK = { KEY },
+  RENAME = { KEY, KEY },
+  SADD = { KEY, 'm' },
+  SREM = { KEY, 'm' },
+  SCARD = { KEY },
+  SISMEMBER = { KEY, 'm' },
+  HSET = { KEY, 'f', 'v' },
+  HDEL = { KEY, 'f' },
+  HGET = { KEY, 'f' },
+  HEXISTS = { KEY, 'f' },
+  HLEN = { KEY },
+  MEMORY = { 'USAGE', KEY },
+}
+
+-- Whether the server has each native command under its own name.
+local available = {}
+
+-- The test variant's records of a call (rt.audit_natives): what its rows
+-- let it run, and what it checked before its first write.
+local allowed, checked
+
+-- A function that asks whether the caller may run `native` on keys (a, b),
+-- its other words fixed: a closure per native, so that a check costs few
+-- Lua steps beside acl_check_cmd itself.
+local function asker(native)
+  local template = PROBES[native]
+  assert(template, 'no probe for the native command ' .. native)
+  local w1, w2, w3 = template[1], template[2], template[3]
+  local ask
+  if w1 == nil then
+    ask = function() return acl_check_cmd(native) end
+  elseif w1 == KEY and w2 == KEY then
+    ask = function(a, b) return acl_check_cmd(native, a, b) end
+  elseif w1 == KEY and w2 == nil then
+    ask = function(a) return acl_check_cmd(native, a) end
+  elseif w1 == KEY and w3 == nil then
+    ask = function(a) return acl_check_cmd(native, a, w2) end
+  elseif w1 == KEY then
+    ask = function(a) return acl_check_cmd(native, a, w2, w3) end
+  elseif w2 == KEY and w3 == nil then
+    ask = function(a) return acl_check_cmd(native, w1, a) end
+  else
+    error('no way to ask about ' .. native)
+  end
+  -- acl_check_cmd raises an error for a command the server does not have,
+  -- whoever asks.
+  if available[native] == nil then
+    available[native] = pcall(ask, 'k', 'k')
+  end
+  return ask
+end
+
+-- How many keys a native command's probe takes.
+local function key_count(native)
+  local count = 0
+  for _, word in ipairs(PROBES[native]) do
+    if word == KEY then
+      count = count + 1
+    end
+  end
+  return count
+end
+
+-- The key a native call runs on (its first), '' for none.
+local function key_of_call(native, ...)
+  for i, word in ipairs(PROBES[native] or {}) do
+    if word == KEY then
+      return (select(i, ...))
+    end
+  end
+  return ''
+end
+
+-- Where a declared argument's value is in a parsed call: its index, its
+-- index within its block, and whether it is a list.
+local function path_of(command, name)
+  for i, arg in ipairs(command.args) do
+    if arg.name == name then
+      return i, nil, arg.multiple
+    end
+    if arg.kind == 'block' then
+      for j, part in ipairs(arg.args) do
+        if part.name == name then
+          return i, j, part.multiple
+        end
+      end
+    end
+  end
+  error(command.name .. ': its natives name no argument ' .. name)
+end
+
+-- A command's natives table (natives.lua) made ready to check calls with:
+-- each row's keys and conditions as indexes into the parsed call, each
+-- native command as its asker; the rows checked before the first write
+-- (`later`), and those naming a command the server lacks.
+compile_natives = function(command)
+  local rows, later, missing = {}, {}, {}
+  for i, row in ipairs(command.native_rows or {}) do
+    local keys = row.on or {}
+    if type(keys) == 'string' then
+      keys = { keys }
+    end
+    local compiled = { natives = {}, asks = {}, missing = {}, reached = row.reached }
+    if keys[1] then
+      compiled.key, compiled.key_part, compiled.each = path_of(command, keys[1])
+    end
+    if keys[2] then
+      local list
+      compiled.second_key, compiled.second_key_part, list = path_of(command, keys[2])
+      assert(not (list or compiled.each), command.name .. ': a native command on two keys takes no list')
+    end
+    compiled.when = row.when and (path_of(command, row.when))
+    compiled.unless = row.unless and (path_of(command, row.unless))
+    for native in row[1]:gmatch('%S+') do
+      assert(key_count(native) == #keys, command.name .. ': ' .. native .. ' takes ' .. key_count(native) .. ' keys')
+      compiled.natives[#compiled.natives + 1] = native
+      compiled.asks[#compiled.asks + 1] = asker(native)
+      if not available[native] then
+        compiled.missing[#compiled.missing + 1] = native
+      end
+    end
+    rows[i] = compiled
+    if row.later then
+      later[#later + 1] = compiled
+    end
+    if compiled.missing[1] then
+      missing[#missing + 1] = compiled
+    end
+  end
+  command.rows, command.later_rows = rows, later
+  command.missing_rows = missing[1] and missing or nil
+end
+
+-- The value of a call's argument at `index` (and `part` within its block),
+-- false when the call does not give it.
+local function value_at(values, index, part)
+  local value = values[index]
+  if part and value then
+    value = value[part]
+  end
+  return value
+end
+
+-- The keys a row applies to in a call (a: one key or a list of keys, b: a
+-- second key), or nil when the call does not reach it.
+local function row_keys(row, values)
+  local when, unless = row.when, row.unless
+  if (when ~= nil and values[when] == false) or (unless ~= nil and values[unless] ~= false) then
+    return nil
+  end
+  local a, b
+  if row.key then
+    a = value_at(values, row.key, row.key_part)
+    if a == false then
+      return nil
+    end
+  end
+  if row.second_key then
+    b = value_at(values, row.second_key, row.second_key_part)
+    if b == false then
+      return nil
+    end
+  end
+  return a or true, b
+end
+
+local function deny(native, a, b)
+  local what = native
+  if a then
+    what = what .. " on '" .. show(a) .. "'"
+    if b then
+      what = what .. " and '" .. show(b) .. "'"
+    end
+  end
+  rt.fail(format(DENIED, what))
+end
+
+-- Refuses a call that may run a native command the server lacks.
+local function refuse_missing(rows, values)
+  for r = 1, #rows do
+    local row = rows[r]
+    if row_keys(row, values) ~= nil then
+      rt.fail(rt.say(ERRORS.command_unavailable, { command = row.missing[1] }))
+    end
+  end
+end
+
+-- The call being served: its rows checked before its first write, its
+-- parsed values, and the conditions its handler said it reaches.
+local later_rows, later_values, reached, reached_any = {}, nil, {}, false
+
+-- `rt.reach(name)`: the handler will run the natives of the rows that say
+-- `reached = name` after its first write (a decision made on what it read).
+function rt.reach(name)
+  if reached[name] then
+    return
+  end
+  reached[name], reached_any = true, true
+  if writing then
+    error('reached ' .. name .. ' after the first write', 0)
+  end
+end
+
+-- Asks the caller's ACL about each native of a row the call reaches, on
+-- each of its keys (the steps of row_keys, written out: this runs on every
+-- call that writes).
+local function check_row(row, values)
+  local reached_name, when, unless = row.reached, row.when, row.unless
+  if (reached_name and not reached[reached_name]) or (when and values[when] == false)
+    or (unless and values[unless] ~= false) then
+    return
+  end
+  local a, b
+  if row.key then
+    a = values[row.key]
+    if row.key_part and a then
+      a = a[row.key_part]
+    end
+    if a == false then
+      return
+    end
+  end
+  if row.second_key then
+    b = values[row.second_key]
+    if row.second_key_part and b then
+      b = b[row.second_key_part]
+    end
+    if b == false then
+      return
+    end
+  end
+  local asks, natives = row.asks, row.natives
+  if row.each then
+    for k = 1, #a do
+      for n = 1, #asks do
+        if checked then
+          checked[natives[n] .. '\0' .. a[k]] = true
+        end
+        if not asks[n](a[k]) then
+          deny(natives[n], a[k])
+        end
+      end
+    end
+  else
+    for n = 1, #asks do
+      if checked then
+        checked[natives[n] .. '\0' .. (a or '')] = true
+      end
+      if not asks[n](a, b) then
+        deny(natives[n], a, b)
+      end
+    end
+  end
+end
+
+first_write = function()
+  writing = true
+  local rows, values = later_rows, later_values
+  for r = 1, #rows do
+    local row = rows[r]
+    -- The cheapest test first: a row not reached, or whose key (or block)
+    -- the call does not give, asks nothing.
+    if (row.reached == nil or reached[row.reached]) and (row.key == nil or values[row.key] ~= false) then
+      check_row(row, values)
+    end
+  end
+end
+
+-- A native call that failed before the call wrote anything: the module's
+-- refusal when the caller's ACL does not allow it (what the server's own
+-- refusal says differs between servers and versions, so it is asked).
+refusal = function(native, ...)
+  local asked, allows = pcall(acl_check_cmd, native, ...)
+  if asked and not allows then
+    local template = PROBES[native] or {}
+    local a, b
+    for i, word in ipairs(template) do
+      if word == KEY then
+        if a == nil then
+          a = select(i, ...)
+        else
+          b = select(i, ...)
+        end
+      end
+    end
+    deny(native, a, b)
+  end
+end
+
+-- After a native command failed: the refusal of a native the call may run
+-- that the caller's ACL does not allow, or nil. Only a native run before
+-- the call's first write can be refused (those after it were checked), so
+-- nothing has changed then.
+local function refused_native(command, values)
+  local rows = command.rows
+  for r = 1, #rows do
+    local row = rows[r]
+    local a, b = row_keys(row, values)
+    if a ~= nil then
+      local keys = (row.each and a) or { a ~= true and a or nil }
+      local asks = row.asks
+      for n = 1, #asks do
+        for k = 1, math.max(#keys, 1) do
+          if not asks[n](keys[k], b) then
+            local _, text = pcall(deny, row.natives[n], keys[k], b)
+            return text.text
+          end
+        end
+      end
+    end
+  end
+  return nil
+end
+
+-- The natives each call of the test variant may run (rt.audit_natives).
+local function allow_rows(rows, values)
+  for r = 1, #rows do
+    local row = rows[r]
+    local a = row_keys(row, values)
+    if a ~= nil then
+      local keys = (row.each and a) or { a == true and '' or a }
+      for _, native in ipairs(row.natives) do
+        for _, key in ipairs(keys) do
+          allowed[native .. '\0' .. key] = true
+        end
+      end
+    end
+  end
+end
+
+-- Whether a write of the call changed something (the test variant's
+-- record: whatever runs then must have been checked).
+local changed = false
+
+-- Tests only (functions/gen.py --test-clock): every native call must be one
+-- its command's natives table names, on a key it names, and every one after
+-- a write of the call that changed something must have been checked before
+-- the first write; else the call fails with an internal error.
+function rt.audit_natives()
+  checked, allowed = {}, {}
+  audit_call = function(caller, native, ...)
+    local key = key_of_call(native, ...)
+    if not allowed[native .. '\0' .. key] then
+      error(native .. " on '" .. show(key) .. "' is not in this command's natives (functions/lua/natives.lua)", 0)
+    end
+    if changed and not checked[native .. '\0' .. key] then
+      error(native .. " on '" .. show(key) .. "' runs after a write of the call, unchecked (a `later` row "
+        .. "of functions/lua/natives.lua)", 0)
+    end
+    local reply = native_pcall(native, ...)
+    local failed = type(reply) == 'table' and reply.err
+    -- A write command's reply 0 says it changed nothing.
+    if not failed and reply ~= 0 and WRITES[native] then
+      changed = true
+    end
+    if caller == native_pcall then
+      if failed and not writing then
+        refusal(native, ...)
+      end
+      return reply
+    end
+    if failed then
+      in_native = native
+      error(failed, 0)
+    end
+    return reply
+  end
+end
+
+-- ---------------------------------------------------------------------------
+-- The entry point of every function: parses the call (by its generated
+-- parse, or by the grammar walk for a call that parse does not take),
+-- checks that the keys FCALL declared are the call's keys, runs the handler.
 
 local function keys_text(argv, positions)
   local names = {}
@@ -1078,30 +1568,9 @@ local function keys_text(argv, positions)
   return table.concat(names, ' ')
 end
 
-local run
-
-function rt.entry(command, handler)
-  return function(keys, argv)
-    rt.init()
-    if not command.prepared then
-      prepare(command)
-    end
-    local ok, reply = pcall(run, command, handler, keys, argv)
-    if ok then
-      return reply
-    end
-    if getmetatable(reply) == FAILURE then
-      return redis.error_reply(reply.text)
-    end
-    if type(reply) == 'table' and reply.err then
-      return redis.error_reply(reply.err)
-    end
-    return redis.error_reply('ERR zkit internal error: ' .. command.name .. ': ' .. tostring(reply))
-  end
-end
-
--- One call: parsed, its declared keys checked, handled.
-run = function(command, handler, keys, argv)
+-- The walk's parse of a call, refusing it as the module does; the keys
+-- FCALL declared must be the call's.
+local function walk(command, keys, argv)
   local values, positions = rt.parse(command, argv)
   local declared = #keys == #positions
   if declared then
@@ -1115,6 +1584,80 @@ run = function(command, handler, keys, argv)
   if not declared then
     rt.fail('ERR zkit library: FCALL must declare the call\'s keys, in order: ' .. #positions
       .. ' (' .. keys_text(argv, positions) .. '), then the command\'s arguments')
+  end
+  return values
+end
+
+-- Whether two parsed calls are the same values (the test variant holds
+-- each generated parse to the walk with it).
+local function same_values(a, b)
+  if type(a) ~= 'table' or type(b) ~= 'table' then
+    return a == b or (a ~= a and b ~= b)
+  end
+  for k, value in pairs(a) do
+    if not same_values(value, b[k]) then
+      return false
+    end
+  end
+  for k in pairs(b) do
+    if a[k] == nil then
+      return false
+    end
+  end
+  return true
+end
+
+local run
+
+function rt.entry(command, handler, parse)
+  return function(keys, argv)
+    if not byte then
+      rt.init()
+    end
+    if not command.prepared then
+      prepare(command)
+    end
+    local ok, reply = pcall(run, command, handler, parse, keys, argv)
+    local failed_native = in_native
+    writing, in_native = true, nil
+    if ok then
+      return reply
+    end
+    if getmetatable(reply) == FAILURE then
+      return redis.error_reply(reply.text)
+    end
+    if failed_native and type(reply) == 'string' then
+      return redis.error_reply(refused_native(command, later_values) or reply)
+    end
+    if type(reply) == 'table' and reply.err then
+      return redis.error_reply(reply.err)
+    end
+    return redis.error_reply('ERR zkit internal error: ' .. command.name .. ': ' .. tostring(reply))
+  end
+end
+
+-- One call: parsed, its declared keys checked, handled.
+run = function(command, handler, parse, keys, argv)
+  local values = parse(argv, keys)
+  if values == nil then
+    values = walk(command, keys, argv)
+  elseif checked then
+    local walked = walk(command, keys, argv)
+    if not same_values(values, walked) then
+      error('the generated parse of this call is not the walk\'s', 0)
+    end
+  end
+  if command.missing_rows then
+    refuse_missing(command.missing_rows, values)
+  end
+  if reached_any then
+    reached, reached_any = {}, false
+  end
+  later_rows, later_values = command.later_rows, values
+  writing = false
+  if checked then
+    checked, allowed, changed = {}, {}, false
+    allow_rows(command.rows, values)
   end
   return handler(values)
 end

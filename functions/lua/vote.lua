@@ -10,11 +10,11 @@ local function weights(given)
     return w == w and w ~= math.huge and w ~= -math.huge and w >= 0
   end
   if not valid(up) or not valid(down) then
-    rt.fail('ERR weights must be finite and not negative')
+    rt.fail(ERRORS.invalid_weight)
   end
   local sum = up + down
   if sum == math.huge then
-    rt.fail('ERR weights too large: up + down must be finite')
+    rt.fail(ERRORS.weights_too_large)
   end
   -- `+ 0` turns -0 into 0, so no vote leaves a -0 score behind.
   return up + 0, down + 0
@@ -44,7 +44,7 @@ handlers['vote.cast'] = function(v)
     window_s = rt.non_negative(window[2], 'window seconds')
   end
   if scores == upvoters or scores == downvoters or upvoters == downvoters then
-    rt.fail('ERR scores, upvoters and downvoters must be three different keys')
+    rt.fail(ERRORS.vote_shared_key)
   end
   local ups_before = rt.scard(upvoters)
   local downs_before = rt.scard(downvoters)
@@ -52,15 +52,20 @@ handlers['vote.cast'] = function(v)
   if window ~= false then
     local posted_at_s = rt.zscore(window[1], item)
     if posted_at_s == nil then
-      rt.fail('ERR the item has no post time in the WINDOW key: voting is closed')
+      rt.fail(ERRORS.no_post_time)
     end
     local closes_at_ms = (posted_at_s + window_s) * 1000
     if not (rt.now_ms() <= closes_at_ms) then
-      rt.fail('ERR voting is closed: the item was posted at ' .. rt.rust_display(posted_at_s)
-        .. ' and the window of ' .. window[2] .. ' seconds has passed')
+      rt.fail(rt.say(ERRORS.voting_closed, { posted_at_s = rt.rust_display(posted_at_s), window_s = window[2] }))
     end
   end
   local want_up, want_down = direction == 1, direction == 2
+  -- The downvoters are written after the upvoters: checked before them.
+  if want_down then
+    rt.reach('down-joins')
+  elseif downs_before > 0 then
+    rt.reach('down-leaves')
+  end
   local in_up = place_voter(upvoters, ups_before, voter, want_up)
   local in_down = place_voter(downvoters, downs_before, voter, want_down)
   local changed = in_up ~= want_up or in_down ~= want_down
@@ -85,12 +90,11 @@ end
 -- -> 1 up, -1 down, 0 none.
 handlers['vote.state'] = function(v)
   local upvoters, downvoters, voter = v[1], v[2], v[3]
-  rt.scard(upvoters)
-  rt.scard(downvoters)
+  -- SISMEMBER refuses a key of another type as SCARD would.
   local in_up = rt.call('SISMEMBER', upvoters, voter) == 1
   local in_down = rt.call('SISMEMBER', downvoters, voter) == 1
   if in_up and in_down then
-    rt.fail('ERR the voter is in both upvoters and downvoters')
+    rt.fail(ERRORS.voter_in_both_sets)
   end
   return in_up and 1 or (in_down and -1 or 0)
 end

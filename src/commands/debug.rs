@@ -14,10 +14,15 @@
 //! (`loadmodule /path/libzkit.so debug-commands`), and they are absent from
 //! `FAMILIES`, so INFO and the docs do not list them.
 
-use super::Command;
+use super::declaration::Command;
 use crate::error::ZkitError;
-use crate::host::ReplyShape as R;
-use crate::host::{key_flags as kf, Arg, Ctx, OwnedRStr, RStr, Reply};
+use crate::host::ctx::Ctx;
+use crate::host::grammar::Arg;
+use crate::host::keyspec::key_flags as kf;
+use crate::host::reply::Reply;
+use crate::host::reply_shape::ReplyShape as R;
+use crate::host::string::OwnedRStr;
+use crate::host::string::RStr;
 use crate::{declare_command, request};
 
 /// The load argument that registers [`COMMANDS`].
@@ -81,8 +86,8 @@ struct PinClock {
 }
 
 #[cfg(feature = "test-clock")]
-impl crate::host::FromArgs<'_> for PinClock {
-    fn from_args(args: &mut crate::host::Request<'_, RStr>) -> PinClock {
+impl crate::host::command::FromArgs<'_> for PinClock {
+    fn from_args(args: &mut crate::host::grammar::Request<'_, RStr>) -> PinClock {
         PinClock {
             unix_ms: args.integer(),
         }
@@ -91,7 +96,7 @@ impl crate::host::FromArgs<'_> for PinClock {
 
 #[cfg(feature = "test-clock")]
 fn pin_clock(_ctx: &Ctx, args: PinClock) -> Result<Reply, ZkitError> {
-    crate::host::test_clock::pin((args.unix_ms >= 0).then_some(args.unix_ms));
+    crate::host::ctx::test_clock::pin((args.unix_ms >= 0).then_some(args.unix_ms));
     Ok(Reply::Simple(c"OK"))
 }
 

@@ -25,40 +25,90 @@
 //! no task is ever read as an option.
 
 use super::args::positive;
-use super::reply_types::{DELAY_STATS, TASK};
-use super::small_layout;
-use super::stats::{self, Fields};
-use super::{Command, Counter, WordList};
+use super::counter::Counter;
+use super::declaration::{Command, Items, WordList};
+use super::delay_stats;
+use super::groups::{self, Admission};
+use super::jobs::{self, delete_task_data, int_field, is_paused, JobInfo, DATA_ARG};
+use super::layout;
+use super::reply_types::{JOB, POLLED, RATED_JOBS, RATED_TASKS, TASK};
+use super::schedules;
 use crate::error::{bound, ZkitError};
-use crate::host::ReplyShape as R;
-use crate::host::{
-    key_flags as kf, Arg, Attempt, Ctx, KeyKind, OwnedRStr, Progress, RStr, Readiness, Reply,
-    Request, ScoreBound, WriteReply, Zset, ZsetWaiter,
-};
+use crate::host::block::Attempt;
+use crate::host::block::Readiness;
+use crate::host::block::ZsetWaiter;
+use crate::host::ctx::Ctx;
+use crate::host::deferred::Progress;
+use crate::host::grammar::Arg;
+use crate::host::grammar::Request;
+use crate::host::keyspec::key_flags as kf;
+use crate::host::reply::Reply;
+use crate::host::reply::WriteReply;
+use crate::host::reply_shape::ReplyShape as R;
+use crate::host::string::OwnedRStr;
+use crate::host::string::RStr;
+use crate::host::zset::KeyKind;
+use crate::host::zset::ScoreBound;
+use crate::host::zset::Zset;
 
 use crate::logic::clock::{deadline, MAX_DURATION_MS};
 use crate::logic::delay::{
-    self, check_dead_letter_keys, is_held, outlook, retry_at, wake_at_ms, Claim, DelayError, Lease,
-    Outlook, TaskQueue, Tasks,
+    self, check_dead_letter_keys, holds, is_delivery, outlook, retry_at, wake_at_ms, Claim,
+    DelayError, Fate, Lease, Outlook, TaskQueue, Tasks,
 };
 use crate::logic::family;
-use crate::logic::stats::{due_age_ms, due_time_ms};
+use crate::logic::jobs::{
+    check_data_key, dead_over_count, Field, JobError, EXPIRED_REASON, TRIM_SPARE,
+};
+use crate::logic::rate::{expire_at, hit_member, retry_after_ms, Decision, Limit, MAX_LIMIT};
 use crate::{declare_command, request};
 use smallvec::SmallVec;
 
-pub static COMMANDS: &[&Command] = &[&POLL, &BPOLL, &ACK, &NACK, &TOUCH, &STATS];
+pub static COMMANDS: &[&Command] = &[
+    &POLL,
+    &BPOLL,
+    &ACK,
+    &NACK,
+    &TOUCH,
+    &delay_stats::STATS,
+    &jobs::ADD,
+    &jobs::JOB,
+    &jobs::RETRY,
+    &jobs::PAUSE,
+    &jobs::RESUME,
+    &schedules::SCHEDULE,
+    &schedules::UNSCHEDULE,
+    &schedules::SCHEDULES,
+    &groups::GROUP,
+    &groups::GROUPS,
+];
 
 /// Tasks handed to pollers (with or without a lease), and tasks acknowledged.
 pub static TASKS_CLAIMED: Counter = Counter::new();
 pub static TASKS_ACKED: Counter = Counter::new();
 /// Tasks moved to a dead-letter set: the number operators watch.
 pub static TASKS_DEAD: Counter = Counter::new();
+/// Tasks past their not-started-by deadline dropped by polls without dead
+/// letters (with dead letters they count as dead, reason `expired`).
+pub static TASKS_EXPIRED: Counter = Counter::new();
+/// Dead tasks removed to keep dead-letter sets within
+/// `zkit.dead-letters-max` and `zkit.dead-letters-max-age-ms`.
+pub static TASKS_TRIMMED: Counter = Counter::new();
 /// Tasks handed out again: claims from an in-flight set leased into itself
 /// (their lease ended), and, with DEADLETTER, claims of a task its
 /// deliveries set had already counted (a lease that ended, or a NACK).
 pub static TASKS_REDELIVERED: Counter = Counter::new();
 
 const QUEUE_ARG: Arg = Arg::key("key", kf::RW | kf::ACCESS | kf::DELETE);
+
+/// Priority lanes: queues polled after `key`, in the order given, each only
+/// for what the lanes before it could not fill. Last, so every word after
+/// `LANES` is a lane, whatever it is named.
+const LANES_ARG: Arg = Arg::key("lane", kf::RW | kf::ACCESS | kf::DELETE)
+    .token("LANES")
+    .optional()
+    .multiple()
+    .since("0.5.0");
 
 const LEASE_ARG: Arg = Arg::block(
     "lease",
@@ -84,6 +134,44 @@ const DEADLETTER_ARG: Arg = Arg::block(
 .optional()
 .since("0.2.0");
 
+/// Each leased task comes back with its delivery's token, which DELAY.ACK,
+/// DELAY.NACK and DELAY.TOUCH take to act on that delivery only.
+const WITHTOKENS_ARG: Arg = Arg::pure_token("withtokens", "WITHTOKENS")
+    .optional()
+    .since("0.4.1");
+
+/// Each task comes back as a job: with its token, payload and deliveries.
+const WITHDATA_ARG: Arg = Arg::pure_token("withdata", "WITHDATA")
+    .optional()
+    .since("0.5.0");
+
+/// The worker's name, kept as the holder of the tasks it leases.
+const WORKER_ARG: Arg = Arg::string("name")
+    .token("WORKER")
+    .optional()
+    .since("0.5.0");
+
+/// A claim that spends a RATE window (a RATE.HIT log): it claims only what
+/// the window allows, spends one unit per task claimed, and nothing when
+/// nothing is due.
+const RATE_ARG: Arg = Arg::block(
+    "rate",
+    &[
+        Arg::key("log", kf::RW | kf::UPDATE),
+        Arg::integer("window-ms"),
+        Arg::integer("limit"),
+    ],
+)
+.token("RATE")
+.optional()
+.since("0.5.0");
+
+/// A delivery's token, as a leased DELAY.POLL WITHTOKENS returned it.
+const TOKEN_ARG: Arg = Arg::integer("token")
+    .token("TOKEN")
+    .optional()
+    .since("0.4.1");
+
 declare_command! {
     pub static POLL: Command = {
         name: "delay.poll",
@@ -92,16 +180,34 @@ declare_command! {
         // pressure would stop the workers that free memory.
         flags: "write",
         acl_categories: "write sortedset slow",
-        summary: "Claims up to count tasks that are due (score <= the server's unix ms), earliest first: removes them from the queue, or with LEASE moves them into inflight scored by the lease's end; with DEADLETTER, a task already delivered max-deliveries times goes to dead instead. Returns [[member, due-ms], ...].",
+        summary: "Claims up to count tasks that are due (score <= the server's unix ms), earliest first: removes them from the queue, or with LEASE moves them into inflight scored by the lease's end; with DEADLETTER, a task already delivered max-deliveries times goes to dead instead. With DATA (the queue's job data): nothing while the queue is paused, a task past its not-started-by deadline goes to dead (reason expired) or, without DEADLETTER, is dropped, and WORKER names the holder. Returns [[member, due-ms], ...], with WITHTOKENS [[member, due-ms, token], ...], with WITHDATA [[member, due-ms, token, payload, deliveries], ...].",
         complexity: "O((M+D+1)*log(N)) with M the tasks claimed, D the dead tasks moved and N the tasks in the queue.",
         since: "0.1.0",
-        history: &[("0.2.0", "Added the `DEADLETTER` option.")],
-        reply: R::ArrayOf(&R::Tuple(&TASK)),
+        history: &[
+            ("0.2.0", "Added the `DEADLETTER` option."),
+            ("0.4.1", "Added the `WITHTOKENS` option."),
+            ("0.5.0", "Added the `DATA`, `WITHDATA`, `WORKER`, `RATE` and `LANES` options."),
+        ],
+        reply: R::ByOption {
+            token: "RATE",
+            with: &R::ByOption {
+                token: "WITHDATA",
+                with: &R::Tuple(&RATED_JOBS),
+                without: &R::Tuple(&RATED_TASKS),
+            },
+            without: &POLLED,
+        },
         args: &[
             QUEUE_ARG,
             Arg::integer("count").token("COUNT").optional(),
             LEASE_ARG,
             DEADLETTER_ARG,
+            WITHTOKENS_ARG,
+            DATA_ARG,
+            WITHDATA_ARG,
+            WORKER_ARG,
+            RATE_ARG,
+            LANES_ARG,
         ],
     }
 }
@@ -115,14 +221,28 @@ declare_command! {
         summary: "DELAY.POLL that blocks until a task is due or timeout-ms passes (0: forever); nil on timeout. Inside MULTI or a script it does not block.",
         complexity: "O((M+D+1)*log(N)) with M the tasks claimed, D the dead tasks moved and N the tasks in the queue.",
         since: "0.1.0",
-        history: &[("0.2.0", "Added the `DEADLETTER` option.")],
-        reply: R::OrNil(&R::ArrayOf(&R::Tuple(&TASK))),
+        history: &[
+            ("0.2.0", "Added the `DEADLETTER` option."),
+            ("0.4.1", "Added the `WITHTOKENS` option."),
+            ("0.5.0", "Added the `DATA`, `WITHDATA`, `WORKER`, `RATE` and `LANES` options."),
+        ],
+        reply: R::ByOption {
+            token: "WITHDATA",
+            with: &R::OrNil(&R::ArrayOf(&R::Tuple(&JOB))),
+            without: &R::OrNil(&R::ArrayOf(&R::Tuple(&TASK))),
+        },
         args: &[
             QUEUE_ARG,
             Arg::integer("timeout-ms"),
             Arg::integer("count").token("COUNT").optional(),
             LEASE_ARG,
             DEADLETTER_ARG,
+            WITHTOKENS_ARG,
+            DATA_ARG,
+            WITHDATA_ARG,
+            WORKER_ARG,
+            RATE_ARG,
+            LANES_ARG,
         ],
     }
 }
@@ -133,12 +253,14 @@ declare_command! {
         handler: ack,
         flags: "write fast",
         acl_categories: "write sortedset fast",
-        summary: "Removes finished tasks from an in-flight zset (and, with DELIVERIES, their delivery counts); returns how many were in flight.",
+        summary: "Removes finished tasks from an in-flight zset (and, with DELIVERIES, their delivery counts): after TASKS whatever delivery holds them, after LEASES a task only while the delivery its token names holds it. Returns how many were removed.",
         complexity: "O(M*log(N)) with M the members given and N the tasks in flight.",
         since: "0.1.0",
         history: &[
             ("0.2.0", "Added the `DELIVERIES` option."),
             ("0.3.0", "The tasks follow `TASKS`, after the options, so a task is never read as an option."),
+            ("0.4.1", "Added `LEASES`: tasks with their deliveries' tokens."),
+            ("0.5.0", "Added the `DATA` option: a removed task's data goes with it."),
         ],
         reply: R::Integer,
         args: &[
@@ -147,7 +269,20 @@ declare_command! {
                 .token("DELIVERIES")
                 .optional()
                 .since("0.2.0"),
-            Arg::string("task").token("TASKS").multiple(),
+            Arg::key("data", kf::RW | kf::DELETE)
+                .token("DATA")
+                .optional()
+                .since("0.5.0"),
+            Arg::one_of(
+                "acked",
+                &[
+                    Arg::string("task").token("TASKS").multiple(),
+                    Arg::block("lease", &[Arg::string("task"), Arg::integer("token")])
+                        .token("LEASES")
+                        .multiple()
+                        .since("0.4.1"),
+                ],
+            ),
         ],
     }
 }
@@ -160,16 +295,25 @@ declare_command! {
         // data, and a worker must be able to hand a task back.
         flags: "write fast",
         acl_categories: "write sortedset fast",
-        summary: "Hands a failed task back for a retry: moves it from inflight into queue, due delay-ms from now (0: now). Returns 1 when moved, 0 when its lease had already ended or it was not in flight.",
+        summary: "Hands a failed task back for a retry: moves it from inflight into queue, due delay-ms from now (0: now). Returns 1 when moved, 0 when its lease had already ended, it was not in flight, or (with TOKEN) another delivery holds it.",
         complexity: "O(log(N)) with N the tasks in the larger set.",
         since: "0.2.0",
-        history: &[],
+        history: &[
+            ("0.4.1", "Added the `TOKEN` option."),
+            ("0.5.0", "Added the `DATA` and `REASON` options."),
+        ],
         reply: R::Boolean,
         args: &[
             Arg::key("inflight", kf::RW | kf::DELETE),
             Arg::key("queue", kf::RW | kf::UPDATE),
             Arg::string("member"),
             Arg::integer("delay-ms"),
+            TOKEN_ARG,
+            DATA_ARG,
+            Arg::string("reason")
+                .token("REASON")
+                .optional()
+                .since("0.5.0"),
         ],
     }
 }
@@ -180,15 +324,20 @@ declare_command! {
         handler: touch,
         flags: "write fast",
         acl_categories: "write sortedset fast",
-        summary: "Extends a lease: the task's lease now ends ms from now. Returns 1 when extended, 0 when the lease had already ended or the task was not in flight (its worker must stop).",
+        summary: "Extends a lease: the task's lease now ends ms from now. Returns 1 when extended (with TOKEN: the delivery's new token), 0 when the lease had already ended, the task was not in flight, or (with TOKEN) another delivery holds it: its worker must stop.",
         complexity: "O(log(N)) with N the tasks in flight.",
         since: "0.2.0",
-        history: &[],
-        reply: R::Boolean,
+        history: &[("0.4.1", "Added the `TOKEN` option.")],
+        reply: R::ByOption {
+            token: "TOKEN",
+            with: &R::Integer,
+            without: &R::Boolean,
+        },
         args: &[
             Arg::key("inflight", kf::RW | kf::UPDATE),
             Arg::string("member"),
             Arg::integer("ms"),
+            TOKEN_ARG,
         ],
     }
 }
@@ -240,19 +389,118 @@ impl LeaseArgs<OwnedRStr> {
 
 request! {
     /// A poll's options: `[COUNT n] [LEASE inflight ms] [DEADLETTER dead
-    /// deliveries n]`, each at most once.
+    /// deliveries n] [WITHTOKENS]`, each at most once.
     struct PollOptions<'a> {
         count: Option<i64> = option(Request::integer),
         lease: Option<(&'a RStr, i64)> = option(|lease| (lease.key(), lease.integer())),
         dead_letter: Option<(&'a RStr, &'a RStr, i64)> = option(|d| (d.key(), d.key(), d.integer())),
+        with_tokens: bool = flag,
+        data: Option<&'a RStr> = option(Request::key),
+        with_data: bool = flag,
+        worker: Option<&'a RStr> = option(Request::string),
+        rate: Option<(&'a RStr, i64, i64)> = option(|r| (r.key(), r.integer(), r.integer())),
+        lanes: Option<Vec<&'a RStr>> = option(|lanes| lanes.list(Request::key)),
+    }
+}
+
+/// `RATE log window-ms limit`: at most `limit` tasks claimed in any
+/// `window-ms`, counted in the RATE log `log`.
+struct RateArgs<K> {
+    log: K,
+    limit: Limit,
+}
+
+impl RateArgs<&RStr> {
+    fn to_owned(&self) -> RateArgs<OwnedRStr> {
+        RateArgs {
+            log: OwnedRStr::new(self.log.as_bytes()),
+            limit: self.limit,
+        }
+    }
+}
+
+impl RateArgs<OwnedRStr> {
+    fn borrowed(&self) -> RateArgs<&RStr> {
+        RateArgs {
+            log: &self.log,
+            limit: self.limit,
+        }
+    }
+}
+
+/// A poll's options, checked.
+struct PollTerms<'a> {
+    /// The RATE window the claim spends.
+    rate: Option<RateArgs<&'a RStr>>,
+    /// The queues after the first, in priority order.
+    lanes: Vec<&'a RStr>,
+    count: usize,
+    lease: Option<LeaseArgs<&'a RStr>>,
+    /// Each task is answered with its delivery's token.
+    with_tokens: bool,
+    jobs: Option<JobTerms<&'a RStr>>,
+}
+
+/// What a poll does with the queue's job data.
+struct JobTerms<K> {
+    /// The DATA hash.
+    data: K,
+    /// Each task is answered as a job, its payload and deliveries with it.
+    with_data: bool,
+    /// Kept as the holder of the tasks leased.
+    worker: Option<K>,
+}
+
+impl JobTerms<&RStr> {
+    fn to_owned(&self) -> JobTerms<OwnedRStr> {
+        JobTerms {
+            data: OwnedRStr::new(self.data.as_bytes()),
+            with_data: self.with_data,
+            worker: self.worker.map(|w| OwnedRStr::new(w.as_bytes())),
+        }
+    }
+}
+
+impl JobTerms<OwnedRStr> {
+    fn borrowed(&self) -> JobTerms<&RStr> {
+        JobTerms {
+            data: &self.data,
+            with_data: self.with_data,
+            worker: self.worker.as_deref(),
+        }
+    }
+}
+
+impl<'a> PollTerms<'a> {
+    /// The lanes a poll of `key` claims from, in order: `key`, then the
+    /// lanes given.
+    fn lanes_after(&self, key: &'a RStr) -> SmallVec<[&'a RStr; 4]> {
+        std::iter::once(key)
+            .chain(self.lanes.iter().copied())
+            .collect()
     }
 }
 
 impl<'a> PollOptions<'a> {
-    /// The count (1 when not given) and the lease, checked: DEADLETTER
-    /// needs LEASE.
-    #[allow(clippy::type_complexity)]
-    fn check(self) -> Result<(usize, Option<LeaseArgs<&'a RStr>>), ZkitError> {
+    /// The count (1 when not given) and the lease, checked: DEADLETTER and
+    /// WITHTOKENS need LEASE.
+    fn check(self) -> Result<PollTerms<'a>, ZkitError> {
+        if self.with_tokens && self.lease.is_none() {
+            return Err(DelayError::TokensWithoutLease.into());
+        }
+        if self.data.is_none() {
+            for (given, option) in [
+                (self.with_data, "WITHDATA"),
+                (self.worker.is_some(), "WORKER"),
+            ] {
+                if given {
+                    return Err(JobError::NeedsData(option).into());
+                }
+            }
+        }
+        if self.worker.is_some() && self.lease.is_none() {
+            return Err(JobError::WorkerWithoutLease.into());
+        }
         let count = self.count.map_or(Ok(1), |n| positive(n, "count"))?;
         let dead_letter = self
             .dead_letter
@@ -278,7 +526,42 @@ impl<'a> PollOptions<'a> {
             (None, Some(_)) => return Err(DelayError::DeadLetterWithoutLease.into()),
             (None, None) => None,
         };
-        Ok((count, lease))
+        let rate = self
+            .rate
+            .map(|(log, window_ms, limit)| {
+                if !(1..=MAX_DURATION_MS).contains(&window_ms) {
+                    return Err(ZkitError::OutOfRange {
+                        what: "window",
+                        limit: bound::DURATION_MS,
+                    });
+                }
+                if !(1..=MAX_LIMIT).contains(&limit) {
+                    return Err(ZkitError::OutOfRange {
+                        what: "limit",
+                        limit: bound::RATE_LIMIT,
+                    });
+                }
+                Ok(RateArgs {
+                    log,
+                    limit: Limit {
+                        window_ms,
+                        limit: limit as u64,
+                    },
+                })
+            })
+            .transpose()?;
+        Ok(PollTerms {
+            rate,
+            lanes: self.lanes.unwrap_or_default(),
+            count,
+            lease,
+            with_tokens: self.with_tokens,
+            jobs: self.data.map(|data| JobTerms {
+                data,
+                with_data: self.with_data,
+                worker: self.worker,
+            }),
+        })
     }
 }
 
@@ -289,44 +572,111 @@ fn lease_out_of_range() -> ZkitError {
     }
 }
 
-/// Claims up to `count` due tasks of `key` at the server's now, checking
-/// everything before the first write.
+/// What a claim delivered: the tasks and, for a leased claim, the token of
+/// their deliveries (the lease's end, which every task claimed shares);
+/// with WITHDATA each task's payload and deliveries.
+struct Delivered {
+    claim: Claim<OwnedRStr>,
+    token: Option<i64>,
+    jobs: Option<Vec<JobInfo>>,
+    /// With RATE: -1, or when tasks were due and the window allowed none,
+    /// the ms until it has room.
+    retry_after_ms: Option<i64>,
+}
+
+/// Claims up to `count` due tasks at the server's now from `lanes` (at
+/// least one queue), in the order given: a lane is polled only for what the
+/// lanes before it left of `count`. Checks everything before the first
+/// write, every lane included.
 fn claim(
     ctx: &Ctx,
-    key: &RStr,
+    lanes: &[&RStr],
     count: usize,
     lease: Option<&LeaseArgs<&RStr>>,
-) -> Result<Claim<OwnedRStr>, ZkitError> {
+    jobs: Option<&JobTerms<&RStr>>,
+    rate: Option<&RateArgs<&RStr>>,
+) -> Result<Delivered, ZkitError> {
+    let not_limited = rate.map(|_| -1);
+    if let Some(jobs) = jobs {
+        let dead_letter = lease.and_then(|lease| lease.dead_letter.as_ref());
+        let written: SmallVec<[Option<&[u8]>; 6]> = lanes
+            .iter()
+            .map(|lane| Some(lane.as_bytes()))
+            .chain([
+                lease.map(|lease| lease.inflight.as_bytes()),
+                dead_letter.map(|d| d.dead.as_bytes()),
+                dead_letter.map(|d| d.deliveries.as_bytes()),
+            ])
+            .collect();
+        check_data_key(jobs.data.as_bytes(), &written)?;
+        ctx.check_key_type(jobs.data, KeyKind::Hash)?;
+        ctx.require_hash_writes()?;
+        // A paused queue delivers nothing and writes nothing.
+        if is_paused(ctx, jobs.data)? {
+            return Ok(Delivered {
+                claim: Claim::NothingDue { earliest: None },
+                token: None,
+                jobs: None,
+                retry_after_ms: not_limited,
+            });
+        }
+    }
     let mut held = None;
     if let Some(lease) = lease {
         // The in-flight set opens for the lease's write at once (checking
-        // its type as well), unless it is the queue, whose own handle takes
+        // its type as well), unless it is a lane, whose own handle takes
         // the tasks first, or the server could not replicate the claim.
-        if lease.inflight.as_bytes() != key.as_bytes() && ctx.can_record_writes() {
+        let is_lane = lanes
+            .iter()
+            .any(|lane| lane.as_bytes() == lease.inflight.as_bytes());
+        if !is_lane && ctx.can_record_writes() {
             held = Some(ctx.open_zset_mut(lease.inflight)?);
         } else {
             ctx.check_key_type(lease.inflight, KeyKind::Zset)?;
         }
         if let Some(dead_letter) = &lease.dead_letter {
-            check_dead_letter_keys(
-                key.as_bytes(),
-                lease.inflight.as_bytes(),
-                dead_letter.dead.as_bytes(),
-                dead_letter.deliveries.as_bytes(),
-            )?;
+            for lane in lanes {
+                check_dead_letter_keys(
+                    lane.as_bytes(),
+                    lease.inflight.as_bytes(),
+                    dead_letter.dead.as_bytes(),
+                    dead_letter.deliveries.as_bytes(),
+                )?;
+            }
             ctx.check_key_type(dead_letter.dead, KeyKind::Zset)?;
             ctx.check_key_type(dead_letter.deliveries, KeyKind::Zset)?;
         }
     }
+    // The first lane is checked by its first read, before any write; the
+    // others now, since the first may write before they are read.
+    for lane in lanes.iter().skip(1) {
+        if let Some(mut queue) = ctx.open_zset(lane)? {
+            jobs::check_is_queue(&mut queue)?;
+        }
+    }
     let now = ctx.now_ms();
-    let mut queue = ZsetQueue {
-        ctx,
-        key,
-        lease,
-        head: None,
-        held,
-    };
-    queue.read_head(delay::due_bound(now), count)?;
+    let mut count = count;
+    if let Some(rate) = rate {
+        check_rate_log_key(rate.log, lanes, lease)?;
+        match window_room(ctx, rate, now)? {
+            WindowRoom::Free(room) => count = count.min(room),
+            WindowRoom::Full { retry_after_ms } => {
+                // Limited only when a claim would deliver: nothing is spent
+                // either way.
+                let outlook = lanes_outlook(ctx, lanes, lease, jobs, now)?;
+                let (due, earliest) = match outlook {
+                    Outlook::Deliverable => (true, Some(now as f64)),
+                    Outlook::Wait { next_due } => (false, next_due),
+                };
+                return Ok(Delivered {
+                    claim: Claim::NothingDue { earliest },
+                    token: None,
+                    jobs: None,
+                    retry_after_ms: Some(if due { retry_after_ms } else { -1 }),
+                });
+            }
+        }
+    }
     let lease_terms = lease
         .map(|lease| {
             Ok::<_, ZkitError>(Lease {
@@ -335,28 +685,294 @@ fn claim(
             })
         })
         .transpose()?;
-    let claim = delay::claim(&mut queue, now, count, lease_terms)?;
+    let mut admission = Admission::new(now);
+    let token = lease_terms.map(|lease| lease.until);
+    let lane_terms = LaneTerms {
+        now,
+        lease,
+        lease_terms,
+        jobs,
+    };
+    // One queue: its claim is the reply.
+    if let [lane] = lanes {
+        let LaneClaim {
+            claim, delivered, ..
+        } = claim_lane(ctx, lane, count, &lane_terms, held, &mut admission)?;
+        if let (Some(rate), Claim::Claimed(tasks)) = (rate, &claim) {
+            spend(ctx, rate, now, tasks.len() as u64)?;
+        }
+        return Ok(Delivered {
+            claim,
+            token,
+            jobs: delivered,
+            retry_after_ms: not_limited,
+        });
+    }
+    let mut claimed: Tasks<OwnedRStr> = Tasks::new();
+    let mut earliest: Option<f64> = None;
+    let mut infos: Option<Vec<JobInfo>> = None;
+    for lane in lanes {
+        let wanted = count - claimed.len();
+        if wanted == 0 {
+            break;
+        }
+        let LaneClaim {
+            claim,
+            delivered,
+            held: unused,
+        } = claim_lane(ctx, lane, wanted, &lane_terms, held.take(), &mut admission)?;
+        held = unused;
+        match claim {
+            Claim::Claimed(tasks) => {
+                if let Some(delivered) = delivered {
+                    infos.get_or_insert_with(Vec::new).extend(delivered);
+                }
+                claimed.extend(tasks);
+            }
+            Claim::NothingDue {
+                earliest: lane_earliest,
+            } => {
+                earliest = earlier(earliest, lane_earliest);
+            }
+        }
+    }
+    drop(held);
+    if let (Some(rate), false) = (rate, claimed.is_empty()) {
+        spend(ctx, rate, now, claimed.len() as u64)?;
+    }
+    Ok(Delivered {
+        claim: match claimed.is_empty() {
+            true => Claim::NothingDue { earliest },
+            false => Claim::Claimed(claimed),
+        },
+        token,
+        jobs: infos,
+        retry_after_ms: not_limited,
+    })
+}
+
+/// What every lane of one claim shares.
+struct LaneTerms<'a> {
+    now: i64,
+    lease: Option<&'a LeaseArgs<&'a RStr>>,
+    lease_terms: Option<Lease>,
+    jobs: Option<&'a JobTerms<&'a RStr>>,
+}
+
+/// One lane's claim.
+struct LaneClaim<'c> {
+    claim: Claim<OwnedRStr>,
+    /// With WITHDATA, the jobs delivered.
+    delivered: Option<Vec<JobInfo>>,
+    /// The in-flight set's handle when the claim did not use it (for the
+    /// next lane).
+    held: Option<Zset<'c>>,
+}
+
+/// Claims up to `count` due tasks of one lane.
+fn claim_lane<'c>(
+    ctx: &'c Ctx,
+    lane: &'c RStr,
+    count: usize,
+    terms: &LaneTerms<'c>,
+    held: Option<Zset<'c>>,
+    admission: &mut Admission,
+) -> Result<LaneClaim<'c>, ZkitError> {
+    let mut queue = ZsetQueue {
+        ctx,
+        key: lane,
+        now_ms: terms.now,
+        lease: terms.lease,
+        head: None,
+        held,
+        jobs: terms.jobs,
+        delivered: None,
+        admission: terms.jobs.map(|_| admission),
+    };
+    queue.read_head(delay::due_bound(terms.now), count)?;
+    let claim = delay::claim(&mut queue, terms.now, count, terms.lease_terms)?;
     if let Claim::Claimed(tasks) = &claim {
         TASKS_CLAIMED.add(tasks.len() as u64);
         if queue.polls_its_inflight_set() {
             TASKS_REDELIVERED.add(tasks.len() as u64);
         }
     }
-    Ok(claim)
+    Ok(LaneClaim {
+        claim,
+        delivered: queue.delivered.take(),
+        held: queue.held.take(),
+    })
+}
+
+/// Whether a claim from `lanes` at `now` would deliver a task, looked at
+/// without writing (a blocked poll's look); if not, when to look again: the
+/// next task's due time, or when a group passed over for its rate window
+/// has room (a group at its cap is woken through the DATA key instead).
+fn lanes_outlook(
+    ctx: &Ctx,
+    lanes: &[&RStr],
+    lease: Option<&LeaseArgs<&RStr>>,
+    jobs: Option<&JobTerms<&RStr>>,
+    now: i64,
+) -> Result<Outlook, ZkitError> {
+    let max_deliveries = lease
+        .and_then(|lease| lease.dead_letter.as_ref())
+        .map(|dead_letter| dead_letter.max_deliveries);
+    let mut admission = Admission::new(now);
+    let mut next_due = None;
+    for lane in lanes {
+        let mut queue = ZsetQueue {
+            ctx,
+            key: lane,
+            now_ms: now,
+            lease,
+            head: None,
+            held: None,
+            jobs,
+            delivered: None,
+            admission: jobs.map(|_| &mut admission),
+        };
+        match outlook(&mut queue, now, max_deliveries)? {
+            Outlook::Deliverable => return Ok(Outlook::Deliverable),
+            Outlook::Wait { next_due: lane_due } => next_due = earlier(next_due, lane_due),
+        }
+    }
+    let room = admission.room_at().map(|at| at as f64);
+    Ok(Outlook::Wait {
+        next_due: earlier(next_due, room),
+    })
+}
+
+/// The RATE log must be a set of its own: a queue or a set the claim
+/// writes would have its tasks read as hits, or its hits as tasks.
+fn check_rate_log_key(
+    log: &RStr,
+    lanes: &[&RStr],
+    lease: Option<&LeaseArgs<&RStr>>,
+) -> Result<(), ZkitError> {
+    let log = log.as_bytes();
+    let mut written = lanes
+        .iter()
+        .map(|lane| lane.as_bytes())
+        .chain(lease.into_iter().flat_map(|lease| {
+            std::iter::once(lease.inflight.as_bytes()).chain(
+                lease
+                    .dead_letter
+                    .iter()
+                    .flat_map(|d| [d.dead.as_bytes(), d.deliveries.as_bytes()]),
+            )
+        }));
+    match written.any(|key| key == log) {
+        true => Err(DelayError::SharedRateLog.into()),
+        false => Ok(()),
+    }
+}
+
+/// What a RATE window allows now.
+enum WindowRoom {
+    /// This many more claims.
+    Free(usize),
+    /// None until `retry_after_ms` from now.
+    Full { retry_after_ms: i64 },
+}
+
+/// How many tasks the RATE window allows at `now`, from its log's entries
+/// inside the window (`logic::rate`'s arithmetic); reads only.
+fn window_room(ctx: &Ctx, rate: &RateArgs<&RStr>, now: i64) -> Result<WindowRoom, ZkitError> {
+    let limit = rate.limit;
+    let Some(mut log) = ctx.open_zset(rate.log)? else {
+        return Ok(WindowRoom::Free(limit.limit as usize));
+    };
+    check_is_rate_log(&mut log)?;
+    let oldest_kept = crate::logic::rate::cutoff(now, limit.window_ms);
+    let live: Vec<f64> = log
+        .iter_asc(ScoreBound::Exclusive(oldest_kept as f64), ScoreBound::MAX)
+        .map(|(_, score)| score)
+        .collect();
+    Ok(
+        match crate::logic::rate::decide(live.len() as u64, 1, limit.limit) {
+            Decision::Allowed => WindowRoom::Free((limit.limit - live.len() as u64) as usize),
+            Decision::Refused { blocking } => WindowRoom::Full {
+                retry_after_ms: live
+                    .get(blocking as usize - 1)
+                    .map_or(1, |&score| retry_after_ms(score, limit.window_ms, now)),
+            },
+        },
+    )
+}
+
+/// Refuses a RATE log that holds another family's data, from its lowest
+/// and newest elements, as RATE.HIT does.
+fn check_is_rate_log(log: &mut Zset<'_>) -> Result<(), ZkitError> {
+    let lowest: SmallVec<[(OwnedRStr, f64); 2]> = log
+        .iter_asc(ScoreBound::MIN, ScoreBound::MAX)
+        .take(2)
+        .collect();
+    let newest = log.iter_desc(ScoreBound::MIN, ScoreBound::MAX).next();
+    let elements: SmallVec<[family::Element<'_>; 2]> = lowest
+        .iter()
+        .map(|(member, score)| (member.as_bytes(), *score))
+        .collect();
+    let newest = newest
+        .as_ref()
+        .map(|(member, score)| (member.as_bytes(), *score));
+    Ok(family::check_rate_log(&elements, newest)?)
+}
+
+/// Logs `units` claims at `now` in the RATE log, as RATE.HIT logs a hit of
+/// that cost: entries that left the window go, one entry per unit, and the
+/// log expires when its newest entry leaves the window.
+fn spend(ctx: &Ctx, rate: &RateArgs<&RStr>, now: i64, units: u64) -> Result<(), ZkitError> {
+    let window_ms = rate.limit.window_ms;
+    let mut log = ctx.open_zset_mut(rate.log)?;
+    log.remove_up_to(crate::logic::rate::cutoff(now, window_ms));
+    let newest = log
+        .iter_desc(ScoreBound::MIN, ScoreBound::MAX)
+        .next()
+        .map_or(f64::NEG_INFINITY, |(_, score)| score);
+    let at = ScoreBound::Inclusive(now as f64);
+    let mut seq = log.iter_asc(at, at).count() as u64;
+    let mut logged = 0;
+    while logged < units {
+        let member = OwnedRStr::new(&hit_member(now, seq));
+        if log.add_new(&member, now as f64)? {
+            logged += 1;
+        }
+        seq += 1;
+    }
+    log.expire_at(expire_at(now, newest, window_ms))?;
+    Ok(())
+}
+
+/// The earlier of two due times, either of which may be missing.
+fn earlier(a: Option<f64>, b: Option<f64>) -> Option<f64> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    }
 }
 
 /// A queue kept in a sorted set, and the sorted sets its lease names. A
 /// poll that finds nothing due writes nothing, so it leaves WATCH alone
 /// (writes are signalled as they are recorded, `host/effects.rs`).
-struct ZsetQueue<'c> {
+struct ZsetQueue<'c, 'a> {
     ctx: &'c Ctx,
     key: &'c RStr,
+    /// The claim's now (unix ms), read once.
+    now_ms: i64,
     lease: Option<&'c LeaseArgs<&'c RStr>>,
     /// What a claim's first read found ([`ZsetQueue::read_head`]), until
     /// the claim uses it or writes.
     head: Option<Head<'c>>,
     /// The in-flight set, when the claim opened it before its first read.
     held: Option<Zset<'c>>,
+    /// The queue's job data, when the poll names it.
+    jobs: Option<&'c JobTerms<&'c RStr>>,
+    /// With WITHDATA: each delivered task's payload and deliveries.
+    delivered: Option<Vec<JobInfo>>,
+    /// With the queue's data: what the claim took of each group, across
+    /// its lanes.
+    admission: Option<&'a mut Admission>,
 }
 
 /// The first read of a claim: the tasks due at `due` (at most `count`) and
@@ -370,7 +986,7 @@ struct Head<'c> {
     queue: Option<Zset<'c>>,
 }
 
-impl<'c> ZsetQueue<'c> {
+impl<'c> ZsetQueue<'c, '_> {
     /// Checks that the queue holds due times, not another family's scores
     /// (a gift board's totals would all be due, and claimed away), and
     /// reads the tasks due at `due`, up to `count`, in the same walk: the
@@ -434,7 +1050,7 @@ impl<'c> ZsetQueue<'c> {
     }
 }
 
-impl TaskQueue for ZsetQueue<'_> {
+impl TaskQueue for ZsetQueue<'_, '_> {
     type Task = OwnedRStr;
     type Error = ZkitError;
 
@@ -506,7 +1122,7 @@ impl TaskQueue for ZsetQueue<'_> {
         }
         // Each lease ends after every other: on a listpack it goes in at
         // the far end, past every entry.
-        small_layout::after_write(self.ctx, inflight, &mut held, created);
+        layout::after_write(self.ctx, inflight, &mut held, created);
         Ok(())
     }
 
@@ -530,71 +1146,256 @@ impl TaskQueue for ZsetQueue<'_> {
         Ok(())
     }
 
-    fn bury(&mut self, tasks: &[(OwnedRStr, f64)], now_ms: i64) -> Result<(), ZkitError> {
+    fn bury(
+        &mut self,
+        tasks: &[(OwnedRStr, f64)],
+        now_ms: i64,
+        fate: Fate,
+    ) -> Result<(), ZkitError> {
+        // The counts they die with, for their history.
+        let died_with: Vec<f64> = match (self.jobs, fate) {
+            (Some(_), Fate::Exhausted) => self.deliveries(tasks)?,
+            _ => vec![0.0; tasks.len()],
+        };
         let dead_letter = self.dead_letter();
         let mut dead = self.ctx.open_zset_mut(dead_letter.dead)?;
         for (task, _) in tasks {
             dead.add(task, now_ms as f64)?;
         }
+        let trimmed = trim_dead_letters(&mut dead, tasks.len(), now_ms);
         drop(dead);
         TASKS_DEAD.add(tasks.len() as u64);
         let mut counts = self.ctx.open_zset_mut(dead_letter.deliveries)?;
         for (task, _) in tasks {
             counts.remove(task);
         }
+        drop(counts);
+        if let Some(jobs) = self.jobs {
+            let mut data = self.ctx.open_hash_mut(jobs.data)?;
+            for ((task, _), count) in tasks.iter().zip(died_with) {
+                let task = task.as_bytes();
+                data.set(&Field::DiedWith.of(task), &jobs::int_value(count as i64))?;
+                if fate == Fate::Expired {
+                    data.set(&Field::Reason.of(task), &OwnedRStr::new(EXPIRED_REASON))?;
+                }
+                data.delete(&Field::Deadline.of(task));
+                data.delete(&Field::Worker.of(task));
+            }
+            for task in &trimmed {
+                delete_task_data(&mut data, task.as_bytes());
+            }
+            // Dead while in flight (redelivered from its in-flight set): its
+            // group's slot comes free.
+            if self.polls_its_inflight_set() {
+                let mut freed = false;
+                for (task, _) in tasks {
+                    freed |= groups::release(&mut data, task.as_bytes())?;
+                }
+                drop(data);
+                if freed {
+                    self.ctx.wake_waiters(jobs.data);
+                }
+            }
+        }
         Ok(())
     }
 
     fn leave_dead_for_later(&mut self) -> Result<(), ZkitError> {
-        let lease = self
-            .lease
-            .expect("dead letters come with a lease")
-            .to_owned();
-        let dead_letter = lease
-            .dead_letter
-            .as_ref()
-            .expect("counting needs DEADLETTER");
-        // One sweep per queue and dead-letter clause: the keys, each with
-        // its length, and the bound.
+        let terms = SweepTerms {
+            lease: self.lease.map(LeaseArgs::to_owned),
+            data: self.jobs.map(|jobs| OwnedRStr::new(jobs.data.as_bytes())),
+        };
+        // One sweep per queue and clause: the keys, each with its length,
+        // and the bound.
         let mut identity = Vec::new();
-        for key in [&dead_letter.dead, &dead_letter.deliveries] {
+        let dead_letter = terms.lease.as_ref().and_then(|l| l.dead_letter.as_ref());
+        let keys = dead_letter
+            .into_iter()
+            .flat_map(|d| [&d.dead, &d.deliveries])
+            .chain(&terms.data);
+        for key in keys {
             identity.extend_from_slice(&key.as_bytes().len().to_le_bytes());
             identity.extend_from_slice(key.as_bytes());
         }
-        identity.extend_from_slice(&dead_letter.max_deliveries.to_le_bytes());
+        let max_deliveries = dead_letter.map_or(0, |d| d.max_deliveries);
+        identity.extend_from_slice(&max_deliveries.to_le_bytes());
         let queue = OwnedRStr::new(self.key.as_bytes());
         self.ctx.defer(
             self.key,
             &identity,
-            Box::new(move |ctx| sweep_step(ctx, &queue, &lease).map_err(|e| e.to_string())),
+            Box::new(move |ctx| sweep_step(ctx, &queue, &terms).map_err(|e| e.to_string())),
         );
+        Ok(())
+    }
+
+    fn has_deadlines(&self) -> bool {
+        self.jobs.is_some()
+    }
+
+    fn has_groups(&self) -> bool {
+        self.jobs.is_some() && self.admission.is_some()
+    }
+
+    fn admit(&mut self, task: &OwnedRStr) -> Result<bool, ZkitError> {
+        // A redelivery from the in-flight set holds its group's slot already.
+        let enters = self.lease.is_some() && !self.polls_its_inflight_set();
+        let (Some(jobs), Some(admission)) = (self.jobs, self.admission.as_deref_mut()) else {
+            return Ok(true);
+        };
+        let data = self.ctx.open_hash(jobs.data)?;
+        Ok(admission.admit(data.as_ref(), task.as_bytes(), enters))
+    }
+
+    fn deadlines(&mut self, tasks: &[(OwnedRStr, f64)]) -> Result<Vec<Option<i64>>, ZkitError> {
+        let data = match self.jobs {
+            Some(jobs) => self.ctx.open_hash(jobs.data)?,
+            None => None,
+        };
+        Ok(tasks
+            .iter()
+            .map(|(task, _)| {
+                let data = data.as_ref()?;
+                int_field(data, &Field::Deadline.of(task.as_bytes()))
+            })
+            .collect())
+    }
+
+    fn drop_expired(&mut self, tasks: &[(OwnedRStr, f64)]) -> Result<(), ZkitError> {
+        if let Some(jobs) = self.jobs {
+            let mut data = self.ctx.open_hash_mut(jobs.data)?;
+            for (task, _) in tasks {
+                delete_task_data(&mut data, task.as_bytes());
+            }
+        }
+        TASKS_EXPIRED.add(tasks.len() as u64);
+        Ok(())
+    }
+
+    fn delivered(&mut self, tasks: &[(OwnedRStr, f64)], leased: bool) -> Result<(), ZkitError> {
+        let Some(jobs) = self.jobs else {
+            return Ok(());
+        };
+        if jobs.with_data {
+            let counts = match self.lease.and_then(|lease| lease.dead_letter.as_ref()) {
+                Some(dead_letter) => self.ctx.open_zset(dead_letter.deliveries)?,
+                None => None,
+            };
+            let data = self.ctx.open_hash(jobs.data)?;
+            let infos = tasks
+                .iter()
+                .map(|(task, _)| JobInfo {
+                    payload: data
+                        .as_ref()
+                        .and_then(|d| d.get(&Field::Payload.of(task.as_bytes()))),
+                    deliveries: counts
+                        .as_ref()
+                        .and_then(|c| c.score(task))
+                        .map(|n| n as i64),
+                })
+                .collect();
+            self.delivered = Some(infos);
+        }
+        let mut data = self.ctx.open_hash_mut(jobs.data)?;
+        for (task, _) in tasks {
+            let task = task.as_bytes();
+            if !leased {
+                // Polled without a lease, a task is done when delivered.
+                delete_task_data(&mut data, task);
+                continue;
+            }
+            // Started: its not-started-by deadline no longer applies.
+            data.delete(&Field::Deadline.of(task));
+            if let Some(worker) = jobs.worker {
+                data.set(&Field::Worker.of(task), worker)?;
+            }
+        }
+        if let Some(admission) = self.admission.as_deref_mut() {
+            admission.write(&mut data)?;
+        }
+        // An occurrence of a repeating job claimed: its next one is queued.
+        for (task, _) in tasks {
+            schedules::advance(self.ctx, self.key, &mut data, task.as_bytes(), self.now_ms)?;
+        }
         Ok(())
     }
 }
 
-/// One background step of moving dead tasks out of `queue`, ahead of its
-/// live ones (`logic::delay::sweep_dead`), for a poll with this lease and
-/// dead-letter clause that met more of them than it may move.
-fn sweep_step(
-    ctx: &Ctx,
-    queue: &RStr,
-    lease: &LeaseArgs<OwnedRStr>,
-) -> Result<Progress, ZkitError> {
-    let lease = lease.borrowed();
-    let dead_letter = lease
-        .dead_letter
-        .as_ref()
-        .expect("counting needs DEADLETTER");
+/// Removes the oldest dead tasks past `zkit.dead-letters-max`, and those
+/// older than `zkit.dead-letters-max-age-ms`, after a claim buried `buried`
+/// (bounded work: see `logic::jobs::dead_over_count`); returns them, for
+/// their data to go too.
+fn trim_dead_letters(dead: &mut Zset<'_>, buried: usize, now_ms: i64) -> Vec<OwnedRStr> {
+    let max = jobs::DEAD_LETTERS_MAX.get();
+    let max_age = jobs::DEAD_LETTERS_MAX_AGE_MS.get();
+    let mut trimmed: Vec<OwnedRStr> = Vec::new();
+    let over = dead_over_count(
+        dead.len(),
+        usize::try_from(max).unwrap_or(usize::MAX),
+        buried,
+    );
+    if over > 0 {
+        trimmed.extend(
+            dead.iter_asc(ScoreBound::MIN, ScoreBound::MAX)
+                .take(over)
+                .map(|(task, _)| task),
+        );
+    }
+    if max_age > 0 {
+        // Both are runs from the oldest: past the ones already taken.
+        let already = trimmed.len();
+        let before = now_ms.saturating_sub(max_age) as f64;
+        trimmed.extend(
+            dead.iter_asc(ScoreBound::MIN, ScoreBound::Exclusive(before))
+                .skip(already)
+                .take(TRIM_SPARE + buried)
+                .map(|(task, _)| task),
+        );
+    }
+    for task in &trimmed {
+        dead.remove(task);
+    }
+    TASKS_TRIMMED.add(trimmed.len() as u64);
+    trimmed
+}
+
+/// What a background sweep of dead and expired tasks needs: the poll's
+/// lease (with its dead-letter clause) and the queue's data, as the poll
+/// that left them named them.
+struct SweepTerms {
+    lease: Option<LeaseArgs<OwnedRStr>>,
+    data: Option<OwnedRStr>,
+}
+
+/// One background step of moving dead and expired tasks out of `queue`,
+/// ahead of its live ones (`logic::delay::sweep_dead`), for a poll that met
+/// more of them than it may move.
+fn sweep_step(ctx: &Ctx, queue: &RStr, terms: &SweepTerms) -> Result<Progress, ZkitError> {
+    let lease = terms.lease.as_ref().map(LeaseArgs::borrowed);
+    let dead_letter = lease.as_ref().and_then(|lease| lease.dead_letter.as_ref());
     // The keys may have changed since the poll.
-    ctx.check_key_type(dead_letter.dead, KeyKind::Zset)?;
-    ctx.check_key_type(dead_letter.deliveries, KeyKind::Zset)?;
-    let max_deliveries = dead_letter.max_deliveries;
+    if let Some(dead_letter) = dead_letter {
+        ctx.check_key_type(dead_letter.dead, KeyKind::Zset)?;
+        ctx.check_key_type(dead_letter.deliveries, KeyKind::Zset)?;
+    }
+    let jobs = terms.data.as_deref().map(|data| JobTerms {
+        data,
+        with_data: false,
+        worker: None,
+    });
+    if let Some(jobs) = &jobs {
+        ctx.check_key_type(jobs.data, KeyKind::Hash)?;
+    }
+    let max_deliveries = dead_letter.map(|d| d.max_deliveries);
     let mut tasks = ZsetQueue {
         ctx,
         key: queue,
-        lease: Some(&lease),
+        now_ms: ctx.now_ms(),
+        lease: lease.as_ref(),
         head: None,
         held: None,
+        jobs: jobs.as_ref(),
+        delivered: None,
+        admission: None,
     };
     Ok(
         match delay::sweep_dead(&mut tasks, ctx.now_ms(), max_deliveries)? {
@@ -605,23 +1406,118 @@ fn sweep_step(
 }
 
 /// What a poll answers: `[[member, due-ms], ...]` (due-ms as ZSCORE prints
-/// it), written straight to the client; for a blocking poll, nil on timeout
-/// or nothing yet (blocked).
+/// it), with a token `[[member, due-ms, token], ...]`, written straight to
+/// the client; for a blocking poll, nil on timeout or nothing yet (blocked).
 enum Polled {
-    Tasks(Tasks<OwnedRStr>),
+    Tasks {
+        tasks: Tasks<OwnedRStr>,
+        token: Option<i64>,
+        /// With RATE: replied after the tasks, as `[tasks, retry-after-ms]`.
+        retry_after_ms: Option<i64>,
+        /// With WITHDATA: each task's payload and deliveries, replied as
+        /// `[member, due-ms, token, payload, deliveries]`.
+        jobs: Option<Vec<JobInfo>>,
+    },
     TimedOut,
     Blocked,
 }
 
+impl Polled {
+    /// The reply to a claim: the tasks it delivered (none when nothing was
+    /// due), each with the deliveries' token when `with_tokens`.
+    fn delivered(delivered: Delivered, with_tokens: bool) -> Polled {
+        let tasks = match delivered.claim {
+            Claim::Claimed(tasks) => tasks,
+            Claim::NothingDue { .. } => Tasks::new(),
+        };
+        let with_tokens = with_tokens || delivered.jobs.is_some();
+        Polled::Tasks {
+            jobs: match (&tasks[..], delivered.jobs) {
+                // Nothing delivered: still a jobs reply (an empty array).
+                ([], Some(_)) => Some(Vec::new()),
+                (_, jobs) => jobs,
+            },
+            tasks,
+            token: delivered.token.filter(|_| with_tokens),
+            retry_after_ms: delivered.retry_after_ms,
+        }
+    }
+
+    /// The same reply without RATE's retry-after: a blocked poll waits for
+    /// the window instead, and replies as without RATE.
+    fn tasks_only(self) -> Polled {
+        match self {
+            Polled::Tasks {
+                tasks, token, jobs, ..
+            } => Polled::Tasks {
+                tasks,
+                token,
+                jobs,
+                retry_after_ms: None,
+            },
+            other => other,
+        }
+    }
+}
+
 impl WriteReply for Polled {
     fn write(&self, ctx: &Ctx) {
+        if let Polled::Tasks {
+            retry_after_ms: Some(retry_after_ms),
+            ..
+        } = self
+        {
+            ctx.reply_array(2);
+            self.write_tasks(ctx);
+            ctx.reply_i64(*retry_after_ms);
+            return;
+        }
+        self.write_tasks(ctx);
+    }
+}
+
+impl Polled {
+    fn write_tasks(&self, ctx: &Ctx) {
         match self {
-            Polled::Tasks(tasks) => {
+            Polled::Tasks {
+                tasks,
+                token,
+                jobs: None,
+                ..
+            } => {
                 ctx.reply_array(tasks.len());
                 for (task, due) in tasks {
-                    ctx.reply_array(2);
+                    ctx.reply_array(2 + token.is_some() as usize);
                     ctx.reply_str(task);
                     ctx.reply_f64(*due);
+                    if let Some(token) = token {
+                        ctx.reply_i64(*token);
+                    }
+                }
+            }
+            Polled::Tasks {
+                tasks,
+                token,
+                jobs: Some(jobs),
+                ..
+            } => {
+                ctx.reply_array(tasks.len());
+                for ((task, due), job) in tasks.iter().zip(jobs) {
+                    ctx.reply_array(5);
+                    ctx.reply_str(task);
+                    ctx.reply_f64(*due);
+                    match token {
+                        Some(token) => ctx.reply_i64(*token),
+                        None => ctx.reply_null(),
+                    }
+                    match &job.payload {
+                        Some(payload) => ctx.reply_str(payload),
+                        None => ctx.reply_null(),
+                    }
+                    match job.deliveries {
+                        Some(n) => ctx.reply_i64(n),
+                        None => ctx.reply_null(),
+                    }
                 }
             }
             Polled::TimedOut => ctx.reply_null_array(),
@@ -638,13 +1534,20 @@ request! {
     }
 }
 
-/// -> `[[member, due-ms], ...]`.
+/// -> `[[member, due-ms], ...]` (`[[member, due-ms, token], ...]`).
 fn poll(ctx: &Ctx, args: Poll<'_>) -> Result<Polled, ZkitError> {
-    let (count, lease) = args.options.check()?;
-    Ok(match claim(ctx, args.key, count, lease.as_ref())? {
-        Claim::Claimed(tasks) => Polled::Tasks(tasks),
-        Claim::NothingDue { .. } => Polled::Tasks(Tasks::new()),
-    })
+    let terms = args.options.check()?;
+    let jobs = terms.jobs.as_ref();
+    let lanes = terms.lanes_after(args.key);
+    let delivered = claim(
+        ctx,
+        &lanes,
+        terms.count,
+        terms.lease.as_ref(),
+        jobs,
+        terms.rate.as_ref(),
+    )?;
+    Ok(Polled::delivered(delivered, terms.with_tokens))
 }
 
 request! {
@@ -675,38 +1578,75 @@ fn bpoll(ctx: &Ctx, args: BlockingPoll<'_>) -> Result<Polled, ZkitError> {
             limit: bound::TOO_LARGE,
         });
     }
-    let (count, lease) = options.check()?;
-    let earliest = match claim(ctx, key, count, lease.as_ref())? {
-        Claim::Claimed(tasks) => return Ok(Polled::Tasks(tasks)),
+    let terms = options.check()?;
+    let lanes = terms.lanes_after(key);
+    let PollTerms {
+        count,
+        lease,
+        with_tokens,
+        jobs,
+        rate,
+        ..
+    } = terms;
+    let delivered = claim(
+        ctx,
+        &lanes,
+        count,
+        lease.as_ref(),
+        jobs.as_ref(),
+        rate.as_ref(),
+    )?;
+    let mut earliest = match delivered.claim {
+        Claim::Claimed(_) => return Ok(Polled::delivered(delivered, with_tokens).tasks_only()),
         Claim::NothingDue { earliest } => earliest,
     };
+    // Tasks are due but the window is full: wait until it has room.
+    if let Some(retry) = delivered.retry_after_ms.filter(|&ms| ms > 0) {
+        earliest = Some((ctx.now_ms() + retry) as f64);
+    }
     // Like BZPOPMIN: inside MULTI or a script, answer as a timeout at once.
     if !ctx.may_block() {
         return Ok(Polled::TimedOut);
     }
+    let data = jobs.as_ref().map(|jobs| jobs.data);
     let waiter = PollWaiter {
-        key: OwnedRStr::new(key.as_bytes()),
+        keys: lanes
+            .iter()
+            .chain(&data)
+            .map(|key| OwnedRStr::new(key.as_bytes()))
+            .collect(),
+        lanes: lanes.len(),
         count,
+        rate: rate.as_ref().map(RateArgs::to_owned),
         lease: lease.as_ref().map(LeaseArgs::to_owned),
+        with_tokens,
+        jobs: jobs.as_ref().map(JobTerms::to_owned),
     };
     let wake_at = earliest.map(|due| wake_at_ms(due, ctx.now_ms()));
     ctx.block_on_zset(waiter, timeout, wake_at)?;
     Ok(Polled::Blocked)
 }
 
-/// A blocked DELAY.BPOLL: its own copy of the arguments, tried whenever the
-/// queue may have a due task.
+/// A blocked DELAY.BPOLL: its own copy of the arguments, tried whenever a
+/// lane may have a due task.
 struct PollWaiter {
-    key: OwnedRStr,
+    /// The queue, then its lanes, then the DATA key (whose groups' slots
+    /// coming free wake the client too).
+    keys: Vec<OwnedRStr>,
+    /// How many of `keys` are lanes.
+    lanes: usize,
+    rate: Option<RateArgs<OwnedRStr>>,
     count: usize,
     lease: Option<LeaseArgs<OwnedRStr>>,
+    with_tokens: bool,
+    jobs: Option<JobTerms<OwnedRStr>>,
 }
 
 impl ZsetWaiter for PollWaiter {
     type Error = ZkitError;
 
-    fn key(&self) -> &RStr {
-        &self.key
+    fn keys(&self) -> &[OwnedRStr] {
+        &self.keys
     }
 
     /// Ready when a claim would deliver a task; dead tasks alone do not
@@ -715,23 +1655,31 @@ impl ZsetWaiter for PollWaiter {
     fn readiness(&mut self, ctx: &Ctx) -> Result<Readiness, ZkitError> {
         let now = ctx.now_ms();
         let lease = self.lease.as_ref().map(LeaseArgs::borrowed);
-        let max_deliveries = lease
-            .as_ref()
-            .and_then(|lease| lease.dead_letter.as_ref())
-            .map(|dead_letter| dead_letter.max_deliveries);
-        let mut queue = ZsetQueue {
-            ctx,
-            key: &self.key,
-            lease: lease.as_ref(),
-            head: None,
-            held: None,
-        };
-        Ok(match outlook(&mut queue, now, max_deliveries)? {
-            Outlook::Deliverable => Readiness::Ready,
-            Outlook::Wait { next_due } => Readiness::Wait {
-                wake_at_ms: next_due.map(|due| wake_at_ms(due, now)),
+        let jobs = self.jobs.as_ref().map(JobTerms::borrowed);
+        if let Some(jobs) = &jobs {
+            // Paused: wait for the resume, which signals the queue.
+            if is_paused(ctx, jobs.data)? {
+                return Ok(Readiness::Wait { wake_at_ms: None });
+            }
+        }
+        // A full RATE window: look again when it has room.
+        if let Some(rate) = &self.rate {
+            if let WindowRoom::Full { retry_after_ms } = window_room(ctx, &rate.borrowed(), now)? {
+                return Ok(Readiness::Wait {
+                    wake_at_ms: Some(now + retry_after_ms),
+                });
+            }
+        }
+        let lanes: SmallVec<[&RStr; 4]> =
+            self.keys[..self.lanes].iter().map(|lane| &**lane).collect();
+        Ok(
+            match lanes_outlook(ctx, &lanes, lease.as_ref(), jobs.as_ref(), now)? {
+                Outlook::Deliverable => Readiness::Ready,
+                Outlook::Wait { next_due } => Readiness::Wait {
+                    wake_at_ms: next_due.map(|due| wake_at_ms(due, now)),
+                },
             },
-        })
+        )
     }
 
     /// Claims, counts deliveries and moves dead tasks: every write of a
@@ -739,9 +1687,21 @@ impl ZsetWaiter for PollWaiter {
     /// and only when `readiness` found a task to deliver.
     fn serve(&mut self, ctx: &Ctx) -> Result<Attempt, ZkitError> {
         let lease = self.lease.as_ref().map(LeaseArgs::borrowed);
-        match claim(ctx, &self.key, self.count, lease.as_ref())? {
-            Claim::Claimed(tasks) => {
-                ctx.reply(&Polled::Tasks(tasks));
+        let jobs = self.jobs.as_ref().map(JobTerms::borrowed);
+        let lanes: SmallVec<[&RStr; 4]> =
+            self.keys[..self.lanes].iter().map(|lane| &**lane).collect();
+        let rate = self.rate.as_ref().map(RateArgs::borrowed);
+        let delivered = claim(
+            ctx,
+            &lanes,
+            self.count,
+            lease.as_ref(),
+            jobs.as_ref(),
+            rate.as_ref(),
+        )?;
+        match delivered.claim {
+            Claim::Claimed(_) => {
+                ctx.reply(&Polled::delivered(delivered, self.with_tokens).tasks_only());
                 Ok(Attempt::Served)
             }
             Claim::NothingDue { earliest } => Ok(Attempt::Wait {
@@ -755,32 +1715,98 @@ impl ZsetWaiter for PollWaiter {
     }
 }
 
+/// What DELAY.ACK names: tasks, or deliveries (a task and its token).
+enum Acked<'a> {
+    Tasks(WordList<'a>),
+    Leases(Items<'a, (&'a RStr, i64)>),
+}
+
 request! {
-    /// DELAY.ACK `inflight [DELIVERIES deliveries] TASKS task [task ...]`.
+    /// DELAY.ACK `inflight [DELIVERIES deliveries] TASKS task [task ...] |
+    /// LEASES task token [task token ...]`.
     struct Ack<'a> {
         inflight: &'a RStr = key,
         deliveries: Option<&'a RStr> = option(Request::key),
-        tasks: WordList<'a> = words,
+        data: Option<&'a RStr> = option(Request::key),
+        acked: Acked<'a> = choice(&[
+                |tasks| Acked::Tasks(tasks.words()),
+                |leases| Acked::Leases(leases.items(|lease| (lease.string(), lease.integer()))),
+            ]),
+    }
+}
+
+/// Whether a task held with lease end `lease_end` is what an ACK naming
+/// `token` removes: any held task without a token, the delivery the token
+/// names with one (its lease may have ended: the task was not delivered
+/// again, and its work is done).
+fn acks(lease_end: Option<f64>, token: Option<i64>) -> bool {
+    match token {
+        None => lease_end.is_some(),
+        Some(token) => is_delivery(lease_end, token),
     }
 }
 
 /// -> the number removed.
 fn ack(ctx: &Ctx, args: Ack<'_>) -> Result<i64, ZkitError> {
     let Ack {
-        inflight: key,
+        inflight,
         deliveries,
-        tasks,
+        data,
+        acked,
     } = args;
+    if let Some(data) = data {
+        check_data_key(
+            data.as_bytes(),
+            &[Some(inflight.as_bytes()), deliveries.map(RStr::as_bytes)],
+        )?;
+    }
     if let Some(deliveries) = deliveries {
         ctx.check_key_type(deliveries, KeyKind::Zset)?;
     }
+    if let Some(data) = data {
+        ctx.check_key_type(data, KeyKind::Hash)?;
+        ctx.require_hash_writes()?;
+    }
+    let also = Also { deliveries, data };
+    // Each list walked by a loop of its own (no chained iterator on the
+    // hot unfenced path).
+    let removed = match acked {
+        Acked::Tasks(tasks) => remove_acked(ctx, inflight, also, tasks.map(|t| (t, None)))?,
+        Acked::Leases(leases) => remove_acked(
+            ctx,
+            inflight,
+            also,
+            leases.map(|(task, token)| (task, Some(token))),
+        )?,
+    };
+    TASKS_ACKED.add(removed);
+    Ok(removed as i64)
+}
+
+/// What else an ACK removes a task's traces from.
+#[derive(Clone, Copy)]
+struct Also<'a> {
+    deliveries: Option<&'a RStr>,
+    data: Option<&'a RStr>,
+}
+
+/// Removes the deliveries `named` names from `inflight` (and their counts
+/// from `deliveries`, their data from `data`); returns how many it removed.
+fn remove_acked<'a>(
+    ctx: &Ctx,
+    key: &RStr,
+    also: Also<'_>,
+    named: impl Iterator<Item = (&'a RStr, Option<i64>)> + Clone,
+) -> Result<u64, ZkitError> {
     // A removal that finds nothing writes nothing, so the key opens for
     // writing at once; only a server that could not replicate a removal
     // looks first, to answer 0 rather than refuse when nothing is held.
     if !ctx.can_record_writes() {
-        let any_held = ctx
-            .open_zset(key)?
-            .is_some_and(|held| tasks.clone().any(|task| held.score(task).is_some()));
+        let any_held = ctx.open_zset(key)?.is_some_and(|held| {
+            named
+                .clone()
+                .any(|(task, token)| acks(held.score(task), token))
+        });
         if !any_held {
             return Ok(0);
         }
@@ -790,53 +1816,74 @@ fn ack(ctx: &Ctx, args: Ack<'_>) -> Result<i64, ZkitError> {
     // DELAY.NACK keeps counting towards its dead letter.
     let mut removed: Vec<&RStr> = Vec::new();
     let mut removed_count = 0;
-    for task in tasks {
-        if held.remove(task) {
+    for (task, token) in named {
+        let taken = match token {
+            None => held.remove(task),
+            Some(_) => acks(held.score(task), token) && held.remove(task),
+        };
+        if taken {
             removed_count += 1;
-            if deliveries.is_some() {
+            if also.deliveries.is_some() || also.data.is_some() {
                 removed.push(task);
             }
         }
     }
     drop(held);
-    if let Some(deliveries) = deliveries {
+    if let Some(deliveries) = also.deliveries {
         let mut counts = ctx.open_zset_mut(deliveries)?;
         for task in &removed {
             counts.remove(task);
         }
     }
-    TASKS_ACKED.add(removed_count);
-    Ok(removed_count as i64)
+    if let Some(key) = also.data {
+        let mut data = ctx.open_hash_mut(key)?;
+        let mut freed = false;
+        for task in &removed {
+            freed |= groups::release(&mut data, task.as_bytes())?;
+            delete_task_data(&mut data, task.as_bytes());
+        }
+        drop(data);
+        if freed {
+            ctx.wake_waiters(key);
+        }
+    }
+    Ok(removed_count)
 }
 
 /// The in-flight set `inflight`, open for writing, when it holds `task`
-/// under a lease that has not ended at `now`; else `None`, and nothing is
-/// written. The set opens for writing at once (a lookup that finds nothing
-/// held writes nothing); only a server that could not replicate a write
-/// looks first, to answer "not held" rather than refuse.
+/// under a lease that has not ended at `now` (with a `token`, the lease of
+/// the delivery it names); else `None`, and nothing is written. The set
+/// opens for writing at once (a lookup that finds nothing held writes
+/// nothing); only a server that could not replicate a write looks first,
+/// to answer "not held" rather than refuse.
 fn holding<'a>(
     ctx: &'a Ctx,
     inflight: &'a RStr,
     task: &RStr,
+    token: Option<i64>,
     now: i64,
 ) -> Result<Option<Zset<'a>>, ZkitError> {
     if !ctx.can_record_writes() {
         let lease_end = ctx.open_zset(inflight)?.and_then(|held| held.score(task));
-        if !is_held(lease_end, now) {
+        if !holds(lease_end, token, now) {
             return Ok(None);
         }
     }
     let held = ctx.open_zset_mut(inflight)?;
-    Ok(is_held(held.score(task), now).then_some(held))
+    Ok(holds(held.score(task), token, now).then_some(held))
 }
 
 request! {
-    /// DELAY.NACK `inflight queue member delay-ms`.
+    /// DELAY.NACK `inflight queue member delay-ms [TOKEN token] [DATA data]
+    /// [REASON reason]`.
     struct Nack<'a> {
         inflight: &'a RStr = key,
         queue: &'a RStr = key,
         task: &'a RStr = string,
         delay_ms: i64 = integer,
+        token: Option<i64> = option(Request::integer),
+        data: Option<&'a RStr> = option(Request::key),
+        reason: Option<&'a RStr> = option(Request::string),
     }
 }
 
@@ -847,19 +1894,33 @@ fn nack(ctx: &Ctx, args: Nack<'_>) -> Result<Reply, ZkitError> {
         queue,
         task,
         delay_ms,
+        token,
+        data,
+        reason,
     } = args;
+    if reason.is_some() && data.is_none() {
+        return Err(JobError::NeedsData("REASON").into());
+    }
     let now = ctx.now_ms();
     let due = retry_at(now, delay_ms).ok_or(ZkitError::OutOfRange {
         what: "delay",
         limit: bound::DELAY_MS,
     })?;
+    if let Some(data) = data {
+        check_data_key(
+            data.as_bytes(),
+            &[Some(inflight.as_bytes()), Some(queue.as_bytes())],
+        )?;
+        ctx.check_key_type(data, KeyKind::Hash)?;
+        ctx.require_hash_writes()?;
+    }
     // A queue that is its own in-flight set (a visibility timeout): the
     // task only moves to its new due time.
     let own_queue = inflight.as_bytes() == queue.as_bytes();
     if !own_queue {
         ctx.check_key_type(queue, KeyKind::Zset)?;
     }
-    let Some(mut held) = holding(ctx, inflight, task, now)? else {
+    let Some(mut held) = holding(ctx, inflight, task, token, now)? else {
         return Ok(Reply::Int(0));
     };
     let mut tasks = match own_queue {
@@ -872,123 +1933,52 @@ fn nack(ctx: &Ctx, args: Nack<'_>) -> Result<Reply, ZkitError> {
     };
     let created = tasks.is_empty();
     tasks.add(task, due as f64)?;
-    small_layout::after_write(ctx, queue, &mut tasks, created);
+    layout::after_write(ctx, queue, &mut tasks, created);
+    drop(tasks);
+    if let Some(key) = data {
+        let mut data = ctx.open_hash_mut(key)?;
+        data.delete(&Field::Worker.of(task.as_bytes()));
+        if let Some(reason) = reason {
+            data.set(&Field::Reason.of(task.as_bytes()), reason)?;
+        }
+        // Out of flight until claimed again: its group's slot comes free.
+        let freed = !own_queue && groups::release(&mut data, task.as_bytes())?;
+        drop(data);
+        if freed {
+            ctx.wake_waiters(key);
+        }
+    }
     Ok(Reply::Int(1))
 }
 
 request! {
-    /// DELAY.TOUCH `inflight member ms`.
+    /// DELAY.TOUCH `inflight member ms [TOKEN token]`.
     struct Touch<'a> {
         inflight: &'a RStr = key,
         task: &'a RStr = string,
         ms: i64 = integer,
+        token: Option<i64> = option(Request::integer),
     }
 }
 
-/// -> 1 when the lease was extended, else 0.
+/// -> 1 when the lease was extended, else 0; with a token, the delivery's
+/// new token (its lease's new end), else 0.
 fn touch(ctx: &Ctx, args: Touch<'_>) -> Result<Reply, ZkitError> {
-    let Touch { inflight, task, ms } = args;
+    let Touch {
+        inflight,
+        task,
+        ms,
+        token,
+    } = args;
     let now = ctx.now_ms();
     let until = deadline(now, ms).ok_or_else(lease_out_of_range)?;
-    let Some(mut held) = holding(ctx, inflight, task, now)? else {
+    let Some(mut held) = holding(ctx, inflight, task, token, now)? else {
         return Ok(Reply::Int(0));
     };
     held.add(task, until as f64)?;
-    small_layout::after_write(ctx, inflight, &mut held, false);
-    Ok(Reply::Int(1))
-}
-
-declare_command! {
-    pub static STATS: Command = {
-        name: "delay.stats",
-        handler: stats,
-        flags: "readonly fast",
-        acl_categories: "read sortedset fast",
-        summary: "Returns a queue's depth and lag, read by name: now-ms, tasks, due, oldest-due-age-ms, next-due-ms, and with the sets named inflight, expired (leases that ended), dead and redelivered (tasks counted more than once); nil for a set not named.",
-        complexity: "O(log(N)) with N the members of the largest set named.",
-        since: "0.4.0",
-        history: &[],
-        reply: R::Fields(&DELAY_STATS),
-        args: &[
-            Arg::key("queue", kf::RO | kf::ACCESS),
-            Arg::key("inflight", kf::RO).token("INFLIGHT").optional(),
-            Arg::key("dead", kf::RO).token("DEAD").optional(),
-            Arg::key("deliveries", kf::RO).token("DELIVERIES").optional(),
-        ],
-    }
-}
-
-request! {
-    /// DELAY.STATS `queue [INFLIGHT inflight] [DEAD dead] [DELIVERIES
-    /// deliveries]`.
-    struct Stats<'a> {
-        queue: &'a RStr = key,
-        inflight: Option<&'a RStr> = option(Request::key),
-        dead: Option<&'a RStr> = option(Request::key),
-        deliveries: Option<&'a RStr> = option(Request::key),
-    }
-}
-
-/// -> `[now-ms, tasks, due, oldest-due-age-ms, next-due-ms, inflight,
-/// expired, dead, redelivered]` by name: counts by score (ZCOUNT) and the
-/// first score on each side of now, a few O(log N) lookups per set.
-fn stats(ctx: &Ctx, args: Stats<'_>) -> Result<Reply, ZkitError> {
-    let Stats {
-        queue,
-        inflight,
-        dead,
-        deliveries,
-    } = args;
-    // Every type first: a WRONGTYPE answers before any count.
-    let tasks = ctx.key_len(queue, KeyKind::Zset)?;
-    let set_len = |key: Option<&RStr>| -> Result<Option<i64>, ZkitError> {
-        key.map(|key| Ok(ctx.key_len(key, KeyKind::Zset)? as i64))
-            .transpose()
-    };
-    let (inflight_len, dead_len) = (set_len(inflight)?, set_len(dead)?);
-    set_len(deliveries)?;
-
-    let now = ctx.now_ms();
-    let due = delay::due_bound(now);
-    let (mut earliest, mut next_due) = (None, None);
-    if let Some(mut queue) = ctx.open_zset(queue)? {
-        earliest = queue.iter_asc(ScoreBound::MIN, ScoreBound::MAX).next();
-        next_due = queue
-            .iter_asc(ScoreBound::Exclusive(due), ScoreBound::MAX)
-            .next();
-    }
-    let count = |key: &RStr, min: f64, max: f64| -> Result<i64, ZkitError> {
-        let (min, max) = (ScoreBound::Inclusive(min), ScoreBound::Inclusive(max));
-        Ok(stats::count_between(ctx, key, min, max)? as i64)
-    };
-    let due_now = match earliest {
-        Some((_, score)) if score <= due => count(queue, f64::NEG_INFINITY, due)?,
-        _ => 0,
-    };
-    let expired = inflight
-        .map(|key| count(key, f64::NEG_INFINITY, due))
-        .transpose()?;
-    // A task counted twice or more was delivered again (its lease ended, or
-    // it was handed back).
-    let redelivered = deliveries
-        .map(|key| count(key, 2.0, f64::INFINITY))
-        .transpose()?;
-
-    let mut fields = Fields::default();
-    fields.int("now-ms", now);
-    fields.int("tasks", tasks as i64);
-    fields.int("due", due_now);
-    fields.int(
-        "oldest-due-age-ms",
-        earliest.map_or(0, |(_, score)| due_age_ms(score, now)),
-    );
-    fields.maybe_int(
-        "next-due-ms",
-        next_due.and_then(|(_, score)| due_time_ms(score)),
-    );
-    fields.maybe_int("inflight", inflight_len);
-    fields.maybe_int("expired", expired);
-    fields.maybe_int("dead", dead_len);
-    fields.maybe_int("redelivered", redelivered);
-    Ok(fields.into_reply())
+    layout::after_write(ctx, inflight, &mut held, false);
+    Ok(Reply::Int(match token {
+        Some(_) => until,
+        None => 1,
+    }))
 }

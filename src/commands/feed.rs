@@ -16,15 +16,23 @@
 use std::cmp::Ordering;
 
 use super::args::positive;
-use super::small_layout::{self, Use};
-use super::{Command, Counter};
+use super::counter::Counter;
+use super::declaration::Command;
+use super::layout::{self, Use};
 use crate::error::{bound, ZkitError};
 use smallvec::SmallVec;
 
+use super::declaration::Items;
 use super::reply_types::FEED_PAGE;
-use super::Items;
-use crate::host::ReplyShape as R;
-use crate::host::{key_flags as kf, Arg, Ctx, OwnedRStr, RStr, Request, ScoreBound, WriteReply};
+use crate::host::ctx::Ctx;
+use crate::host::grammar::Arg;
+use crate::host::grammar::Request;
+use crate::host::keyspec::key_flags as kf;
+use crate::host::reply::WriteReply;
+use crate::host::reply_shape::ReplyShape as R;
+use crate::host::string::OwnedRStr;
+use crate::host::string::RStr;
+use crate::host::zset::ScoreBound;
 use crate::logic::cursor::{self, Position};
 use crate::logic::score::ScoreText;
 use crate::{declare_command, request};
@@ -35,9 +43,9 @@ pub static COMMANDS: &[&Command] = &[&ADD, &PAGE];
 pub static ITEMS_TRIMMED: Counter = Counter::new();
 
 /// COUNT when none is given.
-const DEFAULT_COUNT: usize = 10;
+pub(crate) const DEFAULT_COUNT: usize = 10;
 /// The largest COUNT: one page stays a bounded amount of work and reply.
-const MAX_COUNT: i64 = 1000;
+pub(crate) const MAX_COUNT: i64 = 1000;
 
 declare_command! {
     pub static ADD: Command = {
@@ -109,7 +117,7 @@ fn add(ctx: &Ctx, args: Add<'_>) -> Result<i64, ZkitError> {
     let excess = cap.map_or(0, |cap| feed.len().saturating_sub(cap));
     // One, for a feed kept at its cap.
     let trimmed = feed.remove_lowest(excess);
-    small_layout::after_write(ctx, key, &mut feed, created);
+    layout::after_write(ctx, key, &mut feed, created);
     drop(feed);
     ITEMS_TRIMMED.add(trimmed as u64);
     Ok(added)
@@ -174,7 +182,7 @@ fn page<'a>(ctx: &Ctx, args: Page<'a>) -> Result<PageReply<'a>, ZkitError> {
     };
     let len = feed.len();
     drop(feed);
-    small_layout::after_read(ctx, key, len, Use::Page);
+    layout::after_read(ctx, key, len, Use::Page);
     let more = items.len() > count;
     items.truncate(count);
     if let Some((Direction::Newer, ..)) = from {

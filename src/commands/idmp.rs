@@ -19,7 +19,7 @@
 //! refused instead of being taken for a retry.
 //!
 //! A command takes it by declaring it once: [`IDMP_ARG`] and [`RETAIN_ARG`]
-//! where its syntax puts them (they are read apart from its own request),
+//! where its syntax puts them (read by the wrapper, not by its own request),
 //! `R::Idmp(...)` around its reply shape, and `handler: idmp::once(check)`,
 //! where `check` checks the call and returns the write, not yet made, as an
 //! [`OnceWrite`]: the digest of the call's arguments, the keys it writes,
@@ -35,12 +35,19 @@
 
 use std::sync::atomic::{AtomicI64, Ordering};
 
-use super::{Counter, NumericConfig};
+use super::config::NumericConfig;
+use super::counter::Counter;
 use crate::error::{bound, ZkitError};
-use crate::host::{
-    key_flags as kf, Arg, Ctx, FromArgs, OwnedRStr, RStr, Request, ScoreBound, WriteArray,
-    WriteReply,
-};
+use crate::host::command::FromArgs;
+use crate::host::ctx::Ctx;
+use crate::host::grammar::Arg;
+use crate::host::grammar::Request;
+use crate::host::keyspec::key_flags as kf;
+use crate::host::reply::WriteArray;
+use crate::host::reply::WriteReply;
+use crate::host::string::OwnedRStr;
+use crate::host::string::RStr;
+use crate::host::zset::ScoreBound;
 use crate::logic::clock::MAX_DURATION_MS;
 use crate::logic::idmp::{
     self, Entry, IdmpError, Seen, DEFAULT_MAX_IDS, DEFAULT_RETAIN_MS, DIGEST_LEN, MAX_IDS_LIMIT,
@@ -49,23 +56,13 @@ use crate::request;
 
 /// `zkit.idmp-retain-ms`: how long an applied event id is remembered when
 /// the call gives no `RETAIN`.
-pub static RETAIN_MS: NumericConfig = NumericConfig {
-    name: "idmp-retain-ms",
-    value: AtomicI64::new(DEFAULT_RETAIN_MS),
-    default: DEFAULT_RETAIN_MS,
-    min: 1,
-    max: MAX_DURATION_MS,
-};
+pub static RETAIN_MS: NumericConfig =
+    NumericConfig::new("idmp-retain-ms", DEFAULT_RETAIN_MS, 1, MAX_DURATION_MS);
 
 /// `zkit.idmp-max-ids`: the most event ids one seen-key holds; past it, the
 /// ids closest to expiring are forgotten first.
-pub static MAX_IDS: NumericConfig = NumericConfig {
-    name: "idmp-max-ids",
-    value: AtomicI64::new(DEFAULT_MAX_IDS),
-    default: DEFAULT_MAX_IDS,
-    min: 1,
-    max: MAX_IDS_LIMIT,
-};
+pub static MAX_IDS: NumericConfig =
+    NumericConfig::new("idmp-max-ids", DEFAULT_MAX_IDS, 1, MAX_IDS_LIMIT);
 
 /// Repeated event ids: calls that changed nothing because their event id
 /// was already applied.
@@ -98,7 +95,7 @@ const SEEN_KEY_FLAGS: u32 = kf::RW | kf::UPDATE;
 /// `IDMP seen-key event-id`, an option of the writes a retry would apply
 /// twice; [`RETAIN_ARG`] follows it. The event id stands at a fixed place
 /// after the keyword, so any id is an id, `IDMP` included. Both are read
-/// apart from the command's own request, by [`once`].
+/// by the wrapper [`once`], not by the command's own request.
 pub const IDMP_ARG: Arg = Arg::block(
     "idmp",
     &[
@@ -109,14 +106,14 @@ pub const IDMP_ARG: Arg = Arg::block(
 .token("IDMP")
 .optional()
 .since("0.3.0")
-.read_apart();
+.read_by_wrapper();
 
 /// `RETAIN ms`: this call's retention, with IDMP only.
 pub const RETAIN_ARG: Arg = Arg::integer("ms")
     .token("RETAIN")
     .optional()
     .since("0.3.0")
-    .read_apart();
+    .read_by_wrapper();
 
 /// A write a call may name an event id for, checked and not yet made: what
 /// a command that takes IDMP has of its own ([`once`] does the rest).
@@ -185,8 +182,8 @@ where
 }
 
 /// The request of a command that takes IDMP: the command's own (`T`), and
-/// the options `[IDMP seen-key event-id] [RETAIN ms]`, read apart wherever
-/// the command declares them.
+/// the options `[IDMP seen-key event-id] [RETAIN ms]`, read by the wrapper
+/// wherever the command declares them.
 pub struct Once<'a, T> {
     idmp: IdmpArgs<'a>,
     request: T,
@@ -198,8 +195,8 @@ impl<'a, T: FromArgs<'a>> FromArgs<'a> for Once<'a, T> {
     // call otherwise).
     #[inline(always)]
     fn from_args(args: &mut Request<'a, RStr>) -> Self {
-        let idmp = match args.apart() {
-            Some(mut apart) => IdmpArgs::from_args(&mut apart),
+        let idmp = match args.wrapper_options() {
+            Some(mut options) => IdmpArgs::from_args(&mut options),
             None => IdmpArgs {
                 clause: None,
                 retain_ms: None,
@@ -254,7 +251,7 @@ impl<'a> IdmpArgs<'a> {
                 })
             }
             Some(ms) => ms,
-            None => RETAIN_MS.value.load(Ordering::Relaxed),
+            None => RETAIN_MS.get(),
         };
         Ok(Some(Clause {
             seen_key,
@@ -337,7 +334,7 @@ impl Idmp<'_> {
         let (args, score) = idmp::args_member(self.event_id.as_bytes(), &self.digest, expiry);
         seen.add(&OwnedRStr::new(&args), score)?;
         self.warn_if_forgettable(ctx, seen.has_expiry());
-        let max_ids = usize::try_from(MAX_IDS.value.load(Ordering::Relaxed)).unwrap_or(1);
+        let max_ids = usize::try_from(MAX_IDS.get()).unwrap_or(1);
         let excess = idmp::excess(seen.len(), max_ids);
         if excess == 0 {
             return Ok(());
@@ -431,7 +428,7 @@ impl Idmp<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::host::trace_reads;
+    use crate::host::grammar::trace_reads;
 
     request! {
         /// A write's own request: `key`. Its fields are read by the trace

@@ -3,87 +3,41 @@
 //! which `host`'s grammar parses Redis-style into the typed request
 //! ([`request!`](crate::request)), and their handlers: check what the
 //! grammar cannot (the ranges in `args`), read through `host`, decide
-//! through `logic`, write through `host`. A family listed in [`FAMILIES`] is
-//! registered, documented in COMMAND DOCS and counted in INFO.
+//! through `logic`, write through `host`.
+//!
+//! This file is the registry: a family listed in [`FAMILIES`] is
+//! registered, documented in COMMAND DOCS and counted in INFO, with its
+//! configs in [`CONFIGS`] and its counters in [`COUNTERS`]. What the
+//! families share lives in files of its own (`declaration`, `config`,
+//! `counter`, `sample`, `tiebreak`, `idmp`, `stats`), so no family imports
+//! the registry.
 
 pub mod args;
+pub mod config;
+pub mod counter;
 pub mod debug;
+pub mod declaration;
 pub mod delay;
+pub mod delay_stats;
 pub mod feed;
+pub mod groups;
 pub mod idmp;
+pub mod jobs;
+pub mod layout;
 pub mod rank;
 pub mod rank_merge;
 pub mod rate;
 pub mod recent;
 pub mod reply_types;
-pub mod small_layout;
+pub mod sample;
+pub mod schedules;
 pub mod stats;
+pub mod tiebreak;
 pub mod vote;
 
-use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
-
-use smallvec::SmallVec;
-
-use crate::error::ZkitError;
-use crate::host::{self, OwnedRStr, ScoreBound, Zset};
-use crate::logic::family::{self, Element};
-
-/// A zkit command's declaration; its handler fails with [`ZkitError`].
-pub type Command = host::Command<ZkitError>;
-
-/// A list of a command's request, read item by item from the call.
-pub type Items<'a, T> = host::Items<'a, host::RStr, T>;
-
-/// A list of single keys or strings of a command's request: the call's
-/// own words.
-pub type WordList<'a> = host::WordList<'a, host::RStr>;
-
-/// A few elements of a sorted set, as `logic::family` judges them: the
-/// lowest `lowest` and, with `highest`, the highest. O(log N) each. An
-/// element past the lowest is read only when the lowest could start an IDMP
-/// seen-key, the one check that looks past it (`family::is_seen_key_head`):
-/// every element read is a new string the key API makes.
-struct Sample {
-    lowest: SmallVec<[(OwnedRStr, f64); 2]>,
-    highest: Option<(OwnedRStr, f64)>,
-}
-
-impl Sample {
-    fn of(zset: &mut Zset, lowest: usize, highest: bool) -> Sample {
-        let mut walk = zset.iter_asc(ScoreBound::MIN, ScoreBound::MAX);
-        let mut read: SmallVec<[(OwnedRStr, f64); 2]> = SmallVec::new();
-        while read.len() < lowest {
-            if read
-                .first()
-                .is_some_and(|&(_, score)| !family::may_start_seen_key(score))
-            {
-                break;
-            }
-            match walk.next() {
-                Some(element) => read.push(element),
-                None => break,
-            }
-        }
-        drop(walk);
-        Sample {
-            lowest: read,
-            highest: highest
-                .then(|| zset.iter_desc(ScoreBound::MIN, ScoreBound::MAX).next())
-                .flatten(),
-        }
-    }
-
-    fn lowest(&self) -> SmallVec<[Element<'_>; 2]> {
-        self.lowest
-            .iter()
-            .map(|(m, s)| (m.as_bytes(), *s))
-            .collect()
-    }
-
-    fn highest(&self) -> Option<Element<'_>> {
-        self.highest.as_ref().map(|(m, s)| (m.as_bytes(), *s))
-    }
-}
+use config::NumericConfig;
+use counter::Counter;
+use declaration::Command;
 
 /// Every zkit command, family by family.
 pub static FAMILIES: &[&[&Command]] = &[
@@ -99,61 +53,28 @@ pub fn all() -> impl Iterator<Item = &'static Command> {
     FAMILIES.iter().flat_map(|family| family.iter().copied())
 }
 
-/// A numeric module config, `zkit.<name>` (CONFIG SET/GET), that commands
-/// read on every call.
-pub struct NumericConfig {
-    pub name: &'static str,
-    pub value: AtomicI64,
-    pub default: i64,
-    pub min: i64,
-    pub max: i64,
-}
-
 /// Every zkit config.
 pub static CONFIGS: &[&NumericConfig] = &[
-    &rank::TIEBREAK_EPOCH_MS,
-    &rank::TIEBREAK_SPAN_MS,
-    &small_layout::SMALL_BOARD_MAX,
-    &small_layout::HOT_BOARD_WRITES,
-    &small_layout::COLD_BOARD_MS,
-    &small_layout::CONVERT_LOADED_BOARDS,
+    &tiebreak::TIEBREAK_EPOCH_MS,
+    &tiebreak::TIEBREAK_SPAN_MS,
+    &layout::SMALL_BOARD_MAX,
+    &layout::HOT_BOARD_WRITES,
+    &layout::COLD_BOARD_MS,
+    &layout::CONVERT_LOADED_BOARDS,
     &idmp::RETAIN_MS,
     &idmp::MAX_IDS,
+    &jobs::PAYLOAD_MAX_BYTES,
+    &jobs::DEAD_LETTERS_MAX,
+    &jobs::DEAD_LETTERS_MAX_AGE_MS,
 ];
-
-/// A count of events since the module loaded, for INFO zkit: what
-/// commandstats (calls, errors per command) does not already say.
-pub struct Counter(AtomicU64);
-
-impl Counter {
-    pub const fn new() -> Counter {
-        Counter(AtomicU64::new(0))
-    }
-
-    pub fn add(&self, n: u64) {
-        self.0.fetch_add(n, Ordering::Relaxed);
-    }
-
-    pub fn get(&self) -> u64 {
-        self.0.load(Ordering::Relaxed)
-    }
-
-    pub fn reset(&self) {
-        self.0.store(0, Ordering::Relaxed);
-    }
-}
-
-impl Default for Counter {
-    fn default() -> Self {
-        Counter::new()
-    }
-}
 
 /// Every counter, by its INFO field name (docs/commands.md, "INFO zkit").
 pub static COUNTERS: &[(&str, &Counter)] = &[
     ("delay_tasks_claimed", &delay::TASKS_CLAIMED),
     ("delay_tasks_acked", &delay::TASKS_ACKED),
     ("delay_tasks_dead", &delay::TASKS_DEAD),
+    ("delay_tasks_expired", &delay::TASKS_EXPIRED),
+    ("delay_tasks_trimmed", &delay::TASKS_TRIMMED),
     ("delay_tasks_redelivered", &delay::TASKS_REDELIVERED),
     ("rate_hits_refused", &rate::HITS_REFUSED),
     ("feed_items_trimmed", &feed::ITEMS_TRIMMED),
@@ -167,18 +88,15 @@ pub static COUNTERS: &[(&str, &Counter)] = &[
     ("idmp_ids_expiring", &idmp::IDS_EXPIRING),
     (
         "boards_moved_to_skiplist",
-        &small_layout::BOARDS_MOVED_TO_SKIPLIST,
+        &layout::BOARDS_MOVED_TO_SKIPLIST,
     ),
-    (
-        "boards_back_to_listpack",
-        &small_layout::BOARDS_BACK_TO_LISTPACK,
-    ),
+    ("boards_back_to_listpack", &layout::BOARDS_BACK_TO_LISTPACK),
 ];
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::host::ambiguity;
+    use crate::host::grammar::ambiguity;
 
     /// Every declaration, the debug commands' too.
     fn every_command() -> impl Iterator<Item = &'static Command> {
@@ -202,10 +120,10 @@ mod tests {
     /// an option not declared, fails here.
     #[test]
     fn every_declared_value_is_read_once() {
-        let placeholder = std::slice::from_ref(crate::host::RStr::placeholder());
+        let placeholder = std::slice::from_ref(crate::host::string::RStr::placeholder());
         for command in every_command() {
             let read = std::panic::catch_unwind(|| {
-                crate::host::trace_reads(command.args, placeholder, command.read_request)
+                crate::host::grammar::trace_reads(command.args, placeholder, command.read_request)
             });
             match read {
                 Ok(Ok(())) => {}
@@ -218,50 +136,137 @@ mod tests {
         }
     }
 
-    proptest::proptest! {
-        /// Each command's plan finds the option a word starts (and the
-        /// choice) as the walk over its declaration does, for every group
-        /// of options: each declared keyword in any case, cut short or
-        /// grown by a byte, and any other bytes.
-        #[test]
-        fn a_plan_finds_the_options_the_declaration_walk_finds(
-            pick in proptest::prelude::any::<usize>(),
-            case in proptest::collection::vec(proptest::prelude::any::<bool>(), 12),
-            edit in 0u8..4,
-            byte in proptest::prelude::any::<u8>(),
-            other in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..12),
-        ) {
-            for command in every_command() {
-                let keywords = crate::host::keywords(command.args);
-                let mut word: Vec<u8> = match keywords.get(pick % (keywords.len() + 1)) {
-                    Some(keyword) => keyword
-                        .bytes()
-                        .zip(case.iter().cycle())
-                        .map(|(b, &lower)| if lower { b.to_ascii_lowercase() } else { b })
-                        .collect(),
-                    None => other.clone(),
-                };
-                match edit {
-                    1 => { word.pop(); }
-                    2 => word.push(byte),
-                    3 if !word.is_empty() => word[0] ^= byte,
-                    _ => {}
+    /// A call of `args`, drawn by `draw`: each option given or not, each
+    /// choice taken, each list one to three items long, now and then up to
+    /// twelve (or as long as its count), keys and strings drawn from `words` (keywords among them),
+    /// numbers of every shape.
+    fn sample_call(
+        args: &[crate::host::grammar::Arg],
+        draw: &mut impl FnMut(u64) -> u64,
+        words: &[&[u8]],
+        counts: &mut Vec<(&'static str, u64)>,
+        out: &mut Vec<Vec<u8>>,
+    ) {
+        use crate::host::grammar::ArgKind;
+        for arg in args {
+            if arg.optional && draw(2) == 0 {
+                continue;
+            }
+            if let Some(token) = arg.token {
+                out.push(token.as_bytes().to_vec());
+            }
+            let items = match (arg.multiple, arg.counted_by) {
+                (false, _) => 1,
+                (true, Some(counter)) => counts
+                    .iter()
+                    .rev()
+                    .find(|(name, _)| *name == counter)
+                    .map_or(1, |&(_, n)| n),
+                // Now and then long enough to outgrow the room the parse
+                // keeps numbers in.
+                (true, None) => {
+                    let most = if draw(4) == 0 { 12 } else { 3 };
+                    1 + draw(most)
                 }
-                if let Err(why) = crate::host::plan_finds_as_the_walk(command.args, &command.plan, &word) {
-                    panic!("{}: {why}", command.name);
+            };
+            for _ in 0..items {
+                match arg.kind {
+                    ArgKind::Key(_) | ArgKind::String => {
+                        out.push(words[draw(words.len() as u64) as usize].to_vec())
+                    }
+                    ArgKind::Integer | ArgKind::UnixTime if arg.is_count => {
+                        let most = if draw(4) == 0 { 12 } else { 3 };
+                        let n = 1 + draw(most);
+                        counts.push((arg.name, n));
+                        out.push(n.to_string().into_bytes());
+                    }
+                    ArgKind::Integer | ArgKind::UnixTime => out.push(
+                        [
+                            "0",
+                            "7",
+                            "-3",
+                            "1700000000000",
+                            "9223372036854775807",
+                            "01",
+                            "x",
+                        ][draw(7) as usize]
+                            .into(),
+                    ),
+                    ArgKind::Double => out.push(
+                        ["1.5", "-0", "inf", "-inf", "1e3", "nan", "2"][draw(7) as usize].into(),
+                    ),
+                    ArgKind::PureToken => {}
+                    ArgKind::OneOf(choices) => {
+                        let choice = &choices[draw(choices.len() as u64) as usize];
+                        sample_call(std::slice::from_ref(choice), draw, words, counts, out);
+                    }
+                    ArgKind::Block(parts) => sample_call(parts, draw, words, counts, out),
                 }
             }
         }
     }
 
+    proptest::proptest! {
+        /// Each command's generated parse fills what the walk over its
+        /// declaration fills, and refuses the calls the walk refuses: calls
+        /// drawn from the declaration (options given or not, keywords as
+        /// values, numbers of every shape), then changed at random (a word
+        /// dropped, doubled, moved, put in lower case, cut short, grown, or
+        /// replaced by a keyword), and random words alone.
+        #[test]
+        fn the_generated_parse_fills_what_the_walk_fills(
+            seed in proptest::prelude::any::<u64>(),
+            edits in proptest::collection::vec(proptest::prelude::any::<(u8, u16, u16, u8)>(), 0..3),
+        ) {
+            for command in every_command() {
+                let keywords = crate::host::grammar::keywords(command.args);
+                let mut words: Vec<&[u8]> = keywords.iter().map(|k| k.as_bytes()).collect();
+                words.extend([&b"k"[..], b"member", b"3", b"-1.5", b"inf", b""]);
+                let mut state = seed ^ command.name.len() as u64;
+                let mut draw = |n: u64| {
+                    state ^= state << 13;
+                    state ^= state >> 7;
+                    state ^= state << 17;
+                    state % n.max(1)
+                };
+                let mut argv = vec![command.name.as_bytes().to_vec()];
+                if seed % 8 == 0 {
+                    for _ in 0..draw(8) {
+                        argv.push(words[draw(words.len() as u64) as usize].to_vec());
+                    }
+                } else {
+                    sample_call(command.args, &mut draw, &words, &mut Vec::new(), &mut argv);
+                }
+                for &(edit, at, to, byte) in &edits {
+                    let len = argv.len() - 1;
+                    let (at, to) = (1 + usize::from(at) % len.max(1), 1 + usize::from(to) % len.max(1));
+                    match edit % 7 {
+                        _ if len == 0 => argv.push(words[usize::from(byte) % words.len()].to_vec()),
+                        0 => { argv.remove(at); }
+                        1 => argv.insert(to, argv[at].clone()),
+                        2 => argv.swap(at, to),
+                        3 => argv[at].make_ascii_lowercase(),
+                        4 => { argv[at].pop(); }
+                        5 => argv[at].push(byte),
+                        _ => argv[at] = words[usize::from(byte) % words.len()].to_vec(),
+                    }
+                }
+                let generated = (command.generated_parse)(&argv);
+                let walked = crate::host::grammar::walked_parse(command.name, command.args, &argv).ok();
+                let shown: Vec<String> = argv.iter().map(|w| w.escape_ascii().to_string()).collect();
+                proptest::prop_assert_eq!(generated, walked, "{}: {:?}", command.name, shown);
+            }
+        }
+    }
+
     /// A command that takes IDMP declares it whole: the options, read
-    /// apart by `idmp::once` (a command not run by it leaves them unread,
+    /// by their wrapper, `idmp::once` (a command not run by it leaves them unread,
     /// which `every_declared_value_is_read_once` finds), and the flag after
     /// its reply; a reply that promises the flag comes with the options.
     #[test]
     fn every_command_that_takes_idmp_declares_the_options_and_the_flag() {
-        use crate::host::ReplyShape;
-        let is = |arg: &crate::host::Arg, option: &crate::host::Arg| {
+        use crate::host::reply_shape::ReplyShape;
+        let is = |arg: &crate::host::grammar::Arg, option: &crate::host::grammar::Arg| {
             arg.name == option.name && arg.token == option.token
         };
         let mut takes_idmp = Vec::new();
@@ -279,7 +284,7 @@ mod tests {
             assert!(
                 options.len() >= 2
                     && is(&options[1], &idmp::RETAIN_ARG)
-                    && options[..2].iter().all(|a| a.is_read_apart),
+                    && options[..2].iter().all(|a| a.is_read_by_wrapper),
                 "{}: IDMP is declared as idmp::IDMP_ARG, idmp::RETAIN_ARG",
                 command.name
             );
@@ -298,10 +303,10 @@ mod tests {
     #[test]
     fn every_declaration_gives_key_specs_and_arity() {
         for command in every_command() {
-            let keys = crate::host::keywords(command.args);
-            let nodes = crate::host::grammar_nodes(command.args);
+            let keys = crate::host::grammar::keywords(command.args);
+            let nodes = crate::host::grammar::nodes(command.args);
             assert!(
-                nodes <= crate::host::MAX_NODES,
+                nodes <= crate::host::grammar::MAX_NODES,
                 "{}: {nodes} nodes",
                 command.name
             );

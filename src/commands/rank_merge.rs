@@ -5,15 +5,23 @@
 use std::collections::HashMap;
 
 use super::args::positive;
-use super::rank::tiebreak_clock;
+use super::declaration::Command;
 use super::reply_types::MERGE_STEP;
-use super::Command;
+use super::tiebreak::tiebreak_clock;
 use crate::error::ZkitError;
-use crate::host::ReplyShape as R;
-use crate::host::{
-    key_flags as kf, Arg, Ctx, HostError, KeyKind, Native, OwnedRStr, RStr, Reply, Request,
-    ScoreBound, Zset,
-};
+use crate::host::call::Native;
+use crate::host::ctx::Ctx;
+use crate::host::error::HostError;
+use crate::host::grammar::Arg;
+use crate::host::grammar::Request;
+use crate::host::keyspec::key_flags as kf;
+use crate::host::reply::Reply;
+use crate::host::reply_shape::ReplyShape as R;
+use crate::host::string::OwnedRStr;
+use crate::host::string::RStr;
+use crate::host::zset::KeyKind;
+use crate::host::zset::ScoreBound;
+use crate::host::zset::Zset;
 use crate::logic::cursor::Position;
 use crate::logic::merge::{
     self, MemberSum, MergeArgs, Progress, Replacement, RunId, RunRecord, Staging, StepCursor,

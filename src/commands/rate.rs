@@ -8,26 +8,42 @@
 //! `logic::rate` for the window arithmetic). Memory: at most `limit` members
 //! per key (each `<unix-ms>-<seq>`, 15 to 20 bytes), gone with the key one
 //! window after its newest hit.
+//!
+//! RATE.PEEK answers what a hit would get without logging it; a negative
+//! cost gives units back. RATE.ACQUIRE and RATE.RELEASE keep a concurrency
+//! limit ("at most N requests at once") in a zset of holders scored by the
+//! end of their leases.
 
+use super::counter::Counter;
+use super::declaration::{Command, Items};
 use super::idmp::{self, OnceWrite, Outcome, IDMP_ARG, RETAIN_ARG};
-use super::reply_types::{RATE_RESULT, RATE_STATS};
+use super::reply_types::{RATE_ACQUIRED, RATE_RESULT, RATE_STATS};
+use super::sample::Sample;
 use super::stats::{self, Fields};
-use super::{Command, Counter, Items, Sample};
 use crate::error::bound;
 use crate::error::ZkitError;
-use crate::host::ReplyShape as R;
-use crate::host::{
-    key_flags as kf, Arg, Ctx, KeyKind, Native, OwnedRStr, RStr, Reply, Request, ScoreBound,
-    WriteArray, Zset,
-};
-use crate::logic::clock::MAX_DURATION_MS;
+use crate::host::call::Native;
+use crate::host::ctx::Ctx;
+use crate::host::grammar::Arg;
+use crate::host::grammar::Request;
+use crate::host::keyspec::key_flags as kf;
+use crate::host::reply::Reply;
+use crate::host::reply::WriteArray;
+use crate::host::reply::WriteReply;
+use crate::host::reply_shape::ReplyShape as R;
+use crate::host::string::OwnedRStr;
+use crate::host::string::RStr;
+use crate::host::zset::KeyKind;
+use crate::host::zset::ScoreBound;
+use crate::host::zset::Zset;
+use crate::logic::clock::{self, MAX_DURATION_MS};
 use crate::logic::family;
 use crate::logic::idmp::{ArgsDigest, DIGEST_LEN};
-use crate::logic::rate::{self, HitLog, Limit, Verdict, MAX_LIMIT};
+use crate::logic::rate::{self, Acquired, HitLog, LeaseSet, Limit, RefundLog, Verdict, MAX_LIMIT};
 use crate::{declare_command, request};
 use smallvec::SmallVec;
 
-pub static COMMANDS: &[&Command] = &[&HIT, &STATS];
+pub static COMMANDS: &[&Command] = &[&HIT, &PEEK, &ACQUIRE, &RELEASE, &STATS];
 
 /// Hits refused because a limit was reached.
 pub static HITS_REFUSED: Counter = Counter::new();
@@ -38,13 +54,14 @@ declare_command! {
         handler: idmp::once(hit),
         flags: "write deny-oom",
         acl_categories: "write sortedset slow",
-        summary: "Counts a hit against exact sliding-window limits (several: every one must allow): logs it if at most limit units fall within the last window-ms of each, and returns [allowed, count, remaining, retry-after-ms] of the limit that binds, plus its position when several are given or IDMP is.",
-        complexity: "O((L+E+C)*log(N)) with L the limits, E the entries that left the widest window, C the cost and N the entries in the log.",
+        summary: "Counts a hit against exact sliding-window limits (several: every one must allow): logs it if at most limit units fall within the last window-ms of each, and returns [allowed, count, remaining, retry-after-ms] of the limit that binds, plus its position when several are given or IDMP is. A cost above a limit is refused (retry-after-ms -1: it never fits); a negative cost gives that many of the newest units back.",
+        complexity: "O((L+E+C)*log(N)) with L the limits, E the entries that left the widest window, C the cost (of a refund: the units given back) and N the entries in the log.",
         since: "0.1.0",
         history: &[
             ("0.2.0", "Accepts several `window-ms limit` pairs; with several, the reply gains the position of the limit that binds."),
             ("0.3.0", "`COST` goes before the limits, so every argument after the key and options is a limit. Added the `IDMP` and `RETAIN` options; with IDMP the reply gains a last element, 1 when the event was already applied."),
             ("0.4.0", "With IDMP the reply always holds the binding limit's position (1 with one limit), so the already-applied flag is always the sixth element."),
+            ("0.5.0", "A cost above the limit is refused with retry-after-ms -1, not an error; a negative cost is a refund."),
         ],
         reply: R::Idmp(&R::Tuple(&RATE_RESULT)),
         args: &[
@@ -73,23 +90,14 @@ request! {
 
 /// The limits and the cost, checked in range.
 fn hit<'a>(ctx: &Ctx, args: Hit<'a>) -> Result<HitWrite<'a>, ZkitError> {
-    // A plain loop: collecting through `Result` costs a hit about 300
-    // instructions more (callgrind).
-    let mut limits = Limits::new();
-    for (window_ms, limit) in args.limits {
-        limits.push(check_limit(window_ms, limit)?);
-    }
-    let smallest = limits
-        .iter()
-        .map(|l| l.limit)
-        .min()
-        .expect("one limit at least");
+    let limits = check_limits(args.limits)?;
     let cost = args.cost.unwrap_or(1);
-    // A cost above any limit could never pass.
-    if !(1..=smallest as i64).contains(&cost) {
+    // A cost above a limit is refused by it, and a negative one is a refund:
+    // only 0 means nothing.
+    if cost == 0 {
         return Err(ZkitError::OutOfRange {
             what: "cost",
-            limit: bound::UP_TO_LIMIT,
+            limit: bound::NOT_ZERO,
         });
     }
     // A large log is counted with them, also after the hit's first write.
@@ -101,10 +109,22 @@ fn hit<'a>(ctx: &Ctx, args: Hit<'a>) -> Result<HitWrite<'a>, ZkitError> {
     })
 }
 
+/// Each `window-ms limit` pair, in range.
+fn check_limits(pairs: Items<'_, (i64, i64)>) -> Result<Limits, ZkitError> {
+    // A plain loop: collecting through `Result` costs a hit about 300
+    // instructions more (callgrind).
+    let mut limits = Limits::new();
+    for (window_ms, limit) in pairs {
+        limits.push(check_limit(window_ms, limit)?);
+    }
+    Ok(limits)
+}
+
 /// A hit's limits, inline for the usual few (no allocation on a hit).
 type Limits = SmallVec<[Limit; 4]>;
 
-/// A RATE.HIT, checked and not yet counted.
+/// A RATE.HIT, checked and not yet counted: a hit of `cost` units, or a
+/// refund of `-cost` when it is negative.
 struct HitWrite<'a> {
     key: &'a RStr,
     cost: i64,
@@ -116,7 +136,7 @@ struct HitWrite<'a> {
 /// element (and with IDMP whether the event was already applied as the
 /// sixth). A repeat spends nothing and stands allowed with the counts of
 /// now; a refused hit spent nothing either, so it did not apply: its id is
-/// not remembered and a retry may pass later.
+/// not remembered and a retry may pass later. A refund always applies.
 impl OnceWrite for HitWrite<'_> {
     type Reply = HitReply;
 
@@ -134,14 +154,18 @@ impl OnceWrite for HitWrite<'_> {
     }
 
     fn current(&self, ctx: &Ctx) -> Result<HitReply, ZkitError> {
-        let mut log = self.log(ctx)?;
+        let mut log = open_log(ctx, self.key)?;
         let verdict = rate::standing(&mut log, ctx.now_ms(), &self.limits)?;
         Ok(self.reply(verdict))
     }
 
     fn apply(self, ctx: &Ctx) -> Result<Outcome<HitReply>, ZkitError> {
-        let mut log = self.log(ctx)?;
-        let verdict = rate::hit(&mut log, ctx.now_ms(), &self.limits, self.cost as u64)?;
+        let mut log = open_log(ctx, self.key)?;
+        let (now, units) = (ctx.now_ms(), self.cost.unsigned_abs());
+        let verdict = match self.cost < 0 {
+            true => rate::refund(&mut log, now, &self.limits, units)?,
+            false => rate::hit(&mut log, now, &self.limits, units)?,
+        };
         drop(log);
         let reply = self.reply(verdict);
         Ok(match verdict.allowed {
@@ -151,47 +175,7 @@ impl OnceWrite for HitWrite<'_> {
     }
 }
 
-impl<'a> HitWrite<'a> {
-    /// The log, checked to be one: a log is entries `<unix-ms>-<n>`, and
-    /// another family's key (a gift board, whose totals would read as hits
-    /// long past) is refused, not trimmed. Inlined into each of its two
-    /// callers, as it was in the one handler before (callgrind: 25
-    /// instructions a hit otherwise).
-    #[inline(always)]
-    fn log<'c>(&self, ctx: &'c Ctx) -> Result<ZsetLog<'c>, ZkitError>
-    where
-        'a: 'c,
-    {
-        let mut log = ZsetLog {
-            ctx,
-            key: self.key,
-            state: LogKey::Unopened,
-            lowest: None,
-        };
-        // Read through the handle the hit reads with next.
-        if let Some(zset) = log.reader()? {
-            let sample = Sample::of(zset, 2, false);
-            let lowest = sample.lowest.first().map(|&(_, score)| score);
-            // Any entry scored today or later passes the newest's checks:
-            // its presence is counted (or seen in the lowest) without
-            // reading the newest element (a new string the key API makes).
-            let today = ScoreBound::Inclusive(family::TODAY_MS);
-            let any_today = lowest.is_some_and(|score| score >= family::TODAY_MS)
-                || zset.count_at_most(today, ScoreBound::MAX, 0).is_none();
-            let newest = match any_today {
-                true => None,
-                false => zset.iter_desc(ScoreBound::MIN, ScoreBound::MAX).next(),
-            };
-            let newest = match &newest {
-                Some((member, score)) => Some((member.as_bytes(), *score)),
-                None => any_today.then_some((&b""[..], family::TODAY_MS)),
-            };
-            family::check_rate_log(&sample.lowest(), newest)?;
-            log.lowest = lowest;
-        }
-        Ok(log)
-    }
-
+impl HitWrite<'_> {
     /// The reply of `verdict`, a refused hit counted in INFO.
     fn reply(&self, verdict: Verdict) -> HitReply {
         if !verdict.allowed {
@@ -202,6 +186,44 @@ impl<'a> HitWrite<'a> {
             several_limits: self.limits.len() > 1,
         }
     }
+}
+
+/// A RATE key opened for counting, checked to be one: a log is entries
+/// `<unix-ms>-<n>` and a holder set leases scored by their end, and another
+/// family's key (a gift board, whose totals would read as hits long past or
+/// leases long ended) is refused, not trimmed. Inlined into each caller, as
+/// it was in the one handler before (callgrind: 25 instructions a hit
+/// otherwise).
+#[inline(always)]
+fn open_log<'c>(ctx: &'c Ctx, key: &'c RStr) -> Result<ZsetLog<'c>, ZkitError> {
+    let mut log = ZsetLog {
+        ctx,
+        key,
+        state: LogKey::Unopened,
+        lowest: None,
+    };
+    // Read through the handle the call reads with next.
+    if let Some(zset) = log.reader()? {
+        let sample = Sample::of(zset, 2, false);
+        let lowest = sample.lowest.first().map(|&(_, score)| score);
+        // Any entry scored today or later passes the newest's checks:
+        // its presence is counted (or seen in the lowest) without
+        // reading the newest element (a new string the key API makes).
+        let today = ScoreBound::Inclusive(family::TODAY_MS);
+        let any_today = lowest.is_some_and(|score| score >= family::TODAY_MS)
+            || zset.count_at_most(today, ScoreBound::MAX, 0).is_none();
+        let newest = match any_today {
+            true => None,
+            false => zset.iter_desc(ScoreBound::MIN, ScoreBound::MAX).next(),
+        };
+        let newest = match &newest {
+            Some((member, score)) => Some((member.as_bytes(), *score)),
+            None => any_today.then_some((&b""[..], family::TODAY_MS)),
+        };
+        family::check_rate_log(&sample.lowest(), newest)?;
+        log.lowest = lowest;
+    }
+    Ok(log)
 }
 
 /// RATE.HIT's reply, written straight to the client: `[allowed, count,
@@ -229,6 +251,178 @@ impl WriteArray for HitReply {
     }
 }
 
+declare_command! {
+    pub static PEEK: Command = {
+        name: "rate.peek",
+        handler: peek,
+        flags: "readonly fast",
+        acl_categories: "read sortedset fast",
+        summary: "Answers what RATE.HIT with the same cost and limits would answer now, without counting the hit or writing anything: [allowed, count, remaining, retry-after-ms] of the limit that binds, plus its position when several are given.",
+        complexity: "O(L*log(N)) with L the limits and N the entries in the log.",
+        since: "0.5.0",
+        history: &[],
+        reply: R::Tuple(&RATE_RESULT),
+        args: &[
+            Arg::key("key", kf::RO | kf::ACCESS),
+            Arg::integer("cost").token("COST").optional(),
+            Arg::block(
+                "limits",
+                &[Arg::integer("window-ms"), Arg::integer("limit")],
+            )
+            .multiple(),
+        ],
+    }
+}
+
+request! {
+    /// RATE.PEEK `key [COST n] window-ms limit [window-ms limit ...]`.
+    struct Peek<'a> {
+        key: &'a RStr = key,
+        cost: Option<i64> = option(Request::integer),
+        limits: Items<'a, (i64, i64)> = items(|pair| (pair.integer(), pair.integer())),
+    }
+}
+
+/// -> what RATE.HIT would reply now (without IDMP): the verdict of a hit,
+/// read through the same checks and counts, nothing written.
+fn peek(ctx: &Ctx, args: Peek<'_>) -> Result<HitReply, ZkitError> {
+    let limits = check_limits(args.limits)?;
+    let cost = args.cost.unwrap_or(1);
+    if cost < 1 {
+        return Err(ZkitError::OutOfRange {
+            what: "cost",
+            limit: bound::AT_LEAST_ONE,
+        });
+    }
+    ctx.require(&[Native::Zcount, Native::Zrange])?;
+    let mut log = open_log(ctx, args.key)?;
+    let verdict = rate::peek(&mut log, ctx.now_ms(), &limits, cost as u64)?;
+    Ok(HitReply {
+        verdict,
+        several_limits: limits.len() > 1,
+    })
+}
+
+impl WriteReply for HitReply {
+    fn write(&self, ctx: &Ctx) {
+        self.write_array(ctx, 0);
+    }
+}
+
+declare_command! {
+    pub static ACQUIRE: Command = {
+        name: "rate.acquire",
+        handler: acquire,
+        flags: "write deny-oom",
+        acl_categories: "write sortedset slow",
+        summary: "Takes one of limit slots for holder, held until RATE.RELEASE or until lease-ms have passed (a concurrency limit: at most limit at once). A holder that holds one renews its lease. Returns [acquired, held, remaining, retry-after-ms, token]: refused, the ms until a lease ends and frees a slot; acquired, the lease's token (its end in unix ms).",
+        complexity: "O((E+1)*log(N)) with E the leases that ended and N the holders.",
+        since: "0.5.0",
+        history: &[],
+        reply: R::Tuple(&RATE_ACQUIRED),
+        args: &[
+            Arg::key("key", kf::RW | kf::UPDATE),
+            Arg::string("holder"),
+            Arg::integer("lease-ms"),
+            Arg::integer("limit"),
+        ],
+    }
+}
+
+request! {
+    /// RATE.ACQUIRE `key holder lease-ms limit`.
+    struct Acquire<'a> {
+        key: &'a RStr = key,
+        holder: &'a RStr = string,
+        lease_ms: i64 = integer,
+        limit: i64 = integer,
+    }
+}
+
+/// -> `[acquired, held, remaining, retry-after-ms, token]`.
+fn acquire(ctx: &Ctx, args: Acquire<'_>) -> Result<AcquireReply, ZkitError> {
+    let now = ctx.now_ms();
+    let until = clock::deadline(now, args.lease_ms).ok_or(ZkitError::OutOfRange {
+        what: "lease",
+        limit: bound::DURATION_MS,
+    })?;
+    let limit = check_limit_count(args.limit)?;
+    ctx.require(&[Native::Zcount, Native::Zrange])?;
+    let mut holders = open_log(ctx, args.key)?;
+    let acquired = rate::acquire(&mut holders, now, args.holder.as_bytes(), until, limit)?;
+    Ok(AcquireReply(acquired))
+}
+
+/// RATE.ACQUIRE's reply: `[acquired, held, remaining, retry-after-ms,
+/// token]`.
+struct AcquireReply(Acquired);
+
+impl WriteReply for AcquireReply {
+    fn write(&self, ctx: &Ctx) {
+        let Acquired {
+            acquired,
+            held,
+            remaining,
+            retry_after_ms,
+            token,
+        } = self.0;
+        ctx.reply_array(5);
+        for value in [
+            i64::from(acquired),
+            held as i64,
+            remaining as i64,
+            retry_after_ms,
+            token,
+        ] {
+            ctx.reply_i64(value);
+        }
+    }
+}
+
+declare_command! {
+    pub static RELEASE: Command = {
+        name: "rate.release",
+        handler: release,
+        // No deny-oom, as DELAY.ACK: a release never grows the data, and a
+        // holder must be able to give its slot back.
+        flags: "write fast",
+        acl_categories: "write sortedset fast",
+        summary: "Gives holder's slot of a concurrency limit back. Returns 1 when released, 0 when it held none: not there, its lease had ended, or (with TOKEN) another lease of its holds the slot.",
+        complexity: "O(log(N)) with N the holders.",
+        since: "0.5.0",
+        history: &[],
+        reply: R::Boolean,
+        args: &[
+            Arg::key("key", kf::RW | kf::DELETE),
+            Arg::string("holder"),
+            Arg::integer("token").token("TOKEN").optional(),
+        ],
+    }
+}
+
+request! {
+    /// RATE.RELEASE `key holder [TOKEN token]`.
+    struct Release<'a> {
+        key: &'a RStr = key,
+        holder: &'a RStr = string,
+        token: Option<i64> = option(Request::integer),
+    }
+}
+
+/// -> 1 when the holder's lease (with TOKEN: that lease) held a slot and
+/// now does not, else 0 and nothing changed.
+fn release(ctx: &Ctx, args: Release<'_>) -> Result<bool, ZkitError> {
+    ctx.check_key_type(args.key, KeyKind::Zset)?;
+    let mut holders = ZsetLog {
+        ctx,
+        key: args.key,
+        state: LogKey::Unopened,
+        lowest: None,
+    };
+    let holder = args.holder.as_bytes();
+    rate::release(&mut holders, ctx.now_ms(), holder, args.token)
+}
+
 /// A window of 1 ms to 100 years.
 fn check_window(window_ms: i64) -> Result<(), ZkitError> {
     if !(1..=MAX_DURATION_MS).contains(&window_ms) {
@@ -243,16 +437,21 @@ fn check_window(window_ms: i64) -> Result<(), ZkitError> {
 /// One `window-ms limit` pair, in range.
 fn check_limit(window_ms: i64, limit: i64) -> Result<Limit, ZkitError> {
     check_window(window_ms)?;
+    Ok(Limit {
+        window_ms,
+        limit: check_limit_count(limit)?,
+    })
+}
+
+/// A limit of 1 to a million.
+fn check_limit_count(limit: i64) -> Result<u64, ZkitError> {
     if !(1..=MAX_LIMIT).contains(&limit) {
         return Err(ZkitError::OutOfRange {
             what: "limit",
             limit: bound::RATE_LIMIT,
         });
     }
-    Ok(Limit {
-        window_ms,
-        limit: limit as u64,
-    })
+    Ok(limit as u64)
 }
 
 /// A rate log kept in a sorted set. Reads go through a read-only handle
@@ -408,15 +607,46 @@ impl HitLog for ZsetLog<'_> {
 
     fn add(&mut self, member: &[u8], score: i64) -> Result<bool, ZkitError> {
         let member = OwnedRStr::new(member);
-        let log = self.writer()?;
-        if log.score(&member).is_some() {
-            return Ok(false);
-        }
-        Ok(log.add(&member, score as f64)?)
+        Ok(self.writer()?.add_new(&member, score as f64)?)
     }
 
     fn expire_at(&mut self, unix_ms: i64) -> Result<(), ZkitError> {
         Ok(self.writer()?.expire_at(unix_ms)?)
+    }
+}
+
+impl RefundLog for ZsetLog<'_> {
+    fn remove_newest(&mut self, n: u64) -> Result<(), ZkitError> {
+        let log = self.writer()?;
+        // The key API cannot remove while it walks: read them first.
+        let newest: Vec<OwnedRStr> = log
+            .iter_desc(ScoreBound::MIN, ScoreBound::MAX)
+            .take(usize::try_from(n).unwrap_or(usize::MAX))
+            .map(|(member, _)| member)
+            .collect();
+        for member in &newest {
+            log.remove(member);
+        }
+        Ok(())
+    }
+}
+
+impl LeaseSet for ZsetLog<'_> {
+    fn lease_end(&mut self, holder: &[u8]) -> Result<Option<f64>, ZkitError> {
+        let holder = OwnedRStr::new(holder);
+        Ok(self.reader()?.and_then(|set| set.score(&holder)))
+    }
+
+    fn hold(&mut self, holder: &[u8], until_ms: i64) -> Result<(), ZkitError> {
+        let holder = OwnedRStr::new(holder);
+        self.writer()?.add(&holder, until_ms as f64)?;
+        Ok(())
+    }
+
+    fn release(&mut self, holder: &[u8]) -> Result<(), ZkitError> {
+        let holder = OwnedRStr::new(holder);
+        self.writer()?.remove(&holder);
+        Ok(())
     }
 }
 

@@ -9,11 +9,16 @@
 //! `logic::recent`), so the order is the order of the views.
 
 use super::args::positive;
-use super::small_layout;
-use super::{Command, Sample, WordList};
+use super::declaration::{Command, WordList};
+use super::layout;
+use super::sample::Sample;
 use crate::error::{bound, ZkitError};
-use crate::host::ReplyShape as R;
-use crate::host::{key_flags as kf, Arg, Ctx, RStr, Request};
+use crate::host::ctx::Ctx;
+use crate::host::grammar::Arg;
+use crate::host::grammar::Request;
+use crate::host::keyspec::key_flags as kf;
+use crate::host::reply_shape::ReplyShape as R;
+use crate::host::string::RStr;
 use crate::logic::clock::{deadline, MAX_DURATION_MS};
 use crate::logic::family;
 use crate::logic::recent::view_scores;
@@ -109,7 +114,7 @@ fn add(ctx: &Ctx, args: Add<'_>) -> Result<i64, ZkitError> {
     if let Some(at) = expire_at {
         list.expire_at(at)?;
     }
-    small_layout::after_write(ctx, key, &mut list, sample.highest().is_none());
+    layout::after_write(ctx, key, &mut list, sample.highest().is_none());
     let size = list.len();
     drop(list);
     Ok(size as i64)

@@ -4,7 +4,14 @@
 //! reply types and parsers are generated from them through
 //! docs/commands.json.
 
-use crate::host::{Element as E, ReplyShape as R, Tuple, When};
+use crate::host::reply_shape::Element as E;
+
+use crate::host::reply_shape::ReplyShape;
+use crate::host::reply_shape::ReplyShape as R;
+
+use crate::host::reply_shape::Tuple;
+
+use crate::host::reply_shape::When;
 
 /// RANK.GIFT, RANK.SET and each board of RANK.MGIFT.
 pub static TOTAL_RANK: Tuple = Tuple {
@@ -71,19 +78,123 @@ pub static FEED_PAGE: Tuple = Tuple {
 /// A task DELAY.POLL or DELAY.BPOLL claimed.
 pub static TASK: Tuple = Tuple {
     name: "Task",
-    about: "A task claimed by DELAY.POLL or DELAY.BPOLL and the score it was due at in the \
-            polled key (unix ms; for an in-flight set, its lease's end).",
-    elements: &[E::new("task", R::Bulk), E::new("due-ms", R::Double)],
+    about: "A task claimed by DELAY.POLL or DELAY.BPOLL, the score it was due at in the \
+            polled key (unix ms; for an in-flight set, its lease's end) and, with WITHTOKENS, \
+            its delivery's token (the new lease's end, unix ms), which DELAY.ACK, DELAY.NACK \
+            and DELAY.TOUCH take to act on this delivery only.",
+    elements: &[
+        E::new("task", R::Bulk),
+        E::new("due-ms", R::Double),
+        E::when("token", R::Integer, &[When::Option("WITHTOKENS")]),
+    ],
 };
 
-/// RATE.HIT.
+/// A job DELAY.POLL or DELAY.BPOLL claimed with WITHDATA.
+pub static JOB: Tuple = Tuple {
+    name: "Job",
+    about: "A task claimed with WITHDATA: its id, the score it was due at in the polled key, \
+            its delivery's token (nil without LEASE), its payload (nil when it has none) and, \
+            with DEADLETTER, how many times it has been delivered, this time included (else \
+            nil).",
+    elements: &[
+        E::new("task", R::Bulk),
+        E::new("due-ms", R::Double),
+        E::new("token", R::OrNil(&R::Integer)),
+        E::new("payload", R::OrNil(&R::Bulk)),
+        E::new("deliveries", R::OrNil(&R::Integer)),
+    ],
+};
+
+/// DELAY.JOB, read by name.
+pub static JOB_INFO: Tuple = Tuple {
+    name: "JobInfo",
+    about: "A task's state (queued, inflight, dead; nil when in none of the sets named), its \
+            score there, and its data: payload, deliveries (live, or those it died with), last \
+            failure reason, not-started-by deadline and the worker holding it; nil where there \
+            is none or the key was not named.",
+    elements: &[
+        E::new("state", R::OrNil(&R::Bulk)),
+        E::new("score", R::OrNil(&R::Double)),
+        E::new("payload", R::OrNil(&R::Bulk)),
+        E::new("deliveries", R::OrNil(&R::Integer)),
+        E::new("last-reason", R::OrNil(&R::Bulk)),
+        E::new("deadline-ms", R::OrNil(&R::Integer)),
+        E::new("worker", R::OrNil(&R::Bulk)),
+    ],
+};
+
+/// What DELAY.POLL and DELAY.BPOLL reply: tasks, or with WITHDATA jobs.
+pub const POLLED: ReplyShape = R::ByOption {
+    token: "WITHDATA",
+    with: &R::ArrayOf(&R::Tuple(&JOB)),
+    without: &R::ArrayOf(&R::Tuple(&TASK)),
+};
+
+/// DELAY.POLL with RATE: the tasks claimed and the retry-after.
+pub static RATED_TASKS: Tuple = Tuple {
+    name: "RatedTasks",
+    about: "What a poll that spends a RATE window claimed, and when tasks were due but the \
+            window allowed none, the ms until it has room (-1 otherwise).",
+    elements: &[
+        E::new("tasks", R::ArrayOf(&R::Tuple(&TASK))),
+        E::new("retry-after-ms", R::Integer),
+    ],
+};
+
+/// DELAY.POLL with RATE and WITHDATA: the jobs claimed and the retry-after.
+pub static RATED_JOBS: Tuple = Tuple {
+    name: "RatedJobs",
+    about: "What a poll with WITHDATA that spends a RATE window claimed, and when tasks were \
+            due but the window allowed none, the ms until it has room (-1 otherwise).",
+    elements: &[
+        E::new("jobs", R::ArrayOf(&R::Tuple(&JOB))),
+        E::new("retry-after-ms", R::Integer),
+    ],
+};
+
+/// A row of DELAY.GROUPS.
+pub static GROUP_ROW: Tuple = Tuple {
+    name: "GroupState",
+    about: "A group of a queue with limits: its tasks in flight, its cap, its rate limit \
+            and window (0 for none), whether it is at its cap, and whether its rate window \
+            is full now.",
+    elements: &[
+        E::new("group", R::Bulk),
+        E::new("inflight", R::Integer),
+        E::new("cap", R::Integer),
+        E::new("rate-limit", R::Integer),
+        E::new("window-ms", R::Integer),
+        E::new("capped", R::Boolean),
+        E::new("rate-limited", R::Boolean),
+    ],
+};
+
+/// A row of DELAY.SCHEDULES.
+pub static SCHEDULE_ROW: Tuple = Tuple {
+    name: "Schedule",
+    about: "A repeating job: its id, its rule (every-ms, or cron and tz), the time of its \
+            pending occurrence (unix ms; nil once its cron rule matches no more) and the \
+            payload each occurrence carries.",
+    elements: &[
+        E::new("id", R::Bulk),
+        E::new("every-ms", R::OrNil(&R::Integer)),
+        E::new("cron", R::OrNil(&R::Bulk)),
+        E::new("tz", R::OrNil(&R::Bulk)),
+        E::new("next-ms", R::OrNil(&R::Integer)),
+        E::new("payload", R::OrNil(&R::Bulk)),
+    ],
+};
+
+/// RATE.HIT and RATE.PEEK.
 pub static RATE_RESULT: Tuple = Tuple {
     name: "RateResult",
-    about: "Whether the hit was allowed, the units in the window after it, the units left, \
-            and the ms until the same hit would pass (-1 when allowed), for the limit that \
-            binds; with several limits or IDMP, that limit's 1-based position in the limits \
-            given (refused: the one that makes the hit wait longest; allowed: the first with \
-            the least room left).",
+    about: "Whether the hit was (for RATE.PEEK: would be) allowed, the units in the window \
+            after it, the units left, and the ms until the same hit would pass (-1 when \
+            allowed, and when refused because the cost is above the limit: no wait lets it \
+            pass), for the limit that binds; with several limits or IDMP, that limit's \
+            1-based position in the limits given (refused: the one that makes the hit wait \
+            longest; allowed: the first with the least room left). A refund (a negative \
+            cost) is allowed, with the counts after it.",
     elements: &[
         E::new("allowed", R::Boolean),
         E::new("count", R::Integer),
@@ -94,6 +205,22 @@ pub static RATE_RESULT: Tuple = Tuple {
             R::Integer,
             &[When::Several("limits"), When::Option("IDMP")],
         ),
+    ],
+};
+
+/// RATE.ACQUIRE.
+pub static RATE_ACQUIRED: Tuple = Tuple {
+    name: "RateAcquired",
+    about: "Whether the holder holds a slot now, the holders whose lease has not ended (this \
+            one included when acquired), the slots left, the ms until a slot is free (-1 when \
+            acquired), and the lease's token, its end in unix ms, which RATE.RELEASE takes to \
+            release this lease only (-1 when refused).",
+    elements: &[
+        E::new("acquired", R::Boolean),
+        E::new("held", R::Integer),
+        E::new("remaining", R::Integer),
+        E::new("retry-after-ms", R::Integer),
+        E::new("token", R::Integer),
     ],
 };
 
@@ -112,8 +239,8 @@ pub static VOTE_RESULT: Tuple = Tuple {
 /// DELAY.STATS, read by name.
 pub static DELAY_STATS: Tuple = Tuple {
     name: "DelayStats",
-    about: "A queue's depth and lag at the server's now-ms; the counts of a set not named in \
-            the call are nil.",
+    about: "A queue's depth and lag at the server's now-ms, and whether it is paused; the \
+            values of a key not named in the call are nil.",
     elements: &[
         E::new("now-ms", R::Integer),
         E::new("tasks", R::Integer),
@@ -124,6 +251,8 @@ pub static DELAY_STATS: Tuple = Tuple {
         E::new("expired", R::OrNil(&R::Integer)),
         E::new("dead", R::OrNil(&R::Integer)),
         E::new("redelivered", R::OrNil(&R::Integer)),
+        E::new("paused", R::OrNil(&R::Boolean)),
+        E::new("capped-groups", R::OrNil(&R::Integer)),
     ],
 };
 

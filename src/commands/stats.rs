@@ -4,7 +4,12 @@
 //! and replies as field lists that clients and scripts read by name.
 
 use crate::error::ZkitError;
-use crate::host::{CallArg, Ctx, Native, RStr, Reply, ScoreBound};
+use crate::host::call::CallArg;
+use crate::host::call::Native;
+use crate::host::ctx::Ctx;
+use crate::host::reply::Reply;
+use crate::host::string::RStr;
+use crate::host::zset::ScoreBound;
 
 /// A reply read by name: `[name, value, name, value, ...]`, the shape of
 /// XINFO STREAM and CONFIG GET. Every field is always there, in one order;

@@ -14,11 +14,17 @@
 //! item`.
 
 use super::args::non_negative;
+use super::declaration::Command;
 use super::reply_types::VOTE_RESULT;
-use super::Command;
 use crate::error::ZkitError;
-use crate::host::ReplyShape as R;
-use crate::host::{key_flags as kf, Arg, CallArg, Ctx, KeyKind, Native, RStr};
+use crate::host::call::CallArg;
+use crate::host::call::Native;
+use crate::host::ctx::Ctx;
+use crate::host::grammar::Arg;
+use crate::host::keyspec::key_flags as kf;
+use crate::host::reply_shape::ReplyShape as R;
+use crate::host::string::RStr;
+use crate::host::zset::KeyKind;
 use crate::logic::vote::{check_window, outcome, Standing, Vote, VoteError, Weights};
 use crate::{declare_command, request};
 

@@ -1,5 +1,6 @@
-//! Blocking a client until a sorted set has something for it: the machinery
-//! behind DELAY.BPOLL, on RedisModule_BlockClientOnKeys.
+//! Blocking a client until one of its sorted sets has something for it: the
+//! machinery behind DELAY.BPOLL (one queue, or several lanes), on
+//! RedisModule_BlockClientOnKeys.
 //!
 //! Redis 7.0 calls the reply callback of a client blocked on keys every time
 //! one of its keys is signalled ready, whatever the key's type; the callback
@@ -39,18 +40,23 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use redis_module::raw;
 use smallvec::SmallVec;
 
+use super::api;
+use super::ctx::Ctx;
+use super::error::HostError;
 use super::gate::{WriteVerdict, POSTPONED_RETRY_MS};
 use super::string::bytes_of;
-use super::{api, Ctx, HostError, OwnedRStr, RStr};
+use super::string::OwnedRStr;
+use super::string::RStr;
 
 /// What a blocked command does each time it may be served.
 pub trait ZsetWaiter: Sized + 'static {
     /// What `readiness` and `serve` fail with; its text is the error reply.
     type Error: std::fmt::Display + From<HostError>;
 
-    /// The sorted set the client waits on; also the key the write gate asks
-    /// about before [`ZsetWaiter::serve`] writes.
-    fn key(&self) -> &RStr;
+    /// The sorted sets the client waits on (at least one), any of which
+    /// wakes it; the first is the key the write gate asks about before
+    /// [`ZsetWaiter::serve`] writes.
+    fn keys(&self) -> &[OwnedRStr];
 
     /// Looks, without writing, whether the client can be served now. An
     /// error is replied to the client, which is then unblocked.
@@ -112,7 +118,7 @@ struct Timer {
 }
 
 impl Ctx {
-    /// Blocks the calling client on `waiter.key()` for up to `timeout_ms`
+    /// Blocks the calling client on `waiter.keys()` for up to `timeout_ms`
     /// (0: forever), trying `waiter` whenever the key may have changed and
     /// at `wake_at_ms`. The caller has already tried to serve without
     /// blocking, and checked [`Ctx::may_block`].
@@ -129,7 +135,9 @@ impl Ctx {
         }
         // SAFETY: valid context of the client that blocks.
         let db = unsafe { api!(RedisModule_GetSelectedDb)(self.as_ptr()) };
-        start_waiting(self, waiter.key(), db);
+        for key in waiter.keys() {
+            start_waiting(self, key, db);
+        }
         let blocked = Box::into_raw(Box::new(Blocked {
             waiter,
             timer: None,
@@ -142,15 +150,20 @@ impl Ctx {
         // here on and hands it back to `free_blocked` exactly once; the key
         // array is read during the call only.
         unsafe {
-            let mut key = (*blocked).waiter.key().as_ptr();
+            let mut keys: SmallVec<[*mut raw::RedisModuleString; 4]> = (*blocked)
+                .waiter
+                .keys()
+                .iter()
+                .map(|key| key.as_ptr())
+                .collect();
             api!(RedisModule_BlockClientOnKeys)(
                 self.as_ptr(),
                 Some(reply_blocked::<W>),
                 Some(time_out_blocked::<W>),
                 Some(free_blocked::<W>),
                 timeout_ms,
-                &mut key,
-                1,
+                keys.as_mut_ptr(),
+                keys.len() as c_int,
                 blocked.cast(),
             );
             rearm(self, blocked, wake_at_ms);
@@ -267,7 +280,7 @@ fn try_to_serve<W: ZsetWaiter>(waiter: &mut W, ctx: &Ctx) -> Result<Try, W::Erro
     if let Readiness::Wait { wake_at_ms } = waiter.readiness(ctx)? {
         return Ok(Try::Waits { wake_at_ms });
     }
-    match ctx.deferred_write_verdict(waiter.key()) {
+    match ctx.deferred_write_verdict(&waiter.keys()[0]) {
         WriteVerdict::Accepted => Ok(match waiter.serve(ctx)? {
             Attempt::Served => Try::Done,
             Attempt::Wait { wake_at_ms } => Try::Waits { wake_at_ms },
@@ -327,17 +340,19 @@ extern "C" fn free_blocked<W: ZsetWaiter>(ctx: *mut raw::RedisModuleCtx, privdat
         // SAFETY: valid context; the id is that of a timer still armed.
         unsafe { api!(RedisModule_StopTimer)(ctx, timer.id, std::ptr::null_mut()) };
     }
-    stop_waiting(blocked.waiter.key(), blocked.db);
+    for key in blocked.waiter.keys() {
+        stop_waiting(key, blocked.db);
+    }
 }
 
 extern "C" fn wake_blocked<W: ZsetWaiter>(ctx: *mut raw::RedisModuleCtx, data: *mut c_void) {
     // SAFETY: `data` is the state this timer was armed for; `free_blocked`
     // stops the timer before freeing it, so it is alive. The key is signalled
-    // in the timer's db, the blocked client's.
+    // in the timer's db, the blocked client's; any of its keys wakes it.
     unsafe {
         let blocked = &mut *data.cast::<Blocked<W>>();
         blocked.timer = None;
-        api!(RedisModule_SignalKeyAsReady)(ctx, blocked.waiter.key().as_ptr());
+        api!(RedisModule_SignalKeyAsReady)(ctx, blocked.waiter.keys()[0].as_ptr());
     }
 }
 
@@ -528,8 +543,9 @@ impl Waiting {
 
 impl Ctx {
     /// Signals `key` (in this call's db) when a client waits on it: zkit's
-    /// own writes that may have added an earlier member call this.
-    pub(super) fn wake_waiters(&self, key: &RStr) {
+    /// own writes that may have added an earlier member call this, and a
+    /// queue's resume.
+    pub fn wake_waiters(&self, key: &RStr) {
         let waited = with_waiting(|waiting| {
             waiting
                 .as_ref()

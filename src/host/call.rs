@@ -6,8 +6,11 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use redis_module::raw;
 use smallvec::SmallVec;
 
-use super::HostError;
-use super::{api, Ctx, OwnedRStr, RStr};
+use super::api;
+use super::ctx::Ctx;
+use super::error::HostError;
+use super::string::OwnedRStr;
+use super::string::RStr;
 
 /// A native command zkit runs (RM_Call) or replays its writes as
 /// (RM_Replicate), always by its original name.
@@ -38,10 +41,12 @@ pub enum Native {
     Sismember,
     Config,
     Memory,
+    Hset,
+    Hdel,
 }
 
 impl Native {
-    pub const ALL: [Native; 16] = [
+    pub const ALL: [Native; 18] = [
         Native::Zadd,
         Native::Zrem,
         Native::Zremrangebyscore,
@@ -58,6 +63,8 @@ impl Native {
         Native::Sismember,
         Native::Config,
         Native::Memory,
+        Native::Hset,
+        Native::Hdel,
     ];
 
     /// The commands the effects recorder replays a key handle's writes as
@@ -88,6 +95,8 @@ impl Native {
             Native::Sismember => c"SISMEMBER",
             Native::Config => c"CONFIG",
             Native::Memory => c"MEMORY",
+            Native::Hset => c"HSET",
+            Native::Hdel => c"HDEL",
         }
     }
 
@@ -480,7 +489,7 @@ impl<'a> ReplyRef<'a> {
     }
 
     /// The number of elements of an array, set or map reply.
-    pub fn len(&self) -> usize {
+    pub fn element_count(&self) -> usize {
         // SAFETY: valid reply.
         unsafe { api!(RedisModule_CallReplyLength)(self.ptr.as_ptr()) }
     }

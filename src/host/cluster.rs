@@ -6,8 +6,11 @@ use std::ffi::c_int;
 
 use redis_module::raw;
 
+use super::api;
+use super::call::Native;
 use super::call::{call_with_args, CallArg, CallArgs, CallReply};
-use super::{api, Ctx, Native, RStr};
+use super::ctx::Ctx;
+use super::string::RStr;
 
 impl Ctx {
     /// True on a cluster node.

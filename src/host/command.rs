@@ -10,10 +10,12 @@ use std::panic::{self, AssertUnwindSafe};
 
 use redis_module::raw;
 
+use super::ctx::Ctx;
+use super::error::HostError;
 use super::grammar::{self, Arg, GrammarError, Request};
 use super::keyspec::{self, key_flags, KeySpec};
 use super::reply_shape::ReplyShape;
-use super::{Ctx, HostError, RStr};
+use super::string::RStr;
 
 /// The C entry point the server calls; [`declare_command!`](crate::declare_command) writes one per
 /// command, bound to its own declaration.
@@ -24,13 +26,18 @@ pub type CommandCallback =
 /// acts and writes the reply when all went well; on `Err` the dispatcher
 /// replies with the error instead. [`declare_command!`](crate::declare_command) writes it around the
 /// command's handler, which takes its typed request ([`FromArgs`]) and
-/// returns its reply as a value ([`WriteReply`](super::WriteReply)), so an error never follows
+/// returns its reply as a value ([`WriteReply`](super::reply::WriteReply)), so an error never follows
 /// half a reply.
 pub type Handler<E> = for<'a> fn(&Ctx, Request<'a, RStr>) -> Result<(), E>;
 
 /// Reads a call's typed request and drops it: what the handler's request
 /// reads, for `trace_reads` (a unit test over every declaration).
 pub type ReadRequest = for<'a> fn(&mut Request<'a, RStr>);
+
+/// Parses a call with the parse generated for its command and runs the
+/// handler on it; `None` when the parse refuses the call, which the walk
+/// over the declaration then parses for the error it replies.
+pub type ParseAndRun<E> = for<'a> fn(&Ctx, &'a [RStr]) -> Option<Result<(), E>>;
 
 /// A command's typed arguments, read from its parsed call in declaration
 /// order.
@@ -74,17 +81,24 @@ pub struct Command<E: 'static> {
     pub reply: ReplyShape,
     pub handler: Handler<E>,
     pub read_request: ReadRequest,
-    /// What the parse works out from `args` alone, worked out once.
-    pub plan: grammar::Plan,
+    /// The parse generated from `args` ([`grammar::parse_declared`]), the
+    /// handler run on the parsed call.
+    pub parse_and_run: ParseAndRun<E>,
+    /// The generated parse alone, on byte strings: what the unit tests hold
+    /// to the walk over `args`.
+    #[cfg(test)]
+    pub generated_parse: fn(&[Vec<u8>]) -> Option<grammar::ParsedCall>,
     pub callback: CommandCallback,
 }
 
 /// Declares a command static and its C callback, which dispatches to that
 /// very static (the macro names it once, so a copied declaration cannot
 /// dispatch to another command). Give every field of [`Command`] but
-/// `callback`, `read_request` and `plan`; `handler` names a `fn(&Ctx, T) ->
+/// `callback`, `read_request`, `parse_and_run` and `generated_parse`: the
+/// macro gives the command a type of its own whose constant is `args`, so
+/// its parse is generated for it (`grammar::generated`); `handler` names a `fn(&Ctx, T) ->
 /// Result<R, E>` where `T` is the command's typed request ([`FromArgs`]) and
-/// `R` its reply ([`WriteReply`](super::WriteReply)), or a wrapper of such a function for an
+/// `R` its reply ([`WriteReply`](super::reply::WriteReply)), or a wrapper of such a function for an
 /// option several commands share (`idmp::once(gift)` in `commands`):
 ///
 /// ```ignore
@@ -101,46 +115,64 @@ pub struct Command<E: 'static> {
 macro_rules! declare_command {
     ($(#[$meta:meta])* $vis:vis static $name:ident: $ty:ty = { $($field:ident: $value:expr),* $(,)? }) => {
         $(#[$meta])*
-        $vis static $name: $ty = $crate::host::Command {
-            $($field: declare_command!(@field $name $field $value),)*
-            read_request: declare_command!(@read $($field $value,)*),
-            plan: declare_command!(@plan $($field $value,)*),
-            callback: {
-                extern "C" fn callback(
-                    ctx: *mut $crate::host::RawCtx,
-                    argv: *mut *mut $crate::host::RawString,
-                    argc: std::ffi::c_int,
-                ) -> std::ffi::c_int {
-                    $crate::host::dispatch(&$name, ctx, argv, argc)
-                }
-                callback
-            },
+        $vis static $name: $ty = {
+            struct Declaration;
+            impl $crate::host::grammar::Declared for Declaration {
+                const ARGS: &'static [$crate::host::grammar::Arg] =
+                    declare_command!(@args $($field $value,)*);
+            }
+            $crate::host::command::Command {
+                $($field: declare_command!(@field $name $field $value),)*
+                read_request: declare_command!(@read $($field $value,)*),
+                parse_and_run: |ctx, argv| {
+                    $crate::host::grammar::parse_declared::<Declaration, _, _>(
+                        argv,
+                        $name.args,
+                        |request| ($name.handler)(ctx, request),
+                    )
+                },
+                #[cfg(test)]
+                generated_parse: $crate::host::grammar::generated_parse::<Declaration>,
+                callback: {
+                    extern "C" fn callback(
+                        ctx: *mut $crate::host::RawCtx,
+                        argv: *mut *mut $crate::host::RawString,
+                        argc: std::ffi::c_int,
+                    ) -> std::ffi::c_int {
+                        $crate::host::command::dispatch(&$name, ctx, argv, argc)
+                    }
+                    callback
+                },
+            }
         };
     };
     (@field $command:ident handler $handler:expr) => {
         |ctx, request| {
             let mut request = request.declared_by($command.args);
-            let args = $crate::host::FromArgs::from_args(&mut request);
+            let args = $crate::host::command::FromArgs::from_args(&mut request);
             debug_assert!(request.is_read(), "the request leaves declared arguments unread");
             let reply = $handler(ctx, args)?;
-            $crate::host::WriteReply::write(&reply, ctx);
+            $crate::host::reply::WriteReply::write(&reply, ctx);
             Ok(())
         }
+    };
+    (@field $command:ident args $value:expr) => {
+        <Declaration as $crate::host::grammar::Declared>::ARGS
     };
     (@field $command:ident $field:ident $value:expr) => {
         $value
     };
     (@read handler $handler:expr, $($rest:tt)*) => {
-        |request| $crate::host::read_request_of($handler, request)
+        |request| $crate::host::command::read_request_of($handler, request)
     };
     (@read $field:ident $value:expr, $($rest:tt)*) => {
         declare_command!(@read $($rest)*)
     };
-    (@plan args $args:expr, $($rest:tt)*) => {
-        $crate::host::Plan::of($args)
+    (@args args $args:expr, $($rest:tt)*) => {
+        $args
     };
-    (@plan $field:ident $value:expr, $($rest:tt)*) => {
-        declare_command!(@plan $($rest)*)
+    (@args $field:ident $value:expr, $($rest:tt)*) => {
+        declare_command!(@args $($rest)*)
     };
 }
 
@@ -157,7 +189,7 @@ pub fn read_request_of<'a, T: FromArgs<'a>, R, E>(
 /// declaration order: each field names the [`Request`] reader of its
 /// argument (`key`, `string`, `integer`, `flag`, `option(...)`, `list(...)`,
 /// `one_of(...)`), so the struct and its reading are written once. A count
-/// (`numkeys`, [`Arg::count`](super::Arg::count)) has no field: the grammar
+/// (`numkeys`, [`Arg::count`](super::grammar::Arg::count)) has no field: the grammar
 /// consumes it, and the list it counts holds that many items.
 ///
 /// ```ignore
@@ -180,9 +212,9 @@ macro_rules! request {
             $($(#[$field_meta])* $field: $ty,)*
         }
 
-        impl<$a> $crate::host::FromArgs<$a> for $name<$a> {
+        impl<$a> $crate::host::command::FromArgs<$a> for $name<$a> {
             #[inline(always)]
-            fn from_args(args: &mut $crate::host::Request<$a, $crate::host::RStr>) -> Self {
+            fn from_args(args: &mut $crate::host::grammar::Request<$a, $crate::host::string::RStr>) -> Self {
                 $name {
                     $($field: args.$reader($($($arg),*)?),)*
                 }
@@ -229,7 +261,6 @@ pub fn dispatch<E: Display + From<HostError> + From<GrammarError>>(
         let _ = grammar::parse(
             command.name,
             command.args,
-            &command.plan,
             args,
             &mut |position, flags| ctx.key_at_position(position, flags),
             |_| (),
@@ -237,10 +268,15 @@ pub fn dispatch<E: Display + From<HostError> + From<GrammarError>>(
         return raw::REDISMODULE_OK as c_int;
     }
     let outcome = panic::catch_unwind(AssertUnwindSafe(|| {
+        if let Some(outcome) = (command.parse_and_run)(&ctx, args) {
+            return outcome;
+        }
+        // The generated parse refused the call: the walk over the
+        // declaration says why (and would run a call it parses, though the
+        // two agree on every call: `commands`' unit tests hold them to it).
         let parsed = grammar::parse(
             command.name,
             command.args,
-            &command.plan,
             args,
             &mut |_, _| {},
             |request| (command.handler)(&ctx, request),

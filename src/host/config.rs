@@ -7,7 +7,9 @@ use std::sync::atomic::{AtomicI64, Ordering};
 
 use redis_module::raw;
 
-use super::{api, Ctx};
+use super::api;
+
+use super::ctx::Ctx;
 
 impl Ctx {
     /// Registers the numeric config `zkit.<name>` in `[min, max]`, starting

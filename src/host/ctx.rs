@@ -4,9 +4,10 @@ use std::ops::Range;
 
 use redis_module::raw;
 
+use super::api;
 use super::call::{call_with_args, CallArg, CallArgs};
 use super::effects::Effects;
-use super::{api, RStr};
+use super::string::RStr;
 
 /// One call from the server (a command, a blocked client's callback, the
 /// load): what it may read, write, reply and log goes through here. When it
@@ -26,6 +27,7 @@ pub struct Ctx {
 pub enum EventClass {
     Generic,
     Zset,
+    Hash,
 }
 
 impl EventClass {
@@ -33,6 +35,7 @@ impl EventClass {
         (match self {
             EventClass::Generic => raw::REDISMODULE_NOTIFY_GENERIC,
             EventClass::Zset => raw::REDISMODULE_NOTIFY_ZSET,
+            EventClass::Hash => raw::REDISMODULE_NOTIFY_HASH,
         }) as c_int
     }
 }

@@ -24,9 +24,12 @@ use std::panic::{self, AssertUnwindSafe};
 
 use redis_module::raw;
 
+use super::api;
 use super::block::MainThreadOnly;
+use super::ctx::Ctx;
 use super::gate::{WriteVerdict, POSTPONED_RETRY_MS};
-use super::{api, Ctx, OwnedRStr, RStr};
+use super::string::OwnedRStr;
+use super::string::RStr;
 
 /// What one step of deferred work came to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

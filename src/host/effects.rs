@@ -21,13 +21,18 @@
 //! for sets, which the key API cannot write) are replicated and notified by
 //! the server itself, in call order before this call's recorded effects.
 
+use std::collections::HashMap;
 use std::ffi::{c_char, CStr};
 
 use redis_module::raw;
 use smallvec::SmallVec;
 
+use super::api;
 use super::call::{whole_number, CallArg};
-use super::{api, Ctx, EventClass, OwnedRStr, RStr};
+use super::ctx::Ctx;
+use super::ctx::EventClass;
+use super::string::OwnedRStr;
+use super::string::RStr;
 
 /// The most items one replicated command carries: a write of many members
 /// goes out as several commands of at most this many (all in the call's one
@@ -118,6 +123,12 @@ struct Event {
     key: usize,
 }
 
+/// The most keys [`Effects::key`] compares one by one. Past them it finds a
+/// key by name in an index, so that a call writing thousands of keys
+/// (RANK.MGIFT) records in time linear in them, while the usual few keys
+/// allocate nothing.
+const KEYS_COMPARED: usize = 8;
+
 /// What one call wrote, waiting for the call to end: flat lists held
 /// inline for the usual call (one key, one or two commands), so recording
 /// allocates nothing and the flush is one pass.
@@ -125,6 +136,9 @@ struct Event {
 pub(super) struct Effects {
     /// Every key written, once: each is signalled as modified at the end.
     keys: SmallVec<[Kept; 2]>,
+    /// Where each key stands in `keys`, by name, once there are more than
+    /// [`KEYS_COMPARED`].
+    key_index: Option<HashMap<Box<[u8]>, usize>>,
     replicated: SmallVec<[Replicated; 3]>,
     /// The words of every replicated command after its key, in order
     /// (inline: an add, a trim and an expiry, as RECENT.ADD makes).
@@ -142,14 +156,29 @@ impl Effects {
 
     /// The index of `key` in [`Effects::keys`], added if new.
     fn key(&mut self, ctx: &Ctx, key: &RStr) -> usize {
-        let found = self.keys.iter().position(|k| {
-            let k = k.get();
-            k.as_ptr() == key.as_ptr() || k.as_bytes() == key.as_bytes()
-        });
-        found.unwrap_or_else(|| {
-            self.keys.push(ctx.keep(key));
-            self.keys.len() - 1
-        })
+        let found = match &self.key_index {
+            Some(index) => index.get(key.as_bytes()).copied(),
+            None => self.keys.iter().position(|k| {
+                let k = k.get();
+                k.as_ptr() == key.as_ptr() || k.as_bytes() == key.as_bytes()
+            }),
+        };
+        if let Some(at) = found {
+            return at;
+        }
+        let at = self.keys.len();
+        self.keys.push(ctx.keep(key));
+        match &mut self.key_index {
+            Some(index) => {
+                index.insert(key.as_bytes().into(), at);
+            }
+            None if self.keys.len() > KEYS_COMPARED => {
+                let names = self.keys.iter().map(|k| k.get().as_bytes().into());
+                self.key_index = Some(names.zip(0..).collect());
+            }
+            None => {}
+        }
+        at
     }
 
     fn event(&mut self, event: (EventClass, &'static CStr), key: usize) {
@@ -377,8 +406,8 @@ const TEXTS: usize = 5;
 pub(super) mod native {
     use std::ffi::CStr;
 
-    use super::super::Native;
-    use super::EventClass;
+    use super::super::call::Native;
+    use super::super::ctx::EventClass;
 
     // Every key-handle write needs these (`Native::RECORDED`); PERSIST only
     // `Zset::persist`, RENAME only `Ctx::rename`.
@@ -390,6 +419,9 @@ pub(super) mod native {
     pub const UNLINK: &CStr = Native::Unlink.name();
     pub const RENAME: &CStr = Native::Rename.name();
 
+    pub const HSET: &CStr = Native::Hset.name();
+    pub const HDEL: &CStr = Native::Hdel.name();
+
     pub const ZADD_EVENT: (EventClass, &CStr) = (EventClass::Zset, c"zadd");
     pub const ZINCR_EVENT: (EventClass, &CStr) = (EventClass::Zset, c"zincr");
     pub const ZREM_EVENT: (EventClass, &CStr) = (EventClass::Zset, c"zrem");
@@ -397,6 +429,8 @@ pub(super) mod native {
     pub const EXPIRE_EVENT: (EventClass, &CStr) = (EventClass::Generic, c"expire");
     pub const PERSIST_EVENT: (EventClass, &CStr) = (EventClass::Generic, c"persist");
     pub const DEL_EVENT: (EventClass, &CStr) = (EventClass::Generic, c"del");
+    pub const HSET_EVENT: (EventClass, &CStr) = (EventClass::Hash, c"hset");
+    pub const HDEL_EVENT: (EventClass, &CStr) = (EventClass::Hash, c"hdel");
 
     /// The zset events of writes that only remove members, after which no
     /// waiter has anything new; every other zset event may have added one.

@@ -43,8 +43,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use redis_module::raw;
 
+use super::api;
 use super::call::{call_with_args, CallArg, CallArgs, CallReply, Native};
-use super::{api, Ctx, RStr};
+use super::ctx::Ctx;
+use super::string::RStr;
 
 /// What a deferred write may do now.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -7,8 +7,9 @@ use std::sync::OnceLock;
 
 use redis_module::raw;
 
+use super::api;
 use super::ctx::c_text;
-use super::{api, Ctx};
+use super::ctx::Ctx;
 
 /// Where an INFO callback writes its fields.
 pub struct InfoSink {

@@ -164,7 +164,16 @@ pub fn key_specs(args: &[Arg], incomplete: u32) -> Vec<KeySpec> {
                         });
                     }
                 } else if let ArgKind::Key(flags) = arg.kind {
-                    specs.push(KeySpec::after_keyword(token, 1, flags | incomplete));
+                    let mut spec = KeySpec::after_keyword(token, 1, flags | incomplete);
+                    if arg.multiple {
+                        // A list after its keyword runs to the end of the call.
+                        spec.find = FindKeys::Range {
+                            last: -1,
+                            step: 1,
+                            limit: 0,
+                        };
+                    }
+                    specs.push(spec);
                 }
             }
             (ArgKind::Key(_), None) => panic!("a key list is counted or follows a keyword"),

@@ -34,7 +34,15 @@ use std::sync::Mutex;
 
 use redis_module::raw;
 
-use super::{api, Ctx, HostError, OwnedRStr, Zset};
+use super::api;
+
+use super::ctx::Ctx;
+
+use super::error::HostError;
+
+use super::string::OwnedRStr;
+
+use super::zset::Zset;
 
 /// The transient member starts with this; padding makes it long enough.
 const TRANSIENT_PREFIX: &[u8] = b"zkit:skiplist-layout:";
@@ -252,7 +260,7 @@ impl Zset<'_> {
         // Highest first: each member then goes in at the head of the
         // listpack, where the insertion's walk stops at its first step.
         let members: Vec<(OwnedRStr, f64)> = self
-            .iter_desc(super::ScoreBound::MIN, super::ScoreBound::MAX)
+            .iter_desc(super::zset::ScoreBound::MIN, super::zset::ScoreBound::MAX)
             .collect();
         if members.len() != len
             || members

@@ -2,78 +2,54 @@
 //! only `unsafe` code of the crate. It imports nothing from the rest of zkit;
 //! the code above it sees safe types:
 //!
-//! - [`Ctx`]: one call from the server (a command, a callback, the load):
+//! - [`ctx::Ctx`]: one call from the server (a command, a callback, the load):
 //!   replies, flags, the clock, logging;
-//! - [`RStr`], [`OwnedRStr`]: server strings;
-//! - [`Zset`]: a sorted-set key on the low-level key API, and its layout
-//!   (listpack or skiplist, `layout.rs`);
-//! - [`CallReply`]: the reply of a native command run through RM_Call, for
+//! - [`string::RStr`], [`string::OwnedRStr`]: server strings;
+//! - [`zset::Zset`]: a sorted-set key on the low-level key API, and its layout
+//!   (listpack or skiplist, `layout.rs`); [`hash::Hash`]: a hash key (a job
+//!   queue's data);
+//! - [`call::CallReply`]: the reply of a native command run through RM_Call, for
 //!   what the key API cannot do (ranks, sets); every native command zkit
-//!   runs or replicates is a [`Native`], looked up at load, so a command
+//!   runs or replicates is a [`call::Native`], looked up at load, so a command
 //!   refuses before it writes on a server that renamed one;
-//! - [`Command`] and [`declare_command!`](crate::declare_command): a command's declaration, its
+//! - [`command::Command`] and [`declare_command!`](crate::declare_command): a command's declaration, its
 //!   registration and its dispatch (panics caught, errors replied);
-//! - blocking on a key ([`ZsetWaiter`]), guarded by the write gate (`gate.rs`);
-//! - deferred work ([`Ctx::defer`]): bounded steps of writes run from a
+//! - blocking on a key ([`block::ZsetWaiter`]), guarded by the write gate (`gate.rs`);
+//! - deferred work ([`ctx::Ctx::defer`]): bounded steps of writes run from a
 //!   timer, through the same gate;
 //! - configs, the INFO section, the module's entry points.
 //!
 //! The server runs module code on its main thread, one call at a time, and
 //! every pointer wrapped here is valid for the duration of the call that
-//! received or created it; the wrappers borrow from [`Ctx`] so they cannot
+//! received or created it; the wrappers borrow from [`Ctx`](ctx::Ctx) so they cannot
 //! outlive it.
+//!
+//! Each file is imported by its own path (`host::zset::Zset`): this file
+//! re-exports nothing of them, so every import says where its name lives.
 #![allow(unsafe_code)]
 
-mod alloc;
-mod block;
-mod call;
+pub mod alloc;
+pub mod block;
+pub mod call;
 mod cluster;
-mod command;
+pub mod command;
 mod config;
-mod ctx;
-mod deferred;
+pub mod ctx;
+pub mod deferred;
 mod effects;
-#[doc(hidden)]
 pub mod entry;
-mod error;
-mod gate;
-mod grammar;
-mod info;
-mod keyspec;
-mod layout;
-mod registration;
-mod reply;
-mod reply_shape;
-mod string;
-mod zset;
-
-pub use alloc::ServerAllocator;
-pub use block::{blocked_clients, Attempt, Readiness, ZsetWaiter};
-pub use call::{find_native_commands, CallArg, CallReply, Native};
-#[doc(hidden)]
-pub use command::{dispatch, read_request_of};
-pub use command::{Command, FromArgs};
-#[cfg(feature = "test-clock")]
-pub use ctx::test_clock;
-pub use ctx::{Ctx, EventClass};
-pub use deferred::Progress;
-pub use entry::{declare_module_options, ensure_server_supported};
-pub use error::HostError;
-pub use gate::write_gate_counts;
-#[cfg(test)]
-pub use grammar::plan_finds_as_the_walk;
-pub use grammar::{
-    ambiguity, keywords, nodes as grammar_nodes, trace_reads, Arg, ArgKind, GrammarError, Items,
-    Mistake, Plan, Request, WordList, MAX_NODES,
-};
-pub use info::{register_info, InfoSink};
-pub use keyspec::{key_flags, BeginSearch, FindKeys, KeySpec};
-pub use layout::{listpack_entries_limit, subscribe_layout_events, LayoutEvents, Rebuilt};
-pub use registration::{add_acl_category, register_command};
-pub use reply::{Reply, WriteArray, WriteReply};
-pub use reply_shape::{Element, ReplyShape, Tuple, When};
-pub use string::{OwnedRStr, RStr};
-pub use zset::{KeyKind, ScoreBound, Zset};
+pub mod error;
+pub mod gate;
+pub mod grammar;
+pub mod hash;
+pub mod info;
+pub mod keyspec;
+pub mod layout;
+pub mod registration;
+pub mod reply;
+pub mod reply_shape;
+pub mod string;
+pub mod zset;
 
 /// The server's context and string types, as the C callbacks that
 /// [`declare_command!`] writes take them.

@@ -6,11 +6,12 @@ use std::ffi::{c_int, CString};
 
 use redis_module::raw;
 
+use super::api;
 use super::command::Command;
 use super::ctx::c_text;
+use super::ctx::Ctx;
 use super::grammar::{Arg, ArgKind};
 use super::keyspec::{needs_getkeys_api, BeginSearch, FindKeys, KeySpec};
-use super::{api, Ctx};
 
 /// The callback type RedisModule_CreateCommand takes.
 type RawCommandFn = unsafe extern "C" fn(

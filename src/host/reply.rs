@@ -8,7 +8,11 @@
 
 use std::ffi::CStr;
 
-use super::{Ctx, OwnedRStr, RStr};
+use super::ctx::Ctx;
+
+use super::string::OwnedRStr;
+
+use super::string::RStr;
 
 /// A reply a handler returns, written by the dispatcher once the handler
 /// succeeded.

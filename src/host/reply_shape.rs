@@ -4,7 +4,7 @@
 //! by the clients' generator, which writes every client's reply types and
 //! parsers from it. Nothing reads it on a call.
 //!
-//! [`Command::reply`]: super::Command::reply
+//! [`Command::reply`]: super::command::Command::reply
 
 /// One reply, or one element of a reply.
 #[derive(Debug, Clone, Copy, PartialEq)]

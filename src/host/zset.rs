@@ -3,9 +3,15 @@ use std::ptr::NonNull;
 
 use redis_module::raw;
 
+use super::api;
+use super::call::CallArg;
+use super::call::Native;
+use super::ctx::Ctx;
+use super::ctx::EventClass;
 use super::effects::{native, Word, Write};
-use super::EventClass;
-use super::{api, CallArg, Ctx, HostError, Native, OwnedRStr, RStr};
+use super::error::HostError;
+use super::string::OwnedRStr;
+use super::string::RStr;
 
 /// A sorted-set key opened on the low-level key API. Absent keys open as
 /// empty (and, when writable, are created by the first add); keys of another
@@ -216,7 +222,7 @@ impl Ctx {
         Ok(existed)
     }
 
-    fn open_typed(
+    pub(super) fn open_typed(
         &self,
         name: &RStr,
         mode: u32,
@@ -244,6 +250,7 @@ impl Ctx {
 pub enum KeyKind {
     Zset,
     Set,
+    Hash,
 }
 
 impl KeyKind {
@@ -251,6 +258,7 @@ impl KeyKind {
         match self {
             KeyKind::Zset => raw::REDISMODULE_KEYTYPE_ZSET as u32,
             KeyKind::Set => raw::REDISMODULE_KEYTYPE_SET as u32,
+            KeyKind::Hash => raw::REDISMODULE_KEYTYPE_HASH as u32,
         }
     }
 }
@@ -298,6 +306,23 @@ impl<'c> Zset<'c> {
     /// score must not be NaN (callers validate input first).
     pub fn add(&mut self, member: &RStr, score: f64) -> Result<bool, HostError> {
         self.add_as(member, score, native::ZADD_EVENT)
+    }
+
+    /// Adds a member that is not there yet, as `ZADD NX`, in one lookup;
+    /// false (and nothing changed) if it is there. Replayed as `ZADD`: the
+    /// replica lacks the member too.
+    pub fn add_new(&mut self, member: &RStr, score: f64) -> Result<bool, HostError> {
+        let added = self.raw_add_new(member, score)?;
+        if added {
+            self.record(Write {
+                command: native::ZADD,
+                key: self.name(),
+                fixed: [],
+                item: [Word::Float(score), self.word(member)],
+                event: Some(native::ZADD_EVENT),
+            });
+        }
+        Ok(added)
     }
 
     /// Sets a member's score to the result of an increment the caller

@@ -14,6 +14,9 @@
 //! text; anything else is refused, never guessed at.
 
 use std::cmp::Ordering;
+
+use super::hex;
+
 /// The version tag every cursor starts with; a future format takes another.
 const PREFIX: &[u8] = b"f1:";
 /// Hex digits of the score's 64 bits.
@@ -98,7 +101,7 @@ impl Position {
         let bits = score_hex
             .iter()
             .try_fold(0u64, |bits, &digit| {
-                Some(bits << 4 | u64::from(nibble(digit)?))
+                Some(bits << 4 | u64::from(hex::digit(digit)?))
             })
             .ok_or(CursorError::Malformed)?;
         let score = f64::from_bits(bits);
@@ -107,7 +110,7 @@ impl Position {
         }
         let member = member_hex
             .chunks_exact(2)
-            .map(|pair| Some(nibble(pair[0])? << 4 | nibble(pair[1])?))
+            .map(|pair| hex::byte([pair[0], pair[1]]))
             .collect::<Option<Vec<u8>>>()
             .ok_or(CursorError::Malformed)?;
         Ok(Position { score, member })
@@ -132,15 +135,6 @@ pub fn display_order(a: (f64, &[u8]), b: (f64, &[u8])) -> Ordering {
         Ordering::Equal
     };
     by_score.then_with(|| b.1.cmp(a.1))
-}
-
-/// The value of one lowercase hex digit.
-fn nibble(digit: u8) -> Option<u8> {
-    match digit {
-        b'0'..=b'9' => Some(digit - b'0'),
-        b'a'..=b'f' => Some(digit - b'a' + 10),
-        _ => None,
-    }
 }
 
 #[cfg(test)]

@@ -2,16 +2,22 @@
 //! has to look again, which leases still hold, and which tasks are dead.
 //!
 //! A task's score is its due time in unix ms; it is due once the server clock
-//! reaches it (`score <= now`), so `-inf` means "now" and `+inf` "never".
+//! reaches its millisecond (`score < now + 1`: a whole ms at now, and the
+//! arrival scores DELAY.ADD gives the tasks after the first of a
+//! millisecond, `ms + k * ulp`, with it), so `-inf` means "now" and `+inf`
+//! "never".
 
 use smallvec::SmallVec;
 
 use crate::logic::clock::deadline;
+use crate::logic::groups::MAX_SKIPPED_PER_POLL;
+use crate::logic::jobs;
 
-/// The highest score that is due at `now_ms` (inclusive). Exact: clocks stay
-/// far below 2^53.
+/// The highest score that is due at `now_ms` (inclusive): the double just
+/// below `now_ms + 1`, so every score within the millisecond `now_ms` is
+/// due. Exact: clocks stay far below 2^53.
 pub fn due_bound(now_ms: i64) -> f64 {
-    now_ms as f64
+    ((now_ms + 1) as f64).next_down()
 }
 
 /// A blocked poll re-checks at least this often even when its earliest task
@@ -27,7 +33,7 @@ pub fn wake_at_ms(earliest: f64, now_ms: i64) -> i64 {
     if earliest >= latest as f64 {
         return latest;
     }
-    (earliest.ceil() as i64).max(now_ms.saturating_add(1))
+    (earliest.floor() as i64).max(now_ms.saturating_add(1))
 }
 
 /// When a NACKed task is due again: `delay_ms` after now (0: now), or
@@ -50,6 +56,24 @@ pub fn is_held(lease_end: Option<f64>, now_ms: i64) -> bool {
     lease_end.is_some_and(|end| end > due_bound(now_ms))
 }
 
+/// Whether `token` names the delivery of a task whose lease ends at
+/// `lease_end` (its score in the in-flight set, `None` when it is not
+/// there): a delivery's token is the end of its lease, in unix ms, as the
+/// claim scored it. A later delivery of the task has another token: a claim
+/// after the lease ended, or an extension, ends after every earlier lease's
+/// end passed (see docs/commands.md, "Fenced leases", for the one case
+/// where an early end lets two deliveries share one).
+pub fn is_delivery(lease_end: Option<f64>, token: i64) -> bool {
+    lease_end.is_some_and(|end| end == token as f64 && (token as f64) as i64 == token)
+}
+
+/// Whether a worker holding the delivery `token` (or, for a call that names
+/// no token, any delivery) still holds its lease at `now_ms` (see
+/// [`is_held`] and [`is_delivery`]).
+pub fn holds(lease_end: Option<f64>, token: Option<i64>, now_ms: i64) -> bool {
+    is_held(lease_end, now_ms) && token.is_none_or(|token| is_delivery(lease_end, token))
+}
+
 /// Whether a task delivered `deliveries` times is dead: it is not delivered
 /// again once it was delivered `max_deliveries` times.
 pub fn is_dead(deliveries: f64, max_deliveries: u64) -> bool {
@@ -62,10 +86,14 @@ pub enum DelayError {
     /// `DEADLETTER` without `LEASE`: a task polled without a lease is never
     /// delivered again, so there is nothing to count.
     DeadLetterWithoutLease,
+    /// `WITHTOKENS` without `LEASE`: only a leased delivery has a token.
+    TokensWithoutLease,
     /// The dead-letter or deliveries set is also the queue or the in-flight
     /// set (or they are one set): counts and dead tasks would be delivered
     /// as tasks.
     SharedDeadLetterKey,
+    /// The RATE log is also a queue or a set the claim writes.
+    SharedRateLog,
 }
 
 /// Checks that the dead-letter set and the deliveries set are sets of their
@@ -131,12 +159,62 @@ pub trait TaskQueue {
     /// Counts one more delivery of each task.
     fn count_delivery(&mut self, tasks: &[(Self::Task, f64)]) -> Result<(), Self::Error>;
     /// Moves dead tasks (already taken from the queue) into the dead-letter
-    /// set, scored by `now_ms`, and forgets their counts.
-    fn bury(&mut self, tasks: &[(Self::Task, f64)], now_ms: i64) -> Result<(), Self::Error>;
+    /// set, scored by `now_ms`, and forgets their counts; `fate` says why
+    /// they died (with their data, their history keeps it).
+    fn bury(
+        &mut self,
+        tasks: &[(Self::Task, f64)],
+        now_ms: i64,
+        fate: Fate,
+    ) -> Result<(), Self::Error>;
     /// More dead tasks may lie ahead than one poll moves: have [`sweep_dead`]
     /// run on this queue in the background until they are gone. Writes
     /// nothing now.
     fn leave_dead_for_later(&mut self) -> Result<(), Self::Error>;
+    /// Whether tasks may carry a not-started-by deadline (the queue has its
+    /// data): only then are due tasks' deadlines read.
+    fn has_deadlines(&self) -> bool {
+        false
+    }
+    /// Each task's not-started-by deadline (unix ms), if it has one.
+    fn deadlines(&mut self, tasks: &[(Self::Task, f64)]) -> Result<Vec<Option<i64>>, Self::Error> {
+        Ok(vec![None; tasks.len()])
+    }
+    /// Whether tasks may belong to groups with limits (the queue has its
+    /// data): only then is [`TaskQueue::admit`] asked.
+    fn has_groups(&self) -> bool {
+        false
+    }
+    /// Whether the claim may take `task` (due, live) as far as its group's
+    /// limits go, counting it for the rest of the claim when it may; a task
+    /// it may not take stays in the queue, passed over.
+    fn admit(&mut self, _task: &Self::Task) -> Result<bool, Self::Error> {
+        Ok(true)
+    }
+    /// Forgets expired tasks (already taken from the queue) and their data:
+    /// a poll without dead letters drops them.
+    fn drop_expired(&mut self, _tasks: &[(Self::Task, f64)]) -> Result<(), Self::Error> {
+        Ok(())
+    }
+    /// The claimed tasks were delivered, `leased` or not: their data learns
+    /// it (a deadline no longer applies once a task started; a task polled
+    /// without a lease is done, data and all).
+    fn delivered(
+        &mut self,
+        _tasks: &[(Self::Task, f64)],
+        _leased: bool,
+    ) -> Result<(), Self::Error> {
+        Ok(())
+    }
+}
+
+/// Why a due task leaves its queue without being delivered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fate {
+    /// Delivered `max-deliveries` times already.
+    Exhausted,
+    /// Its not-started-by deadline passed while it waited.
+    Expired,
 }
 
 /// What a poll found.
@@ -152,9 +230,11 @@ pub enum Claim<T> {
 /// Claims up to `count` tasks due at `now_ms`: takes them out of the queue
 /// and, with a lease, puts them in flight until it ends. With dead letters,
 /// a due task already delivered `max_deliveries` times is moved to the
-/// dead-letter set instead (at most [`MAX_DEAD_PER_POLL`] per call, the
-/// rest left to [`sweep_dead`]), the claim looks further for live ones, and
-/// each delivery is counted. Finds before it writes, so a poll that finds
+/// dead-letter set instead; a due task whose not-started-by deadline passed
+/// is too (as expired), or, without dead letters, dropped with its data. At
+/// most [`MAX_DEAD_PER_POLL`] such tasks move per call (the rest are left
+/// to [`sweep_dead`]), the claim looks further for live ones, and each
+/// delivery is counted. Finds before it writes, so a poll that finds
 /// nothing writes nothing.
 pub fn claim<Q: TaskQueue>(
     queue: &mut Q,
@@ -164,16 +244,34 @@ pub fn claim<Q: TaskQueue>(
 ) -> Result<Claim<Q::Task>, Q::Error> {
     let due = due_bound(now_ms);
     let max_deliveries = lease.and_then(|lease| lease.max_deliveries);
-    let (live, dead) = match max_deliveries {
-        None => (queue.due(due, count)?, Tasks::new()),
-        Some(max) => sort_out_dead(queue, due, count, max)?,
+    let found = match (max_deliveries, reads_task_data(queue)) {
+        (None, false) => Found {
+            live: queue.due(due, count)?,
+            dead: Tasks::new(),
+            expired: Tasks::new(),
+            skipped: 0,
+        },
+        _ => sort_out(queue, due, count, max_deliveries, now_ms)?,
     };
-    if dead.len() == MAX_DEAD_PER_POLL {
+    if found.moved() == MAX_DEAD_PER_POLL {
         queue.leave_dead_for_later()?;
     }
+    let Found {
+        live,
+        dead,
+        expired,
+        ..
+    } = found;
     if !dead.is_empty() {
         queue.take(&dead)?;
-        queue.bury(&dead, now_ms)?;
+        queue.bury(&dead, now_ms, Fate::Exhausted)?;
+    }
+    if !expired.is_empty() {
+        queue.take(&expired)?;
+        match max_deliveries {
+            Some(_) => queue.bury(&expired, now_ms, Fate::Expired)?,
+            None => queue.drop_expired(&expired)?,
+        }
     }
     if live.is_empty() {
         return Ok(Claim::NothingDue {
@@ -187,6 +285,7 @@ pub fn claim<Q: TaskQueue>(
             queue.count_delivery(&live)?;
         }
     }
+    queue.delivered(&live, lease.is_some())?;
     Ok(Claim::Claimed(live))
 }
 
@@ -214,17 +313,17 @@ pub fn outlook<Q: TaskQueue>(
     max_deliveries: Option<u64>,
 ) -> Result<Outlook, Q::Error> {
     let due = due_bound(now_ms);
-    let deliverable = match max_deliveries {
-        None => match queue.earliest()? {
+    let deliverable = match (max_deliveries, reads_task_data(queue)) {
+        (None, false) => match queue.earliest()? {
             Some(earliest) if earliest <= due => true,
             earliest => return Ok(Outlook::Wait { next_due: earliest }),
         },
-        Some(max) => {
-            let (live, dead) = sort_out_dead(queue, due, 1, max)?;
-            if live.is_empty() && dead.len() == MAX_DEAD_PER_POLL {
+        _ => {
+            let found = sort_out(queue, due, 1, max_deliveries, now_ms)?;
+            if found.live.is_empty() && found.moved() == MAX_DEAD_PER_POLL {
                 queue.leave_dead_for_later()?;
             }
-            !live.is_empty()
+            !found.live.is_empty()
         }
     };
     Ok(if deliverable {
@@ -236,55 +335,108 @@ pub fn outlook<Q: TaskQueue>(
     })
 }
 
-/// One step of clearing dead tasks out of the way, in the background: moves
-/// the dead tasks due at `now_ms` that lie ahead of the first live one (at
-/// most [`MAX_DEAD_PER_POLL`]) to the dead-letter set. True while more may
-/// remain: it stopped at the bound without reaching a live task or the end
-/// of the due tasks. Dead tasks behind a live one are left to the claims,
-/// which meet them after it.
+/// One step of clearing dead and expired tasks out of the way, in the
+/// background: moves those due at `now_ms` that lie ahead of the first live
+/// one (at most [`MAX_DEAD_PER_POLL`]) to the dead-letter set (expired ones
+/// are dropped when there is none). True while more may remain: it stopped
+/// at the bound without reaching a live task or the end of the due tasks.
+/// Tasks behind a live one are left to the claims, which meet them after it.
 pub fn sweep_dead<Q: TaskQueue>(
     queue: &mut Q,
     now_ms: i64,
-    max_deliveries: u64,
+    max_deliveries: Option<u64>,
 ) -> Result<bool, Q::Error> {
-    let (live, dead) = sort_out_dead(queue, due_bound(now_ms), 1, max_deliveries)?;
-    if !dead.is_empty() {
-        queue.take(&dead)?;
-        queue.bury(&dead, now_ms)?;
+    let found = sort_out(queue, due_bound(now_ms), 1, max_deliveries, now_ms)?;
+    let more = found.live.is_empty() && found.moved() == MAX_DEAD_PER_POLL;
+    if !found.dead.is_empty() {
+        queue.take(&found.dead)?;
+        queue.bury(&found.dead, now_ms, Fate::Exhausted)?;
     }
-    Ok(live.is_empty() && dead.len() == MAX_DEAD_PER_POLL)
+    if !found.expired.is_empty() {
+        queue.take(&found.expired)?;
+        match max_deliveries {
+            Some(_) => queue.bury(&found.expired, now_ms, Fate::Expired)?,
+            None => queue.drop_expired(&found.expired)?,
+        }
+    }
+    Ok(more)
 }
 
-/// Up to `count` live due tasks, earliest first, and the dead ones found
-/// before them (at most [`MAX_DEAD_PER_POLL`]). Reads due tasks in batches
+/// What a claim found among the due tasks: live ones to deliver, the dead
+/// and expired ones ahead of them, and how many live ones it passed over
+/// (their groups at their limits).
+struct Found<T> {
+    live: Tasks<T>,
+    dead: Tasks<T>,
+    expired: Tasks<T>,
+    skipped: usize,
+}
+
+/// Whether a claim reads each due task's data (deadlines, groups) to sort
+/// the due tasks out.
+fn reads_task_data<Q: TaskQueue>(queue: &Q) -> bool {
+    queue.has_deadlines() || queue.has_groups()
+}
+
+impl<T> Found<T> {
+    /// How many tasks leave the queue undelivered.
+    fn moved(&self) -> usize {
+        self.dead.len() + self.expired.len()
+    }
+}
+
+/// Up to `count` live due tasks, earliest first, and the dead (delivered
+/// `max_deliveries` times, with dead letters) and expired ones found before
+/// them (at most [`MAX_DEAD_PER_POLL`] in all). Reads due tasks in batches
 /// that double, so a run of dead tasks costs a few reads, not one each.
-#[allow(clippy::type_complexity)]
-fn sort_out_dead<Q: TaskQueue>(
+fn sort_out<Q: TaskQueue>(
     queue: &mut Q,
     due: f64,
     count: usize,
-    max_deliveries: u64,
-) -> Result<(Tasks<Q::Task>, Tasks<Q::Task>), Q::Error> {
-    let (mut live, mut dead) = (Tasks::new(), Tasks::new());
+    max_deliveries: Option<u64>,
+    now_ms: i64,
+) -> Result<Found<Q::Task>, Q::Error> {
+    let mut found = Found {
+        live: Tasks::new(),
+        dead: Tasks::new(),
+        expired: Tasks::new(),
+        skipped: 0,
+    };
     let (mut seen, mut limit) = (0, count);
+    let done = |found: &Found<Q::Task>| {
+        found.live.len() == count
+            || found.moved() == MAX_DEAD_PER_POLL
+            || found.skipped == MAX_SKIPPED_PER_POLL
+    };
     loop {
         let batch = queue.due(due, limit)?;
         let exhausted = batch.len() < limit;
         let fresh: Tasks<Q::Task> = batch.into_iter().skip(seen).collect();
         seen += fresh.len();
-        let deliveries = queue.deliveries(&fresh)?;
-        for (task, delivered) in fresh.into_iter().zip(deliveries) {
-            if live.len() == count || dead.len() == MAX_DEAD_PER_POLL {
-                return Ok((live, dead));
+        let deliveries = match max_deliveries {
+            Some(_) => queue.deliveries(&fresh)?,
+            None => vec![0.0; fresh.len()],
+        };
+        let deadlines = match reads_task_data(queue) {
+            true => queue.deadlines(&fresh)?,
+            false => vec![None; fresh.len()],
+        };
+        for ((task, delivered), deadline) in fresh.into_iter().zip(deliveries).zip(deadlines) {
+            if done(&found) {
+                return Ok(found);
             }
-            if is_dead(delivered, max_deliveries) {
-                dead.push(task);
+            if max_deliveries.is_some_and(|max| is_dead(delivered, max)) {
+                found.dead.push(task);
+            } else if jobs::has_expired(deadline, now_ms) {
+                found.expired.push(task);
+            } else if queue.has_groups() && !queue.admit(&task.0)? {
+                found.skipped += 1;
             } else {
-                live.push(task);
+                found.live.push(task);
             }
         }
-        if exhausted || live.len() == count || dead.len() == MAX_DEAD_PER_POLL {
-            return Ok((live, dead));
+        if exhausted || done(&found) {
+            return Ok(found);
         }
         limit = limit.saturating_mul(2);
     }
@@ -300,8 +452,12 @@ mod tests {
     fn due_is_at_or_before_now() {
         let now = 1_718_000_000_000;
         assert!(1_718_000_000_000.0 <= due_bound(now));
-        assert!(1_718_000_000_000.5 > due_bound(now));
+        // Within its millisecond, an arrival score is due with it.
+        assert!(1_718_000_000_000.5 <= due_bound(now));
+        assert!(1_718_000_000_001.0 > due_bound(now));
         assert!(f64::NEG_INFINITY <= due_bound(now));
+        assert!(1000.99 <= due_bound(1000) && 1001.0 > due_bound(1000));
+        assert!(-0.5 <= due_bound(-1) && 0.0 > due_bound(-1));
     }
 
     #[test]
@@ -313,6 +469,63 @@ mod tests {
         assert_eq!(wake_at_ms(1e300, now), now + MAX_WAKE_DELAY_MS);
         // A task that is due after all (a caller's race) is re-checked at once.
         assert_eq!(wake_at_ms(500.0, now), now + 1);
+    }
+
+    #[test]
+    fn a_token_names_one_lease_end_exactly() {
+        let end = Some(1_718_000_060_000.0);
+        assert!(is_delivery(end, 1_718_000_060_000));
+        assert!(!is_delivery(end, 1_718_000_060_001));
+        assert!(!is_delivery(None, 1_718_000_060_000));
+        // A fraction a plain ZADD wrote is no claim's lease end.
+        assert!(!is_delivery(Some(5.5), 5));
+        // Tokens past 2^53 read as another double: they name no lease.
+        let big = (1i64 << 53) + 1;
+        assert!(!is_delivery(Some(big as f64), big));
+        assert!(is_delivery(Some((1i64 << 53) as f64), 1 << 53));
+    }
+
+    #[test]
+    fn a_lease_is_held_by_its_own_token_until_it_ends() {
+        let now = 1_000;
+        let end = Some(2_000.0);
+        assert!(holds(end, Some(2_000), now));
+        assert!(holds(end, None, now));
+        assert!(!holds(end, Some(1_999), now));
+        assert!(!holds(end, Some(2_000), 2_000), "ended at its end");
+        assert!(!holds(None, Some(2_000), now));
+    }
+
+    proptest! {
+        /// Leases taken over after they ended, and extended by their
+        /// holders, never give a stale holder's token back: each delivery's
+        /// token stops naming the task once another delivery holds it.
+        #[test]
+        fn a_stale_token_never_names_a_later_delivery(
+            steps in proptest::collection::vec((1i64..50, 1i64..200, any::<bool>()), 1..40)
+        ) {
+            let mut now = 1_000i64;
+            let mut score = now + 100; // the first delivery's lease end
+            let mut stale: Vec<i64> = Vec::new();
+            let mut current = score;
+            for (pass, ms, touch) in steps {
+                now += pass;
+                if touch && holds(Some(score as f64), Some(current), now) {
+                    score = now + ms;
+                    stale.push(current);
+                    current = score;
+                } else if !is_held(Some(score as f64), now) {
+                    // Taken over: the in-flight set is polled again.
+                    score = now + ms;
+                    stale.push(current);
+                    current = score;
+                }
+                for token in &stale {
+                    prop_assert!(!is_delivery(Some(score as f64), *token) || *token == current);
+                    prop_assert!(!holds(Some(score as f64), Some(*token), now) || *token == current);
+                }
+            }
+        }
     }
 
     /// A queue and an in-flight set as ordered maps of (score, task); with
@@ -391,7 +604,12 @@ mod tests {
             }
             Ok(())
         }
-        fn bury(&mut self, tasks: &[(String, f64)], now_ms: i64) -> Result<(), Self::Error> {
+        fn bury(
+            &mut self,
+            tasks: &[(String, f64)],
+            now_ms: i64,
+            _fate: Fate,
+        ) -> Result<(), Self::Error> {
             for (task, _) in tasks {
                 assert!(
                     !self.queue.iter().any(|(_, t)| t == task),
@@ -627,7 +845,7 @@ mod tests {
         let mut steps = 0;
         loop {
             let before = q.dead.len();
-            let more = sweep_dead(&mut q, 10, 5) == Ok(true);
+            let more = sweep_dead(&mut q, 10, Some(5)) == Ok(true);
             steps += 1;
             assert!(q.dead.len() - before <= MAX_DEAD_PER_POLL);
             if !more {
@@ -642,7 +860,7 @@ mod tests {
             ["live"]
         );
         // Nothing dead is left: a sweep now does nothing.
-        assert_eq!(sweep_dead(&mut q, 10, 5), Ok(false));
+        assert_eq!(sweep_dead(&mut q, 10, Some(5)), Ok(false));
         assert_eq!(q.sweeps_asked, 1);
     }
 
@@ -752,7 +970,7 @@ mod tests {
             let mut steps = 0;
             loop {
                 let before = q.dead.len();
-                let more = sweep_dead(&mut q, 10, 5) == Ok(true);
+                let more = sweep_dead(&mut q, 10, Some(5)) == Ok(true);
                 prop_assert!(q.dead.len() - before <= MAX_DEAD_PER_POLL);
                 steps += 1;
                 prop_assert!(steps <= dead / MAX_DEAD_PER_POLL + 1);

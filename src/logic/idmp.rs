@@ -189,7 +189,7 @@ pub enum IdmpError {
 }
 
 /// Expiries stay below this, so that `expiry + 0.25` is exact.
-const EXPIRY_LIMIT: i64 = 1 << 50;
+pub(crate) const EXPIRY_LIMIT: i64 = 1 << 50;
 
 /// When an id applied at `now_ms` and kept `retain_ms` expires
 /// (`1..=MAX_DURATION_MS`, checked by the caller); `None` past

@@ -23,6 +23,7 @@ use std::collections::HashSet;
 use std::fmt::Write as _;
 
 use super::cursor::Position;
+use super::hex;
 use super::rank::{check_total, weigh_total, RankEntry, RankError, TieBreakClock};
 
 /// The cursor that starts a merge run with an id the server picks, as SCAN's.
@@ -32,7 +33,7 @@ pub const START: &[u8] = b"0";
 const CURSOR_PREFIX: &[u8] = b"m2:";
 
 /// The version tag of a run record, the member it is stored as.
-const RECORD_PREFIX: &[u8] = b"zkit:merge-run:v1:";
+pub(crate) const RECORD_PREFIX: &[u8] = b"zkit:merge-run:v1:";
 
 /// The score of the run record in the staging board.
 pub const RECORD_SCORE: f64 = f64::INFINITY;
@@ -82,7 +83,7 @@ impl RunId {
             return None;
         }
         for (byte, pair) in id.iter_mut().zip(hex.chunks_exact(2)) {
-            *byte = lower_hex(pair[0])? << 4 | lower_hex(pair[1])?;
+            *byte = hex::byte([pair[0], pair[1]])?;
         }
         Some(RunId(id))
     }
@@ -525,15 +526,6 @@ fn parse_decimal(digits: &[u8]) -> Option<u64> {
     canonical
         .then(|| std::str::from_utf8(digits).ok()?.parse().ok())
         .flatten()
-}
-
-/// The value of one lowercase hex digit.
-fn lower_hex(digit: u8) -> Option<u8> {
-    match digit {
-        b'0'..=b'9' => Some(digit - b'0'),
-        b'a'..=b'f' => Some(digit - b'a' + 10),
-        _ => None,
-    }
 }
 
 #[cfg(test)]

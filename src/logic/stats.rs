@@ -23,18 +23,19 @@ pub fn quantile_position(n: u64, per_mille: u32) -> u64 {
 /// "now") counts as due since the unix epoch, so the age is a true lower
 /// bound and never infinite.
 pub fn due_age_ms(earliest: f64, now_ms: i64) -> i64 {
-    if earliest > now_ms as f64 {
+    if earliest >= (now_ms + 1) as f64 {
         return 0;
     }
-    // `earliest` is at most `now_ms` here, so the cast cannot overflow.
-    now_ms - earliest.max(0.0).ceil() as i64
+    // Due since its millisecond (`logic::delay::due_bound`); `earliest` is
+    // below `now_ms + 1` here, so the cast cannot overflow.
+    now_ms - earliest.max(0.0).floor() as i64
 }
 
 /// The next due time to report for a score above now: a whole millisecond
-/// (the first at which it is due), or `None` for `+inf` ("never") and scores
-/// past any unix-ms clock.
+/// (the first at which it is due: its own, `logic::delay::due_bound`), or
+/// `None` for `+inf` ("never") and scores past any unix-ms clock.
 pub fn due_time_ms(score: f64) -> Option<i64> {
-    (score.is_finite() && score < (1u64 << 53) as f64).then(|| score.ceil() as i64)
+    (score.is_finite() && score < (1u64 << 53) as f64).then(|| score.floor() as i64)
 }
 
 #[cfg(test)]
@@ -60,15 +61,16 @@ mod tests {
         assert_eq!(due_age_ms((now + 5) as f64, now), 0);
         assert_eq!(due_age_ms(now as f64, now), 0);
         assert_eq!(due_age_ms((now - 1500) as f64, now), 1500);
-        // A fraction of a millisecond: due from the next whole one.
-        assert_eq!(due_age_ms((now - 1500) as f64 + 0.5, now), 1499);
+        // A fraction of a millisecond: due from its own.
+        assert_eq!(due_age_ms((now - 1500) as f64 + 0.5, now), 1500);
+        assert_eq!(due_age_ms(now as f64 + 0.5, now), 0);
         assert_eq!(due_age_ms(f64::NEG_INFINITY, now), now);
         assert_eq!(due_age_ms(-7.0, now), now);
     }
 
     #[test]
     fn due_times_are_whole_milliseconds_or_never() {
-        assert_eq!(due_time_ms(1_718_000_000_000.25), Some(1_718_000_000_001));
+        assert_eq!(due_time_ms(1_718_000_000_000.25), Some(1_718_000_000_000));
         assert_eq!(due_time_ms(f64::INFINITY), None);
         assert_eq!(due_time_ms(1e300), None);
     }

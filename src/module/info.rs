@@ -1,10 +1,9 @@
 //! The `INFO zkit` section: what commandstats does not already say. Every
 //! field is documented in docs/commands.md ("INFO zkit").
 
-use std::sync::atomic::Ordering;
-
-use crate::commands::{self, rank::tiebreak_clock};
-use crate::host::{self, InfoSink};
+use crate::commands::{self, tiebreak::tiebreak_clock};
+use crate::host;
+use crate::host::info::InfoSink;
 
 pub fn write(sink: &mut InfoSink) {
     sink.section("");
@@ -12,12 +11,12 @@ pub fn write(sink: &mut InfoSink) {
     let (start, end) = tiebreak_clock().window();
     sink.field_i64("tiebreak_window_start_ms", start);
     sink.field_i64("tiebreak_window_end_ms", end);
-    sink.field_u64("blocked_clients", host::blocked_clients());
-    sink.field_u64("hot_boards", commands::small_layout::hot_boards() as u64);
-    let missing: Vec<&str> = host::Native::ALL
+    sink.field_u64("blocked_clients", host::block::blocked_clients());
+    sink.field_u64("hot_boards", commands::layout::hot_boards() as u64);
+    let missing: Vec<&str> = host::call::Native::ALL
         .into_iter()
         .filter(|native| !native.is_available())
-        .map(host::Native::text)
+        .map(host::call::Native::text)
         .collect();
     sink.field_str("unavailable_commands", &missing.join(","));
     for (name, counter) in commands::COUNTERS {
@@ -25,11 +24,8 @@ pub fn write(sink: &mut InfoSink) {
     }
     // The cap the seen-key counts in dashboards are measured against: a
     // config, but scripts (redis_exporter's) may read INFO and not CONFIG.
-    sink.field_i64(
-        "idmp_max_ids",
-        commands::idmp::MAX_IDS.value.load(Ordering::Relaxed),
-    );
-    let gate = host::write_gate_counts();
+    sink.field_i64("idmp_max_ids", commands::idmp::MAX_IDS.get());
+    let gate = host::gate::write_gate_counts();
     sink.field_u64("write_gate_postponed_clients", gate.postponed_clients);
     sink.field_u64("write_gate_refused_claims", gate.refused_claims);
     sink.field_u64("write_gate_probes_run", gate.probes_run);

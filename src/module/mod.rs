@@ -5,14 +5,16 @@ mod info;
 #[cfg(test)]
 mod reference;
 
-use crate::commands::{self, NumericConfig};
-use crate::host::{self, Ctx, RStr};
+use crate::commands::{self, config::NumericConfig};
+use crate::host;
+use crate::host::ctx::Ctx;
+use crate::host::string::RStr;
 
 /// Every allocation of the module goes through the server's allocator (see
 /// `host/alloc.rs`). Unit tests run without a server.
 #[cfg(not(test))]
 #[global_allocator]
-static ALLOCATOR: host::ServerAllocator = host::ServerAllocator;
+static ALLOCATOR: host::alloc::ServerAllocator = host::alloc::ServerAllocator;
 
 #[cfg(not(test))]
 crate::export_module!(name: c"zkit", version: crate::MODULE_VERSION, load: load);
@@ -76,11 +78,11 @@ impl LoadArguments {
 /// Registers everything zkit is: configs, commands, INFO.
 #[cfg_attr(test, allow(dead_code))]
 fn load(ctx: &Ctx, args: &[RStr]) -> Result<(), String> {
-    host::ensure_server_supported()?;
+    host::entry::ensure_server_supported()?;
     #[cfg(feature = "test-clock")]
     ctx.log_warning("zkit was built with the test-clock feature (ZKIT.DEBUG-CLOCK): for tests only, never for production");
-    host::declare_module_options(ctx);
-    for native in host::find_native_commands(ctx) {
+    host::entry::declare_module_options(ctx);
+    for native in host::call::find_native_commands(ctx) {
         ctx.log_warning(&format!(
             "zkit: the server has no command named {} (renamed or disabled by rename-command): \
              zkit commands that need it refuse with an error that names it, and write nothing",
@@ -110,15 +112,15 @@ fn load(ctx: &Ctx, args: &[RStr]) -> Result<(), String> {
             .value
             .store(*value, std::sync::atomic::Ordering::Relaxed);
     }
-    let category = host::add_acl_category(ctx, ACL_CATEGORY)?.then_some(ACL_CATEGORY);
+    let category = host::registration::add_acl_category(ctx, ACL_CATEGORY)?.then_some(ACL_CATEGORY);
     for command in commands::all() {
-        host::register_command(ctx, command, category)?;
+        host::registration::register_command(ctx, command, category)?;
     }
     if load.debug_commands {
         for command in commands::debug::COMMANDS {
-            host::register_command(ctx, command, category)?;
+            host::registration::register_command(ctx, command, category)?;
         }
     }
-    commands::small_layout::load(ctx)?;
-    host::register_info(ctx, info::write)
+    commands::layout::load(ctx)?;
+    host::info::register_info(ctx, info::write)
 }

@@ -2,12 +2,17 @@
 //! generated from the command declarations, so neither can drift from what
 //! the server is told:
 //!
-//! - `docs/commands.json`, in the format of the Redis source tree's
-//!   `src/commands/*.json` (what Redis's docs site and client generators
-//!   read), every command in one object;
+//! - `docs/commands.json`, in the format of the per-command JSON files in
+//!   the Redis source tree's commands folder (what Redis's docs site and
+//!   client generators read), every command in one object;
 //! - the block between `<!-- reference: name -->` and `<!-- end reference -->`
 //!   in each section of `docs/commands.md`: syntax, complexity, flags, ACL
 //!   categories and key specs (the prose around it is written by hand).
+//!
+//! - `docs/constants.json`: the error texts, bounds, limits and config
+//!   defaults the Functions library words and checks as the module does
+//!   (`functions/gen.py` writes them into `functions/zkit.lua`), taken from
+//!   the module's own errors and constants.
 //!
 //! The tests below fail when a checked-in file differs from what the
 //! declarations give; `ZKIT_REGENERATE=1 cargo test --lib reference` writes
@@ -16,10 +21,17 @@
 
 use serde_json::{json, Map, Value};
 
-use crate::commands::{self, Command};
-use crate::host::{
-    key_flags as kf, Arg, ArgKind, BeginSearch, Element, FindKeys, KeySpec, ReplyShape, Tuple, When,
-};
+use crate::commands::{self, declaration::Command};
+use crate::host::grammar::Arg;
+use crate::host::grammar::ArgKind;
+use crate::host::keyspec::key_flags as kf;
+use crate::host::keyspec::BeginSearch;
+use crate::host::keyspec::FindKeys;
+use crate::host::keyspec::KeySpec;
+use crate::host::reply_shape::Element;
+use crate::host::reply_shape::ReplyShape;
+use crate::host::reply_shape::Tuple;
+use crate::host::reply_shape::When;
 
 use super::ACL_CATEGORY;
 
@@ -511,6 +523,188 @@ mod tests {
             "{relative} is not what the command declarations give: \
              run ZKIT_REGENERATE=1 cargo test --lib reference"
         );
+    }
+
+    use crate::error::{bound, ZkitError};
+    use crate::host::grammar::GrammarError;
+    use crate::logic::cursor::CursorError;
+    use crate::logic::delay::DelayError;
+    use crate::logic::family::{Evidence, Family, WrongFamily};
+    use crate::logic::idmp::IdmpError;
+    use crate::logic::jobs::JobError;
+    use crate::logic::merge::MergeError;
+    use crate::logic::rank::RankError;
+    use crate::logic::recent::RecentError;
+    use crate::logic::vote::VoteError;
+
+    /// An error's text with the values it holds as `{name}` placeholders:
+    /// `error` holds the sentinel values `values` names, each spelled once
+    /// in its text.
+    fn template(error: ZkitError, values: &[(&str, &str)]) -> String {
+        let mut text = error.to_string();
+        for (name, sentinel) in values {
+            assert_eq!(text.matches(sentinel).count(), 1, "{text}: {sentinel}");
+            text = text.replace(sentinel, &format!("{{{name}}}"));
+        }
+        text
+    }
+
+    fn wrong_family(expected: Family, looks_like: Option<Family>, because: Evidence) -> ZkitError {
+        ZkitError::WrongFamily(WrongFamily {
+            expected,
+            looks_like,
+            because,
+        })
+    }
+
+    /// What `docs/constants.json` holds: every refusal the library words as
+    /// the module does, the bounds its range errors name, the limits it
+    /// checks and the defaults of the configs it cannot read.
+    fn constants_json() -> String {
+        use crate::logic::{clock, delay, family, idmp, jobs, merge, rank, rate};
+        let fixed = |error: ZkitError| json!(error.to_string());
+        let errors = json!({
+            "wrong_type": fixed(ZkitError::WrongType),
+            "not_integer": fixed(ZkitError::Grammar(GrammarError::NotInteger)),
+            "not_float": fixed(ZkitError::Grammar(GrammarError::NotFloat)),
+            "out_of_range": template(
+                ZkitError::OutOfRange { what: "W0RD", limit: "L1M1T" },
+                &[("what", "W0RD"), ("limit", "L1M1T")],
+            ),
+            "arity": template(ZkitError::Arity("C0MMAND"), &[("command", "C0MMAND")]),
+            "count_too_large": template(
+                ZkitError::Grammar(GrammarError::CountTooLarge { count: "C0UNT", list: "L1ST" }),
+                &[("count", "C0UNT"), ("list", "L1ST")],
+            ),
+            "command_unavailable": template(ZkitError::CommandUnavailable("C0MMAND"), &[("command", "C0MMAND")]),
+            "total_out_of_range": fixed(ZkitError::Rank(RankError::TotalOutOfRange)),
+            "time_outside_window": template(
+                ZkitError::Rank(RankError::TimeOutsideWindow {
+                    at_ms: 910000000001,
+                    start_ms: 920000000002,
+                    end_ms: 930000000003,
+                }),
+                &[("at_ms", "910000000001"), ("start_ms", "920000000002"), ("end_ms", "930000000003")],
+            ),
+            "not_rank_score": template(
+                ZkitError::Rank(RankError::NotRankScore(9100.5)),
+                &[("score", "9100.5")],
+            ),
+            "repeated_board": fixed(ZkitError::Rank(RankError::RepeatedBoard)),
+            "no_later_score": template(
+                ZkitError::Recent(RecentError::NoLaterScore(9100.5)),
+                &[("newest", "9100.5")],
+            ),
+            "invalid_weight": fixed(ZkitError::Vote(VoteError::InvalidWeight)),
+            "weights_too_large": fixed(ZkitError::Vote(VoteError::WeightsTooLarge)),
+            "vote_shared_key": fixed(ZkitError::Vote(VoteError::SharedKey)),
+            "no_post_time": fixed(ZkitError::Vote(VoteError::NoPostTime)),
+            "voting_closed": template(
+                ZkitError::Vote(VoteError::VotingClosed { posted_at_s: 9100.5, window_s: 920000000002 }),
+                &[("posted_at_s", "9100.5"), ("window_s", "920000000002")],
+            ),
+            "voter_in_both_sets": fixed(ZkitError::Vote(VoteError::VoterInBothSets)),
+            "cursor_malformed": fixed(ZkitError::Cursor(CursorError::Malformed)),
+            "cursor_too_long": template(
+                ZkitError::Cursor(CursorError::TooLong {
+                    member_len: 910000000001,
+                    cursor_len: 920000000002,
+                    limit: 930000000003,
+                }),
+                &[("member_len", "910000000001"), ("cursor_len", "920000000002"), ("limit", "930000000003")],
+            ),
+            "dead_letter_without_lease": fixed(ZkitError::Delay(DelayError::DeadLetterWithoutLease)),
+            "tokens_without_lease": fixed(ZkitError::Delay(DelayError::TokensWithoutLease)),
+            "shared_dead_letter_key": fixed(ZkitError::Delay(DelayError::SharedDeadLetterKey)),
+
+            "merge_staging_is_named": fixed(ZkitError::Merge(MergeError::StagingIsNamed)),
+            "merge_malformed_cursor": fixed(ZkitError::Merge(MergeError::MalformedCursor)),
+            "merge_foreign_cursor": fixed(ZkitError::Merge(MergeError::ForeignCursor)),
+            "merge_staging_gone": fixed(ZkitError::Merge(MergeError::StagingGone)),
+            "merge_run_in_progress": fixed(ZkitError::Merge(MergeError::RunInProgress)),
+            "merge_run_replaced": fixed(ZkitError::Merge(MergeError::RunReplaced)),
+            "merge_stale_cursor": fixed(ZkitError::Merge(MergeError::StaleCursor)),
+            "idmp_seen_key_is_written": fixed(ZkitError::Idmp(IdmpError::SeenKeyIsWritten)),
+            "idmp_retain_without_idmp": fixed(ZkitError::Idmp(IdmpError::RetainWithoutIdmp)),
+            "idmp_other_arguments": fixed(ZkitError::Idmp(IdmpError::OtherArguments)),
+            "rate_log_looks_like_seen_key":
+                fixed(wrong_family(Family::RateLog, Some(Family::SeenKey), Evidence::SeenKeyHead)),
+            "rate_log_looks_like_rank_board":
+                fixed(wrong_family(Family::RateLog, Some(Family::RankBoard), Evidence::TieBreak)),
+            "rate_log_not_recent_unix_ms": fixed(wrong_family(Family::RateLog, None, Evidence::NotRecentUnixMs)),
+            "recent_list_looks_like_seen_key":
+                fixed(wrong_family(Family::RecentList, Some(Family::SeenKey), Evidence::SeenKeyHead)),
+            "recent_list_looks_like_rank_board":
+                fixed(wrong_family(Family::RecentList, Some(Family::RankBoard), Evidence::TieBreak)),
+            "recent_list_not_whole_unix_ms": fixed(wrong_family(Family::RecentList, None, Evidence::NotWholeUnixMs)),
+            "delay_queue_looks_like_seen_key":
+                fixed(wrong_family(Family::DelayQueue, Some(Family::SeenKey), Evidence::SeenKeyHead)),
+            "delay_queue_looks_like_rank_board":
+                fixed(wrong_family(Family::DelayQueue, Some(Family::RankBoard), Evidence::TieBreak)),
+        });
+        // In a second object: one json! of them all passes the macro's
+        // recursion limit.
+        let job_errors = json!({
+            "job_needs_data": template(
+                ZkitError::Job(JobError::NeedsData("0PT10N")),
+                &[("option", "0PT10N")],
+            ),
+            "job_worker_without_lease": fixed(ZkitError::Job(JobError::WorkerWithoutLease)),
+            "shared_rate_log": fixed(ZkitError::Delay(DelayError::SharedRateLog)),
+            "job_shared_data_key": fixed(ZkitError::Job(JobError::SharedDataKey)),
+            "job_payload_too_large": template(
+                ZkitError::Job(JobError::PayloadTooLarge { len: 910000000001, limit: 920000000002 }),
+                &[("len", "910000000001"), ("limit", "920000000002")],
+            ),
+        });
+        let mut errors = errors;
+        if let (Some(all), Value::Object(more)) = (errors.as_object_mut(), job_errors) {
+            all.extend(more);
+        }
+        let bounds = json!({
+            "DURATION_MS": bound::DURATION_MS,
+            "DELAY_MS": bound::DELAY_MS,
+            "DURATION_S": bound::DURATION_S,
+            "RATE_LIMIT": bound::RATE_LIMIT,
+            "PAGE_COUNT": bound::PAGE_COUNT,
+            "POSITIVE_INTEGER": bound::POSITIVE_INTEGER,
+            "NOT_NEGATIVE": bound::NOT_NEGATIVE,
+            "AT_LEAST_ONE": bound::AT_LEAST_ONE,
+            "NOT_ZERO": bound::NOT_ZERO,
+            "DUE_MS": bound::DUE_MS,
+        });
+        let limits = json!({
+            "MAX_DURATION_MS": clock::MAX_DURATION_MS,
+            "TOTAL_LIMIT": rank::TOTAL_LIMIT,
+            "CLOCK_LIMIT_MS": rank::CLOCK_LIMIT_MS,
+            "RATE_MAX_LIMIT": rate::MAX_LIMIT,
+            "FEED_DEFAULT_COUNT": commands::feed::DEFAULT_COUNT,
+            "FEED_MAX_COUNT": commands::feed::MAX_COUNT,
+            "SMALLEST_BULK_LIMIT": crate::logic::cursor::SMALLEST_BULK_LIMIT,
+            "MAX_DEAD_PER_POLL": delay::MAX_DEAD_PER_POLL,
+            "IDMP_EXPIRY_LIMIT": idmp::EXPIRY_LIMIT,
+            "IDMP_DIGEST_LEN": idmp::DIGEST_LEN,
+            "MERGE_FINISHED_RECORD_TTL_MS": merge::FINISHED_RECORD_TTL_MS,
+            "MERGE_RECORD_PREFIX": std::str::from_utf8(merge::RECORD_PREFIX).unwrap(),
+            "TODAY_MS": family::TODAY_MS,
+            "JOB_MAX_DUE_MS": jobs::MAX_DUE_MS,
+            "JOB_TRIM_SPARE": jobs::TRIM_SPARE,
+            "JOB_EXPIRED_REASON": std::str::from_utf8(jobs::EXPIRED_REASON).unwrap(),
+        });
+        // The configs a function cannot read: their defaults (the library's
+        // users set others at the top of zkit.lua).
+        let configs: Map<String, Value> = commands::CONFIGS
+            .iter()
+            .map(|config| (config.name.to_string(), json!(config.default)))
+            .collect();
+        let out =
+            json!({ "errors": errors, "bounds": bounds, "limits": limits, "configs": configs });
+        serde_json::to_string_pretty(&out).unwrap() + "\n"
+    }
+
+    #[test]
+    fn reference_constants_json_is_taken_from_the_module() {
+        check_generated("docs/constants.json", &constants_json());
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! The chaos suite (`make chaos`; docs/delivery.md, "The chaos suite"):
-//! exactly-once gifts, leased tasks and stepped merges on a replicated Redis
-//! Cluster while masters die, fail over and lose slots.
+//! exactly-once gifts, leased tasks, repeating jobs, group caps and stepped
+//! merges on a replicated Redis Cluster while masters die, fail over and
+//! lose slots.
 //!
 //! A cluster of 3 masters with one replica each runs on loopback, every node
 //! with `appendfsync always` and a 3 s node timeout. The loads run against
@@ -37,7 +38,7 @@ use redis::Value;
 
 #[test]
 #[ignore = "make chaos (about 90 s per server)"]
-fn gifts_leased_tasks_and_stepped_merges_survive_kills_failovers_and_reshards() {
+fn gifts_tasks_schedules_groups_and_merges_survive_kills_failovers_and_reshards() {
     let seed = std::env::var("CHAOS_SEED")
         .ok()
         .and_then(|s| s.parse().ok())
@@ -46,6 +47,8 @@ fn gifts_leased_tasks_and_stepped_merges_survive_kills_failovers_and_reshards() 
         Arc::new(Gifts::new(4, seed)),
         Arc::new(Merges::new(seed)),
         Arc::new(Tasks::new(3, 1200, seed)),
+        Arc::new(Repeats::new(8, seed)),
+        Arc::new(Tenants::new(50, seed)),
     ];
     let failures = run(seed, 2, &loads);
     assert!(failures.is_empty(), "chaos: {} breaches", failures.len());
@@ -1317,8 +1320,42 @@ fn inflight_key(q: u64) -> String {
     format!("{{jobs:{q}}}:inflight")
 }
 
+/// The tasks of a DELAY.POLL ... WITHTOKENS reply: (task, token) each.
+fn claimed_tasks(reply: &Value) -> Vec<(String, i64)> {
+    match reply {
+        Value::Array(tasks) => tasks
+            .iter()
+            .filter_map(|task| match task {
+                Value::Array(fields) if fields.len() == 3 => {
+                    Some((text(&fields[0]).ok()?, int(&fields[2])))
+                }
+                _ => None,
+            })
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// Runs one command in `key`'s slot, up to 5 times until a node answers;
+/// None when none did (each failure counted).
+fn run_retried(router: &mut Router, run: &Run, key: &str, words: &[String]) -> Option<Vec<Value>> {
+    for _ in 0..5 {
+        match router.run(key, &[words.to_vec()]) {
+            Ok(replies) => return Some(replies),
+            Err(e) => {
+                run.stats.add(&format!("error {}", e.kind()), 1);
+                thread::sleep(Duration::from_millis(50));
+                router.refresh();
+            }
+        }
+    }
+    None
+}
+
 struct Delivery {
     task: String,
+    /// The delivery's token (its lease's end, server ms).
+    token: i64,
     worker: u64,
     /// When the poll was sent and its reply came (ms, this machine's clock).
     sent: u64,
@@ -1327,11 +1364,34 @@ struct Delivery {
     confirmed: bool,
 }
 
+/// A worker that stalled past its lease: the call it sends late, with the
+/// token of the delivery it held.
+struct Stalled {
+    task: String,
+    token: i64,
+    q: u64,
+    /// When it wakes up and sends its call (ms, this machine's clock).
+    at: u64,
+}
+
+/// A stalled worker's late ACK, NACK or TOUCH, and whether it acted.
+struct LateCall {
+    task: String,
+    token: i64,
+    worker: u64,
+    verb: &'static str,
+    sent: u64,
+    acted: bool,
+}
+
 /// Tasks scheduled before the chaos (due over its first minute); workers
-/// poll them with a lease, poll the in-flight sets too (which hand out
-/// tasks whose lease ended) and acknowledge all but one in 30, left to its
-/// lease as by a worker that died. Checked: every task delivered, and
-/// never to a second worker inside a WAIT-confirmed lease.
+/// poll them with a fenced lease, poll the in-flight sets too (which hand
+/// out tasks whose lease ended) and acknowledge all but one in 30, left to
+/// its lease as by a worker that died; one in 15 stalls past its lease and
+/// then sends a late ACK, NACK or TOUCH with its token, mostly after another
+/// worker took the task over. Checked: every task delivered, never to a
+/// second worker inside a WAIT-confirmed lease, and no late call acted on a
+/// task another worker had taken over.
 struct Tasks {
     workers: u64,
     count: u64,
@@ -1340,6 +1400,7 @@ struct Tasks {
     /// When the first task falls due (ms).
     first_due: Mutex<u64>,
     deliveries: Mutex<Vec<Delivery>>,
+    late_calls: Mutex<Vec<LateCall>>,
 }
 
 const TASK_SPAN_MS: u64 = 60_000;
@@ -1353,23 +1414,86 @@ impl Tasks {
             stop: AtomicBool::new(false),
             first_due: Mutex::new(0),
             deliveries: Mutex::new(Vec::new()),
+            late_calls: Mutex::new(Vec::new()),
         }
     }
 
     fn work(&self, number: u64, run: &Run) {
         let mut rng = Rng::with_seed(self.seed * 7919 + number);
         let mut router = Router::new(run);
+        let mut stalled: Vec<Stalled> = Vec::new();
         while !self.stop.load(Ordering::Relaxed) {
+            let now = now_ms();
+            let (late, waiting): (Vec<Stalled>, Vec<Stalled>) =
+                stalled.drain(..).partition(|s| s.at <= now);
+            stalled = waiting;
+            for call in late {
+                self.late_call(&mut router, &mut rng, run, number, call);
+            }
             let q = rng.below(QUEUES);
             let source = if rng.chance(80) {
                 queue_key(q)
             } else {
                 inflight_key(q)
             };
-            self.poll(&mut router, &mut rng, run, number, q, &source);
+            self.poll(&mut router, &mut rng, run, number, q, &source, &mut stalled);
         }
     }
 
+    /// The call a stalled worker sends when it wakes: it finished the task
+    /// (ACK), failed it (NACK) or renews its lease (TOUCH), naming its
+    /// delivery's token.
+    fn late_call(&self, router: &mut Router, rng: &mut Rng, run: &Run, worker: u64, call: Stalled) {
+        let inflight = inflight_key(call.q);
+        let queue = queue_key(call.q);
+        let token = call.token.to_string();
+        let (verb, words) = match rng.below(3) {
+            0 => (
+                "ack",
+                vec!["DELAY.ACK", &inflight, "LEASES", &call.task, &token],
+            ),
+            1 => (
+                "nack",
+                vec![
+                    "DELAY.NACK",
+                    &inflight,
+                    &queue,
+                    &call.task,
+                    "0",
+                    "TOKEN",
+                    &token,
+                ],
+            ),
+            _ => (
+                "touch",
+                vec![
+                    "DELAY.TOUCH",
+                    &inflight,
+                    &call.task,
+                    "60000",
+                    "TOKEN",
+                    &token,
+                ],
+            ),
+        };
+        let words: Vec<String> = words.iter().map(|w| w.to_string()).collect();
+        let sent = now_ms();
+        let Some(replies) = run_retried(router, run, &inflight, &words) else {
+            run.stats.add("late_calls_lost", 1);
+            return;
+        };
+        self.late_calls.lock().unwrap().push(LateCall {
+            task: call.task,
+            token: call.token,
+            worker,
+            verb,
+            sent,
+            acted: int(&replies[0]) > 0,
+        });
+        run.stats.add("late_calls", 1);
+    }
+
+    #[allow(clippy::too_many_arguments)]
     fn poll(
         &self,
         router: &mut Router,
@@ -1378,6 +1502,7 @@ impl Tasks {
         number: u64,
         q: u64,
         source: &str,
+        stalled: &mut Vec<Stalled>,
     ) {
         let sent = now_ms();
         let poll = command(&[
@@ -1388,6 +1513,7 @@ impl Tasks {
             "LEASE",
             &inflight_key(q),
             &LEASE_MS.to_string(),
+            "WITHTOKENS",
         ]);
         let (tasks, acked) = match confirmed(router, source, poll, 1000) {
             Ok(reply) => reply,
@@ -1399,52 +1525,47 @@ impl Tasks {
             }
         };
         let received = now_ms();
-        let names: Vec<String> = match tasks {
-            Value::Array(tasks) => tasks
-                .iter()
-                .filter_map(|task| match task {
-                    Value::Array(fields) => fields.first().and_then(|f| text(f).ok()),
-                    _ => None,
-                })
-                .collect(),
-            _ => Vec::new(),
-        };
-        if names.is_empty() {
+        let claimed = claimed_tasks(&tasks);
+        if claimed.is_empty() {
             thread::sleep(Duration::from_millis(20));
             return;
         }
         self.deliveries
             .lock()
             .unwrap()
-            .extend(names.iter().map(|task| Delivery {
+            .extend(claimed.iter().map(|(task, token)| Delivery {
                 task: task.clone(),
+                token: *token,
                 worker: number,
                 sent,
                 received,
                 confirmed: acked >= 1,
             }));
-        run.stats.add("deliveries", names.len() as u64);
-        // A worker that dies mid-task never acks: 1 task in 30 is left to
-        // its lease, so the in-flight polls hand it out again.
-        let (dropped, acks): (Vec<String>, Vec<String>) =
-            names.into_iter().partition(|_| rng.below(30) == 0);
-        run.stats.add("acks_skipped", dropped.len() as u64);
+        run.stats.add("deliveries", claimed.len() as u64);
+        let mut acks = Vec::new();
+        for (task, token) in claimed {
+            match rng.below(30) {
+                // A worker that dies mid-task never acks: the task is left to
+                // its lease, so the in-flight polls hand it out again.
+                0 => run.stats.add("acks_skipped", 1),
+                // A worker that stalls past its lease, then calls late.
+                1 | 2 => stalled.push(Stalled {
+                    task,
+                    token,
+                    q,
+                    at: received + LEASE_MS + 100 + rng.below(1500),
+                }),
+                _ => acks.extend([task, token.to_string()]),
+            }
+        }
         if acks.is_empty() {
             return;
         }
-        let mut ack = command(&["DELAY.ACK", &inflight_key(q), "TASKS"]);
+        let mut ack = command(&["DELAY.ACK", &inflight_key(q), "LEASES"]);
         ack.extend(acks);
-        for _ in 0..5 {
-            match router.run(&inflight_key(q), std::slice::from_ref(&ack)) {
-                Ok(_) => return,
-                Err(e) => {
-                    run.stats.add(&format!("error {}", e.kind()), 1);
-                    thread::sleep(Duration::from_millis(50));
-                    router.refresh();
-                }
-            }
+        if run_retried(router, run, &inflight_key(q), &ack).is_none() {
+            run.stats.add("acks_lost", 1);
         }
-        run.stats.add("acks_lost", 1);
     }
 
     fn delivered(&self) -> usize {
@@ -1453,6 +1574,28 @@ impl Tasks {
         tasks.sort_unstable();
         tasks.dedup();
         tasks.len()
+    }
+
+    /// The late calls sent after another worker's WAIT-confirmed takeover of
+    /// their task (its poll's reply came before the late call was sent),
+    /// and those of them that acted: each must have changed nothing.
+    fn late_calls_after_takeover(&self) -> (usize, Vec<(String, u64, &'static str)>) {
+        let deliveries = self.deliveries.lock().unwrap();
+        let late_calls = self.late_calls.lock().unwrap();
+        let mut after_takeover = 0;
+        let mut stale_acted = Vec::new();
+        for late in late_calls.iter() {
+            let taken_over = deliveries.iter().any(|d| {
+                d.task == late.task && d.confirmed && d.token > late.token && d.received < late.sent
+            });
+            if taken_over {
+                after_takeover += 1;
+                if late.acted {
+                    stale_acted.push((late.task.clone(), late.worker, late.verb));
+                }
+            }
+        }
+        (after_takeover, stale_acted)
     }
 }
 
@@ -1536,18 +1679,39 @@ impl Load for Tasks {
                 &overlaps[..overlaps.len().min(5)]
             ));
         }
+        drop(deliveries);
+        let (after_takeover, stale_acted) = self.late_calls_after_takeover();
+        if !stale_acted.is_empty() {
+            failures.push(format!(
+                "{} late calls of stale workers acted on a delivery taken over: {:?}",
+                stale_acted.len(),
+                &stale_acted[..stale_acted.len().min(5)]
+            ));
+        }
+        if after_takeover == 0 {
+            failures.push(format!(
+                "none of {} late calls came after a takeover: the fencing was not exercised",
+                self.late_calls.lock().unwrap().len()
+            ));
+        }
         failures
     }
 
     fn summary(&self, run: &Run) -> String {
         let deliveries = self.deliveries.lock().unwrap().len();
+        let (after_takeover, _) = self.late_calls_after_takeover();
+        let late_calls = self.late_calls.lock().unwrap();
         format!(
-            "tasks={} deliveries={} redelivered={} acks_skipped={} acks_lost={}",
+            "tasks={} deliveries={} redelivered={} acks_skipped={} acks_lost={} late_calls={} \
+             after_takeover={after_takeover} late_acted={} late_lost={}",
             self.count,
             deliveries,
             deliveries - self.delivered(),
             run.stats.get("acks_skipped"),
             run.stats.get("acks_lost"),
+            late_calls.len(),
+            late_calls.iter().filter(|c| c.acted).count(),
+            run.stats.get("late_calls_lost"),
         )
     }
 }
@@ -1800,6 +1964,537 @@ impl Load for Merges {
             run.stats.get("merge_steps"),
             run.stats.get("merge_steps_resent"),
             run.stats.get("merge_runs_refused"),
+        )
+    }
+}
+
+// ---- repeating jobs: one occurrence at a time ------------------------------------
+
+const REPEAT: &str = "{repeat}";
+const REPEAT_INFLIGHT: &str = "{repeat}:inflight";
+const REPEAT_DATA: &str = "{repeat}:data";
+const REPEAT_EVERY_MS: i64 = 250;
+
+/// A claim of an occurrence: its time, its delivery's token, who claimed it
+/// from where, and whether a replica held the claim (WAIT 1).
+struct OccurrenceClaim {
+    at: i64,
+    token: i64,
+    worker: u64,
+    from_queue: bool,
+    sent: u64,
+    received: u64,
+    confirmed: bool,
+}
+
+/// A repeating job every 250 ms, claimed by 8 workers from its queue and
+/// from its in-flight set (occurrences whose worker died, one in 30 left
+/// unacked), acked with their tokens. Checked: every occurrence is on the
+/// schedule's grid; none is acked twice (WAIT-confirmed) or handed to a
+/// second worker inside a WAIT-confirmed lease; the occurrence after each
+/// WAIT-confirmed claim from the queue was claimed later or is pending at
+/// the end (none lost); and the schedule ends with exactly one pending
+/// occurrence, the one the DATA hash names (the chain never forked).
+struct Repeats {
+    workers: u64,
+    seed: u64,
+    stop: AtomicBool,
+    first: Mutex<i64>,
+    claims: Mutex<Vec<OccurrenceClaim>>,
+    /// Occurrences whose ACK removed them, and whether a replica held it.
+    acks: Mutex<Vec<(i64, bool)>>,
+}
+
+fn occurrence_at(task: &str) -> Option<i64> {
+    task.rsplit_once('@')?.1.parse().ok()
+}
+
+impl Repeats {
+    fn new(workers: u64, seed: u64) -> Repeats {
+        Repeats {
+            workers,
+            seed,
+            stop: AtomicBool::new(false),
+            first: Mutex::new(0),
+            claims: Mutex::new(Vec::new()),
+            acks: Mutex::new(Vec::new()),
+        }
+    }
+
+    fn work(&self, number: u64, run: &Run) {
+        let mut rng = Rng::with_seed(self.seed * 6151 + number);
+        let mut router = Router::new(run);
+        while !self.stop.load(Ordering::Relaxed) {
+            let from_queue = rng.chance(80);
+            let source = if from_queue { REPEAT } else { REPEAT_INFLIGHT };
+            let sent = now_ms();
+            let poll = command(&[
+                "DELAY.POLL",
+                source,
+                "COUNT",
+                "2",
+                "LEASE",
+                REPEAT_INFLIGHT,
+                &LEASE_MS.to_string(),
+                "DATA",
+                REPEAT_DATA,
+                "WITHTOKENS",
+            ]);
+            let (tasks, acked) = match confirmed(&mut router, source, poll, 1000) {
+                Ok(reply) => reply,
+                Err(e) => {
+                    run.stats.add(&format!("error {}", e.kind()), 1);
+                    thread::sleep(Duration::from_millis(50));
+                    router.refresh();
+                    continue;
+                }
+            };
+            let received = now_ms();
+            let claimed = claimed_tasks(&tasks);
+            if claimed.is_empty() {
+                thread::sleep(Duration::from_millis(10));
+                continue;
+            }
+            for (task, token) in claimed {
+                let Some(at) = occurrence_at(&task) else {
+                    run.stats.add("repeat_foreign_tasks", 1);
+                    continue;
+                };
+                self.claims.lock().unwrap().push(OccurrenceClaim {
+                    at,
+                    token,
+                    worker: number,
+                    from_queue,
+                    sent,
+                    received,
+                    confirmed: acked >= 1,
+                });
+                run.stats.add("occurrences_claimed", 1);
+                // A worker that dies mid-run: left to its lease.
+                if rng.below(30) == 0 {
+                    continue;
+                }
+                let ack = command(&[
+                    "DELAY.ACK",
+                    REPEAT_INFLIGHT,
+                    "DATA",
+                    REPEAT_DATA,
+                    "LEASES",
+                    &task,
+                    &token.to_string(),
+                ]);
+                for _ in 0..5 {
+                    match confirmed(&mut router, REPEAT_INFLIGHT, ack.clone(), 1000) {
+                        Ok((removed, acked)) => {
+                            if int(&removed) == 1 {
+                                self.acks.lock().unwrap().push((at, acked >= 1));
+                            }
+                            break;
+                        }
+                        Err(e) => {
+                            run.stats.add(&format!("error {}", e.kind()), 1);
+                            thread::sleep(Duration::from_millis(50));
+                            router.refresh();
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+impl Load for Repeats {
+    fn prepare(&self, run: &Arc<Run>) -> Result<(), String> {
+        let first = now_ms() as i64 + 1000;
+        *self.first.lock().unwrap() = first;
+        let mut router = Router::new(run);
+        // Sent again after a lost reply, it replaces the pending occurrence
+        // by the same first one.
+        let schedule = command(&[
+            "DELAY.SCHEDULE",
+            REPEAT,
+            REPEAT_DATA,
+            "tick",
+            "EVERY",
+            &REPEAT_EVERY_MS.to_string(),
+            "START",
+            &first.to_string(),
+        ]);
+        wait_until(
+            30,
+            "the schedule is in place",
+            Duration::from_millis(100),
+            || Ok(confirmed(&mut router, REPEAT, schedule.clone(), 2000)?.1 >= 1),
+        )?;
+        run.say("a repeating job every 250 ms, WAIT-confirmed");
+        Ok(())
+    }
+
+    fn start(self: Arc<Self>, run: &Arc<Run>) -> Vec<JoinHandle<()>> {
+        spawn_clients(&self, run, self.workers, "repeat worker", Repeats::work)
+    }
+
+    /// Workers run two leases more, so occurrences left to their lease are
+    /// claimed again.
+    fn finish(&self, _run: &Arc<Run>) -> Result<(), String> {
+        thread::sleep(Duration::from_millis(2 * LEASE_MS + 500));
+        self.stop.store(true, Ordering::Relaxed);
+        Ok(())
+    }
+
+    fn check(&self, run: &Arc<Run>) -> Vec<String> {
+        let mut failures = Vec::new();
+        let first = *self.first.lock().unwrap();
+        let claims = self.claims.lock().unwrap();
+        let off_grid: Vec<i64> = claims
+            .iter()
+            .map(|c| c.at)
+            .filter(|at| (at - first) % REPEAT_EVERY_MS != 0 || *at < first)
+            .collect();
+        if !off_grid.is_empty() {
+            failures.push(format!(
+                "{} occurrences off the schedule's grid: {:?}",
+                off_grid.len(),
+                &off_grid[..off_grid.len().min(5)]
+            ));
+        }
+        let mut acked: HashMap<i64, usize> = HashMap::new();
+        for (at, confirmed) in self.acks.lock().unwrap().iter() {
+            if *confirmed {
+                *acked.entry(*at).or_default() += 1;
+            }
+        }
+        let doubled: Vec<i64> = acked
+            .iter()
+            .filter(|(_, n)| **n > 1)
+            .map(|(at, _)| *at)
+            .collect();
+        if !doubled.is_empty() {
+            failures.push(format!(
+                "{} occurrences acked twice: {:?}",
+                doubled.len(),
+                &doubled[..doubled.len().min(5)]
+            ));
+        }
+        let mut overlaps = Vec::new();
+        for first_claim in claims.iter().filter(|c| c.confirmed) {
+            for other in claims.iter() {
+                if other.at == first_claim.at
+                    && other.worker != first_claim.worker
+                    && other.sent >= first_claim.sent
+                    && other.received < first_claim.sent + LEASE_MS
+                {
+                    overlaps.push((first_claim.at, first_claim.worker, other.worker));
+                }
+            }
+        }
+        if !overlaps.is_empty() {
+            failures.push(format!(
+                "{} occurrences handed to two workers inside one lease: {:?}",
+                overlaps.len(),
+                &overlaps[..overlaps.len().min(5)]
+            ));
+        }
+        // The end: one pending occurrence, the one the schedule names.
+        let mut router = Router::new(run);
+        let pending: Vec<i64> =
+            match call_until_answered(&mut router, REPEAT, &["ZRANGE", REPEAT, "0", "-1"]) {
+                Ok(Value::Array(tasks)) => tasks
+                    .iter()
+                    .filter_map(|t| text(t).ok().and_then(|t| occurrence_at(&t)))
+                    .collect(),
+                other => {
+                    failures.push(format!("the queue could not be read: {other:?}"));
+                    return failures;
+                }
+            };
+        let named = call_until_answered(&mut router, REPEAT, &["HGET", REPEAT_DATA, "n:tick"])
+            .ok()
+            .and_then(|v| text(&v).ok())
+            .and_then(|v| v.parse::<i64>().ok());
+        if pending.len() != 1 || named != pending.first().copied() {
+            failures.push(format!(
+                "the schedule forked or stopped: pending {pending:?}, the DATA hash names {named:?}"
+            ));
+        }
+        let held: Vec<i64> = match call_until_answered(
+            &mut router,
+            REPEAT_INFLIGHT,
+            &["ZRANGE", REPEAT_INFLIGHT, "0", "-1"],
+        ) {
+            Ok(Value::Array(tasks)) => tasks
+                .iter()
+                .filter_map(|t| text(t).ok().and_then(|t| occurrence_at(&t)))
+                .collect(),
+            _ => Vec::new(),
+        };
+        // After each WAIT-confirmed claim from the queue, its next one was
+        // claimed or is still there.
+        let seen: BTreeSet<i64> = claims
+            .iter()
+            .map(|c| c.at)
+            .chain(pending.iter().copied())
+            .chain(held)
+            .collect();
+        let lost: Vec<i64> = claims
+            .iter()
+            .filter(|c| c.confirmed && c.from_queue)
+            .filter_map(|c| {
+                let claimed_at = c.token - LEASE_MS as i64;
+                let after = c.at.max(claimed_at);
+                let next = c.at + ((after - c.at) / REPEAT_EVERY_MS + 1) * REPEAT_EVERY_MS;
+                (!seen.contains(&next)).then_some(next)
+            })
+            .collect();
+        if !lost.is_empty() {
+            failures.push(format!(
+                "{} occurrences lost after a confirmed claim: {:?}",
+                lost.len(),
+                &lost[..lost.len().min(5)]
+            ));
+        }
+        let distinct = claims.iter().map(|c| c.at).collect::<BTreeSet<_>>().len();
+        if distinct < 20 {
+            failures.push(format!("only {distinct} occurrences ran"));
+        }
+        failures
+    }
+
+    fn summary(&self, run: &Run) -> String {
+        let claims = self.claims.lock().unwrap();
+        let distinct = claims.iter().map(|c| c.at).collect::<BTreeSet<_>>().len();
+        format!(
+            "occurrences={distinct} claims={} acks={}",
+            claims.len(),
+            self.acks.lock().unwrap().len(),
+        ) + &format!(" foreign={}", run.stats.get("repeat_foreign_tasks"))
+    }
+}
+
+// ---- groups: a cap on tasks in flight under 50 workers ------------------------------
+
+const TENANTS: &str = "{tenants}";
+const TENANTS_INFLIGHT: &str = "{tenants}:inflight";
+const TENANTS_DATA: &str = "{tenants}:data";
+/// Each group, its cap (0: none) and its tasks.
+const GROUPS: [(&str, i64, u64); 3] = [("a", 3, 120), ("b", 2, 40), ("c", 0, 40)];
+
+/// One WAIT-confirmed delivery of a group's task, from the claim's reply
+/// to the ACK sent (or the lease's end): the time its worker ran it.
+struct Running {
+    group: String,
+    from: u64,
+    until: u64,
+}
+
+/// 50 workers on one queue of three groups, two of them capped: each worker
+/// claims one task, runs it 10 ms and acks it (one in 40 left to its lease,
+/// by a worker that died). Checked: every task was done, and no capped
+/// group ever had more of its WAIT-confirmed deliveries running at once than
+/// its cap.
+struct Tenants {
+    workers: u64,
+    seed: u64,
+    stop: AtomicBool,
+    running: Mutex<Vec<Running>>,
+    done: Mutex<BTreeSet<String>>,
+}
+
+impl Tenants {
+    fn new(workers: u64, seed: u64) -> Tenants {
+        Tenants {
+            workers,
+            seed,
+            stop: AtomicBool::new(false),
+            running: Mutex::new(Vec::new()),
+            done: Mutex::new(BTreeSet::new()),
+        }
+    }
+
+    fn total() -> usize {
+        GROUPS.iter().map(|(_, _, n)| *n as usize).sum()
+    }
+
+    fn work(&self, number: u64, run: &Run) {
+        let mut rng = Rng::with_seed(self.seed * 4099 + number);
+        let mut router = Router::new(run);
+        while !self.stop.load(Ordering::Relaxed) {
+            let source = if rng.chance(80) {
+                TENANTS
+            } else {
+                TENANTS_INFLIGHT
+            };
+            let poll = command(&[
+                "DELAY.POLL",
+                source,
+                "LEASE",
+                TENANTS_INFLIGHT,
+                &LEASE_MS.to_string(),
+                "DATA",
+                TENANTS_DATA,
+                "WITHTOKENS",
+            ]);
+            let (tasks, acked) = match confirmed(&mut router, source, poll, 1000) {
+                Ok(reply) => reply,
+                Err(e) => {
+                    run.stats.add(&format!("error {}", e.kind()), 1);
+                    thread::sleep(Duration::from_millis(50));
+                    router.refresh();
+                    continue;
+                }
+            };
+            let from = now_ms();
+            let Some((task, token)) = claimed_tasks(&tasks).into_iter().next() else {
+                thread::sleep(Duration::from_millis(5));
+                continue;
+            };
+            run.stats.add("tenant_deliveries", 1);
+            let group = task.split(':').next().unwrap_or("").to_string();
+            thread::sleep(Duration::from_millis(10));
+            let lease_end = token.max(0) as u64;
+            if rng.below(40) == 0 {
+                // Died: the task is left to its lease.
+                if acked >= 1 {
+                    self.running.lock().unwrap().push(Running {
+                        group,
+                        from,
+                        until: lease_end,
+                    });
+                }
+                continue;
+            }
+            let until = now_ms().min(lease_end);
+            if acked >= 1 {
+                self.running
+                    .lock()
+                    .unwrap()
+                    .push(Running { group, from, until });
+            }
+            let ack = command(&[
+                "DELAY.ACK",
+                TENANTS_INFLIGHT,
+                "DATA",
+                TENANTS_DATA,
+                "LEASES",
+                &task,
+                &token.to_string(),
+            ]);
+            if let Some(replies) = run_retried(&mut router, run, TENANTS_INFLIGHT, &ack) {
+                if int(&replies[0]) == 1 {
+                    self.done.lock().unwrap().insert(task);
+                }
+            }
+        }
+    }
+}
+
+impl Load for Tenants {
+    /// The groups' caps and every task, WAIT-confirmed before the chaos
+    /// (a DELAY.ADD sent again after its task was done would add it again).
+    fn prepare(&self, run: &Arc<Run>) -> Result<(), String> {
+        let mut router = Router::new(run);
+        for (group, cap, count) in GROUPS {
+            if cap > 0 {
+                let limit = command(&[
+                    "DELAY.GROUP",
+                    TENANTS,
+                    TENANTS_DATA,
+                    group,
+                    "CAP",
+                    &cap.to_string(),
+                ]);
+                wait_until(
+                    30,
+                    "a group's cap is set",
+                    Duration::from_millis(100),
+                    || Ok(confirmed(&mut router, TENANTS, limit.clone(), 2000)?.1 >= 1),
+                )?;
+            }
+            let ids: Vec<String> = (0..count).map(|n| format!("{group}:{n}")).collect();
+            for batch in ids.chunks(20) {
+                let mut add = command(&[
+                    "DELAY.ADD",
+                    TENANTS,
+                    "DATA",
+                    TENANTS_DATA,
+                    "GROUP",
+                    group,
+                    "JOBS",
+                ]);
+                for id in batch {
+                    add.extend(["0".to_string(), id.clone(), "x".to_string()]);
+                }
+                wait_until(
+                    30,
+                    "a group's tasks are added",
+                    Duration::from_millis(100),
+                    || Ok(confirmed(&mut router, TENANTS, add.clone(), 2000)?.1 >= 1),
+                )?;
+            }
+        }
+        run.say(&format!(
+            "{} tasks in 3 groups, WAIT-confirmed",
+            Tenants::total()
+        ));
+        Ok(())
+    }
+
+    fn start(self: Arc<Self>, run: &Arc<Run>) -> Vec<JoinHandle<()>> {
+        spawn_clients(&self, run, self.workers, "tenant worker", Tenants::work)
+    }
+
+    /// Workers run until every task was done, or 90 s.
+    fn finish(&self, _run: &Arc<Run>) -> Result<(), String> {
+        let waited = wait_until(
+            90,
+            "every group's task is done",
+            Duration::from_millis(200),
+            || Ok(self.done.lock().unwrap().len() >= Tenants::total()),
+        );
+        self.stop.store(true, Ordering::Relaxed);
+        waited
+    }
+
+    fn check(&self, _run: &Arc<Run>) -> Vec<String> {
+        let mut failures = Vec::new();
+        let done = self.done.lock().unwrap();
+        if done.len() < Tenants::total() {
+            failures.push(format!(
+                "{} of {} group tasks done",
+                done.len(),
+                Tenants::total()
+            ));
+        }
+        let running = self.running.lock().unwrap();
+        for (group, cap, _) in GROUPS.iter().filter(|(_, cap, _)| *cap > 0) {
+            // The most runs of the group at once: +1 at a start, -1 at an end
+            // (an end before a start at the same ms).
+            let mut edges: Vec<(u64, i64)> = running
+                .iter()
+                .filter(|r| r.group == *group)
+                .flat_map(|r| [(r.from, 1), (r.until, -1)])
+                .collect();
+            edges.sort();
+            let (mut now, mut most) = (0i64, 0i64);
+            for (_, step) in edges {
+                now += step;
+                most = most.max(now);
+            }
+            if most > *cap {
+                failures.push(format!(
+                    "group {group}: {most} tasks ran at once, cap {cap}"
+                ));
+            }
+        }
+        failures
+    }
+
+    fn summary(&self, run: &Run) -> String {
+        format!(
+            "group_tasks={} done={} deliveries={}",
+            Tenants::total(),
+            self.done.lock().unwrap().len(),
+            run.stats.get("tenant_deliveries"),
         )
     }
 }

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use crate::common::client::{cmdline, err, ok, query, spawn_call, syntax_error, words};
 use crate::common::data::{
-    assert_errors_change_nothing, server_time_ms, wait_until_server_time, zset_dump,
+    assert_errors_change_nothing, db_snapshot, server_time_ms, wait_until_server_time, zset_dump,
 };
 use crate::common::keyspace::{event_pairs, keyspace_events, watch_survives};
 use crate::common::replication::{
@@ -806,6 +806,238 @@ fn touch_extends_a_lease_until_it_has_ended() {
     assert_eq!(score_of(&mut con, "q:held", "expired"), Some(1.0));
 }
 
+// ---- fenced leases (WITHTOKENS, LEASES, TOKEN) ------------------------------
+
+type Delivery = (String, f64, i64);
+
+fn poll_fenced(con: &mut Connection, words: &[&str]) -> Vec<Delivery> {
+    let mut command = vec!["DELAY.POLL"];
+    command.extend_from_slice(words);
+    command.push("WITHTOKENS");
+    query(con, &command)
+}
+
+/// BullMQ's "lock is stolen" case: a worker stalls past its lease, another
+/// takes the task over, and the first one's late ACK, NACK and TOUCH must
+/// change nothing.
+#[test]
+fn a_stale_worker_cannot_act_on_a_delivery_another_worker_took_over() {
+    let server = Server::start();
+    let mut con = server.connect();
+    let dead_letters = ["DEADLETTER", "{jobs}:dead", "{jobs}:deliveries", "5"];
+    ok(&mut con, &["ZADD", "{jobs}", "0", "t"]);
+    let mut first = vec!["{jobs}", "LEASE", "{jobs}:inflight", "100"];
+    first.extend_from_slice(&dead_letters);
+    let claimed = poll_fenced(&mut con, &first);
+    assert_eq!(claimed.len(), 1);
+    let (task, due, stale) = claimed[0].clone();
+    assert_eq!((task.as_str(), due), ("t", 0.0));
+    // The token is the lease's end, as the in-flight set scores the task.
+    assert_eq!(
+        score_of(&mut con, "{jobs}:inflight", "t"),
+        Some(stale as f64)
+    );
+    wait_until_server_time(&mut con, stale + 1);
+    let mut second = vec!["{jobs}:inflight", "LEASE", "{jobs}:inflight", "60000"];
+    second.extend_from_slice(&dead_letters);
+    let taken = poll_fenced(&mut con, &second);
+    assert_eq!(taken.len(), 1);
+    let (task, due, current) = taken[0].clone();
+    assert_eq!((task.as_str(), due), ("t", stale as f64));
+    assert!(current > stale, "{current} <= {stale}");
+    let before = db_snapshot(&mut con);
+    let stale_text = stale.to_string();
+    // Worker 1, late: every call answers 0 and changes nothing.
+    let acked: i64 = query(
+        &mut con,
+        &[
+            "DELAY.ACK",
+            "{jobs}:inflight",
+            "DELIVERIES",
+            "{jobs}:deliveries",
+            "LEASES",
+            "t",
+            &stale_text,
+        ],
+    );
+    assert_eq!(acked, 0);
+    let nacked: i64 = query(
+        &mut con,
+        &[
+            "DELAY.NACK",
+            "{jobs}:inflight",
+            "{jobs}",
+            "t",
+            "0",
+            "TOKEN",
+            &stale_text,
+        ],
+    );
+    assert_eq!(nacked, 0);
+    let touched: i64 = query(
+        &mut con,
+        &[
+            "DELAY.TOUCH",
+            "{jobs}:inflight",
+            "t",
+            "60000",
+            "TOKEN",
+            &stale_text,
+        ],
+    );
+    assert_eq!(touched, 0);
+    assert_eq!(db_snapshot(&mut con), before);
+    assert_eq!(score_of(&mut con, "{jobs}:deliveries", "t"), Some(2.0));
+    // Worker 2 extends its own lease and gets the delivery's new token; the
+    // token it had before names nothing any more.
+    let current_text = current.to_string();
+    let renewed: i64 = query(
+        &mut con,
+        &[
+            "DELAY.TOUCH",
+            "{jobs}:inflight",
+            "t",
+            "120000",
+            "TOKEN",
+            &current_text,
+        ],
+    );
+    assert!(renewed > current, "{renewed} <= {current}");
+    assert_eq!(
+        score_of(&mut con, "{jobs}:inflight", "t"),
+        Some(renewed as f64)
+    );
+    let acked: i64 = query(
+        &mut con,
+        &["DELAY.ACK", "{jobs}:inflight", "LEASES", "t", &current_text],
+    );
+    assert_eq!(acked, 0);
+    let renewed_text = renewed.to_string();
+    let acked: i64 = query(
+        &mut con,
+        &[
+            "DELAY.ACK",
+            "{jobs}:inflight",
+            "DELIVERIES",
+            "{jobs}:deliveries",
+            "LEASES",
+            "t",
+            &renewed_text,
+        ],
+    );
+    assert_eq!(acked, 1);
+    for key in [
+        "{jobs}",
+        "{jobs}:inflight",
+        "{jobs}:deliveries",
+        "{jobs}:dead",
+    ] {
+        assert_eq!(query::<i64>(&mut con, &["EXISTS", key]), 0, "{key}");
+    }
+}
+
+#[test]
+fn a_fenced_nack_hands_back_only_its_own_delivery() {
+    let server = Server::start();
+    let mut con = server.connect();
+    ok(&mut con, &["ZADD", "{q}", "1", "a", "2", "b"]);
+    let claimed = poll_fenced(
+        &mut con,
+        &["{q}", "COUNT", "2", "LEASE", "{q}:held", "60000"],
+    );
+    assert_eq!(claimed.len(), 2);
+    // One claim, one lease: both tasks share its token.
+    assert_eq!(claimed[0].2, claimed[1].2);
+    let token = claimed[0].2.to_string();
+    let wrong = (claimed[0].2 - 1).to_string();
+    let nack = |con: &mut Connection, task: &str, token: &str| -> i64 {
+        query(
+            con,
+            &["DELAY.NACK", "{q}:held", "{q}", task, "0", "TOKEN", token],
+        )
+    };
+    assert_eq!(nack(&mut con, "a", &wrong), 0);
+    assert_eq!(score_of(&mut con, "{q}", "a"), None);
+    assert_eq!(nack(&mut con, "a", &token), 1);
+    assert_eq!(score_of(&mut con, "{q}:held", "a"), None);
+    assert!(score_of(&mut con, "{q}", "a").is_some());
+    // Handed back: the same token names no delivery now.
+    assert_eq!(nack(&mut con, "a", &token), 0);
+    // A fenced ACK of a lease that has ended, with no other delivery since,
+    // still finishes the task: its work is done and nobody else holds it.
+    ok(&mut con, &["ZADD", "{q}:held", "5", "late"]);
+    let acked: i64 = query(
+        &mut con,
+        &["DELAY.ACK", "{q}:held", "LEASES", "late", "5", "b", &wrong],
+    );
+    assert_eq!(acked, 1);
+    assert_eq!(
+        score_of(&mut con, "{q}:held", "b"),
+        Some(claimed[1].2 as f64)
+    );
+    // A fenced NACK or TOUCH of a lease that has ended refuses, as without a
+    // token: the task is delivered again.
+    assert_eq!(
+        query::<i64>(
+            &mut con,
+            &["DELAY.TOUCH", "{q}:held", "x", "1000", "TOKEN", "5"]
+        ),
+        0
+    );
+    // 0.4's unfenced calls act on whatever delivery holds the task.
+    assert_eq!(
+        query::<i64>(&mut con, &["DELAY.TOUCH", "{q}:held", "b", "60000"]),
+        1
+    );
+    assert_eq!(
+        query::<i64>(&mut con, &["DELAY.ACK", "{q}:held", "TASKS", "b"]),
+        1
+    );
+}
+
+#[test]
+fn a_blocked_fenced_poll_is_served_with_its_token() {
+    let server = Server::start();
+    let mut con = server.connect();
+    let mut waiting = server.connect();
+    let waiter = thread::spawn(move || -> Option<Vec<Delivery>> {
+        query(
+            &mut waiting,
+            &[
+                "DELAY.BPOLL",
+                "{q}",
+                "0",
+                "LEASE",
+                "{q}:held",
+                "60000",
+                "WITHTOKENS",
+            ],
+        )
+    });
+    wait_blocked(&server, 1);
+    ok(&mut con, &["ZADD", "{q}", "1", "job"]);
+    let served = waiter.join().unwrap().expect("served, not timed out");
+    assert_eq!(served.len(), 1);
+    assert_eq!(served[0].0, "job");
+    assert_eq!(
+        score_of(&mut con, "{q}:held", "job"),
+        Some(served[0].2 as f64)
+    );
+    // Without WITHTOKENS the reply is 0.4's, two elements a task.
+    ok(&mut con, &["ZADD", "{q}", "1", "plain"]);
+    let plain: Value = query(
+        &mut con,
+        &["DELAY.POLL", "{q}", "LEASE", "{q}:held", "60000"],
+    );
+    let Value::Array(tasks) = plain else {
+        panic!("{plain:?}")
+    };
+    assert!(
+        matches!(&tasks[0], Value::Array(task) if task.len() == 2),
+        "{tasks:?}"
+    );
+}
+
 /// One worker's poll with leases and dead letters after 3 deliveries.
 const DEAD_LETTERS: [&str; 7] = [
     "LEASE",
@@ -961,7 +1193,7 @@ fn deliveries_are_counted_for_operators_and_nack_keeps_the_count() {
 }
 
 /// DELAY.ACK's syntax, as its syntax errors give it.
-const ACK_USAGE: &str = "DELAY.ACK inflight [DELIVERIES deliveries] TASKS task [task ...]";
+const ACK_USAGE: &str = "DELAY.ACK inflight [DELIVERIES deliveries] [DATA data] <TASKS task [task ...] | LEASES task token [task token ...]>";
 
 #[test]
 fn a_task_named_like_a_keyword_is_still_a_task() {
@@ -1096,9 +1328,16 @@ fn new_delay_errors_change_nothing() {
     let syntax = "ERR syntax error";
     let arity = "ERR wrong number of arguments";
     let leased = "DELAY.POLL q LEASE held 10 DEADLETTER";
-    let ack_missing_tasks = syntax_error("TASKS is missing", ACK_USAGE);
+    let ack_missing_tasks = syntax_error("TASKS or LEASES is missing", ACK_USAGE);
     let ack_twice = syntax_error("DELIVERIES is given twice", ACK_USAGE);
     let ack_unexpected_x = syntax_error("unexpected 'x'", ACK_USAGE);
+    let needs_lease_for_tokens = "ERR WITHTOKENS needs LEASE";
+    let nack_unexpected_1 = syntax_error(
+        "unexpected '1'",
+        "DELAY.NACK inflight queue member delay-ms [TOKEN token]",
+    );
+    let ack_empty_leases = syntax_error("LEASES needs at least one value", ACK_USAGE);
+    let ack_unpaired = syntax_error("values come in groups of 'task token'", ACK_USAGE);
     let lines: Vec<(String, &str)> = [
         ("DELAY.POLL q DEADLETTER d n 3", needs_lease),
         ("DELAY.BPOLL q 0 DEADLETTER d n 3", needs_lease),
@@ -1118,7 +1357,20 @@ fn new_delay_errors_change_nothing() {
             "WRONGTYPE",
         ),
         ("DELAY.NACK held q x", arity),
-        ("DELAY.NACK held q x 0 1", arity),
+        ("DELAY.NACK held q x 0 1", &nack_unexpected_1),
+        ("DELAY.NACK held q x 0 TOKEN", syntax),
+        ("DELAY.NACK held q x 0 TOKEN soon", not_integer),
+        ("DELAY.NACK held q x 0 TOKEN 1 TOKEN 2", syntax),
+        ("DELAY.TOUCH held x 1000 TOKEN", syntax),
+        ("DELAY.TOUCH held x 1000 TOKEN 1.5", not_integer),
+        ("DELAY.POLL q WITHTOKENS", needs_lease_for_tokens),
+        ("DELAY.BPOLL q 0 COUNT 2 WITHTOKENS", needs_lease_for_tokens),
+        ("DELAY.POLL q LEASE held 10 WITHTOKENS WITHTOKENS", syntax),
+        ("DELAY.ACK held LEASES", &ack_empty_leases),
+        ("DELAY.ACK held LEASES x", &ack_unpaired),
+        ("DELAY.ACK held LEASES x 1 y", &ack_unpaired),
+        ("DELAY.ACK held LEASES x soon", not_integer),
+        ("DELAY.ACK held DELIVERIES n LEASES x 1.0", not_integer),
         ("DELAY.NACK held q x -1", delay),
         ("DELAY.NACK held q x 3155760000001", delay),
         ("DELAY.NACK held q x 1.5", not_integer),

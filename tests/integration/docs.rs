@@ -3,7 +3,7 @@
 //! site prints what the server answers; the operating guide shows the module
 //! version the server reports.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use crate::common::client::{cmdline, ok, query, run};
@@ -21,10 +21,10 @@ const VARIES: &str = "(varies)";
 /// Written on a page whose every transcript stands alone: each is replayed
 /// on an empty database, as a reader would paste it into a fresh server.
 const EACH_BLOCK_ALONE: &str = "<!-- replay: each block on an empty server -->";
-/// The commands the transcripts hold (README 4, docs/commands.md 94,
-/// docs/delivery.md 3, docs/index.md 4, the six guides 44, docs/functions.md
+/// The commands the transcripts hold (README 4, docs/commands.md 152,
+/// docs/delivery.md 3, docs/index.md 4, the six guides 62, docs/functions.md
 /// 4): fewer means a transcript stopped being replayed.
-const REPLAYED_AT_LEAST: usize = 153;
+const REPLAYED_AT_LEAST: usize = 229;
 
 #[test]
 fn every_registered_command_is_documented() {
@@ -60,6 +60,8 @@ fn every_registered_command_is_documented() {
 ///   run (a time in ms the transcript gave, a due time, is compared);
 /// - reply lines whose note ends in "(varies)" (a wait measured from now):
 ///   only their shape is compared;
+/// - a time in ms the server chose that a later command of the transcript
+///   sends back (a lease's token) is sent as the server chose it;
 /// - times in unix seconds (10 digits, 2023-2030): the first one met is
 ///   taken as "now" and every one is shifted by the same amount, so a
 ///   walk-through with a time window (VOTE) never expires.
@@ -98,6 +100,7 @@ fn doc_transcripts_replay_as_shown() {
             port: server.port,
             shift: None,
             given_ms: HashSet::new(),
+            chosen_ms: HashMap::new(),
             last_command_ms: 0,
             con,
         };
@@ -194,6 +197,9 @@ struct Replay {
     /// The unix-ms times the transcript gave the server (due times): a
     /// reply that shows one is compared exactly.
     given_ms: HashSet<String>,
+    /// The unix-ms times the server chose in a reply (a lease's token), by
+    /// the value the page shows: a later command sends the server's.
+    chosen_ms: HashMap<String, String>,
     /// The server's clock when the last command had answered.
     last_command_ms: i64,
     con: Connection,
@@ -206,6 +212,7 @@ impl Replay {
         ok(&mut self.con, &["FLUSHALL"]);
         self.shift = None;
         self.given_ms.clear();
+        self.chosen_ms.clear();
     }
 
     /// Replays one transcript; returns how many commands ran.
@@ -256,14 +263,33 @@ impl Replay {
                 }
             }
             assert_eq!(got, want, "{page}: {command}");
+            self.remember_chosen_ms(&expected, &String::from_utf8_lossy(&output.stdout));
             replayed += 1;
         }
         replayed
     }
 
+    /// The times in ms the server chose in a reply, by the values the page
+    /// shows in their place.
+    fn remember_chosen_ms(&mut self, expected: &[&str], output: &str) {
+        for (shown, got) in expected.iter().zip(output.lines()) {
+            let shown = without_comment(shown).split(' ');
+            for (shown, got) in shown.zip(got.split(' ')) {
+                let (shown, got) = (shown.trim_matches('"'), got.trim_matches('"'));
+                if is_unix_ms(shown) && is_unix_ms(got) && !self.given_ms.contains(shown) {
+                    self.chosen_ms.insert(shown.to_string(), got.to_string());
+                }
+            }
+        }
+    }
+
     /// A word with its unix-seconds time, if it is one, moved by the
-    /// shift (the first such time met becomes the server's now).
+    /// shift (the first such time met becomes the server's now); a time in
+    /// ms the server chose earlier, as it chose it.
     fn shifted(&mut self, word: &str) -> String {
+        if let Some(chosen) = self.chosen_ms.get(word) {
+            return chosen.clone();
+        }
         let digits = word.trim_matches('"');
         let is_seconds = digits.len() == 10
             && digits.bytes().all(|b| b.is_ascii_digit())

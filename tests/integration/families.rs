@@ -37,6 +37,14 @@ fn a_command_on_another_familys_key_refuses_and_changes_nothing() {
             on_board("a RATE log"),
         ),
         (
+            &["RATE.PEEK", "board", "60000", "10"],
+            on_board("a RATE log"),
+        ),
+        (
+            &["RATE.ACQUIRE", "board", "req:1", "60000", "10"],
+            on_board("a RATE log"),
+        ),
+        (
             &["RECENT.ADD", "board", "CAP", "1", "ITEMS", "x"],
             on_board("a RECENT list"),
         ),
@@ -51,6 +59,10 @@ fn a_command_on_another_familys_key_refuses_and_changes_nothing() {
         ),
         // A seen-key is not a log, a list or a queue.
         (&["RATE.HIT", "seen", "60000", "10"], on_seen("a RATE log")),
+        (
+            &["RATE.ACQUIRE", "seen", "req:1", "60000", "10"],
+            on_seen("a RATE log"),
+        ),
         (
             &["RECENT.ADD", "seen", "CAP", "1", "ITEMS", "x"],
             on_seen("a RECENT list"),

@@ -234,8 +234,8 @@ fn refusals_come_in_the_same_order_for_every_command() {
                 "ERR window must be between",
             ),
             (
-                &cmdline("RATE.HIT r COST 5 IDMP str e 1000 1"),
-                "ERR cost must be between",
+                &cmdline("RATE.HIT r COST 0 IDMP str e 1000 1"),
+                "ERR cost must not be 0",
             ),
             (
                 &cmdline("RANK.MGIFT 2 b b m 1 IDMP str e"),

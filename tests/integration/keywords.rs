@@ -76,13 +76,16 @@ fn push_arg(call: &mut Vec<Word>, arg: &Json, now_ms: i64, counter: &mut usize) 
             kind => {
                 *counter += 1;
                 let name = arg["name"].as_str().unwrap_or_default();
+                // Keys and strings are named by their place only: an
+                // argument's name may be a keyword (`DATA data`), whose
+                // variant spelled back would rename the neutral key too.
                 call.push(match kind {
                     "key" => Word {
-                        text: format!("{{kw}}:{name}{counter}"),
+                        text: format!("{{kw}}:key{counter}"),
                         kind: Position::Key,
                     },
                     "string" => Word {
-                        text: format!("v-{name}{counter}"),
+                        text: format!("v-{counter}"),
                         kind: Position::Value,
                     },
                     _ => syntax(&number(name, kind, now_ms, *counter)),
@@ -241,6 +244,22 @@ fn contents(con: &mut impl redis::ConnectionLike) -> Vec<u8> {
                             _ => String::from_utf8_lossy(member).into_owned(),
                         };
                         (shown, score.clone())
+                    })
+                    .collect();
+                format!("{shown:?}")
+            }
+            k if k.contains("hash") => {
+                // In the order written (a small hash's), the same for a
+                // variant: its field names sort differently.
+                let fields: Vec<(Vec<u8>, Vec<u8>)> =
+                    redis::cmd("HGETALL").arg(&key[..]).query(con).unwrap();
+                let shown: Vec<(String, String)> = fields
+                    .iter()
+                    .map(|(f, v)| {
+                        (
+                            String::from_utf8_lossy(f).into(),
+                            String::from_utf8_lossy(v).into(),
+                        )
                     })
                     .collect();
                 format!("{shown:?}")

@@ -701,12 +701,15 @@ fn every_command_is_registered_documented_and_versioned() {
         [
             "zkit.cold-board-ms",
             "zkit.convert-loaded-boards",
+            "zkit.dead-letters-max",
+            "zkit.dead-letters-max-age-ms",
             "zkit.hot-board-writes",
             "zkit.idmp-max-ids",
             "zkit.idmp-retain-ms",
+            "zkit.job-payload-max-bytes",
             "zkit.small-board-max",
             "zkit.tiebreak-epoch-ms",
-            "zkit.tiebreak-span-ms"
+            "zkit.tiebreak-span-ms",
         ],
         "{configs:?}"
     );

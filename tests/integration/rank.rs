@@ -1,6 +1,6 @@
 //! RANK.* against a real redis-server with zkit loaded.
 
-use crate::common::client::{cmdline, err, ok, query, syntax_error};
+use crate::common::client::{cmdline, err, ok, query, syntax_error, words};
 use crate::common::data::{assert_errors_change_nothing, db_snapshot, zset_dump};
 use crate::common::facts::command_stat;
 use crate::common::keyspace::{event_pairs, keyspace_events, watch_survives};
@@ -1033,6 +1033,38 @@ fn one_gift_lands_on_the_daily_weekly_and_all_time_boards() {
             ("__keyevent@0__:zincr", boards[2]),
         ]
     );
+}
+
+#[test]
+fn a_gift_to_many_boards_replicates_and_announces_each_board_once() {
+    // A streamer's gift lands on every fan club's board at once: more boards
+    // than a call usually writes.
+    let boards: Vec<String> = (0..40).map(|i| format!("{{room}}:club:{i}")).collect();
+    let mgift = |event: &str| -> Vec<String> {
+        let mut words = vec!["RANK.MGIFT".to_string(), boards.len().to_string()];
+        words.extend(boards.iter().cloned());
+        words.extend(["star", "5", "IDMP", "{room}:seen", event].map(String::from));
+        words
+    };
+    let (master, replicas) = master_and_replicas();
+    let events = keyspace_events(&master, |con| {
+        let first = mgift("gift-1");
+        let reply: Vec<Value> = query(con, &words(&first));
+        assert_eq!(reply.len(), boards.len() + 1);
+    });
+    let mut expected: Vec<(&str, &str)> = boards
+        .iter()
+        .map(|board| ("__keyevent@0__:zincr", board.as_str()))
+        .collect();
+    expected.push(("__keyevent@0__:zadd", "{room}:seen"));
+    assert_eq!(event_pairs(&events), expected);
+    // The last board is signalled to WATCH like the first.
+    let last = boards.last().unwrap();
+    assert!(!watch_survives(&master, last, |con| {
+        ok(con, &words(&mgift("gift-2")));
+    }));
+    let data = assert_replicas_match(&master, &replicas);
+    assert_eq!(data.len(), boards.len() + 1);
 }
 
 #[test]

@@ -6,12 +6,13 @@ use std::time::Duration;
 use crate::common::client::{ok, query, syntax_error};
 use crate::common::data::{
     assert_errors_change_nothing, db_snapshot, expiry_snapshot, server_time_ms,
+    wait_until_server_time,
 };
 use crate::common::keyspace::{event_pairs, keyspace_events};
 use crate::common::replication::{
     aof_server, assert_aof_replays_without_module, assert_replicas_match, master_and_replicas,
 };
-use crate::common::{wait_for, Server};
+use crate::common::{info_value, wait_for, Server};
 use redis::Connection;
 
 /// `[allowed, count, remaining, retry-after-ms]`
@@ -188,7 +189,7 @@ fn errors_change_nothing() {
     ok(&mut con, &["SET", "str", "x"]);
     let window = "ERR window must be between 1 and 3155760000000 ms";
     let limit = "ERR limit must be between 1 and 1000000";
-    let cost = "ERR cost must be between 1 and the limit";
+    let cost = "ERR cost must not be 0";
     let usage = "RATE.HIT key [COST cost] [IDMP seen-key event-id] [RETAIN ms] window-ms limit [window-ms limit ...]";
     let unpaired = syntax_error("values come in groups of 'window-ms limit'", usage);
     let cost_twice = syntax_error("COST is given twice", usage);
@@ -214,8 +215,14 @@ fn errors_change_nothing() {
             "ERR value is not an integer",
         ),
         (&["RATE.HIT", "k", "COST", "0", "1000", "5"], cost),
-        (&["RATE.HIT", "k", "COST", "-1", "1000", "5"], cost),
-        (&["RATE.HIT", "k", "COST", "6", "1000", "5"], cost),
+        (
+            &["RATE.HIT", "k", "COST", "0", "1000", "5", "60000", "9"],
+            cost,
+        ),
+        (
+            &["RATE.HIT", "k", "COST", "1.5", "1000", "5"],
+            "ERR value is not an integer",
+        ),
         (
             &["RATE.HIT", "k", "COST", "x", "1000", "5"],
             "ERR value is not an integer",
@@ -442,8 +449,8 @@ fn stacked_limit_errors_change_nothing() {
             "ERR limit must be between 1 and 1000000",
         ),
         (
-            &["RATE.HIT", "k", "COST", "3", "1000", "5", "60000", "2"],
-            "ERR cost must be between 1 and the limit",
+            &["RATE.HIT", "k", "COST", "0", "1000", "5", "60000", "2"],
+            "ERR cost must not be 0",
         ),
         (
             &["RATE.HIT", "k", "1000", "5", "2000", "9", "COST"],
@@ -490,5 +497,542 @@ fn stacked_limits_fire_the_same_events() {
     assert_eq!(
         event_pairs(&events),
         [("__keyevent@0__:zadd", "k"), ("__keyevent@0__:expire", "k")]
+    );
+}
+
+// ---- peeks, over-limit costs and refunds ------------------------------------
+
+/// RATE.PEEK with `words` after the command name.
+fn peek<T: redis::FromRedisValue>(con: &mut Connection, words: &[&str]) -> T {
+    let mut command = vec!["RATE.PEEK"];
+    command.extend_from_slice(words);
+    query(con, &command)
+}
+
+#[test]
+fn a_peek_answers_what_a_hit_would_and_spends_nothing() {
+    let server = Server::start();
+    let mut con = server.connect();
+    let key = "user:1000:report";
+    // On an absent log: a hit would pass, and no key is made.
+    assert_eq!(
+        peek::<Verdict>(&mut con, &[key, "60000", "3"]),
+        (1, 1, 2, -1)
+    );
+    assert_eq!(query::<i64>(&mut con, &["EXISTS", key]), 0);
+    assert_eq!(hit(&mut con, &[key, "60000", "3"]), (1, 1, 2, -1));
+    // A stale entry for a hit to drop, which a peek leaves where it is.
+    let t = server_time_ms(&mut con);
+    ok(
+        &mut con,
+        &["ZADD", key, &(t - 120_000).to_string(), "stale"],
+    );
+    let snapshot = db_snapshot(&mut con);
+    let expiry = expiry_snapshot(&mut con);
+    assert_eq!(
+        peek::<Verdict>(&mut con, &[key, "COST", "2", "60000", "3"]),
+        (1, 3, 0, -1)
+    );
+    let (allowed, count, remaining, retry) =
+        peek::<Verdict>(&mut con, &[key, "COST", "3", "60000", "3"]);
+    assert_eq!((allowed, count, remaining), (0, 1, 2));
+    assert!((1..=60_000).contains(&retry), "{retry}");
+    // Several limits: the same fifth element as a hit's.
+    let stacked: Stacked = peek(&mut con, &[key, "COST", "2", "60000", "3", "1000", "1"]);
+    assert_eq!((stacked.0, stacked.4), (0, 2));
+    assert_eq!(db_snapshot(&mut con), snapshot, "a peek writes nothing");
+    assert_eq!(expiry_snapshot(&mut con), expiry);
+    // The hit it forecast gets the same answer (a minute's window: the
+    // milliseconds between them change nothing).
+    assert_eq!(
+        hit(&mut con, &[key, "COST", "2", "60000", "3"]),
+        (1, 3, 0, -1)
+    );
+    assert_eq!(peek::<Verdict>(&mut con, &[key, "60000", "3"]).0, 0);
+}
+
+#[test]
+fn a_peek_is_a_read_that_replicas_answer() {
+    let (master, replicas) = master_and_replicas();
+    let mut con = master.connect();
+    hit(&mut con, &["k", "60000", "2"]);
+    master.wait_for_replicas(replicas.len());
+    let mut replica = replicas[0].connect();
+    let (allowed, count, remaining, _) = peek::<Verdict>(&mut replica, &["k", "60000", "2"]);
+    assert_eq!((allowed, count, remaining), (1, 2, 0));
+    let refused = crate::common::client::err(&mut replica, &["RATE.HIT", "k", "60000", "2"]);
+    assert!(refused.starts_with("READONLY"), "{refused}");
+}
+
+#[test]
+fn a_cost_above_the_limit_is_refused_and_never_fits() {
+    let server = Server::start();
+    let mut con = server.connect();
+    // The library keeps no INFO counters.
+    let counted = !crate::common::functions_engine();
+    let refused = |con: &mut Connection| -> i64 {
+        let text = info_value(con, "zkit", "zkit_rate_hits_refused");
+        text.parse().unwrap()
+    };
+    let refused_before = if counted { refused(&mut con) } else { 0 };
+    // Refused on an empty log, nothing written: no wait lets it pass.
+    assert_eq!(
+        hit(&mut con, &["up", "COST", "12", "60000", "10"]),
+        (0, 0, 10, -1)
+    );
+    assert_eq!(query::<i64>(&mut con, &["EXISTS", "up"]), 0);
+    hit(&mut con, &["up", "COST", "4", "60000", "10"]);
+    assert_eq!(
+        hit(&mut con, &["up", "COST", "11", "60000", "10"]),
+        (0, 4, 6, -1)
+    );
+    // The limit the cost is above binds, before one that only waits.
+    hit(&mut con, &["two", "COST", "2", "60000", "2"]);
+    let stacked: Stacked = rate_hit(
+        &mut con,
+        &[
+            "two", "COST", "3", "60000", "2", "3600000", "100", "1000", "2",
+        ],
+    );
+    assert_eq!(stacked, (0, 2, 0, -1, 1));
+    let stacked: Stacked = rate_hit(
+        &mut con,
+        &[
+            "two", "COST", "3", "60000", "5", "3600000", "100", "1000", "2",
+        ],
+    );
+    assert_eq!(stacked, (0, 2, 0, -1, 3));
+    assert_eq!(query::<i64>(&mut con, &["ZCARD", "two"]), 2);
+    // RATE.PEEK answers the same.
+    assert_eq!(
+        peek::<Verdict>(&mut con, &["up", "COST", "11", "60000", "10"]),
+        (0, 4, 6, -1)
+    );
+    // With IDMP the refused hit is not remembered: a retry within the limit passes.
+    let idmp = ["IDMP", "seen", "e1"];
+    let first: Vec<i64> = rate_hit(
+        &mut con,
+        &[&["idem", "COST", "3"][..], &idmp, &["60000", "2"]].concat(),
+    );
+    assert_eq!(first, [0, 0, 2, -1, 1, 0]);
+    if counted {
+        let counted_now = refused(&mut con) - refused_before;
+        assert_eq!(counted_now, 5, "each counted as a refused hit");
+    }
+}
+
+#[test]
+fn refunds_give_back_the_newest_units() {
+    let server = Server::start();
+    let mut con = server.connect();
+    let key = "user:1000:api";
+    let t = server_time_ms(&mut con);
+    for (score, member) in [
+        (t - 120_000, "gone"),
+        (t - 50_000, "old"),
+        (t - 40_000, "mid"),
+        (t - 1_000, "new"),
+    ] {
+        ok(&mut con, &["ZADD", key, &score.to_string(), member]);
+    }
+    ok(&mut con, &["PEXPIRE", key, "90000"]);
+    let expiry = expiry_snapshot(&mut con);
+    // The two newest go, and the entry that left the window; the TTL stays.
+    assert_eq!(
+        hit(&mut con, &[key, "COST", "-2", "60000", "5"]),
+        (1, 1, 4, -1)
+    );
+    assert_eq!(
+        query::<Vec<String>>(&mut con, &["ZRANGE", key, "0", "-1"]),
+        ["old"]
+    );
+    assert_eq!(expiry_snapshot(&mut con), expiry);
+    // More than the log holds: empty, never below (the key is gone).
+    assert_eq!(
+        hit(&mut con, &[key, "COST", "-10", "60000", "5"]),
+        (1, 0, 5, -1)
+    );
+    assert_eq!(query::<i64>(&mut con, &["EXISTS", key]), 0);
+    assert_eq!(
+        hit(&mut con, &[key, "COST", "-1", "60000", "5"]),
+        (1, 0, 5, -1)
+    );
+    assert_eq!(query::<i64>(&mut con, &["EXISTS", key]), 0);
+    // A refused hit passes once a unit is given back; among one hit's units
+    // the last name in byte order goes first.
+    assert_eq!(hit(&mut con, &["k", "COST", "3", "60000", "3"]).0, 1);
+    assert_eq!(hit(&mut con, &["k", "60000", "3"]).0, 0);
+    let names: Vec<String> = query(&mut con, &["ZRANGE", "k", "0", "-1"]);
+    let stacked: Stacked = rate_hit(&mut con, &["k", "COST", "-1", "60000", "3", "1000", "5"]);
+    assert_eq!(stacked, (1, 2, 1, -1, 1));
+    assert_eq!(
+        query::<Vec<String>>(&mut con, &["ZRANGE", "k", "0", "-1"]),
+        names[..2]
+    );
+    assert_eq!(hit(&mut con, &["k", "60000", "3"]), (1, 3, 0, -1));
+    // With IDMP a repeated refund gives nothing back again.
+    let refund = ["k", "COST", "-1", "IDMP", "seen", "r1", "60000", "3"];
+    assert_eq!(rate_hit::<Vec<i64>>(&mut con, &refund), [1, 2, 1, -1, 1, 0]);
+    assert_eq!(rate_hit::<Vec<i64>>(&mut con, &refund), [1, 2, 1, -1, 1, 1]);
+    assert_eq!(query::<i64>(&mut con, &["ZCARD", "k"]), 2);
+}
+
+#[test]
+fn peek_errors_change_nothing() {
+    let server = Server::start();
+    let mut con = server.connect();
+    hit(&mut con, &["k", "60000", "5"]);
+    ok(&mut con, &["SET", "str", "x"]);
+    ok(
+        &mut con,
+        &["ZADD", "board", "10.5", "bob", "12.25", "alice"],
+    );
+    let usage = "RATE.PEEK key [COST cost] window-ms limit [window-ms limit ...]";
+    let cost = "ERR cost must be at least 1";
+    let cases: &[(&[&str], &str)] = &[
+        (&["RATE.PEEK", "str", "1000", "5"], "WRONGTYPE"),
+        (
+            &["RATE.PEEK", "board", "1000", "5"],
+            "WRONGTYPE the key looks like a RANK board",
+        ),
+        (&["RATE.PEEK", "k", "1000"], "ERR wrong number of arguments"),
+        (
+            &["RATE.PEEK", "k", "0", "5"],
+            "ERR window must be between 1 and 3155760000000 ms",
+        ),
+        (
+            &["RATE.PEEK", "k", "1000", "1000001"],
+            "ERR limit must be between 1 and 1000000",
+        ),
+        (&["RATE.PEEK", "k", "COST", "0", "1000", "5"], cost),
+        (&["RATE.PEEK", "k", "COST", "-2", "1000", "5"], cost),
+        (
+            &["RATE.PEEK", "k", "COST", "x", "1000", "5"],
+            "ERR value is not an integer",
+        ),
+        (
+            &["RATE.PEEK", "k", "1000", "5", "2000"],
+            &syntax_error("values come in groups of 'window-ms limit'", usage),
+        ),
+        // A peek takes no IDMP: its words read as limits.
+        (
+            &["RATE.PEEK", "k", "IDMP", "seen", "e1", "1000", "5"],
+            &syntax_error("values come in groups of 'window-ms limit'", usage),
+        ),
+    ];
+    assert_errors_change_nothing(&mut con, cases);
+}
+
+#[test]
+fn refunds_and_refused_costs_replicate_and_replay_without_zkit() {
+    fn workload(con: &mut Connection) {
+        let t = server_time_ms(con);
+        ok(con, &["ZADD", "k", &(t - 500_000).to_string(), "stale"]);
+        for cost in ["3", "-1", "9", "2", "-2", "1", "-20"] {
+            hit_stacked(con, &["k", "COST", cost, "1000", "4", "300000", "7"]);
+        }
+        hit(con, &["big", "COST", "1500", "300000", "5000"]);
+        hit(con, &["big", "COST", "-1400", "300000", "5000"]);
+    }
+    let (master, replicas) = master_and_replicas();
+    workload(&mut master.connect());
+    assert_eq!(assert_replicas_match(&master, &replicas).len(), 1);
+    let server = aof_server();
+    workload(&mut server.connect());
+    assert_aof_replays_without_module(server);
+}
+
+#[test]
+fn refunds_fire_the_native_keyspace_events() {
+    let server = Server::start();
+    let events = keyspace_events(&server, |con| {
+        hit(con, &["k", "COST", "2", "60000", "5"]); // zadd, expire
+        hit(con, &["k", "COST", "-1", "60000", "5"]); // zrem
+        hit(con, &["k", "COST", "-5", "60000", "5"]); // zrem, del
+        hit(con, &["k", "COST", "9", "60000", "5"]); // refused: nothing
+        hit(con, &["k", "COST", "-1", "60000", "5"]); // nothing to give back
+    });
+    assert_eq!(
+        event_pairs(&events),
+        [
+            ("__keyevent@0__:zadd", "k"),
+            ("__keyevent@0__:expire", "k"),
+            ("__keyevent@0__:zrem", "k"),
+            ("__keyevent@0__:zrem", "k"),
+            ("__keyevent@0__:del", "k"),
+        ]
+    );
+}
+
+// ---- concurrency limits -----------------------------------------------------
+
+/// `[acquired, held, remaining, retry-after-ms, token]`
+type Acquired = (i64, i64, i64, i64, i64);
+
+fn acquire(con: &mut Connection, key: &str, holder: &str, lease_ms: &str, limit: &str) -> Acquired {
+    query(con, &["RATE.ACQUIRE", key, holder, lease_ms, limit])
+}
+
+fn release(con: &mut Connection, key: &str, holder: &str, token: Option<i64>) -> i64 {
+    let token = token.map(|t| t.to_string());
+    let mut call = vec!["RATE.RELEASE", key, holder];
+    if let Some(token) = &token {
+        call.extend(["TOKEN", token]);
+    }
+    query(con, &call)
+}
+
+#[test]
+fn at_most_two_exports_at_once_each_until_released() {
+    let server = Server::start();
+    let mut con = server.connect();
+    let key = "exports:acme";
+    let before = server_time_ms(&mut con);
+    let (acquired, held, remaining, retry, first) = acquire(&mut con, key, "req:17", "30000", "2");
+    assert_eq!((acquired, held, remaining, retry), (1, 1, 1, -1));
+    // The token is the lease's end: the holder's score, and the key's expiry.
+    let after = server_time_ms(&mut con);
+    assert!(
+        (before + 30_000..=after + 30_000).contains(&first),
+        "{first}"
+    );
+    assert_eq!(query::<i64>(&mut con, &["ZSCORE", key, "req:17"]), first);
+    assert_eq!(query::<i64>(&mut con, &["PEXPIRETIME", key]), first);
+    let second = acquire(&mut con, key, "req:18", "60000", "2");
+    assert_eq!((second.0, second.1, second.2), (1, 2, 0));
+    assert_eq!(
+        query::<i64>(&mut con, &["PEXPIRETIME", key]),
+        second.4,
+        "until the last lease ends"
+    );
+    // Full: refused until req:17's lease ends, nothing written.
+    let snapshot = db_snapshot(&mut con);
+    let (acquired, held, remaining, retry, token) = acquire(&mut con, key, "req:19", "30000", "2");
+    assert_eq!((acquired, held, remaining, token), (0, 2, 0, -1));
+    let now = server_time_ms(&mut con);
+    assert!((first - now..=30_000).contains(&retry), "{retry}");
+    assert_eq!(db_snapshot(&mut con), snapshot);
+    // Asking again renews: the same slot, a new token.
+    let renewed = acquire(&mut con, key, "req:17", "40000", "2");
+    assert_eq!((renewed.0, renewed.1, renewed.2), (1, 2, 0));
+    assert!(renewed.4 > first, "{renewed:?}");
+    // The old token no longer names the lease; the new one does.
+    assert_eq!(release(&mut con, key, "req:17", Some(first)), 0);
+    assert_eq!(release(&mut con, key, "req:17", Some(renewed.4)), 1);
+    assert_eq!(release(&mut con, key, "req:17", None), 0);
+    assert_eq!(release(&mut con, key, "nobody", None), 0);
+    assert_eq!(acquire(&mut con, key, "req:19", "30000", "2").0, 1);
+    // Released without a token, whichever lease it is.
+    assert_eq!(release(&mut con, key, "req:19", None), 1);
+    assert_eq!(release(&mut con, key, "req:18", None), 1);
+    assert_eq!(
+        query::<i64>(&mut con, &["EXISTS", key]),
+        0,
+        "gone with its last holder"
+    );
+}
+
+#[test]
+fn an_ended_lease_frees_its_slot_and_its_stale_holder_releases_nothing() {
+    let server = Server::start();
+    let mut con = server.connect();
+    let key = "slow-backend";
+    let (_, _, _, _, stale) = acquire(&mut con, key, "a", "300", "1");
+    let (acquired, _, _, retry, _) = acquire(&mut con, key, "b", "60000", "1");
+    assert_eq!(acquired, 0);
+    assert!((1..=300).contains(&retry), "{retry}");
+    // a stalls past its lease: its slot is free once the lease ended, and
+    // a's late release changes nothing, before b takes the slot or after.
+    wait_until_server_time(&mut con, stale);
+    assert_eq!(release(&mut con, key, "a", None), 0);
+    assert_eq!(release(&mut con, key, "a", Some(stale)), 0);
+    let (acquired, held, _, _, b_token) = acquire(&mut con, key, "b", "60000", "1");
+    assert_eq!((acquired, held), (1, 1));
+    assert_eq!(
+        query::<Vec<String>>(&mut con, &["ZRANGE", key, "0", "-1"]),
+        ["b"]
+    );
+    assert_eq!(release(&mut con, key, "a", Some(stale)), 0);
+    assert_eq!(release(&mut con, key, "a", None), 0);
+    assert_eq!(query::<i64>(&mut con, &["ZSCORE", key, "b"]), b_token);
+    // The same id acquiring again after its lease ended gets another
+    // token; the stale one still releases nothing.
+    let (_, _, _, _, old) = acquire(&mut con, "solo", "w", "200", "1");
+    wait_until_server_time(&mut con, old);
+    let (acquired, _, _, _, new) = acquire(&mut con, "solo", "w", "60000", "1");
+    assert_eq!(acquired, 1);
+    assert!(new > old);
+    assert_eq!(release(&mut con, "solo", "w", Some(old)), 0);
+    assert_eq!(query::<i64>(&mut con, &["ZSCORE", "solo", "w"]), new);
+}
+
+#[test]
+fn concurrent_holders_never_exceed_the_limit() {
+    use std::sync::atomic::{AtomicI64, Ordering};
+    use std::sync::Arc;
+    let server = Server::start();
+    let inside = Arc::new(AtomicI64::new(0));
+    let most = Arc::new(AtomicI64::new(0));
+    let threads: Vec<_> = (0..8)
+        .map(|thread| {
+            let mut con = server.connect();
+            let (inside, most) = (inside.clone(), most.clone());
+            std::thread::spawn(move || {
+                let mut served = 0;
+                for i in 0..40 {
+                    let holder = format!("t{thread}:{i}");
+                    let (acquired, held, _, _, token) =
+                        acquire(&mut con, "backend", &holder, "600000", "3");
+                    assert!(held <= 3, "{held} held");
+                    if acquired == 0 {
+                        continue;
+                    }
+                    // Counted only while the server counts this holder.
+                    let now = inside.fetch_add(1, Ordering::SeqCst) + 1;
+                    most.fetch_max(now, Ordering::SeqCst);
+                    inside.fetch_sub(1, Ordering::SeqCst);
+                    assert_eq!(release(&mut con, "backend", &holder, Some(token)), 1);
+                    served += 1;
+                }
+                served
+            })
+        })
+        .collect();
+    let served: i64 = threads.into_iter().map(|t| t.join().unwrap()).sum();
+    assert!(served >= 3, "{served} served");
+    assert!(most.load(Ordering::SeqCst) <= 3);
+    let mut con = server.connect();
+    assert_eq!(query::<i64>(&mut con, &["EXISTS", "backend"]), 0);
+}
+
+#[test]
+fn a_lowered_limit_waits_for_the_leases_beyond_it() {
+    let server = Server::start();
+    let mut con = server.connect();
+    let tokens: Vec<i64> = ["a", "b", "c"]
+        .iter()
+        .zip(["10000", "20000", "30000"])
+        .map(|(holder, lease)| acquire(&mut con, "k", holder, lease, "3").4)
+        .collect();
+    // At most 2 now: two of the three leases must end first, b's the
+    // later; at most 1: all three, c's the last.
+    let now = server_time_ms(&mut con);
+    let (acquired, held, remaining, retry, _) = acquire(&mut con, "k", "d", "1000", "2");
+    assert_eq!((acquired, held, remaining), (0, 3, 0));
+    assert!(
+        (tokens[1] - now - 1_000..=tokens[1] - now).contains(&retry),
+        "{retry}"
+    );
+    let (_, _, _, retry, _) = acquire(&mut con, "k", "d", "1000", "1");
+    assert!(
+        (tokens[2] - now - 1_000..=tokens[2] - now).contains(&retry),
+        "{retry}"
+    );
+    // The holders keep their slots, renewals included.
+    assert_eq!(acquire(&mut con, "k", "c", "30000", "1").0, 1);
+}
+
+#[test]
+fn acquire_errors_change_nothing() {
+    let server = Server::start();
+    let mut con = server.connect();
+    acquire(&mut con, "k", "a", "60000", "5");
+    ok(&mut con, &["SET", "str", "x"]);
+    ok(
+        &mut con,
+        &["ZADD", "board", "10.5", "bob", "12.25", "alice"],
+    );
+    let lease = "ERR lease must be between 1 and 3155760000000 ms";
+    let limit = "ERR limit must be between 1 and 1000000";
+    let integer = "ERR value is not an integer";
+    let release_usage = "RATE.RELEASE key holder [TOKEN token]";
+    let cases: &[(&[&str], &str)] = &[
+        (&["RATE.ACQUIRE", "str", "a", "1000", "5"], "WRONGTYPE"),
+        (
+            &["RATE.ACQUIRE", "board", "a", "1000", "5"],
+            "WRONGTYPE the key looks like a RANK board",
+        ),
+        (
+            &["RATE.ACQUIRE", "k", "a", "1000"],
+            "ERR wrong number of arguments",
+        ),
+        (&["RATE.ACQUIRE", "k", "a", "0", "5"], lease),
+        (&["RATE.ACQUIRE", "k", "a", "-1", "5"], lease),
+        (&["RATE.ACQUIRE", "k", "a", "3155760000001", "5"], lease),
+        (&["RATE.ACQUIRE", "k", "a", "1.5", "5"], integer),
+        (&["RATE.ACQUIRE", "k", "a", "1000", "0"], limit),
+        (&["RATE.ACQUIRE", "k", "a", "1000", "1000001"], limit),
+        (&["RATE.ACQUIRE", "k", "a", "1000", "x"], integer),
+        (
+            &["RATE.ACQUIRE", "k", "a", "1000", "5", "6"],
+            "ERR wrong number of arguments",
+        ),
+        (&["RATE.RELEASE", "str", "a"], "WRONGTYPE"),
+        (&["RATE.RELEASE", "k"], "ERR wrong number of arguments"),
+        (&["RATE.RELEASE", "k", "a", "TOKEN", "x"], integer),
+        (
+            &["RATE.RELEASE", "k", "a", "TOKEN"],
+            &syntax_error("TOKEN is missing a value", release_usage),
+        ),
+        (
+            &["RATE.RELEASE", "k", "a", "LEASE", "5"],
+            &syntax_error("unexpected 'LEASE'", release_usage),
+        ),
+        (
+            &["RATE.RELEASE", "k", "a", "TOKEN", "1", "TOKEN", "2"],
+            &syntax_error("TOKEN is given twice", release_usage),
+        ),
+    ];
+    assert_errors_change_nothing(&mut con, cases);
+}
+
+#[test]
+fn holder_sets_replicate_and_replay_without_zkit() {
+    fn workload(con: &mut Connection) {
+        let t = server_time_ms(con);
+        ok(con, &["ZADD", "k", &(t - 5_000).to_string(), "ended"]);
+        for (holder, lease) in [
+            ("a", "300000"),
+            ("b", "300000"),
+            ("c", "300000"),
+            ("a", "400000"),
+        ] {
+            acquire(con, "k", holder, lease, "2");
+        }
+        release(con, "k", "b", None);
+        let (_, _, _, _, token) = acquire(con, "k", "c", "300000", "2");
+        release(con, "k", "c", Some(token));
+        acquire(con, "gone", "x", "300000", "1");
+        release(con, "gone", "x", None);
+    }
+    let (master, replicas) = master_and_replicas();
+    workload(&mut master.connect());
+    assert_eq!(assert_replicas_match(&master, &replicas).len(), 1);
+    let server = aof_server();
+    workload(&mut server.connect());
+    assert_aof_replays_without_module(server);
+}
+
+#[test]
+fn holder_sets_fire_the_native_keyspace_events() {
+    let server = Server::start();
+    let mut con = server.connect();
+    let t = server_time_ms(&mut con);
+    ok(&mut con, &["ZADD", "k", &(t - 1_000).to_string(), "ended"]);
+    let events = keyspace_events(&server, |con| {
+        acquire(con, "k", "a", "60000", "1"); // adds, then drops the ended lease
+        acquire(con, "k", "b", "60000", "1"); // refused: nothing
+        release(con, "k", "b", None); // not held: nothing
+        release(con, "k", "a", None); // the last holder
+    });
+    assert_eq!(
+        event_pairs(&events),
+        [
+            ("__keyevent@0__:zadd", "k"),
+            ("__keyevent@0__:zremrangebyscore", "k"),
+            ("__keyevent@0__:expire", "k"),
+            ("__keyevent@0__:zrem", "k"),
+            ("__keyevent@0__:del", "k"),
+        ]
     );
 }

@@ -15,6 +15,14 @@ fn renamed_name(command: &str) -> String {
     format!("{}-renamed-for-zkit-tests", command.to_lowercase())
 }
 
+/// `config` with `command` renamed to `name` ("" disables it).
+pub fn renaming(mut config: ServerConfig, command: &str, name: &str) -> ServerConfig {
+    config.args.push("--rename-command".into());
+    config.args.push(command.to_string());
+    config.args.push(name.to_string());
+    config
+}
+
 /// A zkit server on which each of `commands` exists only under
 /// [`renamed_name`], with an AOF to see what it propagates.
 fn server_renaming(commands: &[&str]) -> Server {
@@ -22,15 +30,13 @@ fn server_renaming(commands: &[&str]) -> Server {
         .arg("appendonly", "yes")
         .arg("appendfsync", "always");
     for command in commands {
-        config.args.push("--rename-command".into());
-        config.args.push(command.to_string());
-        config.args.push(renamed_name(command));
+        config = renaming(config, command, &renamed_name(command));
     }
     Server::with(config)
 }
 
 /// The refusal of a command that needs `command` on such a server.
-fn unavailable(command: &str) -> String {
+pub fn unavailable(command: &str) -> String {
     format!(
         "ERR this command needs {command}, which the server has renamed or disabled \
          (rename-command): nothing was changed"
@@ -128,7 +134,9 @@ fn seed(con: &mut Connection, renamed: &[&str]) {
     add("feed", "1", "a");
     add("recent", "1", "a");
     add("hits", "1", "1-0");
+    add("holders", "99999999999999", "h1");
     add("scores", "0", "item");
+    add("dead", "1", "t4");
 }
 
 /// The calls that need a native command, each with the data [`seed`] loads
@@ -159,6 +167,52 @@ const WRITES: &[&[&str]] = &[
     &["DELAY.TOUCH", "inflight", "t2", "1000"],
     &["DELAY.BPOLL", "queue", "100", "LEASE", "inflight", "1000"],
     &["VOTE.CAST", "scores", "up", "down", "item", "ann", "UP"],
+    &["RATE.ACQUIRE", "holders", "h2", "60000", "5"],
+    &["RATE.RELEASE", "holders", "h1"],
+];
+
+/// Every command that may write a queue's job data (a hash), refused
+/// whatever the data holds when the hash commands it replicates as are
+/// renamed; the same commands without DATA still work.
+const JOB_DATA_WRITES: &[&[&str]] = &[
+    &[
+        "DELAY.ADD",
+        "queue",
+        "DATA",
+        "data",
+        "JOBS",
+        "0",
+        "t3",
+        "payload",
+    ],
+    &["DELAY.ADD", "queue", "DATA", "data", "TASKS", "0", "t3"],
+    &[
+        "DELAY.POLL",
+        "queue",
+        "LEASE",
+        "inflight",
+        "1000",
+        "DATA",
+        "data",
+    ],
+    &["DELAY.POLL", "empty", "DATA", "data"],
+    &["DELAY.ACK", "inflight", "DATA", "data", "TASKS", "t2"],
+    &["DELAY.NACK", "inflight", "queue", "t2", "0", "DATA", "data"],
+    &[
+        "DELAY.RETRY",
+        "dead",
+        "queue",
+        "DATA",
+        "data",
+        "TASKS",
+        "t4",
+    ],
+    &["DELAY.PAUSE", "queue", "data"],
+    &["DELAY.RESUME", "queue", "data"],
+];
+const JOBS_WITHOUT_DATA: &[&[&str]] = &[
+    &["DELAY.ADD", "queue", "TASKS", "0", "t3"],
+    &["DELAY.JOB", "queue", "t1", "DATA", "data"],
 ];
 
 /// For each native command: what refuses when it is renamed (besides every
@@ -198,13 +252,17 @@ const ROWS: &[Row] = &[
             &["RANK.TOP", "bigboard", "10", "OFFSET", "150", "SHARED"],
             &["DELAY.STATS", "queue"],
             &["RATE.STATS", "hits", "WINDOWS", "60000"],
+            &["RATE.PEEK", "hits", "60000", "10"],
+            &["RATE.ACQUIRE", "holders", "h2", "60000", "5"],
         ],
-        served: &[GIFT],
+        served: &[GIFT, &["RATE.RELEASE", "holders", "h1"]],
     },
     Row {
         renamed: "ZRANGE",
         refused: &[
             &["RATE.HIT", "hits", "60000", "10"],
+            &["RATE.PEEK", "hits", "60000", "10"],
+            &["RATE.ACQUIRE", "holders", "h2", "60000", "5"],
             &["RANK.TOP", "bigboard", "10", "OFFSET", "150"],
             &["RANK.TOP", "bigboard", "10"],
             &["RANK.TOP", "board", "10"],
@@ -227,6 +285,16 @@ const ROWS: &[Row] = &[
         renamed: "SREM",
         refused: &[&["VOTE.CAST", "scores", "up", "down", "item", "ann", "UP"]],
         served: &[GIFT],
+    },
+    Row {
+        renamed: "HSET",
+        refused: JOB_DATA_WRITES,
+        served: JOBS_WITHOUT_DATA,
+    },
+    Row {
+        renamed: "HDEL",
+        refused: JOB_DATA_WRITES,
+        served: JOBS_WITHOUT_DATA,
     },
     Row {
         renamed: "SISMEMBER",

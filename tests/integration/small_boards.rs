@@ -806,15 +806,16 @@ fn a_zero_scored_item_shows_its_sign_only_while_its_feed_is_busy() {
 
 #[test]
 fn ranks_counted_through_a_small_board_match_zrevrank_and_zcount() {
-    // Boards of up to 32 members count a rank through the key instead of
-    // calling ZREVRANK (a skiplist) or ZCOUNT (either layout). Runs of equal
-    // totals set at the same instant tie in score, where ZREVRANK puts the
-    // higher member first. Every rank a call replies, first-come and
-    // SHARED, on the busy board and on the quiet one, is the server's.
+    // Boards of up to 112 members (skiplist) count a first-come rank through
+    // the key instead of calling ZREVRANK, and boards of up to 192 (either
+    // layout) a shared one instead of calling ZCOUNT: boards at, around and
+    // past both limits. Runs of equal totals set at the same instant tie in
+    // score, where ZREVRANK puts the higher member first. Every rank a call
+    // replies, first-come and SHARED, on the busy board and on the quiet one
+    // (a listpack holds up to 128), is the server's.
     let server = Server::start();
     let mut con = server.connect();
     let at = (EPOCH + 60_000).to_string();
-    let totals = [5, 5, 5, 3, 9, 1, 3, 5, 7, 7, 2, 9, 5, 0, 4, 4, 8, 5, 6, 1];
     let expect_native = |con: &mut Connection, key: &str, member: &str, rank: i64, shared: bool| {
         let expected = if shared {
             let total: f64 = query(con, &["ZSCORE", key, member]);
@@ -827,23 +828,36 @@ fn ranks_counted_through_a_small_board_match_zrevrank_and_zcount() {
         };
         assert_eq!(rank, expected, "{key} {member} shared {shared}");
     };
-    for (key, hot_writes) in [("busy", "1"), ("quiet", "0")] {
+    let boards = [
+        (20, "busy", "1"),
+        (20, "quiet", "0"),
+        (112, "busy", "1"),
+        (113, "busy", "1"),
+        (128, "quiet", "0"),
+        (192, "busy", "1"),
+        (193, "busy", "1"),
+    ];
+    for (size, layout_name, hot_writes) in boards {
+        let key = &format!("{layout_name}:{size}");
+        // Totals 0 to 9, most shared by several members.
+        let totals: Vec<i64> = (0..size).map(|i| (i * 7 + i / 3) as i64 % 10).collect();
         ok(
             &mut con,
             &["CONFIG", "SET", "zkit.hot-board-writes", hot_writes],
         );
         for (i, total) in totals.iter().enumerate() {
-            let member = format!("m{:02}", i * 7 % totals.len());
+            let member = format!("m{:03}", i * 37 % totals.len());
             let total = total.to_string();
             let _: (i64, i64) = query(&mut con, &["RANK.SET", key, &member, &total, "AT", &at]);
         }
-        let layout = if hot_writes == "1" {
+        let layout = if hot_writes == "1" || size > 128 {
             "skiplist"
         } else {
             "listpack"
         };
         assert_eq!(encoding(&mut con, key), layout);
         let members: Vec<String> = query(&mut con, &["ZRANGE", key, "0", "-1"]);
+        assert_eq!(members.len(), size, "{key}");
         for shared in [false, true] {
             let flag: &[&str] = if shared { &["SHARED"] } else { &[] };
             for member in &members {

@@ -108,6 +108,9 @@ fn delay_stats_give_a_queues_depth_lag_and_sets() {
         ("expired".to_string(), Some(1)),
         ("dead".to_string(), Some(1)),
         ("redelivered".to_string(), Some(2)),
+        // No DATA named: nil.
+        ("paused".to_string(), None),
+        ("capped-groups".to_string(), None),
     ]);
     assert_eq!(got, expected);
     // The counts are the native ones.
@@ -133,7 +136,9 @@ fn delay_stats_give_a_queues_depth_lag_and_sets() {
             "inflight",
             "expired",
             "dead",
-            "redelivered"
+            "redelivered",
+            "paused",
+            "capped-groups",
         ]
     );
 

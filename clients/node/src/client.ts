@@ -1,6 +1,6 @@
 import { buildCall, type Call, type CommandSpec, type ZkitCommands } from './commands';
 import { COMMANDS } from './table';
-import { BPOLL_BACKOFF_MS, ZkitNotLoaded, bpollTimeoutError, detect, isMissingFunction, libraryCall, load, type Engine, type Execute } from './engine';
+import { BPOLL_BACKOFF_MS, ZkitNotLoaded, bpollTimeoutError, detect, isMissingFunction, libraryCall, load, withoutLua, type Engine, type Execute } from './engine';
 import { ioredisTransport, isIoredis, type IoredisClient } from './ioredis';
 import { isNodeRedis, nodeRedisTransport, type NodeRedisClient } from './node-redis';
 import type { Transport } from './transport';
@@ -73,9 +73,10 @@ export class Zkit {
   private sendTo(engine: Engine, spec: CommandSpec, call: Call): Promise<unknown> {
     if (engine === 'module') return this.transport(spec, call);
     const sent = spec.command === 'DELAY.BPOLL' ? this.pollUntilDue(call) : this.toLibrary(spec, call);
-    // The library was removed since (FUNCTION DELETE or FLUSH): say how to load it, and ask again next time.
+    // The library was removed since (FUNCTION DELETE or FLUSH): say how to load it, and ask again next time. A server
+    // without Lua cannot run it: say so.
     return sent.catch((error: unknown) => {
-      if (!isMissingFunction(error)) throw error;
+      if (!isMissingFunction(error)) throw withoutLua(error) ?? error;
       engines.delete(serverOf(this.client));
       this.found = undefined;
       throw new ZkitNotLoaded();

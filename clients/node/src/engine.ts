@@ -13,17 +13,29 @@ import type { Call, CommandSpec } from './commands';
 /** zkit's module, or its Functions library. */
 export type Engine = 'module' | 'functions';
 
-/** The server has neither the zkit module nor its Functions library. */
+/** What ZkitNotLoaded says by default: how to load the library. */
+export const NOT_LOADED =
+  "zkit is not loaded on this server: it knows neither the zkit module's commands nor zkit's Functions " +
+  'library. On a server that refuses modules (a managed service), load the library: ' +
+  'await zkit(client).loadFunctions(), or redis-cli -x FUNCTION LOAD REPLACE < zkit.lua; else load the ' +
+  'module (loadmodule /path/to/libzkit.so).';
+
+/** The server has neither the zkit module nor its Functions library (or no Lua to load the library on). */
 export class ZkitNotLoaded extends Error {
-  constructor() {
-    super(
-      "zkit is not loaded on this server: it knows neither the zkit module's commands nor zkit's Functions " +
-        'library. On a server that refuses modules (a managed service), load the library: ' +
-        'await zkit(client).loadFunctions(), or redis-cli -x FUNCTION LOAD REPLACE < zkit.lua; else load the ' +
-        'module (loadmodule /path/to/libzkit.so).',
-    );
+  constructor(message: string = NOT_LOADED) {
+    super(message);
     this.name = 'ZkitNotLoaded';
   }
+}
+
+/** The ZkitNotLoaded for a server's error when it says the server has no Lua engine (Valkey 9+ without its Lua module), else null. */
+export function withoutLua(error: unknown): ZkitNotLoaded | null {
+  if (!said(error, "engine 'lua' not found", 'could not find scripting engine')) return null;
+  return new ZkitNotLoaded(
+    "zkit cannot run on this server: it has neither the zkit module nor Lua, which zkit's Functions library runs on " +
+      `(the server answered: ${String((error as Error)?.message ?? error)}). Load the module (loadmodule /path/to/libzkit.so), ` +
+      'or use a server with Lua scripting (on Valkey 9+, where Lua is a module of its own, one that loads it).',
+  );
 }
 
 /** A client-side DELAY.BPOLL on the library (scripts cannot block) polls again after this many ms, doubling up to the second while nothing is due. */
@@ -120,7 +132,11 @@ export async function load(execute: Execute, force: boolean): Promise<string> {
   const shipped = libraryVersion(text);
   const current = await versionOn(execute);
   if (!shouldLoad(current, shipped, force)) return current ?? shipped;
-  await execute('FUNCTION', 'LOAD', 'REPLACE', text);
+  try {
+    await execute('FUNCTION', 'LOAD', 'REPLACE', text);
+  } catch (error) {
+    throw withoutLua(error) ?? error;
+  }
   return shipped;
 }
 

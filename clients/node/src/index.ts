@@ -7,10 +7,27 @@ export type { ZkitOptions } from './client';
 export { ZkitNotLoaded } from './engine';
 export type { Engine } from './engine';
 export { COMMANDS } from './table';
-export type { DeadLetter, IdmpOption, Key, Lease, PollOptions, RankSetCondition, RateLimit, SharedOption, ZkitCommands } from './commands';
+export type {
+  DeadLetter,
+  DelayAddOptions,
+  Delivery,
+  IdmpOption,
+  JobPollOptions,
+  Key,
+  Lease,
+  PollOptions,
+  PollRate,
+  RankSetCondition,
+  RateLimit,
+  ScheduledJob,
+  ScheduledTask,
+  ScheduleOptions,
+  SharedOption,
+  ZkitCommands,
+} from './commands';
 export { zkitFunctionsModule, zkitModule } from './node-redis';
 export type { ZkitModule } from './node-redis';
 export { CrossSlotError, keySlot } from './slot';
-export { DelayWorker } from './worker';
-export type { DelayWorkerOptions } from './worker';
+export { DelayWorker, failureReason, REASON_MAX_CHARS } from './worker';
+export type { DelayWorkerCommonOptions, DelayWorkerOptions } from './worker';
 export type * from './replies';

@@ -44,7 +44,7 @@ function commandClass(): ZkitCommandClass {
       constructor(spec: CommandSpec, call: Call) {
         super(spec.command, call.argv.slice(1), { replyEncoding: 'utf8', readOnly: spec.readonly });
         this.zkitKeys = keysOf(call);
-        this.zkitParse = (reply) => spec.parse(reply, call.idmp);
+        this.zkitParse = (reply) => spec.parse(reply, call.sent);
       }
       getKeys() {
         return this.zkitKeys;

@@ -27,9 +27,9 @@ export function nodeRedisTransport(client: NodeRedisClient): Transport {
   return async (spec, unprefixed) => {
     // Raw sendCommand does not apply keyPrefix: zkit does.
     const call = withKeyPrefix(unprefixed, client._keyPrefix);
-    if (!isCluster) return spec.parse(await client.sendCommand(call.argv), call.idmp);
+    if (!isCluster) return spec.parse(await client.sendCommand(call.argv), call.sent);
     slotOf(spec.label ?? spec.command, keysOf(call));
-    return spec.parse(await client.sendCommand(call.argv[call.keyIndexes[0]], spec.readonly, call.argv), call.idmp);
+    return spec.parse(await client.sendCommand(call.argv[call.keyIndexes[0]], spec.readonly, call.argv), call.sent);
   };
 }
 
@@ -66,10 +66,10 @@ function moduleCommand(spec: CommandSpec, toLibrary: boolean) {
         call = libraryCall(spec, call).call;
       }
       call.argv.forEach((arg, i) => (call.keyIndexes.includes(i) ? parser.pushKey(arg) : parser.push(arg)));
-      // The reply parser must know whether the call gave IDMP.
-      parser.preserve = call.idmp;
+      // The reply parser must know the options the call gave (IDMP, TOKEN).
+      parser.preserve = call.sent;
     },
-    transformReply: (reply: unknown, preserve?: unknown) => spec.parse(reply, preserve === true),
+    transformReply: (reply: unknown, preserve?: unknown) => spec.parse(reply, Array.isArray(preserve) ? preserve : []),
   };
 }
 

@@ -123,20 +123,68 @@ const readFeedPage = (v: Raw): FeedPage => {
   };
 };
 
-/** A task claimed by DELAY.POLL or DELAY.BPOLL and the score it was due at in the polled key (unix ms; for an in-flight set, its lease's end). */
+/** A task claimed by DELAY.POLL or DELAY.BPOLL, the score it was due at in the polled key (unix ms; for an in-flight set, its lease's end) and, with WITHTOKENS, its delivery's token (the new lease's end, unix ms), which DELAY.ACK, DELAY.NACK and DELAY.TOUCH take to act on this delivery only. */
 export interface Task {
   task: Text;
   dueMs: number;
+  /** Only with WITHTOKENS. */
+  token?: number;
 }
 
 const readTask = (v: Raw): Task => {
   return {
     task: text(v[0]),
     dueMs: Number(v[1]),
+    ...(v.length > 2 ? { token: Number(v[2]) } : {}),
   };
 };
 
-/** A queue's depth and lag at the server's now-ms; the counts of a set not named in the call are nil. A [name, value, ...] array in RESP2, a map in RESP3; a later version may add names. */
+/** A task claimed with WITHDATA: its id, the score it was due at in the polled key, its delivery's token (nil without LEASE), its payload (nil when it has none) and, with DEADLETTER, how many times it has been delivered, this time included (else nil). */
+export interface Job {
+  task: Text;
+  dueMs: number;
+  token: number | null;
+  payload: Text | null;
+  deliveries: number | null;
+}
+
+const readJob = (v: Raw): Job => {
+  return {
+    task: text(v[0]),
+    dueMs: Number(v[1]),
+    token: orNull(Number)(v[2]),
+    payload: orNull(text)(v[3]),
+    deliveries: orNull(Number)(v[4]),
+  };
+};
+
+/** What a poll that spends a RATE window claimed, and when tasks were due but the window allowed none, the ms until it has room (-1 otherwise). */
+export interface RatedTasks {
+  tasks: Task[];
+  retryAfterMs: number;
+}
+
+const readRatedTasks = (v: Raw): RatedTasks => {
+  return {
+    tasks: listOf(readTask)(v[0]),
+    retryAfterMs: Number(v[1]),
+  };
+};
+
+/** What a poll with WITHDATA that spends a RATE window claimed, and when tasks were due but the window allowed none, the ms until it has room (-1 otherwise). */
+export interface RatedJobs {
+  jobs: Job[];
+  retryAfterMs: number;
+}
+
+const readRatedJobs = (v: Raw): RatedJobs => {
+  return {
+    jobs: listOf(readJob)(v[0]),
+    retryAfterMs: Number(v[1]),
+  };
+};
+
+/** A queue's depth and lag at the server's now-ms, and whether it is paused; the values of a key not named in the call are nil. A [name, value, ...] array in RESP2, a map in RESP3; a later version may add names. */
 export interface DelayStats {
   nowMs: number;
   tasks: number;
@@ -147,6 +195,8 @@ export interface DelayStats {
   expired: number | null;
   dead: number | null;
   redelivered: number | null;
+  paused: boolean | null;
+  cappedGroups: number | null;
 }
 
 const readDelayStats = (v: Raw): DelayStats => {
@@ -161,10 +211,80 @@ const readDelayStats = (v: Raw): DelayStats => {
     expired: orNull(Number)(f.expired),
     dead: orNull(Number)(f.dead),
     redelivered: orNull(Number)(f.redelivered),
+    paused: orNull((v: Raw) => Number(v) === 1)(f.paused),
+    cappedGroups: orNull(Number)(f.cappedGroups),
   };
 };
 
-/** Whether the hit was allowed, the units in the window after it, the units left, and the ms until the same hit would pass (-1 when allowed), for the limit that binds; with several limits or IDMP, that limit's 1-based position in the limits given (refused: the one that makes the hit wait longest; allowed: the first with the least room left). */
+/** A task's state (queued, inflight, dead; nil when in none of the sets named), its score there, and its data: payload, deliveries (live, or those it died with), last failure reason, not-started-by deadline and the worker holding it; nil where there is none or the key was not named. A [name, value, ...] array in RESP2, a map in RESP3; a later version may add names. */
+export interface JobInfo {
+  state: Text | null;
+  score: number | null;
+  payload: Text | null;
+  deliveries: number | null;
+  lastReason: Text | null;
+  deadlineMs: number | null;
+  worker: Text | null;
+}
+
+const readJobInfo = (v: Raw): JobInfo => {
+  const f = fieldValues(v);
+  return {
+    state: orNull(text)(f.state),
+    score: orNull(Number)(f.score),
+    payload: orNull(text)(f.payload),
+    deliveries: orNull(Number)(f.deliveries),
+    lastReason: orNull(text)(f.lastReason),
+    deadlineMs: orNull(Number)(f.deadlineMs),
+    worker: orNull(text)(f.worker),
+  };
+};
+
+/** A repeating job: its id, its rule (every-ms, or cron and tz), the time of its pending occurrence (unix ms; nil once its cron rule matches no more) and the payload each occurrence carries. */
+export interface Schedule {
+  id: Text;
+  everyMs: number | null;
+  cron: Text | null;
+  tz: Text | null;
+  nextMs: number | null;
+  payload: Text | null;
+}
+
+const readSchedule = (v: Raw): Schedule => {
+  return {
+    id: text(v[0]),
+    everyMs: orNull(Number)(v[1]),
+    cron: orNull(text)(v[2]),
+    tz: orNull(text)(v[3]),
+    nextMs: orNull(Number)(v[4]),
+    payload: orNull(text)(v[5]),
+  };
+};
+
+/** A group of a queue with limits: its tasks in flight, its cap, its rate limit and window (0 for none), whether it is at its cap, and whether its rate window is full now. */
+export interface GroupState {
+  group: Text;
+  inflight: number;
+  cap: number;
+  rateLimit: number;
+  windowMs: number;
+  capped: boolean;
+  rateLimited: boolean;
+}
+
+const readGroupState = (v: Raw): GroupState => {
+  return {
+    group: text(v[0]),
+    inflight: Number(v[1]),
+    cap: Number(v[2]),
+    rateLimit: Number(v[3]),
+    windowMs: Number(v[4]),
+    capped: Number(v[5]) === 1,
+    rateLimited: Number(v[6]) === 1,
+  };
+};
+
+/** Whether the hit was (for RATE.PEEK: would be) allowed, the units in the window after it, the units left, and the ms until the same hit would pass (-1 when allowed, and when refused because the cost is above the limit: no wait lets it pass), for the limit that binds; with several limits or IDMP, that limit's 1-based position in the limits given (refused: the one that makes the hit wait longest; allowed: the first with the least room left). A refund (a negative cost) is allowed, with the counts after it. */
 export interface RateResult {
   allowed: boolean;
   count: number;
@@ -183,6 +303,25 @@ const readRateResult = (v: Raw): RateResult => {
     remaining: Number(v[2]),
     retryAfterMs: Number(v[3]),
     ...(v.length > 4 ? { binding: Number(v[4]) } : {}),
+  };
+};
+
+/** Whether the holder holds a slot now, the holders whose lease has not ended (this one included when acquired), the slots left, the ms until a slot is free (-1 when acquired), and the lease's token, its end in unix ms, which RATE.RELEASE takes to release this lease only (-1 when refused). */
+export interface RateAcquired {
+  acquired: boolean;
+  held: number;
+  remaining: number;
+  retryAfterMs: number;
+  token: number;
+}
+
+const readRateAcquired = (v: Raw): RateAcquired => {
+  return {
+    acquired: Number(v[0]) === 1,
+    held: Number(v[1]),
+    remaining: Number(v[2]),
+    retryAfterMs: Number(v[3]),
+    token: Number(v[4]),
   };
 };
 
@@ -219,8 +358,8 @@ const readVoteResult = (v: Raw): VoteResult => {
   };
 };
 
-export const parseTotalRank = (reply: Raw, idmp?: boolean): TotalRank =>
-  markApplied(readTotalRank(withoutFlag(reply, idmp)), appliedFlag(reply, idmp));
+export const parseTotalRank = (reply: Raw, sent?: readonly string[]): TotalRank =>
+  markApplied(readTotalRank(withoutFlag(reply, sent)), appliedFlag(reply, sent));
 
 export const parseRankInfoOrNull = (reply: Raw): RankInfo | null => orNull(readRankInfo)(reply);
 
@@ -230,8 +369,8 @@ export const parseRankEntryList = (reply: Raw): RankEntry[] => listOf(readRankEn
 export const parseIntegerOrMergeStep = (reply: Raw): number | MergeStep =>
   Array.isArray(reply) ? readMergeStep(reply) : Number(reply);
 
-export const parseTotalRankList = (reply: Raw, idmp?: boolean): TotalRank[] =>
-  markApplied(listOf(readTotalRank)(withoutFlag(reply, idmp)), appliedFlag(reply, idmp));
+export const parseTotalRankList = (reply: Raw, sent?: readonly string[]): TotalRank[] =>
+  markApplied(listOf(readTotalRank)(withoutFlag(reply, sent)), appliedFlag(reply, sent));
 
 export const parseRankInfoOrNullList = (reply: Raw): Array<RankInfo | null> => listOf(orNull(readRankInfo))(reply);
 
@@ -241,16 +380,34 @@ export const parseInteger = (reply: Raw): number => Number(reply);
 
 export const parseFeedPage = (reply: Raw): FeedPage => readFeedPage(reply);
 
-export const parseTaskList = (reply: Raw): Task[] => listOf(readTask)(reply);
+/** The replies with and without RATE and WITHDATA have one shape: the call says which it is. */
+export const parseTaskListOrJobListOrRatedTasksOrRatedJobs = (reply: Raw, sent?: readonly string[]): Task[] | Job[] | RatedTasks | RatedJobs =>
+  sent?.includes('RATE') ? sent?.includes('WITHDATA') ? readRatedJobs(reply) : readRatedTasks(reply) : sent?.includes('WITHDATA') ? listOf(readJob)(reply) : listOf(readTask)(reply);
 
-export const parseTaskListOrNull = (reply: Raw): Task[] | null => orNull(listOf(readTask))(reply);
+/** The replies with and without WITHDATA have one shape: the call says which it is. */
+export const parseTaskListOrNullOrJobListOrNull = (reply: Raw, sent?: readonly string[]): Task[] | null | Job[] | null =>
+  sent?.includes('WITHDATA') ? orNull(listOf(readJob))(reply) : orNull(listOf(readTask))(reply);
 
 export const parseBoolean = (reply: Raw): boolean => Number(reply) === 1;
 
+/** The replies with and without TOKEN have one shape: the call says which it is. */
+export const parseBooleanOrInteger = (reply: Raw, sent?: readonly string[]): boolean | number =>
+  sent?.includes('TOKEN') ? Number(reply) : Number(reply) === 1;
+
 export const parseDelayStats = (reply: Raw): DelayStats => readDelayStats(reply);
 
-export const parseRateResult = (reply: Raw, idmp?: boolean): RateResult =>
-  markApplied(readRateResult(withoutFlag(reply, idmp)), appliedFlag(reply, idmp));
+export const parseIntegerList = (reply: Raw): number[] => listOf(Number)(reply);
+
+export const parseJobInfo = (reply: Raw): JobInfo => readJobInfo(reply);
+
+export const parseScheduleList = (reply: Raw): Schedule[] => listOf(readSchedule)(reply);
+
+export const parseGroupStateList = (reply: Raw): GroupState[] => listOf(readGroupState)(reply);
+
+export const parseRateResult = (reply: Raw, sent?: readonly string[]): RateResult =>
+  markApplied(readRateResult(withoutFlag(reply, sent)), appliedFlag(reply, sent));
+
+export const parseRateAcquired = (reply: Raw): RateAcquired => readRateAcquired(reply);
 
 export const parseRateStats = (reply: Raw): RateStats => readRateStats(reply);
 

@@ -44,11 +44,12 @@ export function fieldValues(reply: Raw): Record<string, Raw> {
   return out;
 }
 
-/** The IDMP flag that ends the reply of a call that gave IDMP (undefined without it). */
-export const appliedFlag = (reply: Raw, idmp?: boolean): boolean | undefined => (idmp ? Number(reply[reply.length - 1]) === 1 : undefined);
+/** The IDMP flag that ends the reply of a call that gave IDMP (`sent`: the options it gave; undefined without it). */
+export const appliedFlag = (reply: Raw, sent?: readonly string[]): boolean | undefined =>
+  sent?.includes('IDMP') ? Number(reply[reply.length - 1]) === 1 : undefined;
 
 /** The reply without its IDMP flag. */
-export const withoutFlag = (reply: Raw, idmp?: boolean): Raw => (idmp ? reply.slice(0, -1) : reply);
+export const withoutFlag = (reply: Raw, sent?: readonly string[]): Raw => (sent?.includes('IDMP') ? reply.slice(0, -1) : reply);
 
 /** A reply (or each of a list) carrying the IDMP flag as `alreadyApplied`; as it is without IDMP. */
 export function markApplied<T>(value: T, applied: boolean | undefined): T {

@@ -77,9 +77,11 @@ test('pipelines and MULTI return typed replies', async () => {
   const zp = zkit(pipeline);
   zp.rankGift('{p}:board', 'alice', 5);
   zp.voteCast('{p}:s', '{p}:u', '{p}:d', 'item', 'voter', 'UP');
+  zp.delayTouch('{p}:inflight', 'task', 1000, { token: 1718000060000 }); // a token, even 0: not a flag
   assert.deepEqual(await pipeline.exec(), [
     [null, { total: 5, rank: 1 }],
     [null, { score: 1, ups: 1, downs: 0, changed: true }],
+    [null, 0],
   ]);
   const multi = io.multi();
   zkit(multi).rankTop('{p}:board', 1);
@@ -93,11 +95,15 @@ test('pipelines and MULTI return typed replies', async () => {
     .zkit.rankMgift(['{m}:board', '{m}:week'], 'bob', 3)
     .zkit.rankMget('{m}:board', ['bob', 'nobody'])
     .zkit.rateHit('{m}:rate', [{ windowMs: 1000, limit: 1 }, { windowMs: 2000, limit: 2 }])
+    .zkit.delayTouch('{m}:inflight', 'task', 1000, { token: 1718000060000 })
+    .zkit.delayTouch('{m}:inflight', 'task', 1000)
     .exec();
   assert.deepEqual(more.map((reply, i) => (i === 1 ? reply.map((info) => info && info.total) : reply)), [
     [{ total: 5, rank: 1 }, { total: 3, rank: 1 }],
     [5, null],
     { allowed: true, count: 1, remaining: 0, retryAfterMs: -1, binding: 1 },
+    0,
+    false,
   ]);
   await cluster.close();
 });
@@ -236,6 +242,10 @@ test('RESP3 replies: scores as numbers', async () => {
     allowed: true, count: 1, remaining: 1, retryAfterMs: -1, binding: 1,
   });
   assert.equal(await resp3.zkit.delayTouch('q', 't', 1000), false);
+  await resp3.zAdd('q', { score: 5, value: 't' });
+  const [fenced] = await resp3.zkit.delayPoll('q', { lease: { key: 'q', ms: 60000 }, withTokens: true });
+  assert.equal(fenced.token, await resp3.zScore('q', 't'));
+  assert.ok((await resp3.zkit.delayTouch('q', 't', 1000, { token: fenced.token })) > 0);
   await resp3.close();
   await client.close();
 });
@@ -295,7 +305,9 @@ test('cross-slot keys fail before anything is sent', async () => {
 
 // Every keyword of the command, as its table has it, in upper and lower case.
 const keywordsOf = (method) =>
-  COMMANDS[method].layout.filter((part) => 'token' in part).flatMap(({ token }) => [token, token.toLowerCase()]);
+  COMMANDS[method].layout
+    .flatMap((part) => (part.kind === 'choice' ? part.alternatives : 'token' in part ? [part] : []))
+    .flatMap(({ token }) => [token, token.toLowerCase()]);
 
 /** Runs `scenario(key, id)` with a neutral id and with every keyword of the method as the id: the results must match. */
 async function assertKeywordsAreIds(method, scenario) {
@@ -319,6 +331,8 @@ test('members, tasks and items spelled like a keyword of their command are ids l
       await native.zadd(inflight, 1, id, 1, 'a', 1, 'b');
       await native.zadd(deliveries, 1, id, 1, 'a', 1, 'b');
       const acked = [await z.delayAck(inflight, ['a', id], { deliveries }), await z.delayAck(inflight, [id, 'b']), await z.delayAck(inflight, id)];
+      await native.zadd(inflight, 1, id, 1, 'c'); // delivered under the token 1
+      acked.push(await z.delayAck(inflight, { leases: [{ task: 'c', token: 1 }, { task: id, token: 1 }], deliveries }));
       return [acked, (await native.zrange(inflight, 0, -1)).map(as(id)), (await native.zrange(deliveries, 0, -1)).map(as(id))];
     });
     await assertKeywordsAreIds('recentAdd', async (key, id) => {
@@ -338,6 +352,49 @@ test('members, tasks and items spelled like a keyword of their command are ids l
   await io.quit();
   await cluster.close();
 });
+
+test('DELAY.ACK takes either tasks or leases, and says so before sending', async () => {
+  const r = h.ioredisSingle();
+  const z = zkit(r);
+  const sent = async () => (await r.info('commandstats')).match(/^cmdstat_(?:delay\.ack|fcall):calls=(\d+)/m)?.[1];
+  const before = await sent();
+  const either = (e) => e instanceof TypeError && e.message === 'DELAY.ACK: give either tasks or leases';
+  await assert.rejects(z.delayAck('{jobs}:inflight', undefined), either);
+  await assert.rejects(z.delayAck('{jobs}:inflight', { deliveries: '{jobs}:n' }), either);
+  await assert.rejects(z.delayAck('{jobs}:inflight', 'mail:1', { leases: [{ task: 'mail:2', token: 1718000060000 }] }), either);
+  await assert.rejects(z.delayAck('{jobs}:inflight', { leases: [] }), (e) => e instanceof TypeError && e.message === 'DELAY.ACK: expected at least one value');
+  await assert.rejects(z.delayAck('{jobs}:inflight', { leases: [{ task: 'mail:1' }] }), (e) =>
+    e instanceof TypeError && e.message === 'DELAY.ACK: each of leases needs task and token');
+  assert.equal(await sent(), before);
+  r.disconnect();
+});
+
+for (const topology of ['single', 'cluster']) {
+  test(`${topology}: a stale holder's late ACK, NACK and TOUCH change nothing`, async () => {
+    const r = topology === 'single' ? h.ioredisSingle() : h.ioredisCluster();
+    const z = zkit(r);
+    await r.zadd('{jobs}', 1, 'mail:1');
+    const [first] = await z.delayPoll('{jobs}', { lease: { key: '{jobs}:inflight', ms: 1 }, withTokens: true }); // ends a ms later
+    let second;
+    for (const deadline = Date.now() + 10000; !second; await new Promise((resolve) => setTimeout(resolve, 5))) {
+      [second] = await z.delayPoll('{jobs}:inflight', { lease: { key: '{jobs}:inflight', ms: 60000 }, withTokens: true });
+      assert.ok(second || Date.now() < deadline, 'the lease did not end');
+    }
+    assert.ok(second.task === 'mail:1' && second.token > first.token, `${first.token} then ${second.token}`);
+    const state = async () => [await r.zrange('{jobs}:inflight', 0, -1, 'WITHSCORES'), await r.zrange('{jobs}', 0, -1, 'WITHSCORES')];
+    const takenOver = await state();
+    assert.deepEqual(takenOver, [['mail:1', String(second.token)], []]);
+    assert.equal(await z.delayAck('{jobs}:inflight', { leases: [first] }), 0);
+    assert.equal(await z.delayNack('{jobs}:inflight', '{jobs}', 'mail:1', 0, { token: first.token }), false);
+    assert.equal(await z.delayTouch('{jobs}:inflight', 'mail:1', 60000, { token: first.token }), 0);
+    assert.deepEqual(await state(), takenOver);
+    const renewed = await z.delayTouch('{jobs}:inflight', 'mail:1', 60000, { token: second.token });
+    assert.deepEqual((await state())[0], ['mail:1', String(renewed)]);
+    assert.equal(await z.delayAck('{jobs}:inflight', { leases: [{ task: 'mail:1', token: renewed }] }), 1);
+    assert.deepEqual(await state(), [[], []]);
+    r.disconnect();
+  });
+}
 
 test('cross-slot keys work through zkit(client) on one server', async () => {
   const r = h.ioredisSingle();

@@ -3,6 +3,12 @@
 // how to load it where it has neither; and delayBpoll by polling on the
 // library.
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { beforeEach, test } from 'node:test';
 import Redis from 'ioredis';
 import { ZkitNotLoaded, zkit } from 'zkit';
@@ -55,4 +61,35 @@ test('delayBpoll waits for a task on either engine', async () => {
   }
   await assert.rejects(z.delayBpoll('{b}:jobs', -1), /^(ReplyError: )?.*timeout is negative/);
   await client.quit();
+});
+
+test('a server without the module and without Lua says so', { timeout: 60000, skip: !process.env.ZKIT_TEST_VALKEY && 'ZKIT_TEST_VALKEY names no Valkey 9 server' }, async () => {
+  // Valkey 9's Lua engine is a module: unloaded, FUNCTION LOAD answers "Engine 'lua' not found".
+  const port = await new Promise((resolve) => {
+    const probe = createServer().listen(0, '127.0.0.1', () => {
+      const { port: free } = probe.address();
+      probe.close(() => resolve(free));
+    });
+  });
+  const folder = mkdtempSync(join(tmpdir(), 'zkit-valkey-'));
+  const server = spawn(process.env.ZKIT_TEST_VALKEY, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--dir', folder, '--enable-module-command', 'yes'], { stdio: 'ignore' });
+  // Refused until the server listens: ioredis connects again every 20 ms, and sends the PING then.
+  const client = new Redis({ port, host: '127.0.0.1', retryStrategy: () => 20 });
+  client.on('error', () => {});
+  try {
+    await client.ping();
+    await client.call('MODULE', 'UNLOAD', 'lua');
+    const z = zkit(client);
+    await assert.rejects(z.rankGet('board', 'alice'), (e) => e instanceof ZkitNotLoaded && /loadFunctions/.test(e.message));
+    await assert.rejects(
+      z.loadFunctions(),
+      (e) => e instanceof ZkitNotLoaded && /neither the zkit module nor Lua.*Engine 'lua' not found.*loadmodule/.test(e.message),
+    );
+  } finally {
+    client.disconnect();
+    const exited = once(server, 'exit');
+    server.kill('SIGTERM');
+    await exited;
+    rmSync(folder, { recursive: true, force: true });
+  }
 });

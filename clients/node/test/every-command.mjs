@@ -163,10 +163,116 @@ export async function everyCommand(z, native) {
   assert.deepEqual(await native.zrange('{t}:dl:inflight', 0, -1), []);
   const sets = { inflight: '{t}:dl:inflight', dead: '{t}:dead', deliveries: '{t}:deliveries' };
   const dl = await c.delayStats('{t}:dl', sets);
-  assert.deepEqual({ ...dl, nowMs: 0 }, { nowMs: 0, tasks: 0, due: 0, oldestDueAgeMs: 0, nextDueMs: null, inflight: 0, expired: 0, dead: 1, redelivered: 0 });
+  assert.deepEqual({ ...dl, nowMs: 0 }, { nowMs: 0, tasks: 0, due: 0, oldestDueAgeMs: 0, nextDueMs: null, inflight: 0, expired: 0, dead: 1, redelivered: 0, paused: null, cappedGroups: null });
   assert.ok(dl.nowMs >= before);
   const jobs = await c.delayStats('{t}:jobs'); // mail:3, handed back 30 s ahead
   assert.deepEqual([jobs.tasks, jobs.due, jobs.nextDueMs, jobs.dead], [1, 0, Number(await native.zscore('{t}:jobs', 'mail:3')), null]);
+
+  // Fenced leases: each delivery's token; a stale token's calls change nothing.
+  await native.zadd('{t}:fenced', 1000, 'mail:6');
+  const fencedLease = { key: '{t}:fenced:inflight', ms: 60000 };
+  const [fenced] = await c.delayPoll('{t}:fenced', { lease: fencedLease, withTokens: true });
+  assert.deepEqual(fenced, { task: 'mail:6', dueMs: 1000, token: Number(await native.zscore('{t}:fenced:inflight', 'mail:6')) });
+  const renewed = await c.delayTouch('{t}:fenced:inflight', 'mail:6', 120000, { token: fenced.token });
+  assert.ok(typeof renewed === 'number' && renewed > fenced.token, `renewed to ${renewed}`);
+  assert.equal(await c.delayTouch('{t}:fenced:inflight', 'mail:6', 120000, { token: fenced.token }), 0);
+  assert.equal(await c.delayNack('{t}:fenced:inflight', '{t}:fenced', 'mail:6', 0, { token: fenced.token }), false);
+  assert.equal(await c.delayAck('{t}:fenced:inflight', { leases: [fenced] }), 0);
+  assert.equal(Number(await native.zscore('{t}:fenced:inflight', 'mail:6')), renewed);
+  assert.equal(await c.delayNack('{t}:fenced:inflight', '{t}:fenced', 'mail:6', 0, { token: renewed }), true);
+  const [again] = await c.delayBpoll('{t}:fenced', 100, { lease: fencedLease, withTokens: true });
+  assert.equal(again.token, Number(await native.zscore('{t}:fenced:inflight', 'mail:6')));
+  assert.equal(await c.delayAck('{t}:fenced:inflight', { leases: [{ task: again.task, token: again.token }], deliveries: '{t}:deliveries' }), 1);
+  assert.equal(await native.zcard('{t}:fenced:inflight'), 0);
+
+  // Jobs: tasks that carry their data, in the hash beside the queue.
+  const [q, held, data, dead, counts] = ['{t}:q', '{t}:q:inflight', '{t}:q:data', '{t}:q:dead', '{t}:q:deliveries'];
+  const jobLease = { key: held, ms: 60000 };
+  const added = [{ dueMs: 0, task: 'mail:17', payload: 'to=ann' }, { dueMs: 0, task: 'mail:18', payload: 'to=bob' }];
+  assert.deepEqual(await c.delayAdd(q, { data, jobs: added }), [1, 1]);
+  assert.deepEqual(await c.delayAdd(q, { data, keep: true, jobs: [{ dueMs: 0, task: 'mail:17', payload: 'to=cat' }] }), [0]);
+  assert.equal(await native.hget(data, 'p:mail:17'), 'to=ann');
+  const beforeMs = Date.now();
+  const replaced = await c.delayAdd(q, { data, inflight: held, replace: true, within: 3600000, jobs: [{ dueMs: 0, task: 'mail:18', payload: 'to=dan' }] });
+  const afterMs = Date.now();
+  assert.deepEqual([replaced, await native.hget(data, 'p:mail:18')], [[2], 'to=dan']);
+  // Its not-started-by deadline, counted from now (a due time past is now).
+  const deadlineMs = Number(await native.hget(data, 'x:mail:18'));
+  assert.ok(beforeMs + 3600000 <= deadlineMs && deadlineMs <= afterMs + 3600000, `${deadlineMs}`);
+  assert.deepEqual(await c.delayAdd(q, [{ dueMs: 4102444800000, task: 'report:1' }]), [1]);
+  assert.deepEqual(await c.delayAdd(q, [{ dueMs: 4102444800001, task: 'report:1' }], { extend: true }), [2]);
+  assert.deepEqual(await c.delayAdd(q, [{ dueMs: 4102444700000, task: 'report:1' }], { extend: true }), [0]); // only later
+  assert.equal(Number(await native.zscore(q, 'report:1')), 4102444800001);
+  assert.equal(await c.delayPause(q, data), true);
+  assert.equal(await c.delayPause(q, data), false);
+  assert.equal((await c.delayStats(q, { data })).paused, true);
+  assert.deepEqual(await c.delayPoll(q, { lease: jobLease, data, withData: true }), []);
+  assert.equal(await c.delayResume(q, data), true);
+  assert.equal(await c.delayResume(q, data), false);
+  assert.equal((await c.delayStats(q, { data })).paused, false);
+  const lastTry = { dead, deliveries: counts, maxDeliveries: 1 };
+  const claimed = await c.delayPoll(q, { count: 3, lease: jobLease, deadLetter: lastTry, data, withData: true, worker: 'worker-1' });
+  assert.deepEqual(claimed.map(({ task, payload, deliveries }) => [task, payload, deliveries]), [['mail:17', 'to=ann', 1], ['mail:18', 'to=dan', 1]]);
+  assert.equal(claimed[0].token, Number(await native.zscore(held, 'mail:17')));
+  assert.equal(await native.hget(data, 'w:mail:17'), 'worker-1');
+  const names = { inflight: held, dead, deliveries: counts, data };
+  assert.deepEqual(await c.delayJob(q, 'mail:17', names), {
+    state: 'inflight', score: claimed[0].token, payload: 'to=ann', deliveries: 1, lastReason: null, deadlineMs: null, worker: 'worker-1',
+  });
+  // mail:18 fails: handed back with its reason; delivered once already, the next poll buries it.
+  assert.equal(await c.delayNack(held, q, 'mail:18', 0, { token: claimed[1].token, data, reason: 'SMTP 451' }), true);
+  assert.deepEqual([await native.hget(data, 'r:mail:18'), await native.hget(data, 'w:mail:18')], ['SMTP 451', null]);
+  assert.equal(await c.delayBpoll(q, 100, { lease: jobLease, deadLetter: lastTry, data, withData: true }), null);
+  assert.deepEqual(await c.delayJob(q, 'mail:18', names), {
+    state: 'dead', score: Number(await native.zscore(dead, 'mail:18')), payload: 'to=dan', deliveries: 1, lastReason: 'SMTP 451', deadlineMs: null, worker: null,
+  });
+  assert.equal(await c.delayRetry(dead, q, ['mail:18', 'nobody'], { data }), 1);
+  const [retried] = await c.delayBpoll(q, 1000, { lease: jobLease, data, withData: true });
+  assert.deepEqual([retried.task, retried.payload, retried.deliveries, retried.token], ['mail:18', 'to=dan', null, Number(await native.zscore(held, 'mail:18'))]);
+  assert.equal(await c.delayAck(held, { leases: [claimed[0], retried], deliveries: counts, data }), 2);
+  assert.equal(await native.exists(held, counts, data), 0); // payloads, reasons and holders went with them
+  // Polled without a lease, a job is done: its data goes with it.
+  assert.deepEqual(await c.delayAdd(q, { data, jobs: [{ dueMs: 0, task: 'mail:19', payload: 'to=eve' }] }), [1]);
+  const [done] = await c.delayPoll(q, { data, withData: true });
+  assert.deepEqual([done.task, done.token, done.payload, done.deliveries], ['mail:19', null, 'to=eve', null]);
+  assert.equal(await native.exists(data), 0);
+  assert.deepEqual(await native.zrange(q, 0, -1), ['report:1']);
+
+  // Priority lanes: the first queue's due task first, then the next's.
+  assert.deepEqual(await c.delayAdd('{t}:low', [{ dueMs: 0, task: 'low:1' }]), [1]);
+  assert.deepEqual(await c.delayAdd('{t}:high', [{ dueMs: 0, task: 'high:1' }]), [1]);
+  assert.deepEqual((await c.delayPoll('{t}:high', { count: 5, lanes: ['{t}:low'] })).map((task) => task.task), ['high:1', 'low:1']);
+  assert.equal(await c.delayBpoll('{t}:high', 1, { lanes: ['{t}:low'] }), null);
+  // Groups: acme's cap holds, the other tenant is still served.
+  const tenants = '{t}:tenants';
+  const tenantData = '{t}:tenants:data';
+  assert.equal(await c.delayGroup(tenants, tenantData, 'acme', { cap: 1, rate: { windowMs: 60000, limit: 10 } }), true);
+  assert.deepEqual(await c.delayAdd(tenants, { data: tenantData, group: 'acme', jobs: [{ dueMs: 0, task: 'a:1', payload: 'x' }, { dueMs: 0, task: 'a:2', payload: 'x' }] }), [1, 1]);
+  assert.deepEqual(await c.delayAdd(tenants, [{ dueMs: 0, task: 'z:1' }], { data: tenantData, group: 'zeta' }), [1]);
+  const tenantLease = { key: '{t}:tenants:inflight', ms: 60000 };
+  assert.deepEqual((await c.delayPoll(tenants, { count: 5, lease: tenantLease, data: tenantData })).map((task) => task.task).sort(), ['a:1', 'z:1']);
+  const [acme] = await c.delayGroups(tenants, tenantData);
+  assert.deepEqual(acme, { group: 'acme', inflight: 1, cap: 1, rateLimit: 10, windowMs: 60000, capped: true, rateLimited: false });
+  assert.equal((await c.delayStats(tenants, { data: tenantData })).cappedGroups, 1);
+  // Rate-limited claims: one per minute across workers.
+  const rate = { log: '{t}:rated:log', windowMs: 60000, limit: 1 };
+  assert.deepEqual(await c.delayAdd('{t}:rated', { data: tenantData, jobs: [{ dueMs: 0, task: 'r:1', payload: 'x' }, { dueMs: 0, task: 'r:2', payload: 'y' }] }), [1, 1]);
+  const ratedJobs = await c.delayPoll('{t}:rated', { data: tenantData, withData: true, rate });
+  assert.deepEqual([ratedJobs.jobs.map((job) => job.payload), ratedJobs.retryAfterMs], [['x'], -1]);
+  const limited = await c.delayPoll('{t}:rated', { rate });
+  assert.deepEqual(limited.tasks, []);
+  assert.ok(limited.retryAfterMs > 0 && limited.retryAfterMs <= 60000);
+  // Repeating jobs: listed by id, changed, cancelled.
+  const beats = '{t}:beats';
+  const beatData = '{t}:beats:data';
+  assert.equal(await c.delaySchedule(beats, beatData, 'beat', 60000, { start: 4102444800000, payload: 'p' }), 4102444800000);
+  assert.ok((await c.delaySchedule(beats, beatData, 'daily', { cron: '0 9 * * *', tz: 'UTC' })) > 1718000000000);
+  const rows = await c.delaySchedules(beats, beatData);
+  assert.deepEqual(rows.map((row) => [row.id, row.everyMs, row.cron, row.tz, row.payload]), [['beat', 60000, null, null, 'p'], ['daily', null, '0 9 * * *', 'UTC', null]]);
+  // Each pending occurrence is a task <id>@<unix-ms> in the queue.
+  assert.deepEqual(await native.zrange(beats, 0, -1), [`daily@${rows[1].nextMs}`, 'beat@4102444800000']);
+  assert.equal(await c.delayUnschedule(beats, beatData, 'beat'), true);
+  assert.equal(await c.delayUnschedule(beats, beatData, 'beat'), false);
 
   assert.deepEqual(await c.rateHit('{t}:rate', 60000, 2, { cost: 2 }), { allowed: true, count: 2, remaining: 0, retryAfterMs: -1 });
   const refused = await c.rateHit('{t}:rate', 60000, 2);
@@ -189,6 +295,26 @@ export async function everyCommand(z, native) {
   const log = await c.rateStats('{t}:rates', [10000, 86400000]);
   assert.deepEqual([log.entries, log.windows], [5, [{ windowMs: 10000, entries: 5 }, { windowMs: 86400000, entries: 5 }]]);
   assert.ok(log.newestMs >= before);
+  // A peek answers what the hit would and logs nothing; a cost above the limit is refused with -1 (it never
+  // fits); a negative cost gives units back.
+  assert.deepEqual(await c.ratePeek('{t}:rate5', 60000, 3, { cost: 2 }), { allowed: true, count: 2, remaining: 1, retryAfterMs: -1 });
+  assert.equal(await native.zcard('{t}:rate5'), 0);
+  assert.deepEqual(await c.ratePeek('{t}:rate5', [{ windowMs: 60000, limit: 3 }, { windowMs: 1000, limit: 1 }], { cost: 2 }), {
+    allowed: false, count: 0, remaining: 1, retryAfterMs: -1, binding: 2,
+  });
+  assert.deepEqual(await c.rateHit('{t}:rate5', 60000, 3, { cost: 2 }), { allowed: true, count: 2, remaining: 1, retryAfterMs: -1 });
+  assert.deepEqual(await c.rateHit('{t}:rate5', 60000, 3, { cost: -1 }), { allowed: true, count: 1, remaining: 2, retryAfterMs: -1 });
+  assert.deepEqual(await c.rateHit('{t}:rate5', 60000, 3, { cost: 4 }), { allowed: false, count: 1, remaining: 2, retryAfterMs: -1 });
+  // At most one at once: the second holder waits for the lease; a token that is not the lease's frees nothing.
+  const slot = await c.rateAcquire('{t}:busy', 'req:1', 60000, 1);
+  assert.deepEqual({ ...slot, token: 0 }, { acquired: true, held: 1, remaining: 0, retryAfterMs: -1, token: 0 });
+  assert.ok(slot.token >= before + 60000, `token ${slot.token}`);
+  const waiting = await c.rateAcquire('{t}:busy', 'req:2', 60000, 1);
+  assert.deepEqual([waiting.acquired, waiting.held, waiting.token], [false, 1, -1]);
+  assert.ok(waiting.retryAfterMs > 0 && waiting.retryAfterMs <= 60000, `retry after ${waiting.retryAfterMs}`);
+  assert.equal(await c.rateRelease('{t}:busy', 'req:1', { token: slot.token - 1 }), false);
+  assert.equal(await c.rateRelease('{t}:busy', 'req:1', { token: slot.token }), true);
+  assert.equal(await c.rateRelease('{t}:busy', 'req:1'), false);
 
   assert.equal(await c.recentAdd('{t}:recent', ['3002', '3001', '3004'], { cap: 2, ttl: 60 }), 2);
   assert.deepEqual(await native.zrevrange('{t}:recent', 0, -1), ['3004', '3001']);
@@ -204,7 +330,7 @@ export async function everyCommand(z, native) {
   return called;
 }
 
-/** ioredis-style ZADD, ZREM, ZREVRANGE, ZRANGE, ZSCORE and ZCARD over a node-redis client. */
+/** ioredis-style ZADD, ZREM, ZREVRANGE, ZRANGE, ZSCORE, ZCARD, HGET and EXISTS over a node-redis client. */
 export const nodeRedisNative = (client) => ({
   zadd: (key, ...scoreMembers) => {
     const members = [];
@@ -216,4 +342,6 @@ export const nodeRedisNative = (client) => ({
   zrange: (key, start, stop) => client.zRange(key, start, stop),
   zscore: (key, member) => client.zScore(key, member),
   zcard: (key) => client.zCard(key),
+  hget: (key, field) => client.hGet(key, field),
+  exists: (...keys) => client.exists(keys),
 });

@@ -1,10 +1,9 @@
 """One DelayWorker process of test_worker.py: drains {jobs} (after the
 test's key prefix), logging each run as "task worker start_ms end_ms",
-until SIGTERM asks it to stop."""
+until SIGTERM asks it to stop (DelayWorker.run stops on SIGTERM)."""
 
 from __future__ import annotations
 
-import signal
 import sys
 import time
 
@@ -31,5 +30,4 @@ def handle(task: zkit.Task) -> None:
 
 
 worker = zkit.DelayWorker(client, prefix + "{jobs}", prefix + "{jobs}:inflight", handle, lease_ms=2000, count=5, block_ms=200)
-signal.signal(signal.SIGTERM, lambda *_: worker.stop())
 worker.run()

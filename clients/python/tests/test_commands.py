@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import time
 from typing import Any, Set
 
 import pytest
@@ -13,8 +14,8 @@ import redis.cluster
 
 import zkit
 from zkit.commands import COMMANDS
-from zkit.layout import Flag, Option
-from zkit.replies import FeedItem, RankEntry, Task
+from zkit.layout import Choice, Flag, Option
+from zkit.replies import FeedItem, JobInfo, RankEntry, Task
 
 from conftest import ENGINE, SERVER, _host_port, async_client, call_stats, k, node_connections, zkit_command_stats
 
@@ -28,6 +29,12 @@ async def _get(value: Any) -> Any:
 def _applied(reply: Any) -> Any:
     """A reply as a plain tuple, and its IDMP flag."""
     return tuple(reply), reply.already_applied
+
+
+def _token(reply: Any) -> int:
+    """DELAY.TOUCH's reply with TOKEN: an integer (0 included), not a flag."""
+    assert type(reply) is int, f"{reply!r} is not a token"
+    return reply
 
 
 class Recorder:
@@ -126,10 +133,110 @@ async def every_command(z: Any, r: Any) -> None:
     assert await _get(r.exists(k("{t}:jobs:inflight"), k("{t}:deliveries"))) == 0
     sets = {"inflight": k("{t}:jobs:inflight"), "dead": k("{t}:dead"), "deliveries": k("{t}:deliveries")}
     stats = await _get(z.delay_stats(k("{t}:jobs"), **sets))
-    assert stats[1:] == (0, 0, 0, None, 0, 0, 1, 0) and stats.now_ms > 1718000000000  # mail:3 is dead
+    assert stats[1:] == (0, 0, 0, None, 0, 0, 1, 0, None, None) and stats.now_ms > 1718000000000  # mail:3 is dead
     await _get(r.zadd(k("{t}:jobs"), {"mail:5": 5000}))
     stats = await _get(z.delay_stats(k("{t}:jobs")))
     assert (stats.tasks, stats.due, stats.oldest_due_age_ms) == (1, 1, stats.now_ms - 5000) and stats.dead is None
+    # Fenced leases: each delivery's token; a stale token's calls change nothing.
+    inflight, jobs = k("{t}:jobs:inflight"), k("{t}:jobs")
+    [fenced] = await _get(z.delay_poll(jobs, lease=lease, withtokens=True))
+    assert fenced[:2] == ("mail:5", 5000.0) and fenced.token == await _get(r.zscore(inflight, "mail:5"))
+    renewed = _token(await _get(z.delay_touch(inflight, "mail:5", 120000, token=fenced.token)))
+    assert renewed > fenced.token and renewed == await _get(r.zscore(inflight, "mail:5"))
+    assert _token(await _get(z.delay_touch(inflight, "mail:5", 120000, token=fenced.token))) == 0
+    assert await _get(z.delay_nack(inflight, jobs, "mail:5", 0, token=fenced.token)) is False
+    assert await _get(z.delay_ack(inflight, leases=[("mail:5", fenced.token)])) == 0
+    assert await _get(r.zscore(inflight, "mail:5")) == renewed
+    assert await _get(z.delay_nack(inflight, jobs, "mail:5", 0, token=renewed)) is True
+    [again] = await _get(z.delay_bpoll(jobs, 100, lease=lease, withtokens=True))
+    assert again.task == "mail:5" and again.token == await _get(r.zscore(inflight, "mail:5"))
+    assert await _get(z.delay_ack(inflight, leases=[("mail:5", again.token)], deliveries=k("{t}:deliveries"))) == 1
+    assert await _get(r.exists(inflight)) == 0
+    # Jobs: tasks that carry their data, in the hash beside the queue.
+    data, dead, counts = k("{t}:jobs:data"), k("{t}:dead"), k("{t}:deliveries")
+    assert await _get(z.delay_add(jobs, data=data, jobs=[(0, "mail:17", "to=ann"), (0, "mail:18", "to=bob")])) == [1, 1]
+    assert await _get(z.delay_add(jobs, data=data, keep=True, jobs=[(0, "mail:17", "to=cat")])) == [0]
+    assert await _get(r.hget(data, "p:mail:17")) == "to=ann"
+    before_ms = int(time.time() * 1000)
+    replaced = await _get(z.delay_add(jobs, data=data, inflight=inflight, replace=True, within=3600000, jobs=[(0, "mail:18", "to=dan")]))
+    after_ms = int(time.time() * 1000)
+    assert replaced == [2] and await _get(r.hmget(data, "p:mail:18", "p:mail:17")) == ["to=dan", "to=ann"]
+    # Its not-started-by deadline, counted from now (a due time past is now).
+    assert before_ms + 3600000 <= int(await _get(r.hget(data, "x:mail:18"))) <= after_ms + 3600000
+    assert await _get(z.delay_add(jobs, tasks=[(4102444800000, "report:1")])) == [1]
+    assert await _get(z.delay_add(jobs, extend=True, tasks=[(4102444800001, "report:1")])) == [2]
+    assert await _get(z.delay_add(jobs, extend=True, tasks=[(4102444700000, "report:1")])) == [0]  # only later
+    assert await _get(r.zscore(jobs, "report:1")) == 4102444800001
+    assert await _get(z.delay_pause(jobs, data)) is True
+    assert await _get(z.delay_pause(jobs, data)) is False
+    assert (await _get(z.delay_stats(jobs, data=data))).paused is True
+    assert await _get(z.delay_poll(jobs, lease=lease, data=data, withdata=True)) == []
+    assert await _get(z.delay_resume(jobs, data)) is True
+    assert await _get(z.delay_resume(jobs, data)) is False
+    assert (await _get(z.delay_stats(jobs, data=data))).paused is False
+    once = (dead, counts, 1)
+    held = await _get(z.delay_poll(jobs, count=3, lease=lease, deadletter=once, data=data, withdata=True, worker="worker-1"))
+    assert [(job.task, job.payload, job.deliveries) for job in held] == [("mail:17", "to=ann", 1), ("mail:18", "to=dan", 1)]
+    assert held[0].token == await _get(r.zscore(inflight, "mail:17")) and held[0].token == held[1].token
+    assert await _get(r.hget(data, "w:mail:17")) == "worker-1"
+    info = await _get(z.delay_job(jobs, "mail:17", inflight=inflight, dead=dead, deliveries=counts, data=data))
+    assert info == JobInfo("inflight", float(held[0].token), "to=ann", 1, None, None, "worker-1")
+    # mail:18 fails: handed back with its reason; delivered once already, the next poll buries it.
+    assert await _get(z.delay_nack(inflight, jobs, "mail:18", 0, token=held[1].token, data=data, reason="SMTP 451")) is True
+    assert await _get(r.hmget(data, "r:mail:18", "w:mail:18")) == ["SMTP 451", None]
+    assert await _get(z.delay_bpoll(jobs, 100, lease=lease, deadletter=once, data=data, withdata=True)) is None
+    info = await _get(z.delay_job(jobs, "mail:18", inflight=inflight, dead=dead, deliveries=counts, data=data))
+    assert info == JobInfo("dead", await _get(r.zscore(dead, "mail:18")), "to=dan", 1, "SMTP 451", None, None)
+    assert await _get(z.delay_retry(dead, jobs, "mail:18", "nobody", data=data)) == 1
+    [retried] = await _get(z.delay_bpoll(jobs, 1000, lease=lease, data=data, withdata=True))
+    assert (retried.task, retried.payload, retried.deliveries) == ("mail:18", "to=dan", None)
+    assert retried.token == await _get(r.zscore(inflight, "mail:18"))
+    leases = [("mail:17", held[0].token), ("mail:18", retried.token)]
+    assert await _get(z.delay_ack(inflight, deliveries=counts, data=data, leases=leases)) == 2
+    assert await _get(r.exists(inflight, counts, data)) == 0  # payloads, reasons and holders went with them
+    # Polled without a lease, a job is done: its data goes with it.
+    assert await _get(z.delay_add(jobs, data=data, jobs=[(0, "mail:19", "to=eve")])) == [1]
+    [(task, _, token, payload, deliveries)] = await _get(z.delay_poll(jobs, data=data, withdata=True))
+    assert (task, token, payload, deliveries) == ("mail:19", None, "to=eve", None)
+    assert await _get(r.exists(data)) == 0
+    assert await _get(r.zrange(jobs, 0, -1)) == ["report:1"]
+
+    # Priority lanes: the first queue's due task first, then the next's.
+    high, low = k("{t}:high"), k("{t}:low")
+    assert await _get(z.delay_add(low, tasks=[(0, "low:1")])) == [1]
+    assert await _get(z.delay_add(high, tasks=[(0, "high:1")])) == [1]
+    assert [t.task for t in await _get(z.delay_poll(high, count=5, lanes=[low]))] == ["high:1", "low:1"]
+    assert await _get(z.delay_bpoll(high, 1, lanes=[low])) is None
+    # Groups: acme's cap holds, the other tenant is still served.
+    tenants, tenant_data, tenant_held = k("{t}:tenants"), k("{t}:tenants:data"), k("{t}:tenants:inflight")
+    assert await _get(z.delay_group(tenants, tenant_data, "acme", cap=1, rate=(60000, 10))) is True
+    assert await _get(z.delay_add(tenants, data=tenant_data, group="acme", jobs=[(0, "a:1", "x"), (0, "a:2", "x")])) == [1, 1]
+    assert await _get(z.delay_add(tenants, data=tenant_data, group="zeta", tasks=[(0, "z:1")])) == [1]
+    held = await _get(z.delay_poll(tenants, count=5, lease=(tenant_held, 60000), data=tenant_data))
+    assert sorted(t.task for t in held) == ["a:1", "z:1"]
+    [acme] = await _get(z.delay_groups(tenants, tenant_data))
+    assert (acme.group, acme.inflight, acme.cap, acme.rate_limit, acme.window_ms, acme.capped) == ("acme", 1, 1, 10, 60000, True)
+    assert (await _get(z.delay_stats(tenants, data=tenant_data))).capped_groups == 1
+    # Rate-limited claims: one per minute across workers.
+    rated, rate_log = k("{t}:rated"), k("{t}:rated:log")
+    assert await _get(z.delay_add(rated, data=tenant_data, jobs=[(0, "r:1", "x"), (0, "r:2", "y")])) == [1, 1]
+    first = await _get(z.delay_poll(rated, data=tenant_data, withdata=True, rate=(rate_log, 60000, 1)))
+    assert [job.payload for job in first.jobs] == ["x"] and first.retry_after_ms == -1
+    limited = await _get(z.delay_poll(rated, rate=(rate_log, 60000, 1)))
+    assert limited.tasks == [] and 0 < limited.retry_after_ms <= 60000
+    # Repeating jobs: listed by id, changed, cancelled.
+    beats, beat_data = k("{t}:beats"), k("{t}:beats:data")
+    assert await _get(z.delay_schedule(beats, beat_data, "beat", every=60000, start=4102444800000, payload="p")) == 4102444800000
+    assert await _get(z.delay_schedule(beats, beat_data, "daily", cron="0 9 * * *", tz="UTC")) > 1718000000000
+    rows = await _get(z.delay_schedules(beats, beat_data))
+    assert [(row.id, row.every_ms, row.cron, row.tz, row.payload) for row in rows] == [
+        ("beat", 60000, None, None, "p"),
+        ("daily", None, "0 9 * * *", "UTC", None),
+    ]
+    # Each pending occurrence is a task <id>@<unix-ms> in the queue.
+    assert await _get(r.zrange(beats, 0, -1)) == [f"daily@{rows[1].next_ms}", "beat@4102444800000"]
+    assert await _get(z.delay_unschedule(beats, beat_data, "beat")) is True
+    assert await _get(z.delay_unschedule(beats, beat_data, "beat")) is False
 
     assert await _get(z.rate_hit(k("{t}:rate"), 60000, 2, cost=2)) == (True, 2, 0, -1)
     allowed, count, remaining, retry_after_ms = await _get(z.rate_hit(k("{t}:rate"), 60000, 2))
@@ -148,6 +255,23 @@ async def every_command(z: Any, r: Any) -> None:
     assert _applied(await _get(z.rate_hit_limits(k("{t}:rate4"), [(60000, 1), (1000, 5)], **several))) == ((True, 1, 0, -1, 1), True)
     rate = await _get(z.rate_stats(k("{t}:rate"), 60000, 120000))
     assert (rate.entries, rate.windows) == (2, [(60000, 2), (120000, 2)]) and rate.newest_ms > 1718000000000
+    # A peek answers what the hit would and logs nothing; a cost above the
+    # limit is refused with -1 (it never fits); a negative cost gives back.
+    assert await _get(z.rate_peek(k("{t}:rate5"), 60000, 3, cost=2)) == (True, 2, 1, -1)
+    assert await _get(r.exists(k("{t}:rate5"))) == 0
+    assert await _get(z.rate_peek_limits(k("{t}:rate5"), [(60000, 3), (1000, 1)], cost=2)) == (False, 0, 1, -1, 2)
+    assert await _get(z.rate_hit(k("{t}:rate5"), 60000, 3, cost=2)) == (True, 2, 1, -1)
+    assert await _get(z.rate_hit(k("{t}:rate5"), 60000, 3, cost=-1)) == (True, 1, 2, -1)
+    assert await _get(z.rate_hit(k("{t}:rate5"), 60000, 3, cost=4)) == (False, 1, 2, -1)
+    # At most one at once: the second holder waits for the lease; a token
+    # that is not the lease's frees nothing.
+    held = await _get(z.rate_acquire(k("{t}:busy"), "req:1", 60000, 1))
+    assert held[:4] == (True, 1, 0, -1) and held.token > 1718000000000
+    waiting = await _get(z.rate_acquire(k("{t}:busy"), "req:2", 60000, 1))
+    assert (waiting.acquired, waiting.held, waiting.token) == (False, 1, -1) and 0 < waiting.retry_after_ms <= 60000
+    assert await _get(z.rate_release(k("{t}:busy"), "req:1", token=held.token - 1)) is False
+    assert await _get(z.rate_release(k("{t}:busy"), "req:1", token=held.token)) is True
+    assert await _get(z.rate_release(k("{t}:busy"), "req:1")) is False
 
     assert await _get(z.recent_add(k("{t}:recent"), "3002", "3001", "3004", cap=2, ttl=60)) == 2
     assert await _get(r.zrevrange(k("{t}:recent"), 0, -1)) == ["3004", "3001"]
@@ -161,9 +285,12 @@ async def every_command(z: Any, r: Any) -> None:
     assert await _get(z.vote_state(keys[1], keys[2], "user:1")) == -1
 
 
+_SEVERAL_LIMITS = {"RATE.HIT": "rate_hit_limits", "RATE.PEEK": "rate_peek_limits"}
+
+
 def _method_names() -> Set[str]:
-    # RATE.HIT has a second method, for several limits.
-    return {name.lower().replace(".", "_") for name in COMMANDS} | {"rate_hit_limits"}
+    # RATE.HIT and RATE.PEEK have a second method, for several limits.
+    return {name.lower().replace(".", "_") for name in COMMANDS} | set(_SEVERAL_LIMITS.values())
 
 
 def test_every_command_sync(client: redis.Redis) -> None:
@@ -189,14 +316,72 @@ def test_every_command_async(topology: str) -> None:
 def test_every_option_is_a_keyword_argument() -> None:
     """Each option and flag of the generated table is a keyword argument of
     its command's methods, so an option added to a command (IDMP, RETAIN)
-    cannot go unexposed."""
+    cannot go unexposed; each list of a choice is a parameter too (the
+    first may be the method's ``*args``)."""
     for name, command in COMMANDS.items():
         options = {part.name for part in command.layout if isinstance(part, (Option, Flag))}
-        methods = [name.lower().replace(".", "_")] + (["rate_hit_limits"] if name == "RATE.HIT" else [])
+        lists = {alternative.name for part in command.layout if isinstance(part, Choice) for alternative in part.alternatives}
+        methods = [name.lower().replace(".", "_")] + ([_SEVERAL_LIMITS[name]] if name in _SEVERAL_LIMITS else [])
         for method in methods:
             parameters = inspect.signature(getattr(zkit.Zkit, method)).parameters.values()
             keywords = {parameter.name for parameter in parameters if parameter.kind is parameter.KEYWORD_ONLY}
             assert options <= keywords, f"{method} lacks {sorted(options - keywords)}"
+            named = keywords | {parameter.name for parameter in parameters if parameter.kind is parameter.VAR_POSITIONAL}
+            assert lists <= named, f"{method} lacks {sorted(lists - named)}"
+
+
+def test_ack_takes_either_tasks_or_leases(single: redis.Redis) -> None:
+    z = zkit.Zkit(single)
+    before = zkit_command_stats([single])
+    with pytest.raises(TypeError, match=r"^DELAY\.ACK: give either tasks or leases$"):
+        z.delay_ack(k("{jobs}:inflight"))
+    with pytest.raises(TypeError, match=r"^DELAY\.ACK: give either tasks or leases$"):
+        z.delay_ack(k("{jobs}:inflight"), "mail:1", leases=[("mail:2", 1718000060000)])
+    with pytest.raises(TypeError, match=r"^DELAY\.ACK: leases must be a non-empty list$"):
+        z.delay_ack(k("{jobs}:inflight"), leases=[])
+    with pytest.raises(TypeError, match=r"^DELAY\.ACK: each of leases must be a tuple of 2 values"):
+        z.delay_ack(k("{jobs}:inflight"), leases=["mail:1"])
+    after = zkit_command_stats([single])
+    for stat in call_stats(["DELAY.ACK"]):
+        assert after.get(stat) == before.get(stat), f"{stat} reached the server"
+
+
+def _claimed(poll: Any) -> Any:
+    """The one task ``poll()`` claims, polling until it claims it."""
+    deadline = time.monotonic() + 10
+    while True:
+        tasks = poll()
+        if tasks:
+            [task] = tasks
+            return task
+        assert time.monotonic() < deadline, "nothing was claimed"
+        time.sleep(0.005)
+
+
+def test_a_stale_holders_late_calls_change_nothing(client: redis.Redis) -> None:
+    """A worker whose lease ended and whose task another worker claimed
+    since: its ACK, NACK and TOUCH with its token answer 0 (False) and
+    leave the new delivery as it is; the new holder's act."""
+    z = zkit.Zkit(client)
+    queue, inflight = k("{jobs}"), k("{jobs}:inflight")
+    client.zadd(queue, {"mail:1": 1})
+    [first] = z.delay_poll(queue, lease=(inflight, 1), withtokens=True)  # its lease ends a ms later
+    second = _claimed(lambda: z.delay_poll(inflight, lease=(inflight, 60000), withtokens=True))
+    assert second.task == "mail:1" and second.token > first.token
+
+    def state() -> Any:
+        return client.zrange(inflight, 0, -1, withscores=True), client.zrange(queue, 0, -1, withscores=True)
+
+    taken_over = state()
+    assert taken_over == ([("mail:1", float(second.token))], [])
+    assert z.delay_ack(inflight, leases=[("mail:1", first.token)]) == 0
+    assert z.delay_nack(inflight, queue, "mail:1", 0, token=first.token) is False
+    assert _token(z.delay_touch(inflight, "mail:1", 60000, token=first.token)) == 0
+    assert state() == taken_over
+    renewed = _token(z.delay_touch(inflight, "mail:1", 60000, token=second.token))
+    assert renewed >= second.token and state()[0] == [("mail:1", float(renewed))]
+    assert z.delay_ack(inflight, leases=[("mail:1", renewed)]) == 1
+    assert client.exists(inflight, queue) == 0
 
 
 def test_every_command_is_a_server_command(single: redis.Redis) -> None:
@@ -230,6 +415,8 @@ def test_pipelines_return_typed_replies(client: redis.Redis) -> None:
     z.delay_touch(k("{p}:in"), "task", 60000)
     z.delay_nack(k("{p}:in"), k("{p}:q"), "task", 0)
     z.delay_ack(k("{p}:in"), "task", deliveries=k("{p}:n"))
+    z.delay_touch(k("{p}:in"), "task", 60000, token=1718000060000)
+    z.delay_ack(k("{p}:in"), leases=[("task", 1718000060000)])
     replies = pipe.execute()
     assert replies[:6] == [
         (5, 1),
@@ -239,7 +426,8 @@ def test_pipelines_return_typed_replies(client: redis.Redis) -> None:
         [(3, 2), (3, 1)],
         [(3, 2, replies[5][0].reached_at_ms), None],
     ]
-    assert replies[6:] == [(3, 2), (True, 1, 0, -1, 2), [], False, False, 0]
+    assert replies[6:12] == [(3, 2), (True, 1, 0, -1, 2), [], False, False, 0]
+    assert _token(replies[12]) == 0 and replies[13] == 0
 
 
 def test_pipelines_parse_idmp_replies(client: redis.Redis) -> None:
@@ -285,6 +473,7 @@ def test_async_cluster_pipeline() -> None:
             await z.rate_hit_limits(k("{r}"), [(1000, 2), (60000, 1)], cost=1)
             await z.delay_touch(k("{p}:in"), "task", 1000)
             await z.delay_nack(k("{p}:in"), k("{p}:q"), "task", 0)
+            await z.delay_touch(k("{p}:in"), "task", 1000, token=1718000060000)
             for _ in range(2):
                 await z.rank_mgift([k("{p}:board"), k("{p}:all")], "carol", 2, idmp=(k("{p}:seen"), "m-1"))
             return await pipe.execute()
@@ -292,7 +481,8 @@ def test_async_cluster_pipeline() -> None:
             await client.aclose()
 
     replies = asyncio.run(run())
-    assert [[_applied(board) for board in reply] for reply in replies[8:]] == [
+    assert _token(replies[8]) == 0
+    assert [[_applied(board) for board in reply] for reply in replies[9:]] == [
         [((2, 2), False), ((2, 1), False)],
         [((2, 2), True), ((2, 1), True)],
     ]
@@ -326,6 +516,9 @@ def test_resp3_and_bytes_replies(single: redis.Redis) -> None:
     assert z.delay_poll(k("q"), lease=(k("in"), 60000), deadletter=(k("dead"), k("n"), 1)) == [Task(b"t", 5.0)]
     assert z.delay_touch(k("in"), "t", 60000) is True
     assert z.delay_nack(k("in"), k("q"), "t", 0) is True
+    [fenced] = z.delay_poll(k("q"), lease=(k("in"), 60000), withtokens=True)
+    assert fenced.task == b"t" and _token(fenced.token) == r3.zscore(k("in"), "t")
+    assert _token(z.delay_touch(k("in"), "t", 60000, token=fenced.token)) >= fenced.token
 
 
 def test_server_errors_surface_unchanged(client: redis.Redis) -> None:

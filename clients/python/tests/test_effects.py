@@ -14,7 +14,7 @@ import redis
 
 import zkit
 from zkit.commands import COMMANDS
-from zkit.layout import Args, Flag, Option
+from zkit.layout import Args, Choice, Flag, Option, Blocks
 from zkit.replies import RankEntry, RankInfo, Task
 
 from conftest import k
@@ -133,7 +133,10 @@ def test_rank_mget(client: redis.Redis) -> None:
 def _keywords(command: str) -> List[str]:
     """Every keyword of the command, as the generated table has it, in upper
     and lower case."""
-    tokens = [part.token for part in COMMANDS[command].layout if isinstance(part, (Args, Flag, Option))]
+    parts: List[Any] = []
+    for part in COMMANDS[command].layout:
+        parts.extend(part.alternatives if isinstance(part, Choice) else [part])
+    tokens = [part.token for part in parts if isinstance(part, (Args, Blocks, Flag, Option)) and part.token]
     return [spelled for token in tokens for spelled in (token, token.lower())]
 
 
@@ -166,6 +169,8 @@ def test_ids_spelled_like_a_keyword_are_ids(client: redis.Redis) -> None:
         client.zadd(inflight, {task: 1, "a": 1, "b": 1})
         client.zadd(deliveries, {task: 1, "a": 1, "b": 1})
         acked = [z.delay_ack(inflight, "a", task, deliveries=deliveries), z.delay_ack(inflight, task, "b"), z.delay_ack(inflight, task)]
+        client.zadd(inflight, {task: 1, "c": 1})  # delivered under the token 1
+        acked.append(z.delay_ack(inflight, leases=[("c", 1), (task, 1)], deliveries=deliveries))
         return [acked, as_id(task)(client.zrange(inflight, 0, -1)), as_id(task)(client.zrange(deliveries, 0, -1))]
 
     def recent_add(key: str, item: str) -> Any:
@@ -383,11 +388,13 @@ def test_rate_hit_limits_stack(client: redis.Redis) -> None:
     refused = z.rate_hit_limits(k("comments"), [(1, 5), (86400000, 3)])
     assert refused[:3] == (False, 3, 0) and refused.binding == 2 and refused.retry_after_ms > 80000000
     assert client.zcard(k("comments")) == 3
-    # COST counts against every limit and must fit the smallest.
+    # COST counts against every limit; one above the smallest never fits:
+    # refused with -1, that limit binding, nothing logged.
     assert z.rate_hit_limits(k("api"), [(60000, 10), (1000, 4)], cost=3) == (True, 3, 1, -1, 2)
-    with pytest.raises(redis.ResponseError, match="^cost must be between 1 and the limit"):
-        z.rate_hit_limits(k("api"), [(60000, 10), (1000, 4)], cost=5)
+    assert z.rate_hit_limits(k("api"), [(60000, 10), (1000, 4)], cost=5) == (False, 3, 1, -1, 2)
     assert client.zcard(k("api")) == 3
+    with pytest.raises(redis.ResponseError, match="^cost must not be 0"):
+        z.rate_hit_limits(k("api"), [(60000, 10), (1000, 4)], cost=0)
     # One limit keeps its four fields.
     assert z.rate_hit(k("api"), 60000, 10) == (True, 4, 6, -1)
 
@@ -397,6 +404,6 @@ def test_rate_hit_limits_wants_two_limits(client: redis.Redis) -> None:
     for limits in ([], [(1000, 1)]):
         with pytest.raises(TypeError, match="at least two"):
             z.rate_hit_limits(k("api"), limits)
-    with pytest.raises(TypeError, match="each of limits must be a pair, not \\(1000,\\)"):
+    with pytest.raises(TypeError, match="each of limits must be a tuple of 2 values, not \\(1000,\\)"):
         z.rate_hit_limits(k("api"), [(1000, 1), (1000,)])  # type: ignore[list-item]
     assert client.exists(k("api")) == 0

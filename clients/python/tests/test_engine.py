@@ -4,8 +4,13 @@ to load it where it has neither; and DELAY.BPOLL by polling on the library."""
 
 from __future__ import annotations
 
+import os
+import socket
+import subprocess
+import tempfile
 import threading
 import time
+from typing import Iterator
 
 import pytest
 import redis
@@ -70,3 +75,55 @@ def test_bpoll_waits_for_a_task_on_either_engine(client: redis.Redis) -> None:
         adder.join()
     with pytest.raises(redis.ResponseError, match="^timeout is negative$"):
         z.delay_bpoll(queue, -1)
+
+
+#: A Valkey 9 server binary (scripts/test-clients.sh names one), whose Lua
+#: engine is a module the test unloads: a server with neither zkit nor Lua.
+VALKEY = os.environ.get("ZKIT_TEST_VALKEY")
+
+
+@pytest.fixture
+def server_without_lua() -> Iterator[redis.Redis]:
+    if not VALKEY:
+        pytest.skip("ZKIT_TEST_VALKEY names no Valkey 9 server")
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    with tempfile.TemporaryDirectory() as folder:
+        server = subprocess.Popen(
+            [VALKEY, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--dir", folder, "--enable-module-command", "yes"],
+            stdout=subprocess.DEVNULL,
+        )
+        client = redis.Redis(port=port, decode_responses=True)
+        try:
+            deadline = time.monotonic() + 30
+            while True:
+                try:
+                    client.ping()
+                    break
+                except redis.ConnectionError:
+                    assert time.monotonic() < deadline, "the server did not start"
+                    time.sleep(0.02)
+            client.execute_command("MODULE", "UNLOAD", "lua")
+            yield client
+        finally:
+            client.close()
+            server.terminate()
+            server.wait(timeout=30)
+
+
+def test_a_server_without_the_module_and_lua_says_so(server_without_lua: redis.Redis) -> None:
+    """Valkey 9 without its Lua module refuses FUNCTION LOAD ("Engine 'lua'
+    not found"): loading the library says the server has neither zkit's
+    module nor Lua, and what to do."""
+    z = zkit.Zkit(server_without_lua)
+    with pytest.raises(zkit.ZkitNotLoaded, match="load_functions"):
+        z.rank_get(k("board"), "alice")
+    with pytest.raises(zkit.ZkitNotLoaded, match=r"neither the zkit module nor Lua.*Engine 'lua' not found.*loadmodule"):
+        z.load_functions()
+
+
+def test_a_scripting_engines_absence_is_told_apart_from_other_errors() -> None:
+    assert isinstance(engines.without_lua(redis.ResponseError("Engine 'lua' not found")), zkit.ZkitNotLoaded)
+    assert isinstance(engines.without_lua(redis.ResponseError("Could not find scripting engine 'lua'")), zkit.ZkitNotLoaded)
+    assert engines.without_lua(redis.ResponseError("Function not found")) is None

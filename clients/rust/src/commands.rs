@@ -7,11 +7,11 @@
 
 use redis::RedisResult;
 
-use crate::replies::{TotalRank, RankInfo, RankEntry, MergeStep, BoardStats, FeedPage, Task, DelayStats, RateResult, RateStats, VoteResult};
+use crate::replies::{TotalRank, RankInfo, RankEntry, MergeStep, BoardStats, FeedPage, Task, Job, RatedTasks, RatedJobs, DelayStats, JobInfo, Schedule, GroupState, RateResult, RateAcquired, RateStats, VoteResult};
 use crate::{Applied, Call, Transport, Zkit};
 
 /// Every command of the table, for checking it against the server's list.
-pub const COMMANDS: &[&str] = &["RANK.GIFT", "RANK.SET", "RANK.GET", "RANK.TOP", "RANK.AROUND", "RANK.MERGE", "RANK.MGIFT", "RANK.MGET", "RANK.STATS", "FEED.ADD", "FEED.PAGE", "DELAY.POLL", "DELAY.BPOLL", "DELAY.ACK", "DELAY.NACK", "DELAY.TOUCH", "DELAY.STATS", "RATE.HIT", "RATE.STATS", "RECENT.ADD", "VOTE.CAST", "VOTE.STATE"];
+pub const COMMANDS: &[&str] = &["RANK.GIFT", "RANK.SET", "RANK.GET", "RANK.TOP", "RANK.AROUND", "RANK.MERGE", "RANK.MGIFT", "RANK.MGET", "RANK.STATS", "FEED.ADD", "FEED.PAGE", "DELAY.POLL", "DELAY.BPOLL", "DELAY.ACK", "DELAY.NACK", "DELAY.TOUCH", "DELAY.STATS", "DELAY.ADD", "DELAY.JOB", "DELAY.RETRY", "DELAY.PAUSE", "DELAY.RESUME", "DELAY.SCHEDULE", "DELAY.UNSCHEDULE", "DELAY.SCHEDULES", "DELAY.GROUP", "DELAY.GROUPS", "RATE.HIT", "RATE.PEEK", "RATE.ACQUIRE", "RATE.RELEASE", "RATE.STATS", "RECENT.ADD", "VOTE.CAST", "VOTE.STATE"];
 
 /// The `UP|DOWN|CLEAR` argument.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -69,6 +69,26 @@ impl<'a> Step<'a> {
     /// `STEP` with these fields.
     pub fn new(count: i64, staging: &'a str, cursor: &'a str) -> Self {
         Step { count, staging, cursor }
+    }
+}
+
+/// `RATE log window-ms limit`, the argument of the `*_rate` methods.
+///
+/// A RATE window all workers' claims spend together: at most `limit` tasks claimed per `window_ms`, counted in the RATE log `log` (a key of its own, in the hash slot of the queue).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PollRate<'a> {
+    /// `log`
+    pub log: &'a str,
+    /// `window-ms`
+    pub window_ms: i64,
+    /// `limit`
+    pub limit: i64,
+}
+
+impl<'a> PollRate<'a> {
+    /// `RATE` with these fields.
+    pub fn new(log: &'a str, window_ms: i64, limit: i64) -> Self {
+        PollRate { log, window_ms, limit }
     }
 }
 
@@ -158,7 +178,7 @@ pub struct FeedPageOptions<'a> {
     pub older: Option<&'a str>,
 }
 
-/// The options of [`Zkit::delay_poll`]; `Default` sends none.
+/// The options of [`Zkit::delay_poll`] and [`Zkit::delay_poll_withdata`] and [`Zkit::delay_poll_rate`]; `Default` sends none.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct DelayPollOptions<'a> {
     /// `COUNT count`
@@ -167,9 +187,17 @@ pub struct DelayPollOptions<'a> {
     pub lease: Option<(&'a str, i64)>,
     /// `DEADLETTER dead deliveries max-deliveries`
     pub deadletter: Option<(&'a str, &'a str, i64)>,
+    /// `WITHTOKENS`
+    pub withtokens: bool,
+    /// `DATA data`
+    pub data: Option<&'a str>,
+    /// `WORKER name`
+    pub worker: Option<&'a str>,
+    /// `LANES lane [lane ...]`
+    pub lanes: Option<&'a [&'a str]>,
 }
 
-/// The options of [`Zkit::delay_bpoll`]; `Default` sends none.
+/// The options of [`Zkit::delay_bpoll`] and [`Zkit::delay_bpoll_withdata`] and [`Zkit::delay_bpoll_rate`]; `Default` sends none.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct DelayBpollOptions<'a> {
     /// `COUNT count`
@@ -178,13 +206,32 @@ pub struct DelayBpollOptions<'a> {
     pub lease: Option<(&'a str, i64)>,
     /// `DEADLETTER dead deliveries max-deliveries`
     pub deadletter: Option<(&'a str, &'a str, i64)>,
+    /// `WITHTOKENS`
+    pub withtokens: bool,
+    /// `DATA data`
+    pub data: Option<&'a str>,
+    /// `WORKER name`
+    pub worker: Option<&'a str>,
+    /// `LANES lane [lane ...]`
+    pub lanes: Option<&'a [&'a str]>,
 }
 
-/// The options of [`Zkit::delay_ack`]; `Default` sends none.
+/// The options of [`Zkit::delay_ack`] and [`Zkit::delay_ack_leases`]; `Default` sends none.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct DelayAckOptions<'a> {
     /// `DELIVERIES deliveries`
     pub deliveries: Option<&'a str>,
+    /// `DATA data`
+    pub data: Option<&'a str>,
+}
+
+/// The options of [`Zkit::delay_nack`] and [`Zkit::delay_nack_token`]; `Default` sends none.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct DelayNackOptions<'a> {
+    /// `DATA data`
+    pub data: Option<&'a str>,
+    /// `REASON reason`
+    pub reason: Option<&'a str>,
 }
 
 /// The options of [`Zkit::delay_stats`]; `Default` sends none.
@@ -196,11 +243,79 @@ pub struct DelayStatsOptions<'a> {
     pub dead: Option<&'a str>,
     /// `DELIVERIES deliveries`
     pub deliveries: Option<&'a str>,
+    /// `DATA data`
+    pub data: Option<&'a str>,
+}
+
+/// The options of [`Zkit::delay_add`] and [`Zkit::delay_add_jobs`]; `Default` sends none.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct DelayAddOptions<'a> {
+    /// `DATA data`
+    pub data: Option<&'a str>,
+    /// `INFLIGHT inflight`
+    pub inflight: Option<&'a str>,
+    /// `KEEP`
+    pub keep: bool,
+    /// `REPLACE`
+    pub replace: bool,
+    /// `EXTEND`
+    pub extend: bool,
+    /// `WITHIN ms`
+    pub within: Option<i64>,
+    /// `GROUP group`
+    pub group: Option<&'a str>,
+}
+
+/// The options of [`Zkit::delay_job`]; `Default` sends none.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct DelayJobOptions<'a> {
+    /// `INFLIGHT inflight`
+    pub inflight: Option<&'a str>,
+    /// `DEAD dead`
+    pub dead: Option<&'a str>,
+    /// `DELIVERIES deliveries`
+    pub deliveries: Option<&'a str>,
+    /// `DATA data`
+    pub data: Option<&'a str>,
+}
+
+/// The options of [`Zkit::delay_retry`]; `Default` sends none.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct DelayRetryOptions<'a> {
+    /// `DATA data`
+    pub data: Option<&'a str>,
+}
+
+/// The options of [`Zkit::delay_schedule`] and [`Zkit::delay_schedule_cron`]; `Default` sends none.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct DelayScheduleOptions<'a> {
+    /// `TZ zone`
+    pub tz: Option<&'a str>,
+    /// `START unix-ms`
+    pub start: Option<i64>,
+    /// `PAYLOAD payload`
+    pub payload: Option<&'a str>,
+}
+
+/// The options of [`Zkit::delay_group`]; `Default` sends none.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct DelayGroupOptions {
+    /// `CAP cap`
+    pub cap: Option<i64>,
+    /// `RATE window-ms limit`
+    pub rate: Option<(i64, i64)>,
 }
 
 /// The options of [`Zkit::rate_hit`] and [`Zkit::rate_hit_idmp`]; `Default` sends none.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct RateHitOptions {
+    /// `COST cost`
+    pub cost: Option<i64>,
+}
+
+/// The options of [`Zkit::rate_peek`]; `Default` sends none.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct RatePeekOptions {
     /// `COST cost`
     pub cost: Option<i64>,
 }
@@ -508,9 +623,13 @@ impl<C: Transport> Zkit<C> {
         self.send(call)
     }
 
-    /// Claims up to count tasks that are due (score <= the server's unix ms), earliest first: removes them from the queue, or with LEASE moves them into inflight scored by the lease's end; with DEADLETTER, a task already delivered max-deliveries times goes to dead instead. Returns \[\[member, due-ms\], ...\].
+    /// Claims up to count tasks that are due (score <= the server's unix ms), earliest first: removes them from the queue, or with LEASE moves them into inflight scored by the lease's end; with DEADLETTER, a task already delivered max-deliveries times goes to dead instead. With DATA (the queue's job data): nothing while the queue is paused, a task past its not-started-by deadline goes to dead (reason expired) or, without DEADLETTER, is dropped, and WORKER names the holder. Returns \[\[member, due-ms\], ...\], with WITHTOKENS \[\[member, due-ms, token\], ...\], with WITHDATA \[\[member, due-ms, token, payload, deliveries\], ...\].
     ///
-    /// `DELAY.POLL key [COUNT count] [LEASE inflight ms] [DEADLETTER dead deliveries max-deliveries]`
+    /// `DELAY.POLL key [COUNT count] [LEASE inflight ms] [DEADLETTER dead deliveries max-deliveries] [WITHTOKENS] [DATA data] [WORKER name] [LANES lane [lane ...]]`
+    ///
+    /// `WITHDATA`: [`Zkit::delay_poll_withdata`].
+    ///
+    /// `RATE`: [`Zkit::delay_poll_rate`].
     pub fn delay_poll(&mut self, key: &str, options: DelayPollOptions<'_>) -> RedisResult<Vec<Task>> {
         let mut call = Call::new("DELAY.POLL");
         call.key(key);
@@ -529,12 +648,154 @@ impl<C: Transport> Zkit<C> {
             call.key(deliveries);
             call.arg(max_deliveries);
         }
+        if options.withtokens {
+            call.arg("WITHTOKENS");
+        }
+        if let Some(data) = options.data {
+            call.arg("DATA");
+            call.key(data);
+        }
+        if let Some(name) = options.worker {
+            call.arg("WORKER");
+            call.arg(name);
+        }
+        if let Some(keys) = options.lanes {
+            call.keys_after("LANES", "lanes", keys)?;
+        }
+        self.send(call)
+    }
+
+    /// [`Zkit::delay_poll`], with each job's data: its payload, its delivery's token and its deliveries ([`Job`]).
+    ///
+    /// `DELAY.POLL key [COUNT count] [LEASE inflight ms] [DEADLETTER dead deliveries max-deliveries] [WITHTOKENS] [DATA data] WITHDATA [WORKER name] [LANES lane [lane ...]]`
+    pub fn delay_poll_withdata(&mut self, key: &str, options: DelayPollOptions<'_>) -> RedisResult<Vec<Job>> {
+        let mut call = Call::new("DELAY.POLL");
+        call.key(key);
+        if let Some(count) = options.count {
+            call.arg("COUNT");
+            call.arg(count);
+        }
+        if let Some((inflight, ms)) = options.lease {
+            call.arg("LEASE");
+            call.key(inflight);
+            call.arg(ms);
+        }
+        if let Some((dead, deliveries, max_deliveries)) = options.deadletter {
+            call.arg("DEADLETTER");
+            call.key(dead);
+            call.key(deliveries);
+            call.arg(max_deliveries);
+        }
+        if options.withtokens {
+            call.arg("WITHTOKENS");
+        }
+        if let Some(data) = options.data {
+            call.arg("DATA");
+            call.key(data);
+        }
+        call.arg("WITHDATA");
+        if let Some(name) = options.worker {
+            call.arg("WORKER");
+            call.arg(name);
+        }
+        if let Some(keys) = options.lanes {
+            call.keys_after("LANES", "lanes", keys)?;
+        }
+        self.send(call)
+    }
+
+    /// [`Zkit::delay_poll`], claiming only what a RATE window allows: a poll replies the tasks and, when tasks were due but the window allowed none, the ms until it has room ([`RatedTasks`]).
+    ///
+    /// `DELAY.POLL key [COUNT count] [LEASE inflight ms] [DEADLETTER dead deliveries max-deliveries] [WITHTOKENS] [DATA data] [WORKER name] RATE log window-ms limit [LANES lane [lane ...]]`
+    pub fn delay_poll_rate(&mut self, key: &str, rate: PollRate<'_>, options: DelayPollOptions<'_>) -> RedisResult<RatedTasks> {
+        let mut call = Call::new("DELAY.POLL");
+        call.key(key);
+        if let Some(count) = options.count {
+            call.arg("COUNT");
+            call.arg(count);
+        }
+        if let Some((inflight, ms)) = options.lease {
+            call.arg("LEASE");
+            call.key(inflight);
+            call.arg(ms);
+        }
+        if let Some((dead, deliveries, max_deliveries)) = options.deadletter {
+            call.arg("DEADLETTER");
+            call.key(dead);
+            call.key(deliveries);
+            call.arg(max_deliveries);
+        }
+        if options.withtokens {
+            call.arg("WITHTOKENS");
+        }
+        if let Some(data) = options.data {
+            call.arg("DATA");
+            call.key(data);
+        }
+        if let Some(name) = options.worker {
+            call.arg("WORKER");
+            call.arg(name);
+        }
+        call.arg("RATE");
+        call.key(rate.log);
+        call.arg(rate.window_ms);
+        call.arg(rate.limit);
+        if let Some(keys) = options.lanes {
+            call.keys_after("LANES", "lanes", keys)?;
+        }
+        self.send(call)
+    }
+
+    /// [`Zkit::delay_poll`], with each job's data: its payload, its delivery's token and its deliveries ([`Job`]).; claiming only what a RATE window allows: a poll replies the tasks and, when tasks were due but the window allowed none, the ms until it has room ([`RatedTasks`]).
+    ///
+    /// `DELAY.POLL key [COUNT count] [LEASE inflight ms] [DEADLETTER dead deliveries max-deliveries] [WITHTOKENS] [DATA data] WITHDATA [WORKER name] RATE log window-ms limit [LANES lane [lane ...]]`
+    pub fn delay_poll_withdata_rate(&mut self, key: &str, rate: PollRate<'_>, options: DelayPollOptions<'_>) -> RedisResult<RatedJobs> {
+        let mut call = Call::new("DELAY.POLL");
+        call.key(key);
+        if let Some(count) = options.count {
+            call.arg("COUNT");
+            call.arg(count);
+        }
+        if let Some((inflight, ms)) = options.lease {
+            call.arg("LEASE");
+            call.key(inflight);
+            call.arg(ms);
+        }
+        if let Some((dead, deliveries, max_deliveries)) = options.deadletter {
+            call.arg("DEADLETTER");
+            call.key(dead);
+            call.key(deliveries);
+            call.arg(max_deliveries);
+        }
+        if options.withtokens {
+            call.arg("WITHTOKENS");
+        }
+        if let Some(data) = options.data {
+            call.arg("DATA");
+            call.key(data);
+        }
+        call.arg("WITHDATA");
+        if let Some(name) = options.worker {
+            call.arg("WORKER");
+            call.arg(name);
+        }
+        call.arg("RATE");
+        call.key(rate.log);
+        call.arg(rate.window_ms);
+        call.arg(rate.limit);
+        if let Some(keys) = options.lanes {
+            call.keys_after("LANES", "lanes", keys)?;
+        }
         self.send(call)
     }
 
     /// DELAY.POLL that blocks until a task is due or timeout-ms passes (0: forever); nil on timeout. Inside MULTI or a script it does not block.
     ///
-    /// `DELAY.BPOLL key timeout-ms [COUNT count] [LEASE inflight ms] [DEADLETTER dead deliveries max-deliveries]`
+    /// `DELAY.BPOLL key timeout-ms [COUNT count] [LEASE inflight ms] [DEADLETTER dead deliveries max-deliveries] [WITHTOKENS] [DATA data] [WORKER name] [LANES lane [lane ...]]`
+    ///
+    /// `WITHDATA`: [`Zkit::delay_bpoll_withdata`].
+    ///
+    /// `RATE`: [`Zkit::delay_bpoll_rate`].
     pub fn delay_bpoll(&mut self, key: &str, timeout_ms: i64, options: DelayBpollOptions<'_>) -> RedisResult<Option<Vec<Task>>> {
         let mut call = Call::new("DELAY.BPOLL");
         call.key(key);
@@ -554,12 +815,111 @@ impl<C: Transport> Zkit<C> {
             call.key(deliveries);
             call.arg(max_deliveries);
         }
+        if options.withtokens {
+            call.arg("WITHTOKENS");
+        }
+        if let Some(data) = options.data {
+            call.arg("DATA");
+            call.key(data);
+        }
+        if let Some(name) = options.worker {
+            call.arg("WORKER");
+            call.arg(name);
+        }
+        if let Some(keys) = options.lanes {
+            call.keys_after("LANES", "lanes", keys)?;
+        }
         self.send(call)
     }
 
-    /// Removes finished tasks from an in-flight zset (and, with DELIVERIES, their delivery counts); returns how many were in flight.
+    /// [`Zkit::delay_bpoll`], with each job's data: its payload, its delivery's token and its deliveries ([`Job`]).
     ///
-    /// `DELAY.ACK inflight [DELIVERIES deliveries] TASKS task [task ...]`
+    /// `DELAY.BPOLL key timeout-ms [COUNT count] [LEASE inflight ms] [DEADLETTER dead deliveries max-deliveries] [WITHTOKENS] [DATA data] WITHDATA [WORKER name] [LANES lane [lane ...]]`
+    pub fn delay_bpoll_withdata(&mut self, key: &str, timeout_ms: i64, options: DelayBpollOptions<'_>) -> RedisResult<Option<Vec<Job>>> {
+        let mut call = Call::new("DELAY.BPOLL");
+        call.key(key);
+        call.arg(timeout_ms);
+        if let Some(count) = options.count {
+            call.arg("COUNT");
+            call.arg(count);
+        }
+        if let Some((inflight, ms)) = options.lease {
+            call.arg("LEASE");
+            call.key(inflight);
+            call.arg(ms);
+        }
+        if let Some((dead, deliveries, max_deliveries)) = options.deadletter {
+            call.arg("DEADLETTER");
+            call.key(dead);
+            call.key(deliveries);
+            call.arg(max_deliveries);
+        }
+        if options.withtokens {
+            call.arg("WITHTOKENS");
+        }
+        if let Some(data) = options.data {
+            call.arg("DATA");
+            call.key(data);
+        }
+        call.arg("WITHDATA");
+        if let Some(name) = options.worker {
+            call.arg("WORKER");
+            call.arg(name);
+        }
+        if let Some(keys) = options.lanes {
+            call.keys_after("LANES", "lanes", keys)?;
+        }
+        self.send(call)
+    }
+
+    /// [`Zkit::delay_bpoll`], claiming only what a RATE window allows: a poll replies the tasks and, when tasks were due but the window allowed none, the ms until it has room ([`RatedTasks`]).
+    ///
+    /// `DELAY.BPOLL key timeout-ms [COUNT count] [LEASE inflight ms] [DEADLETTER dead deliveries max-deliveries] [WITHTOKENS] [DATA data] [WORKER name] RATE log window-ms limit [LANES lane [lane ...]]`
+    pub fn delay_bpoll_rate(&mut self, key: &str, timeout_ms: i64, rate: PollRate<'_>, options: DelayBpollOptions<'_>) -> RedisResult<Option<Vec<Task>>> {
+        let mut call = Call::new("DELAY.BPOLL");
+        call.key(key);
+        call.arg(timeout_ms);
+        if let Some(count) = options.count {
+            call.arg("COUNT");
+            call.arg(count);
+        }
+        if let Some((inflight, ms)) = options.lease {
+            call.arg("LEASE");
+            call.key(inflight);
+            call.arg(ms);
+        }
+        if let Some((dead, deliveries, max_deliveries)) = options.deadletter {
+            call.arg("DEADLETTER");
+            call.key(dead);
+            call.key(deliveries);
+            call.arg(max_deliveries);
+        }
+        if options.withtokens {
+            call.arg("WITHTOKENS");
+        }
+        if let Some(data) = options.data {
+            call.arg("DATA");
+            call.key(data);
+        }
+        if let Some(name) = options.worker {
+            call.arg("WORKER");
+            call.arg(name);
+        }
+        call.arg("RATE");
+        call.key(rate.log);
+        call.arg(rate.window_ms);
+        call.arg(rate.limit);
+        if let Some(keys) = options.lanes {
+            call.keys_after("LANES", "lanes", keys)?;
+        }
+        self.send(call)
+    }
+
+    /// Removes finished tasks from an in-flight zset (and, with DELIVERIES, their delivery counts): after TASKS whatever delivery holds them, after LEASES a task only while the delivery its token names holds it. Returns how many were removed.
+    ///
+    /// `DELAY.ACK inflight [DELIVERIES deliveries] [DATA data] TASKS task [task ...]`
+    ///
+    /// `LEASES`: [`Zkit::delay_ack_leases`].
     pub fn delay_ack(&mut self, inflight: &str, tasks: &[&str], options: DelayAckOptions<'_>) -> RedisResult<i64> {
         let mut call = Call::new("DELAY.ACK");
         call.key(inflight);
@@ -567,25 +927,86 @@ impl<C: Transport> Zkit<C> {
             call.arg("DELIVERIES");
             call.key(deliveries);
         }
+        if let Some(data) = options.data {
+            call.arg("DATA");
+            call.key(data);
+        }
         call.values("TASKS", "tasks", tasks)?;
         self.send(call)
     }
 
-    /// Hands a failed task back for a retry: moves it from inflight into queue, due delay-ms from now (0: now). Returns 1 when moved, 0 when its lease had already ended or it was not in flight.
+    /// [`Zkit::delay_ack`] with `LEASES` in place of `TASKS`.
     ///
-    /// `DELAY.NACK inflight queue member delay-ms`
-    pub fn delay_nack(&mut self, inflight: &str, queue: &str, member: &str, delay_ms: i64) -> RedisResult<bool> {
+    /// `DELAY.ACK inflight [DELIVERIES deliveries] [DATA data] LEASES task token [task token ...]`
+    pub fn delay_ack_leases(&mut self, inflight: &str, leases: &[(&str, i64)], options: DelayAckOptions<'_>) -> RedisResult<i64> {
+        let mut call = Call::new("DELAY.ACK");
+        call.key(inflight);
+        if let Some(deliveries) = options.deliveries {
+            call.arg("DELIVERIES");
+            call.key(deliveries);
+        }
+        if let Some(data) = options.data {
+            call.arg("DATA");
+            call.key(data);
+        }
+        call.non_empty("leases", leases)?;
+        call.arg("LEASES");
+        for block in leases {
+            call.arg(block.0);
+            call.arg(block.1);
+        }
+        self.send(call)
+    }
+
+    /// Hands a failed task back for a retry: moves it from inflight into queue, due delay-ms from now (0: now). Returns 1 when moved, 0 when its lease had already ended, it was not in flight, or (with TOKEN) another delivery holds it.
+    ///
+    /// `DELAY.NACK inflight queue member delay-ms [DATA data] [REASON reason]`
+    ///
+    /// `TOKEN`: [`Zkit::delay_nack_token`].
+    pub fn delay_nack(&mut self, inflight: &str, queue: &str, member: &str, delay_ms: i64, options: DelayNackOptions<'_>) -> RedisResult<bool> {
         let mut call = Call::new("DELAY.NACK");
         call.key(inflight);
         call.key(queue);
         call.arg(member);
         call.arg(delay_ms);
+        if let Some(data) = options.data {
+            call.arg("DATA");
+            call.key(data);
+        }
+        if let Some(reason) = options.reason {
+            call.arg("REASON");
+            call.arg(reason);
+        }
         self.send(call)
     }
 
-    /// Extends a lease: the task's lease now ends ms from now. Returns 1 when extended, 0 when the lease had already ended or the task was not in flight (its worker must stop).
+    /// [`Zkit::delay_nack`], fenced: it acts only while the lease `token` names is still held (the token a poll with `withtokens` returned, [`Task::token`], or an acquire's, [`RateAcquired::token`]); a stale holder's call changes nothing.
+    ///
+    /// `DELAY.NACK inflight queue member delay-ms TOKEN token [DATA data] [REASON reason]`
+    pub fn delay_nack_token(&mut self, inflight: &str, queue: &str, member: &str, delay_ms: i64, token: i64, options: DelayNackOptions<'_>) -> RedisResult<bool> {
+        let mut call = Call::new("DELAY.NACK");
+        call.key(inflight);
+        call.key(queue);
+        call.arg(member);
+        call.arg(delay_ms);
+        call.arg("TOKEN");
+        call.arg(token);
+        if let Some(data) = options.data {
+            call.arg("DATA");
+            call.key(data);
+        }
+        if let Some(reason) = options.reason {
+            call.arg("REASON");
+            call.arg(reason);
+        }
+        self.send(call)
+    }
+
+    /// Extends a lease: the task's lease now ends ms from now. Returns 1 when extended (with TOKEN: the delivery's new token), 0 when the lease had already ended, the task was not in flight, or (with TOKEN) another delivery holds it: its worker must stop.
     ///
     /// `DELAY.TOUCH inflight member ms`
+    ///
+    /// `TOKEN`: [`Zkit::delay_touch_token`].
     pub fn delay_touch(&mut self, inflight: &str, member: &str, ms: i64) -> RedisResult<bool> {
         let mut call = Call::new("DELAY.TOUCH");
         call.key(inflight);
@@ -594,9 +1015,22 @@ impl<C: Transport> Zkit<C> {
         self.send(call)
     }
 
-    /// Returns a queue's depth and lag, read by name: now-ms, tasks, due, oldest-due-age-ms, next-due-ms, and with the sets named inflight, expired (leases that ended), dead and redelivered (tasks counted more than once); nil for a set not named.
+    /// [`Zkit::delay_touch`], fenced: it acts only while the lease `token` names is still held (the token a poll with `withtokens` returned, [`Task::token`], or an acquire's, [`RateAcquired::token`]); a stale holder's call changes nothing.
     ///
-    /// `DELAY.STATS queue [INFLIGHT inflight] [DEAD dead] [DELIVERIES deliveries]`
+    /// `DELAY.TOUCH inflight member ms TOKEN token`
+    pub fn delay_touch_token(&mut self, inflight: &str, member: &str, ms: i64, token: i64) -> RedisResult<i64> {
+        let mut call = Call::new("DELAY.TOUCH");
+        call.key(inflight);
+        call.arg(member);
+        call.arg(ms);
+        call.arg("TOKEN");
+        call.arg(token);
+        self.send(call)
+    }
+
+    /// Returns a queue's depth and lag, read by name: now-ms, tasks, due, oldest-due-age-ms, next-due-ms, and with the sets named inflight, expired (leases that ended), dead and redelivered (tasks counted more than once), with DATA paused (1 or 0) and capped-groups (groups at their cap on tasks in flight); nil for a key not named.
+    ///
+    /// `DELAY.STATS queue [INFLIGHT inflight] [DEAD dead] [DELIVERIES deliveries] [DATA data]`
     pub fn delay_stats(&mut self, queue: &str, options: DelayStatsOptions<'_>) -> RedisResult<DelayStats> {
         let mut call = Call::new("DELAY.STATS");
         call.key(queue);
@@ -612,10 +1046,261 @@ impl<C: Transport> Zkit<C> {
             call.arg("DELIVERIES");
             call.key(deliveries);
         }
+        if let Some(data) = options.data {
+            call.arg("DATA");
+            call.key(data);
+        }
         self.send(call)
     }
 
-    /// Counts a hit against exact sliding-window limits (several: every one must allow): logs it if at most limit units fall within the last window-ms of each, and returns \[allowed, count, remaining, retry-after-ms\] of the limit that binds, plus its position when several are given or IDMP is.
+    /// Adds tasks to a queue, due at due-ms (unix ms; a time past is now), in the order given among tasks due in one millisecond; with JOBS each task's payload goes into the queue's DATA hash. A task the queue already holds (or, with INFLIGHT, a worker holds) is kept as it is (KEEP, the default), replaced (REPLACE: new due time and payload) or pushed back (EXTEND: the due time only moves out, the payload is replaced); a task held by a worker is never touched. WITHIN: a task not delivered within ms of its due time expires. GROUP: the tasks belong to that group (DELAY.GROUP sets its limits). Returns, per task, 1 added, 2 updated, 0 kept.
+    ///
+    /// `DELAY.ADD queue [DATA data] [INFLIGHT inflight] [KEEP] [REPLACE] [EXTEND] [WITHIN ms] [GROUP group] TASKS due-ms task [due-ms task ...]`
+    ///
+    /// `JOBS`: [`Zkit::delay_add_jobs`].
+    pub fn delay_add(&mut self, queue: &str, tasks: &[(i64, &str)], options: DelayAddOptions<'_>) -> RedisResult<Vec<i64>> {
+        let mut call = Call::new("DELAY.ADD");
+        call.key(queue);
+        if let Some(data) = options.data {
+            call.arg("DATA");
+            call.key(data);
+        }
+        if let Some(inflight) = options.inflight {
+            call.arg("INFLIGHT");
+            call.key(inflight);
+        }
+        if options.keep {
+            call.arg("KEEP");
+        }
+        if options.replace {
+            call.arg("REPLACE");
+        }
+        if options.extend {
+            call.arg("EXTEND");
+        }
+        if let Some(ms) = options.within {
+            call.arg("WITHIN");
+            call.arg(ms);
+        }
+        if let Some(group) = options.group {
+            call.arg("GROUP");
+            call.arg(group);
+        }
+        call.non_empty("tasks", tasks)?;
+        call.arg("TASKS");
+        for block in tasks {
+            call.arg(block.0);
+            call.arg(block.1);
+        }
+        self.send(call)
+    }
+
+    /// [`Zkit::delay_add`] with `JOBS` in place of `TASKS`.
+    ///
+    /// `DELAY.ADD queue [DATA data] [INFLIGHT inflight] [KEEP] [REPLACE] [EXTEND] [WITHIN ms] [GROUP group] JOBS due-ms task payload [due-ms task payload ...]`
+    pub fn delay_add_jobs(&mut self, queue: &str, jobs: &[(i64, &str, &str)], options: DelayAddOptions<'_>) -> RedisResult<Vec<i64>> {
+        let mut call = Call::new("DELAY.ADD");
+        call.key(queue);
+        if let Some(data) = options.data {
+            call.arg("DATA");
+            call.key(data);
+        }
+        if let Some(inflight) = options.inflight {
+            call.arg("INFLIGHT");
+            call.key(inflight);
+        }
+        if options.keep {
+            call.arg("KEEP");
+        }
+        if options.replace {
+            call.arg("REPLACE");
+        }
+        if options.extend {
+            call.arg("EXTEND");
+        }
+        if let Some(ms) = options.within {
+            call.arg("WITHIN");
+            call.arg(ms);
+        }
+        if let Some(group) = options.group {
+            call.arg("GROUP");
+            call.arg(group);
+        }
+        call.non_empty("jobs", jobs)?;
+        call.arg("JOBS");
+        for block in jobs {
+            call.arg(block.0);
+            call.arg(block.1);
+            call.arg(block.2);
+        }
+        self.send(call)
+    }
+
+    /// A task's state (queued, inflight or dead, looked up in that order among the sets named; nil when in none), its score there (due time, lease end or time of death), and from the DATA hash its payload, last failure reason, not-started-by deadline and worker; deliveries: its count in the deliveries set, or for a dead task the count it died with. Fields by name.
+    ///
+    /// `DELAY.JOB queue task [INFLIGHT inflight] [DEAD dead] [DELIVERIES deliveries] [DATA data]`
+    pub fn delay_job(&mut self, queue: &str, task: &str, options: DelayJobOptions<'_>) -> RedisResult<JobInfo> {
+        let mut call = Call::new("DELAY.JOB");
+        call.key(queue);
+        call.arg(task);
+        if let Some(inflight) = options.inflight {
+            call.arg("INFLIGHT");
+            call.key(inflight);
+        }
+        if let Some(dead) = options.dead {
+            call.arg("DEAD");
+            call.key(dead);
+        }
+        if let Some(deliveries) = options.deliveries {
+            call.arg("DELIVERIES");
+            call.key(deliveries);
+        }
+        if let Some(data) = options.data {
+            call.arg("DATA");
+            call.key(data);
+        }
+        self.send(call)
+    }
+
+    /// Sends dead tasks back to their queue, due now (in the order given): each keeps its payload and last failure reason, and its deliveries count again from 0. Returns how many were dead.
+    ///
+    /// `DELAY.RETRY dead queue [DATA data] TASKS task [task ...]`
+    pub fn delay_retry(&mut self, dead: &str, queue: &str, tasks: &[&str], options: DelayRetryOptions<'_>) -> RedisResult<i64> {
+        let mut call = Call::new("DELAY.RETRY");
+        call.key(dead);
+        call.key(queue);
+        if let Some(data) = options.data {
+            call.arg("DATA");
+            call.key(data);
+        }
+        call.values("TASKS", "tasks", tasks)?;
+        self.send(call)
+    }
+
+    /// Pauses a queue: polls that name its DATA hash deliver nothing (blocked ones stay blocked) until DELAY.RESUME. Returns 1 when it paused the queue, 0 when it was paused.
+    ///
+    /// `DELAY.PAUSE queue data`
+    pub fn delay_pause(&mut self, queue: &str, data: &str) -> RedisResult<bool> {
+        let mut call = Call::new("DELAY.PAUSE");
+        call.key(queue);
+        call.key(data);
+        self.send(call)
+    }
+
+    /// Resumes a paused queue and wakes the polls blocked on it. Returns 1 when it resumed the queue, 0 when it was not paused.
+    ///
+    /// `DELAY.RESUME queue data`
+    pub fn delay_resume(&mut self, queue: &str, data: &str) -> RedisResult<bool> {
+        let mut call = Call::new("DELAY.RESUME");
+        call.key(queue);
+        call.key(data);
+        self.send(call)
+    }
+
+    /// Adds or changes a repeating job: every ms (from START, default now) or at the times a five-field cron expression matches in time zone TZ (default UTC). Its first occurrence goes into the queue as the task <id>@<unix-ms> (with PAYLOAD as its payload); the poll that claims an occurrence puts the next one in the queue. A schedule changed replaces its pending occurrence. Returns the first occurrence's time (unix ms).
+    ///
+    /// `DELAY.SCHEDULE queue data id EVERY ms [TZ zone] [START unix-ms] [PAYLOAD payload]`
+    ///
+    /// `CRON`: [`Zkit::delay_schedule_cron`].
+    pub fn delay_schedule(&mut self, queue: &str, data: &str, id: &str, ms: i64, options: DelayScheduleOptions<'_>) -> RedisResult<i64> {
+        let mut call = Call::new("DELAY.SCHEDULE");
+        call.key(queue);
+        call.key(data);
+        call.arg(id);
+        call.arg("EVERY");
+        call.arg(ms);
+        if let Some(zone) = options.tz {
+            call.arg("TZ");
+            call.arg(zone);
+        }
+        if let Some(unix_ms) = options.start {
+            call.arg("START");
+            call.arg(unix_ms);
+        }
+        if let Some(payload) = options.payload {
+            call.arg("PAYLOAD");
+            call.arg(payload);
+        }
+        self.send(call)
+    }
+
+    /// [`Zkit::delay_schedule`] with `CRON` in place of `EVERY`.
+    ///
+    /// `DELAY.SCHEDULE queue data id CRON expression [TZ zone] [START unix-ms] [PAYLOAD payload]`
+    pub fn delay_schedule_cron(&mut self, queue: &str, data: &str, id: &str, expression: &str, options: DelayScheduleOptions<'_>) -> RedisResult<i64> {
+        let mut call = Call::new("DELAY.SCHEDULE");
+        call.key(queue);
+        call.key(data);
+        call.arg(id);
+        call.arg("CRON");
+        call.arg(expression);
+        if let Some(zone) = options.tz {
+            call.arg("TZ");
+            call.arg(zone);
+        }
+        if let Some(unix_ms) = options.start {
+            call.arg("START");
+            call.arg(unix_ms);
+        }
+        if let Some(payload) = options.payload {
+            call.arg("PAYLOAD");
+            call.arg(payload);
+        }
+        self.send(call)
+    }
+
+    /// Cancels a repeating job: its schedule and its pending occurrence (still in the queue) go; an occurrence a worker holds runs to its end. Returns 1 when the schedule existed, else 0.
+    ///
+    /// `DELAY.UNSCHEDULE queue data id`
+    pub fn delay_unschedule(&mut self, queue: &str, data: &str, id: &str) -> RedisResult<bool> {
+        let mut call = Call::new("DELAY.UNSCHEDULE");
+        call.key(queue);
+        call.key(data);
+        call.arg(id);
+        self.send(call)
+    }
+
+    /// Lists a queue's repeating jobs by id: each one's rule (every-ms, or cron and tz), the time of its pending occurrence (nil once a cron rule matches no more) and its payload.
+    ///
+    /// `DELAY.SCHEDULES queue data`
+    pub fn delay_schedules(&mut self, queue: &str, data: &str) -> RedisResult<Vec<Schedule>> {
+        let mut call = Call::new("DELAY.SCHEDULES");
+        call.key(queue);
+        call.key(data);
+        self.send(call)
+    }
+
+    /// Sets a group's limits in a queue: CAP, at most n of its tasks in flight at once (leased and not acked or nacked); RATE, at most limit of its tasks claimed in any window-ms. Neither: the group has no limits. Polls naming the queue's DATA hash pass over a group's due tasks while it is at a limit. Returns 1 when the group has limits, 0 when they were removed.
+    ///
+    /// `DELAY.GROUP queue data group [CAP cap] [RATE window-ms limit]`
+    pub fn delay_group(&mut self, queue: &str, data: &str, group: &str, options: DelayGroupOptions) -> RedisResult<bool> {
+        let mut call = Call::new("DELAY.GROUP");
+        call.key(queue);
+        call.key(data);
+        call.arg(group);
+        if let Some(cap) = options.cap {
+            call.arg("CAP");
+            call.arg(cap);
+        }
+        if let Some((window_ms, limit)) = options.rate {
+            call.arg("RATE");
+            call.arg(window_ms);
+            call.arg(limit);
+        }
+        self.send(call)
+    }
+
+    /// Lists a queue's groups with limits, by name: each one's tasks in flight, cap, rate limit and window (0 for none), whether it is at its cap, and whether its rate window is full now.
+    ///
+    /// `DELAY.GROUPS queue data`
+    pub fn delay_groups(&mut self, queue: &str, data: &str) -> RedisResult<Vec<GroupState>> {
+        let mut call = Call::new("DELAY.GROUPS");
+        call.key(queue);
+        call.key(data);
+        self.send(call)
+    }
+
+    /// Counts a hit against exact sliding-window limits (several: every one must allow): logs it if at most limit units fall within the last window-ms of each, and returns \[allowed, count, remaining, retry-after-ms\] of the limit that binds, plus its position when several are given or IDMP is. A cost above a limit is refused (retry-after-ms -1: it never fits); a negative cost gives that many of the newest units back.
     ///
     /// `RATE.HIT key [COST cost] window-ms limit [window-ms limit ...]`
     ///
@@ -657,6 +1342,60 @@ impl<C: Transport> Zkit<C> {
             call.arg(block.0);
             call.arg(block.1);
         }
+        self.send(call)
+    }
+
+    /// Answers what RATE.HIT with the same cost and limits would answer now, without counting the hit or writing anything: \[allowed, count, remaining, retry-after-ms\] of the limit that binds, plus its position when several are given.
+    ///
+    /// `RATE.PEEK key [COST cost] window-ms limit [window-ms limit ...]`
+    pub fn rate_peek(&mut self, key: &str, limits: &[(i64, i64)], options: RatePeekOptions) -> RedisResult<RateResult> {
+        let mut call = Call::new("RATE.PEEK");
+        call.key(key);
+        if let Some(cost) = options.cost {
+            call.arg("COST");
+            call.arg(cost);
+        }
+        call.non_empty("limits", limits)?;
+        for block in limits {
+            call.arg(block.0);
+            call.arg(block.1);
+        }
+        self.send(call)
+    }
+
+    /// Takes one of limit slots for holder, held until RATE.RELEASE or until lease-ms have passed (a concurrency limit: at most limit at once). A holder that holds one renews its lease. Returns \[acquired, held, remaining, retry-after-ms, token\]: refused, the ms until a lease ends and frees a slot; acquired, the lease's token (its end in unix ms).
+    ///
+    /// `RATE.ACQUIRE key holder lease-ms limit`
+    pub fn rate_acquire(&mut self, key: &str, holder: &str, lease_ms: i64, limit: i64) -> RedisResult<RateAcquired> {
+        let mut call = Call::new("RATE.ACQUIRE");
+        call.key(key);
+        call.arg(holder);
+        call.arg(lease_ms);
+        call.arg(limit);
+        self.send(call)
+    }
+
+    /// Gives holder's slot of a concurrency limit back. Returns 1 when released, 0 when it held none: not there, its lease had ended, or (with TOKEN) another lease of its holds the slot.
+    ///
+    /// `RATE.RELEASE key holder`
+    ///
+    /// `TOKEN`: [`Zkit::rate_release_token`].
+    pub fn rate_release(&mut self, key: &str, holder: &str) -> RedisResult<bool> {
+        let mut call = Call::new("RATE.RELEASE");
+        call.key(key);
+        call.arg(holder);
+        self.send(call)
+    }
+
+    /// [`Zkit::rate_release`], fenced: it acts only while the lease `token` names is still held (the token a poll with `withtokens` returned, [`Task::token`], or an acquire's, [`RateAcquired::token`]); a stale holder's call changes nothing.
+    ///
+    /// `RATE.RELEASE key holder TOKEN token`
+    pub fn rate_release_token(&mut self, key: &str, holder: &str, token: i64) -> RedisResult<bool> {
+        let mut call = Call::new("RATE.RELEASE");
+        call.key(key);
+        call.arg(holder);
+        call.arg("TOKEN");
+        call.arg(token);
         self.send(call)
     }
 

@@ -24,6 +24,13 @@ pub const NOT_LOADED: &str = "zkit is not loaded on this server: it knows neithe
      load the library: Zkit::load_functions, or redis-cli -x FUNCTION LOAD REPLACE < zkit.lua; else \
      load the module (loadmodule /path/to/libzkit.so).";
 
+/// What a server with neither the module nor Lua (which the library runs
+/// on) answers to loading the library.
+pub const NO_LUA: &str = "zkit cannot run on this server: it has neither the zkit module nor Lua, \
+     which zkit's Functions library runs on. Load the module (loadmodule /path/to/libzkit.so), or \
+     use a server with Lua scripting (on Valkey 9+, where Lua is a module of its own, one that loads \
+     it).";
+
 /// A client-side DELAY.BPOLL on the library (scripts cannot block) polls
 /// again after this many ms, doubling up to the second while nothing is due.
 pub const BPOLL_BACKOFF_MS: (u64, u64) = (2, 250);
@@ -41,6 +48,23 @@ pub fn not_loaded() -> RedisError {
 /// or the server's answer to an FCALL of a missing function.
 pub fn is_not_loaded(error: &RedisError) -> bool {
     error.detail() == Some(NOT_LOADED) || said(error, &["function not found"])
+}
+
+/// A server's error as the caller gets it: when it says the server has no
+/// Lua engine (Valkey 9+ without its Lua module), kind `Client` with detail
+/// [`NO_LUA`] and the server's answer; else unchanged.
+pub fn without_lua(error: RedisError) -> RedisError {
+    if !said(
+        &error,
+        &["engine 'lua' not found", "could not find scripting engine"],
+    ) {
+        return error;
+    }
+    RedisError::from((
+        ErrorKind::Client,
+        "zkit cannot run on this server",
+        format!("{NO_LUA} The server answered: {error}"),
+    ))
 }
 
 /// The version a library text declares (`0.4.0+<digest>`).

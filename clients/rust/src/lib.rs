@@ -44,6 +44,7 @@ mod engine;
 mod replies;
 mod resp;
 mod slot;
+mod worker;
 
 use std::time::{Duration, Instant};
 
@@ -54,13 +55,18 @@ use redis::cluster_routing::{
 use redis::{Cmd, ErrorKind, FromRedisValue, RedisError, RedisResult, ToRedisArgs, Value};
 
 pub use commands::*;
-pub use engine::{Engine, LIBRARY, NOT_LOADED};
+pub use engine::{Engine, LIBRARY, NOT_LOADED, NO_LUA};
 pub use replies::{
-    BoardStats, DelayStats, FeedItem, FeedPage, MergeStep, RankEntry, RankInfo, RateResult,
-    RateStats, Task, TotalRank, VoteResult,
+    BoardStats, DelayStats, FeedItem, FeedPage, GroupState, Job, JobInfo, MergeStep, RankEntry,
+    RankInfo, RateAcquired, RateResult, RateStats, RatedJobs, RatedTasks, Schedule, Task,
+    TotalRank, VoteResult,
 };
 pub use resp::Applied;
 pub use slot::key_slot;
+pub use worker::{
+    failure_reason, DelayWorker, DelayWorkerOptions, Delivery, HandlerResult, Session, Stopper,
+    WorkerError, REASON_MAX_CHARS,
+};
 
 /// zkit's commands over a connection: `Zkit::new(connection)`, then one
 /// method per command (`rank_gift`, `delay_poll`, ...).
@@ -114,7 +120,9 @@ impl<C: Transport> Zkit<C> {
     /// is missing, an older release or another build of this one; a newer
     /// release stays unless `force`. Returns the version the (first) server
     /// holds after. Functions live in the server's data: they reach replicas
-    /// and survive restarts with it.
+    /// and survive restarts with it. A server without Lua (Valkey 9+ without
+    /// its Lua module) answers an error of kind `Client` with detail
+    /// [`NO_LUA`] and its answer.
     pub fn load_functions(&mut self, force: bool) -> RedisResult<String> {
         let shipped = engine::library_version(LIBRARY).expect("the library declares its VERSION");
         let mut list = redis::cmd("FUNCTION");
@@ -128,7 +136,9 @@ impl<C: Transport> Zkit<C> {
         for (node, listed) in self.connection.execute_on_primaries(&list)? {
             let current = engine::listed_version(&listed);
             if engine::should_load(current.as_deref(), shipped, force) {
-                self.connection.execute_on(&node, &load)?;
+                self.connection
+                    .execute_on(&node, &load)
+                    .map_err(engine::without_lua)?;
                 held.push(shipped.to_string());
             } else {
                 held.push(current.unwrap_or_else(|| shipped.to_string()));
@@ -152,7 +162,7 @@ impl<C: Transport> Zkit<C> {
                 };
                 sent.map_err(|e| {
                     if !engine::is_not_loaded(&e) {
-                        return e;
+                        return engine::without_lua(e);
                     }
                     // The library was removed since: ask again next time.
                     self.engine = None;
@@ -360,6 +370,17 @@ impl<'k> Call<'k> {
     fn values<T: ToRedisArgs>(&mut self, token: &str, name: &str, values: &[T]) -> RedisResult<()> {
         self.non_empty(name, values)?;
         self.cmd.arg(token).arg(values);
+        Ok(())
+    }
+
+    /// `TOKEN key [key ...]`, the keys routed as the others (DELAY.POLL's
+    /// `LANES`).
+    fn keys_after(&mut self, token: &str, name: &str, keys: &'k [&'k str]) -> RedisResult<()> {
+        self.non_empty(name, keys)?;
+        self.cmd.arg(token);
+        for key in keys {
+            self.key(key);
+        }
         Ok(())
     }
 

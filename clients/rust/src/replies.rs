@@ -153,27 +153,95 @@ impl FromRedisValue for FeedPage {
     }
 }
 
-/// A task claimed by DELAY.POLL or DELAY.BPOLL and the score it was due at in
-/// the polled key (unix ms; for an in-flight set, its lease's end).
+/// A task claimed by DELAY.POLL or DELAY.BPOLL, the score it was due at in the
+/// polled key (unix ms; for an in-flight set, its lease's end) and, with
+/// WITHTOKENS, its delivery's token (the new lease's end, unix ms), which
+/// DELAY.ACK, DELAY.NACK and DELAY.TOUCH take to act on this delivery only.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Task {
     pub task: String,
     pub due_ms: f64,
+    /// `None` unless the call sent WITHTOKENS.
+    pub token: Option<i64>,
 }
 
 impl FromRedisValue for Task {
     fn from_redis_value(v: Value) -> Result<Self, ParsingError> {
-        let mut items = Items::read(v, "Task", 2, 2)?;
+        let mut items = Items::read(v, "Task", 2, 3)?;
         Ok(Task {
             task: items.next()?,
             due_ms: items.next()?,
+            token: items.optional()?,
         })
     }
 }
 
-/// A queue's depth and lag at the server's now-ms; the counts of a set not
-/// named in the call are nil. A \[name, value, ...\] array in RESP2, a map in
-/// RESP3; a later version may add names.
+/// A task claimed with WITHDATA: its id, the score it was due at in the polled
+/// key, its delivery's token (nil without LEASE), its payload (nil when it has
+/// none) and, with DEADLETTER, how many times it has been delivered, this time
+/// included (else nil).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Job {
+    pub task: String,
+    pub due_ms: f64,
+    pub token: Option<i64>,
+    pub payload: Option<String>,
+    pub deliveries: Option<i64>,
+}
+
+impl FromRedisValue for Job {
+    fn from_redis_value(v: Value) -> Result<Self, ParsingError> {
+        let mut items = Items::read(v, "Job", 5, 5)?;
+        Ok(Job {
+            task: items.next()?,
+            due_ms: items.next()?,
+            token: items.next()?,
+            payload: items.next()?,
+            deliveries: items.next()?,
+        })
+    }
+}
+
+/// What a poll that spends a RATE window claimed, and when tasks were due but
+/// the window allowed none, the ms until it has room (-1 otherwise).
+#[derive(Debug, Clone, PartialEq)]
+pub struct RatedTasks {
+    pub tasks: Vec<Task>,
+    pub retry_after_ms: i64,
+}
+
+impl FromRedisValue for RatedTasks {
+    fn from_redis_value(v: Value) -> Result<Self, ParsingError> {
+        let mut items = Items::read(v, "RatedTasks", 2, 2)?;
+        Ok(RatedTasks {
+            tasks: items.next()?,
+            retry_after_ms: items.next()?,
+        })
+    }
+}
+
+/// What a poll with WITHDATA that spends a RATE window claimed, and when tasks
+/// were due but the window allowed none, the ms until it has room (-1
+/// otherwise).
+#[derive(Debug, Clone, PartialEq)]
+pub struct RatedJobs {
+    pub jobs: Vec<Job>,
+    pub retry_after_ms: i64,
+}
+
+impl FromRedisValue for RatedJobs {
+    fn from_redis_value(v: Value) -> Result<Self, ParsingError> {
+        let mut items = Items::read(v, "RatedJobs", 2, 2)?;
+        Ok(RatedJobs {
+            jobs: items.next()?,
+            retry_after_ms: items.next()?,
+        })
+    }
+}
+
+/// A queue's depth and lag at the server's now-ms, and whether it is paused;
+/// the values of a key not named in the call are nil. A \[name, value, ...\]
+/// array in RESP2, a map in RESP3; a later version may add names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct DelayStats {
     pub now_ms: i64,
@@ -185,6 +253,8 @@ pub struct DelayStats {
     pub expired: Option<i64>,
     pub dead: Option<i64>,
     pub redelivered: Option<i64>,
+    pub paused: Option<bool>,
+    pub capped_groups: Option<i64>,
 }
 
 impl FromRedisValue for DelayStats {
@@ -200,15 +270,106 @@ impl FromRedisValue for DelayStats {
             expired: f.get("expired")?,
             dead: f.get("dead")?,
             redelivered: f.get("redelivered")?,
+            paused: f.get("paused")?,
+            capped_groups: f.get("capped-groups")?,
         })
     }
 }
 
-/// Whether the hit was allowed, the units in the window after it, the units
-/// left, and the ms until the same hit would pass (-1 when allowed), for the
-/// limit that binds; with several limits or IDMP, that limit's 1-based position
-/// in the limits given (refused: the one that makes the hit wait longest;
-/// allowed: the first with the least room left).
+/// A task's state (queued, inflight, dead; nil when in none of the sets named),
+/// its score there, and its data: payload, deliveries (live, or those it died
+/// with), last failure reason, not-started-by deadline and the worker holding
+/// it; nil where there is none or the key was not named. A \[name, value, ...\]
+/// array in RESP2, a map in RESP3; a later version may add names.
+#[derive(Debug, Clone, PartialEq)]
+pub struct JobInfo {
+    pub state: Option<String>,
+    pub score: Option<f64>,
+    pub payload: Option<String>,
+    pub deliveries: Option<i64>,
+    pub last_reason: Option<String>,
+    pub deadline_ms: Option<i64>,
+    pub worker: Option<String>,
+}
+
+impl FromRedisValue for JobInfo {
+    fn from_redis_value(v: Value) -> Result<Self, ParsingError> {
+        let mut f = Fields::read(v)?;
+        Ok(JobInfo {
+            state: f.get("state")?,
+            score: f.get("score")?,
+            payload: f.get("payload")?,
+            deliveries: f.get("deliveries")?,
+            last_reason: f.get("last-reason")?,
+            deadline_ms: f.get("deadline-ms")?,
+            worker: f.get("worker")?,
+        })
+    }
+}
+
+/// A repeating job: its id, its rule (every-ms, or cron and tz), the time of
+/// its pending occurrence (unix ms; nil once its cron rule matches no more) and
+/// the payload each occurrence carries.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Schedule {
+    pub id: String,
+    pub every_ms: Option<i64>,
+    pub cron: Option<String>,
+    pub tz: Option<String>,
+    pub next_ms: Option<i64>,
+    pub payload: Option<String>,
+}
+
+impl FromRedisValue for Schedule {
+    fn from_redis_value(v: Value) -> Result<Self, ParsingError> {
+        let mut items = Items::read(v, "Schedule", 6, 6)?;
+        Ok(Schedule {
+            id: items.next()?,
+            every_ms: items.next()?,
+            cron: items.next()?,
+            tz: items.next()?,
+            next_ms: items.next()?,
+            payload: items.next()?,
+        })
+    }
+}
+
+/// A group of a queue with limits: its tasks in flight, its cap, its rate limit
+/// and window (0 for none), whether it is at its cap, and whether its rate
+/// window is full now.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GroupState {
+    pub group: String,
+    pub inflight: i64,
+    pub cap: i64,
+    pub rate_limit: i64,
+    pub window_ms: i64,
+    pub capped: bool,
+    pub rate_limited: bool,
+}
+
+impl FromRedisValue for GroupState {
+    fn from_redis_value(v: Value) -> Result<Self, ParsingError> {
+        let mut items = Items::read(v, "GroupState", 7, 7)?;
+        Ok(GroupState {
+            group: items.next()?,
+            inflight: items.next()?,
+            cap: items.next()?,
+            rate_limit: items.next()?,
+            window_ms: items.next()?,
+            capped: items.next()?,
+            rate_limited: items.next()?,
+        })
+    }
+}
+
+/// Whether the hit was (for RATE.PEEK: would be) allowed, the units in the
+/// window after it, the units left, and the ms until the same hit would pass
+/// (-1 when allowed, and when refused because the cost is above the limit: no
+/// wait lets it pass), for the limit that binds; with several limits or IDMP,
+/// that limit's 1-based position in the limits given (refused: the one that
+/// makes the hit wait longest; allowed: the first with the least room left). A
+/// refund (a negative cost) is allowed, with the counts after it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RateResult {
     pub allowed: bool,
@@ -228,6 +389,32 @@ impl FromRedisValue for RateResult {
             remaining: items.next()?,
             retry_after_ms: items.next()?,
             binding: items.optional()?,
+        })
+    }
+}
+
+/// Whether the holder holds a slot now, the holders whose lease has not ended
+/// (this one included when acquired), the slots left, the ms until a slot is
+/// free (-1 when acquired), and the lease's token, its end in unix ms, which
+/// RATE.RELEASE takes to release this lease only (-1 when refused).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RateAcquired {
+    pub acquired: bool,
+    pub held: i64,
+    pub remaining: i64,
+    pub retry_after_ms: i64,
+    pub token: i64,
+}
+
+impl FromRedisValue for RateAcquired {
+    fn from_redis_value(v: Value) -> Result<Self, ParsingError> {
+        let mut items = Items::read(v, "RateAcquired", 5, 5)?;
+        Ok(RateAcquired {
+            acquired: items.next()?,
+            held: items.next()?,
+            remaining: items.next()?,
+            retry_after_ms: items.next()?,
+            token: items.next()?,
         })
     }
 }

@@ -11,6 +11,13 @@ use redis::cluster::{ClusterClient, ClusterConnection};
 use redis::{Connection, ConnectionLike, ErrorKind, RedisResult};
 use zkit::*;
 
+#[path = "commands/worker.rs"]
+mod worker;
+// Run by worker.rs; its main runs it as a script.
+#[allow(dead_code)]
+#[path = "../examples/job_queue.rs"]
+mod job_queue_example;
+
 const POSTED_AT: i64 = 1795313748; // unix s, for VOTE.CAST WINDOW
 
 fn server_address() -> String {
@@ -102,6 +109,7 @@ fn task(task: &str, due_ms: f64) -> Task {
     Task {
         task: task.to_string(),
         due_ms,
+        token: None,
     }
 }
 
@@ -414,6 +422,8 @@ fn every_command<C: Transport + ConnectionLike>(
             count: Some(2),
             lease,
             deadletter: None,
+            withtokens: false,
+            ..Default::default()
         },
     )?;
     assert_eq!(polled, vec![task("mail:1", 1000.0), task("mail:2", 2000.0)]);
@@ -441,8 +451,8 @@ fn every_command<C: Transport + ConnectionLike>(
     // mail:3 is held; NACK hands it back, counted: its second delivery is its last.
     let deadletter = Some((dead.as_str(), deliveries.as_str(), 1));
     assert!(z.delay_touch(&inflight, "mail:3", 120000)?);
-    assert!(z.delay_nack(&inflight, &jobs, "mail:3", 0)?);
-    assert!(!z.delay_nack(&inflight, &jobs, "mail:3", 0)?);
+    assert!(z.delay_nack(&inflight, &jobs, "mail:3", 0, DelayNackOptions::default())?);
+    assert!(!z.delay_nack(&inflight, &jobs, "mail:3", 0, DelayNackOptions::default())?);
     assert!(!z.delay_touch(&inflight, "mail:3", 120000)?);
     let polled = z.delay_poll(
         &jobs,
@@ -450,6 +460,8 @@ fn every_command<C: Transport + ConnectionLike>(
             count: None,
             lease,
             deadletter,
+            withtokens: false,
+            ..Default::default()
         },
     )?;
     assert_eq!(polled.len(), 1);
@@ -458,7 +470,7 @@ fn every_command<C: Transport + ConnectionLike>(
         raw::<f64>(z.connection(), &["ZSCORE", &deliveries, "mail:3"]),
         1.0
     );
-    assert!(z.delay_nack(&inflight, &jobs, "mail:3", 0)?);
+    assert!(z.delay_nack(&inflight, &jobs, "mail:3", 0, DelayNackOptions::default())?);
     raw::<i64>(z.connection(), &["ZADD", &jobs, "4000", "mail:4"]);
     let polled = z.delay_bpoll(
         &jobs,
@@ -467,6 +479,8 @@ fn every_command<C: Transport + ConnectionLike>(
             count: Some(2),
             lease,
             deadletter,
+            withtokens: false,
+            ..Default::default()
         },
     )?;
     assert_eq!(polled, Some(vec![task("mail:4", 4000.0)]));
@@ -479,7 +493,8 @@ fn every_command<C: Transport + ConnectionLike>(
             &inflight,
             &["mail:4"],
             DelayAckOptions {
-                deliveries: Some(&deliveries)
+                deliveries: Some(&deliveries),
+                ..Default::default()
             }
         )?,
         1
@@ -494,6 +509,7 @@ fn every_command<C: Transport + ConnectionLike>(
             inflight: Some(&inflight),
             dead: Some(&dead),
             deliveries: Some(&deliveries),
+            ..Default::default()
         },
     )?;
     // mail:3 is dead; nothing else is left.
@@ -518,6 +534,438 @@ fn every_command<C: Transport + ConnectionLike>(
         (stats.tasks, stats.due, stats.oldest_due_age_ms, stats.dead),
         (1, 1, stats.now_ms - 5000, None)
     );
+    // Fenced leases: each delivery's token; a stale token's calls change nothing.
+    let fenced = DelayPollOptions {
+        lease,
+        withtokens: true,
+        ..Default::default()
+    };
+    let [claimed] = <[Task; 1]>::try_from(z.delay_poll(&jobs, fenced)?).unwrap();
+    let token = claimed.token.unwrap();
+    assert_eq!((claimed.task.as_str(), claimed.due_ms), ("mail:5", 5000.0));
+    let score =
+        |z: &mut Zkit<C>| raw::<Option<i64>>(z.connection(), &["ZSCORE", &inflight, "mail:5"]);
+    assert_eq!(score(z), Some(token));
+    let renewed = z.delay_touch_token(&inflight, "mail:5", 120000, token)?;
+    assert!(renewed > token, "{renewed} after {token}");
+    assert_eq!(z.delay_touch_token(&inflight, "mail:5", 120000, token)?, 0);
+    assert!(!z.delay_nack_token(
+        &inflight,
+        &jobs,
+        "mail:5",
+        0,
+        token,
+        DelayNackOptions::default()
+    )?);
+    assert_eq!(
+        z.delay_ack_leases(&inflight, &[("mail:5", token)], DelayAckOptions::default())?,
+        0
+    );
+    assert_eq!(score(z), Some(renewed));
+    assert!(z.delay_nack_token(
+        &inflight,
+        &jobs,
+        "mail:5",
+        0,
+        renewed,
+        DelayNackOptions::default()
+    )?);
+    let again = z.delay_bpoll(
+        &jobs,
+        100,
+        DelayBpollOptions {
+            lease,
+            withtokens: true,
+            ..Default::default()
+        },
+    )?;
+    let [again] = <[Task; 1]>::try_from(again.unwrap()).unwrap();
+    assert_eq!(again.token, score(z));
+    let ack = DelayAckOptions {
+        deliveries: Some(&deliveries),
+        ..Default::default()
+    };
+    assert_eq!(
+        z.delay_ack_leases(&inflight, &[("mail:5", again.token.unwrap())], ack)?,
+        1
+    );
+    assert_eq!(raw::<i64>(z.connection(), &["EXISTS", &inflight]), 0);
+
+    // Jobs: tasks that carry their data, in the hash beside the queue.
+    let data = k("{t}:jobs:data");
+    let with_data = DelayAddOptions {
+        data: Some(&data),
+        ..Default::default()
+    };
+    let added = [(0, "mail:17", "to=ann"), (0, "mail:18", "to=bob")];
+    assert_eq!(z.delay_add_jobs(&jobs, &added, with_data)?, [1, 1]);
+    let keep = DelayAddOptions {
+        keep: true,
+        ..with_data
+    };
+    assert_eq!(
+        z.delay_add_jobs(&jobs, &[(0, "mail:17", "to=cat")], keep)?,
+        [0]
+    );
+    let field =
+        |z: &mut Zkit<C>, name: &str| raw::<Option<String>>(z.connection(), &["HGET", &data, name]);
+    assert_eq!(field(z, "p:mail:17").as_deref(), Some("to=ann"));
+    let before_ms = server_ms(z.connection());
+    let replace = DelayAddOptions {
+        inflight: Some(&inflight),
+        replace: true,
+        within: Some(3600000),
+        ..with_data
+    };
+    assert_eq!(
+        z.delay_add_jobs(&jobs, &[(0, "mail:18", "to=dan")], replace)?,
+        [2]
+    );
+    let after_ms = server_ms(z.connection());
+    assert_eq!(field(z, "p:mail:18").as_deref(), Some("to=dan"));
+    // Its not-started-by deadline, counted from now (a due time past is now).
+    let deadline_ms: i64 = field(z, "x:mail:18").expect("a deadline").parse().unwrap();
+    assert!(
+        (before_ms + 3600000..=after_ms + 3600000).contains(&deadline_ms),
+        "{deadline_ms}"
+    );
+    let extend = DelayAddOptions {
+        extend: true,
+        ..Default::default()
+    };
+    assert_eq!(
+        z.delay_add(
+            &jobs,
+            &[(4102444800000, "report:1")],
+            DelayAddOptions::default()
+        )?,
+        [1]
+    );
+    assert_eq!(
+        z.delay_add(&jobs, &[(4102444800001, "report:1")], extend)?,
+        [2]
+    );
+    // EXTEND only moves a task later.
+    assert_eq!(
+        z.delay_add(&jobs, &[(4102444700000, "report:1")], extend)?,
+        [0]
+    );
+    assert_eq!(
+        raw::<i64>(z.connection(), &["ZSCORE", &jobs, "report:1"]),
+        4102444800001
+    );
+    assert!(z.delay_pause(&jobs, &data)?);
+    assert!(!z.delay_pause(&jobs, &data)?);
+    let paused = |z: &mut Zkit<C>| {
+        z.delay_stats(
+            &jobs,
+            DelayStatsOptions {
+                data: Some(&data),
+                ..Default::default()
+            },
+        )
+        .map(|stats| stats.paused)
+    };
+    assert_eq!(paused(z)?, Some(true));
+    let jobs_poll = DelayPollOptions {
+        lease,
+        data: Some(&data),
+        ..Default::default()
+    };
+    assert_eq!(z.delay_poll_withdata(&jobs, jobs_poll)?, vec![]);
+    assert!(z.delay_resume(&jobs, &data)?);
+    assert!(!z.delay_resume(&jobs, &data)?);
+    assert_eq!(paused(z)?, Some(false));
+    let last_try = Some((dead.as_str(), deliveries.as_str(), 1));
+    let held = z.delay_poll_withdata(
+        &jobs,
+        DelayPollOptions {
+            count: Some(3),
+            deadletter: last_try,
+            worker: Some("worker-1"),
+            ..jobs_poll
+        },
+    )?;
+    let summary: Vec<_> = held
+        .iter()
+        .map(|job| (job.task.as_str(), job.payload.as_deref(), job.deliveries))
+        .collect();
+    assert_eq!(
+        summary,
+        [
+            ("mail:17", Some("to=ann"), Some(1)),
+            ("mail:18", Some("to=dan"), Some(1))
+        ]
+    );
+    let token = held[0].token.unwrap();
+    assert_eq!(
+        raw::<i64>(z.connection(), &["ZSCORE", &inflight, "mail:17"]),
+        token
+    );
+    assert_eq!(field(z, "w:mail:17").as_deref(), Some("worker-1"));
+    let names = DelayJobOptions {
+        inflight: Some(&inflight),
+        dead: Some(&dead),
+        deliveries: Some(&deliveries),
+        data: Some(&data),
+    };
+    assert_eq!(
+        z.delay_job(&jobs, "mail:17", names)?,
+        JobInfo {
+            state: Some("inflight".into()),
+            score: Some(token as f64),
+            payload: Some("to=ann".into()),
+            deliveries: Some(1),
+            last_reason: None,
+            deadline_ms: None,
+            worker: Some("worker-1".into()),
+        }
+    );
+    // mail:18 fails: handed back with its reason; delivered once already, the next poll buries it.
+    let reason = DelayNackOptions {
+        data: Some(&data),
+        reason: Some("SMTP 451"),
+    };
+    assert!(z.delay_nack_token(
+        &inflight,
+        &jobs,
+        "mail:18",
+        0,
+        held[1].token.unwrap(),
+        reason
+    )?);
+    assert_eq!(field(z, "r:mail:18").as_deref(), Some("SMTP 451"));
+    assert_eq!(field(z, "w:mail:18"), None);
+    let bpoll = DelayBpollOptions {
+        lease,
+        data: Some(&data),
+        ..Default::default()
+    };
+    let buried = DelayBpollOptions {
+        deadletter: last_try,
+        ..bpoll
+    };
+    assert_eq!(z.delay_bpoll_withdata(&jobs, 100, buried)?, None);
+    let died: f64 = raw(z.connection(), &["ZSCORE", &dead, "mail:18"]);
+    assert_eq!(
+        z.delay_job(&jobs, "mail:18", names)?,
+        JobInfo {
+            state: Some("dead".into()),
+            score: Some(died),
+            payload: Some("to=dan".into()),
+            deliveries: Some(1),
+            last_reason: Some("SMTP 451".into()),
+            deadline_ms: None,
+            worker: None,
+        }
+    );
+    let retry = DelayRetryOptions { data: Some(&data) };
+    assert_eq!(
+        z.delay_retry(&dead, &jobs, &["mail:18", "nobody"], retry)?,
+        1
+    );
+    let retried = z.delay_bpoll_withdata(&jobs, 1000, bpoll)?.unwrap();
+    let [retried] = <[Job; 1]>::try_from(retried).unwrap();
+    assert_eq!(
+        (
+            retried.task.as_str(),
+            retried.payload.as_deref(),
+            retried.deliveries
+        ),
+        ("mail:18", Some("to=dan"), None)
+    );
+    let ack = DelayAckOptions {
+        deliveries: Some(&deliveries),
+        data: Some(&data),
+    };
+    let leases = [("mail:17", token), ("mail:18", retried.token.unwrap())];
+    assert_eq!(z.delay_ack_leases(&inflight, &leases, ack)?, 2);
+    // Payloads, reasons and holders went with them.
+    assert_eq!(
+        raw::<i64>(z.connection(), &["EXISTS", &inflight, &deliveries, &data]),
+        0
+    );
+    // Polled without a lease, a job is done: its data goes with it.
+    assert_eq!(
+        z.delay_add_jobs(&jobs, &[(0, "mail:19", "to=eve")], with_data)?,
+        [1]
+    );
+    let done = z.delay_poll_withdata(
+        &jobs,
+        DelayPollOptions {
+            data: Some(&data),
+            ..Default::default()
+        },
+    )?;
+    assert_eq!(
+        done.iter()
+            .map(|job| (
+                job.task.as_str(),
+                job.token,
+                job.payload.as_deref(),
+                job.deliveries
+            ))
+            .collect::<Vec<_>>(),
+        [("mail:19", None, Some("to=eve"), None)]
+    );
+    assert_eq!(raw::<i64>(z.connection(), &["EXISTS", &data]), 0);
+    assert_eq!(
+        raw::<Vec<String>>(z.connection(), &["ZRANGE", &jobs, "0", "-1"]),
+        ["report:1"]
+    );
+
+    // Priority lanes: the first queue's due task first, then the next's.
+    let (high, low) = (k("{t}:high"), k("{t}:low"));
+    assert_eq!(z.delay_add(&low, &[(0, "low:1")], Default::default())?, [1]);
+    assert_eq!(
+        z.delay_add(&high, &[(0, "high:1")], Default::default())?,
+        [1]
+    );
+    let lanes = [low.as_str()];
+    let laned = DelayPollOptions {
+        count: Some(5),
+        lanes: Some(&lanes),
+        ..Default::default()
+    };
+    let claimed = z.delay_poll(&high, laned)?;
+    assert_eq!(
+        claimed.iter().map(|t| t.task.as_str()).collect::<Vec<_>>(),
+        ["high:1", "low:1"]
+    );
+    let laned = DelayBpollOptions {
+        lanes: Some(&lanes),
+        ..Default::default()
+    };
+    assert_eq!(z.delay_bpoll(&high, 1, laned)?, None);
+    // Groups: acme's cap holds, the other tenant is still served.
+    let (tenants, tenant_data) = (k("{t}:tenants"), k("{t}:tenants:data"));
+    let tenant_held = k("{t}:tenants:inflight");
+    let limits = DelayGroupOptions {
+        cap: Some(1),
+        rate: Some((60000, 10)),
+    };
+    assert!(z.delay_group(&tenants, &tenant_data, "acme", limits)?);
+    let acme = DelayAddOptions {
+        data: Some(&tenant_data),
+        group: Some("acme"),
+        ..Default::default()
+    };
+    let acme_jobs = [(0, "a:1", "x"), (0, "a:2", "x")];
+    assert_eq!(z.delay_add_jobs(&tenants, &acme_jobs, acme)?, [1, 1]);
+    let zeta = DelayAddOptions {
+        group: Some("zeta"),
+        ..acme
+    };
+    assert_eq!(z.delay_add(&tenants, &[(0, "z:1")], zeta)?, [1]);
+    let tenant_poll = DelayPollOptions {
+        count: Some(5),
+        lease: Some((&tenant_held, 60000)),
+        data: Some(&tenant_data),
+        ..Default::default()
+    };
+    let mut held: Vec<String> = z
+        .delay_poll(&tenants, tenant_poll)?
+        .into_iter()
+        .map(|t| t.task)
+        .collect();
+    held.sort();
+    assert_eq!(held, ["a:1", "z:1"]);
+    assert_eq!(
+        z.delay_groups(&tenants, &tenant_data)?,
+        [GroupState {
+            group: "acme".into(),
+            inflight: 1,
+            cap: 1,
+            rate_limit: 10,
+            window_ms: 60000,
+            capped: true,
+            rate_limited: false,
+        }]
+    );
+    let tenant_stats = DelayStatsOptions {
+        data: Some(&tenant_data),
+        ..Default::default()
+    };
+    assert_eq!(
+        z.delay_stats(&tenants, tenant_stats)?.capped_groups,
+        Some(1)
+    );
+    // Rate-limited claims: one per minute across workers.
+    let (rated, rate_log) = (k("{t}:rated"), k("{t}:rated:log"));
+    let window = PollRate::new(&rate_log, 60000, 1);
+    let rated_jobs = [(0, "r:1", "x"), (0, "r:2", "y")];
+    let with_tenant_data = DelayAddOptions {
+        data: Some(&tenant_data),
+        ..Default::default()
+    };
+    assert_eq!(
+        z.delay_add_jobs(&rated, &rated_jobs, with_tenant_data)?,
+        [1, 1]
+    );
+    let first = z.delay_poll_withdata_rate(
+        &rated,
+        window,
+        DelayPollOptions {
+            data: Some(&tenant_data),
+            ..Default::default()
+        },
+    )?;
+    assert_eq!(
+        (
+            first
+                .jobs
+                .iter()
+                .map(|job| job.payload.as_deref())
+                .collect::<Vec<_>>(),
+            first.retry_after_ms
+        ),
+        (vec![Some("x")], -1)
+    );
+    let limited = z.delay_poll_rate(&rated, window, Default::default())?;
+    assert!(limited.tasks.is_empty());
+    assert!(limited.retry_after_ms > 0 && limited.retry_after_ms <= 60000);
+    // Repeating jobs: listed by id, changed, cancelled.
+    let (beats, beat_data) = (k("{t}:beats"), k("{t}:beats:data"));
+    let from_2100 = DelayScheduleOptions {
+        start: Some(4102444800000),
+        payload: Some("p"),
+        ..Default::default()
+    };
+    assert_eq!(
+        z.delay_schedule(&beats, &beat_data, "beat", 60000, from_2100)?,
+        4102444800000
+    );
+    let utc = DelayScheduleOptions {
+        tz: Some("UTC"),
+        ..Default::default()
+    };
+    assert!(z.delay_schedule_cron(&beats, &beat_data, "daily", "0 9 * * *", utc)? > 1718000000000);
+    let rows = z.delay_schedules(&beats, &beat_data)?;
+    assert_eq!(
+        rows.iter()
+            .map(|row| (
+                row.id.as_str(),
+                row.every_ms,
+                row.cron.as_deref(),
+                row.tz.as_deref(),
+                row.payload.as_deref()
+            ))
+            .collect::<Vec<_>>(),
+        [
+            ("beat", Some(60000), None, None, Some("p")),
+            ("daily", None, Some("0 9 * * *"), Some("UTC"), None)
+        ]
+    );
+    // Each pending occurrence is a task <id>@<unix-ms> in the queue.
+    assert_eq!(
+        raw::<Vec<String>>(z.connection(), &["ZRANGE", &beats, "0", "-1"]),
+        [
+            format!("daily@{}", rows[1].next_ms.unwrap()),
+            "beat@4102444800000".to_string()
+        ]
+    );
+    assert!(z.delay_unschedule(&beats, &beat_data, "beat")?);
+    assert!(!z.delay_unschedule(&beats, &beat_data, "beat")?);
 
     let (rate, rate2) = (k("{t}:rate"), k("{t}:rate2"));
     let hit = z.rate_hit(&rate, &[(60000, 2)], RateHitOptions { cost: Some(2) })?;
@@ -577,6 +1025,65 @@ fn every_command<C: Transport + ConnectionLike>(
         0 < refused.retry_after_ms && refused.retry_after_ms <= 1000,
         "{refused:?}"
     );
+    // A peek answers what the hit would and logs nothing; a cost above the
+    // limit is refused with -1 (it never fits); a negative cost gives back.
+    let rate5 = k("{t}:rate5");
+    let result = |allowed, count, remaining, retry_after_ms, binding| RateResult {
+        allowed,
+        count,
+        remaining,
+        retry_after_ms,
+        binding,
+    };
+    let cost = |cost| RatePeekOptions { cost: Some(cost) };
+    assert_eq!(
+        z.rate_peek(&rate5, &[(60000, 3)], cost(2))?,
+        result(true, 2, 1, -1, None)
+    );
+    assert_eq!(raw::<i64>(z.connection(), &["EXISTS", &rate5]), 0);
+    assert_eq!(
+        z.rate_peek(&rate5, &[(60000, 3), (1000, 1)], cost(2))?,
+        result(false, 0, 1, -1, Some(2))
+    );
+    for (units, reply) in [
+        (2, result(true, 2, 1, -1, None)),
+        (-1, result(true, 1, 2, -1, None)),
+        (4, result(false, 1, 2, -1, None)),
+    ] {
+        let hit = RateHitOptions { cost: Some(units) };
+        assert_eq!(
+            z.rate_hit(&rate5, &[(60000, 3)], hit)?,
+            reply,
+            "cost {units}"
+        );
+    }
+    // At most one at once: the second holder waits for the lease; a token
+    // that is not the lease's frees nothing.
+    let busy = k("{t}:busy");
+    let held = z.rate_acquire(&busy, "req:1", 60000, 1)?;
+    assert_eq!(
+        RateAcquired { token: 0, ..held },
+        RateAcquired {
+            acquired: true,
+            held: 1,
+            remaining: 0,
+            retry_after_ms: -1,
+            token: 0
+        }
+    );
+    assert!(held.token > 1718000000000, "{held:?}");
+    let waiting = z.rate_acquire(&busy, "req:2", 60000, 1)?;
+    assert_eq!(
+        (waiting.acquired, waiting.held, waiting.token),
+        (false, 1, -1)
+    );
+    assert!(
+        0 < waiting.retry_after_ms && waiting.retry_after_ms <= 60000,
+        "{waiting:?}"
+    );
+    assert!(!z.rate_release_token(&busy, "req:1", held.token - 1)?);
+    assert!(z.rate_release_token(&busy, "req:1", held.token)?);
+    assert!(!z.rate_release(&busy, "req:1")?);
 
     let recent = k("{t}:recent");
     assert_eq!(
@@ -654,6 +1161,84 @@ fn every_command<C: Transport + ConnectionLike>(
     assert_eq!(cast(z, Direction::Clear)?, cleared);
     assert_eq!(z.vote_state(&up, &down, "user:1")?, 0);
     Ok(())
+}
+
+/// A worker whose lease ended and whose task another worker claimed since:
+/// its ACK, NACK and TOUCH with its token answer 0 (false) and leave the new
+/// delivery as it is; the new holder's act.
+fn stale_holders_change_nothing<C: Transport + ConnectionLike>(
+    z: &mut Zkit<C>,
+    k: impl Fn(&str) -> String,
+) -> RedisResult<()> {
+    let (queue, inflight) = (k("{jobs}"), k("{jobs}:inflight"));
+    raw::<i64>(z.connection(), &["ZADD", &queue, "1", "mail:1"]);
+    let lease = |ms| DelayPollOptions {
+        lease: Some((inflight.as_str(), ms)),
+        withtokens: true,
+        ..Default::default()
+    };
+    let first = z.delay_poll(&queue, lease(1))?.remove(0); // its lease ends a ms later
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    let second = loop {
+        if let Some(task) = z.delay_poll(&inflight, lease(60000))?.pop() {
+            break task;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the lease did not end"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    };
+    let (old, new) = (first.token.unwrap(), second.token.unwrap());
+    assert!(second.task == "mail:1" && new > old, "{old} then {new}");
+    let state = |z: &mut Zkit<C>| {
+        let held: Vec<(String, i64)> = raw(
+            z.connection(),
+            &["ZRANGE", &inflight, "0", "-1", "WITHSCORES"],
+        );
+        let due: Vec<String> = raw(z.connection(), &["ZRANGE", &queue, "0", "-1"]);
+        (held, due)
+    };
+    let taken_over = (vec![("mail:1".to_string(), new)], vec![]);
+    assert_eq!(state(z), taken_over);
+    let none = DelayAckOptions::default();
+    assert_eq!(z.delay_ack_leases(&inflight, &[("mail:1", old)], none)?, 0);
+    assert!(!z.delay_nack_token(
+        &inflight,
+        &queue,
+        "mail:1",
+        0,
+        old,
+        DelayNackOptions::default()
+    )?);
+    assert_eq!(z.delay_touch_token(&inflight, "mail:1", 60000, old)?, 0);
+    assert_eq!(state(z), taken_over);
+    let renewed = z.delay_touch_token(&inflight, "mail:1", 60000, new)?;
+    assert_eq!(state(z).0, [("mail:1".to_string(), renewed)]);
+    assert_eq!(
+        z.delay_ack_leases(&inflight, &[("mail:1", renewed)], none)?,
+        1
+    );
+    assert_eq!(state(z), (vec![], vec![]));
+    Ok(())
+}
+
+#[test]
+fn stale_holders_change_nothing_on_a_server() {
+    stale_holders_change_nothing(
+        &mut single(),
+        keys_of("stale_holders_change_nothing_on_a_server"),
+    )
+    .unwrap();
+}
+
+#[test]
+fn stale_holders_change_nothing_on_a_cluster() {
+    stale_holders_change_nothing(
+        &mut cluster(),
+        keys_of("stale_holders_change_nothing_on_a_cluster"),
+    )
+    .unwrap();
 }
 
 #[test]
@@ -914,25 +1499,42 @@ fn ids_spelled_like_keywords<C: Transport + ConnectionLike>(
     let (jobs, inflight, deliveries) = (k("{q}:jobs"), k("{q}:inflight"), k("{q}:deliveries"));
     raw::<i64>(
         z.connection(),
-        &["ZADD", &jobs, "1", "DELIVERIES", "2", "TASKS", "3", "COUNT"],
+        &[
+            "ZADD",
+            &jobs,
+            "1",
+            "DELIVERIES",
+            "2",
+            "TASKS",
+            "3",
+            "COUNT",
+            "4",
+            "LEASES",
+        ],
     );
     let dead = k("{q}:dead");
     let options = DelayPollOptions {
-        count: Some(3),
+        count: Some(4),
         lease: Some((&inflight, 60000)),
         deadletter: Some((&dead, &deliveries, 5)),
+        withtokens: true,
+        ..Default::default()
     };
-    let polled: Vec<String> = z
-        .delay_poll(&jobs, options)?
-        .into_iter()
-        .map(|t| t.task)
-        .collect();
-    assert_eq!(polled, ["DELIVERIES", "TASKS", "COUNT"]);
+    let claimed = z.delay_poll(&jobs, options)?;
+    let polled: Vec<&str> = claimed.iter().map(|t| t.task.as_str()).collect();
+    assert_eq!(polled, ["DELIVERIES", "TASKS", "COUNT", "LEASES"]);
+    let leases = [("LEASES", claimed[3].token.unwrap())];
+    let ack = DelayAckOptions {
+        deliveries: Some(&deliveries),
+        ..Default::default()
+    };
+    assert_eq!(z.delay_ack_leases(&inflight, &leases, ack)?, 1);
     let acked = z.delay_ack(
         &inflight,
         &["DELIVERIES", "TASKS"],
         DelayAckOptions {
             deliveries: Some(&deliveries),
+            ..Default::default()
         },
     )?;
     assert_eq!(acked, 2);
@@ -1119,14 +1721,21 @@ fn cross_slot_keys_fail_before_sending() {
         ErrorKind::Client
     );
     assert_eq!(
-        z.delay_nack(&k("{jobs}:inflight"), &k("{jobs-queue}"), "task", 0)
-            .unwrap_err()
-            .kind(),
+        z.delay_nack(
+            &k("{jobs}:inflight"),
+            &k("{jobs-queue}"),
+            "task",
+            0,
+            DelayNackOptions::default()
+        )
+        .unwrap_err()
+        .kind(),
         ErrorKind::Client
     );
     let deliveries = k("{deliveries}");
     let ack = DelayAckOptions {
         deliveries: Some(&deliveries),
+        ..Default::default()
     };
     assert_eq!(
         z.delay_ack(&k("{jobs}:inflight"), &["task"], ack)
@@ -1221,6 +1830,10 @@ fn empty_lists_fail_before_sending() {
         error.detail(),
         Some("RANK.MERGE: weights must not be empty")
     );
+    let error = z
+        .delay_ack_leases(&k("inflight"), &[], DelayAckOptions::default())
+        .unwrap_err();
+    assert_eq!(error.detail(), Some("DELAY.ACK: leases must not be empty"));
     assert_eq!(
         raw::<i64>(
             z.connection(),
@@ -1333,6 +1946,22 @@ fn resp3_replies_are_the_same() {
             .unwrap(),
         None
     );
+    raw::<i64>(z.connection(), &["ZADD", &k("q"), "5", "t"]);
+    let fenced = DelayPollOptions {
+        lease: Some((&k("q"), 60000)),
+        withtokens: true,
+        ..Default::default()
+    };
+    let claimed = z.delay_poll(&k("q"), fenced).unwrap().remove(0);
+    assert_eq!(
+        claimed.token,
+        raw::<Option<i64>>(z.connection(), &["ZSCORE", &k("q"), "t"])
+    );
+    assert!(
+        z.delay_touch_token(&k("q"), "t", 60000, claimed.token.unwrap())
+            .unwrap()
+            >= claimed.token.unwrap()
+    );
     assert_eq!(
         z.rank_get(&k("board"), "nobody", RankGetOptions::default())
             .unwrap(),
@@ -1423,4 +2052,70 @@ fn bpoll_waits_for_a_task_on_either_engine() {
         .unwrap();
     adder.join().unwrap();
     assert_eq!(tasks, Some(vec![task("mail", 0.0)]));
+}
+
+/// A Valkey 9 server of its own (ZKIT_TEST_VALKEY, which
+/// scripts/test-clients.sh names), killed when dropped.
+struct OwnServer(std::process::Child);
+
+impl Drop for OwnServer {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+#[test]
+fn a_server_without_the_module_and_lua_says_so() {
+    // Valkey 9's Lua engine is a module: unloaded, FUNCTION LOAD answers
+    // "Engine 'lua' not found".
+    let valkey = std::env::var("ZKIT_TEST_VALKEY")
+        .expect("ZKIT_TEST_VALKEY names a Valkey 9 server; scripts/test-clients.sh sets it");
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let folder = std::env::temp_dir().join(format!("zkit-valkey-{}-{port}", std::process::id()));
+    std::fs::create_dir_all(&folder).unwrap();
+    let _server = OwnServer(
+        std::process::Command::new(valkey)
+            .args([
+                "--port",
+                &port.to_string(),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+            ])
+            .args(["--enable-module-command", "yes", "--dir"])
+            .arg(&folder)
+            .stdout(std::process::Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let client = redis::Client::open(format!("redis://127.0.0.1:{port}")).unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    let mut connection = loop {
+        match client.get_connection() {
+            Ok(connection) => break connection,
+            Err(e) => assert!(
+                std::time::Instant::now() < deadline,
+                "the server did not start: {e}"
+            ),
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    raw::<String>(&mut connection, &["MODULE", "UNLOAD", "lua"]);
+    let mut z = Zkit::new(connection);
+    let error = z
+        .rank_get("board", "alice", RankGetOptions::default())
+        .unwrap_err();
+    assert_eq!(error.detail(), Some(NOT_LOADED));
+    let error = z.load_functions(false).unwrap_err();
+    assert_eq!(error.kind(), ErrorKind::Client);
+    let detail = error.detail().unwrap();
+    assert!(detail.starts_with(NO_LUA), "{error}");
+    assert!(detail.contains("Engine 'lua' not found"), "{error}");
+    std::fs::remove_dir_all(&folder).unwrap();
 }

@@ -26,6 +26,14 @@ pub fn command(con: &mut impl redis::ConnectionLike, words: &[&[u8]]) -> redis::
         }
         return cmd;
     }
+    library_command(con, words)
+}
+
+/// A zkit call as the Functions library takes it, whatever the engine under
+/// test: `FCALL zkit_<family>_<verb> numkeys key... arg...` with the keys the
+/// library's `zkit_keys` finds (none for a call it cannot parse).
+pub fn library_command(con: &mut impl redis::ConnectionLike, words: &[&[u8]]) -> redis::Cmd {
+    let name = String::from_utf8_lossy(words[0]).to_lowercase();
     let mut keys_of = redis::cmd("FCALL_RO");
     keys_of.arg("zkit_keys").arg(0);
     for w in words {

@@ -269,6 +269,39 @@ pub fn load_library(con: &mut Connection) {
     assert_eq!(name, "zkit");
 }
 
+/// Sets the config `zkit.<name>`: on the module with CONFIG SET, on the
+/// library by loading it again with its CONFIG table edited, as
+/// docs/functions.md tells users who change a config on the module.
+pub fn set_zkit_config(con: &mut Connection, name: &str, value: i64) {
+    if !functions_engine() {
+        let _: () = redis::cmd("CONFIG")
+            .arg("SET")
+            .arg(format!("zkit.{name}"))
+            .arg(value)
+            .query(con)
+            .unwrap_or_else(|e| panic!("CONFIG SET zkit.{name} {value}: {e}"));
+        return;
+    }
+    let library = std::fs::read_to_string(library_path()).expect("the Functions library");
+    let entry = format!("['{name}'] = ");
+    let at = library
+        .find(&entry)
+        .unwrap_or_else(|| panic!("the library has no config {name}"))
+        + entry.len();
+    let end = at
+        + library[at..]
+            .find(',')
+            .expect("a config's value ends with ','");
+    let edited = format!("{}{value}{}", &library[..at], &library[end..]);
+    let loaded: String = redis::cmd("FUNCTION")
+        .arg("LOAD")
+        .arg("REPLACE")
+        .arg(edited)
+        .query(con)
+        .expect("FUNCTION LOAD");
+    assert_eq!(loaded, "zkit");
+}
+
 pub fn server_binary() -> String {
     std::env::var("REDIS_SERVER").unwrap_or_else(|_| "redis-server".to_string())
 }

@@ -18,7 +18,7 @@
 //! - `read` does the same for read-only calls, whose replies depend on the
 //!   data alone: the checks compare them across restarts and replicas. (The
 //!   stats commands answer with the server's clock and the key's memory, so
-//!   they are in `fuzz` only; tests/stats.rs checks their replies.)
+//!   they are in `fuzz` only; tests/integration/stats.rs checks their replies.)
 //! - Key names appear in a call only where the command takes a key, never as
 //!   a member or value: the ACL check asserts that COMMAND GETKEYS finds
 //!   exactly the keys a call names ([`named_keys`]), and the cluster check
@@ -34,7 +34,7 @@
 //! family name (see [`Family::keys`]), so families never share keys.
 //!
 //! A zkit command that no family's `fuzz` templates call fails
-//! `every_command_is_registered_documented_and_counted` (tests/integration/production.rs):
+//! `every_command_is_registered_documented_and_versioned` (tests/integration/production.rs):
 //! a new family is not done until it has its line here.
 
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -435,7 +435,176 @@ pub const DELAY: Family = Family {
         ],
         &["DELAY.NACK", "$key", "$key", "$member", "$int"],
         &["DELAY.TOUCH", "$key", "$member", "$int"],
+        &["DELAY.POLL", "$key", "LEASE", "$key", "$int", "WITHTOKENS"],
+        &[
+            "DELAY.BPOLL",
+            "$key",
+            "1",
+            "LEASE",
+            "$key",
+            "$int",
+            "WITHTOKENS",
+        ],
+        &["DELAY.ACK", "$key", "LEASES", "$member", "$int"],
+        &[
+            "DELAY.NACK",
+            "$key",
+            "$key",
+            "$member",
+            "$int",
+            "TOKEN",
+            "$int",
+        ],
+        &["DELAY.TOUCH", "$key", "$member", "$int", "TOKEN", "$int"],
+        &["DELAY.ADD", "$key", "TASKS", "$int", "$member"],
+        &[
+            "DELAY.ADD",
+            "$key",
+            "DATA",
+            "$key",
+            "REPLACE",
+            "WITHIN",
+            "$int",
+            "JOBS",
+            "$int",
+            "$member",
+            "$member",
+        ],
+        &[
+            "DELAY.ADD",
+            "$key",
+            "INFLIGHT",
+            "$key",
+            "EXTEND",
+            "TASKS",
+            "$int",
+            "$member",
+        ],
+        &[
+            "DELAY.POLL",
+            "$key",
+            "LEASE",
+            "$key",
+            "$int",
+            "DATA",
+            "$key",
+            "WITHDATA",
+            "WORKER",
+            "$member",
+        ],
+        &["DELAY.ACK", "$key", "DATA", "$key", "TASKS", "$member"],
+        &[
+            "DELAY.NACK",
+            "$key",
+            "$key",
+            "$member",
+            "$int",
+            "DATA",
+            "$key",
+            "REASON",
+            "$member",
+        ],
+        &[
+            "DELAY.JOB",
+            "$key",
+            "$member",
+            "INFLIGHT",
+            "$key",
+            "DEAD",
+            "$key",
+            "DATA",
+            "$key",
+        ],
+        &[
+            "DELAY.RETRY",
+            "$key",
+            "$key",
+            "DATA",
+            "$key",
+            "TASKS",
+            "$member",
+        ],
+        &["DELAY.PAUSE", "$key", "$key"],
+        &["DELAY.RESUME", "$key", "$key"],
+        &["DELAY.STATS", "$key", "DATA", "$key"],
         &["DELAY.STATS", "$key"],
+        &[
+            "DELAY.POLL",
+            "$key",
+            "COUNT",
+            "$int",
+            "LEASE",
+            "$key",
+            "$int",
+            "RATE",
+            "$key",
+            "$int",
+            "$int",
+            "LANES",
+            "$key",
+            "$key",
+        ],
+        &[
+            "DELAY.BPOLL",
+            "$key",
+            "1",
+            "DATA",
+            "$key",
+            "RATE",
+            "$key",
+            "$int",
+            "$int",
+            "LANES",
+            "$key",
+        ],
+        &[
+            "DELAY.SCHEDULE",
+            "$key",
+            "$key",
+            "$member",
+            "EVERY",
+            "$int",
+            "START",
+            "$int",
+            "PAYLOAD",
+            "$member",
+        ],
+        &[
+            "DELAY.SCHEDULE",
+            "$key",
+            "$key",
+            "$member",
+            "CRON",
+            "$member",
+            "TZ",
+            "$member",
+        ],
+        &["DELAY.UNSCHEDULE", "$key", "$key", "$member"],
+        &["DELAY.SCHEDULES", "$key", "$key"],
+        &[
+            "DELAY.GROUP",
+            "$key",
+            "$key",
+            "$member",
+            "CAP",
+            "$int",
+            "RATE",
+            "$int",
+            "$int",
+        ],
+        &["DELAY.GROUPS", "$key", "$key"],
+        &[
+            "DELAY.ADD",
+            "$key",
+            "DATA",
+            "$key",
+            "GROUP",
+            "$member",
+            "JOBS",
+            "$int",
+            "$member",
+            "$member",
+        ],
         &[
             "DELAY.STATS",
             "$key",
@@ -450,10 +619,39 @@ pub const DELAY: Family = Family {
 };
 
 fn delay_write(rng: &mut Rng, keys: &[String]) -> Vec<String> {
+    let mut call = delay_call(rng, keys);
+    // Fenced forms: a claim that answers tokens, and a NACK or TOUCH naming
+    // a token (a lease end of the last minute, which matches only when a
+    // claim of that millisecond holds the task).
+    match call[0].as_str() {
+        // WITHTOKENS goes before LANES, after which every word is a lane.
+        "DELAY.POLL" | "DELAY.BPOLL"
+            if call.iter().any(|w| w == "LEASE")
+                && !call.iter().any(|w| w == "LANES")
+                && rng.chance(50) =>
+        {
+            call.push("WITHTOKENS".into())
+        }
+        "DELAY.NACK" | "DELAY.TOUCH" if rng.chance(50) => {
+            let now = SystemTime::now()
+                .duration_since(UNIX_EPOCH)
+                .expect("after 1970")
+                .as_millis() as i64;
+            call.extend([
+                "TOKEN".into(),
+                (now + rng.range(-60_000, 60_000)).to_string(),
+            ]);
+        }
+        _ => {}
+    }
+    call
+}
+
+fn delay_call(rng: &mut Rng, keys: &[String]) -> Vec<String> {
     let [queue, inflight] = [rng.pick(keys).clone(), rng.pick(keys).clone()];
     let count = rng.range(1, 4).to_string();
     let task = format!("task{}", rng.below(20));
-    match rng.below(14) {
+    match rng.below(15) {
         // Tasks are scheduled with any zset write scored by unix ms; RECENT.ADD
         // scores by the server clock, so it schedules tasks due now while the
         // call stays a zkit command (the checks read its flags and key specs).
@@ -476,7 +674,14 @@ fn delay_write(rng: &mut Rng, keys: &[String]) -> Vec<String> {
             "COUNT".into(),
             count,
         ],
-        9 => vec!["DELAY.ACK".into(), inflight, "TASKS".into(), task],
+        9 if rng.chance(50) => vec!["DELAY.ACK".into(), inflight, "TASKS".into(), task],
+        9 => vec![
+            "DELAY.ACK".into(),
+            inflight,
+            "LEASES".into(),
+            task,
+            rng.range(0, 50).to_string(),
+        ],
         10 => {
             // Dead letters need sets of their own; the queue leases into
             // itself (a visibility timeout), so three keys suffice.
@@ -521,6 +726,18 @@ fn delay_write(rng: &mut Rng, keys: &[String]) -> Vec<String> {
             task,
             rng.range(0, 50).to_string(),
         ],
+        // Priority lanes: the queue, then another lane.
+        13 => vec![
+            "DELAY.POLL".into(),
+            queue,
+            "COUNT".into(),
+            count,
+            "LEASE".into(),
+            inflight,
+            rng.range(1, 50).to_string(),
+            "LANES".into(),
+            rng.pick(keys).clone(),
+        ],
         _ => vec![
             "DELAY.TOUCH".into(),
             inflight,
@@ -554,10 +771,28 @@ pub const RATE: Family = Family {
         ],
         &["RATE.STATS", "$key", "WINDOWS", "$int"],
         &["RATE.STATS", "$key", "WINDOWS", "$int", "$int", "$int"],
+        &["RATE.PEEK", "$key", "600000", "$int"],
+        &[
+            "RATE.PEEK",
+            "$key",
+            "COST",
+            "$int",
+            "600000",
+            "$int",
+            "1200000",
+            "$int",
+        ],
+        // The lease is the holder set's TTL, literal for the same reason.
+        &["RATE.ACQUIRE", "$key", "$member", "600000", "$int"],
+        &["RATE.RELEASE", "$key", "$member"],
+        &["RATE.RELEASE", "$key", "$member", "TOKEN", "$int"],
     ],
 };
 
 fn rate_write(rng: &mut Rng, keys: &[String]) -> Vec<String> {
+    if rng.chance(25) {
+        return holders_write(rng, keys);
+    }
     let limit = rng.range(1, 20);
     // Ten minutes: the key's TTL is the window, and it must outlive a check.
     let mut limits = vec!["600000".to_string(), limit.to_string()];
@@ -570,10 +805,33 @@ fn rate_write(rng: &mut Rng, keys: &[String]) -> Vec<String> {
     }
     let mut call = vec!["RATE.HIT".into(), rng.pick(keys).clone()];
     if rng.chance(50) {
-        call.extend(["COST".into(), rng.range(1, smallest).to_string()]);
+        // Within the limit, above it (refused) or a refund.
+        let cost = match rng.below(4) {
+            0 => -rng.range(1, 5),
+            1 => smallest + rng.range(1, 5),
+            _ => rng.range(1, smallest),
+        };
+        call.extend(["COST".into(), cost.to_string()]);
     }
     call.extend(limits);
     call
+}
+
+/// A concurrency limit's acquire or release, on a holder set beside a log
+/// (`<key>:holders`), with a lease that outlives a check.
+fn holders_write(rng: &mut Rng, keys: &[String]) -> Vec<String> {
+    let holders = format!("{}:holders", rng.pick(keys));
+    let holder = format!("req:{}", rng.range(1, 6));
+    match rng.chance(60) {
+        true => vec![
+            "RATE.ACQUIRE".into(),
+            holders,
+            holder,
+            "600000".into(),
+            rng.range(1, 4).to_string(),
+        ],
+        false => vec!["RATE.RELEASE".into(), holders, holder],
+    }
 }
 
 // ---- RECENT -----------------------------------------------------------

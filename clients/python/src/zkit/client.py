@@ -17,7 +17,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import time
-from typing import TYPE_CHECKING, Any, Awaitable, Callable, Dict, Generic, List, Mapping, Optional, Sequence, Tuple, TypeVar, Union, cast, overload
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Dict, Generic, List, Literal, Mapping, Optional, Sequence, Tuple, TypeVar, Union, cast, overload
 
 import redis
 import redis.asyncio
@@ -32,24 +32,38 @@ from .replies import (
     BoardStats,
     DelayStats,
     FeedPage,
+    FencedTask,
+    GroupState,
+    Job,
+    JobInfo,
     MergeStep,
     RankEntry,
     RankInfo,
+    RateAcquired,
     RateLimitsResult,
     RateResult,
     RateStats,
+    RatedJobs,
+    RatedTasks,
+    Schedule,
     Task,
     Text,
     TotalRank,
     VoteResult,
 )
-from .resp import IDMP_OPTION
+from .resp import SENT_OPTION
 from .routing import slot_of
 
 KeyT = Union[str, bytes]
 Number = Union[int, float, str]
 #: ``idmp=(seen_key, event_id)``: an exactly-once write (docs/delivery.md).
 Idmp = Tuple[KeyT, Text]
+#: ``lease=(inflight, ms)``: claimed tasks move into ``inflight`` until ``ms`` from now.
+Lease = Tuple[KeyT, int]
+#: ``deadletter=(dead, deliveries, max_deliveries)``.
+DeadLetter = Tuple[KeyT, KeyT, int]
+#: ``rate=(log, window_ms, limit)``: a poll's claims spend a RATE window.
+PollRate = Tuple[KeyT, int, int]
 
 if TYPE_CHECKING:
     from typing_extensions import Concatenate, ParamSpec
@@ -237,15 +251,99 @@ class _Methods:
 
     # DELAY: delayed tasks with leases
 
-    @command_method
+    # The DELAY methods whose reply type depends on an option (WITHTOKENS,
+    # WITHDATA, TOKEN) are overloaded, which command_method's typing cannot
+    # carry: AsyncZkit declares their awaitable forms for type checkers.
+
+    @overload
     def delay_poll(
         self,
         key: KeyT,
         *,
         count: Optional[int] = None,
-        lease: Optional[Tuple[KeyT, int]] = None,
-        deadletter: Optional[Tuple[KeyT, KeyT, int]] = None,
-    ) -> List[Task]:
+        lease: Optional[Lease] = None,
+        deadletter: Optional[DeadLetter] = None,
+        withtokens: Literal[False] = False,
+        data: Optional[KeyT] = None,
+        withdata: Literal[False] = False,
+        worker: Optional[Text] = None,
+        rate: None = None,
+        lanes: Optional[Sequence[KeyT]] = None,
+    ) -> List[Task]: ...
+    @overload
+    def delay_poll(
+        self,
+        key: KeyT,
+        *,
+        count: Optional[int] = None,
+        lease: Lease,
+        deadletter: Optional[DeadLetter] = None,
+        withtokens: Literal[True],
+        data: Optional[KeyT] = None,
+        withdata: Literal[False] = False,
+        worker: Optional[Text] = None,
+        rate: None = None,
+        lanes: Optional[Sequence[KeyT]] = None,
+    ) -> List[FencedTask]: ...
+    @overload
+    def delay_poll(
+        self,
+        key: KeyT,
+        *,
+        count: Optional[int] = None,
+        lease: Optional[Lease] = None,
+        deadletter: Optional[DeadLetter] = None,
+        withtokens: bool = False,
+        data: KeyT,
+        withdata: Literal[True],
+        worker: Optional[Text] = None,
+        rate: None = None,
+        lanes: Optional[Sequence[KeyT]] = None,
+    ) -> List[Job]: ...
+    @overload
+    def delay_poll(
+        self,
+        key: KeyT,
+        *,
+        count: Optional[int] = None,
+        lease: Optional[Lease] = None,
+        deadletter: Optional[DeadLetter] = None,
+        withtokens: bool = False,
+        data: Optional[KeyT] = None,
+        withdata: Literal[False] = False,
+        worker: Optional[Text] = None,
+        rate: PollRate,
+        lanes: Optional[Sequence[KeyT]] = None,
+    ) -> RatedTasks: ...
+    @overload
+    def delay_poll(
+        self,
+        key: KeyT,
+        *,
+        count: Optional[int] = None,
+        lease: Optional[Lease] = None,
+        deadletter: Optional[DeadLetter] = None,
+        withtokens: bool = False,
+        data: KeyT,
+        withdata: Literal[True],
+        worker: Optional[Text] = None,
+        rate: PollRate,
+        lanes: Optional[Sequence[KeyT]] = None,
+    ) -> RatedJobs: ...
+    def delay_poll(
+        self,
+        key: KeyT,
+        *,
+        count: Optional[int] = None,
+        lease: Optional[Lease] = None,
+        deadletter: Optional[DeadLetter] = None,
+        withtokens: bool = False,
+        data: Optional[KeyT] = None,
+        withdata: bool = False,
+        worker: Optional[Text] = None,
+        rate: Optional[PollRate] = None,
+        lanes: Optional[Sequence[KeyT]] = None,
+    ) -> Any:
         """DELAY.POLL: claim up to ``count`` (default 1) due tasks, earliest
         first. Without ``lease`` they are removed (at-most-once); with
         ``lease=(inflight, ms)`` they move into ``inflight`` scored by the
@@ -253,50 +351,186 @@ class _Methods:
         ``deadletter=(dead, deliveries, max_deliveries)`` (needs ``lease``)
         each delivery is counted in the sorted set ``deliveries`` and a task
         already delivered ``max_deliveries`` times moves to ``dead`` instead.
-        Returns ``[(task, due_ms), ...]``, empty when nothing is due."""
-        return self._call(COMMANDS["DELAY.POLL"], key, count=count, lease=lease, deadletter=deadletter)
+        Returns ``[(task, due_ms), ...]``, empty when nothing is due; with
+        ``withtokens`` (needs ``lease``) ``[(task, due_ms, token), ...]``
+        (``FencedTask``): give the token to ``delay_ack(leases=...)``,
+        ``delay_nack`` and ``delay_touch`` so that they act on this delivery
+        only, and change nothing once another worker holds the task.
 
-    @command_method
+        ``data``: the queue's job data (the hash ``delay_add(jobs=...)``
+        writes, in the queue's slot): a paused queue delivers nothing, a task
+        past its ``within`` deadline is dead-lettered as ``expired`` (dropped
+        without ``deadletter``), and a task polled without ``lease`` takes
+        its data with it. ``worker`` (needs ``lease``) records the holder,
+        which ``delay_job`` shows. ``withdata`` (needs ``data``) returns
+        ``Job`` tuples ``(task, due_ms, token, payload, deliveries)``: token
+        None without ``lease``, deliveries None without ``deadletter``.
+
+        ``lanes``: more queues, polled after ``key`` in the order given (a
+        due task in an earlier one is always claimed first; the claim takes
+        up to ``count`` across them). ``rate=(log, window_ms, limit)``: the
+        claims of every worker spend one RATE window (the RATE log ``log``):
+        at most ``limit`` tasks per ``window_ms``, nothing spent while
+        nothing is due; the reply is then ``RatedTasks(tasks,
+        retry_after_ms)`` (``RatedJobs(jobs, ...)`` with ``withdata``), with
+        ``retry_after_ms`` the wait when tasks were due but the window
+        allowed none (-1 otherwise)."""
+        return self._call(
+            COMMANDS["DELAY.POLL"],
+            key,
+            count=count,
+            lease=lease,
+            deadletter=deadletter,
+            withtokens=withtokens,
+            data=data,
+            withdata=withdata,
+            worker=worker,
+            rate=rate,
+            lanes=lanes,
+        )
+
+    @overload
     def delay_bpoll(
         self,
         key: KeyT,
         timeout_ms: int,
         *,
         count: Optional[int] = None,
-        lease: Optional[Tuple[KeyT, int]] = None,
-        deadletter: Optional[Tuple[KeyT, KeyT, int]] = None,
-    ) -> Optional[List[Task]]:
+        lease: Optional[Lease] = None,
+        deadletter: Optional[DeadLetter] = None,
+        withtokens: Literal[False] = False,
+        data: Optional[KeyT] = None,
+        withdata: Literal[False] = False,
+        worker: Optional[Text] = None,
+        rate: Optional[PollRate] = None,
+        lanes: Optional[Sequence[KeyT]] = None,
+    ) -> Optional[List[Task]]: ...
+    @overload
+    def delay_bpoll(
+        self,
+        key: KeyT,
+        timeout_ms: int,
+        *,
+        count: Optional[int] = None,
+        lease: Lease,
+        deadletter: Optional[DeadLetter] = None,
+        withtokens: Literal[True],
+        data: Optional[KeyT] = None,
+        withdata: Literal[False] = False,
+        worker: Optional[Text] = None,
+        rate: Optional[PollRate] = None,
+        lanes: Optional[Sequence[KeyT]] = None,
+    ) -> Optional[List[FencedTask]]: ...
+    @overload
+    def delay_bpoll(
+        self,
+        key: KeyT,
+        timeout_ms: int,
+        *,
+        count: Optional[int] = None,
+        lease: Optional[Lease] = None,
+        deadletter: Optional[DeadLetter] = None,
+        withtokens: bool = False,
+        data: KeyT,
+        withdata: Literal[True],
+        worker: Optional[Text] = None,
+        rate: Optional[PollRate] = None,
+        lanes: Optional[Sequence[KeyT]] = None,
+    ) -> Optional[List[Job]]: ...
+    def delay_bpoll(
+        self,
+        key: KeyT,
+        timeout_ms: int,
+        *,
+        count: Optional[int] = None,
+        lease: Optional[Lease] = None,
+        deadletter: Optional[DeadLetter] = None,
+        withtokens: bool = False,
+        data: Optional[KeyT] = None,
+        withdata: bool = False,
+        worker: Optional[Text] = None,
+        rate: Optional[PollRate] = None,
+        lanes: Optional[Sequence[KeyT]] = None,
+    ) -> Any:
         """DELAY.BPOLL: ``delay_poll`` that blocks until a task is due or
-        ``timeout_ms`` passes (0: forever); None on timeout. The client's
-        ``socket_timeout``, if set, must exceed ``timeout_ms``."""
+        ``timeout_ms`` passes (0: forever); None on timeout. With ``data``,
+        a paused queue keeps it blocked until ``delay_resume``. The client's
+        ``socket_timeout``, if set, must exceed ``timeout_ms``. ``lanes``
+        as ``delay_poll``'s; with ``rate`` it also waits for room in the
+        window, and replies as without it."""
         return self._call(
-            COMMANDS["DELAY.BPOLL"], key, timeout_ms, count=count, lease=lease, deadletter=deadletter
+            COMMANDS["DELAY.BPOLL"],
+            key,
+            timeout_ms,
+            count=count,
+            lease=lease,
+            deadletter=deadletter,
+            withtokens=withtokens,
+            data=data,
+            withdata=withdata,
+            worker=worker,
+            rate=rate,
+            lanes=lanes,
         )
 
     @command_method
-    def delay_ack(self, inflight: KeyT, *tasks: Text, deliveries: Optional[KeyT] = None) -> int:
+    def delay_ack(
+        self,
+        inflight: KeyT,
+        *tasks: Text,
+        deliveries: Optional[KeyT] = None,
+        data: Optional[KeyT] = None,
+        leases: Optional[Sequence[Tuple[Text, int]]] = None,
+    ) -> int:
         """DELAY.ACK: remove finished tasks from an in-flight set (and with
-        ``deliveries``, their delivery counts). Returns how many were there
-        (a task whose lease ended and that was delivered again is not).
-        Sent as ``DELAY.ACK inflight [DELIVERIES key] TASKS task...``, so
-        any task id goes, ``DELIVERIES`` too."""
-        return self._call(COMMANDS["DELAY.ACK"], inflight, tasks, deliveries=deliveries)
+        ``deliveries``, their delivery counts; with ``data``, their payloads
+        and history). Returns how many were removed. Give either ``tasks``
+        (removed whatever delivery holds them: a task whose lease ended and
+        that was delivered again goes too) or ``leases=[(task, token),
+        ...]`` with the tokens a poll with ``withtokens`` returned: each task
+        is removed only while the delivery its token names holds it. Sent
+        as ``DELAY.ACK inflight [DELIVERIES key] [DATA key] TASKS task...``
+        (``LEASES task token...``), so any task id goes, ``DELIVERIES``
+        too."""
+        return self._call(
+            COMMANDS["DELAY.ACK"], inflight, deliveries=deliveries, data=data, tasks=tasks or None, leases=leases
+        )
 
     @command_method
-    def delay_nack(self, inflight: KeyT, queue: KeyT, task: Text, delay_ms: int) -> bool:
+    def delay_nack(
+        self,
+        inflight: KeyT,
+        queue: KeyT,
+        task: Text,
+        delay_ms: int,
+        *,
+        token: Optional[int] = None,
+        data: Optional[KeyT] = None,
+        reason: Optional[Text] = None,
+    ) -> bool:
         """DELAY.NACK: hand a held task back, due in ``queue`` ``delay_ms``
         from now (0: now), in one step; it keeps its delivery count. False
-        when it was no longer in flight (its lease had ended): nothing
-        changes. ``inflight`` and ``queue`` must share a hash slot on a
+        when it was no longer in flight (its lease had ended) or, with
+        ``token`` (from a poll with ``withtokens``), another delivery holds
+        it: nothing changes. With ``data`` the task keeps its payload and
+        its holder is forgotten; ``reason`` (needs ``data``) becomes its
+        last failure reason, which ``delay_job`` shows and a dead task
+        keeps. ``inflight`` and ``queue`` must share a hash slot on a
         cluster."""
-        return self._call(COMMANDS["DELAY.NACK"], inflight, queue, task, delay_ms)
+        return self._call(COMMANDS["DELAY.NACK"], inflight, queue, task, delay_ms, token=token, data=data, reason=reason)
 
-    @command_method
-    def delay_touch(self, inflight: KeyT, task: Text, lease_ms: int) -> bool:
+    @overload
+    def delay_touch(self, inflight: KeyT, task: Text, lease_ms: int, *, token: None = None) -> bool: ...
+    @overload
+    def delay_touch(self, inflight: KeyT, task: Text, lease_ms: int, *, token: int) -> int: ...
+    def delay_touch(self, inflight: KeyT, task: Text, lease_ms: int, *, token: Optional[int] = None) -> Any:
         """DELAY.TOUCH: the task's lease now ends ``lease_ms`` from now.
         False when it was no longer in flight (its lease had ended): the
-        worker must stop, the task is due for delivery again."""
-        return self._call(COMMANDS["DELAY.TOUCH"], inflight, task, lease_ms)
+        worker must stop, the task is due for delivery again. With
+        ``token`` (from a poll with ``withtokens``) it returns the
+        delivery's new token, to send from then on, and 0 when the lease
+        had ended or another delivery holds the task."""
+        return self._call(COMMANDS["DELAY.TOUCH"], inflight, task, lease_ms, token=token)
 
     @command_method
     def delay_stats(
@@ -306,13 +540,160 @@ class _Methods:
         inflight: Optional[KeyT] = None,
         dead: Optional[KeyT] = None,
         deliveries: Optional[KeyT] = None,
+        data: Optional[KeyT] = None,
     ) -> DelayStats:
         """DELAY.STATS: a queue's depth and lag (tasks, due now, how long
         the oldest due task has waited, when the next falls due) and, for
         the sets named, tasks in flight, leases that ended, dead tasks and
-        tasks delivered more than once. O(log N) however large the sets.
-        All keys must share a hash slot on a cluster."""
-        return self._call(COMMANDS["DELAY.STATS"], queue, inflight=inflight, dead=dead, deliveries=deliveries)
+        tasks delivered more than once; with ``data``, ``paused`` (else
+        None). O(log N) however large the sets. All keys must share a hash
+        slot on a cluster."""
+        return self._call(
+            COMMANDS["DELAY.STATS"], queue, inflight=inflight, dead=dead, deliveries=deliveries, data=data
+        )
+
+    @command_method
+    def delay_add(
+        self,
+        queue: KeyT,
+        *,
+        tasks: Optional[Sequence[Tuple[int, Text]]] = None,
+        jobs: Optional[Sequence[Tuple[int, Text, Text]]] = None,
+        data: Optional[KeyT] = None,
+        inflight: Optional[KeyT] = None,
+        keep: bool = False,
+        replace: bool = False,
+        extend: bool = False,
+        within: Optional[int] = None,
+        group: Optional[Text] = None,
+    ) -> List[int]:
+        """DELAY.ADD: add ``tasks=[(due_ms, task), ...]`` or, with their
+        payloads into the ``data`` hash, ``jobs=[(due_ms, task, payload),
+        ...]`` (give one of the two), in one call; tasks due in the same ms
+        come out in the order given. A task id the queue already holds is
+        kept as it is (``keep``, the default), or given the new due time
+        and payload (``replace``), or pushed back only (``extend``:
+        debounce; the payload is replaced); with ``inflight``, an id a
+        worker holds is never touched. ``within`` (ms, needs ``data``): a
+        task still waiting that long after its due time is not delivered.
+        ``group`` (needs ``data``): the tasks belong to that group (a
+        tenant), whose limits ``delay_group`` sets. Returns one integer per task: 1 added, 2 updated, 0 kept. All keys
+        must share a hash slot on a cluster."""
+        return self._call(
+            COMMANDS["DELAY.ADD"],
+            queue,
+            tasks=tasks,
+            jobs=jobs,
+            data=data,
+            inflight=inflight,
+            keep=keep,
+            replace=replace,
+            extend=extend,
+            within=within,
+            group=group,
+        )
+
+    @command_method
+    def delay_job(
+        self,
+        queue: KeyT,
+        task: Text,
+        *,
+        inflight: Optional[KeyT] = None,
+        dead: Optional[KeyT] = None,
+        deliveries: Optional[KeyT] = None,
+        data: Optional[KeyT] = None,
+    ) -> JobInfo:
+        """DELAY.JOB: one task's state and history, for a console or an
+        operator: ``state`` (``queued``, ``inflight`` or ``dead``, looked up
+        in that order among the sets named; None in none), its ``score``
+        there (due time, lease end, time of death) and from ``data`` its
+        payload, last failure reason, ``within`` deadline and holder;
+        ``deliveries`` its count (a dead task's: the count it died with).
+        None where there is none or the key was not named."""
+        return self._call(
+            COMMANDS["DELAY.JOB"], queue, task, inflight=inflight, dead=dead, deliveries=deliveries, data=data
+        )
+
+    @command_method
+    def delay_retry(self, dead: KeyT, queue: KeyT, *tasks: Text, data: Optional[KeyT] = None) -> int:
+        """DELAY.RETRY: send dead tasks back to ``queue``, due now, in the
+        order given (a retry after a fix); with ``data`` each keeps its
+        payload and last failure reason, and its deliveries count again
+        from 0. Returns how many were dead. Sent as ``... TASKS task...``,
+        so any task id goes."""
+        return self._call(COMMANDS["DELAY.RETRY"], dead, queue, tasks, data=data)
+
+    @command_method
+    def delay_pause(self, queue: KeyT, data: KeyT) -> bool:
+        """DELAY.PAUSE: polls that name the queue's ``data`` hash deliver
+        nothing (blocked ones stay blocked) until ``delay_resume``; tasks
+        are still added, and held ones still acked. False when it was
+        paused already. ``delay_stats(data=...)`` says ``paused``."""
+        return self._call(COMMANDS["DELAY.PAUSE"], queue, data)
+
+    @command_method
+    def delay_resume(self, queue: KeyT, data: KeyT) -> bool:
+        """DELAY.RESUME: resume a paused queue and wake the polls blocked on
+        it. False when it was not paused."""
+        return self._call(COMMANDS["DELAY.RESUME"], queue, data)
+
+    @command_method
+    def delay_schedule(
+        self,
+        queue: KeyT,
+        data: KeyT,
+        schedule_id: Text,
+        *,
+        every: Optional[int] = None,
+        cron: Optional[Text] = None,
+        tz: Optional[Text] = None,
+        start: Optional[int] = None,
+        payload: Optional[Text] = None,
+    ) -> int:
+        """DELAY.SCHEDULE: add or change the repeating job ``schedule_id``: ``every``
+        ms (from ``start``, unix ms, default now) or at the times the
+        five-field ``cron`` expression matches in the time zone ``tz``
+        (default UTC); give one of the two. Each occurrence is the task
+        ``<schedule_id>@<unix-ms>`` of ``queue`` (with ``payload`` in ``data``), and
+        the poll that claims it queues the next one, so each runs once
+        across workers and failovers. A schedule changed replaces its
+        pending occurrence. Returns the first occurrence's time."""
+        return self._call(
+            COMMANDS["DELAY.SCHEDULE"], queue, data, schedule_id, every=every, cron=cron, tz=tz, start=start, payload=payload
+        )
+
+    @command_method
+    def delay_unschedule(self, queue: KeyT, data: KeyT, schedule_id: Text) -> bool:
+        """DELAY.UNSCHEDULE: cancel the repeating job ``schedule_id`` and its pending
+        occurrence (one a worker holds runs to its end). False when there
+        was no such schedule."""
+        return self._call(COMMANDS["DELAY.UNSCHEDULE"], queue, data, schedule_id)
+
+    @command_method
+    def delay_schedules(self, queue: KeyT, data: KeyT) -> List[Schedule]:
+        """DELAY.SCHEDULES: the queue's repeating jobs by id, each a
+        ``Schedule(id, every_ms, cron, tz, next_ms, payload)``."""
+        return self._call(COMMANDS["DELAY.SCHEDULES"], queue, data)
+
+    @command_method
+    def delay_group(
+        self, queue: KeyT, data: KeyT, group: Text, *, cap: Optional[int] = None, rate: Optional[Tuple[int, int]] = None
+    ) -> bool:
+        """DELAY.GROUP: a group's limits in the queue: ``cap``, at most that
+        many of its tasks in flight at once; ``rate=(window_ms, limit)``, at
+        most ``limit`` of its tasks claimed in any ``window_ms``. Neither:
+        the group has no limits. Polls that name ``data`` pass over its due
+        tasks while it is at a limit and serve the other groups. Returns
+        True when the group has limits now."""
+        return self._call(COMMANDS["DELAY.GROUP"], queue, data, group, cap=cap, rate=rate)
+
+    @command_method
+    def delay_groups(self, queue: KeyT, data: KeyT) -> List[GroupState]:
+        """DELAY.GROUPS: the queue's groups with limits, each a
+        ``GroupState(group, inflight, cap, rate_limit, window_ms, capped,
+        rate_limited)``."""
+        return self._call(COMMANDS["DELAY.GROUPS"], queue, data)
 
     # RATE: exact sliding-window limits
 
@@ -329,8 +710,10 @@ class _Methods:
     ) -> Union[RateResult, RateLimitsResult]:
         """RATE.HIT: count a hit (``cost`` units, default 1) against "at
         most ``limit`` units in any ``window_ms``". Returns ``(allowed,
-        count, remaining, retry_after_ms)``; a refused hit logs nothing.
-        ``idmp=(seen_key, event_id)``: an allowed hit is counted once per
+        count, remaining, retry_after_ms)``; a refused hit logs nothing. A
+        cost above the limit is refused with ``retry_after_ms`` -1 (no wait
+        lets it pass); a negative cost gives that many of the newest units
+        back (a refund, always allowed). ``idmp=(seen_key, event_id)``: an allowed hit is counted once per
         event id, so a retried call spends no quota; the reply's
         ``already_applied`` says whether it was counted before (a refused
         hit is not remembered), and the reply is a ``RateLimitsResult``
@@ -357,6 +740,41 @@ class _Methods:
         if isinstance(limits, (str, bytes)) or len(limits) < 2:
             raise TypeError("RATE.HIT: limits must list at least two (window_ms, limit) pairs; rate_hit takes one")
         return self._call(COMMANDS["RATE.HIT"], key, limits, cost=cost, idmp=idmp, retain=retain)
+
+    @command_method
+    def rate_peek(self, key: KeyT, window_ms: int, limit: int, *, cost: Optional[int] = None) -> RateResult:
+        """RATE.PEEK: what ``rate_hit`` with the same ``cost`` (at least 1)
+        and limit would answer now, without counting the hit or writing
+        anything: ask before expensive work. A forecast: another client's
+        hit may come before yours."""
+        return self._call(COMMANDS["RATE.PEEK"], key, [(window_ms, limit)], cost=cost)
+
+    @command_method
+    def rate_peek_limits(
+        self, key: KeyT, limits: Sequence[Tuple[int, int]], *, cost: Optional[int] = None
+    ) -> RateLimitsResult:
+        """RATE.PEEK with several ``(window_ms, limit)`` pairs (at least
+        two; ``rate_peek`` takes one): what ``rate_hit_limits`` would answer
+        now, ``binding`` included, nothing written."""
+        if isinstance(limits, (str, bytes)) or len(limits) < 2:
+            raise TypeError("RATE.PEEK: limits must list at least two (window_ms, limit) pairs; rate_peek takes one")
+        return self._call(COMMANDS["RATE.PEEK"], key, limits, cost=cost)
+
+    @command_method
+    def rate_acquire(self, key: KeyT, holder: Text, lease_ms: int, limit: int) -> RateAcquired:
+        """RATE.ACQUIRE: take one of ``limit`` slots of a concurrency limit
+        for ``holder`` (your request or worker id) for ``lease_ms`` at most,
+        or renew the lease it holds. Returns ``(acquired, held, remaining,
+        retry_after_ms, token)``: refused, the ms until a lease ends;
+        acquired, the lease's ``token`` for ``rate_release``."""
+        return self._call(COMMANDS["RATE.ACQUIRE"], key, holder, lease_ms, limit)
+
+    @command_method
+    def rate_release(self, key: KeyT, holder: Text, *, token: Optional[int] = None) -> bool:
+        """RATE.RELEASE: give ``holder``'s slot back. With ``token`` (what
+        ``rate_acquire`` answered), only that lease: a holder that stalled
+        past its lease frees nothing. False when it held no slot."""
+        return self._call(COMMANDS["RATE.RELEASE"], key, holder, token=token)
 
     @command_method
     def rate_stats(self, key: KeyT, *windows_ms: int) -> RateStats:
@@ -423,9 +841,10 @@ AsyncClient = Union[redis.asyncio.Redis, redis.asyncio.cluster.RedisCluster, red
 
 def _parse_options(call: Call) -> Mapping[str, Any]:
     """What a reply parser must know of the call (redis-py hands command
-    options to response callbacks): whether it gave IDMP, whose flag ends
-    the reply."""
-    return {IDMP_OPTION: True} if call.idmp else {}
+    options to response callbacks): the options it gave, for the replies
+    they change (IDMP's flag ends the reply; DELAY.TOUCH TOKEN answers a
+    token)."""
+    return {SENT_OPTION: call.sent} if call.sent else {}
 
 
 def _register_parsers(client: Any) -> None:
@@ -490,7 +909,11 @@ def _remember_engine(holder: Any, engine: Optional[str]) -> None:
 def _unless_removed(error: Exception, holder: Any) -> Exception:
     """An FCALL's error; when the library was removed since (FUNCTION
     DELETE or FLUSH), a ZkitNotLoaded saying how to load it, and the engine
-    is asked again next time."""
+    is asked again next time; when the server has no Lua to run it on, a
+    ZkitNotLoaded saying so."""
+    no_lua = engines.without_lua(error)
+    if no_lua is not None:
+        return no_lua
     if "function not found" not in str(error).lower():
         return error
     _remember_engine(holder, None)
@@ -580,7 +1003,7 @@ class Zkit(_Methods):
         argv, deadline = _polling_bpoll(call)
         wait_ms: float = engines.BPOLL_BACKOFF_MS[0]
         while True:
-            tasks = self.client.execute_command(*argv, **target, **{ZKIT_COMMAND: "DELAY.POLL"})
+            tasks = self.client.execute_command(*argv, **target, **_parse_options(call), **{ZKIT_COMMAND: "DELAY.POLL"})
             if tasks:
                 return tasks
             wait = _next_wait(deadline, wait_ms)
@@ -597,7 +1020,7 @@ def _async_cluster(client: Any) -> Optional[redis.asyncio.cluster.RedisCluster]:
     if isinstance(client, redis.asyncio.cluster.RedisCluster):
         return client
     if isinstance(client, redis.asyncio.cluster.ClusterPipeline):
-        return getattr(client, "cluster_client", None) or getattr(client, "_client")
+        return getattr(client, "cluster_client", None) or getattr(client, "_client")  # noqa: B009 (redis-py 5.x only: not in its types)
     return None
 
 
@@ -614,6 +1037,141 @@ class AsyncZkit(_Methods):
         # An asyncio cluster pipeline of redis-py 5 has no callbacks of its
         # own: it parses with its cluster client's.
         _register_parsers(self._cluster or client)
+
+    if TYPE_CHECKING:
+        # The awaitable forms of _Methods' overloaded methods.
+        @overload  # type: ignore[override]
+        async def delay_poll(
+            self,
+            key: KeyT,
+            *,
+            count: Optional[int] = None,
+            lease: Optional[Lease] = None,
+            deadletter: Optional[DeadLetter] = None,
+            withtokens: Literal[False] = False,
+            data: Optional[KeyT] = None,
+            withdata: Literal[False] = False,
+            worker: Optional[Text] = None,
+            rate: None = None,
+            lanes: Optional[Sequence[KeyT]] = None,
+        ) -> List[Task]: ...
+        @overload
+        async def delay_poll(
+            self,
+            key: KeyT,
+            *,
+            count: Optional[int] = None,
+            lease: Lease,
+            deadletter: Optional[DeadLetter] = None,
+            withtokens: Literal[True],
+            data: Optional[KeyT] = None,
+            withdata: Literal[False] = False,
+            worker: Optional[Text] = None,
+            rate: None = None,
+            lanes: Optional[Sequence[KeyT]] = None,
+        ) -> List[FencedTask]: ...
+        @overload
+        async def delay_poll(
+            self,
+            key: KeyT,
+            *,
+            count: Optional[int] = None,
+            lease: Optional[Lease] = None,
+            deadletter: Optional[DeadLetter] = None,
+            withtokens: bool = False,
+            data: KeyT,
+            withdata: Literal[True],
+            worker: Optional[Text] = None,
+            rate: None = None,
+            lanes: Optional[Sequence[KeyT]] = None,
+        ) -> List[Job]: ...
+        @overload
+        async def delay_poll(
+            self,
+            key: KeyT,
+            *,
+            count: Optional[int] = None,
+            lease: Optional[Lease] = None,
+            deadletter: Optional[DeadLetter] = None,
+            withtokens: bool = False,
+            data: Optional[KeyT] = None,
+            withdata: Literal[False] = False,
+            worker: Optional[Text] = None,
+            rate: PollRate,
+            lanes: Optional[Sequence[KeyT]] = None,
+        ) -> RatedTasks: ...
+        @overload
+        async def delay_poll(
+            self,
+            key: KeyT,
+            *,
+            count: Optional[int] = None,
+            lease: Optional[Lease] = None,
+            deadletter: Optional[DeadLetter] = None,
+            withtokens: bool = False,
+            data: KeyT,
+            withdata: Literal[True],
+            worker: Optional[Text] = None,
+            rate: PollRate,
+            lanes: Optional[Sequence[KeyT]] = None,
+        ) -> RatedJobs: ...
+        async def delay_poll(self, key: KeyT, **options: Any) -> Any: ...
+
+        @overload  # type: ignore[override]
+        async def delay_bpoll(
+            self,
+            key: KeyT,
+            timeout_ms: int,
+            *,
+            count: Optional[int] = None,
+            lease: Optional[Lease] = None,
+            deadletter: Optional[DeadLetter] = None,
+            withtokens: Literal[False] = False,
+            data: Optional[KeyT] = None,
+            withdata: Literal[False] = False,
+            worker: Optional[Text] = None,
+            rate: Optional[PollRate] = None,
+            lanes: Optional[Sequence[KeyT]] = None,
+        ) -> Optional[List[Task]]: ...
+        @overload
+        async def delay_bpoll(
+            self,
+            key: KeyT,
+            timeout_ms: int,
+            *,
+            count: Optional[int] = None,
+            lease: Lease,
+            deadletter: Optional[DeadLetter] = None,
+            withtokens: Literal[True],
+            data: Optional[KeyT] = None,
+            withdata: Literal[False] = False,
+            worker: Optional[Text] = None,
+            rate: Optional[PollRate] = None,
+            lanes: Optional[Sequence[KeyT]] = None,
+        ) -> Optional[List[FencedTask]]: ...
+        @overload
+        async def delay_bpoll(
+            self,
+            key: KeyT,
+            timeout_ms: int,
+            *,
+            count: Optional[int] = None,
+            lease: Optional[Lease] = None,
+            deadletter: Optional[DeadLetter] = None,
+            withtokens: bool = False,
+            data: KeyT,
+            withdata: Literal[True],
+            worker: Optional[Text] = None,
+            rate: Optional[PollRate] = None,
+            lanes: Optional[Sequence[KeyT]] = None,
+        ) -> Optional[List[Job]]: ...
+        async def delay_bpoll(self, key: KeyT, timeout_ms: int, **options: Any) -> Any: ...
+
+        @overload  # type: ignore[override]
+        async def delay_touch(self, inflight: KeyT, task: Text, lease_ms: int, *, token: None = None) -> bool: ...
+        @overload
+        async def delay_touch(self, inflight: KeyT, task: Text, lease_ms: int, *, token: int) -> int: ...
+        async def delay_touch(self, inflight: KeyT, task: Text, lease_ms: int, *, token: Optional[int] = None) -> Any: ...
 
     async def _call(self, command: Command, *positional: Any, **options: Any) -> Any:
         call = build_call(command, positional, options)
@@ -675,7 +1233,7 @@ class AsyncZkit(_Methods):
         argv, deadline = _polling_bpoll(call)
         wait_ms: float = engines.BPOLL_BACKOFF_MS[0]
         while True:
-            tasks = await self.client.execute_command(*argv, **target, **{ZKIT_COMMAND: "DELAY.POLL"})
+            tasks = await self.client.execute_command(*argv, **target, **_parse_options(call), **{ZKIT_COMMAND: "DELAY.POLL"})
             if tasks:
                 return tasks
             wait = _next_wait(deadline, wait_ms)

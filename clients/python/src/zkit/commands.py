@@ -8,7 +8,7 @@ arguments into a call with it.
 """
 
 from . import replies
-from .layout import KEY, VALUE, Arg, Args, Command, Flag, Key, Keys, Option, Pairs, ScoredMembers, table
+from .layout import KEY, VALUE, Arg, Args, Blocks, Choice, Command, Flag, Key, Keys, Option, ScoredMembers, table
 
 COMMANDS = table(
     Command(
@@ -133,8 +133,14 @@ COMMANDS = table(
             Option("count", "COUNT"),
             Option("lease", "LEASE", (KEY, VALUE)),
             Option("deadletter", "DEADLETTER", (KEY, KEY, VALUE)),
+            Flag("withtokens", "WITHTOKENS"),
+            Option("data", "DATA", (KEY,)),
+            Flag("withdata", "WITHDATA"),
+            Option("worker", "WORKER"),
+            Option("rate", "RATE", (KEY, VALUE, VALUE)),
+            Option("lanes", "LANES", (KEY,), variadic=True),
         ),
-        replies.parse_task_list,
+        replies.parse_task_list_or_job_list_or_rated_tasks_or_rated_jobs,
     ),
     Command(
         "DELAY.BPOLL",
@@ -144,15 +150,22 @@ COMMANDS = table(
             Option("count", "COUNT"),
             Option("lease", "LEASE", (KEY, VALUE)),
             Option("deadletter", "DEADLETTER", (KEY, KEY, VALUE)),
+            Flag("withtokens", "WITHTOKENS"),
+            Option("data", "DATA", (KEY,)),
+            Flag("withdata", "WITHDATA"),
+            Option("worker", "WORKER"),
+            Option("rate", "RATE", (KEY, VALUE, VALUE)),
+            Option("lanes", "LANES", (KEY,), variadic=True),
         ),
-        replies.parse_task_list_or_none,
+        replies.parse_task_list_or_none_or_job_list_or_none,
     ),
     Command(
         "DELAY.ACK",
         (
             Key("inflight"),
             Option("deliveries", "DELIVERIES", (KEY,)),
-            Args("task", "TASKS"),
+            Option("data", "DATA", (KEY,)),
+            Choice("acked", (Args("tasks", "TASKS"), Blocks("leases", "LEASES"))),
         ),
         replies.parse_integer,
     ),
@@ -163,6 +176,9 @@ COMMANDS = table(
             Key("queue"),
             Arg("member"),
             Arg("delay_ms"),
+            Option("token", "TOKEN"),
+            Option("data", "DATA", (KEY,)),
+            Option("reason", "REASON"),
         ),
         replies.parse_boolean,
     ),
@@ -172,8 +188,9 @@ COMMANDS = table(
             Key("inflight"),
             Arg("member"),
             Arg("ms"),
+            Option("token", "TOKEN"),
         ),
-        replies.parse_boolean,
+        replies.parse_boolean_or_integer,
     ),
     Command(
         "DELAY.STATS",
@@ -182,8 +199,111 @@ COMMANDS = table(
             Option("inflight", "INFLIGHT", (KEY,)),
             Option("dead", "DEAD", (KEY,)),
             Option("deliveries", "DELIVERIES", (KEY,)),
+            Option("data", "DATA", (KEY,)),
         ),
         replies.parse_delay_stats,
+    ),
+    Command(
+        "DELAY.ADD",
+        (
+            Key("queue"),
+            Option("data", "DATA", (KEY,)),
+            Option("inflight", "INFLIGHT", (KEY,)),
+            Flag("keep", "KEEP"),
+            Flag("replace", "REPLACE"),
+            Flag("extend", "EXTEND"),
+            Option("within", "WITHIN"),
+            Option("group", "GROUP"),
+            Choice("tasks", (Blocks("tasks", "TASKS"), Blocks("jobs", "JOBS", width=3))),
+        ),
+        replies.parse_integer_list,
+    ),
+    Command(
+        "DELAY.JOB",
+        (
+            Key("queue"),
+            Arg("task"),
+            Option("inflight", "INFLIGHT", (KEY,)),
+            Option("dead", "DEAD", (KEY,)),
+            Option("deliveries", "DELIVERIES", (KEY,)),
+            Option("data", "DATA", (KEY,)),
+        ),
+        replies.parse_job_info,
+    ),
+    Command(
+        "DELAY.RETRY",
+        (
+            Key("dead"),
+            Key("queue"),
+            Option("data", "DATA", (KEY,)),
+            Args("task", "TASKS"),
+        ),
+        replies.parse_integer,
+    ),
+    Command(
+        "DELAY.PAUSE",
+        (
+            Key("queue"),
+            Key("data"),
+        ),
+        replies.parse_boolean,
+    ),
+    Command(
+        "DELAY.RESUME",
+        (
+            Key("queue"),
+            Key("data"),
+        ),
+        replies.parse_boolean,
+    ),
+    Command(
+        "DELAY.SCHEDULE",
+        (
+            Key("queue"),
+            Key("data"),
+            Arg("id"),
+            Choice("rule", (Option("every", "EVERY"), Option("cron", "CRON"))),
+            Option("tz", "TZ"),
+            Option("start", "START"),
+            Option("payload", "PAYLOAD"),
+        ),
+        replies.parse_integer,
+    ),
+    Command(
+        "DELAY.UNSCHEDULE",
+        (
+            Key("queue"),
+            Key("data"),
+            Arg("id"),
+        ),
+        replies.parse_boolean,
+    ),
+    Command(
+        "DELAY.SCHEDULES",
+        (
+            Key("queue"),
+            Key("data"),
+        ),
+        replies.parse_schedule_list,
+    ),
+    Command(
+        "DELAY.GROUP",
+        (
+            Key("queue"),
+            Key("data"),
+            Arg("group"),
+            Option("cap", "CAP"),
+            Option("rate", "RATE", (VALUE, VALUE)),
+        ),
+        replies.parse_boolean,
+    ),
+    Command(
+        "DELAY.GROUPS",
+        (
+            Key("queue"),
+            Key("data"),
+        ),
+        replies.parse_group_state_list,
     ),
     Command(
         "RATE.HIT",
@@ -192,9 +312,37 @@ COMMANDS = table(
             Option("cost", "COST"),
             Option("idmp", "IDMP", (KEY, VALUE)),
             Option("retain", "RETAIN"),
-            Pairs("limits"),
+            Blocks("limits"),
         ),
         replies.parse_rate_result,
+    ),
+    Command(
+        "RATE.PEEK",
+        (
+            Key("key"),
+            Option("cost", "COST"),
+            Blocks("limits"),
+        ),
+        replies.parse_rate_result,
+    ),
+    Command(
+        "RATE.ACQUIRE",
+        (
+            Key("key"),
+            Arg("holder"),
+            Arg("lease_ms"),
+            Arg("limit"),
+        ),
+        replies.parse_rate_acquired,
+    ),
+    Command(
+        "RATE.RELEASE",
+        (
+            Key("key"),
+            Arg("holder"),
+            Option("token", "TOKEN"),
+        ),
+        replies.parse_boolean,
     ),
     Command(
         "RATE.STATS",

@@ -40,8 +40,24 @@ NOT_LOADED = (
 )
 
 
+NO_LUA = (
+    "zkit cannot run on this server: it has neither the zkit module nor Lua, which zkit's Functions library "
+    "runs on (the server answered: {answer}). Load the module (loadmodule /path/to/libzkit.so), or use a server "
+    "with Lua scripting (on Valkey 9+, where Lua is a module of its own, one that loads it)."
+)
+
+
 class ZkitNotLoaded(redis.exceptions.RedisError):
-    """The server has neither the zkit module nor its Functions library."""
+    """The server has neither the zkit module nor its Functions library (or
+    no Lua to load the library on)."""
+
+
+def without_lua(error: Exception) -> Optional[ZkitNotLoaded]:
+    """The ZkitNotLoaded to raise for a server's error when the error says it
+    has no Lua engine (Valkey 9+ without its Lua module), else None."""
+    if _is(error, "engine 'lua' not found", "could not find scripting engine"):
+        return ZkitNotLoaded(NO_LUA.format(answer=error))
+    return None
 
 
 def library() -> str:
@@ -123,7 +139,13 @@ def load(force: bool) -> Steps:
     current = yield from library_version_on()
     if not should_load(current, shipped, force):
         return current
-    yield ("FUNCTION", "LOAD", "REPLACE", text)
+    try:
+        yield ("FUNCTION", "LOAD", "REPLACE", text)
+    except redis.exceptions.ResponseError as e:
+        no_lua = without_lua(e)
+        if no_lua is None:
+            raise
+        raise no_lua from e
     return shipped
 
 

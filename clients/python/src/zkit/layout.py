@@ -61,11 +61,14 @@ class Args:
 
 
 @dataclass(frozen=True)
-class Pairs:
-    """A non-empty list of ``(first, second)`` tuples, sent flat:
-    ``first second first second ...``."""
+class Blocks:
+    """A non-empty list of tuples of ``width`` values (``(due, task)`` pairs,
+    ``(due, task, payload)`` jobs), sent flat: ``a b a b ...``, after
+    ``token`` when it has one."""
 
     name: str
+    token: str = ""
+    width: int = 2
 
 
 @dataclass(frozen=True)
@@ -81,7 +84,8 @@ class Option:
     """``TOKEN field...``, sent when its keyword argument is not None.
 
     One field takes a single value; several take a tuple in field order.
-    ``variadic`` options take a non-empty list of values (``WEIGHTS``)."""
+    ``variadic`` options take a non-empty list of values (``WEIGHTS``), or
+    of keys with ``fields`` ``(KEY,)`` (DELAY.POLL's ``LANES``)."""
 
     name: str
     token: str
@@ -97,7 +101,19 @@ class Flag:
     token: str
 
 
-Part = Union[Key, Arg, Keys, Args, Pairs, ScoredMembers, Option, Flag]
+@dataclass(frozen=True)
+class Choice:
+    """Exactly one of several lists after their keywords (DELAY.ACK's
+    ``TASKS task...`` or ``LEASES task token...``) or of single values
+    after theirs (an Option: DELAY.SCHEDULE's ``EVERY ms`` or ``CRON
+    expression``), each given as the keyword argument its ``name`` says;
+    the others are None."""
+
+    name: str
+    alternatives: Tuple[Union[Args, Blocks, Option], ...]
+
+
+Part = Union[Key, Arg, Keys, Args, Blocks, ScoredMembers, Option, Flag, Choice]
 
 
 @dataclass(frozen=True)
@@ -115,15 +131,15 @@ def table(*commands: Command) -> Dict[str, Command]:
 class Call:
     """One call's arguments, ready to send: ``argv`` starts with the command
     name, ``keys`` are the key arguments in order (``keys[0]`` routes).
-    ``idmp``: the call gives IDMP, so its reply ends with the
-    already-applied flag."""
+    ``sent``: the tokens of the options and flags it gives, which tell its
+    reply's parser what they changed (IDMP's flag, DELAY.TOUCH's token)."""
 
-    __slots__ = ("argv", "keys", "idmp")
+    __slots__ = ("argv", "keys", "sent")
 
-    def __init__(self, argv: List[Any], keys: List[Any], idmp: bool) -> None:
+    def __init__(self, argv: List[Any], keys: List[Any], sent: Tuple[str, ...]) -> None:
         self.argv = argv
         self.keys = keys
-        self.idmp = idmp
+        self.sent = sent
 
 
 def _non_empty(command: Command, name: str, values: Sequence[Any]) -> Sequence[Any]:
@@ -136,7 +152,7 @@ def build_call(command: Command, positional: Sequence[Any], options: Mapping[str
     """Lays out one call's arguments as the command's layout says."""
     argv: List[Any] = [command.name]
     keys: List[Any] = []
-    idmp = False
+    sent: List[str] = []
     values = iter(positional)
     for part in command.layout:
         if isinstance(part, Key):
@@ -150,14 +166,17 @@ def build_call(command: Command, positional: Sequence[Any], options: Mapping[str
             argv.append(len(sources))
             argv.extend(sources)
             keys.extend(sources)
-        elif isinstance(part, Args):
-            argv.append(part.token)
-            argv.extend(_non_empty(command, part.name, next(values)))
-        elif isinstance(part, Pairs):
-            for pair in _non_empty(command, part.name, next(values)):
-                if isinstance(pair, (str, bytes)) or len(pair) != 2:
-                    raise TypeError(f"{command.name}: each of {part.name} must be a pair, not {pair!r}")
-                argv.extend(pair)
+        elif isinstance(part, (Args, Blocks)):
+            _append_list(command, part, next(values), argv)
+        elif isinstance(part, Choice):
+            given = [alternative for alternative in part.alternatives if options.get(alternative.name) is not None]
+            if len(given) != 1:
+                names = " or ".join(alternative.name for alternative in part.alternatives)
+                raise TypeError(f"{command.name}: give either {names}")
+            if isinstance(given[0], Option):
+                argv.extend((given[0].token, options[given[0].name]))
+            else:
+                _append_list(command, given[0], options[given[0].name], argv)
         elif isinstance(part, ScoredMembers):
             items: Mapping[Any, Any] = next(values)
             if not items:
@@ -167,11 +186,26 @@ def build_call(command: Command, positional: Sequence[Any], options: Mapping[str
         elif isinstance(part, Flag):
             if options.get(part.name):
                 argv.append(part.token)
+                sent.append(part.token)
         else:
             value = options.get(part.name)
             _append_option(command, part, value, argv, keys)
-            idmp = idmp or (part.token == "IDMP" and value is not None)
-    return Call(argv, keys, idmp)
+            if value is not None:
+                sent.append(part.token)
+    return Call(argv, keys, tuple(sent))
+
+
+def _append_list(command: Command, part: Union[Args, Blocks], values: Sequence[Any], argv: List[Any]) -> None:
+    """``TOKEN value...`` of an Args; a Blocks' tuples flat, after its token if any."""
+    if part.token:
+        argv.append(part.token)
+    if isinstance(part, Args):
+        argv.extend(_non_empty(command, part.name, values))
+        return
+    for block in _non_empty(command, part.name, values):
+        if isinstance(block, (str, bytes)) or len(block) != part.width:
+            raise TypeError(f"{command.name}: each of {part.name} must be a tuple of {part.width} values, not {block!r}")
+        argv.extend(block)
 
 
 def _append_option(
@@ -181,7 +215,10 @@ def _append_option(
         return
     argv.append(option.token)
     if option.variadic:
-        argv.extend(_non_empty(command, option.name, value))
+        values = _non_empty(command, option.name, value)
+        argv.extend(values)
+        if option.fields == (KEY,):
+            keys.extend(values)
         return
     fields = (value,) if len(option.fields) == 1 else tuple(value)
     if len(fields) != len(option.fields):

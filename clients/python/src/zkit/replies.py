@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Any, List, NamedTuple, Optional, Tuple, Union
 
-from .resp import Text, applied_flag, field_values, flat_list_of, idmp_flag, int_or_zero, list_of, mark_applied, or_none, text, tuple_of
+from .resp import Text, applied_flag, field_values, flat_list_of, idmp_flag, int_or_zero, list_of, mark_applied, or_none, sent, text, tuple_of
 
 
 class TotalRank(NamedTuple):
@@ -104,18 +104,68 @@ class FeedPage(NamedTuple):
 
 
 class Task(NamedTuple):
-    """A task claimed by DELAY.POLL or DELAY.BPOLL and the score it was due at
-    in the polled key (unix ms; for an in-flight set, its lease's end).
+    """A task claimed by DELAY.POLL or DELAY.BPOLL, the score it was due at in
+    the polled key (unix ms; for an in-flight set, its lease's end) and,
+    with WITHTOKENS, its delivery's token (the new lease's end, unix ms),
+    which DELAY.ACK, DELAY.NACK and DELAY.TOUCH take to act on this delivery
+    only.
     """
 
     task: Text
     due_ms: float
 
 
+class FencedTask(NamedTuple):
+    """Task with its optional last element, token. A task claimed by DELAY.POLL
+    or DELAY.BPOLL, the score it was due at in the polled key (unix ms; for
+    an in-flight set, its lease's end) and, with WITHTOKENS, its delivery's
+    token (the new lease's end, unix ms), which DELAY.ACK, DELAY.NACK and
+    DELAY.TOUCH take to act on this delivery only.
+    """
+
+    task: Text
+    due_ms: float
+    token: int
+
+
+class Job(NamedTuple):
+    """A task claimed with WITHDATA: its id, the score it was due at in the
+    polled key, its delivery's token (nil without LEASE), its payload (nil
+    when it has none) and, with DEADLETTER, how many times it has been
+    delivered, this time included (else nil).
+    """
+
+    task: Text
+    due_ms: float
+    token: Optional[int]
+    payload: Optional[Text]
+    deliveries: Optional[int]
+
+
+class RatedTasks(NamedTuple):
+    """What a poll that spends a RATE window claimed, and when tasks were due
+    but the window allowed none, the ms until it has room (-1 otherwise).
+    """
+
+    tasks: List[Union[Task, FencedTask]]
+    retry_after_ms: int
+
+
+class RatedJobs(NamedTuple):
+    """What a poll with WITHDATA that spends a RATE window claimed, and when
+    tasks were due but the window allowed none, the ms until it has room (-1
+    otherwise).
+    """
+
+    jobs: List[Job]
+    retry_after_ms: int
+
+
 class DelayStats(NamedTuple):
-    """A queue's depth and lag at the server's now-ms; the counts of a set not
-    named in the call are nil. A [name, value, ...] array in RESP2, a map in
-    RESP3; a later version may add names.
+    """A queue's depth and lag at the server's now-ms, and whether it is
+    paused; the values of a key not named in the call are nil. A [name,
+    value, ...] array in RESP2, a map in RESP3; a later version may add
+    names.
     """
 
     now_ms: int
@@ -127,14 +177,66 @@ class DelayStats(NamedTuple):
     expired: Optional[int]
     dead: Optional[int]
     redelivered: Optional[int]
+    paused: Optional[bool]
+    capped_groups: Optional[int]
+
+
+class JobInfo(NamedTuple):
+    """A task's state (queued, inflight, dead; nil when in none of the sets
+    named), its score there, and its data: payload, deliveries (live, or
+    those it died with), last failure reason, not-started-by deadline and
+    the worker holding it; nil where there is none or the key was not named.
+    A [name, value, ...] array in RESP2, a map in RESP3; a later version may
+    add names.
+    """
+
+    state: Optional[Text]
+    score: Optional[float]
+    payload: Optional[Text]
+    deliveries: Optional[int]
+    last_reason: Optional[Text]
+    deadline_ms: Optional[int]
+    worker: Optional[Text]
+
+
+class Schedule(NamedTuple):
+    """A repeating job: its id, its rule (every-ms, or cron and tz), the time
+    of its pending occurrence (unix ms; nil once its cron rule matches no
+    more) and the payload each occurrence carries.
+    """
+
+    id: Text
+    every_ms: Optional[int]
+    cron: Optional[Text]
+    tz: Optional[Text]
+    next_ms: Optional[int]
+    payload: Optional[Text]
+
+
+class GroupState(NamedTuple):
+    """A group of a queue with limits: its tasks in flight, its cap, its rate
+    limit and window (0 for none), whether it is at its cap, and whether its
+    rate window is full now.
+    """
+
+    group: Text
+    inflight: int
+    cap: int
+    rate_limit: int
+    window_ms: int
+    capped: bool
+    rate_limited: bool
 
 
 class RateResult(NamedTuple):
-    """Whether the hit was allowed, the units in the window after it, the units
-    left, and the ms until the same hit would pass (-1 when allowed), for
-    the limit that binds; with several limits or IDMP, that limit's 1-based
-    position in the limits given (refused: the one that makes the hit wait
-    longest; allowed: the first with the least room left).
+    """Whether the hit was (for RATE.PEEK: would be) allowed, the units in the
+    window after it, the units left, and the ms until the same hit would
+    pass (-1 when allowed, and when refused because the cost is above the
+    limit: no wait lets it pass), for the limit that binds; with several
+    limits or IDMP, that limit's 1-based position in the limits given
+    (refused: the one that makes the hit wait longest; allowed: the first
+    with the least room left). A refund (a negative cost) is allowed, with
+    the counts after it.
     """
 
     allowed: bool
@@ -158,11 +260,13 @@ class _RateResultOnce(RateResult):
 
 class RateLimitsResult(NamedTuple):
     """RateResult with its optional last element, binding. Whether the hit was
-    allowed, the units in the window after it, the units left, and the ms
-    until the same hit would pass (-1 when allowed), for the limit that
-    binds; with several limits or IDMP, that limit's 1-based position in the
-    limits given (refused: the one that makes the hit wait longest; allowed:
-    the first with the least room left).
+    (for RATE.PEEK: would be) allowed, the units in the window after it, the
+    units left, and the ms until the same hit would pass (-1 when allowed,
+    and when refused because the cost is above the limit: no wait lets it
+    pass), for the limit that binds; with several limits or IDMP, that
+    limit's 1-based position in the limits given (refused: the one that
+    makes the hit wait longest; allowed: the first with the least room
+    left). A refund (a negative cost) is allowed, with the counts after it.
     """
 
     allowed: bool
@@ -183,6 +287,21 @@ class RateLimitsResult(NamedTuple):
 
 class _RateLimitsResultOnce(RateLimitsResult):
     _already_applied: bool
+
+
+class RateAcquired(NamedTuple):
+    """Whether the holder holds a slot now, the holders whose lease has not
+    ended (this one included when acquired), the slots left, the ms until a
+    slot is free (-1 when acquired), and the lease's token, its end in unix
+    ms, which RATE.RELEASE takes to release this lease only (-1 when
+    refused).
+    """
+
+    acquired: bool
+    held: int
+    remaining: int
+    retry_after_ms: int
+    token: int
 
 
 class RateStats(NamedTuple):
@@ -240,19 +359,50 @@ def _read_feed_page(v: Any) -> FeedPage:
     return FeedPage(flat_list_of(2, _read_feed_item)(v[0]), or_none(text)(v[1]), or_none(text)(v[2]), bool(v[3]))
 
 
-def _read_task(v: Any) -> Task:
+def _read_task(v: Any) -> Union[Task, FencedTask]:
+    if len(v) > 2:
+        return FencedTask(text(v[0]), float(v[1]), int(v[2]))
     return Task(text(v[0]), float(v[1]))
+
+
+def _read_job(v: Any) -> Job:
+    return Job(text(v[0]), float(v[1]), or_none(int)(v[2]), or_none(text)(v[3]), or_none(int)(v[4]))
+
+
+def _read_rated_tasks(v: Any) -> RatedTasks:
+    return RatedTasks(list_of(_read_task)(v[0]), int(v[1]))
+
+
+def _read_rated_jobs(v: Any) -> RatedJobs:
+    return RatedJobs(list_of(_read_job)(v[0]), int(v[1]))
 
 
 def _read_delay_stats(v: Any) -> DelayStats:
     f = field_values(v)
-    return DelayStats(int(f["now_ms"]), int(f["tasks"]), int(f["due"]), int(f["oldest_due_age_ms"]), or_none(int)(f.get("next_due_ms")), or_none(int)(f.get("inflight")), or_none(int)(f.get("expired")), or_none(int)(f.get("dead")), or_none(int)(f.get("redelivered")))
+    return DelayStats(int(f["now_ms"]), int(f["tasks"]), int(f["due"]), int(f["oldest_due_age_ms"]), or_none(int)(f.get("next_due_ms")), or_none(int)(f.get("inflight")), or_none(int)(f.get("expired")), or_none(int)(f.get("dead")), or_none(int)(f.get("redelivered")), or_none(bool)(f.get("paused")), or_none(int)(f.get("capped_groups")))
+
+
+def _read_job_info(v: Any) -> JobInfo:
+    f = field_values(v)
+    return JobInfo(or_none(text)(f.get("state")), or_none(float)(f.get("score")), or_none(text)(f.get("payload")), or_none(int)(f.get("deliveries")), or_none(text)(f.get("last_reason")), or_none(int)(f.get("deadline_ms")), or_none(text)(f.get("worker")))
+
+
+def _read_schedule(v: Any) -> Schedule:
+    return Schedule(text(v[0]), or_none(int)(v[1]), or_none(text)(v[2]), or_none(text)(v[3]), or_none(int)(v[4]), or_none(text)(v[5]))
+
+
+def _read_group_state(v: Any) -> GroupState:
+    return GroupState(text(v[0]), int(v[1]), int(v[2]), int(v[3]), int(v[4]), bool(v[5]), bool(v[6]))
 
 
 def _read_rate_result(v: Any) -> Union[RateResult, RateLimitsResult]:
     if len(v) > 4:
         return RateLimitsResult(bool(v[0]), int(v[1]), int(v[2]), int(v[3]), int(v[4]))
     return RateResult(bool(v[0]), int(v[1]), int(v[2]), int(v[3]))
+
+
+def _read_rate_acquired(v: Any) -> RateAcquired:
+    return RateAcquired(bool(v[0]), int(v[1]), int(v[2]), int(v[3]), int(v[4]))
 
 
 def _read_rate_stats(v: Any) -> RateStats:
@@ -305,11 +455,23 @@ def parse_feed_page(reply: Any, **options: Any) -> FeedPage:
     return _read_feed_page(reply)
 
 
-def parse_task_list(reply: Any, **options: Any) -> List[Task]:
+def parse_task_list_or_job_list_or_rated_tasks_or_rated_jobs(reply: Any, **options: Any) -> Union[Union[List[Union[Task, FencedTask]], List[Job]], Union[RatedTasks, RatedJobs]]:
+    # The replies with and without RATE have one shape: the call says which it is.
+    if sent(options, "RATE"):
+        # The replies with and without WITHDATA have one shape: the call says which it is.
+        if sent(options, "WITHDATA"):
+            return _read_rated_jobs(reply)
+        return _read_rated_tasks(reply)
+    # The replies with and without WITHDATA have one shape: the call says which it is.
+    if sent(options, "WITHDATA"):
+        return list_of(_read_job)(reply)
     return list_of(_read_task)(reply)
 
 
-def parse_task_list_or_none(reply: Any, **options: Any) -> Optional[List[Task]]:
+def parse_task_list_or_none_or_job_list_or_none(reply: Any, **options: Any) -> Union[Optional[List[Union[Task, FencedTask]]], Optional[List[Job]]]:
+    # The replies with and without WITHDATA have one shape: the call says which it is.
+    if sent(options, "WITHDATA"):
+        return or_none(list_of(_read_job))(reply)
     return or_none(list_of(_read_task))(reply)
 
 
@@ -317,13 +479,40 @@ def parse_boolean(reply: Any, **options: Any) -> bool:
     return bool(reply)
 
 
+def parse_boolean_or_integer(reply: Any, **options: Any) -> Union[bool, int]:
+    # The replies with and without TOKEN have one shape: the call says which it is.
+    if sent(options, "TOKEN"):
+        return int(reply)
+    return bool(reply)
+
+
 def parse_delay_stats(reply: Any, **options: Any) -> DelayStats:
     return _read_delay_stats(reply)
+
+
+def parse_integer_list(reply: Any, **options: Any) -> List[int]:
+    return list_of(int)(reply)
+
+
+def parse_job_info(reply: Any, **options: Any) -> JobInfo:
+    return _read_job_info(reply)
+
+
+def parse_schedule_list(reply: Any, **options: Any) -> List[Schedule]:
+    return list_of(_read_schedule)(reply)
+
+
+def parse_group_state_list(reply: Any, **options: Any) -> List[GroupState]:
+    return list_of(_read_group_state)(reply)
 
 
 def parse_rate_result(reply: Any, **options: Any) -> Union[RateResult, RateLimitsResult]:
     reply, applied = idmp_flag(reply, options)
     return mark_applied(_read_rate_result(reply), applied, _ONCE)
+
+
+def parse_rate_acquired(reply: Any, **options: Any) -> RateAcquired:
+    return _read_rate_acquired(reply)
 
 
 def parse_rate_stats(reply: Any, **options: Any) -> RateStats:

@@ -9,9 +9,10 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple, TypeVar,
 #: A member, task id, voter or cursor as the client returns it.
 Text = Union[str, bytes]
 
-#: The redis-py command option that tells a parser the call gave ``idmp``,
-#: so its reply ends with the "already applied" flag.
-IDMP_OPTION = "zkit_idmp"
+#: The redis-py command option that tells a parser the tokens of the
+#: options the call gave, for the replies they change: IDMP ends the reply
+#: with the "already applied" flag, DELAY.TOUCH's TOKEN makes it a token.
+SENT_OPTION = "zkit_sent"
 
 T = TypeVar("T")
 
@@ -50,9 +51,14 @@ def field_values(reply: Any) -> Dict[str, Any]:
     return {(name.decode() if isinstance(name, bytes) else name).replace("-", "_"): value for name, value in pairs}
 
 
+def sent(options: Mapping[str, Any], token: str) -> bool:
+    """Whether the call a parser reads the reply of gave the option ``token``."""
+    return token in options.get(SENT_OPTION, ())
+
+
 def idmp_flag(reply: Any, options: Mapping[str, Any]) -> Tuple[Any, Optional[bool]]:
     """A reply without its IDMP flag, and the flag (None without ``idmp``)."""
-    if options.get(IDMP_OPTION):
+    if sent(options, "IDMP"):
         return reply[:-1], bool(reply[-1])
     return reply, None
 

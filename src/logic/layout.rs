@@ -22,7 +22,7 @@
 //!   RESTORE, a RENAME over it): the memory here is a hint, never a fact a
 //!   reply depends on.
 //! - **Cold**: a hot board unused for `cold_ms` is due to go back to the
-//!   listpack ([`BoardHeat::next_cold`]).
+//!   listpack ([`LayoutPolicy::next_cold`]).
 //!
 //! Boards are named by [`BoardId`] (database and key), and looked up by its
 //! fingerprint: a use of a board that is neither hot nor warming (most uses,
@@ -63,7 +63,7 @@ impl BoardId {
     }
 }
 
-/// A board's id hashed with keys drawn at random for each [`BoardHeat`]
+/// A board's id hashed with keys drawn at random for each [`LayoutPolicy`]
 /// (SipHash), so no client can choose names that collide. Two boards that
 /// did would share their counts, and one might move a little early: a
 /// change of speed, never of a reply.
@@ -93,7 +93,7 @@ type ByFingerprint<V> = HashMap<Fingerprint, V, BuildHasherDefault<Prehashed>>;
 
 /// The rules, from the configs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct HeatRules {
+pub struct LayoutRules {
     /// Writes' worth of uses within [`WINDOW_MS`] that make a board hot; 0:
     /// never.
     pub hot_writes: u32,
@@ -140,7 +140,7 @@ pub enum Advice {
     /// Leave it: it is hot, and a skiplist as remembered.
     StayHot,
     /// It just turned hot: move it to the skiplist layout, then report with
-    /// [`BoardHeat::moved`] or [`BoardHeat::forget`].
+    /// [`LayoutPolicy::moved`] or [`LayoutPolicy::forget`].
     MoveToSkiplist,
     /// A hot board's periodic check: move it again (a no-op where it is a
     /// skiplist, as remembered), then report the same way.
@@ -164,7 +164,7 @@ struct Hot {
 
 /// The heat of every board used lately, and the hot ones.
 #[derive(Debug, Default)]
-pub struct BoardHeat {
+pub struct LayoutPolicy {
     /// Boards being counted, in two generations: a use finds its board in
     /// either (moving it to the current one), and each rotation drops the
     /// older one, so a board used once is forgotten within two windows
@@ -177,7 +177,7 @@ pub struct BoardHeat {
     keys: RandomState,
 }
 
-impl BoardHeat {
+impl LayoutPolicy {
     /// Counts a use of board `key` of database `db` at `now_ms`. `created`:
     /// the use (a write) created the board (it was absent), so whatever was
     /// remembered of a board of that name is stale: it starts warming again.
@@ -188,7 +188,7 @@ impl BoardHeat {
         now_ms: i64,
         used: Use,
         created: bool,
-        rules: HeatRules,
+        rules: LayoutRules,
     ) -> Advice {
         if rules.hot_writes == 0 {
             return Advice::Leave;
@@ -210,7 +210,7 @@ impl BoardHeat {
         now_ms: i64,
         used: Use,
         created: bool,
-        rules: HeatRules,
+        rules: LayoutRules,
     ) -> Advice {
         if let Some(hot) = self.hot.get_mut(&fingerprint) {
             if !created {
@@ -274,7 +274,7 @@ impl BoardHeat {
 
     /// Forgets every board: the server replaced its data (a load, a flush).
     pub fn clear(&mut self) {
-        *self = BoardHeat::default();
+        *self = LayoutPolicy::default();
     }
 
     /// How many boards are remembered as skiplists.
@@ -285,7 +285,7 @@ impl BoardHeat {
     /// Housekeeping, called often (every server cron tick): once per window,
     /// drops warming boards not used for a window and queues the hot boards
     /// that turned cold.
-    pub fn tick(&mut self, now_ms: i64, rules: HeatRules) {
+    pub fn tick(&mut self, now_ms: i64, rules: LayoutRules) {
         if now_ms - self.rotated_ms < WINDOW_MS {
             return;
         }
@@ -308,7 +308,7 @@ impl BoardHeat {
 
     /// The next board due to go back to the listpack, forgotten as hot: the
     /// caller rebuilds it. A board used since it was queued stays hot.
-    pub fn next_cold(&mut self, now_ms: i64, rules: HeatRules) -> Option<BoardId> {
+    pub fn next_cold(&mut self, now_ms: i64, rules: LayoutRules) -> Option<BoardId> {
         while let Some(fingerprint) = self.cold.pop_front() {
             let Some(hot) = self.hot.get_mut(&fingerprint) else {
                 continue;
@@ -321,7 +321,7 @@ impl BoardHeat {
         None
     }
 
-    /// Whether [`BoardHeat::next_cold`] may have a board.
+    /// Whether [`LayoutPolicy::next_cold`] may have a board.
     pub fn has_cold(&self) -> bool {
         !self.cold.is_empty()
     }
@@ -331,20 +331,20 @@ impl BoardHeat {
 mod tests {
     use super::*;
 
-    const RULES: HeatRules = HeatRules {
+    const RULES: LayoutRules = LayoutRules {
         hot_writes: 4,
         cold_ms: 10_000,
     };
 
-    fn write(heat: &mut BoardHeat, name: &str, at_ms: i64) -> Advice {
+    fn write(heat: &mut LayoutPolicy, name: &str, at_ms: i64) -> Advice {
         heat.on_use(0, name.as_bytes(), at_ms, Use::Write, false, RULES)
     }
 
-    fn writes(heat: &mut BoardHeat, name: &str, times: &[i64]) -> Vec<Advice> {
+    fn writes(heat: &mut LayoutPolicy, name: &str, times: &[i64]) -> Vec<Advice> {
         times.iter().map(|&t| write(heat, name, t)).collect()
     }
 
-    fn moved(heat: &mut BoardHeat, name: &str, at_ms: i64) {
+    fn moved(heat: &mut LayoutPolicy, name: &str, at_ms: i64) {
         heat.moved(0, name.as_bytes(), at_ms);
     }
 
@@ -354,7 +354,7 @@ mod tests {
         assert_eq!((id.db(), id.key()), (7, &b"room:1"[..]));
         assert_ne!(BoardId::new(1, b"a"), BoardId::new(2, b"a"));
         assert_eq!(BoardId::new(-1, b"").key(), b"");
-        let mut heat = BoardHeat::default();
+        let mut heat = LayoutPolicy::default();
         heat.moved(1, b"a", 0);
         assert_eq!(
             heat.on_use(2, b"a", 1, Use::Write, false, RULES),
@@ -365,7 +365,7 @@ mod tests {
 
     #[test]
     fn the_write_that_reaches_the_count_within_a_window_moves_the_board() {
-        let mut heat = BoardHeat::default();
+        let mut heat = LayoutPolicy::default();
         let advice = writes(&mut heat, "b", &[0, 100, 200, 300]);
         assert_eq!(advice[..3], [Advice::Leave; 3]);
         assert_eq!(advice[3], Advice::MoveToSkiplist);
@@ -377,7 +377,7 @@ mod tests {
 
     #[test]
     fn writes_spread_over_more_than_a_window_never_make_a_board_hot() {
-        let mut heat = BoardHeat::default();
+        let mut heat = LayoutPolicy::default();
         for i in 0..100 {
             let t = i * 400;
             heat.tick(t, RULES);
@@ -388,7 +388,7 @@ mod tests {
 
     #[test]
     fn a_count_survives_one_rotation_and_boards_written_once_are_dropped() {
-        let mut heat = BoardHeat::default();
+        let mut heat = LayoutPolicy::default();
         heat.tick(1000, RULES);
         writes(&mut heat, "b", &[1900, 1950]);
         write(&mut heat, "once", 1900);
@@ -405,7 +405,7 @@ mod tests {
 
     #[test]
     fn a_created_board_starts_warming_again() {
-        let mut heat = BoardHeat::default();
+        let mut heat = LayoutPolicy::default();
         writes(&mut heat, "b", &[0, 1, 2, 3]);
         moved(&mut heat, "b", 3);
         assert_eq!(
@@ -421,7 +421,7 @@ mod tests {
 
     #[test]
     fn a_hot_board_is_converted_again_every_recheck_writes() {
-        let mut heat = BoardHeat::default();
+        let mut heat = LayoutPolicy::default();
         moved(&mut heat, "b", 0);
         let every = i64::from(RECHECK_WRITES);
         let moves: Vec<i64> = (1..=3 * every)
@@ -432,7 +432,7 @@ mod tests {
 
     #[test]
     fn hot_boards_go_cold_after_cold_ms_without_a_write() {
-        let mut heat = BoardHeat::default();
+        let mut heat = LayoutPolicy::default();
         moved(&mut heat, "quiet", 0);
         moved(&mut heat, "busy", 0);
         heat.tick(9_999, RULES);
@@ -456,8 +456,8 @@ mod tests {
 
     #[test]
     fn zero_turns_each_rule_off() {
-        let mut heat = BoardHeat::default();
-        let never = HeatRules {
+        let mut heat = LayoutPolicy::default();
+        let never = LayoutRules {
             hot_writes: 0,
             cold_ms: 0,
         };
@@ -470,7 +470,7 @@ mod tests {
         moved(&mut heat, "b", 0);
         heat.tick(1_000_000, never);
         assert_eq!(heat.next_cold(1_000_000, never), None);
-        let once = HeatRules {
+        let once = LayoutRules {
             hot_writes: 1,
             cold_ms: 0,
         };
@@ -482,7 +482,7 @@ mod tests {
 
     #[test]
     fn forget_and_clear_drop_what_is_remembered() {
-        let mut heat = BoardHeat::default();
+        let mut heat = LayoutPolicy::default();
         moved(&mut heat, "a", 0);
         moved(&mut heat, "b", 0);
         heat.forget(0, b"a");
@@ -493,13 +493,13 @@ mod tests {
         assert!(heat.warming.is_empty());
     }
 
-    fn read(heat: &mut BoardHeat, name: &str, at_ms: i64, used: Use) -> Advice {
+    fn read(heat: &mut LayoutPolicy, name: &str, at_ms: i64, used: Use) -> Advice {
         heat.on_use(0, name.as_bytes(), at_ms, used, false, RULES)
     }
 
     #[test]
     fn reads_count_by_their_weight() {
-        let mut heat = BoardHeat::default();
+        let mut heat = LayoutPolicy::default();
         // 4 writes' worth: 8 page reads, or 16 member reads, or a mix.
         let pages: Vec<Advice> = (0..8)
             .map(|i| read(&mut heat, "pages", i, Use::Page))
@@ -531,7 +531,7 @@ mod tests {
 
     #[test]
     fn reads_keep_a_hot_board_hot() {
-        let mut heat = BoardHeat::default();
+        let mut heat = LayoutPolicy::default();
         moved(&mut heat, "b", 0);
         for t in (1000..30_000).step_by(1000) {
             read(&mut heat, "b", t, Use::Member);

@@ -15,19 +15,24 @@
 //! much), and back to a listpack once nobody has used it for
 //! [`COLD_BOARD_MS`]: a million quiet rooms keep the listpack's memory, the
 //! busy ones run at skiplist speed. Which boards are hot is remembered here
-//! (`logic::board_heat`), so a write never asks the server for a layout;
+//! (`logic::layout`), so a write never asks the server for a layout;
 //! the moves themselves are the host's (`host::layout`), invisible to
 //! clients, replicas and the AOF. An RDB load brings every board back as a
 //! listpack, and the ones still busy move again as they are written: there
 //! is no conversion at load.
 
-use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{LazyLock, Mutex};
 
-use super::{Counter, NumericConfig};
-use crate::host::{self, Ctx, LayoutEvents, RStr, Rebuilt, Zset};
-pub use crate::logic::board_heat::Use;
-use crate::logic::board_heat::{Advice, BoardHeat, HeatRules};
+use super::config::NumericConfig;
+use super::counter::Counter;
+use crate::host;
+use crate::host::ctx::Ctx;
+use crate::host::layout::LayoutEvents;
+use crate::host::layout::Rebuilt;
+use crate::host::string::RStr;
+use crate::host::zset::Zset;
+pub use crate::logic::layout::Use;
+use crate::logic::layout::{Advice, LayoutPolicy, LayoutRules};
 
 /// Boards up to this many members are listpacks at the server's default
 /// `zset-max-listpack-entries`.
@@ -37,53 +42,30 @@ pub const LISTPACK_BOARD_MAX: usize = 128;
 /// skiplist layout while hot; 0 leaves every board in the layout the server
 /// picks, as zkit 0.2 did. Boards over the server's
 /// `zset-max-listpack-entries` are skiplists anyway.
-pub static SMALL_BOARD_MAX: NumericConfig = NumericConfig {
-    name: "small-board-max",
-    value: AtomicI64::new(LISTPACK_BOARD_MAX as i64),
-    default: LISTPACK_BOARD_MAX as i64,
-    min: 0,
-    max: 1 << 16,
-};
+pub static SMALL_BOARD_MAX: NumericConfig =
+    NumericConfig::new("small-board-max", LISTPACK_BOARD_MAX as i64, 0, 1 << 16);
 
 /// `zkit.hot-board-writes`: the writes within a second that make a small
 /// board hot (moved to the skiplist layout), a page read (RANK.TOP,
 /// RANK.AROUND) counting half a write and a member read (RANK.GET,
-/// RANK.MGET) a quarter; 0: never, 1: at its first write. 12: moving a board of 50 members and rebuilding it later costs
-/// what about 12 writes to its listpack waste (7 at 10 members, 18 at 128),
-/// so a board moves once it has wasted as much as the move costs.
-pub static HOT_BOARD_WRITES: NumericConfig = NumericConfig {
-    name: "hot-board-writes",
-    value: AtomicI64::new(DEFAULT_HOT_BOARD_WRITES),
-    default: DEFAULT_HOT_BOARD_WRITES,
-    min: 0,
-    max: 1 << 20,
-};
-const DEFAULT_HOT_BOARD_WRITES: i64 = 12;
+/// RANK.MGET) a quarter; 0: never, 1: at its first write. The default,
+/// 12: moving a board of 50 members and later rebuilding it costs about
+/// what 12 writes to its listpack waste (7 at 10 members, 18 at 128), so a
+/// board moves once it has wasted as much as the move costs.
+pub static HOT_BOARD_WRITES: NumericConfig = NumericConfig::new("hot-board-writes", 12, 0, 1 << 20);
 
 /// `zkit.cold-board-ms`: how long a hot board goes without a zkit command
 /// before it is rebuilt as a listpack; 0: never (until the next RDB load).
 /// 30 s: a board that keeps turning hot and cold pays a move and a rebuild
 /// at most every 30 s, less than one listpack write a second.
-pub static COLD_BOARD_MS: NumericConfig = NumericConfig {
-    name: "cold-board-ms",
-    value: AtomicI64::new(DEFAULT_COLD_BOARD_MS),
-    default: DEFAULT_COLD_BOARD_MS,
-    min: 0,
-    max: 1 << 40,
-};
-const DEFAULT_COLD_BOARD_MS: i64 = 30_000;
+pub static COLD_BOARD_MS: NumericConfig = NumericConfig::new("cold-board-ms", 30_000, 0, 1 << 40);
 
 /// `zkit.convert-loaded-boards`, retired in 0.3.1: 0.3.0 converted small
 /// boards as an RDB load brought them in. Still accepted (redis.conf files
 /// carry it), and does nothing: boards move when they are written often.
 /// Set to 1, it is named in the log at load.
-pub static CONVERT_LOADED_BOARDS: NumericConfig = NumericConfig {
-    name: "convert-loaded-boards",
-    value: AtomicI64::new(0),
-    default: 0,
-    min: 0,
-    max: 1,
-};
+pub static CONVERT_LOADED_BOARDS: NumericConfig =
+    NumericConfig::new("convert-loaded-boards", 0, 0, 1);
 
 /// Boards moved to the skiplist layout, and rebuilt as listpacks, since the
 /// module loaded (INFO zkit).
@@ -94,25 +76,24 @@ pub static BOARDS_BACK_TO_LISTPACK: Counter = Counter::new();
 /// so a wave of boards turning cold together never stalls the server.
 const REBUILD_BUDGET_MEMBERS: usize = 2048;
 
-static HEAT: LazyLock<Mutex<BoardHeat>> = LazyLock::new(Mutex::default);
+static POLICY: LazyLock<Mutex<LayoutPolicy>> = LazyLock::new(Mutex::default);
 
-fn heat() -> std::sync::MutexGuard<'static, BoardHeat> {
+fn policy() -> std::sync::MutexGuard<'static, LayoutPolicy> {
     // Main thread only: never contended; a panic elsewhere left it usable.
-    HEAT.lock().unwrap_or_else(|e| e.into_inner())
+    POLICY.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-fn rules() -> HeatRules {
-    HeatRules {
-        hot_writes: u32::try_from(HOT_BOARD_WRITES.value.load(Ordering::Relaxed))
-            .unwrap_or(u32::MAX),
-        cold_ms: COLD_BOARD_MS.value.load(Ordering::Relaxed),
+fn rules() -> LayoutRules {
+    LayoutRules {
+        hot_writes: u32::try_from(HOT_BOARD_WRITES.get()).unwrap_or(u32::MAX),
+        cold_ms: COLD_BOARD_MS.get(),
     }
 }
 
 /// The most members a board may have to move to the skiplist while hot.
 fn small_board_max() -> usize {
-    let configured = usize::try_from(SMALL_BOARD_MAX.value.load(Ordering::Relaxed)).unwrap_or(0);
-    host::listpack_entries_limit().map_or(configured, |limit| limit.min(configured))
+    let configured = usize::try_from(SMALL_BOARD_MAX.get()).unwrap_or(0);
+    host::layout::listpack_entries_limit().map_or(configured, |limit| limit.min(configured))
 }
 
 /// What a use of a small board tells of its layout.
@@ -136,7 +117,7 @@ pub fn after_write(ctx: &Ctx, key: &RStr, board: &mut Zset, created: bool) -> La
     }
     let db = ctx.selected_db();
     let now_ms = ctx.now_ms();
-    let mut heat = heat();
+    let mut heat = policy();
     match heat.on_use(db, key.as_bytes(), now_ms, Use::Write, created, rules()) {
         Advice::Leave => Layout::Unknown,
         Advice::StayHot => Layout::Skiplist,
@@ -168,7 +149,7 @@ pub fn after_read(ctx: &Ctx, key: &RStr, len: usize, used: Use) -> Layout {
     }
     let db = ctx.selected_db();
     let now_ms = ctx.now_ms();
-    let mut heat = heat();
+    let mut heat = policy();
     match heat.on_use(db, key.as_bytes(), now_ms, used, false, rules()) {
         Advice::StayHot => return Layout::Skiplist,
         Advice::MoveToSkiplist => {}
@@ -194,7 +175,7 @@ pub fn after_read(ctx: &Ctx, key: &RStr, len: usize, used: Use) -> Layout {
 fn tick(ctx: &Ctx) {
     let rules = rules();
     let now_ms = ctx.now_ms();
-    let mut heat = heat();
+    let mut heat = policy();
     heat.tick(now_ms, rules);
     // A rebuild fires `new`, which clients see with `n` in
     // notify-keyspace-events: cold boards wait while it is on.
@@ -220,12 +201,12 @@ fn tick(ctx: &Ctx) {
 
 /// The data set was replaced: nothing remembered of boards holds.
 fn data_replaced() {
-    heat().clear();
+    policy().clear();
 }
 
 /// How many boards are remembered as hot (INFO zkit).
 pub fn hot_boards() -> usize {
-    heat().hot_boards()
+    policy().hot_boards()
 }
 
 /// Sets the policy up at load: forgets what a previous load remembered,
@@ -233,14 +214,14 @@ pub fn hot_boards() -> usize {
 /// still set.
 pub fn load(ctx: &Ctx) -> Result<(), String> {
     data_replaced();
-    if CONVERT_LOADED_BOARDS.value.load(Ordering::Relaxed) != 0 {
+    if CONVERT_LOADED_BOARDS.get() != 0 {
         ctx.log_warning(
             "zkit: zkit.convert-loaded-boards is retired and does nothing: since 0.3.1 small \
              boards move to the skiplist layout when they are written often \
              (zkit.hot-board-writes) and back when they go quiet (zkit.cold-board-ms)",
         );
     }
-    host::subscribe_layout_events(
+    host::layout::subscribe_layout_events(
         ctx,
         LayoutEvents {
             tick,

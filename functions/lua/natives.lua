@@ -1,0 +1,277 @@
+-- The native commands each command may run, with the keys it runs them on.
+-- A row names native commands (space-separated) and `on`, the declared
+-- argument (a key, or a list of keys: each is meant) or arguments (one key
+-- per key of the command: RENAME's two) they run on; a row applies when the
+-- call gives its keys, and, with `when` or `unless`, when the call gives (or
+-- does not give) that option. Every native of a row must exist, or the call
+-- is refused before it runs. A row that says `later` names natives the call
+-- may run after its first write: the caller's ACL is asked about each, on
+-- each key, just before that write (with `reached = name`, only when the
+-- handler said rt.reach(name) before it). The natives of the other rows run
+-- before the call's first write, or are that write: the server's ACL
+-- refusal of one of them is the call's refusal, and nothing has changed.
+-- A command runs a native command on a key only if a row names the two: the
+-- test variant of the library (functions/gen.py --test-clock) fails any
+-- other native call, and any after the first write that a `later` row did
+-- not check.
+
+-- What IDMP looks up, remembers (after the command's own write), and
+-- forgets past idmp-max-ids (idmp.lua).
+local IDMP_LOOKUP = { 'ZSCORE ZCARD', on = 'seen-key' }
+local IDMP_RECORD = { 'ZREMRANGEBYSCORE ZADD', on = 'seen-key', later = true }
+local IDMP_EVICT = { 'ZRANGE ZSCORE ZREM', on = 'seen-key', later = true, reached = 'idmp-evicts' }
+
+-- A member's rank after a write: shared (ZCOUNT of higher totals) or by
+-- ZREVRANK.
+local RANK_AFTER = { 'ZREVRANK', on = 'key', unless = 'shared', later = true }
+local SHARED_RANK_AFTER = { 'ZCOUNT', on = 'key', when = 'shared', later = true }
+
+natives['rank.gift'] = {
+  { 'TIME' },
+  { 'ZSCORE ZINCRBY ZADD', on = 'key' },
+  RANK_AFTER,
+  SHARED_RANK_AFTER,
+  IDMP_LOOKUP,
+  IDMP_RECORD,
+  IDMP_EVICT,
+}
+
+natives['rank.set'] = {
+  { 'TIME' },
+  { 'ZSCORE ZADD', on = 'key' },
+  RANK_AFTER,
+  SHARED_RANK_AFTER,
+  IDMP_LOOKUP,
+  IDMP_RECORD,
+  IDMP_EVICT,
+}
+
+-- Every board after the first is written after the call's first write.
+natives['rank.mgift'] = {
+  { 'TIME' },
+  { 'ZSCORE', on = 'key' },
+  { 'ZINCRBY ZADD', on = 'key', later = true },
+  RANK_AFTER,
+  SHARED_RANK_AFTER,
+  IDMP_LOOKUP,
+  IDMP_RECORD,
+  IDMP_EVICT,
+}
+
+-- The reads write nothing: their natives are all run and refused as they go.
+local RANK = { 'ZREVRANK', on = 'key', unless = 'shared' }
+local SHARED_RANK = { 'ZCOUNT', on = 'key', when = 'shared' }
+
+natives['rank.get'] = {
+  { 'ZCARD ZSCORE', on = 'key' },
+  RANK,
+  SHARED_RANK,
+}
+
+natives['rank.mget'] = natives['rank.get']
+
+natives['rank.top'] = {
+  { 'ZCARD ZRANGE', on = 'key' },
+  SHARED_RANK,
+}
+
+natives['rank.around'] = {
+  { 'ZCARD ZREVRANK ZRANGE', on = 'key' },
+  SHARED_RANK,
+}
+
+natives['rank.stats'] = {
+  { 'ZCARD ZRANGE MEMORY', on = 'key' },
+}
+
+-- Every step of a run is refused where its last could not rename staging
+-- over destkey: the staging rows are checked before a step's first write.
+natives['rank.merge'] = {
+  { 'ZRANGE', on = 'key' },
+  { 'UNLINK', on = 'destkey', unless = 'step' },
+  { 'ZADD', on = 'destkey', unless = 'step', later = true },
+  { 'TIME', when = 'step', later = true },
+  { 'ZCARD ZCOUNT ZSCORE', on = 'key', when = 'step' },
+  { 'ZCARD ZRANGE ZSCORE UNLINK ZADD ZREM PEXPIRETIME PERSIST PEXPIREAT', on = 'staging', later = true },
+  { 'UNLINK', on = 'destkey', when = 'step', later = true },
+  { 'RENAME', on = { 'staging', 'destkey' }, later = true },
+}
+
+natives['feed.add'] = {
+  { 'ZADD', on = 'key' },
+  { 'ZCARD', on = 'key', when = 'n' },
+  { 'ZRANGE ZREM', on = 'key', when = 'n', later = true, reached = 'trim' },
+}
+
+natives['feed.page'] = {
+  { 'ZCARD ZRANGE', on = 'key' },
+}
+
+-- A poll that meets dead or expired tasks buries (or drops) them first
+-- (its first write), then claims the live ones; with DATA it reads the
+-- deadlines before, and writes the tasks' history and holders after.
+natives['delay.poll'] = {
+  { 'TIME' },
+  { 'ZCARD ZRANGE ZREM', on = 'key' },
+  { 'ZREM', on = 'key', later = true, reached = 'burial' },
+  { 'ZCARD', on = 'inflight' },
+  { 'ZADD', on = 'inflight', later = true },
+  { 'ZCARD', on = 'dead' },
+  { 'ZADD ZCARD ZRANGE ZREM', on = 'dead', later = true, reached = 'burial' },
+  { 'ZCARD ZSCORE', on = 'deliveries' },
+  { 'ZINCRBY', on = 'deliveries', later = true },
+  { 'ZSCORE ZREM', on = 'deliveries', later = true, reached = 'burial' },
+  { 'ZSCORE', on = 'deliveries', when = 'withdata', later = true },
+  { 'HLEN HEXISTS HGET', on = 'data' },
+  { 'HSET HDEL', on = 'data', later = true },
+  { 'HGET', on = 'data', when = 'withdata', later = true },
+  -- The lanes after the first: checked before the first write, claimed
+  -- after the lanes before them wrote; the deadlines of their tasks read
+  -- then too.
+  { 'ZCARD ZRANGE', on = 'lane' },
+  { 'ZRANGE ZREM', on = 'lane', later = true },
+  { 'HGET', on = 'data', later = true },
+  { 'ZSCORE', on = 'deliveries', later = true },
+  -- RATE: the window read before the first write, spent after the claim.
+  { 'ZCARD ZRANGE ZCOUNT', on = 'log' },
+  { 'ZCARD ZRANGE ZCOUNT ZSCORE ZREMRANGEBYSCORE ZADD PEXPIREAT', on = 'log', later = true },
+}
+
+-- Groups and repeating jobs are refused before anything runs.
+natives['delay.group'] = {}
+natives['delay.groups'] = {}
+natives['delay.schedule'] = {}
+natives['delay.unschedule'] = {}
+natives['delay.schedules'] = {}
+
+natives['delay.ack'] = {
+  { 'ZCARD ZSCORE ZREM', on = 'inflight' },
+  { 'ZCARD', on = 'deliveries' },
+  { 'ZREM', on = 'deliveries', later = true },
+  { 'HLEN', on = 'data' },
+  { 'HDEL', on = 'data', later = true },
+}
+
+natives['delay.nack'] = {
+  { 'TIME' },
+  { 'ZCARD', on = 'queue' },
+  { 'ZADD', on = 'queue', later = true },
+  { 'ZCARD ZSCORE ZREM', on = 'inflight' },
+  { 'HLEN', on = 'data' },
+  { 'HDEL', on = 'data', later = true },
+  { 'HSET', on = 'data', when = 'reason', later = true },
+}
+
+natives['delay.touch'] = {
+  { 'TIME' },
+  { 'ZSCORE ZADD', on = 'inflight' },
+}
+
+natives['delay.stats'] = {
+  { 'TIME' },
+  { 'ZCARD ZRANGE ZCOUNT', on = 'queue' },
+  { 'ZCARD ZCOUNT', on = 'inflight' },
+  { 'ZCARD', on = 'dead' },
+  { 'ZCARD ZCOUNT', on = 'deliveries' },
+  { 'HLEN HEXISTS HGET', on = 'data' },
+}
+
+-- Each task after the first is read and written after the call's first
+-- write (the first task's ZADD).
+natives['delay.add'] = {
+  { 'TIME' },
+  { 'ZCARD ZRANGE ZSCORE', on = 'queue' },
+  { 'ZRANGE ZSCORE ZADD', on = 'queue', later = true },
+  { 'ZCARD ZSCORE', on = 'inflight' },
+  { 'ZSCORE', on = 'inflight', later = true },
+  { 'HLEN', on = 'data' },
+  { 'HSET HDEL', on = 'data', later = true },
+}
+
+natives['delay.job'] = {
+  { 'ZCARD ZSCORE', on = 'queue' },
+  { 'ZCARD ZSCORE', on = 'inflight' },
+  { 'ZCARD ZSCORE', on = 'dead' },
+  { 'ZCARD ZSCORE', on = 'deliveries' },
+  { 'HLEN HGET', on = 'data' },
+}
+
+natives['delay.retry'] = {
+  { 'TIME' },
+  { 'ZCARD ZSCORE', on = 'dead' },
+  { 'ZREM', on = 'dead', later = true },
+  { 'ZCARD', on = 'queue' },
+  { 'ZRANGE ZADD', on = 'queue', later = true },
+  { 'HLEN', on = 'data' },
+  { 'HDEL', on = 'data', later = true },
+}
+
+natives['delay.pause'] = {
+  { 'TIME' },
+  { 'ZCARD', on = 'queue' },
+  { 'HEXISTS HSET', on = 'data' },
+}
+
+natives['delay.resume'] = {
+  { 'ZCARD', on = 'queue' },
+  { 'HEXISTS HDEL', on = 'data' },
+}
+
+-- An allowed hit reads all it needs first; its first write drops the hits
+-- that left the window.
+natives['rate.hit'] = {
+  { 'TIME' },
+  { 'ZCARD ZRANGE ZCOUNT ZSCORE ZREMRANGEBYSCORE', on = 'key' },
+  { 'ZADD PEXPIREAT', on = 'key', later = true },
+  -- A refund (a negative COST) gives the newest units back after that drop.
+  { 'ZREM', on = 'key', later = true, reached = 'refunds' },
+  IDMP_LOOKUP,
+  IDMP_RECORD,
+  IDMP_EVICT,
+}
+
+natives['rate.peek'] = {
+  { 'TIME' },
+  { 'ZCARD ZRANGE ZCOUNT', on = 'key' },
+}
+
+-- An acquire reads all it needs first; its first write holds the lease (or,
+-- refused, drops the leases that ended).
+natives['rate.acquire'] = {
+  { 'TIME' },
+  { 'ZCARD ZRANGE ZCOUNT ZSCORE ZADD', on = 'key' },
+  { 'ZREMRANGEBYSCORE PEXPIREAT', on = 'key', later = true },
+}
+
+natives['rate.release'] = {
+  { 'TIME' },
+  { 'ZSCORE ZREM', on = 'key' },
+}
+
+natives['rate.stats'] = {
+  { 'TIME' },
+  { 'ZCARD ZRANGE ZCOUNT', on = 'key' },
+}
+
+natives['recent.add'] = {
+  { 'TIME' },
+  { 'ZRANGE ZCARD ZADD', on = 'key' },
+  { 'ZRANGE ZREM', on = 'key', when = 'cap', later = true, reached = 'trim' },
+  { 'PEXPIREAT', on = 'key', when = 'seconds', later = true },
+}
+
+natives['vote.cast'] = {
+  { 'SCARD SADD SREM', on = 'upvoters' },
+  { 'SCARD', on = 'downvoters' },
+  { 'SADD', on = 'downvoters', later = true, reached = 'down-joins' },
+  { 'SREM', on = 'downvoters', later = true, reached = 'down-leaves' },
+  { 'ZCARD ZSCORE', on = 'scores' },
+  { 'ZINCRBY', on = 'scores', later = true },
+  { 'TIME', when = 'window' },
+  { 'ZSCORE', on = 'times' },
+}
+
+natives['vote.state'] = {
+  { 'SISMEMBER', on = 'upvoters' },
+  { 'SISMEMBER', on = 'downvoters' },
+}
