@@ -120,6 +120,157 @@ fn item(member: &str, score: f64) -> FeedItem {
     }
 }
 
+/// The library's refusal of a module-only feature: a clear error, nothing
+/// written.
+fn refused<T: std::fmt::Debug>(
+    z: &mut Zkit<impl Transport + ConnectionLike>,
+    reply: RedisResult<T>,
+    feature: &str,
+    keys: [&str; 2],
+) {
+    let error = reply.expect_err("the library serves no such call");
+    let reason = format!("{feature} need the zkit module");
+    assert!(error.to_string().contains(&reason), "{error}");
+    let written: i64 = raw(z.connection(), &["EXISTS", keys[0], keys[1]]);
+    assert_eq!(written, 0);
+}
+
+/// Groups: acme's cap holds, the other tenant is still served (the library
+/// refuses groups).
+fn groups<C: Transport + ConnectionLike>(
+    z: &mut Zkit<C>,
+    k: &impl Fn(&str) -> String,
+) -> RedisResult<()> {
+    let (tenants, tenant_data) = (k("{t}:tenants"), k("{t}:tenants:data"));
+    if library_engine() {
+        let keys = [tenants.as_str(), tenant_data.as_str()];
+        let reply = z.delay_group(&tenants, &tenant_data, "acme", Default::default());
+        refused(z, reply, "groups", keys);
+        let reply = z.delay_groups(&tenants, &tenant_data);
+        refused(z, reply, "groups", keys);
+        let grouped = DelayAddOptions {
+            data: Some(&tenant_data),
+            group: Some("acme"),
+            ..Default::default()
+        };
+        let reply = z.delay_add(&tenants, &[(0, "a:1")], grouped);
+        refused(z, reply, "groups", keys);
+        return Ok(());
+    }
+    let tenant_held = k("{t}:tenants:inflight");
+    let limits = DelayGroupOptions {
+        cap: Some(1),
+        rate: Some((60000, 10)),
+    };
+    assert!(z.delay_group(&tenants, &tenant_data, "acme", limits)?);
+    let acme = DelayAddOptions {
+        data: Some(&tenant_data),
+        group: Some("acme"),
+        ..Default::default()
+    };
+    let acme_jobs = [(0, "a:1", "x"), (0, "a:2", "x")];
+    assert_eq!(z.delay_add_jobs(&tenants, &acme_jobs, acme)?, [1, 1]);
+    let zeta = DelayAddOptions {
+        group: Some("zeta"),
+        ..acme
+    };
+    assert_eq!(z.delay_add(&tenants, &[(0, "z:1")], zeta)?, [1]);
+    let tenant_poll = DelayPollOptions {
+        count: Some(5),
+        lease: Some((&tenant_held, 60000)),
+        data: Some(&tenant_data),
+        ..Default::default()
+    };
+    let mut held: Vec<String> = z
+        .delay_poll(&tenants, tenant_poll)?
+        .into_iter()
+        .map(|t| t.task)
+        .collect();
+    held.sort();
+    assert_eq!(held, ["a:1", "z:1"]);
+    assert_eq!(
+        z.delay_groups(&tenants, &tenant_data)?,
+        [GroupState {
+            group: "acme".into(),
+            inflight: 1,
+            cap: 1,
+            rate_limit: 10,
+            window_ms: 60000,
+            capped: true,
+            rate_limited: false,
+        }]
+    );
+    let tenant_stats = DelayStatsOptions {
+        data: Some(&tenant_data),
+        ..Default::default()
+    };
+    assert_eq!(
+        z.delay_stats(&tenants, tenant_stats)?.capped_groups,
+        Some(1)
+    );
+    Ok(())
+}
+
+/// Repeating jobs: listed by id, changed, cancelled (the library refuses
+/// them).
+fn repeating_jobs<C: Transport + ConnectionLike>(
+    z: &mut Zkit<C>,
+    k: &impl Fn(&str) -> String,
+) -> RedisResult<()> {
+    let (beats, beat_data) = (k("{t}:beats"), k("{t}:beats:data"));
+    if library_engine() {
+        let keys = [beats.as_str(), beat_data.as_str()];
+        let reply = z.delay_schedule(&beats, &beat_data, "beat", 60000, Default::default());
+        refused(z, reply, "repeating jobs", keys);
+        let reply = z.delay_schedules(&beats, &beat_data);
+        refused(z, reply, "repeating jobs", keys);
+        let reply = z.delay_unschedule(&beats, &beat_data, "beat");
+        refused(z, reply, "repeating jobs", keys);
+        return Ok(());
+    }
+    let from_2100 = DelayScheduleOptions {
+        start: Some(4102444800000),
+        payload: Some("p"),
+        ..Default::default()
+    };
+    assert_eq!(
+        z.delay_schedule(&beats, &beat_data, "beat", 60000, from_2100)?,
+        4102444800000
+    );
+    let utc = DelayScheduleOptions {
+        tz: Some("UTC"),
+        ..Default::default()
+    };
+    assert!(z.delay_schedule_cron(&beats, &beat_data, "daily", "0 9 * * *", utc)? > 1718000000000);
+    let rows = z.delay_schedules(&beats, &beat_data)?;
+    assert_eq!(
+        rows.iter()
+            .map(|row| (
+                row.id.as_str(),
+                row.every_ms,
+                row.cron.as_deref(),
+                row.tz.as_deref(),
+                row.payload.as_deref()
+            ))
+            .collect::<Vec<_>>(),
+        [
+            ("beat", Some(60000), None, None, Some("p")),
+            ("daily", None, Some("0 9 * * *"), Some("UTC"), None)
+        ]
+    );
+    // Each pending occurrence is a task <id>@<unix-ms> in the queue.
+    assert_eq!(
+        raw::<Vec<String>>(z.connection(), &["ZRANGE", &beats, "0", "-1"]),
+        [
+            format!("daily@{}", rows[1].next_ms.unwrap()),
+            "beat@4102444800000".to_string()
+        ]
+    );
+    assert!(z.delay_unschedule(&beats, &beat_data, "beat")?);
+    assert!(!z.delay_unschedule(&beats, &beat_data, "beat")?);
+    Ok(())
+}
+
 /// One call or more of every command, checking each reply. Multi-key calls
 /// share the tag {t}.
 fn every_command<C: Transport + ConnectionLike>(
@@ -837,59 +988,8 @@ fn every_command<C: Transport + ConnectionLike>(
         ..Default::default()
     };
     assert_eq!(z.delay_bpoll(&high, 1, laned)?, None);
-    // Groups: acme's cap holds, the other tenant is still served.
-    let (tenants, tenant_data) = (k("{t}:tenants"), k("{t}:tenants:data"));
-    let tenant_held = k("{t}:tenants:inflight");
-    let limits = DelayGroupOptions {
-        cap: Some(1),
-        rate: Some((60000, 10)),
-    };
-    assert!(z.delay_group(&tenants, &tenant_data, "acme", limits)?);
-    let acme = DelayAddOptions {
-        data: Some(&tenant_data),
-        group: Some("acme"),
-        ..Default::default()
-    };
-    let acme_jobs = [(0, "a:1", "x"), (0, "a:2", "x")];
-    assert_eq!(z.delay_add_jobs(&tenants, &acme_jobs, acme)?, [1, 1]);
-    let zeta = DelayAddOptions {
-        group: Some("zeta"),
-        ..acme
-    };
-    assert_eq!(z.delay_add(&tenants, &[(0, "z:1")], zeta)?, [1]);
-    let tenant_poll = DelayPollOptions {
-        count: Some(5),
-        lease: Some((&tenant_held, 60000)),
-        data: Some(&tenant_data),
-        ..Default::default()
-    };
-    let mut held: Vec<String> = z
-        .delay_poll(&tenants, tenant_poll)?
-        .into_iter()
-        .map(|t| t.task)
-        .collect();
-    held.sort();
-    assert_eq!(held, ["a:1", "z:1"]);
-    assert_eq!(
-        z.delay_groups(&tenants, &tenant_data)?,
-        [GroupState {
-            group: "acme".into(),
-            inflight: 1,
-            cap: 1,
-            rate_limit: 10,
-            window_ms: 60000,
-            capped: true,
-            rate_limited: false,
-        }]
-    );
-    let tenant_stats = DelayStatsOptions {
-        data: Some(&tenant_data),
-        ..Default::default()
-    };
-    assert_eq!(
-        z.delay_stats(&tenants, tenant_stats)?.capped_groups,
-        Some(1)
-    );
+    groups(z, &k)?;
+    let tenant_data = k("{t}:tenants:data");
     // Rate-limited claims: one per minute across workers.
     let (rated, rate_log) = (k("{t}:rated"), k("{t}:rated:log"));
     let window = PollRate::new(&rate_log, 60000, 1);
@@ -924,48 +1024,7 @@ fn every_command<C: Transport + ConnectionLike>(
     let limited = z.delay_poll_rate(&rated, window, Default::default())?;
     assert!(limited.tasks.is_empty());
     assert!(limited.retry_after_ms > 0 && limited.retry_after_ms <= 60000);
-    // Repeating jobs: listed by id, changed, cancelled.
-    let (beats, beat_data) = (k("{t}:beats"), k("{t}:beats:data"));
-    let from_2100 = DelayScheduleOptions {
-        start: Some(4102444800000),
-        payload: Some("p"),
-        ..Default::default()
-    };
-    assert_eq!(
-        z.delay_schedule(&beats, &beat_data, "beat", 60000, from_2100)?,
-        4102444800000
-    );
-    let utc = DelayScheduleOptions {
-        tz: Some("UTC"),
-        ..Default::default()
-    };
-    assert!(z.delay_schedule_cron(&beats, &beat_data, "daily", "0 9 * * *", utc)? > 1718000000000);
-    let rows = z.delay_schedules(&beats, &beat_data)?;
-    assert_eq!(
-        rows.iter()
-            .map(|row| (
-                row.id.as_str(),
-                row.every_ms,
-                row.cron.as_deref(),
-                row.tz.as_deref(),
-                row.payload.as_deref()
-            ))
-            .collect::<Vec<_>>(),
-        [
-            ("beat", Some(60000), None, None, Some("p")),
-            ("daily", None, Some("0 9 * * *"), Some("UTC"), None)
-        ]
-    );
-    // Each pending occurrence is a task <id>@<unix-ms> in the queue.
-    assert_eq!(
-        raw::<Vec<String>>(z.connection(), &["ZRANGE", &beats, "0", "-1"]),
-        [
-            format!("daily@{}", rows[1].next_ms.unwrap()),
-            "beat@4102444800000".to_string()
-        ]
-    );
-    assert!(z.delay_unschedule(&beats, &beat_data, "beat")?);
-    assert!(!z.delay_unschedule(&beats, &beat_data, "beat")?);
+    repeating_jobs(z, &k)?;
 
     let (rate, rate2) = (k("{t}:rate"), k("{t}:rate2"));
     let hit = z.rate_hit(&rate, &[(60000, 2)], RateHitOptions { cost: Some(2) })?;
