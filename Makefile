@@ -6,7 +6,7 @@ RELEASE_MODULE := target/release/libzkit.so
 RUN_DIR := .run
 PORT ?= 6379
 
-.PHONY: deps build run test test-all test-clients observe-check chaos dist dist-check deb-check docs smoke-arm64 images compat server-suite leakcheck upgrade-check perf-guard bench bench-docs lint clean functions differential
+.PHONY: deps build run test test-all test-clients observe-check chaos dist dist-check deb-check docs smoke-arm64 images compat server-suite leakcheck upgrade-check perf-guard bench bench-docs bench-queues lint clean functions differential
 
 deps:
 	@bash scripts/ensure-deps.sh
@@ -159,6 +159,12 @@ bench: build
 
 bench-docs:
 	bash bench/docs.sh
+
+# Job queues against BullMQ (npm, installed into .bench/queues on the first
+# run): jobs with payloads, repeating jobs, priorities and groups, jobs per
+# second and server instructions per job (bench/queues.py; a few minutes).
+bench-queues: build
+	python3 bench/queues.py --module $(CURDIR)/$(RELEASE_MODULE)
 
 # The docs site (MkDocs, Material theme, pinned in scripts/docs-requirements.txt,
 # in a venv under ./.docs) built into ./site with --strict: a broken link, an

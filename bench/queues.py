@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Job-queue features against BullMQ: repeating jobs, priorities and groups,
-jobs per second and server instructions per job, in one run.
+"""Job queues against BullMQ: jobs with payloads, repeating jobs, priorities
+and groups, jobs per second and server instructions per job, in one run.
 
 Each scenario runs twice per queue: on a plain redis-server for the jobs per
 second (one worker process, many jobs in flight), and on a redis-server under
@@ -10,6 +10,11 @@ of the server during the scenario, over the jobs done, as `bench/guard.py`'s
 claims and acks); BullMQ's is a Node process with `bullmq`'s Worker (installed
 with npm into .bench/bullmq on the first run).
 
+- jobs: 3,000 jobs with a 100-byte payload each, added in batches of 100 and
+  processed (zkit DELAY.ADD ... JOBS, claims WITHDATA, acks that drop the
+  payload; BullMQ addBulk with `data`, removeOnComplete): the adding counts
+  too, and the memory per waiting job (used_memory once all are queued, over
+  the jobs) is measured on the way.
 - repeats: 100 schedules every 50 ms for 2 s (zkit DELAY.SCHEDULE ... EVERY;
   BullMQ upsertJobScheduler with `every`); each occurrence claimed and acked.
 - priorities: 3,000 jobs in three priorities, drained highest first (zkit
@@ -19,7 +24,7 @@ with npm into .bench/bullmq on the first run).
   only zkit runs it.
 
 usage: bench/queues.py [--module target/release/libzkit.so] [--server redis-server]
-                       [--scenarios repeats,priorities,groups] [--no-bullmq]
+                       [--scenarios jobs,repeats,priorities,groups] [--no-bullmq]
                        [--out .bench/queues]
 """
 
@@ -43,6 +48,8 @@ _spec.loader.exec_module(guard)
 QUEUE, INFLIGHT, DATA = "{q}", "{q}:inflight", "{q}:data"
 LANES = ["{q}:high", "{q}", "{q}:low"]
 JOBS = 3000
+PAYLOAD = "x" * 100
+BATCH = 100
 SCHEDULES, EVERY_MS, REPEAT_S = 100, 50, 2.0
 TENANTS, CAP = 10, 5
 
@@ -76,9 +83,15 @@ class PlainServer:
         self.proc.wait(timeout=30)
 
 
+def start_counting(server):
+    """Instruments the callgrind server (it starts with instrumentation
+    off, so data is built at valgrind's plain speed) and zeroes its counts."""
+    server.control("-i", "on")
+    server.control("-z")
+
+
 def counted(server):
-    """Every instruction of the callgrind server since it was last zeroed
-    (`server.control("-z")`)."""
+    """Every instruction of the callgrind server since `start_counting`."""
     server.control("-d")
     server.dumps += 1
     dump = server.dir / f"callgrind.out.{server.dumps}"
@@ -117,6 +130,31 @@ def ack_all(conn, claimed):
     for task, token in claimed:
         ack += [task, token]
     return conn.call(*ack)
+
+
+def used_memory(conn):
+    """The server's used_memory (INFO memory)."""
+    info = conn.call("INFO", "memory")
+    info = info.decode() if isinstance(info, bytes) else info
+    return int(next(line.split(":")[1] for line in info.splitlines() if line.startswith("used_memory:")))
+
+
+def zkit_jobs(conn, memory):
+    """Adds JOBS jobs with payloads, notes the memory per waiting job into
+    `memory`, then drains them."""
+    poll = ["DELAY.POLL", QUEUE, "COUNT", 50, "LEASE", INFLIGHT, 60000, "DATA", DATA, "WITHDATA"]
+
+    def run():
+        empty = used_memory(conn)
+        for at in range(0, JOBS, BATCH):
+            jobs = []
+            for i in range(at, at + BATCH):
+                jobs += [0, f"job:{i}", PAYLOAD]
+            conn.call("DELAY.ADD", QUEUE, "DATA", DATA, "JOBS", *jobs)
+        memory["zkit"] = (used_memory(conn) - empty) / JOBS
+        return drain(conn, poll, JOBS)
+
+    return run
 
 
 def zkit_priorities(conn):
@@ -163,10 +201,20 @@ def zkit_repeats(conn):
 
 
 ZKIT = {"repeats": zkit_repeats, "priorities": zkit_priorities, "groups": zkit_groups}
+MEMORY = {}
+
+
+def zkit_scenario(scenario, conn):
+    """The zkit run of `scenario` on `conn`: a function that does the jobs."""
+    if scenario == "jobs":
+        return zkit_jobs(conn, MEMORY)
+    return ZKIT[scenario](conn)
 
 # ---- BullMQ's worker: a Node process -----------------------------------------------
 
 BULLMQ_VERSION = "6"
+# Its Redis client, optional to npm since BullMQ 6.7: installed beside it.
+IOREDIS_VERSION = "5"
 
 DRIVER = textwrap.dedent("""
     import { Queue, Worker } from 'bullmq';
@@ -184,9 +232,19 @@ DRIVER = textwrap.dedent("""
         await queue.upsertJobScheduler(`s${n}`, { every: everyMs }, { name: 'tick', data: {}, opts: { removeOnComplete: true } });
       }
     }
+    const line = () => new Promise((resolve) => process.stdin.once('data', resolve));
     process.stdout.write('ready\\n');
-    await new Promise((resolve) => process.stdin.once('data', resolve));
+    await line();
     const started = Date.now();
+    if (scenario === 'jobs') {
+      // The adding counts: jobs with a 100-byte payload, in batches of 100.
+      for (let at = 0; at < jobs; at += 100) {
+        await queue.addBulk(Array.from({ length: 100 }, (_, i) => ({
+          name: 'job', data: { payload: 'x'.repeat(100), n: at + i }, opts: { removeOnComplete: true } })));
+      }
+      process.stdout.write('queued\\n');
+      await line();
+    }
     const worker = new Worker('bench', async () => { done += 1; }, { connection, concurrency: 50 });
     if (scenario === 'repeats') {
       await new Promise((resolve) => setTimeout(resolve, repeatMs));
@@ -204,18 +262,21 @@ DRIVER = textwrap.dedent("""
 
 def bullmq_dir(out):
     where = Path(out) / "bullmq"
-    if not (where / "node_modules" / "bullmq").exists():
+    if not all((where / "node_modules" / name).exists() for name in ("bullmq", "ioredis")):
         where.mkdir(parents=True, exist_ok=True)
         (where / "package.json").write_text(json.dumps({"type": "module", "private": True}))
-        subprocess.run(["npm", "install", "--silent", "--no-audit", "--no-fund", f"bullmq@{BULLMQ_VERSION}"],
+        subprocess.run(["npm", "install", "--silent", "--no-audit", "--no-fund", f"bullmq@{BULLMQ_VERSION}",
+                        f"ioredis@{IOREDIS_VERSION}"],
                        cwd=where, check=True)
     (where / "driver.mjs").write_text(DRIVER)
     return where
 
 
-def bullmq(where, port, scenario, before=None, after=None):
-    """Runs BullMQ's driver against `port`: `before()` once its jobs are
-    queued, `after()` once its worker stopped; returns (jobs done, seconds)."""
+def bullmq(where, port, scenario, before=None, after=None, queued=None):
+    """Runs BullMQ's driver against `port`: `before()` once it is ready (its
+    jobs queued but in the jobs scenario, which queues them in the run),
+    `queued()` once the jobs scenario's jobs are, `after()` once its worker
+    stopped; returns (jobs done, seconds)."""
     proc = subprocess.Popen(["node", "driver.mjs", str(port), scenario, str(JOBS), str(SCHEDULES),
                              str(EVERY_MS), str(int(REPEAT_S * 1000))], cwd=where,
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
@@ -225,6 +286,13 @@ def bullmq(where, port, scenario, before=None, after=None):
         before()
     proc.stdin.write("go\n")
     proc.stdin.flush()
+    if scenario == "jobs":
+        if proc.stdout.readline().strip() != "queued":
+            sys.exit("queues: the BullMQ driver queued nothing")
+        if queued:
+            queued()
+        proc.stdin.write("next\n")
+        proc.stdin.flush()
     result = json.loads(proc.stdout.readline())
     proc.wait(timeout=60)
     if after:
@@ -239,7 +307,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--module", default=str(ROOT / "target/release/libzkit.so"))
     parser.add_argument("--server", default="redis-server")
-    parser.add_argument("--scenarios", default="repeats,priorities,groups")
+    parser.add_argument("--scenarios", default="jobs,repeats,priorities,groups")
     parser.add_argument("--no-bullmq", action="store_true", help="zkit only (no npm)")
     parser.add_argument("--out", default=str(ROOT / ".bench/queues"))
     args = parser.parse_args()
@@ -250,27 +318,29 @@ def main():
     for scenario in args.scenarios.split(","):
         # Jobs per second, on a plain server.
         plain = PlainServer(args.server, args.module, out, guard.free_port(27100))
-        run = ZKIT[scenario](plain.conn)
+        run = zkit_scenario(scenario, plain.conn)
         started = time.time()
         done = run()
         zkit_rate = done / (time.time() - started)
         plain.conn.call("FLUSHALL")
         bull_rate = None
         if where and scenario != "groups":
-            bull_done, seconds = bullmq(where, plain.port, scenario)
+            empty = used_memory(plain.conn)
+            bull_done, seconds = bullmq(where, plain.port, scenario,
+                                        queued=lambda: MEMORY.update(bullmq=(used_memory(plain.conn) - empty) / JOBS))
             bull_rate = bull_done / seconds
         plain.stop()
         # Instructions per job, on a server under callgrind.
         graded = guard.Server(args.server, args.module, out, guard.free_port(27200))
-        run = ZKIT[scenario](graded.conn)
-        graded.control("-z")
+        run = zkit_scenario(scenario, graded.conn)
+        start_counting(graded)
         done = run()
         zkit_instr = counted(graded) / max(done, 1)
         graded.conn.call("FLUSHALL")
         bull_instr = None
         if where and scenario != "groups":
             total = {}
-            bull_done, _ = bullmq(where, graded.port, scenario, before=lambda server=graded: server.control("-z"),
+            bull_done, _ = bullmq(where, graded.port, scenario, before=lambda server=graded: start_counting(server),
                                   after=lambda server=graded, total=total: total.update(n=counted(server)))
             bull_instr = total["n"] / max(bull_done, 1)
         graded.stop()
@@ -279,6 +349,10 @@ def main():
     print("|---|---|---|---|---|")
     for scenario, zr, br, zi, bi in rows:
         print(f"| {scenario} | {zr:,.0f} | {bull_cell(br, scenario)} | {zi:,.0f} | {bull_cell(bi, scenario)} |")
+    if MEMORY:
+        print()
+        print(f"memory per waiting job (100-byte payload): zkit {MEMORY['zkit']:,.0f} B"
+              + (f", BullMQ {MEMORY['bullmq']:,.0f} B" if "bullmq" in MEMORY else ""))
 
 
 def bull_cell(value, scenario: str) -> str:
