@@ -170,6 +170,7 @@ export function queueList(ctx, rows) {
         ['dead', num(stats.dead)],
         ['redelivered', num(stats.redelivered)],
         ['paused', pausedText(stats.paused)],
+        ['capped-groups', num(stats.cappedGroups)],
       ];
       return `<tr data-queue="${name(queue.key)}"><td><a href="/queue?${q({ k: id(queue.key) })}">${name(queue.key)}</a></td>${cells
         .map(([field, value]) => `<td class="n" data-field="${field}">${value}</td>`)
@@ -180,8 +181,8 @@ export function queueList(ctx, rows) {
     ctx,
     'Queues',
     rows.length
-      ? `<table><tr><th>queue</th><th class="n">tasks</th><th class="n">due</th><th class="n">lag</th><th class="n">next due</th><th class="n">in flight</th><th class="n">expired leases</th><th class="n">dead</th><th class="n">redelivered</th><th class="n">paused</th></tr>${body}</table>
-<p class="note">Lag: how long the oldest due task has waited. Expired leases: tasks whose worker died or is late. Paused: polls that name the queue's DATA hash deliver nothing (— when it has none). From DELAY.STATS, O(log N) per queue.</p>`
+      ? `<table><tr><th>queue</th><th class="n">tasks</th><th class="n">due</th><th class="n">lag</th><th class="n">next due</th><th class="n">in flight</th><th class="n">expired leases</th><th class="n">dead</th><th class="n">redelivered</th><th class="n">paused</th><th class="n">capped groups</th></tr>${body}</table>
+<p class="note">Lag: how long the oldest due task has waited. Expired leases: tasks whose worker died or is late. Paused: polls that name the queue's DATA hash deliver nothing (— when it has none). Capped groups: tenants (DELAY.GROUP) at their cap of tasks in flight or their rate, whose due tasks wait while the others' are served. From DELAY.STATS, O(log N) per queue.</p>`
       : '<p>No queue matches the --queue patterns.</p>',
     '/queues',
   );
@@ -219,6 +220,7 @@ export function queuePage(ctx, { queue, stats, tab, offset, count, rows }) {
     stat('dead', 'dead', num(stats.dead)),
     stat('redelivered', 'redelivered', num(stats.redelivered)),
     stat('paused', 'paused', pausedText(stats.paused)),
+    stat('capped-groups', 'capped groups', num(stats.cappedGroups)),
   ].join('');
   const sets = ['inflight', 'dead', 'deliveries', 'data']
     .map((set) => `${set}: ${queue[set] ? `<code>${name(queue[set])}</code>` : '—'}`)

@@ -63,6 +63,7 @@ async function readOnlyViews(server) {
   try {
     await open(page, `${url}/queues`);
     assert.equal(await fieldText(page.locator(`tr[data-queue="${Q}"]`), 'paused'), 'no');
+    assert.equal(await fieldText(page.locator(`tr[data-queue="${Q}"]`), 'capped-groups'), '0');
 
     // Scheduled jobs: each payload escaped (the markup is text), cut to 80 characters, its size in bytes.
     await open(page, `${url}/queue?k=${k}`);
@@ -174,6 +175,28 @@ async function writableViews(server, screenshot) {
   }
 }
 
+/** Groups (module only): a tenant at its cap shows as a capped group on the list and on the queue's page. */
+async function cappedGroups(server) {
+  const z = zkit(server.client);
+  const { app, url } = await startConsole(server.port);
+  const page = await session.browser.newPage({ viewport: { width: 1200, height: 700 } });
+  try {
+    assert.equal(await z.delayGroup(Q, SETS.data, 'acme', { cap: 1 }), true);
+    const later = Date.now() + 7_200_000;
+    await z.delayAdd(Q, { data: SETS.data, group: 'acme', jobs: [{ dueMs: 0, task: 'acme:1', payload: 'a' }, { dueMs: later, task: 'acme:2', payload: 'b' }] });
+    const lease = { key: SETS.inflight, ms: 60_000 };
+    assert.deepEqual((await z.delayPoll(Q, { data: SETS.data, lease })).map((t) => t.task), ['acme:1']);
+    assert.equal((await z.delayStats(Q, SETS)).cappedGroups, 1);
+    await open(page, `${url}/queues`);
+    assert.equal(await fieldText(page.locator(`tr[data-queue="${Q}"]`), 'capped-groups'), '1');
+    await open(page, `${url}/queue?k=${k}`);
+    assert.equal(await fieldText(page, 'capped-groups'), '1');
+  } finally {
+    await page.close();
+    await app.close();
+  }
+}
+
 for (const [engine, start, screenshot] of [
   ['the module', () => startServer(), SHOTS && path.join(SHOTS, 'console-queue.png')],
   ['only the Functions library', () => startLibraryServer()],
@@ -186,5 +209,6 @@ for (const [engine, start, screenshot] of [
     });
     test('read-only: payloads, attempts, reasons, holders, a task page, a paused queue', () => readOnlyViews(server));
     test('writable: a retry keeps the payload and reason; pause, resume; a delete takes the data', () => writableViews(server, screenshot));
+    if (engine === 'the module') test('a tenant at its cap shows as a capped group', () => cappedGroups(server));
   });
 }
