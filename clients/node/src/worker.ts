@@ -82,6 +82,12 @@ export interface DelayWorkerCommonOptions {
   renewLeases?: boolean;
   /** Tasks claimed per poll. Default 10. */
   count?: number;
+  /**
+   * How many handlers of a batch run at once (their promises in flight together); a batch is at most `count` tasks, so
+   * give `count` at least this. Each task is acked or handed back as soon as its own handler settles. Default 1: one
+   * after the other.
+   */
+  concurrency?: number;
   /** How long one DELAY.BPOLL waits, and so how soon stop() takes effect. Default 1000. */
   blockMs?: number;
   /** Pause after a failed poll (a dropped connection) before polling again. Default 500. */
@@ -110,6 +116,7 @@ export class DelayWorker {
   private readonly zkit: Zkit;
   private readonly leaseMs: number;
   private readonly count: number;
+  private readonly concurrency: number;
   private readonly blockMs: number;
   private readonly reconnectDelayMs: number;
   private readonly onError: (error: unknown, task?: Delivery) => void;
@@ -125,6 +132,10 @@ export class DelayWorker {
     this.zkit = zkit(client);
     this.leaseMs = options.leaseMs ?? 60_000;
     this.count = options.count ?? 10;
+    this.concurrency = options.concurrency ?? 1;
+    if (!Number.isInteger(this.concurrency) || this.concurrency < 1) {
+      throw new RangeError(`concurrency must be an integer of at least 1, not ${options.concurrency}`);
+    }
     this.blockMs = options.blockMs ?? 1_000;
     this.reconnectDelayMs = options.reconnectDelayMs ?? 500;
     this.onError = options.onError ?? ((error) => console.error('zkit worker:', error));
@@ -156,28 +167,36 @@ export class DelayWorker {
     // lease is gone.
     const held = new Map<Delivery, Held>(tasks.map((task) => [task, { token: task.token as number, renewal: Promise.resolve() }]));
     const renewing = this.options.renewLeases && tasks.length ? setInterval(() => this.renew(held), this.leaseMs / 3) : undefined;
-    let acked = 0;
-    try {
-      for (const task of tasks) {
-        let failure: { error: unknown } | undefined;
-        try {
-          await this.handle(task);
-        } catch (error) {
-          this.onError(error, task);
-          failure = { error };
-        }
-        // The TOUCH under way changes the token to send.
-        await held.get(task)?.renewal;
-        const lease = held.get(task);
-        held.delete(task);
-        // Absent: a renewal found the lease gone and said so.
-        if (lease === undefined || (failure && this.options.data === undefined && this.options.retryDelayMs === undefined)) continue;
-        acked += await this.finish(task, lease.token, failure);
+    // One task: its handler, then its ack or hand-back; 1 when acked.
+    const one = async (task: Delivery): Promise<number> => {
+      let failure: { error: unknown } | undefined;
+      try {
+        await this.handle(task);
+      } catch (error) {
+        this.onError(error, task);
+        failure = { error };
       }
+      // The TOUCH under way changes the token to send.
+      await held.get(task)?.renewal;
+      const lease = held.get(task);
+      held.delete(task);
+      // Absent: a renewal found the lease gone and said so.
+      if (lease === undefined || (failure && this.options.data === undefined && this.options.retryDelayMs === undefined)) return 0;
+      return this.finish(task, lease.token, failure);
+    };
+    // `concurrency` runners, each taking the batch's next task when its own is done.
+    let next = 0;
+    const runner = async (): Promise<number> => {
+      let acked = 0;
+      while (next < tasks.length) acked += await one(tasks[next++]);
+      return acked;
+    };
+    try {
+      const runners = Array.from({ length: Math.min(this.concurrency, tasks.length) }, runner);
+      return (await Promise.all(runners)).reduce((sum, acked) => sum + acked, 0);
     } finally {
       clearInterval(renewing);
     }
-    return acked;
   }
 
   private handle(task: Delivery): Promise<void> | void {

@@ -6,6 +6,7 @@
 // renewLeases, handlers outlast their leases. Every ack, hand-back and
 // renewal carries the delivery's token: a worker whose task another worker
 // claimed after its lease ended leaves that worker's delivery as it is.
+// With concurrency, a batch's handlers run at once.
 import assert from 'node:assert/strict';
 import { fork } from 'node:child_process';
 import { once } from 'node:events';
@@ -83,6 +84,50 @@ for (const topology of ['single', 'cluster']) {
     r.disconnect();
   });
 }
+
+test('concurrency: the handlers of a batch run at once, each task acked or handed back on its own', async () => {
+  const r = await jobsServer('single');
+  await r.zadd('{jobs}', 0, 't0', 1, 't1', 2, 't2', 3, 't3');
+  const client = h.ioredisSingle();
+  let started = 0;
+  let allStarted;
+  const together = new Promise((resolve) => {
+    allStarted = resolve;
+  });
+  const worker = new DelayWorker(client, {
+    queue: '{jobs}',
+    inflight: '{jobs}:inflight',
+    count: 4,
+    concurrency: 4,
+    blockMs: 50,
+    retryDelayMs: 3_600_000,
+    onError: () => {},
+    handler: async ({ task }) => {
+      if (++started === 4) allStarted();
+      // Settles once all four run at once: one after the other, the first handler would give up.
+      let timer;
+      const alone = new Promise((_, reject) => {
+        timer = setTimeout(() => reject(new Error('ran alone')), 30_000);
+      });
+      try {
+        await Promise.race([together, alone]);
+      } finally {
+        clearTimeout(timer);
+      }
+      if (task === 't3') throw new Error('t3 failed');
+    },
+  });
+  try {
+    assert.equal(await worker.runOnce(), 3);
+    assert.throws(() => new DelayWorker(client, { queue: '{jobs}', inflight: '{jobs}:inflight', concurrency: 0, handler: () => {} }),
+      /concurrency must be an integer of at least 1/);
+  } finally {
+    await client.quit();
+  }
+  assert.deepEqual(await r.zrange('{jobs}', 0, -1), ['t3']); // handed back, due in an hour
+  assert.equal(await r.exists('{jobs}:inflight'), 0);
+  r.disconnect();
+});
 
 for (const topology of ['single', 'cluster']) {
   test(`${topology}: a failed task is handed back for retryDelayMs, a poison task dies after maxDeliveries`, async () => {

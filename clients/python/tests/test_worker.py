@@ -3,7 +3,8 @@ killed and every worker's connection is dropped: every task runs, none is
 lost, and no two workers ever hold the same task at once. And one worker
 hands failed tasks back (retry_delay_ms) and dead-letters poison ones; a
 job worker hands payloads over and keeps failure reasons; renewed leases
-outlive lease_ms; SIGTERM stops a worker once its jobs are done."""
+outlive lease_ms; SIGTERM stops a worker once its jobs are done; with
+concurrency, a batch's handlers run at once."""
 
 from __future__ import annotations
 
@@ -120,6 +121,31 @@ def test_failed_tasks_are_retried_then_dead_lettered(client: redis.Redis) -> Non
     assert client.zrange(k("{jobs}:dead"), 0, -1) == ["poison"]
     assert client.exists(k("{jobs}"), k("{jobs}:inflight"), k("{jobs}:deliveries")) == 0
     assert worker.run_once() == 0 and runs["poison"] == 3
+
+
+def test_concurrency_runs_a_batch_s_handlers_at_once(client: redis.Redis) -> None:
+    """concurrency=4: the four tasks of a batch meet at a barrier only four
+    threads at once can pass; each is acked (a failed one handed back) on
+    its own; without concurrency the barrier would time out."""
+    barrier = threading.Barrier(4, timeout=30)
+    threads = set()
+
+    def handle(task: zkit.Task) -> None:
+        threads.add(threading.get_ident())
+        barrier.wait()
+        if task.task == "t3":
+            raise RuntimeError("t3 failed")
+
+    client.zadd(k("{jobs}"), {f"t{i}": i for i in range(4)})
+    worker = zkit.DelayWorker(
+        client, k("{jobs}"), k("{jobs}:inflight"), handle, count=4, concurrency=4, block_ms=50, retry_delay_ms=3_600_000
+    )
+    assert worker.run_once() == 3
+    assert len(threads) == 4
+    assert client.zrange(k("{jobs}"), 0, -1) == ["t3"]  # handed back, due in an hour
+    assert client.exists(k("{jobs}:inflight")) == 0
+    with pytest.raises(ValueError, match="concurrency must be at least 1"):
+        zkit.DelayWorker(client, k("{jobs}"), k("{jobs}:inflight"), handle, concurrency=0)
 
 
 def test_failed_task_is_due_after_the_retry_delay(client: redis.Redis) -> None:

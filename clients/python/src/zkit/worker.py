@@ -34,6 +34,7 @@ import signal
 import socket
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable, Dict, List, Optional, Tuple, Union, overload
 
 import redis
@@ -108,6 +109,11 @@ class DelayWorker:
     docs/commands.md, "Dead letters"); on a cluster both share the queue's
     hash slot.
 
+    ``concurrency``: how many handlers of a batch run at once, each on a
+    thread of its own (default 1: one after the other); a batch is at most
+    ``count`` tasks, so give ``count`` at least ``concurrency``. Each task is
+    acked or handed back as soon as its own handler returns.
+
     ``renew_leases``: every third of ``lease_ms``, the lease of every task
     of the batch not yet finished is extended (DELAY.TOUCH with its token),
     each by a thread of its own after its previous renewal, so a handler may
@@ -136,6 +142,7 @@ class DelayWorker:
         *,
         lease_ms: int = 60_000,
         count: int = 10,
+        concurrency: int = 1,
         block_ms: int = 1_000,
         reconnect_delay_s: float = 0.5,
         retry_delay_ms: Optional[int] = None,
@@ -154,6 +161,7 @@ class DelayWorker:
         *,
         lease_ms: int = 60_000,
         count: int = 10,
+        concurrency: int = 1,
         block_ms: int = 1_000,
         reconnect_delay_s: float = 0.5,
         retry_delay_ms: Optional[int] = None,
@@ -171,6 +179,7 @@ class DelayWorker:
         *,
         lease_ms: int = 60_000,
         count: int = 10,
+        concurrency: int = 1,
         block_ms: int = 1_000,
         reconnect_delay_s: float = 0.5,
         retry_delay_ms: Optional[int] = None,
@@ -185,6 +194,9 @@ class DelayWorker:
         self.handler = handler
         self.lease_ms = lease_ms
         self.count = count
+        if concurrency < 1:
+            raise ValueError(f"concurrency must be at least 1, not {concurrency}")
+        self.concurrency = concurrency
         self.block_ms = block_ms
         self.reconnect_delay_s = reconnect_delay_s
         self.retry_delay_ms = retry_delay_ms
@@ -230,25 +242,30 @@ class DelayWorker:
             for lease in leases:
                 lease.renewer = threading.Thread(target=self._renew, args=(lease,), daemon=True)
                 lease.renewer.start()
-        acked = 0
         try:
-            for delivery, lease in zip(deliveries, leases):
-                failure: Optional[BaseException] = None
-                try:
-                    self.handler(self._handed(delivery))
-                except Exception as e:
-                    failure = e
-                self._finished(lease)
-                if lease.lost:
-                    continue
-                if failure is None:
-                    acked += self._ack(lease)
-                    continue
-                self._failed(lease, failure)
+            if self.concurrency == 1 or len(deliveries) < 2:
+                return sum(self._handle(delivery, lease) for delivery, lease in zip(deliveries, leases))
+            with ThreadPoolExecutor(max_workers=min(self.concurrency, len(deliveries))) as pool:
+                return sum(pool.map(self._handle, deliveries, leases))
         finally:
             for lease in leases:
                 self._finished(lease)
-        return acked
+
+    def _handle(self, delivery: Any, lease: _Lease) -> int:
+        """Runs the handler on one delivery, then acks it (1) or hands it
+        back (0); nothing while its lease is lost."""
+        failure: Optional[BaseException] = None
+        try:
+            self.handler(self._handed(delivery))
+        except Exception as e:
+            failure = e
+        self._finished(lease)
+        if lease.lost:
+            return 0
+        if failure is None:
+            return self._ack(lease)
+        self._failed(lease, failure)
+        return 0
 
     def _handed(self, delivery: Any) -> Any:
         """What the handler gets: the task without its token."""
