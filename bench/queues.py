@@ -327,7 +327,8 @@ def main():
         if where and scenario != "groups":
             empty = used_memory(plain.conn)
             bull_done, seconds = bullmq(where, plain.port, scenario,
-                                        queued=lambda: MEMORY.update(bullmq=(used_memory(plain.conn) - empty) / JOBS))
+                                        queued=lambda server=plain, empty=empty: MEMORY.update(
+                                            bullmq=(used_memory(server.conn) - empty) / JOBS))
             bull_rate = bull_done / seconds
         plain.stop()
         # Instructions per job, on a server under callgrind.
