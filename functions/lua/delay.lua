@@ -59,12 +59,22 @@ function Queue:due(now_ms, count)
     limit_text(count), 'WITHSCORES'))
 end
 
+-- A claim of one task (the usual poll) writes it without the lists of
+-- names and pairs the calls of several build.
 function Queue:take(tasks)
-  rt.members_call('ZREM', self.key, names(tasks))
+  if #tasks == 1 then
+    rt.call('ZREM', self.key, tasks[1][1])
+  else
+    rt.members_call('ZREM', self.key, names(tasks))
+  end
 end
 
 function Queue:lease_tasks(tasks, until_ms)
-  rt.zadd_pairs(self.lease.inflight, scored(tasks, until_ms))
+  if #tasks == 1 then
+    rt.call('ZADD', self.lease.inflight, rt.arg_score(until_ms), tasks[1][1])
+  else
+    rt.zadd_pairs(self.lease.inflight, scored(tasks, until_ms))
+  end
 end
 
 function Queue:deliveries(tasks)
@@ -302,6 +312,25 @@ local function claim_lanes(lanes, lease, jobs, now_ms, count, first)
   return tasks, infos
 end
 
+-- The reply of a poll's claim of `tasks` (with WITHDATA their `infos`),
+-- and with RATE the retry-after.
+local function poll_reply(tasks, infos, lease, with_tokens, rate, retry_after_ms)
+  local reply = {}
+  for i, task in ipairs(tasks) do
+    if infos then
+      reply[i] = { task[1], rt.double(task[2]), lease and lease.until_ms or rt.NULL, infos[i][1], infos[i][2] }
+    elseif with_tokens then
+      reply[i] = { task[1], rt.double(task[2]), lease.until_ms }
+    else
+      reply[i] = { task[1], rt.double(task[2]) }
+    end
+  end
+  if rate then
+    return { reply, retry_after_ms or -1 }
+  end
+  return reply
+end
+
 -- -> `[[member, due-ms], ...]` (with WITHTOKENS `[[member, due-ms, token],
 -- ...]`, with WITHDATA `[[member, due-ms, token, payload, deliveries], ...]`);
 -- with RATE `[those, retry-after-ms]`.
@@ -351,25 +380,10 @@ handlers['delay.poll'] = function(v)
     end
   end
   local lanes = { key }
-  for _, lane in ipairs(lanes_given or {}) do
-    lanes[#lanes + 1] = lane
-  end
-  -- The reply of a claim of `tasks`, and with RATE the retry-after.
-  local function reply_of(tasks, infos, retry_after_ms)
-    local reply = {}
-    for i, task in ipairs(tasks) do
-      if infos then
-        reply[i] = { task[1], rt.double(task[2]), lease and lease.until_ms or rt.NULL, infos[i][1], infos[i][2] }
-      elseif with_tokens then
-        reply[i] = { task[1], rt.double(task[2]), lease.until_ms }
-      else
-        reply[i] = { task[1], rt.double(task[2]) }
-      end
+  if lanes_given then
+    for _, lane in ipairs(lanes_given) do
+      lanes[#lanes + 1] = lane
     end
-    if rate then
-      return { reply, retry_after_ms or -1 }
-    end
-    return reply
   end
   local jobs
   if data ~= false then
@@ -378,7 +392,7 @@ handlers['delay.poll'] = function(v)
     rt.call('HLEN', data)
     -- A paused queue delivers nothing and writes nothing.
     if job.is_paused(data) then
-      return reply_of({})
+      return poll_reply({}, nil, lease, with_tokens, rate)
     end
   end
   if lease then
@@ -418,10 +432,10 @@ handlers['delay.poll'] = function(v)
       -- Limited only when a claim would deliver: nothing is spent either way.
       for _, lane in ipairs(lanes) do
         if deliverable(queue_of(lane, lease, jobs), now) then
-          return reply_of({}, nil, retry_after_ms)
+          return poll_reply({}, nil, lease, with_tokens, rate, retry_after_ms)
         end
       end
-      return reply_of({})
+      return poll_reply({}, nil, lease, with_tokens, rate)
     end
     if room < count then
       count = room
@@ -455,7 +469,7 @@ handlers['delay.poll'] = function(v)
   if rate and #tasks > 0 then
     rt.rate_window.spend(rate.log, now, rate.window_ms, #tasks)
   end
-  return reply_of(tasks, infos)
+  return poll_reply(tasks, infos, lease, with_tokens, rate)
 end
 
 -- Whether the token `token` (an integer's text, as the call gave it) names

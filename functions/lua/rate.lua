@@ -3,7 +3,7 @@
 -- unit of cost, `<unix-ms>-<seq>`, scored by the clock. A concurrency limit
 -- is a sorted set of holders, each scored by the unix ms its lease ends.
 
-local MAX_LIMIT = LIMITS.RATE_MAX_LIMIT
+local MAX_LIMIT, TODAY_MS = LIMITS.RATE_MAX_LIMIT, LIMITS.TODAY_MS
 local int_text = rt.int_text
 
 -- A log's entries, read with native calls.
@@ -23,6 +23,10 @@ end
 local function nth_above(key, score, n)
   local found = rt.call('ZRANGE', key, '(' .. int_text(score), '+inf', 'BYSCORE', 'LIMIT', int_text(n), '1', 'WITHSCORES')
   return found[2] and tonumber(found[2]) or nil
+end
+
+local function newest_entry(key)
+  return rt.pairs_of(rt.call('ZRANGE', key, '-1', '-1', 'WITHSCORES'))[1]
 end
 
 local function newest_of(key)
@@ -155,8 +159,8 @@ local function log_units(key, now_ms, units, len, newest, window_ms)
 end
 
 -- The verdict of a hit of `cost` (logic/rate.rs `hit`), logged when allowed,
--- on a log read as `judge` reads it, its newest score `newest` (nil:
--- empty). An allowed hit reads all it needs before its first write, which
+-- on a log read as `judge` reads it, its newest score `newest` (nil: empty,
+-- or not read yet). An allowed hit reads all it needs before its first write, which
 -- drops the hits that left the window: the newest entry and the entries at
 -- this ms are none of those (the window is at least 1 ms), and a name the
 -- hit may take is free after that drop when its entry is one of them.
@@ -167,6 +171,9 @@ local function hit(key, now_ms, limits, cost, len, lowest, newest)
       rt.call('ZREMRANGEBYSCORE', key, '-inf', int_text(oldest_kept))
     end
     return binding
+  end
+  if newest == nil and len > 0 then
+    newest = newest_of(key)
   end
   log_units(key, now_ms, cost, len, newest, widest_window(limits))
   return binding
@@ -225,15 +232,21 @@ local function checked_limits(pairs_given)
   return limits
 end
 
--- A RATE key's size, its lowest two ({{member, score}, ...}) and its
--- highest ({member, score} or nil), checked to be a RATE key: another
--- family's key (a gift board, whose totals would read as hits long past or
--- leases long ended) is refused, not trimmed.
-local function checked_log(key)
+-- A RATE key's size, its lowest two ({{member, score}, ...}) and, with
+-- `highest`, its highest ({member, score} or nil), checked to be a RATE
+-- key: another family's key (a gift board, whose totals would read as hits
+-- long past or leases long ended) is refused, not trimmed. A lowest score
+-- of today or later passes every check of the highest, so then the highest
+-- is read only when asked for (as the module's `open_log`: a native call
+-- less on a live log).
+local function checked_log(key, highest)
   local len = rt.zcard(key)
   local lowest, top = {}, nil
   if len > 0 then
-    lowest, top = rt.sample(key, true)
+    lowest = rt.sample(key, false)
+    if highest or lowest[1][2] < TODAY_MS then
+      top = newest_entry(key)
+    end
     rt.check_rate_log(lowest, top)
   end
   return len, lowest, top
@@ -338,7 +351,7 @@ handlers['rate.acquire'] = function(v)
   if not (limit >= 1 and limit <= MAX_LIMIT) then
     rt.out_of_range('limit', rt.bound.RATE_LIMIT)
   end
-  local len, _, top = checked_log(key)
+  local len, _, top = checked_log(key, true)
   local ended = len > 0 and count_up_to(key, now) or 0
   local live = len - ended
   local lease_end = len > 0 and rt.zscore(key, holder) or nil

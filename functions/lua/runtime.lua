@@ -1277,10 +1277,32 @@ local function path_of(command, name)
   error(command.name .. ': its natives name no argument ' .. name)
 end
 
+-- The later rows that no `reached` holds back, grouped by their key's
+-- argument (0: a row without one): a call that does not give an argument
+-- skips all of its rows with one test. Groups keep the order the rows
+-- first name their arguments in, rows within a group theirs.
+local function gate_groups(later)
+  local gates, groups, group_of = {}, {}, {}
+  for _, row in ipairs(later) do
+    if row.reached == nil then
+      local gate = row.key or 0
+      local group = group_of[gate]
+      if group == nil then
+        group = {}
+        group_of[gate] = group
+        gates[#gates + 1], groups[#groups + 1] = gate, group
+      end
+      group[#group + 1] = row
+    end
+  end
+  return gates, groups
+end
+
 -- A command's natives table (natives.lua) made ready to check calls with:
 -- each row's keys and conditions as indexes into the parsed call, each
 -- native command as its asker; the rows checked before the first write
--- (`later`), and those naming a command the server lacks.
+-- (`later`, and grouped by gate_groups), and those naming a command the
+-- server lacks.
 compile_natives = function(command)
   local rows, later, missing = {}, {}, {}
   for i, row in ipairs(command.native_rows or {}) do
@@ -1316,6 +1338,7 @@ compile_natives = function(command)
     end
   end
   command.rows, command.later_rows = rows, later
+  command.later_gates, command.later_groups = gate_groups(later)
   command.missing_rows = missing[1] and missing or nil
 end
 
@@ -1375,7 +1398,7 @@ end
 
 -- The call being served: its rows checked before its first write, its
 -- parsed values, and the conditions its handler said it reaches.
-local later_rows, later_values, reached, reached_any = {}, nil, {}, false
+local later_command, later_values, reached, reached_any = nil, nil, {}, false
 
 -- `rt.reach(name)`: the handler will run the natives of the rows that say
 -- `reached = name` after its first write (a decision made on what it read).
@@ -1391,12 +1414,13 @@ end
 
 -- Asks the caller's ACL about each native of a row the call reaches, on
 -- each of its keys (the steps of row_keys, written out: this runs on every
--- call that writes).
-local function check_row(row, values)
+-- call that writes); refuses the first it does not allow, or with `quiet`
+-- returns false. True when it allows them all.
+local function check_row(row, values, quiet)
   local reached_name, when, unless = row.reached, row.when, row.unless
   if (reached_name and not reached[reached_name]) or (when and values[when] == false)
     or (unless and values[unless] ~= false) then
-    return
+    return true
   end
   local a, b
   if row.key then
@@ -1405,7 +1429,7 @@ local function check_row(row, values)
       a = a[row.key_part]
     end
     if a == false then
-      return
+      return true
     end
   end
   if row.second_key then
@@ -1414,7 +1438,7 @@ local function check_row(row, values)
       b = b[row.second_key_part]
     end
     if b == false then
-      return
+      return true
     end
   end
   local asks, natives = row.asks, row.natives
@@ -1425,6 +1449,9 @@ local function check_row(row, values)
           checked[natives[n] .. '\0' .. a[k]] = true
         end
         if not asks[n](a[k]) then
+          if quiet then
+            return false
+          end
           deny(natives[n], a[k])
         end
       end
@@ -1435,15 +1462,43 @@ local function check_row(row, values)
         checked[natives[n] .. '\0' .. (a or '')] = true
       end
       if not asks[n](a, b) then
+        if quiet then
+          return false
+        end
         deny(natives[n], a, b)
       end
     end
   end
+  return true
+end
+
+-- Whether the caller's ACL allows every native of the later rows a call
+-- that reached nothing runs (`gate_groups`: one test per argument, not per
+-- row).
+local function allows_ungated(command, values)
+  local gates, groups = command.later_gates, command.later_groups
+  for g = 1, #gates do
+    if values[gates[g]] ~= false then
+      local group = groups[g]
+      for r = 1, #group do
+        if not check_row(group[r], values, true) then
+          return false
+        end
+      end
+    end
+  end
+  return true
 end
 
 first_write = function()
   writing = true
-  local rows, values = later_rows, later_values
+  local command, values = later_command, later_values
+  -- The grouped rows are asked out of order: a refusal is looked for again,
+  -- in order, so that the call names the same native whatever the grouping.
+  if not reached_any and allows_ungated(command, values) then
+    return
+  end
+  local rows = command.later_rows
   for r = 1, #rows do
     local row = rows[r]
     -- The cheapest test first: a row not reached, or whose key (or block)
@@ -1653,7 +1708,7 @@ run = function(command, handler, parse, keys, argv)
   if reached_any then
     reached, reached_any = {}, false
   end
-  later_rows, later_values = command.later_rows, values
+  later_command, later_values = command, values
   writing = false
   if checked then
     checked, allowed, changed = {}, {}, false
