@@ -18,6 +18,8 @@ pub mod counter;
 pub mod debug;
 pub mod declaration;
 pub mod delay;
+pub mod delay_lease;
+pub mod delay_rate;
 pub mod delay_stats;
 pub mod feed;
 pub mod groups;
@@ -71,7 +73,7 @@ pub static CONFIGS: &[&NumericConfig] = &[
 /// Every counter, by its INFO field name (docs/commands.md, "INFO zkit").
 pub static COUNTERS: &[(&str, &Counter)] = &[
     ("delay_tasks_claimed", &delay::TASKS_CLAIMED),
-    ("delay_tasks_acked", &delay::TASKS_ACKED),
+    ("delay_tasks_acked", &delay_lease::TASKS_ACKED),
     ("delay_tasks_dead", &delay::TASKS_DEAD),
     ("delay_tasks_expired", &delay::TASKS_EXPIRED),
     ("delay_tasks_trimmed", &delay::TASKS_TRIMMED),
