@@ -390,6 +390,12 @@ class Workload:
             return r.choice(["nan", "abc", "0x10", "1e400", "1e-400", " 1", "", "1e", "-nan"])
         if name in ("up", "down"):
             return r.choice(["1", "1", "2", "0.5", "432", "0", "-0", "-1", "inf", "1e308", "1.7976931348623157e308", "0.1"])
+        if name == "percentile":
+            # RANK.QUANTILE: within 0..100 mostly (decimals, both ends, -0),
+            # outside it sometimes.
+            return r.choice(["0", "50", "100", "87.5", "93.75", "33.333333333333336", f"{r.uniform(0, 100):.17g}",
+                             str(r.randint(0, 100)), "-0", "1e-300", "100.00000000000001", "-1", "101", "inf",
+                             "-inf", "1E2", ".5"])
         # No -0: a listpack stores it as 0, a skiplist (where the module
         # keeps small boards) as -0, so its sign depends on the encoding
         # (docs/functions.md, "Differences").
@@ -446,6 +452,15 @@ class Workload:
             holder = r.choice(MEMBERS)
             self.holders = (self.holders + [holder])[-6:]
             return holder
+        if name in ("min", "max") and command == "RANK.COUNT":
+            # Bounds as ZCOUNT reads them: totals, decimals, infinities,
+            # exclusive ones, ones past any total, and some that are no number.
+            if r.random() < 0.03:
+                return r.choice(["abc", "", "(", "((1", "nan", "(nan", " 1", "1e400", "0x10"])
+            bound = r.choice([str(r.randint(-10, 100)), str(r.randint(-10, 100)), "0", "-0", "inf", "-inf", "+inf",
+                              f"{r.uniform(-20, 120):.3f}", "4096", "4095", "1e300", "-1e300", "4503599627370495",
+                              "-4503599627370496", "9007199254740993", "1e-300", ".5", "5."])
+            return ("(" if r.random() < 0.3 else "") + bound
         if name == "event-id":
             return r.choice(["e1", "e2", "e3", "IDMP", "RETAIN", "e" + str(r.randint(1, 30))])
         return r.choice(MEMBERS)

@@ -49,6 +49,8 @@ pub mod bound {
     pub const TOO_LARGE: &str = "is out of range";
     /// A due time DELAY.ADD takes: `logic::jobs::MAX_DUE_MS`.
     pub const DUE_MS: &str = "must be a unix ms between 0 and 9007199254740991";
+    /// RANK.QUANTILE's percentile.
+    pub const PERCENTILE: &str = "must be between 0 and 100";
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -144,6 +146,8 @@ impl fmt::Display for ZkitError {
                 RankError::RepeatedBoard => {
                     f.write_str("ERR a board is named twice: give each key once")
                 }
+                // ZCOUNT's words for the same mistake.
+                RankError::BoundNotFloat => f.write_str("ERR min or max is not a float"),
             },
             ZkitError::Recent(RecentError::NoLaterScore(newest)) => write!(
                 f,
@@ -443,6 +447,7 @@ mod tests {
             }),
             ZkitError::Rank(RankError::NotRankScore(f64::INFINITY)),
             ZkitError::Rank(RankError::RepeatedBoard),
+            ZkitError::Rank(RankError::BoundNotFloat),
             ZkitError::Recent(RecentError::NoLaterScore(f64::INFINITY)),
             ZkitError::Vote(VoteError::InvalidWeight),
             ZkitError::Vote(VoteError::WeightsTooLarge),

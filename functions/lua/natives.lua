@@ -84,6 +84,18 @@ natives['rank.stats'] = {
   { 'ZCARD ZRANGE MEMORY', on = 'key' },
 }
 
+natives['rank.percentile'] = {
+  { 'ZSCORE ZCARD ZREVRANK', on = 'key' },
+}
+
+natives['rank.quantile'] = {
+  { 'ZCARD ZRANGE', on = 'key' },
+}
+
+natives['rank.count'] = {
+  { 'ZCARD ZCOUNT', on = 'key' },
+}
+
 -- Every step of a run is refused where its last could not rename staging
 -- over destkey: the staging rows are checked before a step's first write.
 natives['rank.merge'] = {

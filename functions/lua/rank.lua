@@ -476,3 +476,95 @@ handlers['rank.stats'] = function(v)
   reply[#reply + 1] = memory
   return reply
 end
+
+-- -> ceil((members - rank0 - 1) * 100 / members), rank0 the member's
+-- 0-based first-come rank, or nil (logic/rank.rs `percentile`). The
+-- quotient is corrected on exact products, so it is the integer one.
+handlers['rank.percentile'] = function(v)
+  local key, member = v[1], v[2]
+  local score = rt.zscore(key, member)
+  if score == nil then
+    return rt.NULL
+  end
+  rank.decode(score)
+  local members = rt.zcard(key)
+  local rank0 = rank_of(key, member) - 1
+  local scaled = (members - rank0 - 1) * 100
+  local quotient = math.floor(scaled / members)
+  if quotient * members > scaled then
+    quotient = quotient - 1
+  elseif (quotient + 1) * members <= scaled then
+    quotient = quotient + 1
+  end
+  if quotient * members < scaled then
+    quotient = quotient + 1
+  end
+  return quotient
+end
+
+-- -> the total at a percentile, interpolated between the totals at
+-- ascending positions floor and ceil of (members - 1) * percentile / 100,
+-- or nil on an empty board (logic/rank.rs `quantile_at`, `interpolate`:
+-- the same steps on the same doubles).
+handlers['rank.quantile'] = function(v)
+  local key, percentile = v[1], v[2]
+  if not (percentile >= 0 and percentile <= 100) then
+    rt.out_of_range('percentile', rt.bound.PERCENTILE)
+  end
+  local members = rt.zcard(key)
+  if members == 0 then
+    return rt.NULL
+  end
+  local index = (members - 1) * percentile / 100
+  local low_at = math.floor(index)
+  local high_at = math.ceil(index)
+  local fraction = index - low_at
+  local function total_at(position)
+    local found = rt.call('ZRANGE', key, int_text(position), int_text(position), 'WITHSCORES')
+    if found[2] == nil then
+      rt.fail('ERR zkit internal error: ZRANGE found no member')
+    end
+    return rank.total(tonumber(found[2]))
+  end
+  local low = total_at(low_at)
+  local high = low
+  if high_at ~= low_at then
+    high = total_at(high_at)
+  end
+  if fraction == 0 or low == high then
+    return rt.double(low)
+  end
+  return rt.double(low + (high - low) * fraction)
+end
+
+-- A RANK.COUNT bound, as ZCOUNT reads one: a number, exclusive after `(`.
+local function total_bound(word)
+  local exclusive = string.sub(word, 1, 1) == '('
+  local value = rt.parse_f64(exclusive and string.sub(word, 2) or word)
+  if value == nil then
+    rt.fail(ERRORS.bound_not_float)
+  end
+  return value, exclusive
+end
+
+-- -> the members with a total between the bounds: ZCOUNT of the scores
+-- [low, high) that hold those totals (logic/rank.rs `total_score_range`).
+handlers['rank.count'] = function(v)
+  local key = v[1]
+  local min, min_open = total_bound(v[2])
+  local max, max_open = total_bound(v[3])
+  local members = rt.zcard(key)
+  local lowest = min_open and math.floor(min) + 1 or math.ceil(min)
+  local highest = max_open and math.ceil(max) - 1 or math.floor(max)
+  local limit = TOTAL_LIMIT - 1
+  if lowest < -limit then
+    lowest = -limit
+  end
+  if highest > limit then
+    highest = limit
+  end
+  if not (lowest <= highest) or members == 0 then
+    return 0
+  end
+  return rt.call('ZCOUNT', key, int_text(lowest), '(' .. int_text(highest + 1))
+end

@@ -57,10 +57,13 @@ use crate::host::zset::ScoreBound;
 
 use crate::host::reply::WriteReply;
 
+use crate::error::bound;
+use crate::host::grammar::parse_f64;
 use crate::host::zset::Zset;
 use crate::logic::idmp::{ArgsDigest, DIGEST_LEN};
 use crate::logic::rank::{
-    check_distinct_boards, next_total, shared_ranks, SetCondition, TieBreakClock, TotalUpdate,
+    check_distinct_boards, interpolate, next_total, percentile, quantile_at, shared_ranks,
+    total_score_range, RankError, SetCondition, TieBreakClock, TotalBound, TotalUpdate,
 };
 use crate::logic::stats::{quantile_position, BOARD_QUANTILES};
 use crate::{declare_command, request};
@@ -75,6 +78,9 @@ pub static COMMANDS: &[&Command] = &[
     &MGIFT,
     &MGET,
     &STATS,
+    &PERCENTILE,
+    &QUANTILE,
+    &COUNT,
 ];
 
 /// A board a command writes: its new total and rank are returned.
@@ -1214,4 +1220,160 @@ fn stats(ctx: &Ctx, args: Stats<'_>) -> Result<Reply, ZkitError> {
     };
     fields.int("memory-bytes", memory);
     Ok(fields.into_reply())
+}
+
+declare_command! {
+    pub static PERCENTILE: Command = {
+        name: "rank.percentile",
+        handler: percentile_of,
+        flags: "readonly fast",
+        acl_categories: "read sortedset fast",
+        summary: "Returns the share of the board ranked below a member (first-come ranks), in whole percent rounded up (0 to 100), or nil.",
+        complexity: "O(log(N)) with N the number of members in the board.",
+        since: "0.5.0",
+        history: &[],
+        reply: R::OrNil(&R::Integer),
+        args: &[BOARD_READ, Arg::string("member")],
+    }
+}
+
+request! {
+    /// RANK.PERCENTILE `key member`.
+    struct Percentile<'a> {
+        key: &'a RStr = key,
+        member: &'a RStr = string,
+    }
+}
+
+/// -> `ceil((members - rank0 - 1) * 100 / members)` with `rank0` the
+/// member's 0-based first-come rank (ZREVRANK), or nil when it is not on
+/// the board.
+fn percentile_of(ctx: &Ctx, args: Percentile<'_>) -> Result<Option<i64>, ZkitError> {
+    ctx.require(&[Native::Zrevrank])?;
+    let Some(board) = ctx.open_zset(args.key)? else {
+        return Ok(None);
+    };
+    let Some(score) = board.score(args.member) else {
+        return Ok(None);
+    };
+    // A score that is no rank score is refused, as RANK.GET refuses it.
+    tiebreak_clock().decode(score)?;
+    let members = board.len() as u64;
+    let rank = rank_of(ctx, args.key, args.member)?.ok_or_else(not_on_board)?;
+    Ok(percentile(members, (rank - 1) as u64))
+}
+
+declare_command! {
+    pub static QUANTILE: Command = {
+        name: "rank.quantile",
+        handler: quantile,
+        flags: "readonly fast",
+        acl_categories: "read sortedset fast",
+        summary: "Returns the total at a percentile of the board (0 to 100, decimals allowed), interpolated linearly between the two totals around it, lowest first; nil on an empty board.",
+        complexity: "O(log(N)) with N the number of members in the board.",
+        since: "0.5.0",
+        history: &[],
+        reply: R::OrNil(&R::Double),
+        args: &[BOARD_READ, Arg::double("percentile")],
+    }
+}
+
+request! {
+    /// RANK.QUANTILE `key percentile`.
+    struct Quantile<'a> {
+        key: &'a RStr = key,
+        percentile: f64 = double,
+    }
+}
+
+/// -> the total at `percentile`: with `index = (members - 1) * percentile
+/// / 100`, the totals at ascending positions `floor(index)` and
+/// `ceil(index)` (ZRANGE by index), interpolated; nil on an empty board.
+fn quantile(ctx: &Ctx, args: Quantile<'_>) -> Result<Option<f64>, ZkitError> {
+    if !(0.0..=100.0).contains(&args.percentile) {
+        return Err(ZkitError::OutOfRange {
+            what: "percentile",
+            limit: bound::PERCENTILE,
+        });
+    }
+    ctx.require(&[Native::Zrange])?;
+    let members = ctx.key_len(args.key, KeyKind::Zset)? as u64;
+    if members == 0 {
+        return Ok(None);
+    }
+    let clock = tiebreak_clock();
+    let total_at = |position: u64| -> Result<i64, ZkitError> {
+        let score = stats::score_at(ctx, args.key, position)?
+            .ok_or_else(|| ZkitError::Internal("ZRANGE found no member".into()))?;
+        Ok(clock.decode(score)?.total)
+    };
+    let at = quantile_at(members, args.percentile);
+    let low = total_at(at.low)?;
+    let high = if at.high == at.low {
+        low
+    } else {
+        total_at(at.high)?
+    };
+    Ok(Some(interpolate(low, high, at.fraction)))
+}
+
+declare_command! {
+    pub static COUNT: Command = {
+        name: "rank.count",
+        handler: count,
+        flags: "readonly fast",
+        acl_categories: "read sortedset fast",
+        summary: "Returns how many members have a total between min and max, inclusive, as ZCOUNT reads its bounds (-inf, +inf, ( for an exclusive bound).",
+        complexity: "O(log(N)) with N the number of members in the board.",
+        since: "0.5.0",
+        history: &[],
+        reply: R::Integer,
+        args: &[BOARD_READ, Arg::string("min"), Arg::string("max")],
+    }
+}
+
+request! {
+    /// RANK.COUNT `key min max`.
+    struct Count<'a> {
+        key: &'a RStr = key,
+        min: &'a RStr = string,
+        max: &'a RStr = string,
+    }
+}
+
+/// A RANK.COUNT bound: a number as zkit reads doubles (`-inf`, `+inf`),
+/// exclusive after `(`.
+fn total_bound(word: &RStr) -> Result<TotalBound, ZkitError> {
+    let bytes = word.as_bytes();
+    let (exclusive, number) = match bytes {
+        [b'(', rest @ ..] => (true, rest),
+        _ => (false, bytes),
+    };
+    let value = parse_f64(number).ok_or(ZkitError::Rank(RankError::BoundNotFloat))?;
+    Ok(if exclusive {
+        TotalBound::Exclusive(value)
+    } else {
+        TotalBound::Inclusive(value)
+    })
+}
+
+/// -> the members whose total lies between the bounds: ZCOUNT of the scores
+/// `[low, high)` that hold those totals.
+fn count(ctx: &Ctx, args: Count<'_>) -> Result<i64, ZkitError> {
+    let (min, max) = (total_bound(args.min)?, total_bound(args.max)?);
+    ctx.require(&[Native::Zcount])?;
+    let members = ctx.key_len(args.key, KeyKind::Zset)?;
+    let Some((low, high)) = total_score_range(min, max) else {
+        return Ok(0);
+    };
+    if members == 0 {
+        return Ok(0);
+    }
+    let counted = stats::count_between(
+        ctx,
+        args.key,
+        ScoreBound::Inclusive(low as f64),
+        ScoreBound::Exclusive(high as f64),
+    )?;
+    Ok(counted as i64)
 }

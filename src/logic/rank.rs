@@ -44,6 +44,8 @@ pub enum RankError {
     NotRankScore(f64),
     /// A multi-board write names one board twice.
     RepeatedBoard,
+    /// A RANK.COUNT bound that is not a number (nor `(` and a number).
+    BoundNotFloat,
 }
 
 /// A decoded rank score.
@@ -252,6 +254,80 @@ pub fn shared_ranks(first_position: i64, first_shared: i64, totals: &[i64]) -> V
     ranks
 }
 
+/// RANK.PERCENTILE: the share of a board's `members` ranked below a member
+/// at 0-based first-come position `rank0` (best first), in whole percent
+/// rounded up, agoragames/leaderboard's `ceil((members - rank0 - 1) /
+/// members * 100)`, computed on integers; `None` when `rank0` is not a
+/// position of the board.
+pub fn percentile(members: u64, rank0: u64) -> Option<i64> {
+    if rank0 >= members {
+        return None;
+    }
+    let below = u128::from(members - rank0 - 1);
+    let members = u128::from(members);
+    Some((below * 100).div_ceil(members) as i64)
+}
+
+/// Where RANK.QUANTILE reads a board of `members` (at least 1) at
+/// `percentile` (0 to 100): the 0-based ascending positions `low` and
+/// `high` (floor and ceil of `(members - 1) * percentile / 100`) and how
+/// far between them the quantile lies (0 when they are one).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct QuantileAt {
+    pub low: u64,
+    pub high: u64,
+    pub fraction: f64,
+}
+
+/// [`QuantileAt`] of `percentile` on a board of `members` (>= 1); these
+/// steps, in this order, are the library's too (functions/lua/rank.lua), so
+/// both engines reply the same double.
+pub fn quantile_at(members: u64, percentile: f64) -> QuantileAt {
+    let index = (members - 1) as f64 * percentile / 100.0;
+    let low = index.floor();
+    QuantileAt {
+        low: low as u64,
+        high: index.ceil() as u64,
+        fraction: index - low,
+    }
+}
+
+/// The total at a quantile: `low`'s total plus `fraction` of the way to
+/// `high`'s (linear interpolation, agoragames' `score_for_percentile`).
+pub fn interpolate(low: i64, high: i64, fraction: f64) -> f64 {
+    if fraction == 0.0 || low == high {
+        return low as f64;
+    }
+    // |high - low| < 2^53: the difference is an exact double.
+    low as f64 + (high - low) as f64 * fraction
+}
+
+/// A bound of RANK.COUNT, as ZCOUNT reads one: a number (`-inf` and `+inf`
+/// included), inclusive, or exclusive after `(`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum TotalBound {
+    Inclusive(f64),
+    Exclusive(f64),
+}
+
+/// The totals RANK.COUNT counts between `min` and `max`, as the scores
+/// that hold them: `[low, high)`, integers with `-2^52 < low < high <=
+/// 2^52` (a total `t` is scored in `[t, t + 1)`), or `None` when no total
+/// lies between the bounds.
+pub fn total_score_range(min: TotalBound, max: TotalBound) -> Option<(i64, i64)> {
+    let lowest = match min {
+        TotalBound::Inclusive(x) => x.ceil(),
+        TotalBound::Exclusive(x) => x.floor() + 1.0,
+    };
+    let highest = match max {
+        TotalBound::Inclusive(x) => x.floor(),
+        TotalBound::Exclusive(x) => x.ceil() - 1.0,
+    };
+    let limit = (TOTAL_LIMIT - 1) as f64;
+    let (lowest, highest) = (lowest.max(-limit), highest.min(limit));
+    (lowest <= highest).then(|| (lowest as i64, highest as i64 + 1))
+}
+
 /// 2^exp, built from its bits so it is exact (for |exp| <= 1022).
 fn pow2(exp: i32) -> f64 {
     f64::from_bits(((1023 + exp) as u64) << 52)
@@ -442,6 +518,68 @@ mod tests {
         assert_eq!(shared_ranks(7, 5, &[]), Vec::<i64>::new());
     }
 
+    #[test]
+    fn percentiles_of_agoragames_board() {
+        // 12 members with totals 1..12: the total-t member is at rank0 12 - t.
+        let at = |total: u64| percentile(12, 12 - total);
+        assert_eq!(at(1), Some(0));
+        assert_eq!(at(2), Some(9));
+        assert_eq!(at(3), Some(17));
+        assert_eq!(at(4), Some(25));
+        assert_eq!(at(12), Some(92));
+        assert_eq!(percentile(1, 0), Some(0));
+        assert_eq!(percentile(12, 12), None);
+        assert_eq!(percentile(0, 0), None);
+        // Exact where a float would round: 1/3 of a huge board.
+        assert_eq!(percentile(3 << 40, 2 << 40), Some(34));
+        assert_eq!(percentile(u64::MAX, 0), Some(100));
+    }
+
+    #[test]
+    fn quantiles_of_agoragames_board() {
+        // Totals 1..5, ascending: position i holds i + 1.
+        let at = |p: f64| {
+            let q = quantile_at(5, p);
+            interpolate(q.low as i64 + 1, q.high as i64 + 1, q.fraction)
+        };
+        assert_eq!(at(0.0), 1.0);
+        assert_eq!(at(75.0), 4.0);
+        assert_eq!(at(87.5), 4.5);
+        assert_eq!(at(93.75), 4.75);
+        assert_eq!(at(100.0), 5.0);
+        assert_eq!(
+            quantile_at(1, 50.0),
+            QuantileAt {
+                low: 0,
+                high: 0,
+                fraction: 0.0
+            }
+        );
+        assert_eq!(interpolate(-3, 5, 0.25), -1.0);
+    }
+
+    #[test]
+    fn count_bounds_read_as_zcount_reads_them() {
+        use TotalBound::{Exclusive as Ex, Inclusive as In};
+        let inf = f64::INFINITY;
+        let all = Some((-(TOTAL_LIMIT - 1), TOTAL_LIMIT));
+        assert_eq!(total_score_range(In(-inf), In(inf)), all);
+        assert_eq!(total_score_range(Ex(-inf), Ex(inf)), all);
+        assert_eq!(total_score_range(In(3.0), In(5.0)), Some((3, 6)));
+        assert_eq!(total_score_range(Ex(3.0), Ex(5.0)), Some((4, 5)));
+        assert_eq!(total_score_range(Ex(3.0), Ex(4.0)), None);
+        assert_eq!(total_score_range(In(2.5), In(5.5)), Some((3, 6)));
+        assert_eq!(total_score_range(Ex(-0.5), Ex(0.5)), Some((0, 1)));
+        assert_eq!(total_score_range(In(5.0), In(3.0)), None);
+        assert_eq!(total_score_range(In(inf), In(inf)), None);
+        assert_eq!(total_score_range(In(-inf), In(-inf)), None);
+        assert_eq!(total_score_range(In(1e300), In(inf)), None);
+        assert_eq!(
+            total_score_range(In(-1e300), In(-7.0)),
+            Some((-(TOTAL_LIMIT - 1), -6))
+        );
+    }
+
     fn any_total() -> impl Strategy<Value = i64> {
         prop_oneof![
             -5000i64..5000,
@@ -532,6 +670,87 @@ mod tests {
             // Replication sends scores as Rust's shortest text; Redis parses it back.
             let score = clock().encode(total, at).unwrap();
             prop_assert_eq!(score.to_string().parse::<f64>().unwrap(), score);
+        }
+
+        #[test]
+        fn percentile_matches_a_count_of_the_members_below(
+            board in proptest::collection::vec((-4i64..4, any_time()), 1..60),
+            pick in any::<proptest::sample::Index>(),
+        ) {
+            // Few distinct totals: ties, negative totals; first-come order.
+            // The board in ZREVRANGE's order: score, then member, descending.
+            let c = clock();
+            let mut entries: Vec<(f64, usize)> = board
+                .iter()
+                .enumerate()
+                .map(|(member, (t, at))| (c.encode(*t, *at).unwrap(), member))
+                .collect();
+            entries.sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then(b.1.cmp(&a.1)));
+            let n = entries.len();
+            let rank0 = pick.index(n);
+            let picked = entries[rank0];
+            // The members ranked below it, counted one by one.
+            let below = entries
+                .iter()
+                .filter(|e| e.0 < picked.0 || (e.0 == picked.0 && e.1 < picked.1))
+                .count();
+            // The smallest whole percent that is at least their share.
+            let expected = (0..=100).find(|p| p * n >= below * 100).unwrap();
+            prop_assert_eq!(percentile(n as u64, rank0 as u64), Some(expected as i64));
+        }
+
+        #[test]
+        fn quantile_lies_between_its_neighbours(
+            mut totals in proptest::collection::vec(-1000i64..1000, 1..60),
+            percentile in 0.0f64..=100.0,
+            other in 0.0f64..=100.0,
+        ) {
+            totals.sort_unstable();
+            let n = totals.len() as u64;
+            let value = |p: f64| {
+                let q = quantile_at(n, p);
+                interpolate(totals[q.low as usize], totals[q.high as usize], q.fraction)
+            };
+            let q = quantile_at(n, percentile);
+            let exact = (n - 1) as f64 * percentile / 100.0;
+            prop_assert_eq!(q.low as f64, exact.floor());
+            prop_assert_eq!(q.high as f64, exact.ceil());
+            prop_assert!(q.high < n && q.high - q.low <= 1);
+            prop_assert!((0.0..1.0).contains(&q.fraction));
+            let (lo, hi) = (totals[q.low as usize] as f64, totals[q.high as usize] as f64);
+            prop_assert!(lo <= value(percentile) && value(percentile) <= hi);
+            // Higher percentiles never give lower totals.
+            if percentile <= other {
+                prop_assert!(value(percentile) <= value(other));
+            }
+            prop_assert_eq!(value(0.0), totals[0] as f64);
+            prop_assert_eq!(value(100.0), *totals.last().unwrap() as f64);
+        }
+
+        #[test]
+        fn count_range_holds_exactly_the_totals_between_the_bounds(
+            board in proptest::collection::vec((-6i64..6, any_time()), 0..40),
+            min in prop_oneof![(-80i64..80).prop_map(|x| x as f64 / 10.0), Just(f64::INFINITY), Just(f64::NEG_INFINITY)],
+            max in prop_oneof![(-80i64..80).prop_map(|x| x as f64 / 10.0), Just(f64::INFINITY), Just(f64::NEG_INFINITY)],
+            min_open: bool,
+            max_open: bool,
+        ) {
+            let c = clock();
+            let bound = |x: f64, open: bool| if open { TotalBound::Exclusive(x) } else { TotalBound::Inclusive(x) };
+            let within = |t: i64| {
+                let t = t as f64;
+                (if min_open { t > min } else { t >= min }) && (if max_open { t < max } else { t <= max })
+            };
+            let expected = board.iter().filter(|(t, _)| within(*t)).count();
+            let counted = match total_score_range(bound(min, min_open), bound(max, max_open)) {
+                None => 0,
+                Some((low, high)) => board
+                    .iter()
+                    .map(|(t, at)| c.encode(*t, *at).unwrap())
+                    .filter(|s| *s >= low as f64 && *s < high as f64)
+                    .count(),
+            };
+            prop_assert_eq!(counted, expected);
         }
     }
 }

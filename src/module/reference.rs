@@ -645,6 +645,7 @@ mod tests {
         // In a second object: one json! of them all passes the macro's
         // recursion limit.
         let job_errors = json!({
+            "bound_not_float": fixed(ZkitError::Rank(RankError::BoundNotFloat)),
             "job_needs_data": template(
                 ZkitError::Job(JobError::NeedsData("0PT10N")),
                 &[("option", "0PT10N")],
@@ -672,6 +673,7 @@ mod tests {
             "AT_LEAST_ONE": bound::AT_LEAST_ONE,
             "NOT_ZERO": bound::NOT_ZERO,
             "DUE_MS": bound::DUE_MS,
+            "PERCENTILE": bound::PERCENTILE,
         });
         let limits = json!({
             "MAX_DURATION_MS": clock::MAX_DURATION_MS,

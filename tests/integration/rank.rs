@@ -7,6 +7,7 @@ use crate::common::keyspace::{event_pairs, keyspace_events, watch_survives};
 use crate::common::replication::{
     aof_server, assert_aof_replays_without_module, assert_replicas_match, master_and_replicas,
 };
+use crate::common::workload::Rng;
 use crate::common::{functions_engine, Server, ServerConfig};
 use redis::{Connection, Value};
 
@@ -754,6 +755,57 @@ fn errors_change_nothing() {
             &["RANK.GET", "foreign", "x"],
             "ERR the member's score inf is not a rank score",
         ),
+        (&["RANK.PERCENTILE", "str", "m"], "WRONGTYPE"),
+        (&["RANK.QUANTILE", "str", "50"], "WRONGTYPE"),
+        (&["RANK.COUNT", "str", "-inf", "+inf"], "WRONGTYPE"),
+        (&["RANK.PERCENTILE", "b"], "ERR wrong number of arguments"),
+        (&["RANK.QUANTILE", "b"], "ERR wrong number of arguments"),
+        (&["RANK.COUNT", "b", "1"], "ERR wrong number of arguments"),
+        (
+            &["RANK.PERCENTILE", "foreign", "x"],
+            "ERR the member's score inf is not a rank score",
+        ),
+        (
+            &["RANK.QUANTILE", "foreign", "50"],
+            "ERR the member's score inf is not a rank score",
+        ),
+        (
+            &["RANK.QUANTILE", "b", "100.5"],
+            "ERR percentile must be between 0 and 100",
+        ),
+        (
+            &["RANK.QUANTILE", "b", "-1"],
+            "ERR percentile must be between 0 and 100",
+        ),
+        (
+            &["RANK.QUANTILE", "b", "inf"],
+            "ERR percentile must be between 0 and 100",
+        ),
+        // The range is checked before the key.
+        (
+            &["RANK.QUANTILE", "str", "101"],
+            "ERR percentile must be between 0 and 100",
+        ),
+        (
+            &["RANK.QUANTILE", "b", "nan"],
+            "ERR value is not a valid float",
+        ),
+        (
+            &["RANK.QUANTILE", "b", "50%"],
+            "ERR value is not a valid float",
+        ),
+        (
+            &["RANK.COUNT", "b", "x", "1"],
+            "ERR min or max is not a float",
+        ),
+        (
+            &["RANK.COUNT", "b", "1", "(("],
+            "ERR min or max is not a float",
+        ),
+        (
+            &["RANK.COUNT", "str", "(", "1"],
+            "ERR min or max is not a float",
+        ),
     ];
     assert_errors_change_nothing(&mut con, cases);
     // The server counts them, as for native commands.
@@ -1353,4 +1405,171 @@ fn mgift_needs_its_boards_in_one_slot() {
     let e = err(&mut con, &cmdline("RANK.MGIFT 2 {room}:day week a 5"));
     assert!(e.starts_with("CROSSSLOT"), "{e}");
     assert_eq!(query::<i64>(&mut con, &["EXISTS", "week"]), 0);
+}
+
+fn percentile(con: &mut Connection, key: &str, member: &str) -> Option<i64> {
+    query(con, &["RANK.PERCENTILE", key, member])
+}
+
+fn quantile(con: &mut Connection, key: &str, percentile: &str) -> Option<String> {
+    query(con, &["RANK.QUANTILE", key, percentile])
+}
+
+fn count(con: &mut Connection, key: &str, min: &str, max: &str) -> i64 {
+    query(con, &["RANK.COUNT", key, min, max])
+}
+
+#[test]
+fn rank_percentiles_quantiles_and_counts_of_agoragames_boards() {
+    // agoragames/leaderboard's tests: 12 members with totals 1..12 ...
+    let server = Server::start();
+    let mut con = server.connect();
+    for total in 1..=12 {
+        gift(
+            &mut con,
+            "twelve",
+            &format!("m{total}"),
+            total,
+            &at(total * MIN),
+        );
+    }
+    let of = |con: &mut Connection, total: i64| percentile(con, "twelve", &format!("m{total}"));
+    assert_eq!(of(&mut con, 1), Some(0));
+    assert_eq!(of(&mut con, 2), Some(9));
+    assert_eq!(of(&mut con, 3), Some(17));
+    assert_eq!(of(&mut con, 4), Some(25));
+    assert_eq!(of(&mut con, 12), Some(92));
+    assert_eq!(percentile(&mut con, "twelve", "nobody"), None);
+    assert_eq!(percentile(&mut con, "nothing", "m1"), None);
+    // ... and totals 1..5.
+    for total in 1..=5 {
+        gift(
+            &mut con,
+            "five",
+            &format!("m{total}"),
+            total,
+            &at(total * MIN),
+        );
+    }
+    for (p, expected) in [
+        ("0", "1"),
+        ("75", "4"),
+        ("87.5", "4.5"),
+        ("93.75", "4.75"),
+        ("100", "5"),
+        ("1E2", "5"),
+        ("-0", "1"),
+    ] {
+        assert_eq!(
+            quantile(&mut con, "five", p).as_deref(),
+            Some(expected),
+            "{p}"
+        );
+    }
+    assert_eq!(quantile(&mut con, "nothing", "50"), None);
+    // A double in RESP3, as ZSCORE replies one.
+    let client = redis::Client::open(format!("{}?protocol=resp3", server.url())).unwrap();
+    let mut resp3 = client.get_connection().unwrap();
+    // (The library's call spelled out: this connection does not send
+    // zkit's commands as FCALL.)
+    let call = if functions_engine() {
+        redis::cmd("FCALL_RO")
+            .arg("zkit_rank_quantile")
+            .arg(1)
+            .arg("five")
+            .arg("five")
+            .arg("87.5")
+            .clone()
+    } else {
+        redis::cmd("RANK.QUANTILE").arg("five").arg("87.5").clone()
+    };
+    let value: Value = call.query(&mut resp3).unwrap();
+    assert_eq!(value, Value::Double(4.5));
+    // Counts above and below a total, ZCOUNT's bounds.
+    assert_eq!(count(&mut con, "twelve", "-inf", "+inf"), 12);
+    assert_eq!(count(&mut con, "twelve", "3", "5"), 3);
+    assert_eq!(count(&mut con, "twelve", "(3", "(5"), 1);
+    assert_eq!(count(&mut con, "twelve", "(10", "inf"), 2);
+    assert_eq!(count(&mut con, "twelve", "-inf", "(3"), 2);
+    assert_eq!(count(&mut con, "twelve", "2.5", "4.5"), 2);
+    assert_eq!(count(&mut con, "twelve", "5", "3"), 0);
+    assert_eq!(count(&mut con, "nothing", "-inf", "+inf"), 0);
+}
+
+#[test]
+fn rank_percentiles_quantiles_and_counts_match_a_model_of_the_board() {
+    // Few distinct totals (ties, negative totals), reached at few times
+    // (ties on the tie-break too): on a small board and on one past the
+    // listpack limit.
+    let server = Server::start();
+    let mut con = server.connect();
+    let mut rng = Rng::seeded("rank percentiles");
+    for (key, members) in [("small", 40), ("large", 300)] {
+        for m in 0..members {
+            let total = rng.range(-5, 6);
+            let when = at(rng.range(0, 4) * MIN);
+            gift(&mut con, key, &format!("m{m}"), total, &when);
+        }
+        // The model: the board's order (ZREVRANGE's, which RANK.TOP gives)
+        // and its totals.
+        let board: Vec<(i64, String, i64)> = query(&mut con, &["RANK.TOP", key, "1000"]);
+        let n = board.len() as i64;
+        for (rank0, (_, member, _)) in board.iter().enumerate() {
+            let below = n - rank0 as i64 - 1;
+            let expected = (0..=100).find(|p| p * n >= below * 100).unwrap();
+            assert_eq!(
+                percentile(&mut con, key, member),
+                Some(expected),
+                "{key} {member}"
+            );
+        }
+        let mut totals: Vec<i64> = board.iter().map(|(_, _, total)| *total).collect();
+        totals.sort_unstable();
+        for p in ["0", "1", "12.5", "33.3", "50", "66.6", "99", "99.9", "100"] {
+            let index = (n - 1) as f64 * p.parse::<f64>().unwrap() / 100.0;
+            let (low, high) = (
+                totals[index.floor() as usize],
+                totals[index.ceil() as usize],
+            );
+            let expected = low as f64 + (high - low) as f64 * (index - index.floor());
+            let got: f64 = quantile(&mut con, key, p).unwrap().parse().unwrap();
+            assert_eq!(got, expected, "{key} {p}");
+        }
+        for _ in 0..60 {
+            let bound = |rng: &mut Rng| -> (String, f64, bool) {
+                let open = rng.chance(30);
+                let (text, value) = match rng.below(8) {
+                    0 => ("-inf".to_string(), f64::NEG_INFINITY),
+                    1 => ("+inf".to_string(), f64::INFINITY),
+                    2 => {
+                        let x = rng.range(-70, 70) as f64 / 10.0;
+                        (x.to_string(), x)
+                    }
+                    _ => {
+                        let x = rng.range(-7, 7);
+                        (x.to_string(), x as f64)
+                    }
+                };
+                (
+                    format!("{}{text}", if open { "(" } else { "" }),
+                    value,
+                    open,
+                )
+            };
+            let ((min, lo, lo_open), (max, hi, hi_open)) = (bound(&mut rng), bound(&mut rng));
+            let expected = totals
+                .iter()
+                .filter(|&&t| {
+                    let t = t as f64;
+                    (if lo_open { t > lo } else { t >= lo })
+                        && (if hi_open { t < hi } else { t <= hi })
+                })
+                .count() as i64;
+            assert_eq!(
+                count(&mut con, key, &min, &max),
+                expected,
+                "{key} {min} {max}"
+            );
+        }
+    }
 }

@@ -536,6 +536,39 @@ fn replies_and_scores_are_the_same_in_either_layout() {
         };
         assert_eq!(mget(&mut con, "listpack"), mget(&mut con, "skiplist"));
     }
+    // Percentiles, quantiles and counts, read through the server's own
+    // rank lookups, whatever the layout: on a board kept in the listpack
+    // (nothing moves while they read) and on the skiplist one.
+    ok(&mut con, &["CONFIG", "SET", "zkit.hot-board-writes", "0"]);
+    fill_board_quietly(&mut con, "quiet", 100);
+    gift(&mut con, "quiet");
+    assert_eq!(
+        zset_dump(&mut con, "quiet"),
+        zset_dump(&mut con, "skiplist")
+    );
+    let reads: &[&[&str]] = &[
+        &["RANK.PERCENTILE", "$", "m1"],
+        &["RANK.PERCENTILE", "$", "m50"],
+        &["RANK.QUANTILE", "$", "0"],
+        &["RANK.QUANTILE", "$", "37.5"],
+        &["RANK.QUANTILE", "$", "100"],
+        &["RANK.COUNT", "$", "-inf", "+inf"],
+        &["RANK.COUNT", "$", "(10", "50"],
+    ];
+    for words in reads {
+        let read = |con: &mut Connection, key: &str| -> Value {
+            let words: Vec<&str> = words
+                .iter()
+                .map(|w| if *w == "$" { key } else { w })
+                .collect();
+            ok(con, &words)
+        };
+        let listpack = read(&mut con, "quiet");
+        assert_eq!(listpack, read(&mut con, "skiplist"), "{words:?}");
+        assert_ne!(listpack, Value::Nil, "{words:?}");
+    }
+    assert_eq!(encoding(&mut con, "quiet"), "listpack");
+    assert_eq!(encoding(&mut con, "skiplist"), "skiplist");
 }
 
 /// `calls` copies of one command in one round trip.

@@ -197,6 +197,12 @@ export interface ZkitCommands {
   rankMget(key: Key, members: Text | Text[], options?: SharedOption): Promise<Array<RankInfo | null>>;
   /** RANK.STATS: the board's members, top, p99, p90, p50 and bottom totals (null on an empty board) and its memory in bytes, in O(log N). */
   rankStats(key: Key): Promise<BoardStats>;
+  /** RANK.PERCENTILE: the share of the board ranked below the member (first-come ranks), 0 to 100 rounded up, or null when it is absent. */
+  rankPercentile(key: Key, member: Text): Promise<number | null>;
+  /** RANK.QUANTILE: the total at `percentile` (0 to 100, decimals allowed), interpolated between the totals around it, lowest first; null on an empty board. */
+  rankQuantile(key: Key, percentile: number | string): Promise<number | null>;
+  /** RANK.COUNT: how many members have a total between `min` and `max`, inclusive; bounds as ZCOUNT reads them ('-inf', '+inf', '(120' for an exclusive bound). */
+  rankCount(key: Key, min: number | string, max: number | string): Promise<number>;
   /** FEED.ADD: add or re-score items like ZADD; with `cap`, keep the `cap` newest. Resolves to how many members were new. */
   feedAdd(key: Key, items: Array<{ score: number | string; member: Text }>, options?: { cap?: number }): Promise<number>;
   /** FEED.PAGE: a page newest first (`count` 1..1000, default 10): the newest items, or those strictly newer or older than a cursor. */

@@ -376,6 +376,10 @@ export const parseRankInfoOrNullList = (reply: Raw): Array<RankInfo | null> => l
 
 export const parseBoardStats = (reply: Raw): BoardStats => readBoardStats(reply);
 
+export const parseIntegerOrNull = (reply: Raw): number | null => orNull(Number)(reply);
+
+export const parseFloatOrNull = (reply: Raw): number | null => orNull(Number)(reply);
+
 export const parseInteger = (reply: Raw): number => Number(reply);
 
 export const parseFeedPage = (reply: Raw): FeedPage => readFeedPage(reply);

@@ -115,6 +115,34 @@ export const COMMANDS = {
     ],
     parse: replies.parseBoardStats,
   },
+  rankPercentile: {
+    command: 'RANK.PERCENTILE',
+    readonly: true,
+    layout: [
+      { kind: 'key' },
+      { kind: 'arg' },
+    ],
+    parse: replies.parseIntegerOrNull,
+  },
+  rankQuantile: {
+    command: 'RANK.QUANTILE',
+    readonly: true,
+    layout: [
+      { kind: 'key' },
+      { kind: 'arg' },
+    ],
+    parse: replies.parseFloatOrNull,
+  },
+  rankCount: {
+    command: 'RANK.COUNT',
+    readonly: true,
+    layout: [
+      { kind: 'key' },
+      { kind: 'arg' },
+      { kind: 'arg' },
+    ],
+    parse: replies.parseInteger,
+  },
   feedAdd: {
     command: 'FEED.ADD',
     readonly: false,

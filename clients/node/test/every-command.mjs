@@ -100,6 +100,11 @@ export async function everyCommand(z, native) {
     members: 6, topTotal: 150, p99Total: 150, p90Total: 150, p50Total: 100, bottomTotal: 7, memoryBytes: undefined,
   });
   assert.ok(board.memoryBytes > 0);
+  for (const [member, total] of [['a', 1], ['b', 2], ['c', 3], ['d', 4]]) await c.rankGift('{t}:pct', member, total);
+  assert.deepEqual([await c.rankPercentile('{t}:pct', 'd'), await c.rankPercentile('{t}:pct', 'a'), await c.rankPercentile('{t}:pct', 'nobody')], [75, 0, null]);
+  assert.deepEqual([await c.rankQuantile('{t}:pct', 50), await c.rankQuantile('{t}:pct', 87.5), await c.rankQuantile('{t}:pct', '100')], [2.5, 3.625, 4]);
+  assert.equal(await c.rankQuantile('{t}:noboard', 50), null);
+  assert.deepEqual([await c.rankCount('{t}:pct', 2, '+inf'), await c.rankCount('{t}:pct', '(2', '+inf'), await c.rankCount('{t}:pct', '-inf', '(2')], [3, 2, 1]);
   assert.deepEqual(await c.rankStats('{t}:noboard'), {
     members: 0, topTotal: null, p99Total: null, p90Total: null, p50Total: null, bottomTotal: null, memoryBytes: 0,
   });

@@ -106,6 +106,12 @@ async def every_command(z: Any, r: Any) -> None:
     board = await _get(z.rank_stats(k("{t}:mon")))  # totals 1, 100, 100, 100, 100
     assert board[:6] == (5, 100, 100, 100, 100, 1) and board.memory_bytes > 0
     assert await _get(z.rank_stats(k("{t}:noboard"))) == (0, None, None, None, None, None, 0)
+    for member, total in (("a", 1), ("b", 2), ("c", 3), ("d", 4)):
+        await _get(z.rank_gift(k("{t}:pct"), member, total))
+    assert [await _get(z.rank_percentile(k("{t}:pct"), m)) for m in ("d", "a", "nobody")] == [75, 0, None]
+    assert [await _get(z.rank_quantile(k("{t}:pct"), p)) for p in (50, 87.5, "100")] == [2.5, 3.625, 4.0]
+    assert await _get(z.rank_quantile(k("{t}:noboard"), 50)) is None
+    assert [await _get(z.rank_count(k("{t}:pct"), *bounds)) for bounds in ((2, "+inf"), ("(2", "+inf"), ("-inf", "(2"))] == [3, 2, 1]
 
     assert await _get(z.feed_add(k("{t}:feed"), {"item:1": 1, "item:2": 2, "item:3": 3.5}, cap=2)) == 3
     first = await _get(z.feed_page(k("{t}:feed"), count=1))

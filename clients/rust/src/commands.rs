@@ -11,7 +11,7 @@ use crate::replies::{TotalRank, RankInfo, RankEntry, MergeStep, BoardStats, Feed
 use crate::{Applied, Call, Transport, Zkit};
 
 /// Every command of the table, for checking it against the server's list.
-pub const COMMANDS: &[&str] = &["RANK.GIFT", "RANK.SET", "RANK.GET", "RANK.TOP", "RANK.AROUND", "RANK.MERGE", "RANK.MGIFT", "RANK.MGET", "RANK.STATS", "FEED.ADD", "FEED.PAGE", "DELAY.POLL", "DELAY.BPOLL", "DELAY.ACK", "DELAY.NACK", "DELAY.TOUCH", "DELAY.STATS", "DELAY.ADD", "DELAY.JOB", "DELAY.RETRY", "DELAY.PAUSE", "DELAY.RESUME", "DELAY.SCHEDULE", "DELAY.UNSCHEDULE", "DELAY.SCHEDULES", "DELAY.GROUP", "DELAY.GROUPS", "RATE.HIT", "RATE.PEEK", "RATE.ACQUIRE", "RATE.RELEASE", "RATE.STATS", "RECENT.ADD", "VOTE.CAST", "VOTE.STATE"];
+pub const COMMANDS: &[&str] = &["RANK.GIFT", "RANK.SET", "RANK.GET", "RANK.TOP", "RANK.AROUND", "RANK.MERGE", "RANK.MGIFT", "RANK.MGET", "RANK.STATS", "RANK.PERCENTILE", "RANK.QUANTILE", "RANK.COUNT", "FEED.ADD", "FEED.PAGE", "DELAY.POLL", "DELAY.BPOLL", "DELAY.ACK", "DELAY.NACK", "DELAY.TOUCH", "DELAY.STATS", "DELAY.ADD", "DELAY.JOB", "DELAY.RETRY", "DELAY.PAUSE", "DELAY.RESUME", "DELAY.SCHEDULE", "DELAY.UNSCHEDULE", "DELAY.SCHEDULES", "DELAY.GROUP", "DELAY.GROUPS", "RATE.HIT", "RATE.PEEK", "RATE.ACQUIRE", "RATE.RELEASE", "RATE.STATS", "RECENT.ADD", "VOTE.CAST", "VOTE.STATE"];
 
 /// The `UP|DOWN|CLEAR` argument.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -581,6 +581,37 @@ impl<C: Transport> Zkit<C> {
     pub fn rank_stats(&mut self, key: &str) -> RedisResult<BoardStats> {
         let mut call = Call::new("RANK.STATS");
         call.key(key);
+        self.send(call)
+    }
+
+    /// Returns the share of the board ranked below a member (first-come ranks), in whole percent rounded up (0 to 100), or nil.
+    ///
+    /// `RANK.PERCENTILE key member`
+    pub fn rank_percentile(&mut self, key: &str, member: &str) -> RedisResult<Option<i64>> {
+        let mut call = Call::new("RANK.PERCENTILE");
+        call.key(key);
+        call.arg(member);
+        self.send(call)
+    }
+
+    /// Returns the total at a percentile of the board (0 to 100, decimals allowed), interpolated linearly between the two totals around it, lowest first; nil on an empty board.
+    ///
+    /// `RANK.QUANTILE key percentile`
+    pub fn rank_quantile(&mut self, key: &str, percentile: f64) -> RedisResult<Option<f64>> {
+        let mut call = Call::new("RANK.QUANTILE");
+        call.key(key);
+        call.arg(percentile);
+        self.send(call)
+    }
+
+    /// Returns how many members have a total between min and max, inclusive, as ZCOUNT reads its bounds (-inf, +inf, ( for an exclusive bound).
+    ///
+    /// `RANK.COUNT key min max`
+    pub fn rank_count(&mut self, key: &str, min: &str, max: &str) -> RedisResult<i64> {
+        let mut call = Call::new("RANK.COUNT");
+        call.key(key);
+        call.arg(min);
+        call.arg(max);
         self.send(call)
     }
 

@@ -478,6 +478,19 @@ fn every_command<C: Transport + ConnectionLike>(
         z.rank_mget(&mon, &["carol"], RankMgetOptions { shared: true })?,
         vec![Some(RankInfo { rank: 1, ..carol })]
     );
+    let pct = k("{t}:pct");
+    for (member, total) in [("a", 1), ("b", 2), ("c", 3), ("d", 4)] {
+        z.rank_gift(&pct, member, total, RankGiftOptions::default())?;
+    }
+    assert_eq!(z.rank_percentile(&pct, "d")?, Some(75));
+    assert_eq!(z.rank_percentile(&pct, "a")?, Some(0));
+    assert_eq!(z.rank_percentile(&pct, "nobody")?, None);
+    assert_eq!(z.rank_quantile(&pct, 50.0)?, Some(2.5));
+    assert_eq!(z.rank_quantile(&pct, 87.5)?, Some(3.625));
+    assert_eq!(z.rank_quantile(&k("{t}:noboard"), 50.0)?, None);
+    assert_eq!(z.rank_count(&pct, "2", "+inf")?, 3);
+    assert_eq!(z.rank_count(&pct, "(2", "+inf")?, 2);
+    assert_eq!(z.rank_count(&pct, "-inf", "(2")?, 1);
     // Totals 1, 100, 100, 100, 100: the median is the 3rd lowest.
     let board = z.rank_stats(&mon)?;
     assert_eq!(

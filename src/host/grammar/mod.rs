@@ -41,6 +41,7 @@ pub use arg::{keywords, nodes, Arg, ArgKind};
 #[cfg(test)]
 pub use generated::generated_parse;
 pub use generated::{parse_declared, Declared};
+pub use number::parse_f64;
 #[cfg(test)]
 pub use parse::walked_parse;
 pub use parse::{parse, GrammarError, Mistake};

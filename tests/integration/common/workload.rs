@@ -207,6 +207,12 @@ pub const RANK: Family = Family {
             "$member",
         ],
         &["RANK.STATS", "$key"],
+        &["RANK.PERCENTILE", "$key", "$member"],
+        &["RANK.QUANTILE", "$key", "$float"],
+        &["RANK.QUANTILE", "$key", "$int"],
+        &["RANK.COUNT", "$key", "$int", "$int"],
+        &["RANK.COUNT", "$key", "$float", "$float"],
+        &["RANK.COUNT", "$key", "-inf", "$member"],
     ],
 };
 

@@ -193,6 +193,9 @@ const CASES: &[Case] = &[
     case(&["RANK.TOP", "board", "10"]),
     case(&["RANK.AROUND", "board", "bob", "1"]),
     case(&["RANK.STATS", "board"]),
+    case(&["RANK.PERCENTILE", "board", "bob"]),
+    case(&["RANK.QUANTILE", "board", "50"]),
+    case(&["RANK.COUNT", "board", "-inf", "+inf"]),
     case(ONE_SHOT_MERGE),
     case(FIRST_STEP),
     Case {

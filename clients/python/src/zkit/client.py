@@ -224,6 +224,26 @@ class _Methods:
         O(log N)."""
         return self._call(COMMANDS["RANK.STATS"], key)
 
+    @command_method
+    def rank_percentile(self, key: KeyT, member: Text) -> Optional[int]:
+        """RANK.PERCENTILE: the share of the board ranked below the member
+        (first-come ranks), 0 to 100 rounded up, or None when it is absent."""
+        return self._call(COMMANDS["RANK.PERCENTILE"], key, member)
+
+    @command_method
+    def rank_quantile(self, key: KeyT, percentile: Number) -> Optional[float]:
+        """RANK.QUANTILE: the total at ``percentile`` (0 to 100, decimals
+        allowed), interpolated between the totals around it, lowest first;
+        None on an empty board."""
+        return self._call(COMMANDS["RANK.QUANTILE"], key, percentile)
+
+    @command_method
+    def rank_count(self, key: KeyT, min: Number, max: Number) -> int:
+        """RANK.COUNT: how many members have a total between ``min`` and
+        ``max``, inclusive; bounds as ZCOUNT reads them (``"-inf"``,
+        ``"+inf"``, ``"(120"`` for an exclusive bound)."""
+        return self._call(COMMANDS["RANK.COUNT"], key, min, max)
+
     # FEED: waterfall feeds with exact cursors
 
     @command_method

@@ -108,6 +108,31 @@ COMMANDS = table(
         replies.parse_board_stats,
     ),
     Command(
+        "RANK.PERCENTILE",
+        (
+            Key("key"),
+            Arg("member"),
+        ),
+        replies.parse_integer_or_none,
+    ),
+    Command(
+        "RANK.QUANTILE",
+        (
+            Key("key"),
+            Arg("percentile"),
+        ),
+        replies.parse_float_or_none,
+    ),
+    Command(
+        "RANK.COUNT",
+        (
+            Key("key"),
+            Arg("min"),
+            Arg("max"),
+        ),
+        replies.parse_integer,
+    ),
+    Command(
         "FEED.ADD",
         (
             Key("key"),

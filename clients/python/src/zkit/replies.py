@@ -447,6 +447,14 @@ def parse_board_stats(reply: Any, **options: Any) -> BoardStats:
     return _read_board_stats(reply)
 
 
+def parse_integer_or_none(reply: Any, **options: Any) -> Optional[int]:
+    return or_none(int)(reply)
+
+
+def parse_float_or_none(reply: Any, **options: Any) -> Optional[float]:
+    return or_none(float)(reply)
+
+
 def parse_integer(reply: Any, **options: Any) -> int:
     return int(reply)
 
