@@ -48,10 +48,12 @@ for i in "${!pids[@]}"; do
   cat "$work/run-$i.log"
 done
 
-# The keyword-spelled ids test and every family's error table, with zkit
-# served by the library (tests/integration/common: ZKIT_ENGINE=functions).
-echo "differential: the keyword and error-table tests against the library"
+# The keyword-spelled ids test, every family's error table and the jobs
+# tests (a job's life, keep/replace/extend, deadlines, arrival order, dead
+# letters' bounds, pause), with zkit served by the library
+# (tests/integration/common: ZKIT_ENGINE=functions).
+echo "differential: the keyword, error-table and jobs tests against the library"
 ZKIT_ENGINE=functions cargo test --quiet --test integration -- \
-  keywords::values_spelled_like_keywords_stay_values_on_one_server errors_change_nothing \
+  keywords::values_spelled_like_keywords_stay_values_on_one_server errors_change_nothing jobs:: \
   --skip fuzz:: || failed=1
 exit $failed
