@@ -125,8 +125,15 @@ class Connection:
             return None if n < 0 else [self.reply() for _ in range(n)]
         raise ConnectionError(f"unexpected reply line {line[:40]!r}")
 
-    def pipeline(self, calls):
-        """Sends `calls` in batches of BATCH requests; returns every reply."""
+    def pipeline(self, calls, paced=False):
+        """Sends `calls` in batches of BATCH requests (paced: one at a time,
+        each after the clock's next millisecond); returns every reply."""
+        if paced:
+            replies = []
+            for call in calls:
+                replies.extend(self.pipeline([call]))
+                time.sleep(0.002)
+            return replies
         replies = []
         for start in range(0, len(calls), BATCH):
             batch = calls[start : start + BATCH]
@@ -184,10 +191,13 @@ class Case:
     natives' (default: the same). `check(reply)` says a zkit reply is what
     the case means to measure (a poll that claimed a task). `target`: the
     least natives / zkit ratio the issue asks for. `calls`: how many calls
-    the case measures, when not --calls (for calls that cost millions)."""
+    the case measures, when not --calls (for calls that cost millions).
+    `paced`: each call goes alone, in a millisecond of its own, for a call
+    whose work depends on the clock (hits at one millisecond share a name's
+    count, so how many of a batch share one would move the count)."""
 
     def __init__(self, name, size, data, zkit, native=None, v02=None, native_data=None,
-                 check=None, target=None, calls=None):
+                 check=None, target=None, calls=None, paced=False):
         self.name, self.size = name, size
         self.data, self.zkit, self.native = data, zkit, native
         self.v02 = v02
@@ -195,6 +205,7 @@ class Case:
         self.check = check
         self.target = target
         self.calls = calls
+        self.paced = paced
 
     @property
     def label(self):
@@ -517,8 +528,9 @@ def rate_hit(n):
 def rate_hit_allowed(n):
     # A log of n entries well inside a limit it never reaches: every hit is
     # allowed, and added with one lookup (ZADD NX). Few calls, so the log
-    # stays a listpack (at most 128 entries), where a lookup walks it.
-    return Case("RATE.HIT allowed", n, rate_log(n), calls=24,
+    # stays a listpack (at most 128 entries), where a lookup walks it. Paced:
+    # each hit is the first of its millisecond.
+    return Case("RATE.HIT allowed", n, rate_log(n), calls=24, paced=True,
                 zkit=lambda i, p: ["RATE.HIT", p + "r", 1000000000000, 1000000],
                 native=lambda i, p: [["ZREMRANGEBYSCORE", p + "r", "-inf", 0], ["ZCARD", p + "r"],
                                      ["ZADD", p + "r", 1800000000000 + i, f"h:{i}"],
@@ -725,11 +737,12 @@ def run_library_case(server, case, variant, calls, scripts):
         server.conn.call("SCRIPT", "FLUSH", "SYNC")
         server.conn.call("SCRIPT", "LOAD", (ROOT / "bench/lua" / case.script).read_text())
     server.control("-i", "on")
-    for reply in server.conn.pipeline([per_call(i, prefix) for i in range(warm)]):
+    for reply in server.conn.pipeline([per_call(i, prefix) for i in range(warm)], case.paced):
         if isinstance(reply, ReplyError):
             raise SystemExit(f"guard: {case.label} ({variant}) warm-up: {reply}")
     measured = [per_call(i, prefix) for i in range(warm, warm + calls)]
-    command, total, replies = server.measure(measured, f"{case.name.replace(' ', '_')}-{case.size}-{variant}")
+    command, total, replies = server.measure(measured, f"{case.name.replace(' ', '_')}-{case.size}-{variant}",
+                                             case.paced)
     if variant != "script" and case.check:
         bad = [r for r in replies if not case.check(r)]
         if bad:
@@ -879,11 +892,11 @@ class Server:
         subprocess.run(["callgrind_control", *args, str(self.proc.pid)], check=True,
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
-    def measure(self, calls, label):
+    def measure(self, calls, label, paced=False):
         """Runs `calls` (the warm-up done) and returns the instructions of the
         whole run: (inside processCommand, the whole server), and the replies."""
         self.control("-z")
-        replies = self.conn.pipeline(calls)
+        replies = self.conn.pipeline(calls, paced)
         for reply in replies:
             if isinstance(reply, ReplyError):
                 raise reply
@@ -970,11 +983,12 @@ def run_case(server, case, variant, calls, syntax):
     data(server.conn, prefix, warm + calls)
     server.control("-i", "on")
     warmup = [c for i in range(warm) for c in per_call(i, prefix)]
-    for reply in server.conn.pipeline(warmup):
+    for reply in server.conn.pipeline(warmup, case.paced):
         if isinstance(reply, ReplyError):
             raise SystemExit(f"guard: {case.label} ({variant}) warm-up: {reply}")
     measured = [c for i in range(warm, warm + calls) for c in per_call(i, prefix)]
-    command, total, replies = server.measure(measured, f"{case.name.replace(' ', '_')}-{case.size}-{variant}")
+    command, total, replies = server.measure(measured, f"{case.name.replace(' ', '_')}-{case.size}-{variant}",
+                                             case.paced)
     if variant == "zkit" and case.check:
         bad = [r for r in replies if not case.check(r)]
         if bad:
