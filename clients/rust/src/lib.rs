@@ -68,6 +68,33 @@ pub use worker::{
     WorkerError, REASON_MAX_CHARS,
 };
 
+/// A merge in steps ([`Zkit::rank_merge_step`]):
+///
+/// ```no_run
+/// use zkit::{RankMergeOptions, Step, Zkit};
+///
+/// # fn main() -> redis::RedisResult<()> {
+/// # let mut z = Zkit::new(redis::Client::open("redis://127.0.0.1:6379")?.get_connection()?);
+/// let sources = ["{room42}:mon", "{room42}:tue"];
+/// let mut cursor = "0".to_string();
+/// loop {
+///     let step = Step::new(1000, "{room42}:week:tmp", &cursor);
+///     let reply = z.rank_merge_step("{room42}:week", &sources, step, RankMergeOptions::default())?;
+///     if reply.is_done() {
+///         break; // {room42}:week holds the merge of both days
+///     }
+///     cursor = reply.cursor;
+/// }
+/// # Ok(())
+/// # }
+/// ```
+impl MergeStep {
+    /// Whether this was the last step: destkey holds the merge.
+    pub fn is_done(&self) -> bool {
+        self.cursor == "0"
+    }
+}
+
 /// zkit's commands over a connection: `Zkit::new(connection)`, then one
 /// method per command (`rank_gift`, `delay_poll`, ...).
 pub struct Zkit<C> {

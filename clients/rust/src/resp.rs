@@ -7,8 +7,6 @@ use std::collections::HashMap;
 
 use redis::{from_redis_value, FromRedisValue, ParsingError, Value};
 
-use crate::replies::MergeStep;
-
 /// The elements of a fixed-length reply, read in order.
 pub(crate) struct Items(std::vec::IntoIter<Value>);
 
@@ -147,32 +145,5 @@ impl<T: FromRedisValue> FromRedisValue for Applied<T> {
             already_applied: from_redis_value(flag)?,
             reply: T::from_redis_value(Value::Array(items))?,
         })
-    }
-}
-
-/// A merge in steps ([`Zkit::rank_merge_step`](crate::Zkit::rank_merge_step)):
-///
-/// ```no_run
-/// use zkit::{RankMergeOptions, Step, Zkit};
-///
-/// # fn main() -> redis::RedisResult<()> {
-/// # let mut z = Zkit::new(redis::Client::open("redis://127.0.0.1:6379")?.get_connection()?);
-/// let sources = ["{room42}:mon", "{room42}:tue"];
-/// let mut cursor = "0".to_string();
-/// loop {
-///     let step = Step::new(1000, "{room42}:week:tmp", &cursor);
-///     let reply = z.rank_merge_step("{room42}:week", &sources, step, RankMergeOptions::default())?;
-///     if reply.is_done() {
-///         break; // {room42}:week holds the merge of both days
-///     }
-///     cursor = reply.cursor;
-/// }
-/// # Ok(())
-/// # }
-/// ```
-impl MergeStep {
-    /// Whether this was the last step: destkey holds the merge.
-    pub fn is_done(&self) -> bool {
-        self.cursor == "0"
     }
 }
