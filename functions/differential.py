@@ -275,9 +275,9 @@ KEY_POOL = {
 }
 
 #: What the library refuses where the module serves it (docs/functions.md,
-#: "Where the library differs"): groups and repeating jobs.
-MODULE_ONLY_COMMANDS = {"DELAY.GROUP", "DELAY.GROUPS", "DELAY.SCHEDULE", "DELAY.UNSCHEDULE", "DELAY.SCHEDULES"}
-MODULE_ONLY_OPTIONS = {("DELAY.ADD", "group")}
+#: "Where the library differs"): repeating jobs.
+MODULE_ONLY_COMMANDS = {"DELAY.SCHEDULE", "DELAY.UNSCHEDULE", "DELAY.SCHEDULES"}
+MODULE_ONLY_OPTIONS: set = set()
 
 TIEBREAK_EPOCH = 1704067200000
 TIEBREAK_END = TIEBREAK_EPOCH + (1 << 41)

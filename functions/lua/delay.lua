@@ -4,6 +4,7 @@
 
 local int_text, arg_score = rt.int_text, rt.arg_score
 local MAX_DEAD_PER_POLL = LIMITS.MAX_DEAD_PER_POLL
+local MAX_SKIPPED_PER_POLL = LIMITS.MAX_SKIPPED_PER_POLL
 local TRIM_SPARE, EXPIRED_REASON = LIMITS.JOB_TRIM_SPARE, LIMITS.JOB_EXPIRED_REASON
 local job = rt.job
 local LEASE_OUT_OF_RANGE = function()
@@ -42,8 +43,23 @@ end
 local Queue = {}
 Queue.__index = Queue
 
-local function queue_of(key, lease, jobs)
-  return setmetatable({ key = key, lease = lease, jobs = jobs }, Queue)
+-- `admission`: with the queue's data, what the claim took of each group,
+-- across its lanes (groups.lua).
+local function queue_of(key, lease, jobs, admission)
+  return setmetatable({ key = key, lease = lease, jobs = jobs, admission = jobs and admission }, Queue)
+end
+
+-- The queue is the in-flight set it leases into: every task it holds was
+-- delivered before.
+function Queue:polls_its_inflight_set()
+  return self.lease ~= nil and self.lease.inflight == self.key
+end
+
+-- Whether the claim may take `task`: its group, if any, within its limits.
+-- A redelivery from the in-flight set holds its group's slot already.
+function Queue:admit(task)
+  local enters = self.lease ~= nil and not self:polls_its_inflight_set()
+  return self.admission:admit(self.jobs.data, task, enters)
 end
 
 -- The bound of the tasks due at `now_ms`, as ZRANGE BYSCORE reads it: a
@@ -152,6 +168,13 @@ function Queue:bury(tasks, now_ms, expired)
     for _, name in ipairs(trimmed) do
       job.delete_data(data, name)
     end
+    -- Dead while in flight (redelivered from its in-flight set): its
+    -- group's slot comes free.
+    if self:polls_its_inflight_set() then
+      for _, task in ipairs(tasks) do
+        rt.groups.release(data, task[1])
+      end
+    end
   end
 end
 
@@ -188,18 +211,22 @@ function Queue:delivered(tasks)
       end
     end
   end
+  if self.admission then
+    self.admission:write(jobs.data)
+  end
   return infos
 end
 
 -- Due tasks split into those to deliver (up to count), those delivered
 -- max_deliveries times already and those past their not-started-by
 -- deadline (logic/delay.rs `sort_out`), at most MAX_DEAD_PER_POLL of the
--- two.
+-- two; the tasks of a group at its limits are passed over, at most
+-- MAX_SKIPPED_PER_POLL of them.
 local function sort_out(queue, now_ms, count, max_deliveries)
   local live, dead, expired = {}, {}, {}
-  local seen, limit = 0, count
+  local seen, limit, skipped = 0, count, 0
   local function done()
-    return #live == count or #dead + #expired == MAX_DEAD_PER_POLL
+    return #live == count or #dead + #expired == MAX_DEAD_PER_POLL or skipped == MAX_SKIPPED_PER_POLL
   end
   while true do
     local batch = queue:due(now_ms, limit)
@@ -220,6 +247,8 @@ local function sort_out(queue, now_ms, count, max_deliveries)
         dead[#dead + 1] = task
       elseif deadline and deadline < now_ms then
         expired[#expired + 1] = task
+      elseif queue.admission and not queue:admit(task[1]) then
+        skipped = skipped + 1
       else
         live[#live + 1] = task
       end
@@ -291,12 +320,13 @@ end
 -- -> the tasks delivered, and with WITHDATA their infos.
 local function claim_lanes(lanes, lease, jobs, now_ms, count, first)
   local tasks, infos = {}, jobs and jobs.with_data and {} or nil
+  local admission = rt.groups.admission(now_ms)
   for i, key in ipairs(lanes) do
     local wanted = count - #tasks
     if wanted == 0 then
       break
     end
-    local queue = queue_of(key, lease, jobs)
+    local queue = queue_of(key, lease, jobs, admission)
     local lane_first = first
     if i > 1 and first then
       lane_first = queue:due(now_ms, wanted)
@@ -430,8 +460,9 @@ handlers['delay.poll'] = function(v)
     local room, retry_after_ms = rt.rate_window.room(rate.log, now, rate.window_ms, rate.limit)
     if not room then
       -- Limited only when a claim would deliver: nothing is spent either way.
+      local admission = rt.groups.admission(now)
       for _, lane in ipairs(lanes) do
-        if deliverable(queue_of(lane, lease, jobs), now) then
+        if deliverable(queue_of(lane, lease, jobs, admission), now) then
           return poll_reply({}, nil, lease, with_tokens, rate, retry_after_ms)
         end
       end
@@ -535,6 +566,7 @@ handlers['delay.ack'] = function(v)
   end
   if data ~= false then
     for _, task in ipairs(removed) do
+      rt.groups.release(data, task)
       job.delete_data(data, task)
     end
   end
@@ -589,6 +621,10 @@ handlers['delay.nack'] = function(v)
     rt.call('HDEL', data, job.WORKER .. task)
     if reason ~= false then
       rt.call('HSET', data, job.REASON .. task, reason)
+    end
+    -- Out of flight until claimed again: its group's slot comes free.
+    if inflight ~= queue then
+      rt.groups.release(data, task)
     end
   end
   return 1
@@ -681,14 +717,7 @@ handlers['delay.stats'] = function(v)
   }
 end
 
--- Groups and repeating jobs are the module's alone (docs/functions.md).
-handlers['delay.group'] = function()
-  job.not_in_library('DELAY.GROUP', 'groups')
-end
-
-handlers['delay.groups'] = function()
-  job.not_in_library('DELAY.GROUPS', 'groups')
-end
+-- Repeating jobs are the module's alone (docs/functions.md).
 
 handlers['delay.schedule'] = function()
   job.not_in_library('DELAY.SCHEDULE', 'repeating jobs')

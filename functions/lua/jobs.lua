@@ -18,8 +18,9 @@ local LARGEST_REPLY = 9223372036854774784
 -- A task's fields: a one-letter tag, ':' and the task id (logic/jobs.rs
 -- `Field`); the queue's own state is in a field without that shape.
 job.PAYLOAD, job.DEADLINE, job.REASON, job.DIED_WITH, job.WORKER = 'p:', 'x:', 'r:', 'd:', 'w:'
+job.GROUP = 'g:'
 job.PAUSED = 'paused'
-local ALL_FIELDS = { job.PAYLOAD, job.DEADLINE, job.REASON, job.DIED_WITH, job.WORKER }
+local ALL_FIELDS = { job.PAYLOAD, job.DEADLINE, job.REASON, job.DIED_WITH, job.WORKER, job.GROUP }
 
 -- Every field of the task goes: it is done, or forgotten.
 function job.delete_data(data, task)
@@ -28,10 +29,9 @@ function job.delete_data(data, task)
   end
 end
 
--- A field's integer, as Rust's `str::parse::<i64>` reads it (a sign, digits,
--- leading zeros allowed), or nil when the field is absent or holds none.
-function job.int_field(data, field)
-  local text = call('HGET', data, field)
+-- A text's integer, as Rust's `str::parse::<i64>` reads it (a sign, digits,
+-- leading zeros allowed), or nil when it holds none (or is nil).
+function job.int_of(text)
   if not text then
     return nil
   end
@@ -48,6 +48,11 @@ function job.int_field(data, field)
   return value >= TWO_63 and LARGEST_REPLY or value
 end
 
+-- A field's integer (`job.int_of`), or nil when the field is absent.
+function job.int_field(data, field)
+  return job.int_of(call('HGET', data, field))
+end
+
 -- What the library refuses where the module serves it (docs/functions.md,
 -- "Where the library differs"): `what` (a command or an option) and the
 -- feature it belongs to.
@@ -55,8 +60,7 @@ function job.not_in_library(what, feature)
   rt.fail('ERR ' .. what .. ' is not in the Functions library: ' .. feature .. ' need the zkit module')
 end
 
--- How many groups of the queue whose data is `data` are at their cap (the
--- module's count; the library writes no group).
+-- How many groups of the queue whose data is `data` are at their cap.
 function job.capped_groups(data)
   return job.int_field(data, 'capped') or 0
 end
@@ -160,7 +164,6 @@ handlers['delay.add'] = function(v)
     if data == false then
       job.needs_data('GROUP')
     end
-    job.not_in_library('GROUP', 'groups')
   end
   local within_ms
   if within ~= false then
@@ -228,6 +231,11 @@ handlers['delay.add'] = function(v)
             call('HSET', data, job.DEADLINE .. task, int_text(deadline))
           else
             call('HDEL', data, job.DEADLINE .. task)
+          end
+          if group ~= false then
+            call('HSET', data, job.GROUP .. task, group)
+          else
+            call('HDEL', data, job.GROUP .. task)
           end
         end
       end

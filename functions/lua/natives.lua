@@ -149,19 +149,32 @@ natives['delay.poll'] = {
   { 'ZCARD ZRANGE ZCOUNT ZSCORE ZREMRANGEBYSCORE ZADD PEXPIREAT', on = 'log', later = true },
 }
 
--- Groups and repeating jobs are refused before anything runs.
-natives['delay.group'] = {}
-natives['delay.groups'] = {}
+-- A group's limits and counts are fields of the DATA hash; the count of
+-- capped groups is read after its limits are written.
+natives['delay.group'] = {
+  { 'ZCARD', on = 'queue' },
+  { 'HLEN HGET', on = 'data' },
+  { 'HGET HSET HDEL', on = 'data', later = true },
+}
+
+natives['delay.groups'] = {
+  { 'TIME' },
+  { 'ZCARD', on = 'queue' },
+  { 'HGETALL', on = 'data' },
+}
+
+-- Repeating jobs are refused before anything runs.
 natives['delay.schedule'] = {}
 natives['delay.unschedule'] = {}
 natives['delay.schedules'] = {}
 
+-- With DATA, a task's group gets its slot back (HGET, HSET) as its data goes.
 natives['delay.ack'] = {
   { 'ZCARD ZSCORE ZREM', on = 'inflight' },
   { 'ZCARD', on = 'deliveries' },
   { 'ZREM', on = 'deliveries', later = true },
   { 'HLEN', on = 'data' },
-  { 'HDEL', on = 'data', later = true },
+  { 'HGET HSET HDEL', on = 'data', later = true },
 }
 
 natives['delay.nack'] = {
@@ -170,8 +183,7 @@ natives['delay.nack'] = {
   { 'ZADD', on = 'queue', later = true },
   { 'ZCARD ZSCORE ZREM', on = 'inflight' },
   { 'HLEN', on = 'data' },
-  { 'HDEL', on = 'data', later = true },
-  { 'HSET', on = 'data', when = 'reason', later = true },
+  { 'HGET HSET HDEL', on = 'data', later = true },
 }
 
 natives['delay.touch'] = {

@@ -1197,6 +1197,7 @@ local PROBES = {
   HGET = { KEY, 'f' },
   HEXISTS = { KEY, 'f' },
   HLEN = { KEY },
+  HGETALL = { KEY },
   MEMORY = { 'USAGE', KEY },
 }
 

@@ -10,7 +10,6 @@
 use smallvec::SmallVec;
 
 use crate::logic::clock::deadline;
-use crate::logic::groups::MAX_SKIPPED_PER_POLL;
 use crate::logic::jobs;
 
 /// The highest score that is due at `now_ms` (inclusive): the double just
@@ -118,6 +117,11 @@ pub fn check_dead_letter_keys(
 /// ([`TaskQueue::leave_dead_for_later`]), so a live task behind any number
 /// of dead ones is served.
 pub const MAX_DEAD_PER_POLL: usize = 1000;
+
+/// The most due tasks one claim passes over because their group is at its
+/// limits (`logic::groups`): past that it stops looking, so its work stays
+/// bounded when one group fills the head of the queue.
+pub const MAX_SKIPPED_PER_POLL: usize = 1000;
 
 /// A lease on claimed tasks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -12,11 +12,6 @@
 
 use crate::logic::rate::{cutoff, Limit};
 
-/// The most due tasks one claim passes over because their group is at its
-/// limits: past that it stops looking, so its work stays bounded when one
-/// group fills the head of the queue.
-pub const MAX_SKIPPED_PER_POLL: usize = 1000;
-
 /// The largest rate limit a group takes: its log of claim times is one
 /// field, rewritten by each claim.
 pub const MAX_GROUP_RATE: i64 = 10_000;

@@ -561,7 +561,7 @@ mod tests {
     /// the module does, the bounds its range errors name, the limits it
     /// checks and the defaults of the configs it cannot read.
     fn constants_json() -> String {
-        use crate::logic::{clock, delay, family, idmp, jobs, merge, rank, rate};
+        use crate::logic::{clock, delay, family, groups, idmp, jobs, merge, rank, rate};
         let fixed = |error: ZkitError| json!(error.to_string());
         let errors = json!({
             "wrong_type": fixed(ZkitError::WrongType),
@@ -674,6 +674,7 @@ mod tests {
             "NOT_ZERO": bound::NOT_ZERO,
             "DUE_MS": bound::DUE_MS,
             "PERCENTILE": bound::PERCENTILE,
+            "GROUP_RATE": bound::GROUP_RATE,
         });
         let limits = json!({
             "MAX_DURATION_MS": clock::MAX_DURATION_MS,
@@ -692,6 +693,8 @@ mod tests {
             "JOB_MAX_DUE_MS": jobs::MAX_DUE_MS,
             "JOB_TRIM_SPARE": jobs::TRIM_SPARE,
             "JOB_EXPIRED_REASON": std::str::from_utf8(jobs::EXPIRED_REASON).unwrap(),
+            "GROUP_MAX_RATE": groups::MAX_GROUP_RATE,
+            "MAX_SKIPPED_PER_POLL": delay::MAX_SKIPPED_PER_POLL,
         });
         // The configs a function cannot read: their defaults (the library's
         // users set others at the top of zkit.lua).

@@ -252,23 +252,14 @@ export async function everyCommand(z, native) {
   // Groups: acme's cap holds, the other tenant is still served.
   const tenants = '{t}:tenants';
   const tenantData = '{t}:tenants:data';
-  if (ENGINE === 'functions') {
-    // The library refuses groups before it reads or writes anything.
-    const groups = /groups need the zkit module/;
-    await assert.rejects(c.delayGroup(tenants, tenantData, 'acme', { cap: 1 }), groups);
-    await assert.rejects(c.delayGroups(tenants, tenantData), groups);
-    await assert.rejects(c.delayAdd(tenants, [{ dueMs: 0, task: 'a:1' }], { data: tenantData, group: 'acme' }), groups);
-    assert.equal(await native.exists(tenants, tenantData), 0);
-  } else {
-    assert.equal(await c.delayGroup(tenants, tenantData, 'acme', { cap: 1, rate: { windowMs: 60000, limit: 10 } }), true);
-    assert.deepEqual(await c.delayAdd(tenants, { data: tenantData, group: 'acme', jobs: [{ dueMs: 0, task: 'a:1', payload: 'x' }, { dueMs: 0, task: 'a:2', payload: 'x' }] }), [1, 1]);
-    assert.deepEqual(await c.delayAdd(tenants, [{ dueMs: 0, task: 'z:1' }], { data: tenantData, group: 'zeta' }), [1]);
-    const tenantLease = { key: '{t}:tenants:inflight', ms: 60000 };
-    assert.deepEqual((await c.delayPoll(tenants, { count: 5, lease: tenantLease, data: tenantData })).map((task) => task.task).sort(), ['a:1', 'z:1']);
-    const [acme] = await c.delayGroups(tenants, tenantData);
-    assert.deepEqual(acme, { group: 'acme', inflight: 1, cap: 1, rateLimit: 10, windowMs: 60000, capped: true, rateLimited: false });
-    assert.equal((await c.delayStats(tenants, { data: tenantData })).cappedGroups, 1);
-  }
+  assert.equal(await c.delayGroup(tenants, tenantData, 'acme', { cap: 1, rate: { windowMs: 60000, limit: 10 } }), true);
+  assert.deepEqual(await c.delayAdd(tenants, { data: tenantData, group: 'acme', jobs: [{ dueMs: 0, task: 'a:1', payload: 'x' }, { dueMs: 0, task: 'a:2', payload: 'x' }] }), [1, 1]);
+  assert.deepEqual(await c.delayAdd(tenants, [{ dueMs: 0, task: 'z:1' }], { data: tenantData, group: 'zeta' }), [1]);
+  const tenantLease = { key: '{t}:tenants:inflight', ms: 60000 };
+  assert.deepEqual((await c.delayPoll(tenants, { count: 5, lease: tenantLease, data: tenantData })).map((task) => task.task).sort(), ['a:1', 'z:1']);
+  const [acme] = await c.delayGroups(tenants, tenantData);
+  assert.deepEqual(acme, { group: 'acme', inflight: 1, cap: 1, rateLimit: 10, windowMs: 60000, capped: true, rateLimited: false });
+  assert.equal((await c.delayStats(tenants, { data: tenantData })).cappedGroups, 1);
   // Rate-limited claims: one per minute across workers.
   const rate = { log: '{t}:rated:log', windowMs: 60000, limit: 1 };
   assert.deepEqual(await c.delayAdd('{t}:rated', { data: tenantData, jobs: [{ dueMs: 0, task: 'r:1', payload: 'x' }, { dueMs: 0, task: 'r:2', payload: 'y' }] }), [1, 1]);

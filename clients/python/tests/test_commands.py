@@ -221,21 +221,14 @@ async def every_command(z: Any, r: Any) -> None:
     assert await _get(z.delay_bpoll(high, 1, lanes=[low])) is None
     # Groups: acme's cap holds, the other tenant is still served.
     tenants, tenant_data, tenant_held = k("{t}:tenants"), k("{t}:tenants:data"), k("{t}:tenants:inflight")
-    if ENGINE == "functions":
-        # The library refuses groups before it reads or writes anything.
-        for refused in (lambda: z.delay_group(tenants, tenant_data, "acme", cap=1), lambda: z.delay_groups(tenants, tenant_data),
-                        lambda: z.delay_add(tenants, data=tenant_data, group="acme", tasks=[(0, "a:1")])):
-            await _refused(refused, "groups need the zkit module")
-        assert await _get(r.exists(tenants, tenant_data)) == 0
-    else:
-        assert await _get(z.delay_group(tenants, tenant_data, "acme", cap=1, rate=(60000, 10))) is True
-        assert await _get(z.delay_add(tenants, data=tenant_data, group="acme", jobs=[(0, "a:1", "x"), (0, "a:2", "x")])) == [1, 1]
-        assert await _get(z.delay_add(tenants, data=tenant_data, group="zeta", tasks=[(0, "z:1")])) == [1]
-        held = await _get(z.delay_poll(tenants, count=5, lease=(tenant_held, 60000), data=tenant_data))
-        assert sorted(t.task for t in held) == ["a:1", "z:1"]
-        [acme] = await _get(z.delay_groups(tenants, tenant_data))
-        assert (acme.group, acme.inflight, acme.cap, acme.rate_limit, acme.window_ms, acme.capped) == ("acme", 1, 1, 10, 60000, True)
-        assert (await _get(z.delay_stats(tenants, data=tenant_data))).capped_groups == 1
+    assert await _get(z.delay_group(tenants, tenant_data, "acme", cap=1, rate=(60000, 10))) is True
+    assert await _get(z.delay_add(tenants, data=tenant_data, group="acme", jobs=[(0, "a:1", "x"), (0, "a:2", "x")])) == [1, 1]
+    assert await _get(z.delay_add(tenants, data=tenant_data, group="zeta", tasks=[(0, "z:1")])) == [1]
+    held = await _get(z.delay_poll(tenants, count=5, lease=(tenant_held, 60000), data=tenant_data))
+    assert sorted(t.task for t in held) == ["a:1", "z:1"]
+    [acme] = await _get(z.delay_groups(tenants, tenant_data))
+    assert (acme.group, acme.inflight, acme.cap, acme.rate_limit, acme.window_ms, acme.capped) == ("acme", 1, 1, 10, 60000, True)
+    assert (await _get(z.delay_stats(tenants, data=tenant_data))).capped_groups == 1
     # Rate-limited claims: one per minute across workers.
     rated, rate_log = k("{t}:rated"), k("{t}:rated:log")
     assert await _get(z.delay_add(rated, data=tenant_data, jobs=[(0, "r:1", "x"), (0, "r:2", "y")])) == [1, 1]

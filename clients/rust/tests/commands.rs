@@ -135,28 +135,12 @@ fn refused<T: std::fmt::Debug>(
     assert_eq!(written, 0);
 }
 
-/// Groups: acme's cap holds, the other tenant is still served (the library
-/// refuses groups).
+/// Groups: acme's cap holds, the other tenant is still served.
 fn groups<C: Transport + ConnectionLike>(
     z: &mut Zkit<C>,
     k: &impl Fn(&str) -> String,
 ) -> RedisResult<()> {
     let (tenants, tenant_data) = (k("{t}:tenants"), k("{t}:tenants:data"));
-    if library_engine() {
-        let keys = [tenants.as_str(), tenant_data.as_str()];
-        let reply = z.delay_group(&tenants, &tenant_data, "acme", Default::default());
-        refused(z, reply, "groups", keys);
-        let reply = z.delay_groups(&tenants, &tenant_data);
-        refused(z, reply, "groups", keys);
-        let grouped = DelayAddOptions {
-            data: Some(&tenant_data),
-            group: Some("acme"),
-            ..Default::default()
-        };
-        let reply = z.delay_add(&tenants, &[(0, "a:1")], grouped);
-        refused(z, reply, "groups", keys);
-        return Ok(());
-    }
     let tenant_held = k("{t}:tenants:inflight");
     let limits = DelayGroupOptions {
         cap: Some(1),
