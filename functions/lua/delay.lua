@@ -46,7 +46,7 @@ Queue.__index = Queue
 -- `admission`: with the queue's data, what the claim took of each group,
 -- across its lanes (groups.lua).
 local function queue_of(key, lease, jobs, admission)
-  return setmetatable({ key = key, lease = lease, jobs = jobs, admission = jobs and admission }, Queue)
+  return setmetatable({ key = key, lease = lease, jobs = jobs, admission = admission }, Queue)
 end
 
 -- The queue is the in-flight set it leases into: every task it holds was
@@ -320,7 +320,7 @@ end
 -- -> the tasks delivered, and with WITHDATA their infos.
 local function claim_lanes(lanes, lease, jobs, now_ms, count, first)
   local tasks, infos = {}, jobs and jobs.with_data and {} or nil
-  local admission = rt.groups.admission(now_ms)
+  local admission = jobs and rt.groups.admission(now_ms)
   for i, key in ipairs(lanes) do
     local wanted = count - #tasks
     if wanted == 0 then
@@ -460,7 +460,7 @@ handlers['delay.poll'] = function(v)
     local room, retry_after_ms = rt.rate_window.room(rate.log, now, rate.window_ms, rate.limit)
     if not room then
       -- Limited only when a claim would deliver: nothing is spent either way.
-      local admission = rt.groups.admission(now)
+      local admission = jobs and rt.groups.admission(now)
       for _, lane in ipairs(lanes) do
         if deliverable(queue_of(lane, lease, jobs, admission), now) then
           return poll_reply({}, nil, lease, with_tokens, rate, retry_after_ms)
