@@ -587,14 +587,15 @@ class LibraryCase:
     """One command at one size: its data, the module's argv (`zkit(i, p)`),
     the call's keys (`keys(i, p)`, what FCALL declares), and the script
     (a file of bench/lua) with its arguments (`script_args(i, p)`, after
-    the same keys unless `script_keys(i, p)` says others)."""
+    the same keys unless `script_keys(i, p)` says others); `paced` as for
+    a `Case`."""
 
     def __init__(self, name, size, data, zkit, keys, script, script_args, script_keys=None, calls=None,
-                 check=None):
+                 check=None, paced=False):
         self.name, self.size, self.data, self.zkit, self.keys = name, size, data, zkit, keys
         self.script, self.script_args = script, script_args
         self.script_keys = script_keys or keys
-        self.calls, self.check = calls, check
+        self.calls, self.check, self.paced = calls, check, paced
 
     @property
     def label(self):

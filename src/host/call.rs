@@ -7,8 +7,6 @@ use redis_module::raw;
 use smallvec::SmallVec;
 
 use super::api;
-use super::ctx::Ctx;
-use super::error::HostError;
 use super::string::OwnedRStr;
 use super::string::RStr;
 
@@ -21,8 +19,8 @@ use super::string::RStr;
 /// when the module loads ([`find_native_commands`]): the server renames
 /// commands only while it reads its config, before it loads any module, and
 /// neither Redis nor Valkey can rename one at run time. A command that needs
-/// a missing one refuses before its first write ([`Ctx::require`]), with
-/// [`HostError::CommandUnavailable`].
+/// a missing one refuses before its first write (`Ctx::require`), with
+/// `HostError::CommandUnavailable`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Native {
     Zadd,
@@ -118,18 +116,14 @@ impl Native {
 /// One bit per [`Native`] the server lacked at load ([`Native::bit`]).
 static MISSING_NATIVES: AtomicU32 = AtomicU32::new(0);
 
-/// Looks every [`Native`] up, without running any and without touching a
-/// key, and remembers the ones the server lacks (renamed or disabled by
-/// `rename-command`); returns them. Call at load.
-///
-/// Each is called with no arguments: RM_Call looks the name up first (no
-/// such command: `ENOENT`), then checks the arity (every command of the list
-/// takes arguments: `EINVAL`), and runs nothing, counts nothing in
-/// commandstats or errorstats, and writes no error reply.
-pub fn find_native_commands(ctx: &Ctx) -> Vec<Native> {
+/// Looks every [`Native`] up with `has_command`, without running any and
+/// without touching a key, and remembers the ones the server lacks
+/// (renamed or disabled by `rename-command`); returns them. Call at load
+/// (`Ctx::find_native_commands`).
+pub(super) fn find_native_commands(has_command: impl Fn(&CStr) -> bool) -> Vec<Native> {
     let mut missing = 0;
     for native in Native::ALL {
-        if !ctx.has_command(native.name()) {
+        if !has_command(native.name()) {
             missing |= native.bit();
         }
     }
@@ -138,33 +132,6 @@ pub fn find_native_commands(ctx: &Ctx) -> Vec<Native> {
         .into_iter()
         .filter(|native| !native.is_available())
         .collect()
-}
-
-impl Ctx {
-    /// Refuses with [`HostError::CommandUnavailable`] if the server lacks
-    /// any of `natives`. Every write (a key opened for writing, an unlink,
-    /// a store, a rename, a replicated call) requires [`Native::RECORDED`]
-    /// first, so on a server that lacks one of those the first write
-    /// refuses and no later one can; a command requires, before its first
-    /// write, every other native command it runs after that write.
-    pub fn require(&self, natives: &[Native]) -> Result<(), HostError> {
-        match natives.iter().find(|native| !native.is_available()) {
-            Some(native) => Err(HostError::CommandUnavailable(native.text())),
-            None => Ok(()),
-        }
-    }
-
-    /// Whether the server has a command named `name` (see
-    /// [`find_native_commands`]).
-    fn has_command(&self, name: &CStr) -> bool {
-        // SAFETY: valid context and name; an empty format: no arguments, no
-        // modifiers (errors come back as NULL and errno).
-        let reply = unsafe { api!(RedisModule_Call)(self.as_ptr(), name.as_ptr(), c"".as_ptr()) };
-        // Read at once: errno is what RM_Call left when it returned NULL.
-        let error = std::io::Error::last_os_error();
-        // A reply: it ran with no arguments, so it exists (no Native does).
-        CallReply::adopt(reply).is_some() || error.kind() != std::io::ErrorKind::NotFound
-    }
 }
 
 /// One argument of a native command zkit runs or replicates.
@@ -298,7 +265,7 @@ macro_rules! call_with_args {
 }
 pub(super) use call_with_args;
 
-/// The reply of a native command run with [`Ctx::call`]; freed when dropped.
+/// The reply of a native command run with `Ctx::call`; freed when dropped.
 pub struct CallReply {
     ptr: NonNull<raw::RedisModuleCallReply>,
 }
@@ -308,125 +275,6 @@ pub struct CallReply {
 pub struct ReplyRef<'a> {
     ptr: NonNull<raw::RedisModuleCallReply>,
     _owner: PhantomData<&'a CallReply>,
-}
-
-impl Ctx {
-    /// Runs a native command inside this one, for what the low-level key API
-    /// cannot do (ranks, sets). The call is not replicated on its own:
-    /// commands replicate their effects explicitly with [`Ctx::replicate`].
-    /// Replies come in RESP3, so scores arrive as doubles.
-    pub fn call(&self, command: Native, args: &[CallArg<'_>]) -> Result<CallReply, HostError> {
-        self.call_native(command, args, false)
-    }
-
-    /// Like [`Ctx::call`] for a write whose effect is the native command
-    /// itself (SADD, SREM): Redis propagates it to replicas and the AOF, only
-    /// if it changed something, with the other effects of this command.
-    pub fn call_replicated(
-        &self,
-        command: Native,
-        args: &[CallArg<'_>],
-    ) -> Result<CallReply, HostError> {
-        self.call_native(command, args, true)
-    }
-
-    fn call_native(
-        &self,
-        command: Native,
-        args: &[CallArg<'_>],
-        replicate: bool,
-    ) -> Result<CallReply, HostError> {
-        self.require(&[command])?;
-        if replicate {
-            self.require(&Native::RECORDED)?;
-            self.effects.borrow_mut().called_a_write = true;
-        }
-        let name = command.name();
-        let reply = match args {
-            // The usual call (ZREVRANK key member, SADD set member): two
-            // strings passed as they are, nothing to create or free.
-            [CallArg::Str(first), CallArg::Str(second)] => {
-                let format: &CStr = if replicate { c"!3Ess" } else { c"3Ess" };
-                // SAFETY: valid context and command name; the format's
-                // letters as below, then two strings alive until the call
-                // returns (Redis takes its own references).
-                unsafe {
-                    api!(RedisModule_Call)(
-                        self.as_ptr(),
-                        name.as_ptr(),
-                        format.as_ptr(),
-                        first.as_ptr(),
-                        second.as_ptr(),
-                    )
-                }
-            }
-            _ => {
-                let call_args = CallArgs::new(args);
-                // SAFETY: valid context; "!": propagate the call, "3": RESP3
-                // replies, "E": errors as error replies; then one string per
-                // "s", or a vector and its length for "v", all alive until the
-                // call returns (Redis takes its own references).
-                unsafe {
-                    if replicate {
-                        call_with_args!(
-                            api!(RedisModule_Call),
-                            self.as_ptr(),
-                            name.as_ptr(),
-                            "!3E",
-                            call_args
-                        )
-                    } else {
-                        call_with_args!(
-                            api!(RedisModule_Call),
-                            self.as_ptr(),
-                            name.as_ptr(),
-                            "3E",
-                            call_args
-                        )
-                    }
-                }
-            }
-        };
-        let reply = CallReply::adopt(reply).ok_or_else(|| {
-            HostError::Internal(format!(
-                "{} could not be called ({})",
-                command.text(),
-                std::io::Error::last_os_error()
-            ))
-        })?;
-        if let Some(message) = reply.get().error() {
-            return Err(HostError::Internal(format!(
-                "{} failed: {message}",
-                command.text()
-            )));
-        }
-        Ok(reply)
-    }
-}
-
-impl Ctx {
-    /// A numeric server config, as `CONFIG GET name` reads it.
-    pub fn server_config_number(&self, name: &str) -> Result<i64, HostError> {
-        self.require(&[Native::Config])?;
-        let args = CallArgs::new(&[CallArg::Bytes(b"GET"), CallArg::Bytes(name.as_bytes())]);
-        // SAFETY: valid context; "E": errors as replies, RESP2 (so the reply
-        // is the array `[name, value]`); strings alive until the call returns.
-        let reply = unsafe {
-            call_with_args!(
-                api!(RedisModule_Call),
-                self.as_ptr(),
-                Native::Config.name().as_ptr(),
-                "E",
-                args
-            )
-        };
-        CallReply::adopt(reply)
-            .and_then(|reply| {
-                let value = reply.get().element(1)?.bytes()?;
-                std::str::from_utf8(value).ok()?.parse().ok()
-            })
-            .ok_or_else(|| HostError::Internal(format!("CONFIG GET {name} gave no number")))
-    }
 }
 
 impl CallReply {
@@ -509,6 +357,19 @@ impl<'a> ReplyRef<'a> {
         (self.kind() == raw::REDISMODULE_REPLY_ERROR as c_int)
             .then(|| String::from_utf8_lossy(self.bytes().unwrap_or_default()).into_owned())
     }
+}
+
+/// Propagates a native command to replicas and the AOF, in the context
+/// `ctx` of the running call. All commands one call replicates reach them
+/// wrapped in one MULTI/EXEC.
+pub(super) fn replicate(ctx: *mut raw::RedisModuleCtx, command: &CStr, args: &[CallArg<'_>]) {
+    let args = CallArgs::new(args);
+    // SAFETY: valid context; one string per "s" (or a vector and its
+    // length for "v"), alive until the call returns: Redis takes its own
+    // references.
+    let status =
+        unsafe { call_with_args!(api!(RedisModule_Replicate), ctx, command.as_ptr(), "", args) };
+    debug_assert_eq!(status, raw::REDISMODULE_OK as c_int);
 }
 
 #[cfg(test)]

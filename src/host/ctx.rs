@@ -5,8 +5,9 @@ use std::ops::Range;
 use redis_module::raw;
 
 use super::api;
-use super::call::{call_with_args, CallArg, CallArgs};
-use super::effects::Effects;
+use super::call::{call_with_args, find_native_commands, CallArg, CallArgs, CallReply, Native};
+use super::effects::{native, Effects, EventClass, Kept, Word, Write};
+use super::error::HostError;
 use super::string::RStr;
 
 /// One call from the server (a command, a blocked client's callback, the
@@ -19,25 +20,6 @@ pub struct Ctx {
     /// there outlive the call, so the effects borrow them (`Ctx::keep`).
     pub(super) args: Range<*const RStr>,
     pub(super) effects: RefCell<Effects>,
-}
-
-/// The keyspace-event class of a notification, as `notify-keyspace-events`
-/// filters it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum EventClass {
-    Generic,
-    Zset,
-    Hash,
-}
-
-impl EventClass {
-    fn bits(self) -> c_int {
-        (match self {
-            EventClass::Generic => raw::REDISMODULE_NOTIFY_GENERIC,
-            EventClass::Zset => raw::REDISMODULE_NOTIFY_ZSET,
-            EventClass::Hash => raw::REDISMODULE_NOTIFY_HASH,
-        }) as c_int
-    }
 }
 
 impl Ctx {
@@ -202,23 +184,51 @@ impl Ctx {
 
     // ---- what the effects recorder sends ---------------------------------
 
-    /// Propagates a native command to replicas and the AOF. All commands one
-    /// call replicates reach them wrapped in one MULTI/EXEC.
-    pub(super) fn replicate(&self, command: &CStr, args: &[CallArg<'_>]) {
-        let args = CallArgs::new(args);
-        // SAFETY: valid context; one string per "s" (or a vector and its
-        // length for "v"), alive until the call returns: Redis takes its own
-        // references.
-        let status = unsafe {
-            call_with_args!(
-                api!(RedisModule_Replicate),
-                self.raw,
-                command.as_ptr(),
-                "",
-                args
-            )
+    /// `s` kept until the call ends (see [`Kept::of`]).
+    pub(super) fn keep(&self, s: &RStr) -> Kept {
+        Kept::of(s, &self.args)
+    }
+
+    /// A string word of a replicated command.
+    pub(super) fn word(&self, s: &RStr) -> Word {
+        Word::Str(self.keep(s))
+    }
+
+    /// Records a write this call made, to replicate and announce when the
+    /// call ends.
+    pub(super) fn record<const FIXED: usize, const ITEM: usize>(
+        &self,
+        write: Write<'_, FIXED, ITEM>,
+    ) {
+        self.effects.borrow_mut().record(&self.args, write);
+    }
+
+    /// Records a keyspace event with no write of its own (`del` when the
+    /// last member of a key was removed, the event of a `*STORE`).
+    pub(super) fn record_event_only(&self, event: (EventClass, &'static CStr), key: &RStr) {
+        self.effects
+            .borrow_mut()
+            .record_event(&self.args, event, key);
+    }
+
+    /// Whether this call has written anything yet.
+    pub(super) fn has_written(&self) -> bool {
+        !self.effects.borrow().is_empty()
+    }
+
+    /// Replicates, announces and signals what this call wrote; called when
+    /// the call ends (see `Ctx`'s `Drop`).
+    fn flush_effects(&self) {
+        let notify = |class: EventClass, event: &CStr, key: &RStr| {
+            self.notify(class, event, key);
+            // A DELAY.BPOLL waiting on the key may have something now.
+            if class == EventClass::Zset && !native::REMOVING_EVENTS.contains(&event) {
+                self.wake_waiters(key);
+            }
         };
-        debug_assert_eq!(status, raw::REDISMODULE_OK as c_int);
+        self.effects
+            .borrow()
+            .flush(self.raw, notify, |key| self.signal_modified(key));
     }
 
     /// Fires the keyspace event a native command with the same effect fires.
@@ -246,6 +256,166 @@ impl Ctx {
         unsafe {
             api!(RedisModule_Log)(self.raw, c"warning".as_ptr(), c"%s".as_ptr(), text.as_ptr())
         };
+    }
+}
+
+// ---- native commands -------------------------------------------------
+
+impl Ctx {
+    /// Refuses with [`HostError::CommandUnavailable`] if the server lacks
+    /// any of `natives`. Every write (a key opened for writing, an unlink,
+    /// a store, a rename, a replicated call) requires [`Native::RECORDED`]
+    /// first, so on a server that lacks one of those the first write
+    /// refuses and no later one can; a command requires, before its first
+    /// write, every other native command it runs after that write.
+    pub fn require(&self, natives: &[Native]) -> Result<(), HostError> {
+        match natives.iter().find(|native| !native.is_available()) {
+            Some(native) => Err(HostError::CommandUnavailable(native.text())),
+            None => Ok(()),
+        }
+    }
+
+    /// Looks every [`Native`] up, without running any and without touching
+    /// a key, and remembers the ones the server lacks (renamed or disabled
+    /// by `rename-command`); returns them. Call at load.
+    ///
+    /// Each is called with no arguments: RM_Call looks the name up first (no
+    /// such command: `ENOENT`), then checks the arity (every command of the
+    /// list takes arguments: `EINVAL`), and runs nothing, counts nothing in
+    /// commandstats or errorstats, and writes no error reply.
+    pub fn find_native_commands(&self) -> Vec<Native> {
+        find_native_commands(|name| self.has_command(name))
+    }
+
+    /// Whether the server has a command named `name` (see
+    /// [`Ctx::find_native_commands`]).
+    fn has_command(&self, name: &CStr) -> bool {
+        // SAFETY: valid context and name; an empty format: no arguments, no
+        // modifiers (errors come back as NULL and errno).
+        let reply = unsafe { api!(RedisModule_Call)(self.as_ptr(), name.as_ptr(), c"".as_ptr()) };
+        // Read at once: errno is what RM_Call left when it returned NULL.
+        let error = std::io::Error::last_os_error();
+        // A reply: it ran with no arguments, so it exists (no Native does).
+        CallReply::adopt(reply).is_some() || error.kind() != std::io::ErrorKind::NotFound
+    }
+}
+
+impl Ctx {
+    /// Runs a native command inside this one, for what the low-level key API
+    /// cannot do (ranks, sets). The call is not replicated on its own: a
+    /// command's writes are, as the effects recorder replays them
+    /// (`effects.rs`). Replies come in RESP3, so scores arrive as doubles.
+    pub fn call(&self, command: Native, args: &[CallArg<'_>]) -> Result<CallReply, HostError> {
+        self.call_native(command, args, false)
+    }
+
+    /// Like [`Ctx::call`] for a write whose effect is the native command
+    /// itself (SADD, SREM): Redis propagates it to replicas and the AOF, only
+    /// if it changed something, with the other effects of this command.
+    pub fn call_replicated(
+        &self,
+        command: Native,
+        args: &[CallArg<'_>],
+    ) -> Result<CallReply, HostError> {
+        self.call_native(command, args, true)
+    }
+
+    fn call_native(
+        &self,
+        command: Native,
+        args: &[CallArg<'_>],
+        replicate: bool,
+    ) -> Result<CallReply, HostError> {
+        self.require(&[command])?;
+        if replicate {
+            self.require(&Native::RECORDED)?;
+            self.effects.borrow_mut().called_a_write = true;
+        }
+        let name = command.name();
+        let reply = match args {
+            // The usual call (ZREVRANK key member, SADD set member): two
+            // strings passed as they are, nothing to create or free.
+            [CallArg::Str(first), CallArg::Str(second)] => {
+                let format: &CStr = if replicate { c"!3Ess" } else { c"3Ess" };
+                // SAFETY: valid context and command name; the format's
+                // letters as below, then two strings alive until the call
+                // returns (Redis takes its own references).
+                unsafe {
+                    api!(RedisModule_Call)(
+                        self.as_ptr(),
+                        name.as_ptr(),
+                        format.as_ptr(),
+                        first.as_ptr(),
+                        second.as_ptr(),
+                    )
+                }
+            }
+            _ => {
+                let call_args = CallArgs::new(args);
+                // SAFETY: valid context; "!": propagate the call, "3": RESP3
+                // replies, "E": errors as error replies; then one string per
+                // "s", or a vector and its length for "v", all alive until the
+                // call returns (Redis takes its own references).
+                unsafe {
+                    if replicate {
+                        call_with_args!(
+                            api!(RedisModule_Call),
+                            self.as_ptr(),
+                            name.as_ptr(),
+                            "!3E",
+                            call_args
+                        )
+                    } else {
+                        call_with_args!(
+                            api!(RedisModule_Call),
+                            self.as_ptr(),
+                            name.as_ptr(),
+                            "3E",
+                            call_args
+                        )
+                    }
+                }
+            }
+        };
+        let reply = CallReply::adopt(reply).ok_or_else(|| {
+            HostError::Internal(format!(
+                "{} could not be called ({})",
+                command.text(),
+                std::io::Error::last_os_error()
+            ))
+        })?;
+        if let Some(message) = reply.get().error() {
+            return Err(HostError::Internal(format!(
+                "{} failed: {message}",
+                command.text()
+            )));
+        }
+        Ok(reply)
+    }
+}
+
+impl Ctx {
+    /// A numeric server config, as `CONFIG GET name` reads it.
+    pub fn server_config_number(&self, name: &str) -> Result<i64, HostError> {
+        self.require(&[Native::Config])?;
+        let args = CallArgs::new(&[CallArg::Bytes(b"GET"), CallArg::Bytes(name.as_bytes())]);
+        // SAFETY: valid context; "E": errors as replies, RESP2 (so the reply
+        // is the array `[name, value]`); strings alive until the call returns.
+        let reply = unsafe {
+            call_with_args!(
+                api!(RedisModule_Call),
+                self.as_ptr(),
+                Native::Config.name().as_ptr(),
+                "E",
+                args
+            )
+        };
+        CallReply::adopt(reply)
+            .and_then(|reply| {
+                let value = reply.get().element(1)?.bytes()?;
+                std::str::from_utf8(value).ok()?.parse().ok()
+            })
+            .ok_or_else(|| HostError::Internal(format!("CONFIG GET {name} gave no number")))
     }
 }
 

@@ -1,7 +1,7 @@
 //! The effects recorder: every write a key handle makes is recorded here as
 //! the native command that replays it (`ZADD key <exact score> member`,
 //! `ZREM`, `ZREMRANGEBYSCORE`, `PEXPIREAT`, `PERSIST`, `UNLINK`, `RENAME`), with the keyspace event
-//! the native command fires. When the [`Ctx`] of the call ends, the recorder
+//! the native command fires. When the `Ctx` of the call ends, the recorder
 //! replicates them (the server wraps a call's propagation in one
 //! `MULTI`/`EXEC`), fires the events, and signals the modified keys to WATCH
 //! and client-side caching, in one place. So a module-less replica and the
@@ -22,15 +22,14 @@
 //! the server itself, in call order before this call's recorded effects.
 
 use std::collections::HashMap;
-use std::ffi::{c_char, CStr};
+use std::ffi::{c_char, c_int, CStr};
+use std::ops::Range;
 
 use redis_module::raw;
 use smallvec::SmallVec;
 
 use super::api;
-use super::call::{whole_number, CallArg};
-use super::ctx::Ctx;
-use super::ctx::EventClass;
+use super::call::{replicate, whole_number, CallArg};
 use super::string::OwnedRStr;
 use super::string::RStr;
 
@@ -41,12 +40,12 @@ pub const REPLICATION_CHUNK: usize = 512;
 
 /// A server string kept for the end of the call. One of the call's own
 /// arguments is borrowed: the server frees argv only after the command
-/// returns, and the call's [`Ctx`] (whose end flushes the effects) ends
+/// returns, and the call's `Ctx` (whose end flushes the effects) ends
 /// inside it. Any other string (a member read from a key) gets a reference
 /// of its own.
 #[derive(Debug)]
 pub(super) enum Kept {
-    /// Points into the call's argv (see [`Ctx::keep`]).
+    /// Points into the call's argv (see [`Kept::of`]).
     Arg(*const RStr),
     Own(OwnedRStr),
 }
@@ -62,21 +61,36 @@ impl Kept {
     }
 }
 
-impl Ctx {
+impl Kept {
     /// `s` kept until the call ends: borrowed when it is one of the call's
-    /// arguments (no reference to take and drop), else retained.
-    pub(super) fn keep(&self, s: &RStr) -> Kept {
+    /// arguments (`args`, its argv: no reference to take and drop), else
+    /// retained.
+    pub(super) fn of(s: &RStr, args: &Range<*const RStr>) -> Kept {
         let at: *const RStr = s;
-        if self.args.contains(&at) {
+        if args.contains(&at) {
             Kept::Arg(at)
         } else {
             Kept::Own(s.retain())
         }
     }
+}
 
-    /// A string word of a replicated command.
-    pub(super) fn word(&self, s: &RStr) -> Word {
-        Word::Str(self.keep(s))
+/// The keyspace-event class of a notification, as `notify-keyspace-events`
+/// filters it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EventClass {
+    Generic,
+    Zset,
+    Hash,
+}
+
+impl EventClass {
+    pub(super) fn bits(self) -> c_int {
+        (match self {
+            EventClass::Generic => raw::REDISMODULE_NOTIFY_GENERIC,
+            EventClass::Zset => raw::REDISMODULE_NOTIFY_ZSET,
+            EventClass::Hash => raw::REDISMODULE_NOTIFY_HASH,
+        }) as c_int
     }
 }
 
@@ -150,12 +164,14 @@ pub(super) struct Effects {
 }
 
 impl Effects {
-    fn is_empty(&self) -> bool {
+    /// Whether the call has written nothing yet.
+    pub(super) fn is_empty(&self) -> bool {
         self.keys.is_empty() && !self.called_a_write
     }
 
-    /// The index of `key` in [`Effects::keys`], added if new.
-    fn key(&mut self, ctx: &Ctx, key: &RStr) -> usize {
+    /// The index of `key` in [`Effects::keys`], added if new (kept as
+    /// [`Kept::of`] keeps it, among the call's `args`).
+    fn key(&mut self, args: &Range<*const RStr>, key: &RStr) -> usize {
         let found = match &self.key_index {
             Some(index) => index.get(key.as_bytes()).copied(),
             None => self.keys.iter().position(|k| {
@@ -167,7 +183,7 @@ impl Effects {
             return at;
         }
         let at = self.keys.len();
-        self.keys.push(ctx.keep(key));
+        self.keys.push(Kept::of(key, args));
         match &mut self.key_index {
             Some(index) => {
                 index.insert(key.as_bytes().into(), at);
@@ -207,16 +223,16 @@ pub(super) struct Write<'a, const FIXED: usize, const ITEM: usize> {
     pub event: Option<(EventClass, &'static CStr)>,
 }
 
-impl Ctx {
-    /// Records a write this call made, to replicate and announce when the
-    /// call ends.
+impl Effects {
+    /// Records a write the call (whose argv is `args`) made, to replicate
+    /// and announce when the call ends.
     pub(super) fn record<const FIXED: usize, const ITEM: usize>(
-        &self,
+        &mut self,
+        args: &Range<*const RStr>,
         write: Write<'_, FIXED, ITEM>,
     ) {
-        let mut effects = self.effects.borrow_mut();
-        let effects = &mut *effects;
-        let key = effects.key(self, write.key);
+        let effects = self;
+        let key = effects.key(args, write.key);
         // The last command's words end the list: an item of the same
         // command to the same key joins it.
         let joins = ITEM > 0
@@ -249,48 +265,47 @@ impl Ctx {
 
     /// Records a keyspace event with no write of its own (`del` when the
     /// last member of a key was removed, the event of a `*STORE`).
-    pub(super) fn record_event_only(&self, event: (EventClass, &'static CStr), key: &RStr) {
-        let mut effects = self.effects.borrow_mut();
-        let key = effects.key(self, key);
-        effects.event(event, key);
+    pub(super) fn record_event(
+        &mut self,
+        args: &Range<*const RStr>,
+        event: (EventClass, &'static CStr),
+        key: &RStr,
+    ) {
+        let key = self.key(args, key);
+        self.event(event, key);
     }
 
-    /// Whether this call has written anything yet.
-    pub(super) fn has_written(&self) -> bool {
-        !self.effects.borrow().is_empty()
-    }
-
-    /// Replicates, announces and signals what this call wrote; called when
-    /// the call ends (see `Ctx`'s `Drop`).
-    pub(super) fn flush_effects(&self) {
-        let effects = self.effects.borrow();
-        if effects.keys.is_empty() {
+    /// Replicates, announces and signals what the call wrote, in its
+    /// context `ctx`: `notify` fires an event (and wakes who waits on its
+    /// key), `signal` tells WATCH and client-side caching of a key.
+    pub(super) fn flush(
+        &self,
+        ctx: *mut raw::RedisModuleCtx,
+        mut notify: impl FnMut(EventClass, &CStr, &RStr),
+        mut signal: impl FnMut(&RStr),
+    ) {
+        if self.keys.is_empty() {
             return;
         }
-        for (i, command) in effects.replicated.iter().enumerate() {
-            let end = effects
+        for (i, command) in self.replicated.iter().enumerate() {
+            let end = self
                 .replicated
                 .get(i + 1)
-                .map_or(effects.words.len(), |next| next.start);
-            let (fixed, items) = effects.words[command.start..end].split_at(command.fixed_len);
-            let key = effects.keys[command.key].get();
+                .map_or(self.words.len(), |next| next.start);
+            let (fixed, items) = self.words[command.start..end].split_at(command.fixed_len);
+            let key = self.keys[command.key].get();
             if items.is_empty() {
-                self.replicate_words(command.name, key, fixed, &[]);
+                Self::replicate_words(ctx, command.name, key, fixed, &[]);
             }
             for chunk in items.chunks(REPLICATION_CHUNK * command.item_len.max(1)) {
-                self.replicate_words(command.name, key, fixed, chunk);
+                Self::replicate_words(ctx, command.name, key, fixed, chunk);
             }
         }
-        for event in &effects.events {
-            let key = effects.keys[event.key].get();
-            self.notify(event.class, event.name, key);
-            // A DELAY.BPOLL waiting on the key may have something now.
-            if event.class == EventClass::Zset && !native::REMOVING_EVENTS.contains(&event.name) {
-                self.wake_waiters(key);
-            }
+        for event in &self.events {
+            notify(event.class, event.name, self.keys[event.key].get());
         }
-        for key in &effects.keys {
-            self.signal_modified(key.get());
+        for key in &self.keys {
+            signal(key.get());
         }
     }
 
@@ -301,7 +316,13 @@ impl Ctx {
     /// server makes one compact string of it, where `l` costs it a second
     /// allocation); no string is created or freed here. Longer ones go as
     /// a vector of strings.
-    fn replicate_words(&self, name: &CStr, key: &RStr, fixed: &[Word], items: &[Word]) {
+    fn replicate_words(
+        ctx: *mut raw::RedisModuleCtx,
+        name: &CStr,
+        key: &RStr,
+        fixed: &[Word],
+        items: &[Word],
+    ) {
         let mut format = [0u8; SLOTS + 1];
         let mut slots = [0usize; SLOTS];
         let (mut letters, mut used) = (0, 0);
@@ -356,7 +377,7 @@ impl Ctx {
             let args: SmallVec<[CallArg; 8]> = std::iter::once(CallArg::Str(key))
                 .chain(fixed.iter().chain(items).map(Word::as_call_arg))
                 .collect();
-            self.replicate(name, &args);
+            replicate(ctx, name, &args);
             return;
         }
         let s = slots;
@@ -369,7 +390,7 @@ impl Ctx {
         // the format's are not read.
         let status = unsafe {
             api!(RedisModule_Replicate)(
-                self.as_ptr(),
+                ctx,
                 name.as_ptr(),
                 format.as_ptr().cast::<c_char>(),
                 s[0],
@@ -390,7 +411,7 @@ impl Ctx {
                 s[15],
             )
         };
-        debug_assert_eq!(status, raw::REDISMODULE_OK as std::ffi::c_int);
+        debug_assert_eq!(status, raw::REDISMODULE_OK as c_int);
     }
 }
 
@@ -407,7 +428,7 @@ pub(super) mod native {
     use std::ffi::CStr;
 
     use super::super::call::Native;
-    use super::super::ctx::EventClass;
+    use super::EventClass;
 
     // Every key-handle write needs these (`Native::RECORDED`); PERSIST only
     // `Zset::persist`, RENAME only `Ctx::rename`.

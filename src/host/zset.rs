@@ -7,7 +7,7 @@ use super::api;
 use super::call::CallArg;
 use super::call::Native;
 use super::ctx::Ctx;
-use super::ctx::EventClass;
+use super::effects::EventClass;
 use super::effects::{native, Word, Write};
 use super::error::HostError;
 use super::string::OwnedRStr;

@@ -82,7 +82,7 @@ fn load(ctx: &Ctx, args: &[RStr]) -> Result<(), String> {
     #[cfg(feature = "test-clock")]
     ctx.log_warning("zkit was built with the test-clock feature (ZKIT.DEBUG-CLOCK): for tests only, never for production");
     host::entry::declare_module_options(ctx);
-    for native in host::call::find_native_commands(ctx) {
+    for native in ctx.find_native_commands() {
         ctx.log_warning(&format!(
             "zkit: the server has no command named {} (renamed or disabled by rename-command): \
              zkit commands that need it refuse with an error that names it, and write nothing",
