@@ -1,0 +1,474 @@
+#!/usr/bin/env python3
+"""Boards against leaderboard libraries: zkit's RANK commands beside PyPI
+`leaderboard` (agoragames) and npm `redis-rank`, server instructions per
+operation and operations per second, at two board sizes, in one run.
+
+Each scenario runs twice per contender, on the same redis-server: on a plain
+server for the operations per second, and on a server under valgrind's
+callgrind for the server's instructions per operation (every instruction of
+the server during the scenario, over the operations, as `bench/queues.py`
+counts them). Every contender calls one operation at a time and waits for
+its answer, as a request handler does. zkit's client is this script (one
+connection); `leaderboard` runs in a venv of its own (it needs redis-py 2.x:
+`redis<3`, installed into .bench/boards/venv-leaderboard on the first run)
+as a subprocess; `redis-rank` runs in Node with its ioredis peer (installed
+with npm into .bench/boards/redis-rank on the first run).
+
+The boards are built before counting starts, the same for every contender:
+members m0 ... m(n-1), member i at the total i % 1000, so totals tie (one
+member per total at 1,000 members, a hundred at 100,000); zkit's with
+RANK.SET (member i reaching its total at its own millisecond), the
+libraries' with the ZADD their own writes send (and `leaderboard`'s
+TieRankingLeaderboard's set of distinct totals). Each scenario's operations
+are one list, the same for every contender:
+
+- gift: add 1 to 10 to a member's total and read its rank (zkit RANK.GIFT,
+  which replies [total, rank]; leaderboard change_score_for + rank_for;
+  redis-rank updateOne on an `aggregate` board + rank). Runs last: it moves
+  the totals.
+- shared: a member's competition rank, ties sharing (1, 1, 3) (zkit RANK.GET
+  ... SHARED; leaderboard's CompetitionRankingLeaderboard rank_for, the
+  same answer, and TieRankingLeaderboard rank_for, dense ranks 1, 1, 2);
+  redis-rank has none.
+- percentile: zkit RANK.PERCENTILE against leaderboard percentile_for.
+- quantile: zkit RANK.QUANTILE against leaderboard score_for_percentile.
+- top: the first 10 (zkit RANK.TOP key 10; leaderboard leaders(1,
+  page_size=10); redis-rank top(10)).
+- range: the members with a total in a range of 10 totals, best first
+  (zkit RANK.RANGE key max min LIMIT 0 10, skipped when the module has no
+  RANK.RANGE; leaderboard members_from_score_range and redis-rank
+  listByScore, which have no limit and return the whole range).
+
+usage: bench/boards.py [--module target/release/libzkit.so] [--server redis-server]
+                       [--sizes 1000,100000] [--scenarios percentile,quantile,shared,top,range,gift]
+                       [--ops 20000] [--counted-ops 1000] [--no-peers] [--out .bench/boards]
+"""
+
+import argparse
+import importlib.util
+import json
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# The plain server and the callgrind counting are the queue benchmark's,
+# and through it the perf guard's RESP connection, server under callgrind
+# and dump reader: one copy of each module, so their errors are one class.
+_spec = importlib.util.spec_from_file_location("queues", ROOT / "bench/queues.py")
+queues = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(queues)
+guard = queues.guard
+
+ZKIT_KEY, LB_KEY, RR_KEY = "zk", "lb", "rr"
+TOTALS = 1000  # member i's total is i % TOTALS: ties
+PAGE = 10
+# Member i reaches its total at this unix ms + i (inside zkit's default
+# tie-break window): first-come order is member order.
+REACHED_AT = 1735689600000
+# gift runs last: it moves the totals the others read.
+SCENARIOS = ["percentile", "quantile", "shared", "top", "range", "gift"]
+TITLES = {
+    "gift": "gift + rank",
+    "shared": "competition rank",
+    "percentile": "percentile of a member",
+    "quantile": "total at a percentile",
+    "top": "top page (10)",
+    "range": "score-range page (10)",
+}
+# Per scenario: (contender, driver variant); zkit is this script.
+CONTENDERS = {
+    "gift": [("zkit", None), ("leaderboard", "gift"), ("redis-rank", "gift")],
+    "shared": [("zkit", None), ("leaderboard CompetitionRanking", "shared-competition"),
+               ("leaderboard TieRanking (dense)", "shared-tie"), ("redis-rank", None)],
+    "percentile": [("zkit", None), ("leaderboard", "percentile"), ("redis-rank", None)],
+    "quantile": [("zkit", None), ("leaderboard", "quantile"), ("redis-rank", None)],
+    "top": [("zkit", None), ("leaderboard", "top"), ("redis-rank", "top")],
+    "range": [("zkit", None), ("leaderboard", "range"), ("redis-rank", "range")],
+}
+NOT_IN_PEER = {
+    ("shared", "redis-rank"): "redis-rank has no shared (competition) rank",
+    ("percentile", "redis-rank"): "redis-rank has no percentile",
+    ("quantile", "redis-rank"): "redis-rank has no score at a percentile",
+}
+
+
+def member(i):
+    return f"m{i}"
+
+
+def operations(scenario, size, count):
+    """The scenario's operations, the same list for every contender: the
+    arguments of each."""
+    spread = guard.spread
+    if scenario == "gift":
+        return [[member(spread(k, size, 1)), 1 + k % 10] for k in range(count)]
+    if scenario in ("shared", "percentile"):
+        return [[member(spread(k, size, 2))] for k in range(count)]
+    if scenario == "quantile":
+        return [[spread(k, 1001, 3) / 10] for k in range(count)]
+    if scenario == "top":
+        return [[] for _ in range(count)]
+    # range: totals t to t + 9, best first.
+    return [[spread(k, TOTALS - PAGE + 1, 4), spread(k, TOTALS - PAGE + 1, 4) + PAGE - 1] for k in range(count)]
+
+
+def build(conn, size):
+    """The boards of every contender, `size` members each."""
+    calls = []
+    for i in range(size):
+        total = i % TOTALS
+        calls.append(["RANK.SET", ZKIT_KEY, member(i), total, "AT", REACHED_AT + i])
+        calls.append(["ZADD", LB_KEY, total, member(i)])
+        calls.append(["ZADD", RR_KEY, total, member(i)])
+        if len(calls) >= 3000:
+            check(conn.pipeline(calls))
+            calls = []
+    # TieRankingLeaderboard's set of distinct totals, as its rank_member writes it.
+    calls += [["ZADD", f"{LB_KEY}:ties", t, str(float(t))] for t in range(min(size, TOTALS))]
+    check(conn.pipeline(calls))
+
+
+def check(replies):
+    for reply in replies:
+        if isinstance(reply, guard.ReplyError):
+            raise reply
+    return replies
+
+
+def has_command(conn, name):
+    info = conn.call("COMMAND", "INFO", name)
+    return bool(info) and info[0] is not None
+
+
+# ---- zkit: this script, one call at a time ------------------------------------------
+
+
+def zkit_call(scenario, op):
+    if scenario == "gift":
+        return ["RANK.GIFT", ZKIT_KEY, *op]
+    if scenario == "shared":
+        return ["RANK.GET", ZKIT_KEY, op[0], "SHARED"]
+    if scenario == "percentile":
+        return ["RANK.PERCENTILE", ZKIT_KEY, op[0]]
+    if scenario == "quantile":
+        return ["RANK.QUANTILE", ZKIT_KEY, op[0]]
+    if scenario == "top":
+        return ["RANK.TOP", ZKIT_KEY, PAGE]
+    return ["RANK.RANGE", ZKIT_KEY, op[1], op[0], "LIMIT", 0, PAGE]
+
+
+def zkit_run(conn, scenario, ops):
+    """Runs the operations; returns (done, seconds)."""
+    calls = [zkit_call(scenario, op) for op in ops]
+    started = time.time()
+    for call in calls:
+        conn.call(*call)
+    return len(calls), time.time() - started
+
+
+# ---- the peers: a Python driver in leaderboard's venv, a Node driver ----------------
+
+LEADERBOARD_PINS = ["leaderboard==3.*", "redis<3"]
+REDIS_RANK_VERSION = "2"
+# redis-rank's Redis client, a peer dependency: installed beside it.
+IOREDIS_VERSION = "5"
+
+PY_DRIVER = textwrap.dedent('''
+    import json, sys, time
+    from leaderboard.leaderboard import Leaderboard
+    from leaderboard.competition_ranking_leaderboard import CompetitionRankingLeaderboard
+    from leaderboard.tie_ranking_leaderboard import TieRankingLeaderboard
+
+    port, variant, ops_file, key, page = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5])
+    ops = json.load(open(ops_file))
+    kind = {"shared-competition": CompetitionRankingLeaderboard, "shared-tie": TieRankingLeaderboard}.get(variant, Leaderboard)
+    board = kind(key, host="127.0.0.1", port=port)
+    board.redis_connection.ping()
+
+    def gift(m, amount):
+        board.change_score_for(m, amount)
+        return board.rank_for(m)
+
+    run = {
+        "gift": gift,
+        "shared-competition": board.rank_for,
+        "shared-tie": board.rank_for,
+        "percentile": board.percentile_for,
+        "quantile": board.score_for_percentile,
+        "top": lambda: board.leaders(1, page_size=page),
+        "range": lambda low, high: board.members_from_score_range(low, high),
+    }[variant]
+    print("ready", flush=True)
+    sys.stdin.readline()
+    started = time.time()
+    answers = 0
+    for op in ops:
+        answer = run(*op)
+        answers += len(answer) if isinstance(answer, list) else 1
+    seconds = time.time() - started
+    print(json.dumps({"done": len(ops), "seconds": seconds, "answers": answers}), flush=True)
+''')
+
+NODE_DRIVER = textwrap.dedent("""
+    import { readFileSync } from 'node:fs';
+    import { createInterface } from 'node:readline';
+    import { Redis } from 'ioredis';
+    import rank from 'redis-rank';
+    const [port, variant, opsFile, key, page] = process.argv.slice(2);
+    const ops = JSON.parse(readFileSync(opsFile, 'utf8'));
+    const client = new Redis({ host: '127.0.0.1', port: Number(port) });
+    await client.ping();
+    const board = new rank.Leaderboard(client, key, { sortPolicy: 'high-to-low', updatePolicy: 'aggregate' });
+    const run = {
+      gift: async (m, amount) => [await board.updateOne(m, amount), await board.rank(m)],
+      top: async () => board.top(Number(page)),
+      range: async (low, high) => board.listByScore(low, high),
+    }[variant];
+    const lines = createInterface({ input: process.stdin });
+    const next = () => new Promise((resolve) => lines.once('line', resolve));
+    process.stdout.write('ready\\n');
+    await next();
+    const started = Date.now();
+    let answers = 0;
+    for (const op of ops) {
+      const answer = await run(...op);
+      answers += variant === 'gift' ? 1 : answer.length;
+    }
+    const seconds = (Date.now() - started) / 1000;
+    process.stdout.write(JSON.stringify({ done: ops.length, seconds, answers }) + '\\n');
+    await client.quit();
+    process.exit(0);
+""")
+
+
+def leaderboard_python(out):
+    """leaderboard's venv's python, installed on the first run; None and why
+    when it cannot be."""
+    venv = Path(out) / "venv-leaderboard"
+    python = venv / "bin/python"
+    probe = [str(python), "-c", "import leaderboard.leaderboard, redis"]
+    if not python.exists() or subprocess.run(probe, capture_output=True).returncode:
+        try:
+            subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+            subprocess.run([str(python), "-m", "pip", "install", "--quiet", *LEADERBOARD_PINS], check=True)
+        except (subprocess.CalledProcessError, OSError) as error:
+            return None, f"leaderboard could not be installed ({error})"
+    (Path(out) / "leaderboard_driver.py").write_text(PY_DRIVER)
+    return python, None
+
+
+def redis_rank_dir(out):
+    """redis-rank's npm directory, installed on the first run; None and why
+    when it cannot be."""
+    where = Path(out) / "redis-rank"
+    if not all((where / "node_modules" / name).exists() for name in ("redis-rank", "ioredis")):
+        where.mkdir(parents=True, exist_ok=True)
+        (where / "package.json").write_text(json.dumps({"type": "module", "private": True}))
+        try:
+            subprocess.run(["npm", "install", "--silent", "--no-audit", "--no-fund",
+                            f"redis-rank@{REDIS_RANK_VERSION}", f"ioredis@{IOREDIS_VERSION}"],
+                           cwd=where, check=True)
+        except (subprocess.CalledProcessError, OSError) as error:
+            return None, f"redis-rank could not be installed ({error})"
+    (where / "driver.mjs").write_text(NODE_DRIVER)
+    return where, None
+
+
+def installed_version(argv, cwd=None):
+    try:
+        return subprocess.run(argv, cwd=cwd, capture_output=True, text=True, check=True).stdout.strip()
+    except (subprocess.CalledProcessError, OSError):
+        return "?"
+
+
+def peer_run(argv, cwd, before=None, after=None):
+    """Runs a driver: `before()` once it is connected and ready, `after()`
+    once it answered; returns (done, seconds, answers)."""
+    proc = subprocess.Popen(argv, cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    if proc.stdout.readline().strip() != "ready":
+        proc.kill()
+        raise RuntimeError(f"the driver {argv[1]} did not start")
+    if before:
+        before()
+    proc.stdin.write("go\n")
+    proc.stdin.flush()
+    line = proc.stdout.readline()
+    if after:
+        after()
+    proc.wait(timeout=120)
+    if not line:
+        raise RuntimeError(f"the driver {argv[1]} answered nothing")
+    result = json.loads(line)
+    return result["done"], result["seconds"], result["answers"]
+
+
+# ---- the run -------------------------------------------------------------------------
+
+
+def run_phase(phase, args, out, peers, size, scenarios, skipped):
+    """Every scenario on one server at one size: {(scenario, contender): value},
+    ops/s on the plain server, instructions per operation under callgrind."""
+    count = args.ops if phase == "plain" else args.counted_ops
+    if phase == "plain":
+        server = queues.PlainServer(args.server, args.module, out, guard.free_port(27300))
+    else:
+        server = guard.Server(args.server, args.module, out, guard.free_port(27400))
+    values, answers = {}, {}
+    try:
+        build(server.conn, size)
+        has_range = has_command(server.conn, "RANK.RANGE")
+        for scenario in [s for s in SCENARIOS if s in scenarios]:
+            if scenario == "range" and not has_range:
+                skipped[scenario] = "RANK.RANGE: not in this build"
+                continue
+            ops = operations(scenario, size, count)
+            ops_file = out / f"ops.{scenario}.{size}.{phase}.json"
+            ops_file.write_text(json.dumps(ops))
+            for contender, variant in CONTENDERS[scenario]:
+                if contender == "zkit":
+                    if phase == "counted":
+                        queues.start_counting(server)
+                    done, seconds = zkit_run(server.conn, scenario, ops)
+                    got = None
+                else:
+                    kind = "python" if contender.startswith("leaderboard") else "node"
+                    if variant is None or peers[kind][0] is None:
+                        continue
+                    key = RR_KEY if kind == "node" else LB_KEY
+                    if kind == "python":
+                        argv = [str(peers[kind][0]), str(out / "leaderboard_driver.py")]
+                        cwd = out
+                    else:
+                        argv = ["node", "driver.mjs"]
+                        cwd = peers[kind][0]
+                    argv += [str(server.port), variant, str(ops_file.resolve()), key, str(PAGE)]
+                    total = {}
+                    done, seconds, got = peer_run(
+                        argv, cwd,
+                        before=(lambda: queues.start_counting(server)) if phase == "counted" else None,
+                        after=(lambda total=total: total.update(n=queues.counted(server)))
+                        if phase == "counted" else None)
+                if phase == "counted":
+                    n = total["n"] if contender != "zkit" else queues.counted(server)
+                    values[(scenario, contender)] = n / max(done, 1)
+                else:
+                    values[(scenario, contender)] = done / seconds
+                if got is not None:
+                    answers[(scenario, contender)] = got / max(done, 1)
+            ops_file.unlink()
+    finally:
+        server.stop()
+    return values, answers
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--module", default=str(ROOT / "target/release/libzkit.so"))
+    parser.add_argument("--server", default="redis-server")
+    parser.add_argument("--sizes", default="1000,100000", help="board sizes, comma-separated")
+    parser.add_argument("--scenarios", default=",".join(SCENARIOS))
+    parser.add_argument("--ops", type=int, default=20000, help="operations per scenario on the plain server")
+    parser.add_argument("--counted-ops", type=int, default=1000, help="operations per scenario under callgrind")
+    parser.add_argument("--no-peers", action="store_true", help="zkit only (no pip, no npm)")
+    parser.add_argument("--out", default=str(ROOT / ".bench/boards"))
+    args = parser.parse_args()
+    out = Path(args.out).resolve()
+    out.mkdir(parents=True, exist_ok=True)
+    scenarios = args.scenarios.split(",")
+    unknown = [s for s in scenarios if s not in SCENARIOS]
+    if unknown:
+        sys.exit(f"boards: no scenario {', '.join(unknown)} (there are {', '.join(SCENARIOS)})")
+    sizes = [int(s) for s in args.sizes.split(",")]
+
+    not_run = []
+    if args.no_peers:
+        peers = {"python": (None, "--no-peers"), "node": (None, "--no-peers")}
+    else:
+        peers = {"python": leaderboard_python(out), "node": redis_rank_dir(out)}
+    for kind, (_, why) in peers.items():
+        if why:
+            not_run.append(f"{'leaderboard' if kind == 'python' else 'redis-rank'} not run: {why}")
+    versions = {
+        "redis-server": installed_version([args.server, "--version"]).split(" ")[2].removeprefix("v="),
+        "leaderboard": installed_version([str(peers["python"][0]), "-c",
+                                          "import importlib.metadata as m; "
+                                          "print(m.version('leaderboard'), m.version('redis'))"])
+        if peers["python"][0] else None,
+        "redis-rank": installed_version(["node", "-e", "console.log(require('redis-rank/package.json').version,"
+                                         " require('ioredis/package.json').version)"], cwd=peers["node"][0])
+        if peers["node"][0] else None,
+        "node": installed_version(["node", "--version"]),
+    }
+
+    rows, skipped = [], {}
+    for size in sizes:
+        rates, answers = run_phase("plain", args, out, peers, size, scenarios, skipped)
+        instructions, _ = run_phase("counted", args, out, peers, size, scenarios, skipped)
+        for (scenario, contender), rate in rates.items():
+            rows.append({"scenario": scenario, "size": size, "contender": contender, "ops_per_s": rate,
+                         "instructions_per_op": instructions.get((scenario, contender)),
+                         "entries_per_op": answers.get((scenario, contender))})
+
+    def zkit_of(row, column):
+        for other in rows:
+            if (other["scenario"], other["size"], other["contender"]) == (row["scenario"], row["size"], "zkit"):
+                return other[column]
+        return None
+
+    for row in rows:
+        zi, zr = zkit_of(row, "instructions_per_op"), zkit_of(row, "ops_per_s")
+        row["instructions_peer_over_zkit"] = row["instructions_per_op"] / zi if zi and row["instructions_per_op"] else None
+        row["ops_per_s_peer_over_zkit"] = row["ops_per_s"] / zr if zr else None
+
+    with open(out / "results.tsv", "w") as tsv:
+        columns = ["scenario", "size", "contender", "instructions_per_op", "ops_per_s",
+                   "instructions_peer_over_zkit", "ops_per_s_peer_over_zkit", "entries_per_op"]
+        tsv.write("\t".join(columns) + "\n")
+        for row in rows:
+            tsv.write("\t".join("" if row[c] is None else str(row[c]) for c in columns) + "\n")
+    (out / "results.json").write_text(json.dumps(
+        {"versions": versions, "sizes": sizes, "ops": args.ops, "counted_ops": args.counted_ops,
+         "rows": rows, "skipped": skipped, "not_run": not_run,
+         "not_in_peer": [{"scenario": s, "contender": c, "why": w} for (s, c), w in NOT_IN_PEER.items()]},
+        indent=2) + "\n")
+
+    print(f"redis-server {versions['redis-server']}; leaderboard, redis-py: {versions['leaderboard'] or 'not run'}; "
+          f"redis-rank, ioredis: {versions['redis-rank'] or 'not run'}; node {versions['node']}")
+    for line in not_run:
+        print(line)
+    for scenario in [s for s in SCENARIOS if s in scenarios]:
+        print()
+        print(f"{scenario}: {TITLES[scenario]}")
+        if scenario in skipped:
+            print(skipped[scenario])
+            continue
+        print("| members | contender | server instructions/op | ops/s | instructions peer/zkit | ops/s peer/zkit |")
+        print("|---|---|---|---|---|---|")
+        for row in [r for r in rows if r["scenario"] == scenario]:
+            print(f"| {row['size']:,} | {row['contender']} | {cell(row['instructions_per_op'])} | "
+                  f"{cell(row['ops_per_s'])} | {ratio(row['instructions_peer_over_zkit'], row)} | "
+                  f"{ratio(row['ops_per_s_peer_over_zkit'], row)} |")
+        for (s, contender), why in NOT_IN_PEER.items():
+            if s == scenario and peers["node" if contender == "redis-rank" else "python"][0]:
+                print(f"{contender}: not run, {why}")
+        if scenario == "range":
+            for row in [r for r in rows if r["scenario"] == scenario and r["entries_per_op"]]:
+                print(f"{row['contender']} at {row['size']:,}: {row['entries_per_op']:,.0f} entries per call")
+
+
+def cell(value):
+    return "-" if value is None else format(value, ",.0f")
+
+
+def ratio(value, row):
+    if row["contender"] == "zkit":
+        return ""
+    return "-" if value is None else f"{value:.2f}x"
+
+
+if __name__ == "__main__":
+    main()
