@@ -6,7 +6,7 @@ RELEASE_MODULE := target/release/libzkit.so
 RUN_DIR := .run
 PORT ?= 6379
 
-.PHONY: deps build run test test-all test-clients observe-check chaos dist dist-check deb-check docs smoke-arm64 images compat server-suite leakcheck upgrade-check perf-guard bench bench-docs bench-queues lint clean functions differential
+.PHONY: deps build run test test-all test-clients observe-check chaos dist dist-check deb-check docs smoke-arm64 images compat server-suite leakcheck upgrade-check perf-guard bench bench-docs bench-queues bench-boards lint clean functions differential
 
 deps:
 	@bash scripts/ensure-deps.sh
@@ -165,6 +165,14 @@ bench-docs:
 # second and server instructions per job (bench/queues.py; a few minutes).
 bench-queues: build
 	python3 bench/queues.py --module $(CURDIR)/$(RELEASE_MODULE)
+
+# Boards against leaderboard libraries (PyPI leaderboard with redis<3 in its
+# own venv, npm redis-rank with ioredis, installed into .bench/boards on the
+# first run): gift and rank, competition rank, percentile, top page and
+# score-range page at 1,000 and 100,000 members, operations per second and
+# server instructions per operation (bench/boards.py; a few minutes).
+bench-boards: build
+	python3 bench/boards.py --module $(CURDIR)/$(RELEASE_MODULE)
 
 # The docs site (MkDocs, Material theme, pinned in scripts/docs-requirements.txt,
 # in a venv under ./.docs) built into ./site with --strict: a broken link, an
