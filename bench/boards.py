@@ -3,11 +3,12 @@
 `leaderboard` (agoragames) and npm `redis-rank`, server instructions per
 operation and operations per second, at two board sizes, in one run.
 
-Each scenario runs twice per contender, on the same redis-server: on a plain
-server for the operations per second, and on a server under valgrind's
-callgrind for the server's instructions per operation (every instruction of
-the server during the scenario, over the operations, as `bench/queues.py`
-counts them). Every contender calls one operation at a time and waits for
+Each scenario runs on two servers of the same redis-server: on a plain one
+for the operations per second (the median of 3 rounds, the contenders
+taking turns in each, so a busy machine slows them alike), and on one under
+valgrind's callgrind for the server's instructions per operation (every
+instruction of the server during the scenario, over the operations, as
+`bench/queues.py` counts them). Every contender calls one operation at a time and waits for
 its answer, as a request handler does. zkit's client is this script (one
 connection); `leaderboard` runs in a venv of its own (it needs redis-py 2.x:
 `redis<3`, installed into .bench/boards/venv-leaderboard on the first run)
@@ -41,12 +42,13 @@ are one list, the same for every contender:
 
 usage: bench/boards.py [--module target/release/libzkit.so] [--server redis-server]
                        [--sizes 1000,100000] [--scenarios percentile,quantile,shared,top,range,gift]
-                       [--ops 20000] [--counted-ops 1000] [--no-peers] [--out .bench/boards]
+                       [--ops 10000] [--rounds 3] [--counted-ops 1000] [--no-peers] [--out .bench/boards]
 """
 
 import argparse
 import importlib.util
 import json
+import statistics
 import subprocess
 import sys
 import textwrap
@@ -309,10 +311,40 @@ def peer_run(argv, cwd, before=None, after=None):
 # ---- the run -------------------------------------------------------------------------
 
 
+def run_contender(server, phase, peers, out, scenario, contender, variant, ops, ops_file):
+    """One contender's run of the operations: (ops/s or instructions per
+    operation, entries per operation or None); None when it has no such
+    operation or is not installed."""
+    if contender == "zkit":
+        if phase == "counted":
+            queues.start_counting(server)
+        done, seconds = zkit_run(server.conn, scenario, ops)
+        if phase == "counted":
+            return queues.counted(server) / max(done, 1), None
+        return done / seconds, None
+    kind = "python" if contender.startswith("leaderboard") else "node"
+    if variant is None or peers[kind][0] is None:
+        return None
+    if kind == "python":
+        argv, cwd, key = [str(peers[kind][0]), str(out / "leaderboard_driver.py")], out, LB_KEY
+    else:
+        argv, cwd, key = ["node", "driver.mjs"], peers[kind][0], RR_KEY
+    argv += [str(server.port), variant, str(ops_file), key, str(PAGE)]
+    if phase == "counted":
+        total = {}
+        done, _, got = peer_run(argv, cwd, before=lambda: queues.start_counting(server),
+                                after=lambda: total.update(n=queues.counted(server)))
+        return total["n"] / max(done, 1), got / max(done, 1)
+    done, seconds, got = peer_run(argv, cwd)
+    return done / seconds, got / max(done, 1)
+
+
 def run_phase(phase, args, out, peers, size, scenarios, skipped):
     """Every scenario on one server at one size: {(scenario, contender): value},
-    ops/s on the plain server, instructions per operation under callgrind."""
-    count = args.ops if phase == "plain" else args.counted_ops
+    ops/s on the plain server (the median of --rounds rounds, the contenders
+    taking turns in each), instructions per operation under callgrind (one
+    round: the count does not move with the machine's load)."""
+    count, rounds = (args.ops, args.rounds) if phase == "plain" else (args.counted_ops, 1)
     if phase == "plain":
         server = queues.PlainServer(args.server, args.module, out, guard.free_port(27300))
     else:
@@ -328,37 +360,16 @@ def run_phase(phase, args, out, peers, size, scenarios, skipped):
             ops = operations(scenario, size, count)
             ops_file = out / f"ops.{scenario}.{size}.{phase}.json"
             ops_file.write_text(json.dumps(ops))
-            for contender, variant in CONTENDERS[scenario]:
-                if contender == "zkit":
-                    if phase == "counted":
-                        queues.start_counting(server)
-                    done, seconds = zkit_run(server.conn, scenario, ops)
-                    got = None
-                else:
-                    kind = "python" if contender.startswith("leaderboard") else "node"
-                    if variant is None or peers[kind][0] is None:
-                        continue
-                    key = RR_KEY if kind == "node" else LB_KEY
-                    if kind == "python":
-                        argv = [str(peers[kind][0]), str(out / "leaderboard_driver.py")]
-                        cwd = out
-                    else:
-                        argv = ["node", "driver.mjs"]
-                        cwd = peers[kind][0]
-                    argv += [str(server.port), variant, str(ops_file.resolve()), key, str(PAGE)]
-                    total = {}
-                    done, seconds, got = peer_run(
-                        argv, cwd,
-                        before=(lambda: queues.start_counting(server)) if phase == "counted" else None,
-                        after=(lambda total=total: total.update(n=queues.counted(server)))
-                        if phase == "counted" else None)
-                if phase == "counted":
-                    n = total["n"] if contender != "zkit" else queues.counted(server)
-                    values[(scenario, contender)] = n / max(done, 1)
-                else:
-                    values[(scenario, contender)] = done / seconds
-                if got is not None:
-                    answers[(scenario, contender)] = got / max(done, 1)
+            seen = {}
+            for _ in range(rounds):
+                for contender, variant in CONTENDERS[scenario]:
+                    result = run_contender(server, phase, peers, out, scenario, contender, variant, ops, ops_file)
+                    if result:
+                        seen.setdefault(contender, []).append(result)
+            for contender, results in seen.items():
+                values[(scenario, contender)] = statistics.median(value for value, _ in results)
+                if results[0][1] is not None:
+                    answers[(scenario, contender)] = results[0][1]
             ops_file.unlink()
     finally:
         server.stop()
@@ -371,7 +382,8 @@ def main():
     parser.add_argument("--server", default="redis-server")
     parser.add_argument("--sizes", default="1000,100000", help="board sizes, comma-separated")
     parser.add_argument("--scenarios", default=",".join(SCENARIOS))
-    parser.add_argument("--ops", type=int, default=20000, help="operations per scenario on the plain server")
+    parser.add_argument("--ops", type=int, default=10000, help="operations per scenario and round on the plain server")
+    parser.add_argument("--rounds", type=int, default=3, help="rounds on the plain server (the median counts)")
     parser.add_argument("--counted-ops", type=int, default=1000, help="operations per scenario under callgrind")
     parser.add_argument("--no-peers", action="store_true", help="zkit only (no pip, no npm)")
     parser.add_argument("--out", default=str(ROOT / ".bench/boards"))
