@@ -4,8 +4,9 @@
 operation and operations per second, at two board sizes, in one run.
 
 Each scenario runs on two servers of the same redis-server: on a plain one
-for the operations per second (the median of 3 rounds, the contenders
-taking turns in each, so a busy machine slows them alike), and on one under
+for the operations per second (the median of 5 rounds, the contenders
+taking turns in each; a ratio is the median of each round's peer over that
+round's zkit, so a busy machine slows them alike), and on one under
 valgrind's callgrind for the server's instructions per operation (every
 instruction of the server during the scenario, over the operations, as
 `bench/queues.py` counts them). Every contender calls one operation at a time and waits for
@@ -42,7 +43,7 @@ are one list, the same for every contender:
 
 usage: bench/boards.py [--module target/release/libzkit.so] [--server redis-server]
                        [--sizes 1000,100000] [--scenarios percentile,quantile,shared,top,range,gift]
-                       [--ops 10000] [--rounds 3] [--counted-ops 1000] [--no-peers] [--out .bench/boards]
+                       [--ops 5000] [--rounds 5] [--counted-ops 1000] [--no-peers] [--out .bench/boards]
 """
 
 import argparse
@@ -349,7 +350,7 @@ def run_phase(phase, args, out, peers, size, scenarios, skipped):
         server = queues.PlainServer(args.server, args.module, out, guard.free_port(27300))
     else:
         server = guard.Server(args.server, args.module, out, guard.free_port(27400))
-    values, answers = {}, {}
+    values, answers, ratios = {}, {}, {}
     try:
         build(server.conn, size)
         has_range = has_command(server.conn, "RANK.RANGE")
@@ -370,10 +371,15 @@ def run_phase(phase, args, out, peers, size, scenarios, skipped):
                 values[(scenario, contender)] = statistics.median(value for value, _ in results)
                 if results[0][1] is not None:
                     answers[(scenario, contender)] = results[0][1]
+                # Each round's peer over that round's zkit: the load moves
+                # both alike within a round more than across rounds.
+                if "zkit" in seen:
+                    ratios[(scenario, contender)] = statistics.median(
+                        value / zkit for (value, _), (zkit, _) in zip(results, seen["zkit"]))
             ops_file.unlink()
     finally:
         server.stop()
-    return values, answers
+    return values, answers, ratios
 
 
 def main():
@@ -382,8 +388,8 @@ def main():
     parser.add_argument("--server", default="redis-server")
     parser.add_argument("--sizes", default="1000,100000", help="board sizes, comma-separated")
     parser.add_argument("--scenarios", default=",".join(SCENARIOS))
-    parser.add_argument("--ops", type=int, default=10000, help="operations per scenario and round on the plain server")
-    parser.add_argument("--rounds", type=int, default=3, help="rounds on the plain server (the median counts)")
+    parser.add_argument("--ops", type=int, default=5000, help="operations per scenario and round on the plain server")
+    parser.add_argument("--rounds", type=int, default=5, help="rounds on the plain server (the median counts)")
     parser.add_argument("--counted-ops", type=int, default=1000, help="operations per scenario under callgrind")
     parser.add_argument("--no-peers", action="store_true", help="zkit only (no pip, no npm)")
     parser.add_argument("--out", default=str(ROOT / ".bench/boards"))
@@ -418,12 +424,13 @@ def main():
 
     rows, skipped = [], {}
     for size in sizes:
-        rates, answers = run_phase("plain", args, out, peers, size, scenarios, skipped)
-        instructions, _ = run_phase("counted", args, out, peers, size, scenarios, skipped)
+        rates, answers, rate_ratios = run_phase("plain", args, out, peers, size, scenarios, skipped)
+        instructions, _, _ = run_phase("counted", args, out, peers, size, scenarios, skipped)
         for (scenario, contender), rate in rates.items():
             rows.append({"scenario": scenario, "size": size, "contender": contender, "ops_per_s": rate,
                          "instructions_per_op": instructions.get((scenario, contender)),
-                         "entries_per_op": answers.get((scenario, contender))})
+                         "entries_per_op": answers.get((scenario, contender)),
+                         "ops_per_s_peer_over_zkit": rate_ratios.get((scenario, contender))})
 
     def zkit_of(row, column):
         for other in rows:
@@ -432,9 +439,8 @@ def main():
         return None
 
     for row in rows:
-        zi, zr = zkit_of(row, "instructions_per_op"), zkit_of(row, "ops_per_s")
+        zi = zkit_of(row, "instructions_per_op")
         row["instructions_peer_over_zkit"] = row["instructions_per_op"] / zi if zi and row["instructions_per_op"] else None
-        row["ops_per_s_peer_over_zkit"] = row["ops_per_s"] / zr if zr else None
 
     with open(out / "results.tsv", "w") as tsv:
         columns = ["scenario", "size", "contender", "instructions_per_op", "ops_per_s",
@@ -443,7 +449,7 @@ def main():
         for row in rows:
             tsv.write("\t".join("" if row[c] is None else str(row[c]) for c in columns) + "\n")
     (out / "results.json").write_text(json.dumps(
-        {"versions": versions, "sizes": sizes, "ops": args.ops, "counted_ops": args.counted_ops,
+        {"versions": versions, "sizes": sizes, "ops": args.ops, "rounds": args.rounds, "counted_ops": args.counted_ops,
          "rows": rows, "skipped": skipped, "not_run": not_run,
          "not_in_peer": [{"scenario": s, "contender": c, "why": w} for (s, c), w in NOT_IN_PEER.items()]},
         indent=2) + "\n")
