@@ -126,6 +126,18 @@ pub const RANK: Family = Family {
         &["RANK.GIFT", "$key", "$member", "$int"],
         &["RANK.GIFT", "$key", "$member", "$int", "AT", "$time"],
         &["RANK.GIFT", "$key", "$member", "$int", "SHARED"],
+        &["RANK.GIFT", "$key", "$member", "$int", "TTL", "$int"],
+        &["RANK.SET", "$key", "$member", "$int", "GT", "TTL", "$int"],
+        &[
+            "RANK.MGIFT",
+            "$int",
+            "$key",
+            "$key",
+            "$member",
+            "$int",
+            "TTL",
+            "$int",
+        ],
         &[
             "RANK.GIFT",
             "$key",
