@@ -126,8 +126,10 @@ pub const RANK: Family = Family {
         &["RANK.GIFT", "$key", "$member", "$int"],
         &["RANK.GIFT", "$key", "$member", "$int", "AT", "$time"],
         &["RANK.GIFT", "$key", "$member", "$int", "SHARED"],
-        &["RANK.GIFT", "$key", "$member", "$int", "TTL", "$int"],
-        &["RANK.SET", "$key", "$member", "$int", "GT", "TTL", "$int"],
+        // TTLs literal and long (RECENT.ADD's are too): a key must not
+        // expire between the snapshots a check compares.
+        &["RANK.GIFT", "$key", "$member", "$int", "TTL", "86400"],
+        &["RANK.SET", "$key", "$member", "$int", "GT", "TTL", "86400"],
         &[
             "RANK.MGIFT",
             "$int",
@@ -136,7 +138,7 @@ pub const RANK: Family = Family {
             "$member",
             "$int",
             "TTL",
-            "$int",
+            "86400",
         ],
         &[
             "RANK.GIFT",
