@@ -29,6 +29,7 @@ local SHARED_RANK_AFTER = { 'ZCOUNT', on = 'key', when = 'shared', later = true 
 natives['rank.gift'] = {
   { 'TIME' },
   { 'ZSCORE ZINCRBY ZADD', on = 'key' },
+  { 'PEXPIREAT', on = 'key', when = 'seconds', later = true },
   RANK_AFTER,
   SHARED_RANK_AFTER,
   IDMP_LOOKUP,
@@ -39,6 +40,7 @@ natives['rank.gift'] = {
 natives['rank.set'] = {
   { 'TIME' },
   { 'ZSCORE ZADD', on = 'key' },
+  { 'PEXPIREAT', on = 'key', when = 'seconds', later = true },
   RANK_AFTER,
   SHARED_RANK_AFTER,
   IDMP_LOOKUP,
@@ -51,6 +53,7 @@ natives['rank.mgift'] = {
   { 'TIME' },
   { 'ZSCORE', on = 'key' },
   { 'ZINCRBY ZADD', on = 'key', later = true },
+  { 'PEXPIREAT', on = 'key', when = 'seconds', later = true },
   RANK_AFTER,
   SHARED_RANK_AFTER,
   IDMP_LOOKUP,

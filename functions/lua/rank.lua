@@ -236,10 +236,16 @@ local function standing(key, member, shared)
   return { total, rank_of_member(key, member, total, shared) }
 end
 
+-- When the boards a write gives `TTL seconds` expire (nil without TTL).
+local function board_expiry(now, ttl)
+  return ttl ~= false and rt.ttl_deadline(now, ttl) or nil
+end
+
 -- RANK.GIFT and RANK.SET: `[total, rank]` (+ the IDMP flag). `event` is
--- the checked IDMP clause.
-local function write_total(key, member, update, at, shared, event)
+-- the checked IDMP clause; `ttl` the TTL's seconds, or false.
+local function write_total(key, member, update, at, shared, ttl, event)
   local now = rt.now_ms()
+  local expire_at = board_expiry(now, ttl)
   local seen = event and rt.idmp.check(event, now, { key }) or nil
   if seen == 'repeat' then
     return rt.idmp.with_flag(standing(key, member, shared), seen)
@@ -248,6 +254,9 @@ local function write_total(key, member, update, at, shared, event)
   local previous = rt.zscore(key, member)
   local planned = plan_write(previous, update, at_ms, at ~= false and at or nil)
   apply_write(key, member, planned, previous, update)
+  if expire_at then
+    rt.call('PEXPIREAT', key, rt.int_text(expire_at))
+  end
   if event then
     rt.idmp.record(event, now)
   end
@@ -255,41 +264,47 @@ local function write_total(key, member, update, at, shared, event)
   return rt.idmp.with_flag({ planned.total, position }, seen)
 end
 
--- `AT unix-ms` as an IDMP digest takes it: the time, or nothing when the
--- call gives none.
-local function at_text(at)
-  return at ~= false and at or ''
+-- `AT unix-ms` and `TTL seconds` as an IDMP digest takes them, appended
+-- to `parts`: the time (nothing when the call gives none), then `TTL` and
+-- its seconds when given (a call without TTL digests as before TTL
+-- existed). SHARED only shapes the reply.
+local function terms_parts(parts, at, ttl)
+  parts[#parts + 1] = at ~= false and at or ''
+  if ttl ~= false then
+    parts[#parts + 1] = 'TTL'
+    parts[#parts + 1] = rt.int_text(tonumber(ttl))
+  end
+  return parts
 end
 
 handlers['rank.gift'] = function(v)
-  local key, member, at = v[1], v[2], v[4]
-  -- What makes two gifts the same event: SHARED only shapes the reply.
-  local event = (v[6] ~= false or v[7] ~= false)
-    and rt.idmp.args(v[6], v[7], 'rank.gift', { key, member, v[3], at_text(at) }) or nil
-  return write_total(key, member, { add = tonumber(v[3]) }, at, v[5], event)
+  local key, member, at, ttl = v[1], v[2], v[4], v[6]
+  local event = (v[7] ~= false or v[8] ~= false)
+    and rt.idmp.args(v[7], v[8], 'rank.gift', terms_parts({ key, member, v[3] }, at, ttl)) or nil
+  return write_total(key, member, { add = tonumber(v[3]) }, at, v[5], ttl, event)
 end
 
 handlers['rank.set'] = function(v)
-  local key, member, at = v[1], v[2], v[4]
+  local key, member, at, ttl = v[1], v[2], v[4], v[7]
   local condition = v[5] ~= false and (v[5].choice == 1 and 'GT' or 'LT') or nil
-  local event = (v[7] ~= false or v[8] ~= false)
-    and rt.idmp.args(v[7], v[8], 'rank.set', { key, member, v[3], at_text(at), condition or '' }) or nil
-  return write_total(key, member, { set = tonumber(v[3]), condition = condition }, at, v[6], event)
+  local parts = terms_parts({ key, member, v[3] }, at, ttl)
+  parts[#parts + 1] = condition or ''
+  local event = (v[8] ~= false or v[9] ~= false) and rt.idmp.args(v[8], v[9], 'rank.set', parts) or nil
+  return write_total(key, member, { set = tonumber(v[3]), condition = condition }, at, v[6], ttl, event)
 end
 
 -- -> `[[total, rank], ...]` per board, in key order.
 handlers['rank.mgift'] = function(v)
-  local boards, member, amount, at, shared = v[2], v[3], tonumber(v[4]), v[5], v[6]
+  local boards, member, amount, at, shared, ttl = v[2], v[3], tonumber(v[4]), v[5], v[6], v[7]
   local event
-  if v[7] ~= false or v[8] ~= false then
+  if v[8] ~= false or v[9] ~= false then
     local parts = { rt.int_text(#boards) }
     for _, board in ipairs(boards) do
       parts[#parts + 1] = board
     end
-    for _, part in ipairs({ member, v[4], at_text(at) }) do
-      parts[#parts + 1] = part
-    end
-    event = rt.idmp.args(v[7], v[8], 'rank.mgift', parts)
+    parts[#parts + 1] = member
+    parts[#parts + 1] = v[4]
+    event = rt.idmp.args(v[8], v[9], 'rank.mgift', terms_parts(parts, at, ttl))
   end
   -- A set of the names, so the check is linear in the boards.
   local named = {}
@@ -300,6 +315,7 @@ handlers['rank.mgift'] = function(v)
     named[board] = true
   end
   local now = rt.now_ms()
+  local expire_at = board_expiry(now, ttl)
   local seen = event and rt.idmp.check(event, now, boards) or nil
   if seen == 'repeat' then
     local replies = {}
@@ -316,6 +332,9 @@ handlers['rank.mgift'] = function(v)
   end
   for i, key in ipairs(boards) do
     apply_write(key, member, planned[i], previous[i], { add = amount })
+    if expire_at then
+      rt.call('PEXPIREAT', key, rt.int_text(expire_at))
+    end
   end
   if event then
     rt.idmp.record(event, now)

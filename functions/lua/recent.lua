@@ -26,14 +26,7 @@ handlers['recent.add'] = function(v)
     cap = rt.positive(cap, 'cap')
   end
   local now = rt.now_ms()
-  local expire_at
-  if ttl ~= false then
-    local ms = tonumber(ttl) * 1000
-    expire_at = ms <= rt.MAX_DURATION_MS and rt.deadline(now, ms) or nil
-    if expire_at == nil then
-      rt.out_of_range('TTL', rt.bound.DURATION_S)
-    end
-  end
+  local expire_at = ttl ~= false and rt.ttl_deadline(now, ttl) or nil
   local lowest, top = rt.sample(key, true)
   -- Views are whole unix ms: another family's key (a gift board, whose
   -- members CAP would trim) is refused before anything is written.

@@ -1123,6 +1123,17 @@ function rt.deadline(now_ms, duration_ms)
   return at
 end
 
+-- When a key given `TTL seconds` (the argument's text) at `now_ms`
+-- expires (commands/args.rs `ttl_deadline`).
+function rt.ttl_deadline(now_ms, seconds)
+  local ms = tonumber(seconds) * 1000
+  local at = ms <= rt.MAX_DURATION_MS and rt.deadline(now_ms, ms) or nil
+  if at == nil then
+    rt.out_of_range('TTL', rt.bound.DURATION_S)
+  end
+  return at
+end
+
 -- A positive integer argument (commands/args.rs).
 function rt.positive(text, what)
   local n = tonumber(text)

@@ -21,7 +21,7 @@
 //! cost a step per member above (so only small boards and pages near the
 //! top walk).
 
-use super::args::non_negative;
+use super::args::{non_negative, ttl_deadline};
 use super::declaration::{Command, WordList};
 use super::idmp::{self, OnceWrite, Outcome, IDMP_ARG, RETAIN_ARG};
 use super::layout::{self, Layout, Use, LISTPACK_BOARD_MAX};
@@ -88,6 +88,15 @@ const BOARD_WRITE_FLAGS: u32 = kf::RW | kf::ACCESS | kf::UPDATE;
 const BOARD_WRITE: Arg = Arg::key("key", BOARD_WRITE_FLAGS);
 const BOARD_READ: Arg = Arg::key("key", kf::RO | kf::ACCESS);
 
+/// A write's `TTL seconds`: the board expires that long after this write
+/// (each write sets it again, as RECENT.ADD's TTL), so a season's board
+/// stays readable for its retention after its last write.
+const TTL_ARG: Arg = Arg::integer("seconds")
+    .token("TTL")
+    .optional()
+    .since("0.5.0");
+const TTL_HISTORY: (&str, &str) = ("0.5.0", "Added the `TTL` option.");
+
 /// `SHARED`: every rank in the reply is a competition rank.
 const SHARED_ARG: Arg = Arg::pure_token("shared", "SHARED")
     .optional()
@@ -105,6 +114,7 @@ declare_command! {
         history: &[
             ("0.2.0", "Added the `SHARED` option."),
             ("0.3.0", "Added the `IDMP` and `RETAIN` options; with IDMP the reply gains a last element, 1 when the event was already applied."),
+            TTL_HISTORY,
         ],
         reply: R::Idmp(&R::Tuple(&TOTAL_RANK)),
         args: &[
@@ -113,6 +123,7 @@ declare_command! {
             Arg::integer("amount"),
             Arg::unix_time("unix-ms").token("AT").optional(),
             SHARED_ARG,
+            TTL_ARG,
             IDMP_ARG,
             RETAIN_ARG,
         ],
@@ -132,6 +143,7 @@ declare_command! {
         history: &[
             ("0.2.0", "Added the `GT`, `LT` and `SHARED` options."),
             ("0.3.0", "Added the `IDMP` and `RETAIN` options; with IDMP the reply gains a last element, 1 when the event was already applied."),
+            TTL_HISTORY,
         ],
         reply: R::Idmp(&R::Tuple(&TOTAL_RANK)),
         args: &[
@@ -146,6 +158,7 @@ declare_command! {
             .optional()
             .since("0.2.0"),
             SHARED_ARG,
+            TTL_ARG,
             IDMP_ARG,
             RETAIN_ARG,
         ],
@@ -216,7 +229,10 @@ declare_command! {
         summary: "Adds an amount to a member's total on several boards at once (each first-come on its own) and returns [total, rank] per board, in key order.",
         complexity: "O(K*log(N)) with K the number of boards and N the members of the largest.",
         since: "0.2.0",
-        history: &[("0.3.0", "Added the `IDMP` and `RETAIN` options; with IDMP the reply gains a last element, 1 when the event was already applied.")],
+        history: &[
+            ("0.3.0", "Added the `IDMP` and `RETAIN` options; with IDMP the reply gains a last element, 1 when the event was already applied."),
+            TTL_HISTORY,
+        ],
         reply: R::Idmp(&R::ArrayOf(&R::Tuple(&TOTAL_RANK))),
         args: &[
             Arg::count("numkeys"),
@@ -225,6 +241,7 @@ declare_command! {
             Arg::integer("amount"),
             Arg::unix_time("unix-ms").token("AT").optional(),
             SHARED_ARG,
+            TTL_ARG,
             IDMP_ARG,
             RETAIN_ARG,
         ],
@@ -290,23 +307,27 @@ impl Ranks {
 }
 
 request! {
-    /// RANK.GIFT `key member amount [AT unix-ms] [SHARED]`, and IDMP.
+    /// RANK.GIFT `key member amount [AT unix-ms] [SHARED] [TTL seconds]`,
+    /// and IDMP.
     struct Gift<'a> {
         key: &'a RStr = key,
         member: &'a RStr = string,
         amount: i64 = integer,
         at_ms: Option<i64> = option(Request::integer),
         shared: bool = flag,
+        ttl_seconds: Option<i64> = option(Request::integer),
     }
 }
 
 fn gift<'a>(ctx: &Ctx, args: Gift<'a>) -> Result<TotalWrite<'a>, ZkitError> {
     let update = TotalUpdate::Add(args.amount);
-    TotalWrite::checked(ctx, args.key, args.member, update, args.at_ms, args.shared)
+    let terms = WriteTerms::checked(ctx, args.at_ms, args.shared, args.ttl_seconds)?;
+    Ok(TotalWrite::new(args.key, args.member, update, terms))
 }
 
 request! {
-    /// RANK.SET `key member total [AT unix-ms] [GT|LT] [SHARED]`, and IDMP.
+    /// RANK.SET `key member total [AT unix-ms] [GT|LT] [SHARED] [TTL
+    /// seconds]`, and IDMP.
     struct SetTotal<'a> {
         key: &'a RStr = key,
         member: &'a RStr = string,
@@ -314,13 +335,15 @@ request! {
         at_ms: Option<i64> = option(Request::integer),
         condition: Option<SetCondition> = one_of(&[|_| SetCondition::Higher, |_| SetCondition::Lower]),
         shared: bool = flag,
+        ttl_seconds: Option<i64> = option(Request::integer),
     }
 }
 
 fn set<'a>(ctx: &Ctx, args: SetTotal<'a>) -> Result<TotalWrite<'a>, ZkitError> {
     let condition = args.condition.unwrap_or(SetCondition::Always);
     let update = TotalUpdate::Set(args.total, condition);
-    TotalWrite::checked(ctx, args.key, args.member, update, args.at_ms, args.shared)
+    let terms = WriteTerms::checked(ctx, args.at_ms, args.shared, args.ttl_seconds)?;
+    Ok(TotalWrite::new(args.key, args.member, update, terms))
 }
 
 /// `AT unix-ms` as an IDMP digest takes it: the decimal time, or nothing
@@ -331,34 +354,68 @@ fn at_text(at_ms: Option<i64>) -> Vec<u8> {
     })
 }
 
+/// What every board write of one call shares, checked: when the totals
+/// were reached, the ranks to reply, the boards' expiry.
+#[derive(Clone, Copy)]
+struct WriteTerms {
+    /// When the total was reached (default: the server's now).
+    at_ms: Option<i64>,
+    ranks: Ranks,
+    /// With `TTL seconds`: the seconds, and when each board written expires.
+    ttl: Option<(i64, i64)>,
+}
+
+impl WriteTerms {
+    fn checked(
+        ctx: &Ctx,
+        at_ms: Option<i64>,
+        shared: bool,
+        ttl_seconds: Option<i64>,
+    ) -> Result<WriteTerms, ZkitError> {
+        let ranks = Ranks::from_shared_flag(shared);
+        ctx.require(&[ranks.native()])?;
+        let ttl = ttl_seconds
+            .map(|seconds| Ok::<_, ZkitError>((seconds, ttl_deadline(ctx.now_ms(), seconds)?)))
+            .transpose()?;
+        Ok(WriteTerms { at_ms, ranks, ttl })
+    }
+
+    /// The digest's parts for these terms: the time, and the TTL when
+    /// given (a call without one digests as before TTL existed). SHARED
+    /// only shapes the reply.
+    fn digest(&self, digest: &mut ArgsDigest) {
+        digest.part(&at_text(self.at_ms));
+        if let Some((seconds, _)) = self.ttl {
+            digest.part(b"TTL").integer(seconds);
+        }
+    }
+
+    /// Sets a written board's expiry, when the call gives one (the member
+    /// is on the board after any write: the key exists).
+    fn expire(&self, board: &mut Zset<'_>) -> Result<(), ZkitError> {
+        if let Some((_, at)) = self.ttl {
+            board.expire_at(at)?;
+        }
+        Ok(())
+    }
+}
+
 /// A RANK.GIFT or RANK.SET write, checked and not yet made.
 struct TotalWrite<'a> {
     key: &'a RStr,
     member: &'a RStr,
     update: TotalUpdate,
-    /// When the total was reached (default: the server's now).
-    at_ms: Option<i64>,
-    ranks: Ranks,
+    terms: WriteTerms,
 }
 
 impl<'a> TotalWrite<'a> {
-    fn checked(
-        ctx: &Ctx,
-        key: &'a RStr,
-        member: &'a RStr,
-        update: TotalUpdate,
-        at_ms: Option<i64>,
-        shared: bool,
-    ) -> Result<TotalWrite<'a>, ZkitError> {
-        let ranks = Ranks::from_shared_flag(shared);
-        ctx.require(&[ranks.native()])?;
-        Ok(TotalWrite {
+    fn new(key: &'a RStr, member: &'a RStr, update: TotalUpdate, terms: WriteTerms) -> Self {
+        TotalWrite {
             key,
             member,
             update,
-            at_ms,
-            ranks,
-        })
+            terms,
+        }
     }
 }
 
@@ -367,7 +424,7 @@ impl<'a> TotalWrite<'a> {
 impl OnceWrite for TotalWrite<'_> {
     type Reply = Standing;
 
-    /// What makes two writes the same event: SHARED only shapes the reply.
+    /// What makes two writes the same event.
     fn digest(&self) -> [u8; DIGEST_LEN] {
         let (command, value) = match self.update {
             TotalUpdate::Add(amount) => (GIFT.name, amount),
@@ -377,7 +434,8 @@ impl OnceWrite for TotalWrite<'_> {
         digest
             .part(self.key.as_bytes())
             .part(self.member.as_bytes());
-        digest.integer(value).part(&at_text(self.at_ms));
+        digest.integer(value);
+        self.terms.digest(&mut digest);
         if let TotalUpdate::Set(_, condition) = self.update {
             digest.part(match condition {
                 SetCondition::Always => b"",
@@ -393,7 +451,7 @@ impl OnceWrite for TotalWrite<'_> {
     }
 
     fn current(&self, ctx: &Ctx) -> Result<Standing, ZkitError> {
-        standing(ctx, self.key, self.member, self.ranks)
+        standing(ctx, self.key, self.member, self.terms.ranks)
     }
 
     fn apply(self, ctx: &Ctx) -> Result<Outcome<Standing>, ZkitError> {
@@ -401,14 +459,15 @@ impl OnceWrite for TotalWrite<'_> {
             key,
             member,
             update,
-            at_ms,
-            ranks,
+            terms,
         } = self;
+        let ranks = terms.ranks;
         let clock = tiebreak_clock();
-        let at_ms = at_ms.unwrap_or_else(|| ctx.now_ms());
+        let at_ms = terms.at_ms.unwrap_or_else(|| ctx.now_ms());
         let mut board = ctx.open_zset_mut(key)?;
         let checked = check_score(&clock, board.score(member), update, at_ms)?;
         let layout = apply_write(ctx, key, &mut board, member, update, &checked)?;
+        terms.expire(&mut board)?;
         let walked = checked.score.and_then(|score| {
             let walk = RankWalk::of(board.len(), layout)?;
             walk.rank(&mut board, member, score, checked.total, ranks)
@@ -489,13 +548,14 @@ fn standing(ctx: &Ctx, key: &RStr, member: &RStr, ranks: Ranks) -> Result<Standi
 
 request! {
     /// RANK.MGIFT `numkeys key [key ...] member amount [AT unix-ms]
-    /// [SHARED]`, and IDMP.
+    /// [SHARED] [TTL seconds]`, and IDMP.
     struct MultiGift<'a> {
         boards: Vec<&'a RStr> = list(Request::key),
         member: &'a RStr = string,
         amount: i64 = integer,
         at_ms: Option<i64> = option(Request::integer),
         shared: bool = flag,
+        ttl_seconds: Option<i64> = option(Request::integer),
     }
 }
 
@@ -514,18 +574,17 @@ fn mgift<'a>(ctx: &Ctx, args: MultiGift<'a>) -> Result<BoardsWrite<'a>, ZkitErro
         amount,
         at_ms,
         shared,
+        ttl_seconds,
     } = args;
     let names: SmallVec<[&[u8]; INLINE_BOARDS]> =
         boards.iter().map(|board| board.as_bytes()).collect();
     check_distinct_boards(&names)?;
-    let ranks = Ranks::from_shared_flag(shared);
-    ctx.require(&[ranks.native()])?;
+    let terms = WriteTerms::checked(ctx, at_ms, shared, ttl_seconds)?;
     Ok(BoardsWrite {
         boards,
         member,
         amount,
-        at_ms,
-        ranks,
+        terms,
     })
 }
 
@@ -534,8 +593,7 @@ struct BoardsWrite<'a> {
     boards: Vec<&'a RStr>,
     member: &'a RStr,
     amount: i64,
-    at_ms: Option<i64>,
-    ranks: Ranks,
+    terms: WriteTerms,
 }
 
 /// -> `[[total, rank], ...]`, one per key in key order.
@@ -549,7 +607,8 @@ impl OnceWrite for BoardsWrite<'_> {
             digest.part(board.as_bytes());
         }
         digest.part(self.member.as_bytes());
-        digest.integer(self.amount).part(&at_text(self.at_ms));
+        digest.integer(self.amount);
+        self.terms.digest(&mut digest);
         digest.finish()
     }
 
@@ -560,7 +619,7 @@ impl OnceWrite for BoardsWrite<'_> {
     fn current(&self, ctx: &Ctx) -> Result<BoardsReply, ZkitError> {
         self.boards
             .iter()
-            .map(|key| standing(ctx, key, self.member, self.ranks))
+            .map(|key| standing(ctx, key, self.member, self.terms.ranks))
             .collect()
     }
 
@@ -571,12 +630,12 @@ impl OnceWrite for BoardsWrite<'_> {
             boards,
             member,
             amount,
-            at_ms,
-            ranks,
+            terms,
         } = self;
+        let ranks = terms.ranks;
         let update = TotalUpdate::Add(amount);
         let clock = tiebreak_clock();
-        let at_ms = at_ms.unwrap_or_else(|| ctx.now_ms());
+        let at_ms = terms.at_ms.unwrap_or_else(|| ctx.now_ms());
         // Each board is opened once, for writing, and stays open from its
         // check to its write (the keys are distinct).
         let mut opened: SmallVec<[(Zset<'_>, CheckedScore); INLINE_BOARDS]> = SmallVec::new();
@@ -590,6 +649,7 @@ impl OnceWrite for BoardsWrite<'_> {
         let mut written: SmallVec<[(CheckedScore, Option<i64>); INLINE_BOARDS]> = SmallVec::new();
         for (&key, (mut board, write)) in boards.iter().zip(opened) {
             let layout = apply_write(ctx, key, &mut board, member, update, &write)?;
+            terms.expire(&mut board)?;
             let walked = write.score.and_then(|score| {
                 let walk = RankWalk::of(board.len(), layout)?;
                 walk.rank(&mut board, member, score, write.total, ranks)

@@ -8,18 +8,17 @@
 //! stay strictly increasing even within one millisecond (see
 //! `logic::recent`), so the order is the order of the views.
 
-use super::args::positive;
+use super::args::{positive, ttl_deadline};
 use super::declaration::{Command, WordList};
 use super::layout;
 use super::sample::Sample;
-use crate::error::{bound, ZkitError};
+use crate::error::ZkitError;
 use crate::host::ctx::Ctx;
 use crate::host::grammar::Arg;
 use crate::host::grammar::Request;
 use crate::host::keyspec::key_flags as kf;
 use crate::host::reply_shape::ReplyShape as R;
 use crate::host::string::RStr;
-use crate::logic::clock::{deadline, MAX_DURATION_MS};
 use crate::logic::family;
 use crate::logic::recent::view_scores;
 use crate::{declare_command, request};
@@ -68,15 +67,7 @@ fn add(ctx: &Ctx, args: Add<'_>) -> Result<i64, ZkitError> {
     let cap = cap.map(|cap| positive(cap, "cap")).transpose()?;
     let now = ctx.now_ms();
     let expire_at = ttl_seconds
-        .map(|s| {
-            s.checked_mul(1000)
-                .filter(|ms| *ms <= MAX_DURATION_MS)
-                .and_then(|ms| deadline(now, ms))
-                .ok_or(ZkitError::OutOfRange {
-                    what: "TTL",
-                    limit: bound::DURATION_S,
-                })
-        })
+        .map(|seconds| ttl_deadline(now, seconds))
         .transpose()?;
 
     let mut list = ctx.open_zset_mut(key)?;

@@ -728,7 +728,7 @@ mod tests {
     fn syntax_reads_like_redis_docs() {
         assert_eq!(
             commands::rank::GIFT.usage(),
-            "RANK.GIFT key member amount [AT unix-ms] [SHARED] [IDMP seen-key event-id] [RETAIN ms]"
+            "RANK.GIFT key member amount [AT unix-ms] [SHARED] [TTL seconds] [IDMP seen-key event-id] [RETAIN ms]"
         );
         assert_eq!(
             commands::feed::PAGE.usage(),

@@ -1,7 +1,9 @@
 //! RANK.* against a real redis-server with zkit loaded.
 
 use crate::common::client::{cmdline, err, ok, query, syntax_error, words};
-use crate::common::data::{assert_errors_change_nothing, db_snapshot, zset_dump};
+use crate::common::data::{
+    assert_errors_change_nothing, db_snapshot, server_time_ms, wait_until_server_time, zset_dump,
+};
 use crate::common::facts::command_stat;
 use crate::common::keyspace::{event_pairs, keyspace_events, watch_survives};
 use crate::common::replication::{
@@ -419,6 +421,95 @@ fn server_clock_is_used_without_at() {
     let _: (i64, i64) = query(&mut con, &["RANK.GIFT", "b", "m", "3"]);
     let (_, _, reached): (i64, i64, i64) = query(&mut con, &["RANK.GET", "b", "m"]);
     assert!((reached - before).abs() < 5_000, "{reached} vs {before}");
+}
+
+/// A board's expiry (unix ms, PEXPIRETIME).
+fn expires_at(con: &mut Connection, key: &str) -> i64 {
+    query(con, &["PEXPIRETIME", key])
+}
+
+#[test]
+fn a_season_board_expires_its_ttl_after_its_last_write() {
+    let server = Server::start();
+    let mut con = server.connect();
+    let day = "{gifts}:day:2026-12-02";
+    let now = server_time_ms(&mut con);
+    let _: (i64, i64) = query(&mut con, &["RANK.GIFT", day, "alice", "10", "TTL", "86400"]);
+    let first = expires_at(&mut con, day);
+    assert!(
+        (now + 86_400_000..now + 86_460_000).contains(&first),
+        "{first} vs {now}"
+    );
+    // Every write with TTL sets it again: the board lives a day after its
+    // last write.
+    wait_until_server_time(&mut con, first - 86_400_000 + 2);
+    let _: (i64, i64) = query(&mut con, &["RANK.GIFT", day, "bob", "5", "TTL", "86400"]);
+    let second = expires_at(&mut con, day);
+    assert!(second > first, "{second} after {first}");
+    // A write without TTL leaves it as it is, as ZINCRBY does.
+    let _: (i64, i64) = query(&mut con, &["RANK.GIFT", day, "bob", "5"]);
+    assert_eq!(expires_at(&mut con, day), second);
+    // A RANK.SET GT that keeps the total still writes its TTL.
+    let kept: (i64, i64) = query(
+        &mut con,
+        &["RANK.SET", day, "alice", "1", "GT", "TTL", "60"],
+    );
+    assert_eq!(kept, (10, 1));
+    assert!(expires_at(&mut con, day) < second);
+    // RANK.MGIFT sets every board's.
+    let week = "{gifts}:week:49";
+    let both: Vec<(i64, i64)> = query(
+        &mut con,
+        &["RANK.MGIFT", "2", day, week, "carol", "3", "TTL", "3600"],
+    );
+    assert_eq!(both, [(3, 3), (3, 1)]);
+    let (day_at, week_at) = (expires_at(&mut con, day), expires_at(&mut con, week));
+    assert_eq!(day_at, week_at);
+    assert!((now + 3_600_000..now + 3_660_000).contains(&day_at));
+    // A repeated event writes nothing, its TTL neither.
+    let once = [
+        "RANK.GIFT",
+        week,
+        "dan",
+        "1",
+        "TTL",
+        "7200",
+        "IDMP",
+        "{gifts}:seen",
+        "g-1",
+    ];
+    let _: Vec<i64> = query(&mut con, &once);
+    let applied_at = expires_at(&mut con, week);
+    let later = server_time_ms(&mut con) + 2;
+    wait_until_server_time(&mut con, later);
+    let repeated: Vec<i64> = query(&mut con, &once);
+    assert_eq!(repeated, [1, 2, 1]);
+    assert_eq!(expires_at(&mut con, week), applied_at);
+    // A second's TTL: the board is gone a second after its write.
+    let hour = "{gifts}:hour:10";
+    let _: (i64, i64) = query(&mut con, &["RANK.GIFT", hour, "erin", "1", "TTL", "1"]);
+    crate::common::wait_for(std::time::Duration::from_secs(30), || {
+        query::<i64>(&mut con, &["EXISTS", hour]) == 0
+    });
+    let cases: &[(&[&str], &str)] = &[
+        (
+            &["RANK.GIFT", day, "x", "1", "TTL", "0"],
+            "ERR TTL must be between 1 and 3155760000 seconds",
+        ),
+        (
+            &["RANK.SET", day, "x", "1", "TTL", "3155760001"],
+            "ERR TTL must be between 1 and 3155760000 seconds",
+        ),
+        (
+            &["RANK.MGIFT", "1", day, "x", "1", "TTL", "-5"],
+            "ERR TTL must be between 1 and 3155760000 seconds",
+        ),
+        (
+            &["RANK.GIFT", day, "x", "1", "TTL", "soon"],
+            "ERR value is not an integer",
+        ),
+    ];
+    assert_errors_change_nothing(&mut con, cases);
 }
 
 #[test]

@@ -177,10 +177,10 @@ export interface RateLimit {
 
 /** The zkit commands, one method each; every method returns a promise of the parsed reply. */
 export interface ZkitCommands {
-  /** RANK.GIFT: add `amount` (negative allowed) to the member's total; equal totals rank first-come. `at` (unix ms) replaces the server clock. */
-  rankGift(key: Key, member: Text, amount: number, options?: { at?: number } & SharedOption & IdmpOption): Promise<TotalRank>;
+  /** RANK.GIFT: add `amount` (negative allowed) to the member's total; equal totals rank first-come. `at` (unix ms) replaces the server clock; with `ttl` (seconds) the board expires that long after this write (each write sets it again). */
+  rankGift(key: Key, member: Text, amount: number, options?: { at?: number; ttl?: number } & SharedOption & IdmpOption): Promise<TotalRank>;
   /** RANK.SET: replace the member's total (with `gt` / `lt`, only by a higher / lower one); resolves to the total that stands. An unchanged total keeps its reached-at time. */
-  rankSet(key: Key, member: Text, total: number, options?: { at?: number } & RankSetCondition & SharedOption & IdmpOption): Promise<TotalRank>;
+  rankSet(key: Key, member: Text, total: number, options?: { at?: number; ttl?: number } & RankSetCondition & SharedOption & IdmpOption): Promise<TotalRank>;
   /** RANK.GET: total, rank and reached-at, or null when the key or member is absent. */
   rankGet(key: Key, member: Text, options?: SharedOption): Promise<RankInfo | null>;
   /** RANK.TOP: up to `count` entries from rank `offset + 1` down (`offset` counts positions, also with `shared`). */
@@ -192,7 +192,7 @@ export interface ZkitCommands {
   /** RANK.MERGE with `step`: merges `count` members into the `staging` key (cursor '0' starts); call again with the returned cursor until it is '0'. */
   rankMerge(destkey: Key, sources: Key[], options: { weights?: number[]; step: { count: number; staging: Key; cursor: Text } }): Promise<MergeStep>;
   /** RANK.MGIFT: one RANK.GIFT of `amount` on every board in `keys` (each named once, all in one slot), atomically; one { total, rank } per board, in order. */
-  rankMgift(keys: Key[], member: Text, amount: number, options?: { at?: number } & SharedOption & IdmpOption): Promise<TotalRank[]>;
+  rankMgift(keys: Key[], member: Text, amount: number, options?: { at?: number; ttl?: number } & SharedOption & IdmpOption): Promise<TotalRank[]>;
   /** RANK.MGET: what rankGet gives for each member, in order (null for an absent one). Sent as `RANK.MGET key [SHARED] MEMBERS member...`: any member id goes, SHARED too. */
   rankMget(key: Key, members: Text | Text[], options?: SharedOption): Promise<Array<RankInfo | null>>;
   /** RANK.STATS: the board's members, top, p99, p90, p50 and bottom totals (null on an empty board) and its memory in bytes, in O(log N). */

@@ -13,6 +13,10 @@ export async function everyCommand(z, native) {
 
   assert.deepEqual(await c.rankGift('{t}:mon', 'alice', 100, { at: 1718000000000 }), { total: 100, rank: 1 });
   assert.deepEqual(await c.rankGift('{t}:mon', 'bob', 50), { total: 50, rank: 2 });
+  // TTL: the board expires a day after this write.
+  assert.deepEqual(await c.rankGift('{t}:day', 'bob', 50, { ttl: 86400 }), { total: 50, rank: 1 });
+  const dayTtl = await native.ttl('{t}:day');
+  assert.ok(dayTtl > 86000 && dayTtl <= 86400, String(dayTtl));
   // IDMP: a retried event changes nothing and says so.
   const once = { idmp: ['{t}:seen', 'pay-881'] };
   assert.deepEqual(await c.rankGift('{t}:room', 'alice', 10, once), { total: 10, rank: 1, alreadyApplied: false });
@@ -358,4 +362,5 @@ export const nodeRedisNative = (client) => ({
   zcard: (key) => client.zCard(key),
   hget: (key, field) => client.hGet(key, field),
   exists: (...keys) => client.exists(keys),
+  ttl: (key) => client.ttl(key),
 });

@@ -77,7 +77,9 @@ async def every_command(z: Any, r: Any) -> None:
     assert await _get(z.rank_top(k("{t}:week2"), 10)) == await _get(z.rank_top(k("{t}:mon"), 10))
     # SHARED: dave reaches 100 third, at position 3 but sharing rank 1.
     assert await _get(z.rank_gift(k("{t}:mon"), "carol", 99)) == (99, 3)
-    assert await _get(z.rank_gift(k("{t}:mon"), "dave", 100, at=1718000002000, shared=True)) == (100, 1)
+    # TTL: the board expires a day after this write.
+    assert await _get(z.rank_gift(k("{t}:mon"), "dave", 100, at=1718000002000, shared=True, ttl=86400)) == (100, 1)
+    assert 86000 <= await _get(r.ttl(k("{t}:mon"))) <= 86400
     assert await _get(z.rank_set(k("{t}:mon"), "dave", 100, gt=True)) == (100, 3)
     assert await _get(z.rank_set(k("{t}:mon"), "carol", 98, lt=True, shared=True)) == (98, 4)
     assert await _get(z.rank_get(k("{t}:mon"), "dave", shared=True)) == (100, 1, 1718000002000)

@@ -99,6 +99,8 @@ pub struct RankGiftOptions {
     pub at: Option<i64>,
     /// `SHARED`
     pub shared: bool,
+    /// `TTL seconds`
+    pub ttl: Option<i64>,
 }
 
 /// The options of [`Zkit::rank_set`] and [`Zkit::rank_set_idmp`]; `Default` sends none.
@@ -112,6 +114,8 @@ pub struct RankSetOptions {
     pub lt: bool,
     /// `SHARED`
     pub shared: bool,
+    /// `TTL seconds`
+    pub ttl: Option<i64>,
 }
 
 /// The options of [`Zkit::rank_get`]; `Default` sends none.
@@ -151,6 +155,8 @@ pub struct RankMgiftOptions {
     pub at: Option<i64>,
     /// `SHARED`
     pub shared: bool,
+    /// `TTL seconds`
+    pub ttl: Option<i64>,
 }
 
 /// The options of [`Zkit::rank_mget`]; `Default` sends none.
@@ -341,7 +347,7 @@ pub struct VoteCastOptions<'a> {
 impl<C: Transport> Zkit<C> {
     /// Adds an amount to a member's total and returns the new total and rank; equal totals rank first-come (with SHARED, equal totals share a rank).
     ///
-    /// `RANK.GIFT key member amount [AT unix-ms] [SHARED]`
+    /// `RANK.GIFT key member amount [AT unix-ms] [SHARED] [TTL seconds]`
     ///
     /// `IDMP`: [`Zkit::rank_gift_idmp`].
     pub fn rank_gift(&mut self, key: &str, member: &str, amount: i64, options: RankGiftOptions) -> RedisResult<TotalRank> {
@@ -356,12 +362,16 @@ impl<C: Transport> Zkit<C> {
         if options.shared {
             call.arg("SHARED");
         }
+        if let Some(seconds) = options.ttl {
+            call.arg("TTL");
+            call.arg(seconds);
+        }
         self.send(call)
     }
 
     /// [`Zkit::rank_gift`], applied once per event id ([`Idmp`]): the reply says whether the id was already applied ([`Applied`]).
     ///
-    /// `RANK.GIFT key member amount [AT unix-ms] [SHARED] IDMP seen-key event-id [RETAIN ms]`
+    /// `RANK.GIFT key member amount [AT unix-ms] [SHARED] [TTL seconds] IDMP seen-key event-id [RETAIN ms]`
     pub fn rank_gift_idmp(&mut self, key: &str, member: &str, amount: i64, idmp: Idmp<'_>, options: RankGiftOptions) -> RedisResult<Applied<TotalRank>> {
         let mut call = Call::new("RANK.GIFT");
         call.key(key);
@@ -373,6 +383,10 @@ impl<C: Transport> Zkit<C> {
         }
         if options.shared {
             call.arg("SHARED");
+        }
+        if let Some(seconds) = options.ttl {
+            call.arg("TTL");
+            call.arg(seconds);
         }
         call.arg("IDMP");
         call.key(idmp.seen_key);
@@ -386,7 +400,7 @@ impl<C: Transport> Zkit<C> {
 
     /// Sets a member's total (with GT only a higher one, with LT only a lower one) and returns the total that stands with the member's rank; equal totals rank first-come (with SHARED, equal totals share a rank).
     ///
-    /// `RANK.SET key member total [AT unix-ms] [GT] [LT] [SHARED]`
+    /// `RANK.SET key member total [AT unix-ms] [GT] [LT] [SHARED] [TTL seconds]`
     ///
     /// `IDMP`: [`Zkit::rank_set_idmp`].
     pub fn rank_set(&mut self, key: &str, member: &str, total: i64, options: RankSetOptions) -> RedisResult<TotalRank> {
@@ -407,12 +421,16 @@ impl<C: Transport> Zkit<C> {
         if options.shared {
             call.arg("SHARED");
         }
+        if let Some(seconds) = options.ttl {
+            call.arg("TTL");
+            call.arg(seconds);
+        }
         self.send(call)
     }
 
     /// [`Zkit::rank_set`], applied once per event id ([`Idmp`]): the reply says whether the id was already applied ([`Applied`]).
     ///
-    /// `RANK.SET key member total [AT unix-ms] [GT] [LT] [SHARED] IDMP seen-key event-id [RETAIN ms]`
+    /// `RANK.SET key member total [AT unix-ms] [GT] [LT] [SHARED] [TTL seconds] IDMP seen-key event-id [RETAIN ms]`
     pub fn rank_set_idmp(&mut self, key: &str, member: &str, total: i64, idmp: Idmp<'_>, options: RankSetOptions) -> RedisResult<Applied<TotalRank>> {
         let mut call = Call::new("RANK.SET");
         call.key(key);
@@ -430,6 +448,10 @@ impl<C: Transport> Zkit<C> {
         }
         if options.shared {
             call.arg("SHARED");
+        }
+        if let Some(seconds) = options.ttl {
+            call.arg("TTL");
+            call.arg(seconds);
         }
         call.arg("IDMP");
         call.key(idmp.seen_key);
@@ -519,7 +541,7 @@ impl<C: Transport> Zkit<C> {
 
     /// Adds an amount to a member's total on several boards at once (each first-come on its own) and returns \[total, rank\] per board, in key order.
     ///
-    /// `RANK.MGIFT numkeys key [key ...] member amount [AT unix-ms] [SHARED]`
+    /// `RANK.MGIFT numkeys key [key ...] member amount [AT unix-ms] [SHARED] [TTL seconds]`
     ///
     /// `IDMP`: [`Zkit::rank_mgift_idmp`].
     pub fn rank_mgift(&mut self, keys: &[&str], member: &str, amount: i64, options: RankMgiftOptions) -> RedisResult<Vec<TotalRank>> {
@@ -534,12 +556,16 @@ impl<C: Transport> Zkit<C> {
         if options.shared {
             call.arg("SHARED");
         }
+        if let Some(seconds) = options.ttl {
+            call.arg("TTL");
+            call.arg(seconds);
+        }
         self.send(call)
     }
 
     /// [`Zkit::rank_mgift`], applied once per event id ([`Idmp`]): the reply says whether the id was already applied ([`Applied`]).
     ///
-    /// `RANK.MGIFT numkeys key [key ...] member amount [AT unix-ms] [SHARED] IDMP seen-key event-id [RETAIN ms]`
+    /// `RANK.MGIFT numkeys key [key ...] member amount [AT unix-ms] [SHARED] [TTL seconds] IDMP seen-key event-id [RETAIN ms]`
     pub fn rank_mgift_idmp(&mut self, keys: &[&str], member: &str, amount: i64, idmp: Idmp<'_>, options: RankMgiftOptions) -> RedisResult<Applied<Vec<TotalRank>>> {
         let mut call = Call::new("RANK.MGIFT");
         call.counted_keys("keys", keys)?;
@@ -551,6 +577,10 @@ impl<C: Transport> Zkit<C> {
         }
         if options.shared {
             call.arg("SHARED");
+        }
+        if let Some(seconds) = options.ttl {
+            call.arg("TTL");
+            call.arg(seconds);
         }
         call.arg("IDMP");
         call.key(idmp.seen_key);

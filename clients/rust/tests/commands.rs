@@ -333,9 +333,11 @@ fn every_command<C: Transport + ConnectionLike>(
         z.rank_gift(&mon, "carol", 99, none)?,
         TotalRank { total: 99, rank: 3 }
     );
+    // TTL: the board expires a day after this write.
     let shared_at = RankGiftOptions {
         at: Some(1718000002000),
         shared: true,
+        ttl: Some(86400),
     };
     assert_eq!(
         z.rank_gift(&mon, "dave", 100, shared_at)?,
@@ -344,6 +346,8 @@ fn every_command<C: Transport + ConnectionLike>(
             rank: 1
         }
     );
+    let ttl: i64 = raw(z.connection(), &["TTL", &mon]);
+    assert!((86000..=86400).contains(&ttl), "{ttl}");
     assert_eq!(
         z.rank_set(
             &mon,
@@ -416,6 +420,7 @@ fn every_command<C: Transport + ConnectionLike>(
         RankMgiftOptions {
             at: Some(1718000003000),
             shared: false,
+            ttl: None,
         },
     )?;
     assert_eq!(
@@ -435,7 +440,8 @@ fn every_command<C: Transport + ConnectionLike>(
             1,
             RankMgiftOptions {
                 at: None,
-                shared: true
+                shared: true,
+                ttl: None,
             }
         )?,
         vec![TotalRank { total: 1, rank: 5 }]

@@ -126,6 +126,20 @@ pub const RANK: Family = Family {
         &["RANK.GIFT", "$key", "$member", "$int"],
         &["RANK.GIFT", "$key", "$member", "$int", "AT", "$time"],
         &["RANK.GIFT", "$key", "$member", "$int", "SHARED"],
+        // TTLs literal and long (RECENT.ADD's are too): a key must not
+        // expire between the snapshots a check compares.
+        &["RANK.GIFT", "$key", "$member", "$int", "TTL", "86400"],
+        &["RANK.SET", "$key", "$member", "$int", "GT", "TTL", "86400"],
+        &[
+            "RANK.MGIFT",
+            "$int",
+            "$key",
+            "$key",
+            "$member",
+            "$int",
+            "TTL",
+            "86400",
+        ],
         &[
             "RANK.GIFT",
             "$key",

@@ -109,6 +109,7 @@ class _Methods:
         *,
         at: Optional[int] = None,
         shared: bool = False,
+        ttl: Optional[int] = None,
         idmp: Optional[Idmp] = None,
         retain: Optional[int] = None,
     ) -> TotalRank:
@@ -116,14 +117,16 @@ class _Methods:
         (absent members start at 0); equal totals rank first-come. ``at``
         (unix ms) replaces the server clock as the time the total was
         reached. Returns ``(total, rank)``, rank 1-based; with ``shared``,
-        the competition rank (1 + the members with a higher total).
+        the competition rank (1 + the members with a higher total). With
+        ``ttl`` (seconds) the board expires that long after this write
+        (each write sets it again: a season's board).
         ``idmp=(seen_key, event_id)``: the gift applies once per event id
         (retry a failed call with the same id), remembered ``retain`` ms
         (default zkit.idmp-retain-ms, 24 h); the reply's ``already_applied``
         then says whether the event was applied before (nothing changed).
         On a cluster seen_key shares the board's slot."""
         return self._call(
-            COMMANDS["RANK.GIFT"], key, member, amount, at=at, shared=shared, idmp=idmp, retain=retain
+            COMMANDS["RANK.GIFT"], key, member, amount, at=at, shared=shared, ttl=ttl, idmp=idmp, retain=retain
         )
 
     @command_method
@@ -137,6 +140,7 @@ class _Methods:
         gt: bool = False,
         lt: bool = False,
         shared: bool = False,
+        ttl: Optional[int] = None,
         idmp: Optional[Idmp] = None,
         retain: Optional[int] = None,
     ) -> TotalRank:
@@ -144,10 +148,20 @@ class _Methods:
         higher one, with ``lt`` only by a lower one (best-score boards; a
         member not on the board is added either way). Returns ``(total,
         rank)`` of the total that stands after the call; a total that does
-        not change keeps its reached-at time. ``shared``, ``idmp`` and
-        ``retain``: as ``rank_gift``."""
+        not change keeps its reached-at time. ``shared``, ``ttl``, ``idmp``
+        and ``retain``: as ``rank_gift``."""
         return self._call(
-            COMMANDS["RANK.SET"], key, member, total, at=at, gt=gt, lt=lt, shared=shared, idmp=idmp, retain=retain
+            COMMANDS["RANK.SET"],
+            key,
+            member,
+            total,
+            at=at,
+            gt=gt,
+            lt=lt,
+            shared=shared,
+            ttl=ttl,
+            idmp=idmp,
+            retain=retain,
         )
 
     @command_method
@@ -200,6 +214,7 @@ class _Methods:
         *,
         at: Optional[int] = None,
         shared: bool = False,
+        ttl: Optional[int] = None,
         idmp: Optional[Idmp] = None,
         retain: Optional[int] = None,
     ) -> List[TotalRank]:
@@ -207,8 +222,11 @@ class _Methods:
         atomic call (an error changes no board). ``numkeys`` is sent for
         you. All keys must share a hash slot on a cluster. Returns one
         ``(total, rank)`` per board, in key order; with ``idmp`` (as
-        ``rank_gift``) each has ``already_applied`` set."""
-        return self._call(COMMANDS["RANK.MGIFT"], keys, member, amount, at=at, shared=shared, idmp=idmp, retain=retain)
+        ``rank_gift``) each has ``already_applied`` set; ``ttl`` sets every
+        board's expiry."""
+        return self._call(
+            COMMANDS["RANK.MGIFT"], keys, member, amount, at=at, shared=shared, ttl=ttl, idmp=idmp, retain=retain
+        )
 
     @command_method
     def rank_mget(self, key: KeyT, *members: Text, shared: bool = False) -> List[Optional[RankInfo]]:
