@@ -1357,23 +1357,18 @@ fn quantile(ctx: &Ctx, args: Quantile<'_>) -> Result<Option<f64>, ZkitError> {
         });
     }
     ctx.require(&[Native::Zrange])?;
-    let members = ctx.key_len(args.key, KeyKind::Zset)? as u64;
-    if members == 0 {
+    // The board stays open for the scores: a read handle outlives the call.
+    let Some(board) = ctx.open_zset(args.key)? else {
         return Ok(None);
-    }
+    };
     let clock = tiebreak_clock();
-    let total_at = |position: u64| -> Result<i64, ZkitError> {
-        let score = stats::score_at(ctx, args.key, position)?
-            .ok_or_else(|| ZkitError::Internal("ZRANGE found no member".into()))?;
-        Ok(clock.decode(score)?.total)
+    let at = quantile_at(board.len() as u64, args.percentile);
+    // The two positions are one or adjacent: one ZRANGE reads both.
+    let scores = stats::scores_at(ctx, args.key, &board, at.low, at.high)?;
+    let (Some(&low), Some(&high)) = (scores.first(), scores.last()) else {
+        return Err(ZkitError::Internal("ZRANGE found no member".into()));
     };
-    let at = quantile_at(members, args.percentile);
-    let low = total_at(at.low)?;
-    let high = if at.high == at.low {
-        low
-    } else {
-        total_at(at.high)?
-    };
+    let (low, high) = (clock.decode(low)?.total, clock.decode(high)?.total);
     Ok(Some(interpolate(low, high, at.fraction)))
 }
 

@@ -8,8 +8,11 @@ use crate::host::call::CallArg;
 use crate::host::call::Native;
 use crate::host::ctx::Ctx;
 use crate::host::reply::Reply;
+use crate::host::string::OwnedRStr;
 use crate::host::string::RStr;
 use crate::host::zset::ScoreBound;
+use crate::host::zset::Zset;
+use smallvec::SmallVec;
 
 /// A reply read by name: `[name, value, name, value, ...]`, the shape of
 /// XINFO STREAM and CONFIG GET. Every field is always there, in one order;
@@ -85,19 +88,36 @@ pub fn count_between(
 /// The score at 0-based position `index`, lowest first: ZRANGE by index,
 /// O(log N). `None` past the end.
 pub fn score_at(ctx: &Ctx, key: &RStr, index: u64) -> Result<Option<f64>, ZkitError> {
-    let index = i64::try_from(index).unwrap_or(i64::MAX);
+    let Some(zset) = ctx.open_zset(key)? else {
+        return Ok(None);
+    };
+    Ok(scores_at(ctx, key, &zset, index, index)?.first().copied())
+}
+
+/// The scores at the 0-based ascending positions `first` to `last` of the
+/// sorted set `key`, open as `zset` (those it has): the members from one
+/// `ZRANGE first last`, their scores from the key (a score in a call's
+/// reply is a double printed and read back, several times a lookup's cost).
+pub fn scores_at(
+    ctx: &Ctx,
+    key: &RStr,
+    zset: &Zset<'_>,
+    first: u64,
+    last: u64,
+) -> Result<SmallVec<[f64; 2]>, ZkitError> {
+    let index = |i: u64| i64::try_from(i).unwrap_or(i64::MAX);
     let reply = ctx.call(
         Native::Zrange,
         &[
             CallArg::Str(key),
-            CallArg::Int(index),
-            CallArg::Int(index),
-            CallArg::Bytes(b"WITHSCORES"),
+            CallArg::Int(index(first)),
+            CallArg::Int(index(last)),
         ],
     )?;
-    // RESP3: [[member, score]].
-    let entry = reply.get().element(0);
-    Ok(entry.and_then(|entry| entry.element(1)?.double()))
+    let reply = reply.get();
+    Ok((0..reply.element_count())
+        .filter_map(|i| zset.score(&OwnedRStr::new(reply.element(i)?.bytes()?)))
+        .collect())
 }
 
 /// Members MEMORY USAGE samples to estimate a large key: its default, so a
