@@ -344,6 +344,9 @@ class Workload:
                 return [1, 2, 3, 5, 10, 1000], [0, 1001]
             if command == "RANK.TOP":
                 return [0, 1, 3, 10, 100, 1 << 62], [-1]
+            if command == "RANK.RANGE":
+                # LIMIT's count: a negative one is all the rest.
+                return [0, 1, 3, 10, 100, 1 << 62, -1, -5, -(1 << 63)], []
             if command == "RANK.MERGE":
                 # Steps: mostly short ones, so that runs take several.
                 return [1, 1, 2, 2, 3, 5, 10, 1 << 60], [0, -1]
@@ -452,7 +455,7 @@ class Workload:
             holder = r.choice(MEMBERS)
             self.holders = (self.holders + [holder])[-6:]
             return holder
-        if name in ("min", "max") and command == "RANK.COUNT":
+        if name in ("min", "max") and command in ("RANK.COUNT", "RANK.RANGE"):
             # Bounds as ZCOUNT reads them: totals, decimals, infinities,
             # exclusive ones, ones past any total, and some that are no number.
             if r.random() < 0.03:

@@ -99,6 +99,15 @@ natives['rank.count'] = {
   { 'ZCARD ZCOUNT', on = 'key' },
 }
 
+-- The band's page is RANK.TOP's, shared ranks or not.
+natives['rank.range'] = {
+  { 'ZCARD ZCOUNT ZRANGE', on = 'key' },
+}
+
+natives['rank.among'] = {
+  { 'ZSCORE', on = 'key' },
+}
+
 -- Every step of a run is refused where its last could not rename staging
 -- over destkey: the staging rows are checked before a step's first write.
 natives['rank.merge'] = {

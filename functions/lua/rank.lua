@@ -566,13 +566,10 @@ local function total_bound(word)
   return value, exclusive
 end
 
--- -> the members with a total between the bounds: ZCOUNT of the scores
--- [low, high) that hold those totals (logic/rank.rs `total_score_range`).
-handlers['rank.count'] = function(v)
-  local key = v[1]
-  local min, min_open = total_bound(v[2])
-  local max, max_open = total_bound(v[3])
-  local members = rt.zcard(key)
+-- The totals between a lower and an upper bound (total_bound's), as the
+-- lowest and highest of them; nil when none lies between them
+-- (logic/rank.rs `total_score_range`).
+local function total_score_range(min, min_open, max, max_open)
   local lowest = min_open and math.floor(min) + 1 or math.ceil(min)
   local highest = max_open and math.ceil(max) - 1 or math.floor(max)
   local limit = TOTAL_LIMIT - 1
@@ -582,8 +579,91 @@ handlers['rank.count'] = function(v)
   if highest > limit then
     highest = limit
   end
-  if not (lowest <= highest) or members == 0 then
+  if not (lowest <= highest) then
+    return nil
+  end
+  return lowest, highest
+end
+
+-- -> the members with a total between the bounds: ZCOUNT of the scores
+-- [low, high) that hold those totals.
+handlers['rank.count'] = function(v)
+  local key = v[1]
+  local min, min_open = total_bound(v[2])
+  local max, max_open = total_bound(v[3])
+  local members = rt.zcard(key)
+  local lowest, highest = total_score_range(min, min_open, max, max_open)
+  if lowest == nil or members == 0 then
     return 0
   end
   return rt.call('ZCOUNT', key, int_text(lowest), '(' .. int_text(highest + 1))
+end
+
+-- -> `[[rank, member, total], ...]` of the members with a total between max
+-- and min: the positions below the members with a higher total, read as
+-- RANK.TOP reads a page (logic/rank.rs `range_positions`).
+handlers['rank.range'] = function(v)
+  local key, limit, shared = v[1], v[4], v[5]
+  local max, max_open = total_bound(v[2])
+  local min, min_open = total_bound(v[3])
+  local offset, count = 0, -1
+  if limit ~= false then
+    offset, count = rt.non_negative(limit[1], 'offset'), tonumber(limit[2])
+  end
+  if rt.zcard(key) == 0 then
+    return {}
+  end
+  local lowest, highest = total_score_range(min, min_open, max, max_open)
+  if lowest == nil then
+    return {}
+  end
+  local above = rt.call('ZCOUNT', key, int_text(highest + 1), '+inf')
+  local within = rt.call('ZCOUNT', key, int_text(lowest), '(' .. int_text(highest + 1))
+  if offset >= within then
+    return {}
+  end
+  local take = within - offset
+  if count >= 0 and count < take then
+    take = count
+  end
+  if take == 0 then
+    return {}
+  end
+  local start = above + offset
+  return rank_range(key, start, start + take - 1, shared)
+end
+
+-- -> `[[rank, member, total], ...]` of the given members on the board,
+-- ranked among themselves: each member's score once, sorted as the board
+-- sorts them (score descending, then member descending by its bytes; -0
+-- ties with 0), the ranks counted down that list (logic/rank.rs
+-- `board_order`).
+handlers['rank.among'] = function(v)
+  local key, shared, given = v[1], v[2], v[3]
+  local found, asked = {}, {}
+  for _, member in ipairs(given) do
+    if not asked[member] then
+      asked[member] = true
+      local score = rt.zscore(key, member)
+      if score ~= nil then
+        found[#found + 1] = { score, member }
+      end
+    end
+  end
+  table.sort(found, function(a, b)
+    if a[1] ~= b[1] then
+      return a[1] > b[1]
+    end
+    return rt.compare_bytes(a[2], b[2]) > 0
+  end)
+  local totals = {}
+  for i, entry in ipairs(found) do
+    totals[i] = rank.decode(entry[1])
+  end
+  local ranks = shared and shared_ranks(1, 1, totals) or nil
+  local page = {}
+  for i, entry in ipairs(found) do
+    page[i] = { ranks and ranks[i] or i, entry[2], totals[i] }
+  end
+  return page
 end

@@ -62,8 +62,9 @@ use crate::host::grammar::parse_f64;
 use crate::host::zset::Zset;
 use crate::logic::idmp::{ArgsDigest, DIGEST_LEN};
 use crate::logic::rank::{
-    check_distinct_boards, interpolate, next_total, percentile, quantile_at, shared_ranks,
-    total_score_range, RankError, SetCondition, TieBreakClock, TotalBound, TotalUpdate,
+    board_order, check_distinct_boards, interpolate, next_total, percentile, quantile_at,
+    range_positions, shared_ranks, total_score_range, RankError, SetCondition, TieBreakClock,
+    TotalBound, TotalUpdate,
 };
 use crate::logic::stats::{quantile_position, BOARD_QUANTILES};
 use crate::{declare_command, request};
@@ -81,6 +82,8 @@ pub static COMMANDS: &[&Command] = &[
     &PERCENTILE,
     &QUANTILE,
     &COUNT,
+    &RANGE,
+    &AMONG,
 ];
 
 /// A board a command writes: its new total and rank are returned.
@@ -1431,4 +1434,148 @@ fn count(ctx: &Ctx, args: Count<'_>) -> Result<i64, ZkitError> {
         ScoreBound::Exclusive(high as f64),
     )?;
     Ok(counted as i64)
+}
+
+/// `SHARED` on a command that had it from its start.
+const SHARED_FROM_START: Arg = Arg::pure_token("shared", "SHARED").optional();
+
+declare_command! {
+    pub static RANGE: Command = {
+        name: "rank.range",
+        handler: range,
+        flags: "readonly",
+        acl_categories: "read sortedset slow",
+        summary: "Returns the members whose total lies between max and min, inclusive (bounds as RANK.COUNT reads them), highest first, as a page of the board: rank, member, total, each rank the member's rank on the whole board.",
+        complexity: "O(log(N)+M) with N the number of members in the board and M the members returned.",
+        since: "0.5.0",
+        history: &[],
+        reply: R::ArrayOf(&R::Tuple(&RANK_ENTRY)),
+        args: &[
+            BOARD_READ,
+            Arg::string("max"),
+            Arg::string("min"),
+            Arg::block("limit", &[Arg::integer("offset"), Arg::integer("count")])
+                .token("LIMIT")
+                .optional(),
+            SHARED_FROM_START,
+        ],
+    }
+}
+
+request! {
+    /// RANK.RANGE `key max min [LIMIT offset count] [SHARED]`.
+    struct Range<'a> {
+        key: &'a RStr = key,
+        max: &'a RStr = string,
+        min: &'a RStr = string,
+        limit: Option<(i64, i64)> = option(|limit| (limit.integer(), limit.integer())),
+        shared: bool = flag,
+    }
+}
+
+/// -> `[[rank, member, total], ...]`: the band's members are the positions
+/// below the members with a higher total, so the page is RANK.TOP's page at
+/// those positions (two counts find them, O(log N) each), with its ranks.
+fn range(ctx: &Ctx, args: Range<'_>) -> Result<Page, ZkitError> {
+    let (max, min) = (total_bound(args.max)?, total_bound(args.min)?);
+    let (offset, count) = match args.limit {
+        Some((offset, count)) => (non_negative(offset, "offset")?, count),
+        None => (0, -1),
+    };
+    let ranks = Ranks::from_shared_flag(args.shared);
+    ctx.require(&[Native::Zcount])?;
+    ctx.require(ranks.page_natives())?;
+    let Some(mut board) = ctx.open_zset(args.key)? else {
+        return Ok(Page::empty());
+    };
+    let Some((low, high)) = total_score_range(min, max) else {
+        return Ok(Page::empty());
+    };
+    // A total `t` is scored in `[t, t + 1)`: higher totals from `high` up.
+    let (low, high) = (low as f64, high as f64);
+    let higher = ScoreBound::Inclusive(high);
+    let above = count_scores(ctx, args.key, &mut board, higher, ScoreBound::MAX)?;
+    let band = (ScoreBound::Inclusive(low), ScoreBound::Exclusive(high));
+    let within = count_scores(ctx, args.key, &mut board, band.0, band.1)?;
+    let Some((start, stop)) = range_positions(above, within, offset as u64, count) else {
+        return Ok(Page::empty());
+    };
+    rank_range(ctx, args.key, board, start, stop, None, ranks)
+}
+
+/// The members scored within `[min, max]`: counted through the key on a
+/// board small enough that walking costs less than `ZCOUNT`
+/// ([`SHARED_WALK_AT_MOST`], measured for the same count), else `ZCOUNT`.
+fn count_scores(
+    ctx: &Ctx,
+    key: &RStr,
+    board: &mut Zset<'_>,
+    min: ScoreBound,
+    max: ScoreBound,
+) -> Result<u64, ZkitError> {
+    let walked = (board.len() <= SHARED_WALK_AT_MOST)
+        .then(|| board.count_at_most(min, max, SHARED_WALK_AT_MOST))
+        .flatten();
+    match walked {
+        Some(counted) => Ok(counted as u64),
+        None => stats::count_between(ctx, key, min, max),
+    }
+}
+
+declare_command! {
+    pub static AMONG: Command = {
+        name: "rank.among",
+        handler: among,
+        flags: "readonly fast",
+        acl_categories: "read sortedset fast",
+        summary: "Returns the given members that are on the board, ordered as the board orders them, each with its rank among them (1-based; with SHARED, equal totals share a rank): rank, member, total.",
+        complexity: "O(F*log(F)) with F the members given: a score lookup each and a sort of them; the board is not walked.",
+        since: "0.5.0",
+        history: &[],
+        reply: R::ArrayOf(&R::Tuple(&RANK_ENTRY)),
+        args: &[
+            BOARD_READ,
+            SHARED_FROM_START,
+            Arg::string("member").token("MEMBERS").multiple(),
+        ],
+    }
+}
+
+request! {
+    /// RANK.AMONG `key [SHARED] MEMBERS member [member ...]`.
+    struct Among<'a> {
+        key: &'a RStr = key,
+        shared: bool = flag,
+        members: WordList<'a> = words,
+    }
+}
+
+/// -> `[[rank, member, total], ...]` of the given members on the board,
+/// ranked among themselves: each one's score looked up, the scores sorted
+/// as the board sorts them, the ranks counted down that list.
+fn among(ctx: &Ctx, args: Among<'_>) -> Result<Page, ZkitError> {
+    let Some(board) = ctx.open_zset(args.key)? else {
+        return Ok(Page::empty());
+    };
+    layout::after_read(ctx, args.key, board.len(), Use::Member);
+    let mut found: Vec<(f64, &[u8])> = args
+        .members
+        .filter_map(|member| Some((board.score(member)?, member.as_bytes())))
+        .collect();
+    board_order(&mut found);
+    let clock = tiebreak_clock();
+    let (mut members, mut totals) = (SmallVec::new(), SmallVec::new());
+    for (score, member) in found {
+        totals.push(clock.decode(score)?.total);
+        members.push(OwnedRStr::new(member));
+    }
+    let ranks = match Ranks::from_shared_flag(args.shared) {
+        Ranks::Shared => PageRanks::Shared(shared_ranks(1, 1, &totals)),
+        Ranks::FirstCome => PageRanks::From(1),
+    };
+    Ok(Page {
+        members,
+        totals,
+        ranks,
+    })
 }

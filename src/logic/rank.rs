@@ -328,6 +328,37 @@ pub fn total_score_range(min: TotalBound, max: TotalBound) -> Option<(i64, i64)>
     (lowest <= highest).then(|| (lowest as i64, highest as i64 + 1))
 }
 
+/// The 0-based positions, highest first, of RANK.RANGE's page: the board
+/// holds `above` members with a total above the range and `within` in it,
+/// so the range fills positions `above..above + within`; the page skips
+/// `offset` of them and takes `count` (a negative count: all the rest, as
+/// ZRANGEBYSCORE's LIMIT reads it). `None` when the page is empty.
+pub fn range_positions(above: u64, within: u64, offset: u64, count: i64) -> Option<(i64, i64)> {
+    let rest = within.checked_sub(offset).filter(|&rest| rest > 0)?;
+    let take = u64::try_from(count).map_or(rest, |count| count.min(rest));
+    if take == 0 {
+        return None;
+    }
+    // A board's positions fit an i64: `above + within` is its size at most.
+    let start = (above + offset) as i64;
+    Some((start, start + take as i64 - 1))
+}
+
+/// RANK.AMONG: the given members found on a board, `(score, member)`, put
+/// in the board's order (highest score first; among equal scores member
+/// descending, ZREVRANGE's order), each member once: a member given twice
+/// has the same score twice, so its copies end up side by side.
+pub fn board_order(found: &mut Vec<(f64, &[u8])>) {
+    // Scores compare as the sorted set compares them (-0 equals 0); a
+    // sorted set holds no NaN.
+    found.sort_unstable_by(|a, b| {
+        b.0.partial_cmp(&a.0)
+            .unwrap_or(std::cmp::Ordering::Equal)
+            .then_with(|| b.1.cmp(a.1))
+    });
+    found.dedup_by(|a, b| a.1 == b.1);
+}
+
 /// 2^exp, built from its bits so it is exact (for |exp| <= 1022).
 fn pow2(exp: i32) -> f64 {
     f64::from_bits(((1023 + exp) as u64) << 52)
@@ -580,6 +611,38 @@ mod tests {
         );
     }
 
+    #[test]
+    fn range_pages_of_a_total_band() {
+        // Two members above the band, three in it.
+        assert_eq!(range_positions(2, 3, 0, -1), Some((2, 4)));
+        assert_eq!(range_positions(2, 3, 1, 1), Some((3, 3)));
+        assert_eq!(range_positions(2, 3, 1, 10), Some((3, 4)));
+        assert_eq!(range_positions(2, 3, 0, i64::MAX), Some((2, 4)));
+        assert_eq!(range_positions(2, 3, 0, i64::MIN), Some((2, 4)));
+        assert_eq!(range_positions(2, 3, 3, -1), None);
+        assert_eq!(range_positions(2, 3, u64::MAX, 1), None);
+        assert_eq!(range_positions(2, 3, 0, 0), None);
+        assert_eq!(range_positions(7, 0, 0, -1), None);
+    }
+
+    #[test]
+    fn among_orders_as_the_board_does() {
+        let mut found: Vec<(f64, &[u8])> = vec![
+            (5.25, b"b"),
+            (7.5, b"a"),
+            (5.25, b"c"),
+            (-1.5, b"d"),
+            (7.5, b"a"),
+            (-0.0, b"e"),
+            (0.0, b"f"),
+        ];
+        board_order(&mut found);
+        let members: Vec<&[u8]> = found.iter().map(|(_, m)| *m).collect();
+        // Equal scores: member descending; -0 ties with 0; a once.
+        let expected: [&[u8]; 6] = [b"a", b"c", b"b", b"f", b"e", b"d"];
+        assert_eq!(members, expected);
+    }
+
     fn any_total() -> impl Strategy<Value = i64> {
         prop_oneof![
             -5000i64..5000,
@@ -751,6 +814,93 @@ mod tests {
                     .count(),
             };
             prop_assert_eq!(counted, expected);
+        }
+        #[test]
+        fn range_pages_match_a_walk_of_the_board(
+            board in proptest::collection::vec((-6i64..6, 0i64..4), 0..60),
+            min in prop_oneof![(-80i64..80).prop_map(|x| x as f64 / 10.0), Just(f64::INFINITY), Just(f64::NEG_INFINITY)],
+            max in prop_oneof![(-80i64..80).prop_map(|x| x as f64 / 10.0), Just(f64::INFINITY), Just(f64::NEG_INFINITY)],
+            min_open: bool,
+            max_open: bool,
+            offset in 0u64..70,
+            count in -2i64..70,
+        ) {
+            // Few totals and few times: runs of ties, tied scores, negative
+            // totals; the board in ZREVRANGE's order.
+            let c = clock();
+            let mut entries: Vec<(f64, usize, i64)> = board
+                .iter()
+                .enumerate()
+                .map(|(member, (t, minute))| (c.encode(*t, DEFAULT_EPOCH_MS + minute * 60_000).unwrap(), member, *t))
+                .collect();
+            entries.sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then(b.1.cmp(&a.1)));
+            let bound = |x: f64, open: bool| if open { TotalBound::Exclusive(x) } else { TotalBound::Inclusive(x) };
+            let within = |t: i64| {
+                let t = t as f64;
+                (if min_open { t > min } else { t >= min }) && (if max_open { t < max } else { t <= max })
+            };
+            let higher = |total: i64| entries.iter().filter(|e| e.2 > total).count() as i64;
+            // The model: every member in the band, walked from the top with
+            // its board-wide ranks, then the LIMIT.
+            let take = usize::try_from(count).unwrap_or(usize::MAX);
+            let expected: Vec<(i64, i64, usize)> = entries
+                .iter()
+                .enumerate()
+                .filter(|(_, e)| within(e.2))
+                .map(|(i, e)| (i as i64 + 1, 1 + higher(e.2), e.1))
+                .skip(offset as usize)
+                .take(take)
+                .collect();
+            // The command's way: two counts, positions, one shared count.
+            let page = total_score_range(bound(min, min_open), bound(max, max_open)).and_then(|(low, high)| {
+                let above = entries.iter().filter(|e| e.0 >= high as f64).count() as u64;
+                let inside = entries.iter().filter(|e| e.0 >= low as f64 && e.0 < high as f64).count() as u64;
+                range_positions(above, inside, offset, count)
+            });
+            let got: Vec<(i64, i64, usize)> = match page {
+                None => Vec::new(),
+                Some((start, stop)) => {
+                    let rows = &entries[start as usize..=stop as usize];
+                    let totals: Vec<i64> = rows.iter().map(|e| e.2).collect();
+                    let shared = shared_ranks(start + 1, 1 + higher(totals[0]), &totals);
+                    rows.iter().enumerate().map(|(i, e)| (start + 1 + i as i64, shared[i], e.1)).collect()
+                }
+            };
+            prop_assert_eq!(got, expected);
+        }
+
+        #[test]
+        fn among_ranks_match_the_board_filtered_to_the_set(
+            board in proptest::collection::vec((-4i64..4, 0i64..3), 0..40),
+            given in proptest::collection::vec(0usize..50, 1..30),
+        ) {
+            // Members m0..m39 on the board; some given ones are not on it,
+            // some are given twice.
+            let c = clock();
+            let names: Vec<String> = (0..50).map(|i| format!("m{i}")).collect();
+            let scores: Vec<f64> = board
+                .iter()
+                .map(|(t, minute)| c.encode(*t, DEFAULT_EPOCH_MS + minute * 60_000).unwrap())
+                .collect();
+            let mut found: Vec<(f64, &[u8])> = given
+                .iter()
+                .filter(|&&m| m < scores.len())
+                .map(|&m| (scores[m], names[m].as_bytes()))
+                .collect();
+            board_order(&mut found);
+            // The model: the whole board in ZREVRANGE's order, kept where given.
+            let mut all: Vec<(f64, &[u8])> = scores.iter().zip(&names).map(|(s, n)| (*s, n.as_bytes())).collect();
+            all.sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then(b.1.cmp(a.1)));
+            all.retain(|(_, member)| given.iter().any(|&m| names[m].as_bytes() == *member));
+            prop_assert_eq!(&found, &all);
+            // Shared ranks within the set: 1 + the set's members with a
+            // higher total.
+            let totals: Vec<i64> = found.iter().map(|(s, _)| c.decode(*s).unwrap().total).collect();
+            let expected: Vec<i64> = totals
+                .iter()
+                .map(|t| 1 + totals.iter().filter(|u| *u > t).count() as i64)
+                .collect();
+            prop_assert_eq!(shared_ranks(1, 1, &totals), expected);
         }
     }
 }

@@ -74,6 +74,17 @@ const CALLS_WITH_EVERY_OPTION: &[&[&str]] = &[
     &["RANK.MGET", "board", "SHARED", "MEMBERS", "m", "n"],
     &["RANK.TOP", "board", "10", "OFFSET", "0", "SHARED"],
     &["RANK.AROUND", "board", "m", "1", "SHARED"],
+    &[
+        "RANK.RANGE",
+        "board",
+        "+inf",
+        "(0",
+        "LIMIT",
+        "0",
+        "10",
+        "SHARED",
+    ],
+    &["RANK.AMONG", "board", "SHARED", "MEMBERS", "m", "n"],
     &["RANK.MERGE", "merged", "1", "board", "WEIGHTS", "2"],
     &[
         "RANK.MERGE",

@@ -897,6 +897,41 @@ fn errors_change_nothing() {
             &["RANK.COUNT", "str", "(", "1"],
             "ERR min or max is not a float",
         ),
+        (&["RANK.RANGE", "str", "+inf", "-inf"], "WRONGTYPE"),
+        (&["RANK.AMONG", "str", "MEMBERS", "m"], "WRONGTYPE"),
+        (&["RANK.RANGE", "b", "1"], "ERR wrong number of arguments"),
+        (&["RANK.AMONG", "b", "MEMBERS"], "ERR syntax error"),
+        (&["RANK.AMONG", "b", "m"], "ERR syntax error"),
+        (&["RANK.AMONG", "b", "SHARED", "m"], "ERR syntax error"),
+        (
+            &["RANK.RANGE", "b", "x", "1"],
+            "ERR min or max is not a float",
+        ),
+        (
+            &["RANK.RANGE", "b", "+inf", "(("],
+            "ERR min or max is not a float",
+        ),
+        // The bounds and the offset are checked before the key.
+        (
+            &["RANK.RANGE", "str", "(", "1"],
+            "ERR min or max is not a float",
+        ),
+        (
+            &["RANK.RANGE", "str", "+inf", "-inf", "LIMIT", "-1", "5"],
+            "ERR offset must not be negative",
+        ),
+        (
+            &["RANK.RANGE", "b", "+inf", "-inf", "LIMIT", "1"],
+            "ERR syntax error",
+        ),
+        (
+            &["RANK.RANGE", "b", "+inf", "-inf", "LIMIT", "1", "x"],
+            "ERR value is not an integer",
+        ),
+        (
+            &["RANK.AMONG", "foreign", "MEMBERS", "x"],
+            "ERR the member's score inf is not a rank score",
+        ),
     ];
     assert_errors_change_nothing(&mut con, cases);
     // The server counts them, as for native commands.
@@ -1663,4 +1698,230 @@ fn rank_percentiles_quantiles_and_counts_match_a_model_of_the_board() {
             );
         }
     }
+}
+
+fn range(con: &mut Connection, key: &str, words: &[&str]) -> Vec<(i64, String, i64)> {
+    let mut call = vec!["RANK.RANGE", key];
+    call.extend_from_slice(words);
+    query(con, &call)
+}
+
+fn among(con: &mut Connection, key: &str, words: &[&str]) -> Vec<(i64, String, i64)> {
+    let mut call = vec!["RANK.AMONG", key];
+    call.extend_from_slice(words);
+    query(con, &call)
+}
+
+fn rows(rows: &[(i64, &str, i64)]) -> Vec<(i64, String, i64)> {
+    rows.iter()
+        .map(|(rank, member, total)| (*rank, member.to_string(), *total))
+        .collect()
+}
+
+#[test]
+fn a_score_band_and_a_friends_board() {
+    let server = Server::start();
+    let mut con = server.connect();
+    let room = "gifts:room:42";
+    for (i, (member, total)) in [
+        ("alice", 300),
+        ("bob", 120),
+        ("carol", 120),
+        ("dave", 50),
+        ("erin", -5),
+        ("frank", 120),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        gift(&mut con, room, member, total, &at(i as i64 * MIN));
+    }
+    // Board: alice 300 (1), bob 120 (2), carol 120 (3), frank 120 (4),
+    // dave 50 (5), erin -5 (6).
+    let band = range(&mut con, room, &["200", "100"]);
+    assert_eq!(
+        band,
+        rows(&[(2, "bob", 120), (3, "carol", 120), (4, "frank", 120)])
+    );
+    let band = range(&mut con, room, &["200", "100", "SHARED"]);
+    assert_eq!(
+        band,
+        rows(&[(2, "bob", 120), (2, "carol", 120), (2, "frank", 120)])
+    );
+    // A page that starts inside the run of 120s keeps the board's ranks.
+    let page = range(
+        &mut con,
+        room,
+        &["+inf", "(100", "LIMIT", "2", "5", "SHARED"],
+    );
+    assert_eq!(page, rows(&[(2, "carol", 120), (2, "frank", 120)]));
+    let page = range(&mut con, room, &["+inf", "(100", "LIMIT", "2", "1"]);
+    assert_eq!(page, rows(&[(3, "carol", 120)]));
+    // A negative count is all the rest, as in ZRANGEBYSCORE.
+    let page = range(&mut con, room, &["+inf", "-inf", "LIMIT", "4", "-1"]);
+    assert_eq!(page, rows(&[(5, "dave", 50), (6, "erin", -5)]));
+    for words in [
+        &["+inf", "-inf", "LIMIT", "6", "1"][..],
+        &["+inf", "-inf", "LIMIT", "0", "0"],
+        &["100", "200"],
+        &["(120", "(50"],
+        &["119.5", "50.5"],
+        &["-inf", "-inf"],
+    ] {
+        assert_eq!(range(&mut con, room, words), Vec::new(), "{words:?}");
+    }
+    // Decimal and exclusive bounds, negative totals, the whole board.
+    assert_eq!(
+        range(&mut con, room, &["120.5", "49.5"]).len(),
+        4,
+        "120.5 49.5"
+    );
+    assert_eq!(
+        range(&mut con, room, &["(50", "-inf"]),
+        rows(&[(6, "erin", -5)])
+    );
+    assert_eq!(
+        range(&mut con, room, &["+inf", "-inf"]),
+        top(&mut con, room, 10)
+    );
+    assert_eq!(range(&mut con, "nothing", &["+inf", "-inf"]), Vec::new());
+    // Among friends: the board's order, ranks among them, absent ones
+    // left out, a member given twice counted once.
+    let friends = among(
+        &mut con,
+        room,
+        &["MEMBERS", "dave", "frank", "nobody", "alice", "dave"],
+    );
+    assert_eq!(
+        friends,
+        rows(&[(1, "alice", 300), (2, "frank", 120), (3, "dave", 50)])
+    );
+    let friends = among(
+        &mut con,
+        room,
+        &["SHARED", "MEMBERS", "erin", "frank", "bob", "carol"],
+    );
+    assert_eq!(
+        friends,
+        rows(&[
+            (1, "bob", 120),
+            (1, "carol", 120),
+            (1, "frank", 120),
+            (4, "erin", -5)
+        ])
+    );
+    assert_eq!(among(&mut con, room, &["MEMBERS", "nobody"]), Vec::new());
+    assert_eq!(
+        among(&mut con, "nothing", &["MEMBERS", "alice"]),
+        Vec::new()
+    );
+    // A member may be named like the options: after MEMBERS it is a member.
+    gift(&mut con, room, "SHARED", 400, &at(10 * MIN));
+    gift(&mut con, room, "MEMBERS", 400, &at(11 * MIN));
+    let friends = among(&mut con, room, &["MEMBERS", "MEMBERS", "SHARED", "alice"]);
+    assert_eq!(
+        friends,
+        rows(&[(1, "SHARED", 400), (2, "MEMBERS", 400), (3, "alice", 300)])
+    );
+    let friends = among(&mut con, room, &["SHARED", "MEMBERS", "SHARED", "MEMBERS"]);
+    assert_eq!(friends, rows(&[(1, "SHARED", 400), (1, "MEMBERS", 400)]));
+}
+
+#[test]
+fn ranges_and_among_match_a_model_of_the_board() {
+    // Few distinct totals (runs of ties, negative totals), reached at few
+    // times (tied scores too): on a small board, one past the listpack
+    // limit, and one past the sizes whose counts walk the key.
+    let server = Server::start();
+    let mut con = server.connect();
+    let mut rng = Rng::seeded("rank ranges");
+    for (key, members) in [("small", 40), ("large", 300)] {
+        for m in 0..members {
+            let total = rng.range(-5, 6);
+            let when = at(rng.range(0, 4) * MIN);
+            gift(&mut con, key, &format!("m{m}"), total, &when);
+        }
+        // The model: the board in RANK.TOP's order, with its shared ranks.
+        let board: Vec<(i64, String, i64)> = query(&mut con, &["RANK.TOP", key, "1000"]);
+        let shared = |total: i64| 1 + board.iter().filter(|(_, _, t)| *t > total).count() as i64;
+        for _ in 0..80 {
+            let bound = |rng: &mut Rng| -> (String, f64, bool) {
+                let open = rng.chance(30);
+                let (text, value) = match rng.below(8) {
+                    0 => ("-inf".to_string(), f64::NEG_INFINITY),
+                    1 => ("+inf".to_string(), f64::INFINITY),
+                    2 => {
+                        let x = rng.range(-70, 70) as f64 / 10.0;
+                        (x.to_string(), x)
+                    }
+                    _ => {
+                        let x = rng.range(-7, 7);
+                        (x.to_string(), x as f64)
+                    }
+                };
+                let prefix = if open { "(" } else { "" };
+                (format!("{prefix}{text}"), value, open)
+            };
+            let ((max, hi, hi_open), (min, lo, lo_open)) = (bound(&mut rng), bound(&mut rng));
+            let in_band = |t: i64| {
+                let t = t as f64;
+                (if lo_open { t > lo } else { t >= lo }) && (if hi_open { t < hi } else { t <= hi })
+            };
+            let (offset, count) = (rng.range(0, 60), rng.range(-1, 60));
+            let limit = rng.chance(70);
+            let take = if count < 0 || !limit {
+                usize::MAX
+            } else {
+                count as usize
+            };
+            let skip = if limit { offset as usize } else { 0 };
+            let expected: Vec<(i64, String, i64)> = board
+                .iter()
+                .filter(|(_, _, t)| in_band(*t))
+                .skip(skip)
+                .take(take)
+                .cloned()
+                .collect();
+            let (offset, count) = (offset.to_string(), count.to_string());
+            let mut words = vec![max.as_str(), min.as_str()];
+            if limit {
+                words.extend(["LIMIT", &offset, &count]);
+            }
+            assert_eq!(range(&mut con, key, &words), expected, "{key} {words:?}");
+            words.push("SHARED");
+            let expected: Vec<_> = expected
+                .into_iter()
+                .map(|(_, member, total)| (shared(total), member, total))
+                .collect();
+            assert_eq!(range(&mut con, key, &words), expected, "{key} {words:?}");
+        }
+        for _ in 0..40 {
+            let given: Vec<String> = (0..rng.range(1, 12))
+                .map(|_| format!("m{}", rng.range(0, members + 10)))
+                .collect();
+            let in_set: Vec<&(i64, String, i64)> = board
+                .iter()
+                .filter(|(_, member, _)| given.contains(member))
+                .collect();
+            let expected: Vec<(i64, String, i64)> = in_set
+                .iter()
+                .zip(1..)
+                .map(|((_, member, total), rank)| (rank, member.clone(), *total))
+                .collect();
+            let mut words = vec!["MEMBERS"];
+            words.extend(given.iter().map(String::as_str));
+            assert_eq!(among(&mut con, key, &words), expected, "{key} {given:?}");
+            let expected: Vec<(i64, String, i64)> = in_set
+                .iter()
+                .map(|(_, member, total)| {
+                    let higher = in_set.iter().filter(|(_, _, t)| t > total).count() as i64;
+                    (1 + higher, member.clone(), *total)
+                })
+                .collect();
+            words.insert(0, "SHARED");
+            assert_eq!(among(&mut con, key, &words), expected, "{key} {given:?}");
+        }
+    }
+    let encoding: String = query(&mut con, &["OBJECT", "ENCODING", "large"]);
+    assert_eq!(encoding, "skiplist");
 }

@@ -252,12 +252,18 @@ const ROWS: &[Row] = &[
             &["RANK.TOP", "board", "10", "SHARED"],
             &["RANK.TOP", "bigboard", "10", "OFFSET", "150", "SHARED"],
             &["RANK.COUNT", "board", "-inf", "+inf"],
+            &["RANK.RANGE", "board", "+inf", "-inf"],
             &["DELAY.STATS", "queue"],
             &["RATE.STATS", "hits", "WINDOWS", "60000"],
             &["RATE.PEEK", "hits", "60000", "10"],
             &["RATE.ACQUIRE", "holders", "h2", "60000", "5"],
         ],
-        served: &[GIFT, &["RATE.RELEASE", "holders", "h1"]],
+        served: &[
+            GIFT,
+            &["RATE.RELEASE", "holders", "h1"],
+            // Ranks among the given members are counted down their list.
+            &["RANK.AMONG", "bigboard", "SHARED", "MEMBERS", "m1", "m2"],
+        ],
     },
     Row {
         renamed: "ZRANGE",
@@ -271,8 +277,21 @@ const ROWS: &[Row] = &[
             &["RANK.AROUND", "bigboard", "m150", "5"],
             &["RANK.STATS", "bigboard"],
             &["RANK.QUANTILE", "board", "50"],
+            &[
+                "RANK.RANGE",
+                "bigboard",
+                "+inf",
+                "-inf",
+                "LIMIT",
+                "150",
+                "5",
+            ],
         ],
-        served: &[GIFT, &["RANK.GET", "board", "bob"]],
+        served: &[
+            GIFT,
+            &["RANK.GET", "board", "bob"],
+            &["RANK.AMONG", "bigboard", "MEMBERS", "m1", "m2"],
+        ],
     },
     Row {
         renamed: "MEMORY",

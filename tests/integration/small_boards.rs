@@ -536,9 +536,10 @@ fn replies_and_scores_are_the_same_in_either_layout() {
         };
         assert_eq!(mget(&mut con, "listpack"), mget(&mut con, "skiplist"));
     }
-    // Percentiles, quantiles and counts, read through the server's own
-    // rank lookups, whatever the layout: on a board kept in the listpack
-    // (nothing moves while they read) and on the skiplist one.
+    // Percentiles, quantiles, counts, bands and ranks among members, read
+    // through the server's own rank lookups or the key, whatever the
+    // layout: on a board kept in the listpack (nothing moves while they
+    // read) and on the skiplist one.
     ok(&mut con, &["CONFIG", "SET", "zkit.hot-board-writes", "0"]);
     fill_board_quietly(&mut con, "quiet", 100);
     gift(&mut con, "quiet");
@@ -554,6 +555,10 @@ fn replies_and_scores_are_the_same_in_either_layout() {
         &["RANK.QUANTILE", "$", "100"],
         &["RANK.COUNT", "$", "-inf", "+inf"],
         &["RANK.COUNT", "$", "(10", "50"],
+        &["RANK.RANGE", "$", "+inf", "-inf"],
+        &["RANK.RANGE", "$", "50", "(10", "LIMIT", "3", "20", "SHARED"],
+        &["RANK.AMONG", "$", "MEMBERS", "m1", "m50", "nobody", "m99"],
+        &["RANK.AMONG", "$", "SHARED", "MEMBERS", "m1", "m50", "m99"],
     ];
     for words in reads {
         let read = |con: &mut Connection, key: &str| -> Value {

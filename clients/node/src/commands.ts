@@ -203,6 +203,10 @@ export interface ZkitCommands {
   rankQuantile(key: Key, percentile: number | string): Promise<number | null>;
   /** RANK.COUNT: how many members have a total between `min` and `max`, inclusive; bounds as ZCOUNT reads them ('-inf', '+inf', '(120' for an exclusive bound). */
   rankCount(key: Key, min: number | string, max: number | string): Promise<number>;
+  /** RANK.RANGE: the members whose total lies between `max` and `min` (a score band), highest first, each with its rank on the whole board; bounds as RANK.COUNT reads them ('+inf', '(100' for an exclusive bound). `limit` pages through the band (a negative count: all the rest); `shared`: competition ranks. */
+  rankRange(key: Key, max: number | string, min: number | string, options?: { limit?: { offset: number; count: number } } & SharedOption): Promise<RankEntry[]>;
+  /** RANK.AMONG: the given members on the board (a friends board), in the board's order, each with its rank among them; absent ones left out, a member given twice counted once. `shared`: equal totals share a rank. */
+  rankAmong(key: Key, members: Text | Text[], options?: SharedOption): Promise<RankEntry[]>;
   /** FEED.ADD: add or re-score items like ZADD; with `cap`, keep the `cap` newest. Resolves to how many members were new. */
   feedAdd(key: Key, items: Array<{ score: number | string; member: Text }>, options?: { cap?: number }): Promise<number>;
   /** FEED.PAGE: a page newest first (`count` 1..1000, default 10): the newest items, or those strictly newer or older than a cursor. */

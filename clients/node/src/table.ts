@@ -146,6 +146,28 @@ export const COMMANDS = {
     ],
     parse: replies.parseInteger,
   },
+  rankRange: {
+    command: 'RANK.RANGE',
+    readonly: true,
+    layout: [
+      { kind: 'key' },
+      { kind: 'arg' },
+      { kind: 'arg' },
+      { kind: 'option', name: 'limit', token: 'LIMIT', fields: [{ name: 'offset', isKey: false }, { name: 'count', isKey: false }] },
+      { kind: 'flag', name: 'shared', token: 'SHARED' },
+    ],
+    parse: replies.parseRankEntryList,
+  },
+  rankAmong: {
+    command: 'RANK.AMONG',
+    readonly: true,
+    layout: [
+      { kind: 'key' },
+      { kind: 'flag', name: 'shared', token: 'SHARED' },
+      { kind: 'args', token: 'MEMBERS' },
+    ],
+    parse: replies.parseRankEntryList,
+  },
   feedAdd: {
     command: 'FEED.ADD',
     readonly: false,

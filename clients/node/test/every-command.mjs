@@ -109,6 +109,17 @@ export async function everyCommand(z, native) {
   assert.deepEqual([await c.rankQuantile('{t}:pct', 50), await c.rankQuantile('{t}:pct', 87.5), await c.rankQuantile('{t}:pct', '100')], [2.5, 3.625, 4]);
   assert.equal(await c.rankQuantile('{t}:noboard', 50), null);
   assert.deepEqual([await c.rankCount('{t}:pct', 2, '+inf'), await c.rankCount('{t}:pct', '(2', '+inf'), await c.rankCount('{t}:pct', '-inf', '(2')], [3, 2, 1]);
+  // e reaches 3 at a time given before c's (the server's now): d 4, e 3, c 3, b 2, a 1.
+  await c.rankGift('{t}:pct', 'e', 3, { at: 1718000000000 });
+  assert.deepEqual(await c.rankRange('{t}:pct', 3, '(1'), [
+    { rank: 2, member: 'e', total: 3 }, { rank: 3, member: 'c', total: 3 }, { rank: 4, member: 'b', total: 2 },
+  ]);
+  assert.deepEqual(await c.rankRange('{t}:pct', '+inf', '-inf', { limit: { offset: 2, count: 1 }, shared: true }), [{ rank: 2, member: 'c', total: 3 }]);
+  assert.deepEqual(await c.rankRange('{t}:noboard', '+inf', '-inf'), []);
+  assert.deepEqual(await c.rankAmong('{t}:pct', ['c', 'a', 'nobody', 'e'], { shared: true }), [
+    { rank: 1, member: 'e', total: 3 }, { rank: 1, member: 'c', total: 3 }, { rank: 3, member: 'a', total: 1 },
+  ]);
+  assert.deepEqual(await c.rankAmong('{t}:pct', 'c'), [{ rank: 1, member: 'c', total: 3 }]);
   assert.deepEqual(await c.rankStats('{t}:noboard'), {
     members: 0, topTotal: null, p99Total: null, p90Total: null, p50Total: null, bottomTotal: null, memoryBytes: 0,
   });

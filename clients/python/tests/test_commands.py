@@ -114,6 +114,15 @@ async def every_command(z: Any, r: Any) -> None:
     assert [await _get(z.rank_quantile(k("{t}:pct"), p)) for p in (50, 87.5, "100")] == [2.5, 3.625, 4.0]
     assert await _get(z.rank_quantile(k("{t}:noboard"), 50)) is None
     assert [await _get(z.rank_count(k("{t}:pct"), *bounds)) for bounds in ((2, "+inf"), ("(2", "+inf"), ("-inf", "(2"))] == [3, 2, 1]
+    # e reaches 3 at a time given before c's (the server's now): d 4, e 3, c 3, b 2, a 1.
+    await _get(z.rank_gift(k("{t}:pct"), "e", 3, at=1718000000000))
+    band = [RankEntry(2, "e", 3), RankEntry(3, "c", 3), RankEntry(4, "b", 2)]
+    assert await _get(z.rank_range(k("{t}:pct"), 3, "(1")) == band
+    assert await _get(z.rank_range(k("{t}:pct"), "+inf", "-inf", limit=(2, 1), shared=True)) == [RankEntry(2, "c", 3)]
+    assert await _get(z.rank_range(k("{t}:noboard"), "+inf", "-inf")) == []
+    friends = [RankEntry(1, "e", 3), RankEntry(1, "c", 3), RankEntry(3, "a", 1)]
+    assert await _get(z.rank_among(k("{t}:pct"), "c", "a", "nobody", "e", shared=True)) == friends
+    assert await _get(z.rank_among(k("{t}:pct"), "SHARED", "c")) == [RankEntry(1, "c", 3)]
 
     assert await _get(z.feed_add(k("{t}:feed"), {"item:1": 1, "item:2": 2, "item:3": 3.5}, cap=2)) == 3
     first = await _get(z.feed_page(k("{t}:feed"), count=1))

@@ -11,7 +11,7 @@ use crate::replies::{TotalRank, RankInfo, RankEntry, MergeStep, BoardStats, Feed
 use crate::{Applied, Call, Transport, Zkit};
 
 /// Every command of the table, for checking it against the server's list.
-pub const COMMANDS: &[&str] = &["RANK.GIFT", "RANK.SET", "RANK.GET", "RANK.TOP", "RANK.AROUND", "RANK.MERGE", "RANK.MGIFT", "RANK.MGET", "RANK.STATS", "RANK.PERCENTILE", "RANK.QUANTILE", "RANK.COUNT", "FEED.ADD", "FEED.PAGE", "DELAY.POLL", "DELAY.BPOLL", "DELAY.ACK", "DELAY.NACK", "DELAY.TOUCH", "DELAY.STATS", "DELAY.ADD", "DELAY.JOB", "DELAY.RETRY", "DELAY.PAUSE", "DELAY.RESUME", "DELAY.SCHEDULE", "DELAY.UNSCHEDULE", "DELAY.SCHEDULES", "DELAY.GROUP", "DELAY.GROUPS", "RATE.HIT", "RATE.PEEK", "RATE.ACQUIRE", "RATE.RELEASE", "RATE.STATS", "RECENT.ADD", "VOTE.CAST", "VOTE.STATE"];
+pub const COMMANDS: &[&str] = &["RANK.GIFT", "RANK.SET", "RANK.GET", "RANK.TOP", "RANK.AROUND", "RANK.MERGE", "RANK.MGIFT", "RANK.MGET", "RANK.STATS", "RANK.PERCENTILE", "RANK.QUANTILE", "RANK.COUNT", "RANK.RANGE", "RANK.AMONG", "FEED.ADD", "FEED.PAGE", "DELAY.POLL", "DELAY.BPOLL", "DELAY.ACK", "DELAY.NACK", "DELAY.TOUCH", "DELAY.STATS", "DELAY.ADD", "DELAY.JOB", "DELAY.RETRY", "DELAY.PAUSE", "DELAY.RESUME", "DELAY.SCHEDULE", "DELAY.UNSCHEDULE", "DELAY.SCHEDULES", "DELAY.GROUP", "DELAY.GROUPS", "RATE.HIT", "RATE.PEEK", "RATE.ACQUIRE", "RATE.RELEASE", "RATE.STATS", "RECENT.ADD", "VOTE.CAST", "VOTE.STATE"];
 
 /// The `UP|DOWN|CLEAR` argument.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -162,6 +162,22 @@ pub struct RankMgiftOptions {
 /// The options of [`Zkit::rank_mget`]; `Default` sends none.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct RankMgetOptions {
+    /// `SHARED`
+    pub shared: bool,
+}
+
+/// The options of [`Zkit::rank_range`]; `Default` sends none.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct RankRangeOptions {
+    /// `LIMIT offset count`
+    pub limit: Option<(i64, i64)>,
+    /// `SHARED`
+    pub shared: bool,
+}
+
+/// The options of [`Zkit::rank_among`]; `Default` sends none.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct RankAmongOptions {
     /// `SHARED`
     pub shared: bool,
 }
@@ -642,6 +658,38 @@ impl<C: Transport> Zkit<C> {
         call.key(key);
         call.arg(min);
         call.arg(max);
+        self.send(call)
+    }
+
+    /// Returns the members whose total lies between max and min, inclusive (bounds as RANK.COUNT reads them), highest first, as a page of the board: rank, member, total, each rank the member's rank on the whole board.
+    ///
+    /// `RANK.RANGE key max min [LIMIT offset count] [SHARED]`
+    pub fn rank_range(&mut self, key: &str, max: &str, min: &str, options: RankRangeOptions) -> RedisResult<Vec<RankEntry>> {
+        let mut call = Call::new("RANK.RANGE");
+        call.key(key);
+        call.arg(max);
+        call.arg(min);
+        if let Some((offset, count)) = options.limit {
+            call.arg("LIMIT");
+            call.arg(offset);
+            call.arg(count);
+        }
+        if options.shared {
+            call.arg("SHARED");
+        }
+        self.send(call)
+    }
+
+    /// Returns the given members that are on the board, ordered as the board orders them, each with its rank among them (1-based; with SHARED, equal totals share a rank): rank, member, total.
+    ///
+    /// `RANK.AMONG key [SHARED] MEMBERS member [member ...]`
+    pub fn rank_among(&mut self, key: &str, members: &[&str], options: RankAmongOptions) -> RedisResult<Vec<RankEntry>> {
+        let mut call = Call::new("RANK.AMONG");
+        call.key(key);
+        if options.shared {
+            call.arg("SHARED");
+        }
+        call.values("MEMBERS", "members", members)?;
         self.send(call)
     }
 

@@ -481,6 +481,41 @@ fn every_command<C: Transport + ConnectionLike>(
     assert_eq!(z.rank_count(&pct, "2", "+inf")?, 3);
     assert_eq!(z.rank_count(&pct, "(2", "+inf")?, 2);
     assert_eq!(z.rank_count(&pct, "-inf", "(2")?, 1);
+    // e reaches 3 at a time given before c's (the server's now): d 4, e 3,
+    // c 3, b 2, a 1.
+    let early = RankGiftOptions {
+        at: Some(1718000000000),
+        ..RankGiftOptions::default()
+    };
+    z.rank_gift(&pct, "e", 3, early)?;
+    assert_eq!(
+        z.rank_range(&pct, "3", "(1", RankRangeOptions::default())?,
+        vec![entry(2, "e", 3), entry(3, "c", 3), entry(4, "b", 2)]
+    );
+    let page = RankRangeOptions {
+        limit: Some((2, 1)),
+        shared: true,
+    };
+    assert_eq!(
+        z.rank_range(&pct, "+inf", "-inf", page)?,
+        vec![entry(2, "c", 3)]
+    );
+    assert_eq!(
+        z.rank_range(&k("{t}:noboard"), "+inf", "-inf", page)?,
+        vec![]
+    );
+    assert_eq!(
+        z.rank_among(
+            &pct,
+            &["c", "a", "nobody", "e"],
+            RankAmongOptions { shared: true }
+        )?,
+        vec![entry(1, "e", 3), entry(1, "c", 3), entry(3, "a", 1)]
+    );
+    assert_eq!(
+        z.rank_among(&pct, &["SHARED", "c"], RankAmongOptions::default())?,
+        vec![entry(1, "c", 3)]
+    );
     // Totals 1, 100, 100, 100, 100: the median is the 3rd lowest.
     let board = z.rank_stats(&mon)?;
     assert_eq!(

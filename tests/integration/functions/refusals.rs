@@ -196,6 +196,8 @@ const CASES: &[Case] = &[
     case(&["RANK.PERCENTILE", "board", "bob"]),
     case(&["RANK.QUANTILE", "board", "50"]),
     case(&["RANK.COUNT", "board", "-inf", "+inf"]),
+    case(&["RANK.RANGE", "board", "+inf", "-inf"]),
+    case(&["RANK.AMONG", "board", "MEMBERS", "bob"]),
     case(ONE_SHOT_MERGE),
     case(FIRST_STEP),
     Case {

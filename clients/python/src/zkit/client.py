@@ -262,6 +262,33 @@ class _Methods:
         ``"+inf"``, ``"(120"`` for an exclusive bound)."""
         return self._call(COMMANDS["RANK.COUNT"], key, min, max)
 
+    @command_method
+    def rank_range(
+        self,
+        key: KeyT,
+        max: Number,
+        min: Number,
+        *,
+        limit: Optional[Tuple[int, int]] = None,
+        shared: bool = False,
+    ) -> List[RankEntry]:
+        """RANK.RANGE: the members whose total lies between ``max`` and
+        ``min`` (a score band), highest first, each ``(rank, member,
+        total)`` with its rank on the whole board; bounds as RANK.COUNT
+        reads them (``"+inf"``, ``"(100"`` for an exclusive bound).
+        ``limit=(offset, count)`` pages through the band (a negative count:
+        all the rest); ``shared``: competition ranks."""
+        return self._call(COMMANDS["RANK.RANGE"], key, max, min, limit=limit, shared=shared)
+
+    @command_method
+    def rank_among(self, key: KeyT, *members: Text, shared: bool = False) -> List[RankEntry]:
+        """RANK.AMONG: the given members on the board (a friends board), in
+        the board's order, each ``(rank, member, total)`` with its rank among
+        them; absent ones left out, a member given twice counted once.
+        ``shared``: equal totals share a rank. Sent as ``RANK.AMONG key
+        [SHARED] MEMBERS member...``, so any member id goes."""
+        return self._call(COMMANDS["RANK.AMONG"], key, members, shared=shared)
+
     # FEED: waterfall feeds with exact cursors
 
     @command_method

@@ -136,6 +136,26 @@ COMMANDS = table(
         replies.parse_integer,
     ),
     Command(
+        "RANK.RANGE",
+        (
+            Key("key"),
+            Arg("max"),
+            Arg("min"),
+            Option("limit", "LIMIT", (VALUE, VALUE)),
+            Flag("shared", "SHARED"),
+        ),
+        replies.parse_rank_entry_list,
+    ),
+    Command(
+        "RANK.AMONG",
+        (
+            Key("key"),
+            Flag("shared", "SHARED"),
+            Args("member", "MEMBERS"),
+        ),
+        replies.parse_rank_entry_list,
+    ),
+    Command(
         "FEED.ADD",
         (
             Key("key"),
