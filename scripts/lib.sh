@@ -13,8 +13,27 @@ apt_install() { # package...
   local apt=("${sudo[@]}" apt-get -y -q -o DPkg::Lock::Timeout=600)
   echo "zkit: installing $* with apt-get" >&2
   export DEBIAN_FRONTEND=noninteractive
+  dpkg_finish_interrupted "${sudo[@]}" || return
   "${apt[@]}" install "$@" >/dev/null ||
     { "${apt[@]}" update >/dev/null && "${apt[@]}" install "$@" >/dev/null; }
+}
+
+# A dpkg run stopped midway (a CI stage killed while it installed) leaves
+# packages unpacked but not configured, and apt-get then refuses every
+# install until they are: configure them first, waiting (as apt does) while
+# another stage holds dpkg's lock.
+dpkg_finish_interrupted() { # [sudo]
+  [[ -n $(ls -A /var/lib/dpkg/updates 2>/dev/null) ]] || return 0
+  local deadline=$((SECONDS + 600)) dpkg_log
+  echo "zkit: a dpkg run was interrupted here: dpkg --configure -a" >&2
+  until dpkg_log=$("$@" dpkg --configure -a 2>&1); do
+    if [[ $dpkg_log != *lock* ]] || ((SECONDS > deadline)); then
+      echo "zkit: dpkg --configure -a failed:" >&2
+      echo "$dpkg_log" >&2
+      return 1
+    fi
+    sleep 2
+  done
 }
 
 # Sets apt_other to an apt-get command line that reads another Debian suite

@@ -287,9 +287,12 @@ end
 handlers['rank.set'] = function(v)
   local key, member, at, ttl = v[1], v[2], v[4], v[7]
   local condition = v[5] ~= false and (v[5].choice == 1 and 'GT' or 'LT') or nil
-  local parts = terms_parts({ key, member, v[3] }, at, ttl)
-  parts[#parts + 1] = condition or ''
-  local event = (v[8] ~= false or v[9] ~= false) and rt.idmp.args(v[8], v[9], 'rank.set', parts) or nil
+  local event
+  if v[8] ~= false or v[9] ~= false then
+    local parts = terms_parts({ key, member, v[3] }, at, ttl)
+    parts[#parts + 1] = condition or ''
+    event = rt.idmp.args(v[8], v[9], 'rank.set', parts)
+  end
   return write_total(key, member, { set = tonumber(v[3]), condition = condition }, at, v[6], ttl, event)
 end
 

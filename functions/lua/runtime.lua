@@ -1289,15 +1289,16 @@ local function path_of(command, name)
   error(command.name .. ': its natives name no argument ' .. name)
 end
 
--- The later rows that no `reached` holds back, grouped by their key's
--- argument (0: a row without one): a call that does not give an argument
--- skips all of its rows with one test. Groups keep the order the rows
--- first name their arguments in, rows within a group theirs.
+-- The later rows that no `reached` holds back, grouped by the argument
+-- that gates them: their `when` condition, else their key's argument (0: a
+-- row with neither). A call that does not give an argument skips all of
+-- its rows with one test. Groups keep the order the rows first name their
+-- arguments in, rows within a group theirs.
 local function gate_groups(later)
   local gates, groups, group_of = {}, {}, {}
   for _, row in ipairs(later) do
     if row.reached == nil then
-      local gate = row.key or 0
+      local gate = row.when or row.key or 0
       local group = group_of[gate]
       if group == nil then
         group = {}

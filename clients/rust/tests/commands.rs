@@ -1558,7 +1558,7 @@ fn ids_spelled_like_keywords<C: Transport + ConnectionLike>(
     let board = k("board");
     let at = |ms| RankGiftOptions {
         at: Some(ms),
-        shared: false,
+        ..RankGiftOptions::default()
     };
     z.rank_gift(&board, "SHARED", 5, at(1718000000000))?;
     z.rank_gift(&board, "MEMBERS", 5, at(1718000001000))?;
