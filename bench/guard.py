@@ -859,7 +859,7 @@ class Server:
                 f"--log-file={self.dir}/valgrind.log", f"--callgrind-out-file={self.dir}/callgrind.out",
                 server, "--port", str(port), "--bind", "127.0.0.1", "--dir", str(self.dir),
                 "--save", "", "--appendonly", "no", "--hz", "1", "--logfile", "server.log",
-                "--enable-debug-command", "local"]
+                "--enable-debug-command", "local", "--jemalloc-bg-thread", "no"]
         if module:
             argv += ["--loadmodule", str(module)]
         # Fixed seeds (bench/guard-seed.c): the same skiplist levels and
@@ -867,7 +867,10 @@ class Server:
         seed = Path(workdir) / "guard-seed.so"
         subprocess.run(["cc", "-O2", "-shared", "-fPIC", "-o", str(seed), str(ROOT / "bench/guard-seed.c"),
                         "-ldl"], check=True)
-        env = dict(os.environ, LD_PRELOAD=str(seed))
+        # The allocator returns freed pages on a timer (its background thread,
+        # its decay): how much of that falls inside a measured run would
+        # depend on the machine's load. It keeps them.
+        env = dict(os.environ, LD_PRELOAD=str(seed), MALLOC_CONF="dirty_decay_ms:-1,muzzy_decay_ms:-1")
         self.proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                                      start_new_session=True, env=env)
         deadline = time.time() + 120
