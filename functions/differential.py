@@ -275,9 +275,9 @@ KEY_POOL = {
 }
 
 #: What the library refuses where the module serves it (docs/functions.md,
-#: "Where the library differs"): repeating jobs.
-MODULE_ONLY_COMMANDS = {"DELAY.SCHEDULE", "DELAY.UNSCHEDULE", "DELAY.SCHEDULES"}
-MODULE_ONLY_OPTIONS: set = set()
+#: "Where the library differs"): cron rules of repeating jobs.
+MODULE_ONLY_COMMANDS: set = set()
+MODULE_ONLY_OPTIONS = {("DELAY.SCHEDULE", "expression")}
 
 TIEBREAK_EPOCH = 1704067200000
 TIEBREAK_END = TIEBREAK_EPOCH + (1 << 41)
@@ -601,7 +601,7 @@ class Workload:
         r = self.rng
         kind = arg["type"]
         if kind == "oneof":
-            choice = r.choice(arg["arguments"])
+            choice = r.choice([a for a in arg["arguments"] if (command, a["name"]) not in self.skip_options])
             self.one(dict(choice, optional=False), out, family, command)
             return
         if "token" in arg:

@@ -50,11 +50,12 @@ done
 
 # The keyword-spelled ids test, every family's error table, the jobs tests
 # (a job's life, keep/replace/extend, deadlines, arrival order, dead
-# letters' bounds, pause) and the groups' (caps, rates, redeliveries, fifty
-# workers), with zkit served by the library
+# letters' bounds, pause), the groups' (caps, rates, redeliveries, fifty
+# workers) and the repeating jobs' (EVERY rules: the library has no cron),
+# with zkit served by the library
 # (tests/integration/common: ZKIT_ENGINE=functions).
-echo "differential: the keyword, error-table, jobs and groups tests against the library"
+echo "differential: the keyword, error-table, jobs, groups and schedules tests against the library"
 ZKIT_ENGINE=functions cargo test --quiet --test integration -- \
-  keywords::values_spelled_like_keywords_stay_values_on_one_server errors_change_nothing jobs:: groups:: \
-  --skip fuzz:: || failed=1
+  keywords::values_spelled_like_keywords_stay_values_on_one_server errors_change_nothing jobs:: groups:: schedules:: \
+  --skip fuzz:: --skip schedules::a_cron_schedule || failed=1
 exit $failed

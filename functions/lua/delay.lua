@@ -190,7 +190,7 @@ end
 -- one's payload and deliveries for the reply; their data learns it (a
 -- deadline no longer applies once a task started; a task polled without a
 -- lease is done, data and all).
-function Queue:delivered(tasks)
+function Queue:delivered(tasks, now_ms)
   local jobs = self.jobs
   local infos
   if jobs.with_data then
@@ -213,6 +213,10 @@ function Queue:delivered(tasks)
   end
   if self.admission then
     self.admission:write(jobs.data)
+  end
+  -- An occurrence of a repeating job claimed: its next one is queued.
+  for _, task in ipairs(tasks) do
+    rt.schedules.advance(self.key, jobs.data, task[1], now_ms)
   end
   return infos
 end
@@ -299,7 +303,7 @@ local function claim(queue, now_ms, count, first)
   end
   local infos
   if queue.jobs then
-    infos = queue:delivered(live)
+    infos = queue:delivered(live, now_ms)
   end
   return live, infos
 end
@@ -715,18 +719,4 @@ handlers['delay.stats'] = function(v)
     'paused', data ~= false and (job.is_paused(data) and 1 or 0) or rt.NULL,
     'capped-groups', data ~= false and job.capped_groups(data) or rt.NULL,
   }
-end
-
--- Repeating jobs are the module's alone (docs/functions.md).
-
-handlers['delay.schedule'] = function()
-  job.not_in_library('DELAY.SCHEDULE', 'repeating jobs')
-end
-
-handlers['delay.unschedule'] = function()
-  job.not_in_library('DELAY.UNSCHEDULE', 'repeating jobs')
-end
-
-handlers['delay.schedules'] = function()
-  job.not_in_library('DELAY.SCHEDULES', 'repeating jobs')
 end

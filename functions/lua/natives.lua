@@ -149,6 +149,10 @@ natives['delay.poll'] = {
   { 'HLEN HEXISTS HGET', on = 'data' },
   { 'HSET HDEL', on = 'data', later = true },
   { 'HGET', on = 'data', when = 'withdata', later = true },
+  -- A claimed occurrence of a repeating job queues the next one
+  -- (schedules.lua), in its own lane.
+  { 'ZSCORE ZRANGE ZADD', on = 'key', when = 'data', later = true },
+  { 'ZSCORE ZADD', on = 'lane', when = 'data', later = true },
   -- The lanes after the first: checked before the first write, claimed
   -- after the lanes before them wrote; the deadlines of their tasks read
   -- then too.
@@ -175,10 +179,26 @@ natives['delay.groups'] = {
   { 'HGETALL', on = 'data' },
 }
 
--- Repeating jobs are refused before anything runs.
-natives['delay.schedule'] = {}
-natives['delay.unschedule'] = {}
-natives['delay.schedules'] = {}
+-- A schedule replaces its pending occurrence (ZREM, its data's HDEL) and
+-- queues its first one (schedules.lua).
+natives['delay.schedule'] = {
+  { 'TIME' },
+  { 'ZCARD ZRANGE ZSCORE ZREM', on = 'queue' },
+  { 'ZRANGE ZSCORE ZADD', on = 'queue', later = true },
+  { 'HLEN HGET HSET HDEL', on = 'data' },
+  { 'HGET HSET HDEL', on = 'data', later = true },
+}
+
+natives['delay.unschedule'] = {
+  { 'ZCARD ZREM', on = 'queue' },
+  { 'HLEN HEXISTS HGET HDEL', on = 'data' },
+  { 'HDEL', on = 'data', later = true },
+}
+
+natives['delay.schedules'] = {
+  { 'ZCARD', on = 'queue' },
+  { 'HGETALL HGET', on = 'data' },
+}
 
 -- With DATA, a task's group gets its slot back (HGET, HSET) as its data goes.
 natives['delay.ack'] = {

@@ -535,6 +535,7 @@ mod tests {
     use crate::logic::merge::MergeError;
     use crate::logic::rank::RankError;
     use crate::logic::recent::RecentError;
+    use crate::logic::schedule::ScheduleError;
     use crate::logic::vote::VoteError;
 
     /// An error's text with the values it holds as `{name}` placeholders:
@@ -653,6 +654,7 @@ mod tests {
             "job_worker_without_lease": fixed(ZkitError::Job(JobError::WorkerWithoutLease)),
             "shared_rate_log": fixed(ZkitError::Delay(DelayError::SharedRateLog)),
             "job_shared_data_key": fixed(ZkitError::Job(JobError::SharedDataKey)),
+            "schedule_zone_without_cron": fixed(ZkitError::Schedule(ScheduleError::ZoneWithoutCron)),
             "job_payload_too_large": template(
                 ZkitError::Job(JobError::PayloadTooLarge { len: 910000000001, limit: 920000000002 }),
                 &[("len", "910000000001"), ("limit", "920000000002")],

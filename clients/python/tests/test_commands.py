@@ -249,13 +249,17 @@ async def every_command(z: Any, r: Any) -> None:
     assert limited.tasks == [] and 0 < limited.retry_after_ms <= 60000
     # Repeating jobs: listed by id, changed, cancelled.
     beats, beat_data = k("{t}:beats"), k("{t}:beats:data")
+    assert await _get(z.delay_schedule(beats, beat_data, "beat", every=60000, start=4102444800000, payload="p")) == 4102444800000
     if ENGINE == "functions":
-        for refused in (lambda: z.delay_schedule(beats, beat_data, "beat", every=60000),
-                        lambda: z.delay_schedules(beats, beat_data), lambda: z.delay_unschedule(beats, beat_data, "beat")):
-            await _refused(refused, "repeating jobs need the zkit module")
-        assert await _get(r.exists(beats, beat_data)) == 0
+        # The library serves EVERY rules; a cron rule needs the module.
+        await _refused(lambda: z.delay_schedule(beats, beat_data, "daily", cron="0 9 * * *", tz="UTC"),
+                       "cron rules need the zkit module")
+        rows = await _get(z.delay_schedules(beats, beat_data))
+        assert [(row.id, row.every_ms, row.cron, row.tz, row.next_ms, row.payload) for row in rows] == [
+            ("beat", 60000, None, None, 4102444800000, "p"),
+        ]
+        assert await _get(r.zrange(beats, 0, -1)) == ["beat@4102444800000"]
     else:
-        assert await _get(z.delay_schedule(beats, beat_data, "beat", every=60000, start=4102444800000, payload="p")) == 4102444800000
         assert await _get(z.delay_schedule(beats, beat_data, "daily", cron="0 9 * * *", tz="UTC")) > 1718000000000
         rows = await _get(z.delay_schedules(beats, beat_data))
         assert [(row.id, row.every_ms, row.cron, row.tz, row.payload) for row in rows] == [
@@ -264,8 +268,8 @@ async def every_command(z: Any, r: Any) -> None:
         ]
         # Each pending occurrence is a task <id>@<unix-ms> in the queue.
         assert await _get(r.zrange(beats, 0, -1)) == [f"daily@{rows[1].next_ms}", "beat@4102444800000"]
-        assert await _get(z.delay_unschedule(beats, beat_data, "beat")) is True
-        assert await _get(z.delay_unschedule(beats, beat_data, "beat")) is False
+    assert await _get(z.delay_unschedule(beats, beat_data, "beat")) is True
+    assert await _get(z.delay_unschedule(beats, beat_data, "beat")) is False
 
     assert await _get(z.rate_hit(k("{t}:rate"), 60000, 2, cost=2)) == (True, 2, 0, -1)
     allowed, count, remaining, retry_after_ms = await _get(z.rate_hit(k("{t}:rate"), 60000, 2))

@@ -120,21 +120,6 @@ fn item(member: &str, score: f64) -> FeedItem {
     }
 }
 
-/// The library's refusal of a module-only feature: a clear error, nothing
-/// written.
-fn refused<T: std::fmt::Debug>(
-    z: &mut Zkit<impl Transport + ConnectionLike>,
-    reply: RedisResult<T>,
-    feature: &str,
-    keys: [&str; 2],
-) {
-    let error = reply.expect_err("the library serves no such call");
-    let reason = format!("{feature} need the zkit module");
-    assert!(error.to_string().contains(&reason), "{error}");
-    let written: i64 = raw(z.connection(), &["EXISTS", keys[0], keys[1]]);
-    assert_eq!(written, 0);
-}
-
 /// Groups: acme's cap holds, the other tenant is still served.
 fn groups<C: Transport + ConnectionLike>(
     z: &mut Zkit<C>,
@@ -202,16 +187,6 @@ fn repeating_jobs<C: Transport + ConnectionLike>(
     k: &impl Fn(&str) -> String,
 ) -> RedisResult<()> {
     let (beats, beat_data) = (k("{t}:beats"), k("{t}:beats:data"));
-    if library_engine() {
-        let keys = [beats.as_str(), beat_data.as_str()];
-        let reply = z.delay_schedule(&beats, &beat_data, "beat", 60000, Default::default());
-        refused(z, reply, "repeating jobs", keys);
-        let reply = z.delay_schedules(&beats, &beat_data);
-        refused(z, reply, "repeating jobs", keys);
-        let reply = z.delay_unschedule(&beats, &beat_data, "beat");
-        refused(z, reply, "repeating jobs", keys);
-        return Ok(());
-    }
     let from_2100 = DelayScheduleOptions {
         start: Some(4102444800000),
         payload: Some("p"),
@@ -225,6 +200,29 @@ fn repeating_jobs<C: Transport + ConnectionLike>(
         tz: Some("UTC"),
         ..Default::default()
     };
+    if library_engine() {
+        // The library serves EVERY rules; a cron rule needs the module.
+        let error = z
+            .delay_schedule_cron(&beats, &beat_data, "daily", "0 9 * * *", utc)
+            .expect_err("the library has no cron rules");
+        assert!(
+            error.to_string().contains("cron rules need the zkit module"),
+            "{error}"
+        );
+        let rows = z.delay_schedules(&beats, &beat_data)?;
+        assert_eq!(
+            rows.iter()
+                .map(|row| (row.id.as_str(), row.every_ms, row.next_ms, row.payload.as_deref()))
+                .collect::<Vec<_>>(),
+            [("beat", Some(60000), Some(4102444800000), Some("p"))]
+        );
+        assert_eq!(
+            raw::<Vec<String>>(z.connection(), &["ZRANGE", &beats, "0", "-1"]),
+            ["beat@4102444800000"]
+        );
+        assert!(z.delay_unschedule(&beats, &beat_data, "beat")?);
+        return Ok(());
+    }
     assert!(z.delay_schedule_cron(&beats, &beat_data, "daily", "0 9 * * *", utc)? > 1718000000000);
     let rows = z.delay_schedules(&beats, &beat_data)?;
     assert_eq!(
