@@ -275,9 +275,22 @@ KEY_POOL = {
 }
 
 #: What the library refuses where the module serves it (docs/functions.md,
-#: "Where the library differs"): cron rules of repeating jobs.
+#: "Where the library differs"): none of the commands; cron rules outside
+#: UTC or beyond crontab(5) (so the workload's are in UTC, from CRON_RULES).
 MODULE_ONLY_COMMANDS: set = set()
-MODULE_ONLY_OPTIONS = {("DELAY.SCHEDULE", "expression")}
+MODULE_ONLY_OPTIONS: set = set()
+
+#: DELAY.SCHEDULE's cron rules: ones that match (names, lists, ranges,
+#: steps, both day fields, 29 February, Sunday as 7), ones that never do,
+#: and the parse errors the library reads as the module does.
+CRON_RULES = [
+    "0 9 * * *", "*/15 * * * *", "0 9 * * MON-FRI", "30 2 1 * *", "0 0 29 2 *", "0 0 1,15 * 1",
+    "5-10/2 0-23/6 */3 JAN-MAR,DEC sun", "0 0 31 * *", "0 12 * * 7", "59 23 31 12 *", "0 0 * * 0-7/2",
+    "0,30 8-18 * * 1-5", "0 0 13 * FRI", "  1   2 3 4 5 ", "* * * * *", "0 0 1 1 *", "7 7 */10 * *",
+    "0 0 30 2 *", "0 0 31 4,6,9,11 *", "61 * * * *", "0 24 * * *", "0 0 0 * *", "*/0 * * * *",
+    "5-1 * * * *", "0 0 9 * * *", "every day", "", "   ", "0-70/5 * * * *", "1,,2 * * * *", "0 9 * * 8",
+    "0 0 1 13 *", "0 9 * *",
+]
 
 TIEBREAK_EPOCH = 1704067200000
 TIEBREAK_END = TIEBREAK_EPOCH + (1 << 41)
@@ -464,6 +477,10 @@ class Workload:
                               f"{r.uniform(-20, 120):.3f}", "4096", "4095", "1e300", "-1e300", "4503599627370495",
                               "-4503599627370496", "9007199254740993", "1e-300", ".5", "5."])
             return ("(" if r.random() < 0.3 else "") + bound
+        if name == "expression" and command == "DELAY.SCHEDULE":
+            return r.choice(CRON_RULES)
+        if name == "zone" and command == "DELAY.SCHEDULE":
+            return "UTC"
         if name == "event-id":
             return r.choice(["e1", "e2", "e3", "IDMP", "RETAIN", "e" + str(r.randint(1, 30))])
         return r.choice(MEMBERS)

@@ -3,13 +3,15 @@
 -- from delay.lua's polls); src/commands/schedules.rs, src/logic/schedule.rs.
 --
 -- A schedule's fields in the queue's DATA hash: `s:<id>` its rule (`every
--- <ms>`; the module also writes `cron <zone> <expression>`), `n:<id>` the
--- time of its pending occurrence, `t:<id>` the payload each occurrence
--- carries. An occurrence is the task `<id>@<unix ms>`.
+-- <ms>` or `cron <zone> <expression>`), `n:<id>` the time of its pending
+-- occurrence, `t:<id>` the payload each occurrence carries. An occurrence
+-- is the task `<id>@<unix ms>`.
 --
--- The library serves EVERY rules. A cron rule needs a time-zone database,
--- which a script has not got: DELAY.SCHEDULE ... CRON is refused before
--- anything is read or written, and a cron schedule the module wrote does
+-- The library serves EVERY rules, and cron rules in UTC: a script has no
+-- time-zone database, so a cron rule in another zone, or one that uses what
+-- the module's cron parser adds to crontab(5) (`L`, `W`, `#`, `?`,
+-- `@daily`, a step from a single number), is refused before anything is
+-- read or written, and a cron schedule of that kind the module wrote does
 -- not move on when the library claims its occurrence (docs/functions.md).
 
 local call, int_text, arg_score = rt.call, rt.int_text, rt.arg_score
@@ -17,6 +19,313 @@ local job = rt.job
 
 local schedules = {}
 rt.schedules = schedules
+
+-- ---------------------------------------------------------------------------
+-- Cron rules in UTC, read as the module's parser reads them (the `croner`
+-- crate, five fields, its strict ranges): the same matches, the same error
+-- texts where the library reads the expression, and `unsupported` where it
+-- does not.
+
+local MINUTE_MS, DAY_MS = 60000, 86400000
+
+-- The fields: minute, hour, day of month, month, day of week (0-7, 7 is
+-- Sunday), each with its bounds.
+local FIELDS = { { 0, 59 }, { 0, 23 }, { 1, 31 }, { 1, 12 }, { 0, 7 } }
+
+-- The names the parser turns into numbers anywhere in the expression, in
+-- its order.
+local NAMES = {
+  { '%-SUN', '-7' }, { 'SUN', '0' }, { 'MON', '1' }, { 'TUE', '2' }, { 'WED', '3' }, { 'THU', '4' },
+  { 'FRI', '5' }, { 'SAT', '6' },
+  { 'JAN', '1' }, { 'FEB', '2' }, { 'MAR', '3' }, { 'APR', '4' }, { 'MAY', '5' }, { 'JUN', '6' },
+  { 'JUL', '7' }, { 'AUG', '8' }, { 'SEP', '9' }, { 'OCT', '10' }, { 'NOV', '11' }, { 'DEC', '12' },
+}
+
+-- What the library leaves to the module: the parser's day extensions, and
+-- five fields with text beyond ASCII (whose upper case is Unicode's there).
+local UNSUPPORTED, NOT_ASCII = {}, {}
+
+-- The parser's shorthands, read before anything else.
+local NICKNAMES = {
+  ['@YEARLY'] = '0 0 1 1 *', ['@ANNUALLY'] = '0 0 1 1 *', ['@MONTHLY'] = '0 0 1 * *',
+  ['@WEEKLY'] = '0 0 * * SUN', ['@DAILY'] = '0 0 * * *', ['@HOURLY'] = '0 * * * *',
+}
+
+-- A number as the parser reads one (Rust's u16), or nil.
+local function number(text)
+  if not text:find('^%d+$') then
+    return nil
+  end
+  local n = tonumber(text)
+  return n <= 65535 and n or nil
+end
+
+local function component_error(why)
+  return nil, 'Component error: ' .. why
+end
+
+-- `first`-`last` as a range part reads it, or an error.
+local function range_of(text, what)
+  local a, b = text:match('^([^-]*)-([^-]*)$')
+  if not a then
+    return component_error(what == 'range' and 'Invalid range syntax.' or 'Invalid range syntax in stepping.')
+  end
+  local first, last = number(a), number(b)
+  if not first then
+    return component_error(what == 'range' and 'Invalid start of range.' or 'Invalid range start.')
+  elseif not last then
+    return component_error(what == 'range' and 'Invalid end of range.' or 'Invalid range end.')
+  end
+  return first, last
+end
+
+-- The values of one part of a field (`first`, `last`, `step`), or an
+-- error: a text of the parser's, or UNSUPPORTED.
+local function read_part(part, min, max)
+  if part:find('[LW#]') then
+    return nil, UNSUPPORTED
+  end
+  if part:find('/', 1, true) then
+    local range, step_text = part:match('^([^/]*)/([^/]*)$')
+    if not range then
+      return component_error('Invalid stepped range syntax.')
+    end
+    local step = number(step_text)
+    if not step then
+      return component_error('Invalid step.')
+    elseif step == 0 then
+      return component_error('Step cannot be zero.')
+    end
+    local first, last
+    if range == '*' then
+      first, last = min, max
+    elseif range:find('-', 1, true) then
+      first, last = range_of(range, 'stepping')
+      if not first then
+        return nil, last
+      end
+    elseif range == '' then
+      return component_error('Invalid step syntax: omitting the starting point like "/' .. step_text
+        .. '" is not allowed. Use "*/' .. step_text .. '" for wildcard steps or "X-Y/' .. step_text
+        .. '" for range steps.')
+    else
+      return component_error('Invalid step syntax: single number steps like "' .. range .. '/' .. step_text
+        .. '" are not allowed. Use "*/' .. step_text .. '" for wildcard steps or "X-Y/' .. step_text
+        .. '" for range steps.')
+    end
+    if first < min or last > max or first > last then
+      return component_error('Range is out of bounds in stepping.')
+    end
+    return first, last, step
+  elseif part:find('-', 1, true) then
+    local first, last = range_of(part, 'range')
+    if not first then
+      return nil, last
+    end
+    if first > last or first < min or last > max then
+      return component_error('Range out of bounds.')
+    end
+    return first, last, 1
+  end
+  local value = number(part)
+  if not value then
+    return component_error('Invalid number.')
+  elseif value < min or value > max then
+    return component_error('Number out of bounds.')
+  end
+  return value, value, 1
+end
+
+-- One field's matching values (a set), or an error.
+local function read_field(text, bounds)
+  local min, max = bounds[1], bounds[2]
+  local set = {}
+  if text == '*' then
+    for value = min, max do
+      set[value] = true
+    end
+    return set
+  end
+  for part in (text .. ','):gmatch('([^,]*),') do
+    if part ~= '' then
+      local first, last, step = read_part(part, min, max)
+      if not first then
+        return nil, last
+      end
+      for value = first, last, step do
+        set[value] = true
+      end
+    end
+  end
+  return set
+end
+
+-- The characters each field may hold (the parser's, `L`, `W`, `#` among
+-- them, which read_part leaves to the module).
+local ALLOWED = { '^[%d%*/,%-]*$', '^[%d%*/,%-]*$', '^[%d%*/,%-LW%?]*$', '^[%d%*/,%-]*$', '^[%d%*/,%-#L%?]*$' }
+
+-- Whether a text holds a space of Unicode's beyond ASCII (in UTF-8), which
+-- the module's parser splits fields at: U+0085, U+00A0, U+1680, U+2000 to
+-- U+200A, U+2028, U+2029, U+202F, U+205F, U+3000.
+local function unicode_space(text)
+  return text:find('\194[\133\160]') or text:find('\225\154\128') or text:find('\226\128[\128-\138\168\169\175]')
+    or text:find('\226\129\159') or text:find('\227\128\128')
+end
+
+-- A five-field cron expression, read: `{ sets, star_dom, star_dow,
+-- dom_and_dow }`, or an error (a text of the parser's, UNSUPPORTED or
+-- NOT_ASCII).
+local function read_cron(expression)
+  local not_ascii = expression:find('[\128-\255]') ~= nil
+  if not_ascii and unicode_space(expression) then
+    return nil, NOT_ASCII
+  end
+  local text = expression:upper():match('^%s*(.-)%s*$')
+  if text == '' then
+    return nil, 'CronPattern cannot be an empty string.'
+  end
+  text = NICKNAMES[text] or text
+  for _, name in ipairs(NAMES) do
+    text = text:gsub(name[1], name[2])
+  end
+  local parts = {}
+  for part in text:gmatch('%S+') do
+    parts[#parts + 1] = part
+  end
+  if #parts ~= 5 then
+    return nil, 'Invalid pattern: Pattern must have 5 fields when seconds are disallowed.'
+  elseif not_ascii then
+    return nil, NOT_ASCII
+  end
+  parts[3], parts[5] = parts[3]:gsub('%?', '*'), parts[5]:gsub('%?', '*')
+  -- `+` before the day of week: both day fields must match.
+  local dom_and_dow = parts[5]:sub(1, 1) == '+'
+  if dom_and_dow then
+    parts[5] = parts[5]:sub(2)
+  end
+  for i, part in ipairs(parts) do
+    if not part:find(ALLOWED[i]) then
+      local ch = part:sub(part:find('[^' .. ALLOWED[i]:sub(3, -4) .. ']'))
+      return nil, "Pattern contains illegal characters: CronPattern contains illegal character '" .. ch
+        .. "' in part '" .. part .. "'"
+    end
+  end
+  local sets = {}
+  for i, part in ipairs(parts) do
+    local set, why = read_field(part, FIELDS[i])
+    if not set then
+      return nil, why
+    end
+    sets[i] = set
+  end
+  sets[5][0] = sets[5][0] or sets[5][7]
+  return { sets = sets, star_dom = parts[3] == '*', star_dow = parts[5] == '*', dom_and_dow = dom_and_dow }
+end
+
+-- The civil date of a day counted from 1970-01-01 (H. Hinnant's algorithm):
+-- year, month, day of month.
+local function civil(days)
+  local z = days + 719468
+  local era = math.floor(z / 146097)
+  local doe = z - era * 146097
+  local yoe = math.floor((doe - math.floor(doe / 1460) + math.floor(doe / 36524) - math.floor(doe / 146096)) / 365)
+  local doy = doe - (365 * yoe + math.floor(yoe / 4) - math.floor(yoe / 100))
+  local mp = math.floor((5 * doy + 2) / 153)
+  local month = mp < 10 and mp + 3 or mp - 9
+  return yoe + era * 400 + (month <= 2 and 1 or 0), month, doy - math.floor((153 * mp + 2) / 5) + 1
+end
+
+-- Whether a day matches: day of month and day of week as cron ORs them
+-- when neither is `*` (ANDs them after a `+`).
+local function day_matches(cron, day, weekday)
+  local by_date, by_weekday = cron.sets[3][day] == true, cron.sets[5][weekday] == true
+  if (by_date and cron.star_dow) or (by_weekday and cron.star_dom) then
+    return true
+  elseif cron.star_dom or cron.star_dow then
+    return false
+  elseif cron.dom_and_dow then
+    return by_date and by_weekday
+  end
+  return by_date or by_weekday
+end
+
+-- The parser's search ends at any step it takes in the year 5000 or later
+-- (to another day, hour or minute that matches): 5000-01-01 in unix ms.
+local LAST_YEAR, LAST_YEAR_MS = 5000, 95617584000000
+-- Enough days for any rule that matches at all: a 29 February may be eight
+-- years away.
+local MAX_DAYS = 8 * 366 + 2
+
+-- The parser's match in the year 5000, searching from after `after_ms`:
+-- on the day it enters that year at (the day it starts from, or 1 January
+-- at midnight), the first matching hour from its own on, and in its own
+-- hour the first matching minute from its own on (its own only at second
+-- 0); nil where it would take a step more.
+local function in_the_last_year(cron, after_ms)
+  local cursor = math.floor(after_ms / 1000) * 1000 + 1000
+  if cursor < LAST_YEAR_MS then
+    cursor = LAST_YEAR_MS
+  end
+  local day = math.floor(cursor / DAY_MS)
+  local year, month, date = civil(day)
+  if year ~= LAST_YEAR or not cron.sets[4][month] or not day_matches(cron, date, (day + 4) % 7) then
+    return nil
+  end
+  local second_of_day = (cursor - day * DAY_MS) / 1000
+  local hour, minute = math.floor(second_of_day / 3600), math.floor(second_of_day / 60) % 60
+  local hours, minutes = cron.sets[2], cron.sets[1]
+  for h = hour, 23 do
+    if hours[h] then
+      for m = h == hour and minute or 0, 59 do
+        if minutes[m] then
+          if h == hour and m == minute and second_of_day % 60 ~= 0 then
+            return nil
+          end
+          return day * DAY_MS + h * 3600000 + m * MINUTE_MS
+        end
+      end
+      return nil
+    end
+  end
+  return nil
+end
+
+-- The first matching minute later than `after_ms` (UTC), or nil.
+local function cron_after(cron, after_ms)
+  local from = (math.floor(after_ms / MINUTE_MS) + 1) * MINUTE_MS
+  local day = math.floor(from / DAY_MS)
+  local start_minute = (from - day * DAY_MS) / MINUTE_MS
+  local hour0, minute0 = math.floor(start_minute / 60), start_minute % 60
+  local minutes, hours, months = cron.sets[1], cron.sets[2], cron.sets[4]
+  local last_day = day + MAX_DAYS
+  while day <= last_day do
+    local year, month, date = civil(day)
+    if year >= LAST_YEAR then
+      return in_the_last_year(cron, after_ms)
+    end
+    if not months[month] then
+      -- To the first of the next month.
+      local ahead = day + 32 - date
+      day = ahead - (select(3, civil(ahead)) - 1)
+      hour0, minute0 = 0, 0
+    else
+      if day_matches(cron, date, (day + 4) % 7) then
+        for hour = hour0, 23 do
+          if hours[hour] then
+            for minute = hour == hour0 and minute0 or 0, 59 do
+              if minutes[minute] then
+                return day * DAY_MS + hour * 3600000 + minute * MINUTE_MS
+              end
+            end
+          end
+        end
+      end
+      day = day + 1
+      hour0, minute0 = 0, 0
+    end
+  end
+  return nil
+end
 
 local RULE, NEXT, PAYLOAD = 's:', 'n:', 't:'
 
@@ -42,6 +351,11 @@ local function every_ms(rule)
     return ms
   end
   return nil
+end
+
+-- A cron rule's zone and expression, as the module writes them, or nil.
+local function cron_rule(rule)
+  return rule:match('^cron ([^ ]*) (.*)$')
 end
 
 -- The occurrence after the one at `at_ms` of an interval of `ms`, claimed
@@ -95,12 +409,21 @@ function schedules.advance(queue, data, task, now_ms)
     return
   end
   local rule = call('HGET', data, RULE .. id)
-  if rule and not every_ms(rule) and rule:sub(1, 5) == 'cron ' then
-    -- A cron rule the module wrote: only the module knows its next time.
-    return
+  local next, zone, expression
+  if rule then
+    zone, expression = cron_rule(rule)
   end
-  local ms = rule and every_ms(rule)
-  local next = ms and next_on_grid(ms, at_ms, now_ms)
+  if zone then
+    local cron, why = read_cron(expression)
+    if zone ~= 'UTC' or why == UNSUPPORTED or why == NOT_ASCII then
+      -- A cron rule the module wrote, that only the module can follow.
+      return
+    end
+    next = cron and cron_after(cron, at_ms > now_ms and at_ms or now_ms)
+  else
+    local ms = rule and every_ms(rule)
+    next = ms and next_on_grid(ms, at_ms, now_ms)
+  end
   if next then
     enqueue(queue, data, id, next, now_ms)
   else
@@ -111,15 +434,30 @@ end
 -- -> the first occurrence's time.
 handlers['delay.schedule'] = function(v)
   local queue, data, id, rule, zone, start, payload = v[1], v[2], v[3], v[4], v[5], v[6], v[7]
+  local ms, cron, rule_text
   if rule.choice == 2 then
-    job.not_in_library('CRON', 'cron rules')
-  end
-  if zone ~= false then
-    rt.fail(ERRORS.schedule_zone_without_cron)
-  end
-  local ms = tonumber(rule.value)
-  if not (ms >= 1 and ms <= rt.MAX_DURATION_MS) then
-    rt.out_of_range('EVERY', rt.bound.DURATION_MS)
+    local why
+    cron, why = read_cron(rule.value)
+    if why == UNSUPPORTED then
+      job.not_in_library('CRON with L, W or #', "the cron parser's day extensions")
+    elseif why == NOT_ASCII then
+      job.not_in_library('CRON beyond ASCII', 'cron expressions beyond ASCII')
+    elseif why then
+      rt.fail(rt.say(ERRORS.schedule_bad_cron, { why = why }))
+    end
+    if zone ~= false and zone ~= 'UTC' then
+      job.not_in_library('TZ', 'time zones other than UTC')
+    end
+    rule_text = 'cron UTC ' .. rule.value
+  else
+    if zone ~= false then
+      rt.fail(ERRORS.schedule_zone_without_cron)
+    end
+    ms = tonumber(rule.value)
+    if not (ms >= 1 and ms <= rt.MAX_DURATION_MS) then
+      rt.out_of_range('EVERY', rt.bound.DURATION_MS)
+    end
+    rule_text = 'every ' .. int_text(ms)
   end
   local now = rt.now_ms()
   if start ~= false then
@@ -129,6 +467,13 @@ handlers['delay.schedule'] = function(v)
     end
   else
     start = now
+  end
+  local first = start
+  if cron then
+    first = cron_after(cron, start - 1)
+    if not first then
+      rt.fail(ERRORS.schedule_never_matches)
+    end
   end
   if payload ~= false then
     local limit = CONFIG['job-payload-max-bytes']
@@ -144,14 +489,14 @@ handlers['delay.schedule'] = function(v)
   -- A change replaces the pending occurrence: the new rule's first one
   -- takes its place.
   remove_pending(queue, data, id)
-  call('HSET', data, RULE .. id, 'every ' .. int_text(ms))
+  call('HSET', data, RULE .. id, rule_text)
   if payload ~= false then
     call('HSET', data, PAYLOAD .. id, payload)
   else
     call('HDEL', data, PAYLOAD .. id)
   end
-  enqueue(queue, data, id, start, now)
-  return start
+  enqueue(queue, data, id, first, now)
+  return first
 end
 
 -- -> 1 when the schedule existed.
@@ -188,7 +533,14 @@ handlers['delay.schedules'] = function(v)
   for _, found in ipairs(rules) do
     local id, rule = found[1], found[2]
     local ms = every_ms(rule)
-    local zone, expression = rule:match('^cron (%S+) (.+)$')
+    local zone, expression = cron_rule(rule)
+    if zone == 'UTC' then
+      local cron, why = read_cron(expression)
+      if not cron and why ~= UNSUPPORTED and why ~= NOT_ASCII then
+        -- The module does not list a rule it cannot read.
+        zone = nil
+      end
+    end
     if ms or zone then
       local next = job.int_field(data, NEXT .. id)
       rows[#rows + 1] = {

@@ -655,6 +655,11 @@ mod tests {
             "shared_rate_log": fixed(ZkitError::Delay(DelayError::SharedRateLog)),
             "job_shared_data_key": fixed(ZkitError::Job(JobError::SharedDataKey)),
             "schedule_zone_without_cron": fixed(ZkitError::Schedule(ScheduleError::ZoneWithoutCron)),
+            "schedule_bad_cron": template(
+                ZkitError::Schedule(ScheduleError::BadCron("W0RDS".into())),
+                &[("why", "W0RDS")],
+            ),
+            "schedule_never_matches": fixed(ZkitError::Schedule(ScheduleError::NeverMatches)),
             "job_payload_too_large": template(
                 ZkitError::Job(JobError::PayloadTooLarge { len: 910000000001, limit: 920000000002 }),
                 &[("len", "910000000001"), ("limit", "920000000002")],

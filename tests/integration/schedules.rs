@@ -337,6 +337,46 @@ fn a_cron_schedule_follows_its_time_zone_and_is_listed() {
 }
 
 #[test]
+fn a_cron_schedule_in_utc_moves_on_with_each_claim() {
+    // Both engines: the library reads cron rules in UTC as the module does.
+    let server = Server::start();
+    let mut con = server.connect();
+    let first = schedule(
+        &mut con,
+        &[
+            "standup",
+            "CRON",
+            "0 9 * * mon-fri",
+            "START",
+            &(MONDAY + 10 * HOUR).to_string(),
+            "PAYLOAD",
+            "room 4",
+        ],
+    );
+    // Monday's 09:00 has passed at 10:00: Tuesday's.
+    assert_eq!(first, MONDAY + 33 * HOUR);
+    let now = server_time_ms(&mut con);
+    let claimed = poll(&mut con, Q, "60000");
+    assert_eq!(claimed.len(), 1, "{claimed:?}");
+    assert_eq!(claimed[0].0, format!("standup@{first}"));
+    assert_eq!(claimed[0].3.as_deref(), Some("room 4"));
+    // Claimed late: the next is the first weekday 09:00 after now.
+    let next = occurrence_ms(&queued(&mut con)[0]);
+    let day = 24 * HOUR;
+    assert!(next > now && next - now <= 3 * day + HOUR, "{next} {now}");
+    assert_eq!(next.rem_euclid(day), 9 * HOUR);
+    let weekday = (next.div_euclid(day) + 4) % 7;
+    assert!((1..=5).contains(&weekday), "{weekday}");
+    let rows: Vec<Value> = query(&mut con, &["DELAY.SCHEDULES", Q, DATA]);
+    let Value::Array(row) = &rows[0] else {
+        panic!("{rows:?}")
+    };
+    assert_eq!(row[2], Value::BulkString(b"0 9 * * mon-fri".to_vec()));
+    assert_eq!(row[3], Value::BulkString(b"UTC".to_vec()));
+    assert_eq!(row[4], Value::Int(next));
+}
+
+#[test]
 fn errors_change_nothing() {
     let server = Server::start();
     let mut con = server.connect();
@@ -345,32 +385,31 @@ fn errors_change_nothing() {
     let head = ["DELAY.SCHEDULE", Q, DATA, "s"];
     let with =
         |rest: &[&'static str]| -> Vec<&'static str> { head.iter().chain(rest).copied().collect() };
-    // The library refuses cron rules before it reads or writes anything
-    // (docs/functions.md): a script has no time-zone database.
-    let cron_refused = "ERR CRON is not in the Functions library: cron rules need the zkit module";
-    let cron_error = |module_error| {
-        if functions_engine() {
-            cron_refused
-        } else {
-            module_error
-        }
+    // The library reads cron rules in UTC as the module does, and refuses
+    // other zones and the parser's day extensions before it reads or
+    // writes anything (docs/functions.md).
+    let zone_error = if functions_engine() {
+        "ERR TZ is not in the Functions library: time zones other than UTC need the zkit module"
+    } else {
+        "ERR unknown time zone 'Mars/Olympus'"
     };
     let mut cases_owned: Vec<(Vec<&str>, &str)> = vec![
         (
             with(&["CRON", "0 0 9 * * *"]),
-            cron_error("ERR invalid cron expression"),
+            "ERR invalid cron expression (Invalid pattern: Pattern must have 5 fields",
         ),
+        (with(&["CRON", "every day"]), "ERR invalid cron expression"),
         (
-            with(&["CRON", "every day"]),
-            cron_error("ERR invalid cron expression"),
+            with(&["CRON", "61 * * * *"]),
+            "ERR invalid cron expression (Component error: Number out of bounds.)",
         ),
         (
             with(&["CRON", "0 9 * * *", "TZ", "Mars/Olympus"]),
-            cron_error("ERR unknown time zone 'Mars/Olympus'"),
+            zone_error,
         ),
         (
             with(&["CRON", "0 0 30 2 *"]),
-            cron_error("ERR the cron expression matches no time"),
+            "ERR the cron expression matches no time",
         ),
         (with(&["EVERY", "1000", "TZ", "UTC"]), "ERR TZ needs CRON"),
         (with(&["EVERY", "0"]), "ERR EVERY must be between 1 and"),
@@ -410,7 +449,16 @@ fn errors_change_nothing() {
         ),
     ];
     if functions_engine() {
-        cases_owned.push((with(&["CRON", "0 9 * * *"]), cron_refused));
+        cases_owned.extend([
+            (
+                with(&["CRON", "0 9 * * *", "TZ", "Europe/Paris"]),
+                "ERR TZ is not in the Functions library",
+            ),
+            (
+                with(&["CRON", "0 0 L * *"]),
+                "ERR CRON with L, W or # is not in the Functions library",
+            ),
+        ]);
     }
     let cases: Vec<(&[&str], &str)> = cases_owned
         .iter()

@@ -200,29 +200,7 @@ fn repeating_jobs<C: Transport + ConnectionLike>(
         tz: Some("UTC"),
         ..Default::default()
     };
-    if library_engine() {
-        // The library serves EVERY rules; a cron rule needs the module.
-        let error = z
-            .delay_schedule_cron(&beats, &beat_data, "daily", "0 9 * * *", utc)
-            .expect_err("the library has no cron rules");
-        assert!(
-            error.to_string().contains("cron rules need the zkit module"),
-            "{error}"
-        );
-        let rows = z.delay_schedules(&beats, &beat_data)?;
-        assert_eq!(
-            rows.iter()
-                .map(|row| (row.id.as_str(), row.every_ms, row.next_ms, row.payload.as_deref()))
-                .collect::<Vec<_>>(),
-            [("beat", Some(60000), Some(4102444800000), Some("p"))]
-        );
-        assert_eq!(
-            raw::<Vec<String>>(z.connection(), &["ZRANGE", &beats, "0", "-1"]),
-            ["beat@4102444800000"]
-        );
-        assert!(z.delay_unschedule(&beats, &beat_data, "beat")?);
-        return Ok(());
-    }
+    // On both engines: the library reads cron rules in UTC as the module does.
     assert!(z.delay_schedule_cron(&beats, &beat_data, "daily", "0 9 * * *", utc)? > 1718000000000);
     let rows = z.delay_schedules(&beats, &beat_data)?;
     assert_eq!(
