@@ -420,6 +420,42 @@ class Workload:
                          "9007199254740993", "+7", ".5", "5.", "1E2", "Infinity", "1.7976931348623157e308",
                          str(r.randint(-(1 << 62), 1 << 62))])
 
+    def cron_rule(self) -> str:
+        """A random five-field cron rule: values, names, ranges, steps and
+        lists in each field, in either case, sometimes with ?, a + before
+        the day of week, a shorthand, or a character the parser refuses."""
+        r = self.rng
+        months = ["JAN", "FEB", "MAR", "APR", "MAY", "JUN", "JUL", "AUG", "SEP", "OCT", "NOV", "DEC"]
+        weekdays = ["SUN", "MON", "TUE", "WED", "THU", "FRI", "SAT", "SUN"]
+
+        def field(low: int, high: int, names: list | None = None) -> str:
+            if r.random() < 0.3:
+                return "*"
+
+            def value() -> str:
+                v = r.randint(low, high)
+                return names[v - low] if names and r.random() < 0.3 else str(v)
+            parts = []
+            for _ in range(r.choice([1, 1, 2, 3])):
+                a, b = sorted([r.randint(low, high), r.randint(low, high)])
+                parts.append(r.choice([value(), f"{a}-{b}", f"*/{r.randint(1, high)}", f"{a}-{b}/{r.randint(1, 12)}"]))
+            return ",".join(parts)
+        rule = " ".join([field(0, 59), field(0, 23), field(1, 31), field(1, 12, months), field(0, 7, weekdays)])
+        roll = r.random()
+        if roll < 0.1:
+            rule = rule.lower()
+        elif roll < 0.15:
+            rule = rule.replace("*", "?", 1)
+        elif roll < 0.2:
+            fields = rule.split(" ")
+            rule = " ".join(fields[:4] + ["+" + fields[4]])
+        elif roll < 0.25:
+            rule = r.choice(["@daily", "@weekly", "@hourly", "@monthly", "@yearly", "@annually", " @DAILY", "@foo"])
+        elif roll < 0.35:
+            at = r.randrange(len(rule) + 1)
+            rule = rule[:at] + r.choice(["x", "/", "-", ",", " ", "00", "/0", "--", "\t", "+", "99999"]) + rule[at:]
+        return rule
+
     def merge_cursor(self) -> str:
         """A STEP cursor: 0, one a step replied (the latest or an older
         one), a run id of the client's own, or an edited one."""
@@ -478,7 +514,7 @@ class Workload:
                               "-4503599627370496", "9007199254740993", "1e-300", ".5", "5."])
             return ("(" if r.random() < 0.3 else "") + bound
         if name == "expression" and command == "DELAY.SCHEDULE":
-            return r.choice(CRON_RULES)
+            return r.choice(CRON_RULES) if r.random() < 0.5 else self.cron_rule()
         if name == "zone" and command == "DELAY.SCHEDULE":
             return "UTC"
         if name == "event-id":
