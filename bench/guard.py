@@ -22,7 +22,9 @@ Two counts per call:
 The guard fails when a zkit call's command count is more than --threshold
 percent (default 3) above the baseline, or when a native command's count
 moved by twice that either way: then the server binary is not the one the
-baseline was taken on, and its numbers say nothing about zkit. A call
+baseline was taken on, and its numbers say nothing about zkit (a case
+over either limit is measured twice more first, and keeps its lowest
+counts: the server's timer only adds work to the calls it falls among). A call
 cheaper than its baseline by more than the threshold is reported, not
 failed: update the baseline in a commit that says why (--update).
 
@@ -859,6 +861,9 @@ class Server:
                 f"--log-file={self.dir}/valgrind.log", f"--callgrind-out-file={self.dir}/callgrind.out",
                 server, "--port", str(port), "--bind", "127.0.0.1", "--dir", str(self.dir),
                 "--save", "", "--appendonly", "no", "--hz", "1", "--logfile", "server.log",
+                # A call slowed past 10 ms by a loaded machine would be logged,
+                # at the cost of a copy of its arguments.
+                "--slowlog-log-slower-than", "-1",
                 "--enable-debug-command", "local", "--jemalloc-bg-thread", "no"]
         if module:
             argv += ["--loadmodule", str(module)]
@@ -1091,15 +1096,29 @@ def main():
         server.keep = out / "profiles"
         server.keep.mkdir(exist_ok=True)
     results = {}
+    check = args.syntax == "0.3" and not args.update
+    baseline = read_baseline(Path(args.baseline))[0] if check else {}
     try:
         for case in selected:
-            for variant in ("zkit", "native"):
-                got = run_case(server, case, variant, args.calls, args.syntax)
-                if got is None:
-                    continue
-                results[(case.name, case.size, variant)] = got
-                print(f"guard: {case.label:28} {variant:6} command {got[0]:9.0f}  request {got[1]:9.0f}"
-                      f"  ({time.time() - started:.0f} s)", file=sys.stderr, flush=True)
+            # Work the server's timer starts (a table it shrinks, which the
+            # next commands rehash; a page it frees) can fall inside the
+            # measured calls on a loaded machine and only ever adds: a case
+            # over the guard's limits is measured again, up to twice, and
+            # keeps each count's lowest.
+            for attempt in range(1 + 2 * check):
+                for variant in ("zkit", "native"):
+                    got = run_case(server, case, variant, args.calls, args.syntax)
+                    if got is None:
+                        continue
+                    key = (case.name, case.size, variant)
+                    if key in results:
+                        got = tuple(map(min, results[key], got))
+                    results[key] = got
+                    print(f"guard: {case.label:28} {variant:6} command {got[0]:9.0f}  request {got[1]:9.0f}"
+                          f"  ({time.time() - started:.0f} s)" + (f" (lowest of {attempt + 1})" if attempt else ""),
+                          file=sys.stderr, flush=True)
+                if not over_limits(case, results, baseline, args.threshold / 100):
+                    break
         library_failures = []
         if args.library != "without" and args.syntax == "0.3":
             library_failures = library_guard(args, server, out, started, server_version)
@@ -1119,6 +1138,17 @@ def main():
     if failures:
         print("\nguard: FAILED:\n  " + "\n  ".join(failures))
         sys.exit(1)
+
+
+def over_limits(case, results, baseline, limit):
+    """Whether a case's counts fail the guard: zkit's over the baseline by more
+    than `limit`, or the natives' moved by more than twice it either way."""
+    z = results.get((case.name, case.size, "zkit"))
+    n = results.get((case.name, case.size, "native"))
+    base = baseline.get((case.name, case.size, "zkit"))
+    nbase = baseline.get((case.name, case.size, "native"))
+    return bool((z and base and z[0] / base[0] - 1 > limit)
+                or (n and nbase and abs(n[0] / nbase[0] - 1) > 2 * limit))
 
 
 def report(selected, results, baseline, meta, server_version, args):
