@@ -16,15 +16,15 @@ ignore = { "581" }
 
 -- gen.py puts runtime.lua first, at the top of the library, after the values
 -- it writes from docs/constants.json (VERSION, CONFIG, ERRORS, BOUNDS,
--- LIMITS) and before `local handlers, natives`; then each family's file
+-- LIMITS, ZONES, UTC_ZONES) and before `local handlers, natives`; then each family's file
 -- inside a `do ... end` of its own, which sees those locals and fills in
 -- handlers and natives.
 files["functions/lua/runtime.lua"] = {
-  read_globals = { "VERSION", "CONFIG", "ERRORS", "BOUNDS", "LIMITS" },
+  read_globals = { "VERSION", "CONFIG", "ERRORS", "BOUNDS", "LIMITS", "ZONES", "UTC_ZONES" },
   -- The parses gen.py writes from the declarations call these.
   ignore = { "211/plain_integer", "211/plain_double" },
 }
 files["functions/lua/*.lua"] = {
-  read_globals = { "VERSION", "CONFIG", "ERRORS", "BOUNDS", "LIMITS" },
+  read_globals = { "VERSION", "CONFIG", "ERRORS", "BOUNDS", "LIMITS", "ZONES", "UTC_ZONES" },
   globals = { "handlers", "natives", "rt" },
 }

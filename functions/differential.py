@@ -275,8 +275,9 @@ KEY_POOL = {
 }
 
 #: What the library refuses where the module serves it (docs/functions.md,
-#: "Where the library differs"): none of the commands; cron rules outside
-#: UTC or beyond crontab(5) (so the workload's are in UTC, from CRON_RULES).
+#: "Where the library differs"): none of the commands; cron rules in a zone
+#: other than UTC or with L, W or # (so the workload's are in UTC or a name
+#: that is no zone, from CRON_RULES or cron_rule).
 MODULE_ONLY_COMMANDS: set = set()
 MODULE_ONLY_OPTIONS: set = set()
 
@@ -516,7 +517,10 @@ class Workload:
         if name == "expression" and command == "DELAY.SCHEDULE":
             return r.choice(CRON_RULES) if r.random() < 0.5 else self.cron_rule()
         if name == "zone" and command == "DELAY.SCHEDULE":
-            return "UTC"
+            # UTC, zones that have always been UTC, and names that are no
+            # zone (the library knows the module's names, not other zones'
+            # rules).
+            return r.choice(["UTC", "UTC", "UTC", "Etc/UTC", "GMT", "Zulu", "utc", "Mars/Olympus", ""])
         if name == "event-id":
             return r.choice(["e1", "e2", "e3", "IDMP", "RETAIN", "e" + str(r.randint(1, 30))])
         return r.choice(MEMBERS)

@@ -74,6 +74,11 @@ def lua_table(name: str, values: dict) -> str:
     return f"local {name} = {{\n{rows}\n}}"
 
 
+def lua_set(name: str, members: list) -> str:
+    rows = "\n".join(f"  [{lua_string(m)}] = true," for m in members)
+    return f"local {name} = {{\n{rows}\n}}"
+
+
 def version() -> str:
     text = (ROOT / "Cargo.toml").read_text()
     return re.search(r'^version = "([^"]+)"', text, re.M).group(1)
@@ -444,13 +449,15 @@ def library(test_clock: bool = False) -> str:
 
     constants = json.loads(CONSTANTS_JSON.read_text())
     configs = "\n".join(f"  [{lua_string(k)}] = {lua_value(constants['configs'][k])}," for k in CONFIGS)
-    module_values = "\n".join(lua_table(name.upper(), constants[name]) for name in ("errors", "bounds", "limits"))
+    module_values = "\n".join([lua_table(name.upper(), constants[name]) for name in ("errors", "bounds", "limits")]
+                              + [lua_set(name, constants["zones"][key])
+                                 for name, key in (("ZONES", "names"), ("UTC_ZONES", "utc"))])
     text_version = version()
     test_hook = ""
     if test_clock:
         test_hook = TEST_CLOCK
     core = "\n".join([
-        "-- The module's error texts, bounds and limits (docs/constants.json) " + "-" * 8,
+        "-- The module's texts, bounds, limits and time zones (docs/constants.json) " + "-" * 4,
         module_values,
         "",
         sources,

@@ -1002,6 +1002,53 @@ function rt.members_call(command, key, members)
   end)
 end
 
+-- Bytes as text, as Rust's `String::from_utf8_lossy` reads them (each
+-- maximal invalid sequence one U+FFFD) and the module's error replies
+-- write them (a NUL as `\0`, CR and LF as spaces): a user's value quoted in
+-- an error the module words the same way.
+local REPLACEMENT = '\239\191\189'
+
+-- The bytes a second byte of a sequence starting with `lead` may be.
+local function second_range(lead)
+  if lead == 0xE0 then
+    return 0xA0, 0xBF
+  elseif lead == 0xED then
+    return 0x80, 0x9F
+  elseif lead == 0xF0 then
+    return 0x90, 0xBF
+  elseif lead == 0xF4 then
+    return 0x80, 0x8F
+  end
+  return 0x80, 0xBF
+end
+
+function rt.utf8_lossy(bytes)
+  local out, i, n = {}, 1, #bytes
+  while i <= n do
+    local b = byte(bytes, i)
+    local width = (b < 0x80 and 1) or (b >= 0xC2 and b <= 0xDF and 2) or (b >= 0xE0 and b <= 0xEF and 3)
+      or (b >= 0xF0 and b <= 0xF4 and 4) or 0
+    local valid = 1
+    if width > 1 then
+      local low, high = second_range(b)
+      local c = byte(bytes, i + 1)
+      while c and c >= low and c <= high and valid < width do
+        valid = valid + 1
+        low, high = 0x80, 0xBF
+        c = byte(bytes, i + valid)
+      end
+    end
+    if width ~= 0 and valid == width then
+      local char = sub(bytes, i, i + width - 1)
+      out[#out + 1] = (char == '\0' and '\\0') or ((char == '\r' or char == '\n') and ' ') or char
+    else
+      out[#out + 1] = REPLACEMENT
+    end
+    i = i + valid
+  end
+  return table.concat(out)
+end
+
 -- ---------------------------------------------------------------------------
 -- Which family's data a sorted set looks like (src/logic/family.rs): a
 -- command that removes members refuses a key that is plainly another

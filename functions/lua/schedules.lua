@@ -7,12 +7,13 @@
 -- occurrence, `t:<id>` the payload each occurrence carries. An occurrence
 -- is the task `<id>@<unix ms>`.
 --
--- The library serves EVERY rules, and cron rules in UTC: a script has no
--- time-zone database, so a cron rule in another zone, or one that uses what
--- the module's cron parser adds to crontab(5) (`L`, `W`, `#`, `?`,
--- `@daily`, a step from a single number), is refused before anything is
--- read or written, and a cron schedule of that kind the module wrote does
--- not move on when the library claims its occurrence (docs/functions.md).
+-- The library serves EVERY rules, and cron rules in UTC or in a zone that
+-- has always been UTC (Etc/UTC, GMT: UTC_ZONES). It knows the names of the
+-- module's time zones (ZONES), not their rules, so a cron rule in another
+-- zone, or one with the cron parser's day extensions (`L`, `W`, `#`), is
+-- refused before anything is read or written, and a cron schedule of that
+-- kind the module wrote does not move on when the library claims its
+-- occurrence (docs/functions.md).
 
 local call, int_text, arg_score = rt.call, rt.int_text, rt.arg_score
 local job = rt.job
@@ -415,7 +416,7 @@ function schedules.advance(queue, data, task, now_ms)
   end
   if zone then
     local cron, why = read_cron(expression)
-    if zone ~= 'UTC' or why == UNSUPPORTED or why == NOT_ASCII then
+    if not UTC_ZONES[zone] or why == UNSUPPORTED or why == NOT_ASCII then
       -- A cron rule the module wrote, that only the module can follow.
       return
     end
@@ -438,17 +439,22 @@ handlers['delay.schedule'] = function(v)
   if rule.choice == 2 then
     local why
     cron, why = read_cron(rule.value)
-    if why == UNSUPPORTED then
+    -- The module's order: the expression's error, then the zone's; then
+    -- what only the module serves.
+    if why and why ~= UNSUPPORTED and why ~= NOT_ASCII then
+      rt.fail(rt.say(ERRORS.schedule_bad_cron, { why = why }))
+    end
+    zone = zone or 'UTC'
+    if not ZONES[zone] then
+      rt.fail(rt.say(ERRORS.schedule_unknown_zone, { zone = rt.utf8_lossy(zone) }))
+    elseif why == UNSUPPORTED then
       job.not_in_library('CRON with L, W or #', "the cron parser's day extensions")
     elseif why == NOT_ASCII then
       job.not_in_library('CRON beyond ASCII', 'cron expressions beyond ASCII')
-    elseif why then
-      rt.fail(rt.say(ERRORS.schedule_bad_cron, { why = why }))
-    end
-    if zone ~= false and zone ~= 'UTC' then
+    elseif not UTC_ZONES[zone] then
       job.not_in_library('TZ', 'time zones other than UTC')
     end
-    rule_text = 'cron UTC ' .. rule.value
+    rule_text = 'cron ' .. zone .. ' ' .. rule.value
   else
     if zone ~= false then
       rt.fail(ERRORS.schedule_zone_without_cron)
@@ -534,7 +540,7 @@ handlers['delay.schedules'] = function(v)
     local id, rule = found[1], found[2]
     local ms = every_ms(rule)
     local zone, expression = cron_rule(rule)
-    if zone == 'UTC' then
+    if UTC_ZONES[zone] then
       local cron, why = read_cron(expression)
       if not cron and why ~= UNSUPPORTED and why ~= NOT_ASCII then
         -- The module does not list a rule it cannot read.

@@ -660,6 +660,10 @@ mod tests {
                 &[("why", "W0RDS")],
             ),
             "schedule_never_matches": fixed(ZkitError::Schedule(ScheduleError::NeverMatches)),
+            "schedule_unknown_zone": template(
+                ZkitError::Schedule(ScheduleError::UnknownZone("Z0NE".into())),
+                &[("zone", "Z0NE")],
+            ),
             "job_payload_too_large": template(
                 ZkitError::Job(JobError::PayloadTooLarge { len: 910000000001, limit: 920000000002 }),
                 &[("len", "910000000001"), ("limit", "920000000002")],
@@ -709,9 +713,43 @@ mod tests {
             .iter()
             .map(|config| (config.name.to_string(), json!(config.default)))
             .collect();
-        let out =
-            json!({ "errors": errors, "bounds": bounds, "limits": limits, "configs": configs });
+        let out = json!({
+            "errors": errors,
+            "bounds": bounds,
+            "limits": limits,
+            "configs": configs,
+            "zones": zones(),
+        });
         serde_json::to_string_pretty(&out).unwrap() + "\n"
+    }
+
+    /// The time zones TZ names (the module's tz database): `names`, every
+    /// one, so that the library refuses a name that is none as the module
+    /// does; `utc`, those whose offset has always been 0 without daylight
+    /// saving (sampled each month from 1800 to 2200), which the library's
+    /// UTC cron serves under their own name.
+    fn zones() -> Value {
+        use chrono::{Offset, TimeZone};
+        let mut names: Vec<&str> = chrono_tz::TZ_VARIANTS
+            .iter()
+            .map(|zone| zone.name())
+            .collect();
+        names.sort_unstable();
+        let month_ms = 2_629_746_000i64;
+        let from_ms = -5_364_662_400_000i64; // 1800-01-01
+        let utc: Vec<&str> = chrono_tz::TZ_VARIANTS
+            .iter()
+            .filter(|zone| {
+                (0..400 * 12).all(|month| {
+                    let at = chrono::DateTime::from_timestamp_millis(from_ms + month * month_ms)
+                        .expect("in chrono's range")
+                        .naive_utc();
+                    zone.offset_from_utc_datetime(&at).fix().local_minus_utc() == 0
+                })
+            })
+            .map(|zone| zone.name())
+            .collect();
+        json!({ "names": names, "utc": utc })
     }
 
     #[test]

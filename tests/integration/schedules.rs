@@ -374,6 +374,27 @@ fn a_cron_schedule_in_utc_moves_on_with_each_claim() {
     assert_eq!(row[2], Value::BulkString(b"0 9 * * mon-fri".to_vec()));
     assert_eq!(row[3], Value::BulkString(b"UTC".to_vec()));
     assert_eq!(row[4], Value::Int(next));
+    // A zone that has always been UTC is served under its own name.
+    let start = (MONDAY + 10 * HOUR).to_string();
+    let at = schedule(
+        &mut con,
+        &[
+            "gmt",
+            "CRON",
+            "30 9 * * *",
+            "TZ",
+            "Etc/GMT",
+            "START",
+            &start,
+        ],
+    );
+    assert_eq!(at, MONDAY + 33 * HOUR + 30 * 60_000);
+    let rows: Vec<Value> = query(&mut con, &["DELAY.SCHEDULES", Q, DATA]);
+    let Value::Array(row) = &rows[0] else {
+        panic!("{rows:?}")
+    };
+    assert_eq!(row[0], Value::BulkString(b"gmt".to_vec()));
+    assert_eq!(row[3], Value::BulkString(b"Etc/GMT".to_vec()));
 }
 
 #[test]
@@ -385,14 +406,9 @@ fn errors_change_nothing() {
     let head = ["DELAY.SCHEDULE", Q, DATA, "s"];
     let with =
         |rest: &[&'static str]| -> Vec<&'static str> { head.iter().chain(rest).copied().collect() };
-    // The library reads cron rules in UTC as the module does, and refuses
-    // other zones and the parser's day extensions before it reads or
-    // writes anything (docs/functions.md).
-    let zone_error = if functions_engine() {
-        "ERR TZ is not in the Functions library: time zones other than UTC need the zkit module"
-    } else {
-        "ERR unknown time zone 'Mars/Olympus'"
-    };
+    // The library reads cron rules in UTC as the module does, knows the
+    // module's zone names, and refuses other zones and the parser's day
+    // extensions before it reads or writes anything (docs/functions.md).
     let mut cases_owned: Vec<(Vec<&str>, &str)> = vec![
         (
             with(&["CRON", "0 0 9 * * *"]),
@@ -405,7 +421,21 @@ fn errors_change_nothing() {
         ),
         (
             with(&["CRON", "0 9 * * *", "TZ", "Mars/Olympus"]),
-            zone_error,
+            "ERR unknown time zone 'Mars/Olympus': give an IANA name such as Europe/Paris",
+        ),
+        // A name is read as the module's tz database spells it; a bad cron
+        // expression is told before a bad zone.
+        (
+            with(&["CRON", "0 9 L * *", "TZ", "europe/paris"]),
+            "ERR unknown time zone 'europe/paris'",
+        ),
+        (
+            with(&["CRON", "61 * * * *", "TZ", "Mars/Olympus"]),
+            "ERR invalid cron expression (Component error: Number out of bounds.)",
+        ),
+        (
+            with(&["CRON", "0 9 * * *", "TZ", "Mars\0\r\n"]),
+            "ERR unknown time zone 'Mars\\0  ': give",
         ),
         (
             with(&["CRON", "0 0 30 2 *"]),
