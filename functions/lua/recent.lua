@@ -3,6 +3,7 @@
 -- above the list's newest score.
 
 local SCORE_LIMIT = rt.TWO_53
+local call = rt.call
 
 local function view_scores(now_ms, newest, views)
   local first = now_ms
@@ -19,6 +20,26 @@ local function view_scores(now_ms, newest, views)
   return scores
 end
 
+-- The `excess` members a trim after the add removes, when the list's lowest
+-- two read before it hold them (the views go above every member, so its
+-- lowest after are those before that were not viewed again), else nil.
+local function trimmed_from(lowest, members, excess)
+  local gone = {}
+  for i = 1, #lowest do
+    local name, viewed = lowest[i][1], false
+    for j = 1, #members do
+      if members[j] == name then
+        viewed = true
+        break
+      end
+    end
+    if not viewed and #gone < excess then
+      gone[#gone + 1] = name
+    end
+  end
+  return #gone == excess and gone or nil
+end
+
 -- -> the list's size after.
 handlers['recent.add'] = function(v)
   local key, cap, ttl, members = v[1], v[2], v[3], v[4]
@@ -27,10 +48,12 @@ handlers['recent.add'] = function(v)
   end
   local now = rt.now_ms()
   local expire_at = ttl ~= false and rt.ttl_deadline(now, ttl) or nil
-  local lowest, top = rt.sample(key, true)
+  local top = rt.pairs_of(call('ZRANGE', key, '-1', '-1', 'WITHSCORES'))[1]
   -- Views are whole unix ms: another family's key (a gift board, whose
   -- members CAP would trim) is refused before anything is written.
+  local lowest = {}
   if top then
+    lowest = rt.lowest_two(key)
     rt.check_recent_list(lowest, top)
   end
   local newest = top and top[2] or nil
@@ -47,8 +70,13 @@ handlers['recent.add'] = function(v)
     rt.reach('trim')
   end
   size = size + rt.zadd_pairs(key, views)
-  if cap then
-    size = size - rt.trim_lowest(key, size - cap)
+  if cap and size > cap then
+    local gone = trimmed_from(lowest, members, size - cap)
+    if gone then
+      size = size - rt.members_call('ZREM', key, gone)
+    else
+      size = size - rt.trim_lowest(key, size - cap)
+    end
   end
   if expire_at then
     rt.call('PEXPIREAT', key, rt.int_text(expire_at))

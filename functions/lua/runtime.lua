@@ -1078,14 +1078,35 @@ function rt.sample(key, highest)
   return lowest, top
 end
 
+-- Whether two members' names could be an IDMP id and its arguments member
+-- (the id's name and 8 bytes more).
+local function id_and_args_names(id, args)
+  return #args == #id + 8 and sub(args, 1, #id) == id
+end
+
 -- Whether the two lowest elements are an IDMP id and its arguments member.
 local function is_seen_key_head(lowest)
   local id, args = lowest[1], lowest[2]
-  if not (id and args) then
+  if not (id and args and id_and_args_names(id[1], args[1])) then
     return false
   end
-  return rt.idmp_entry(id[2]) == 'id' and rt.idmp_entry(args[2]) == 'args'
-    and floor(id[2]) == floor(args[2]) and #args[1] == #id[1] + 8 and sub(args[1], 1, #id[1]) == id[1]
+  return rt.idmp_entry(id[2]) == 'id' and rt.idmp_entry(args[2]) == 'args' and floor(id[2]) == floor(args[2])
+end
+
+-- The two lowest elements of a sorted set as rt.sample has them, for the
+-- seen-key test alone: their scores are read only when their names could
+-- begin a seen-key (formatting and reading a score back is most of a
+-- sample's cost).
+function rt.lowest_two(key)
+  local names = call('ZRANGE', key, '0', '1')
+  if names[2] and id_and_args_names(names[1], names[2]) then
+    return rt.pairs_of(call('ZRANGE', key, '0', '1', 'WITHSCORES'))
+  end
+  local lowest = {}
+  for i = 1, #names do
+    lowest[i] = { names[i] }
+  end
+  return lowest
 end
 
 function rt.check_rate_log(lowest, newest)
