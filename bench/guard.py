@@ -780,12 +780,25 @@ def library_guard(args, module_server, out, started, server_version):
         variants = [("library", plain)]
         if args.update or args.library_all:
             variants += [("script", plain), ("module", module_server)]
+        # A check measures a case over the limit twice more and keeps the
+        # lowest counts, as the module's cases do (main).
+        check = not args.update
+        baseline = read_baseline(Path(args.library_baseline))[0] if check else {}
+        limit = args.threshold / 100
         for variant, server in variants:
             for case in selected:
-                got = run_library_case(server, case, variant, args.library_calls, scripts)
-                results[(case.name, case.size, variant)] = got
-                print(f"guard: {case.label:28} {variant:7} command {got[0]:9.0f}  request {got[1]:9.0f}"
-                      f"  ({time.time() - started:.0f} s)", file=sys.stderr, flush=True)
+                key = (case.name, case.size, variant)
+                base = baseline.get(key) if variant == "library" else None
+                for attempt in range(3 if base else 1):
+                    got = run_library_case(server, case, variant, args.library_calls, scripts)
+                    if key in results:
+                        got = tuple(map(min, results[key], got))
+                    results[key] = got
+                    print(f"guard: {case.label:28} {variant:7} command {got[0]:9.0f}  request {got[1]:9.0f}"
+                          f"  ({time.time() - started:.0f} s)" + (f" (lowest of {attempt + 1})" if attempt else ""),
+                          file=sys.stderr, flush=True)
+                    if not base or got[0] / base[0] - 1 <= limit:
+                        break
     finally:
         plain.stop()
     baseline_path = Path(args.library_baseline)
