@@ -15,16 +15,17 @@ max_line_length = false
 ignore = { "581" }
 
 -- gen.py puts runtime.lua first, at the top of the library, after the values
--- it writes from docs/constants.json (VERSION, CONFIG, ERRORS, BOUNDS,
--- LIMITS, ZONES, UTC_ZONES) and before `local handlers, natives`; then each family's file
+-- it writes from docs/constants.json and functions/zones.json (VERSION,
+-- CONFIG, ERRORS, BOUNDS, LIMITS, ZONES, ZONE_TABLES, ZONE_OFFSETS,
+-- ZONE_DIGITS) and before `local handlers, natives`; then each family's file
 -- inside a `do ... end` of its own, which sees those locals and fills in
 -- handlers and natives.
 files["functions/lua/runtime.lua"] = {
-  read_globals = { "VERSION", "CONFIG", "ERRORS", "BOUNDS", "LIMITS", "ZONES", "UTC_ZONES" },
+  read_globals = { "VERSION", "CONFIG", "ERRORS", "BOUNDS", "LIMITS", "ZONES", "ZONE_TABLES", "ZONE_OFFSETS", "ZONE_DIGITS" },
   -- The parses gen.py writes from the declarations call these.
   ignore = { "211/plain_integer", "211/plain_double" },
 }
 files["functions/lua/*.lua"] = {
-  read_globals = { "VERSION", "CONFIG", "ERRORS", "BOUNDS", "LIMITS", "ZONES", "UTC_ZONES" },
+  read_globals = { "VERSION", "CONFIG", "ERRORS", "BOUNDS", "LIMITS", "ZONES", "ZONE_TABLES", "ZONE_OFFSETS", "ZONE_DIGITS" },
   globals = { "handlers", "natives", "rt" },
 }

@@ -275,14 +275,14 @@ KEY_POOL = {
 }
 
 #: What the library refuses where the module serves it (docs/functions.md,
-#: "Where the library differs"): none of the commands; cron rules in a zone
-#: other than UTC or with L, W or # (so the workload's are in UTC or a name
-#: that is no zone, from CRON_RULES or cron_rule).
+#: "Where the library differs"): none of the commands; cron rules with L, W
+#: or # (so the workload's come from CRON_RULES or cron_rule).
 MODULE_ONLY_COMMANDS: set = set()
 MODULE_ONLY_OPTIONS: set = set()
 
 #: DELAY.SCHEDULE's cron rules: ones that match (names, lists, ranges,
-#: steps, both day fields, 29 February, Sunday as 7), ones that never do,
+#: steps, either or both day fields, 29 February, Sunday as 7, a 29
+#: February that is a Monday, decades apart), ones that never do,
 #: and the parse errors the library reads as the module does.
 CRON_RULES = [
     "0 9 * * *", "*/15 * * * *", "0 9 * * MON-FRI", "30 2 1 * *", "0 0 29 2 *", "0 0 1,15 * 1",
@@ -290,7 +290,7 @@ CRON_RULES = [
     "0,30 8-18 * * 1-5", "0 0 13 * FRI", "  1   2 3 4 5 ", "* * * * *", "0 0 1 1 *", "7 7 */10 * *",
     "0 0 30 2 *", "0 0 31 4,6,9,11 *", "61 * * * *", "0 24 * * *", "0 0 0 * *", "*/0 * * * *",
     "5-1 * * * *", "0 0 9 * * *", "every day", "", "   ", "0-70/5 * * * *", "1,,2 * * * *", "0 9 * * 8",
-    "0 0 1 13 *", "0 9 * *",
+    "0 0 1 13 *", "0 9 * *", "0 0 29 2 +MON", "0 0 30 2 +mon", "0 12 13 * +FRI",
 ]
 
 TIEBREAK_EPOCH = 1704067200000
@@ -517,10 +517,12 @@ class Workload:
         if name == "expression" and command == "DELAY.SCHEDULE":
             return r.choice(CRON_RULES) if r.random() < 0.5 else self.cron_rule()
         if name == "zone" and command == "DELAY.SCHEDULE":
-            # UTC, zones that have always been UTC, and names that are no
-            # zone (the library knows the module's names, not other zones'
-            # rules).
-            return r.choice(["UTC", "UTC", "UTC", "Etc/UTC", "GMT", "Zulu", "utc", "Mars/Olympus", ""])
+            # UTC, zones that have always been UTC, zones with daylight
+            # saving (one of half an hour, one that skipped a whole day, one
+            # that sets its clock back in winter), and names that are no zone.
+            return r.choice(["UTC", "UTC", "Etc/UTC", "GMT", "utc", "Mars/Olympus", "", "Europe/Paris",
+                             "America/New_York", "Australia/Lord_Howe", "Pacific/Apia", "Europe/Dublin",
+                             "Asia/Kolkata"])
         if name == "event-id":
             return r.choice(["e1", "e2", "e3", "IDMP", "RETAIN", "e" + str(r.randint(1, 30))])
         return r.choice(MEMBERS)
@@ -727,6 +729,52 @@ class Workload:
         if roll < 0.8:
             return ["SADD", r.choice(POOLS["upvoters"] + POOLS["downvoters"]), r.choice(MEMBERS)]
         return ["DEL", r.choice([k for k in ALL_KEYS if k not in POOLS["times"] + POOLS["wrong"]])]
+
+
+def zone_changes(zone: str) -> list[int]:
+    """The unix seconds at which `zone`'s offset changes, from 1970 on, as
+    the module's tz database has them (functions/zones.json)."""
+    zones = json.loads((ROOT / "functions" / "zones.json").read_text())
+    digit = {c: i for i, c in enumerate(zones["digits"])}
+
+    def records(index: int) -> list[int]:
+        table = zones["tables"][index]
+        text = table["records"]
+        own = [sum(digit[c] * 90 ** (4 - i) for i, c in enumerate(text[at:at + 5])) for at in range(0, len(text), 6)]
+        if "then" in table:
+            other, first = table["then"]
+            own += records(other)[first:]
+        return own
+    return records(zones["zones"][zone])[1:]
+
+
+#: Cron rules for the sweep across clock changes: fixed times of day (run
+#: once, at the first instant after a gap) and others (run at each reading).
+ZONE_SWEEP_RULES = ["30 2 * * *", "0 2 * * *", "0 3 * * SUN", "0 1 * * *", "30 0 * * *", "0 0 * * *", "45 23 * * *",
+                    "0 2-2 * * *", "0 9 * * MON-FRI", "*/30 * * * *", "0 * * * *", "15,45 1-3 * * *", "*/7 2 * * *",
+                    "* * * * *", "0 */1 * * *", "0 0-23/2 * * *", "@hourly", "0 2 29 2 *", "0 2 29 2 +SUN"]
+
+
+def zone_sweep(pair: "Pair", rng: random.Random, clock: list, cases: int) -> str | None:
+    """DELAY.SCHEDULE's first occurrence on both engines, for cron rules in
+    zones with clock changes, started around the changes (a second, an
+    hour, a few hours before and after): None when every reply is equal,
+    else the first call that differs."""
+    zones = ["Europe/Paris", "America/New_York", "Australia/Lord_Howe", "Pacific/Apia", "Europe/Dublin",
+             "America/Santiago", "Pacific/Chatham", "Africa/Casablanca", "Antarctica/Troll", "America/Havana",
+             "Africa/Monrovia", "Asia/Tehran", "Pacific/Kwajalein", "America/St_Johns"]
+    changes = {zone: zone_changes(zone) for zone in zones}
+    for _ in range(cases):
+        zone = rng.choice(zones)
+        at = rng.choice(changes[zone]) + rng.choice([-10800, -3601, -3600, -1, 0, 1, 1799, 3599, 3600,
+                                                      rng.randint(-86400, 86400)])
+        start = max(0, at * 1000 + rng.choice([0, 0, -1, 1, 999, rng.randint(0, 999)]))
+        argv = ["DELAY.SCHEDULE", "{q}:zones", "{q}:zones-data", "sweep", "CRON", rng.choice(ZONE_SWEEP_RULES),
+                "TZ", zone, "START", str(start)]
+        (a_raw, _), (b_raw, _), _ = pair.run(clock[0], argv)
+        if not same_reply(a_raw, b_raw):
+            return f"{show(argv)}\n  module:  {a_raw!r}\n  library: {b_raw!r}"
+    return None
 
 
 def step_cursor_at(argv: list, keys: list) -> int | None:
@@ -1041,6 +1089,8 @@ def main() -> int:
     parser.add_argument("--calls", type=int, default=int(os.environ.get("ZKIT_DIFFERENTIAL_CALLS", "100000")))
     parser.add_argument("--seed", type=int, default=None)
     parser.add_argument("--checkpoint", type=int, default=500, help="calls between data comparisons")
+    parser.add_argument("--zone-cases", type=int, default=2000,
+                        help="cron schedules started around clock changes, compared after the calls")
     parser.add_argument("--skip-option", action="append", default=[],
                         help="COMMAND:option-name the workload leaves out")
     parser.add_argument("--mixed", action="store_true",
@@ -1167,6 +1217,13 @@ def main() -> int:
                     print(f"differential: data differ after call {n}:\n{diff}")
                     report(pair, history, f"data after call {n}")
                     return 1
+        sweep_started = time.time()
+        differs = zone_sweep(pair, rng, clock, args.zone_cases)
+        if differs:
+            print(f"differential: a cron rule across a clock change: {differs}")
+            return 1
+        print(f"differential: {args.zone_cases} cron schedules started around clock changes in 14 zones: "
+              f"first occurrences equal ({time.time() - sweep_started:.0f} s)")
         zkit_calls = {k: v for k, v in calls.items() if "." in k}
         library_commands = [c for c in SPEC if "BLOCKING" not in SPEC[c]["command_flags"]]
         missing = [c for c in library_commands if c not in zkit_calls and c not in MODULE_ONLY_COMMANDS]

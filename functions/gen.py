@@ -51,6 +51,7 @@ SOURCES = ["runtime.lua", "natives.lua", "idmp.lua", "feed.lua", "recent.lua", "
 #: The module's error texts, bounds, limits and config defaults, as the
 #: module's source gives them (src/module/reference.rs writes the file).
 CONSTANTS_JSON = ROOT / "docs" / "constants.json"
+ZONES_JSON = ROOT / "functions" / "zones.json"
 
 #: The module configs a library cannot read (it has no CONFIG access): their
 #: defaults, which a user who changed them on the module edits at the top of
@@ -74,9 +75,23 @@ def lua_table(name: str, values: dict) -> str:
     return f"local {name} = {{\n{rows}\n}}"
 
 
-def lua_set(name: str, members: list) -> str:
-    rows = "\n".join(f"  [{lua_string(m)}] = true," for m in members)
-    return f"local {name} = {{\n{rows}\n}}"
+def zone_tables(zones: dict) -> str:
+    """The module's time zones (functions/zones.json, written by the
+    module's tests from its tz database): ZONES, each name the index of its
+    table in ZONE_TABLES (1-based); each table `{ records, table, record }`,
+    the last two where it goes on with another table's records; the
+    records' ZONE_DIGITS and ZONE_OFFSETS (schedules.lua reads them)."""
+    names = "\n".join(f"  [{lua_string(name)}] = {index + 1}," for name, index in sorted(zones["zones"].items()))
+
+    def table(t: dict) -> str:
+        then = "".join(f", {n + 1}" for n in t.get("then", []))
+        return f"  {{ {lua_string(t['records'])}{then} }},"
+    return "\n".join([
+        f"local ZONES = {{\n{names}\n}}",
+        "local ZONE_TABLES = {\n" + "\n".join(table(t) for t in zones["tables"]) + "\n}",
+        f"local ZONE_OFFSETS = {{ {', '.join(str(o) for o in zones['offsets'])} }}",
+        f"local ZONE_DIGITS = {lua_string(zones['digits'])}",
+    ])
 
 
 def version() -> str:
@@ -450,14 +465,13 @@ def library(test_clock: bool = False) -> str:
     constants = json.loads(CONSTANTS_JSON.read_text())
     configs = "\n".join(f"  [{lua_string(k)}] = {lua_value(constants['configs'][k])}," for k in CONFIGS)
     module_values = "\n".join([lua_table(name.upper(), constants[name]) for name in ("errors", "bounds", "limits")]
-                              + [lua_set(name, constants["zones"][key])
-                                 for name, key in (("ZONES", "names"), ("UTC_ZONES", "utc"))])
+                              + [zone_tables(json.loads(ZONES_JSON.read_text()))])
     text_version = version()
     test_hook = ""
     if test_clock:
         test_hook = TEST_CLOCK
     core = "\n".join([
-        "-- The module's texts, bounds, limits and time zones (docs/constants.json) " + "-" * 4,
+        "-- The module's texts, bounds, limits (docs/constants.json) and time zones (functions/zones.json) " + "-" * 4,
         module_values,
         "",
         sources,

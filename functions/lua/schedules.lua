@@ -7,13 +7,13 @@
 -- occurrence, `t:<id>` the payload each occurrence carries. An occurrence
 -- is the task `<id>@<unix ms>`.
 --
--- The library serves EVERY rules, and cron rules in UTC or in a zone that
--- has always been UTC (Etc/UTC, GMT: UTC_ZONES). It knows the names of the
--- module's time zones (ZONES), not their rules, so a cron rule in another
--- zone, or one with the cron parser's day extensions (`L`, `W`, `#`), is
--- refused before anything is read or written, and a cron schedule of that
--- kind the module wrote does not move on when the library claims its
--- occurrence (docs/functions.md).
+-- The library serves EVERY rules, and cron rules in any of the module's
+-- time zones, with the module's offsets (ZONES, from its tz database) and
+-- its rules for the hour a clock skips or repeats. A cron rule with the
+-- cron parser's day extensions (`L`, `W`, `#`) is refused before anything
+-- is read or written, and a cron schedule of that kind the module wrote
+-- does not move on when the library claims its occurrence
+-- (docs/functions.md).
 
 local call, int_text, arg_score = rt.call, rt.int_text, rt.arg_score
 local job = rt.job
@@ -137,7 +137,9 @@ local function read_part(part, min, max)
   return value, value, 1
 end
 
--- One field's matching values (a set), or an error.
+-- One field's matching values (a set), and whether it names one time as
+-- the parser tells a fixed time: one value, no `*`, and a step of 1 in its
+-- last stepped part (or none); or nil and an error.
 local function read_field(text, bounds)
   local min, max = bounds[1], bounds[2]
   local set = {}
@@ -145,20 +147,25 @@ local function read_field(text, bounds)
     for value = min, max do
       set[value] = true
     end
-    return set
+    return set, false
   end
+  local values, last_step, wildcard = 0, 1, false
   for part in (text .. ','):gmatch('([^,]*),') do
     if part ~= '' then
       local first, last, step = read_part(part, min, max)
       if not first then
         return nil, last
       end
+      if part:find('/', 1, true) then
+        last_step, wildcard = step, wildcard or part:sub(1, 2) == '*/'
+      end
       for value = first, last, step do
+        values = values + (set[value] and 0 or 1)
         set[value] = true
       end
     end
   end
-  return set
+  return set, values == 1 and last_step == 1 and not wildcard
 end
 
 -- The characters each field may hold (the parser's, `L`, `W`, `#` among
@@ -174,8 +181,8 @@ local function unicode_space(text)
 end
 
 -- A five-field cron expression, read: `{ sets, star_dom, star_dow,
--- dom_and_dow }`, or an error (a text of the parser's, UNSUPPORTED or
--- NOT_ASCII).
+-- dom_and_dow, fixed }` (fixed: one hour and one minute, a time of day),
+-- or an error (a text of the parser's, UNSUPPORTED or NOT_ASCII).
 local function read_cron(expression)
   local not_ascii = expression:find('[\128-\255]') ~= nil
   if not_ascii and unicode_space(expression) then
@@ -211,16 +218,19 @@ local function read_cron(expression)
         .. "' in part '" .. part .. "'"
     end
   end
-  local sets = {}
+  local sets, fixed = {}, {}
   for i, part in ipairs(parts) do
     local set, why = read_field(part, FIELDS[i])
     if not set then
       return nil, why
     end
-    sets[i] = set
+    sets[i], fixed[i] = set, why
   end
   sets[5][0] = sets[5][0] or sets[5][7]
-  return { sets = sets, star_dom = parts[3] == '*', star_dow = parts[5] == '*', dom_and_dow = dom_and_dow }
+  return {
+    sets = sets, star_dom = parts[3] == '*', star_dow = parts[5] == '*', dom_and_dow = dom_and_dow,
+    fixed = fixed[1] and fixed[2],
+  }
 end
 
 -- The civil date of a day counted from 1970-01-01 (H. Hinnant's algorithm):
@@ -254,8 +264,10 @@ end
 -- (to another day, hour or minute that matches): 5000-01-01 in unix ms.
 local LAST_YEAR, LAST_YEAR_MS = 5000, 95617584000000
 -- Enough days for any rule that matches at all: a 29 February may be eight
--- years away.
-local MAX_DAYS = 8 * 366 + 2
+-- years away; one that needs a date and a weekday (`+`), such as a 29
+-- February that is a Monday, forty, and the calendar repeats itself every
+-- 400 years.
+local MAX_DAYS, BOTH_DAYS_MAX_DAYS = 8 * 366 + 2, 146097 + 1
 
 -- The parser's match in the year 5000, searching from after `after_ms`:
 -- on the day it enters that year at (the day it starts from, or 1 January
@@ -291,14 +303,19 @@ local function in_the_last_year(cron, after_ms)
   return nil
 end
 
--- The first matching minute later than `after_ms` (UTC), or nil.
-local function cron_after(cron, after_ms)
+-- The first matching minute later than `after_ms`, on a clock that reads
+-- unix time (UTC, or a zone's wall clock at one offset), or nil; with
+-- `before_ms`, nil past the day that holds it (a caller checks the rest).
+local function cron_after(cron, after_ms, before_ms)
   local from = (math.floor(after_ms / MINUTE_MS) + 1) * MINUTE_MS
   local day = math.floor(from / DAY_MS)
   local start_minute = (from - day * DAY_MS) / MINUTE_MS
   local hour0, minute0 = math.floor(start_minute / 60), start_minute % 60
   local minutes, hours, months = cron.sets[1], cron.sets[2], cron.sets[4]
-  local last_day = day + MAX_DAYS
+  local last_day = day + (cron.dom_and_dow and BOTH_DAYS_MAX_DAYS or MAX_DAYS)
+  if before_ms and math.floor(before_ms / DAY_MS) < last_day then
+    last_day = math.floor(before_ms / DAY_MS)
+  end
   while day <= last_day do
     local year, month, date = civil(day)
     if year >= LAST_YEAR then
@@ -326,6 +343,107 @@ local function cron_after(cron, after_ms)
     end
   end
   return nil
+end
+
+-- ---------------------------------------------------------------------------
+-- Time zones: a zone's offsets from 1970 on, decoded from ZONE_TABLES the
+-- first time a call needs the zone, and kept (functions/zones.json says how
+-- they are written).
+
+local DIGIT, BASE = {}, #ZONE_DIGITS
+for i = 1, BASE do
+  DIGIT[ZONE_DIGITS:byte(i)] = i - 1
+end
+local decoded_zones = {}
+
+-- Table `index`'s offsets: `{ starts, offsets }`, the unix second each
+-- offset starts at (the first at 0) and its seconds east of UTC.
+local function zone_table(index)
+  local found = decoded_zones[index]
+  if found then
+    return found
+  end
+  local table_of = ZONE_TABLES[index]
+  local records, starts, offsets = table_of[1], {}, {}
+  for at = 1, #records, 6 do
+    local a, b, c, d, e, offset = records:byte(at, at + 5)
+    starts[#starts + 1] = (((DIGIT[a] * BASE + DIGIT[b]) * BASE + DIGIT[c]) * BASE + DIGIT[d]) * BASE + DIGIT[e]
+    offsets[#offsets + 1] = ZONE_OFFSETS[DIGIT[offset] + 1]
+  end
+  if table_of[2] then
+    local rest = zone_table(table_of[2])
+    for i = table_of[3], #rest.starts do
+      starts[#starts + 1], offsets[#offsets + 1] = rest.starts[i], rest.offsets[i]
+    end
+  end
+  found = { starts = starts, offsets = offsets }
+  decoded_zones[index] = found
+  return found
+end
+
+-- How far past a skipped fixed time the parser looks for the clock's next
+-- reading (two hours); a gap wider than that ends the schedule, as there.
+local GAP_SEARCH_MS = 7200000
+
+-- Whether the day a wall clock time falls on matches the rule's month and
+-- days.
+local function wall_day_matches(cron, wall_ms)
+  local day = math.floor(wall_ms / DAY_MS)
+  local _, month, date = civil(day)
+  return cron.sets[4][month] and day_matches(cron, date, (day + 4) % 7)
+end
+
+-- The first time later than `after_ms` that a cron rule matches in a zone,
+-- or nil: the parser's answer for the module's zones. Each offset's span
+-- is searched on its own wall clock. When a clock is set back, a fixed
+-- time of day (one hour, one minute) runs at the first of the two instants
+-- that read it, any other rule at both; when a clock skips ahead, a fixed
+-- time it skips runs at the first instant after the gap (if that day
+-- matches), any other rule's skipped minutes do not run.
+local function zone_cron_after(cron, zone, after_ms)
+  local rules = zone_table(ZONES[zone])
+  local starts, offsets = rules.starts, rules.offsets
+  -- The parser counts from the second after `after_ms`.
+  local from_s = math.floor(after_ms / 1000) + 1
+  local k, high = 1, #starts
+  while k < high do
+    local middle = math.floor((k + high + 1) / 2)
+    if starts[middle] <= from_s then
+      k = middle
+    else
+      high = middle - 1
+    end
+  end
+  while true do
+    local offset, ends = offsets[k], starts[k + 1]
+    if cron.fixed and k > 1 and offset > offsets[k - 1] and starts[k] >= from_s then
+      -- The clock skipped ahead at starts[k]: a fixed time in the gap runs
+      -- at its first instant.
+      local gap_from, gap_ends = (starts[k] + offsets[k - 1]) * 1000, (starts[k] + offset) * 1000
+      local skipped = cron_after(cron, gap_from - 1, gap_ends)
+      if skipped and skipped < gap_ends then
+        if gap_ends - skipped > GAP_SEARCH_MS then
+          return nil
+        elseif wall_day_matches(cron, gap_ends) then
+          return starts[k] * 1000
+        end
+      end
+    end
+    local wall_from = (starts[k] > from_s and starts[k] or from_s) + offset
+    if cron.fixed and k > 1 and offsets[k - 1] > offset and starts[k] + offsets[k - 1] > wall_from then
+      -- The clock was set back: a fixed time already read before it runs
+      -- no second time.
+      wall_from = starts[k] + offsets[k - 1]
+    end
+    local wall_ends = ends and (ends + offset) * 1000
+    local found = cron_after(cron, wall_from * 1000 - 1, wall_ends)
+    if found and (not ends or found < wall_ends) then
+      return found - offset * 1000
+    elseif not ends then
+      return nil
+    end
+    k = k + 1
+  end
 end
 
 local RULE, NEXT, PAYLOAD = 's:', 'n:', 't:'
@@ -416,11 +534,11 @@ function schedules.advance(queue, data, task, now_ms)
   end
   if zone then
     local cron, why = read_cron(expression)
-    if not UTC_ZONES[zone] or why == UNSUPPORTED or why == NOT_ASCII then
+    if not ZONES[zone] or why == UNSUPPORTED or why == NOT_ASCII then
       -- A cron rule the module wrote, that only the module can follow.
       return
     end
-    next = cron and cron_after(cron, at_ms > now_ms and at_ms or now_ms)
+    next = cron and zone_cron_after(cron, zone, at_ms > now_ms and at_ms or now_ms)
   else
     local ms = rule and every_ms(rule)
     next = ms and next_on_grid(ms, at_ms, now_ms)
@@ -451,8 +569,6 @@ handlers['delay.schedule'] = function(v)
       job.not_in_library('CRON with L, W or #', "the cron parser's day extensions")
     elseif why == NOT_ASCII then
       job.not_in_library('CRON beyond ASCII', 'cron expressions beyond ASCII')
-    elseif not UTC_ZONES[zone] then
-      job.not_in_library('TZ', 'time zones other than UTC')
     end
     rule_text = 'cron ' .. zone .. ' ' .. rule.value
   else
@@ -476,7 +592,7 @@ handlers['delay.schedule'] = function(v)
   end
   local first = start
   if cron then
-    first = cron_after(cron, start - 1)
+    first = zone_cron_after(cron, zone, start - 1)
     if not first then
       rt.fail(ERRORS.schedule_never_matches)
     end
@@ -540,9 +656,9 @@ handlers['delay.schedules'] = function(v)
     local id, rule = found[1], found[2]
     local ms = every_ms(rule)
     local zone, expression = cron_rule(rule)
-    if UTC_ZONES[zone] then
+    if zone then
       local cron, why = read_cron(expression)
-      if not cron and why ~= UNSUPPORTED and why ~= NOT_ASCII then
+      if not ZONES[zone] or not cron and why ~= UNSUPPORTED and why ~= NOT_ASCII then
         -- The module does not list a rule it cannot read.
         zone = nil
       end

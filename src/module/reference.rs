@@ -718,38 +718,142 @@ mod tests {
             "bounds": bounds,
             "limits": limits,
             "configs": configs,
-            "zones": zones(),
         });
         serde_json::to_string_pretty(&out).unwrap() + "\n"
     }
 
-    /// The time zones TZ names (the module's tz database): `names`, every
-    /// one, so that the library refuses a name that is none as the module
-    /// does; `utc`, those whose offset has always been 0 without daylight
-    /// saving (sampled each month from 1800 to 2200), which the library's
-    /// UTC cron serves under their own name.
-    fn zones() -> Value {
-        use chrono::{Offset, TimeZone};
+    /// The time zones TZ names and their offsets, as the module's tz
+    /// database (chrono-tz) has them, for the library's cron rules
+    /// (functions/lua/schedules.lua reads it; docs/functions.md):
+    ///
+    /// - `zones`: every name the module takes, with the index of its table
+    ///   in `tables` (zones that are links of each other share one);
+    /// - `tables`: each a zone's offset from 1970-01-01 00:00 UTC on, as
+    ///   `records` of six `digits` each: the unix second the offset starts
+    ///   at (five digits, base 90, most significant first; the first record
+    ///   starts at 0) and the offset's index in `offsets` (one digit); then,
+    ///   with `then: [table, record]`, the records of that table from that
+    ///   one on (zones that share their later history keep it once);
+    /// - `offsets`: seconds east of UTC.
+    ///
+    /// The database's last transitions are in 2099 (chrono-tz stops
+    /// expanding rules there), so each table ends with the offset a zone
+    /// keeps from then on, as the module's does.
+    fn zones_json() -> String {
         let mut names: Vec<&str> = chrono_tz::TZ_VARIANTS
             .iter()
             .map(|zone| zone.name())
             .collect();
         names.sort_unstable();
-        let month_ms = 2_629_746_000i64;
-        let from_ms = -5_364_662_400_000i64; // 1800-01-01
-        let utc: Vec<&str> = chrono_tz::TZ_VARIANTS
+        let mut offsets: Vec<i32> = Vec::new();
+        let mut histories: Vec<Vec<(i64, usize)>> = Vec::new();
+        let mut zones = Map::new();
+        for name in &names {
+            let zone: chrono_tz::Tz = name.parse().expect("a name of TZ_VARIANTS");
+            let history: Vec<(i64, usize)> = zone_history(&zone)
+                .into_iter()
+                .map(|(at, offset)| (at, index_in(&mut offsets, offset)))
+                .collect();
+            let table = index_in(&mut histories, history);
+            zones.insert(name.to_string(), json!(table));
+        }
+        let digits: Vec<u8> = (b'#'..=b'}').filter(|b| *b != b'\\').collect();
+        assert_eq!(digits.len(), 90);
+        assert!(offsets.len() <= digits.len());
+        let base = digits.len() as i64;
+        let tables: Vec<Value> = histories
             .iter()
-            .filter(|zone| {
-                (0..400 * 12).all(|month| {
-                    let at = chrono::DateTime::from_timestamp_millis(from_ms + month * month_ms)
-                        .expect("in chrono's range")
-                        .naive_utc();
-                    zone.offset_from_utc_datetime(&at).fix().local_minus_utc() == 0
-                })
+            .enumerate()
+            .map(|(i, history)| {
+                // The longest run of last records an earlier table also ends with.
+                let shared = (0..i)
+                    .map(|j| {
+                        let other = &histories[j];
+                        let len = history
+                            .iter()
+                            .rev()
+                            .zip(other.iter().rev())
+                            .take_while(|(a, b)| a == b)
+                            .count();
+                        (len, j, other.len() - len)
+                    })
+                    .max_by_key(|(len, j, _)| (*len, std::cmp::Reverse(*j)))
+                    .filter(|(len, _, _)| *len >= 2);
+                let own = history.len() - shared.map_or(0, |(len, _, _)| len);
+                let mut records = String::new();
+                for (at, offset) in &history[..own] {
+                    assert!((0..base.pow(5)).contains(at));
+                    for place in (0..5).rev() {
+                        records.push(digits[(at / base.pow(place) % base) as usize] as char);
+                    }
+                    records.push(digits[*offset] as char);
+                }
+                match shared {
+                    Some((_, table, record)) => {
+                        json!({ "records": records, "then": [table, record] })
+                    }
+                    None => json!({ "records": records }),
+                }
             })
-            .map(|zone| zone.name())
             .collect();
-        json!({ "names": names, "utc": utc })
+        let out = json!({
+            "digits": String::from_utf8(digits).unwrap(),
+            "offsets": offsets,
+            "tables": tables,
+            "zones": zones,
+        });
+        serde_json::to_string_pretty(&out).unwrap() + "\n"
+    }
+
+    /// Where `item` is in `items`, added at the end if it is not there.
+    fn index_in<T: PartialEq>(items: &mut Vec<T>, item: T) -> usize {
+        items.iter().position(|x| *x == item).unwrap_or_else(|| {
+            items.push(item);
+            items.len() - 1
+        })
+    }
+
+    /// A zone's offsets from 1970 on: `(unix second, seconds east of UTC)`
+    /// from the second each starts at. Read a day apart, each change then
+    /// found to the second, and read on from it (a scan every 30 minutes
+    /// finds the same transitions in this database).
+    fn zone_history(zone: &chrono_tz::Tz) -> Vec<(i64, i32)> {
+        use chrono::{Offset, TimeZone};
+        let offset = |second: i64| {
+            let at = chrono::DateTime::from_timestamp(second, 0)
+                .expect("in chrono's range")
+                .naive_utc();
+            zone.offset_from_utc_datetime(&at).fix().local_minus_utc()
+        };
+        const DAY: i64 = 86_400;
+        // 2105-01-01: past the database's last transition.
+        const END: i64 = 4_260_211_200;
+        let mut history = vec![(0, offset(0))];
+        let mut at = 0;
+        while at < END {
+            let current = history.last().unwrap().1;
+            if offset(at + DAY) == current {
+                at += DAY;
+                continue;
+            }
+            let (mut before, mut after) = (at, at + DAY);
+            while after - before > 1 {
+                let middle = (before + after) / 2;
+                if offset(middle) == current {
+                    before = middle;
+                } else {
+                    after = middle;
+                }
+            }
+            history.push((after, offset(after)));
+            at = after;
+        }
+        history
+    }
+
+    #[test]
+    fn reference_zones_json_is_taken_from_the_module() {
+        check_generated("functions/zones.json", &zones_json());
     }
 
     #[test]
