@@ -8,10 +8,11 @@
 //! and replicate `ZADD` with the exact score. The low-level API has no rank
 //! access, so a rank comes from `ZREVRANK` through RM_Call (O(log N)), but
 //! on a board small enough to count the members above by walking
-//! (`FIRST_COME_WALK_AT_MOST`, `SHARED_WALK_AT_MOST`). A page is read from
-//! the key, walking down from the top or from a member known to be on it,
-//! found by its score; only a deep page without one asks `ZRANGE` for its
-//! first member.
+//! (`FIRST_COME_WALK_AT_MOST`, `SHARED_WALK_AT_MOST`: `rank_board.rs`, with
+//! the boards' key specs; the whole-board reads are in `rank_stats.rs`). A
+//! page is read from the key, walking down from the top or from a member
+//! known to be on it, found by its score; only a deep page without one asks
+//! `ZRANGE` for its first member.
 //!
 //! With `SHARED`, replies carry competition ranks instead (equal totals share
 //! a rank: 1 + the members whose total is strictly higher). Since
@@ -25,49 +26,30 @@ use super::args::{non_negative, ttl_deadline};
 use super::declaration::{Command, WordList};
 use super::idmp::{self, OnceWrite, Outcome, IDMP_ARG, RETAIN_ARG};
 use super::layout::{self, Layout, Use, LISTPACK_BOARD_MAX};
+use super::rank_board::{
+    not_on_board, rank_of, rank_of_member, shared_rank, total_bound, RankWalk, Ranks, BOARD_READ,
+    BOARD_WRITE, BOARD_WRITE_FLAGS, SHARED_WALK_AT_MOST,
+};
 use super::rank_merge;
-use super::reply_types::{BOARD_STATS, RANK_ENTRY, RANK_INFO, TOTAL_RANK};
-use super::stats::{self, Fields};
+use super::rank_stats;
+use super::reply_types::{RANK_ENTRY, RANK_INFO, TOTAL_RANK};
+use super::stats;
 use super::tiebreak::tiebreak_clock;
 use crate::error::ZkitError;
-use crate::host::reply_shape::ReplyShape as R;
-use smallvec::SmallVec;
-
-use crate::host::keyspec::key_flags as kf;
-
-use crate::host::grammar::Arg;
-
-use crate::host::call::CallArg;
-
+use crate::host::call::{CallArg, Native};
 use crate::host::ctx::Ctx;
-
-use crate::host::zset::KeyKind;
-
-use crate::host::call::Native;
-
-use crate::host::string::OwnedRStr;
-
-use crate::host::string::RStr;
-
-use crate::host::reply::Reply;
-
-use crate::host::grammar::Request;
-
-use crate::host::zset::ScoreBound;
-
+use crate::host::grammar::{Arg, Request};
 use crate::host::reply::WriteReply;
-
-use crate::error::bound;
-use crate::host::grammar::parse_f64;
-use crate::host::zset::Zset;
+use crate::host::reply_shape::ReplyShape as R;
+use crate::host::string::{OwnedRStr, RStr};
+use crate::host::zset::{ScoreBound, Zset};
 use crate::logic::idmp::{ArgsDigest, DIGEST_LEN};
 use crate::logic::rank::{
-    board_order, check_distinct_boards, interpolate, next_total, percentile, quantile_at,
-    range_positions, shared_ranks, total_score_range, RankError, SetCondition, TieBreakClock,
-    TotalBound, TotalUpdate,
+    board_order, check_distinct_boards, next_total, range_positions, shared_ranks,
+    total_score_range, SetCondition, TieBreakClock, TotalUpdate,
 };
-use crate::logic::stats::{quantile_position, BOARD_QUANTILES};
 use crate::{declare_command, request};
+use smallvec::SmallVec;
 
 pub static COMMANDS: &[&Command] = &[
     &GIFT,
@@ -78,18 +60,13 @@ pub static COMMANDS: &[&Command] = &[
     &rank_merge::MERGE,
     &MGIFT,
     &MGET,
-    &STATS,
-    &PERCENTILE,
-    &QUANTILE,
-    &COUNT,
+    &rank_stats::STATS,
+    &rank_stats::PERCENTILE,
+    &rank_stats::QUANTILE,
+    &rank_stats::COUNT,
     &RANGE,
     &AMONG,
 ];
-
-/// A board a command writes: its new total and rank are returned.
-const BOARD_WRITE_FLAGS: u32 = kf::RW | kf::ACCESS | kf::UPDATE;
-const BOARD_WRITE: Arg = Arg::key("key", BOARD_WRITE_FLAGS);
-const BOARD_READ: Arg = Arg::key("key", kf::RO | kf::ACCESS);
 
 /// A write's `TTL seconds`: the board expires that long after this write
 /// (each write sets it again, as RECENT.ADD's TTL), so a season's board
@@ -267,45 +244,6 @@ declare_command! {
             SHARED_ARG,
             Arg::string("member").token("MEMBERS").multiple(),
         ],
-    }
-}
-
-/// Which ranks a reply carries.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Ranks {
-    /// Positions: equal totals rank first-come.
-    FirstCome,
-    /// `SHARED`: competition ranks, equal totals share one.
-    Shared,
-}
-
-impl Ranks {
-    fn from_shared_flag(shared: bool) -> Ranks {
-        if shared {
-            Ranks::Shared
-        } else {
-            Ranks::FirstCome
-        }
-    }
-
-    /// The native command that reads these ranks: a write asks for the
-    /// rank it made after writing, so it requires the command before. A
-    /// read requires it too, also where it counts through the key: whether
-    /// a call refuses never depends on the data.
-    fn native(self) -> Native {
-        match self {
-            Ranks::FirstCome => Native::Zrevrank,
-            Ranks::Shared => Native::Zcount,
-        }
-    }
-
-    /// The native commands a page with these ranks may call: `ZRANGE` to
-    /// find where a deep page starts, `ZCOUNT` for its first shared rank.
-    fn page_natives(self) -> &'static [Native] {
-        match self {
-            Ranks::FirstCome => &[Native::Zrange],
-            Ranks::Shared => &[Native::Zrange, Native::Zcount],
-        }
     }
 }
 
@@ -854,127 +792,6 @@ fn around(ctx: &Ctx, args: Around<'_>) -> Result<Page, ZkitError> {
     )
 }
 
-/// The 1-based rank of a member, highest total first; `None` if absent.
-fn rank_of(ctx: &Ctx, key: &RStr, member: &RStr) -> Result<Option<i64>, ZkitError> {
-    let reply = ctx.call(Native::Zrevrank, &[CallArg::Str(key), CallArg::Str(member)])?;
-    let reply = reply.get();
-    if reply.is_null() {
-        return Ok(None);
-    }
-    reply
-        .integer()
-        .map(|index| Some(index + 1))
-        .ok_or_else(|| ZkitError::Internal("ZREVRANK did not return an integer".into()))
-}
-
-/// The rank a reply gives a member that is on the board with `total`.
-fn rank_of_member(
-    ctx: &Ctx,
-    key: &RStr,
-    member: &RStr,
-    total: i64,
-    ranks: Ranks,
-) -> Result<i64, ZkitError> {
-    match ranks {
-        Ranks::FirstCome => rank_of(ctx, key, member)?.ok_or_else(not_on_board),
-        Ranks::Shared => shared_rank(ctx, key, total),
-    }
-}
-
-/// Boards of up to this many members in the skiplist layout rank a member
-/// first-come by counting, through the key, the members above it (a seek
-/// and about 60 instructions a member) instead of calling ZREVRANK (about
-/// 4,000 for the call alone). Measured (callgrind, RANK.GIFT and RANK.GET
-/// on busy boards of 16 to 256, members drawn over the whole board): the
-/// walk saves 20% at 16 members, 10% at 64, 1.6% at 112, and costs 2-5%
-/// more at 128.
-const FIRST_COME_WALK_AT_MOST: usize = 112;
-
-/// Boards of up to this many members count a shared rank through the key
-/// (as ZCOUNT would, by scores) instead of calling ZCOUNT, on any layout.
-/// Measured as above: on a skiplist it saves 28% at 16 members, 14% at 112,
-/// 1% at 192 and costs 10% more at 256; on a listpack (boards kept quiet)
-/// it saves 10% at 16 and 0.2% at 128, the most a listpack board holds.
-const SHARED_WALK_AT_MOST: usize = 192;
-
-/// A small board's ranks, counted through the key; a first-come rank only
-/// on a board known to be a skiplist: on a listpack the walk parses each
-/// score it passes, which ZREVRANK (comparing members) does not (measured:
-/// no gain at any size). A shared rank counts as ZCOUNT would, by scores,
-/// on any layout.
-#[derive(Clone, Copy)]
-struct RankWalk {
-    first_come: bool,
-}
-
-impl RankWalk {
-    /// The walk for a board of `len` members in `layout`; `None` where the
-    /// calls cost less.
-    fn of(len: usize, layout: Layout) -> Option<RankWalk> {
-        (len <= SHARED_WALK_AT_MOST).then_some(RankWalk {
-            first_come: layout == Layout::Skiplist && len <= FIRST_COME_WALK_AT_MOST,
-        })
-    }
-
-    /// The rank of `member`, on `board` at `score` (its total `total`);
-    /// `None` where a call counts it.
-    fn rank(
-        self,
-        board: &mut Zset<'_>,
-        member: &RStr,
-        score: f64,
-        total: i64,
-        ranks: Ranks,
-    ) -> Option<i64> {
-        let ahead = match ranks {
-            // Every higher total is scored `total + 1` or more (exact:
-            // |total| < 2^52).
-            Ranks::Shared => {
-                let higher = ScoreBound::Inclusive((total + 1) as f64);
-                board.count_at_most(higher, ScoreBound::MAX, SHARED_WALK_AT_MOST)?
-            }
-            Ranks::FirstCome if self.first_come => {
-                let most = FIRST_COME_WALK_AT_MOST;
-                let at = ScoreBound::Inclusive(score);
-                let higher =
-                    board.count_at_most(ScoreBound::Exclusive(score), ScoreBound::MAX, most)?;
-                // Among equal scores the higher member comes first
-                // (ZREVRANK's order): ties are rare, and only then are
-                // members read.
-                let tied_ahead = match board.count_at_most(at, at, most)? {
-                    0 | 1 => 0,
-                    _ => board
-                        .iter_asc(at, at)
-                        .filter(|(tied, _)| tied.as_bytes() > member.as_bytes())
-                        .count(),
-                };
-                higher + tied_ahead
-            }
-            Ranks::FirstCome => return None,
-        };
-        Some(ahead as i64 + 1)
-    }
-}
-
-/// The competition rank of `total`: 1 + the members whose total is higher,
-/// i.e. scored at `total + 1` or more (|total| < 2^52, so the bound is an
-/// exact double).
-fn shared_rank(ctx: &Ctx, key: &RStr, total: i64) -> Result<i64, ZkitError> {
-    let higher = ctx.call(
-        Native::Zcount,
-        &[
-            CallArg::Str(key),
-            CallArg::Int(total + 1),
-            CallArg::Bytes(b"+inf"),
-        ],
-    )?;
-    higher
-        .get()
-        .integer()
-        .map(|higher| higher + 1)
-        .ok_or_else(|| ZkitError::Internal("ZCOUNT did not return an integer".into()))
-}
-
 /// Rows one page holds without a heap allocation.
 const INLINE_ROWS: usize = 16;
 
@@ -1225,215 +1042,6 @@ fn member_at(ctx: &Ctx, key: &RStr, len: usize, at: i64) -> Result<Option<OwnedR
 
 fn unexpected_zrange() -> ZkitError {
     ZkitError::Internal("unexpected ZRANGE reply".into())
-}
-
-fn not_on_board() -> ZkitError {
-    ZkitError::Internal("the member is not on the board".into())
-}
-
-declare_command! {
-    pub static STATS: Command = {
-        name: "rank.stats",
-        handler: stats,
-        flags: "readonly",
-        acl_categories: "read sortedset slow",
-        summary: "Returns a board's size and the spread of its totals, read by name: members, top-total, p99-total, p90-total, p50-total, bottom-total (nil on an empty board) and memory-bytes (MEMORY USAGE's estimate).",
-        complexity: "O(log(N)) with N the number of members in the board; memory-bytes samples 5 members, as MEMORY USAGE does by default.",
-        since: "0.4.0",
-        history: &[],
-        reply: R::Fields(&BOARD_STATS),
-        args: &[BOARD_READ],
-    }
-}
-
-request! {
-    /// RANK.STATS `key`.
-    struct Stats<'a> {
-        key: &'a RStr = key,
-    }
-}
-
-/// -> `[members, top-total, p99-total, p90-total, p50-total, bottom-total,
-/// memory-bytes]` by name: the totals at a few positions (ZRANGE by index,
-/// O(log N) each; quantiles by the nearest rank) and the key's memory.
-fn stats(ctx: &Ctx, args: Stats<'_>) -> Result<Reply, ZkitError> {
-    let key = args.key;
-    let members = ctx.key_len(key, KeyKind::Zset)? as u64;
-    let clock = tiebreak_clock();
-    let total_at = |position: u64| -> Result<Option<i64>, ZkitError> {
-        let score = if members == 0 {
-            None
-        } else {
-            stats::score_at(ctx, key, position)?
-        };
-        Ok(score.map(|s| clock.decode(s)).transpose()?.map(|e| e.total))
-    };
-    let mut fields = Fields::default();
-    fields.int("members", members as i64);
-    fields.maybe_int("top-total", total_at(members.saturating_sub(1))?);
-    for (per_mille, name) in BOARD_QUANTILES.iter().rev() {
-        let position = (members > 0).then(|| quantile_position(members, *per_mille));
-        fields.maybe_int(name, position.map(total_at).transpose()?.flatten());
-    }
-    fields.maybe_int("bottom-total", total_at(0)?);
-    let memory = if members == 0 {
-        0
-    } else {
-        stats::memory_usage(ctx, key)?.unwrap_or(0)
-    };
-    fields.int("memory-bytes", memory);
-    Ok(fields.into_reply())
-}
-
-declare_command! {
-    pub static PERCENTILE: Command = {
-        name: "rank.percentile",
-        handler: percentile_of,
-        flags: "readonly fast",
-        acl_categories: "read sortedset fast",
-        summary: "Returns the share of the board ranked below a member (first-come ranks), in whole percent rounded up (0 to 100), or nil.",
-        complexity: "O(log(N)) with N the number of members in the board.",
-        since: "0.5.0",
-        history: &[],
-        reply: R::OrNil(&R::Integer),
-        args: &[BOARD_READ, Arg::string("member")],
-    }
-}
-
-request! {
-    /// RANK.PERCENTILE `key member`.
-    struct Percentile<'a> {
-        key: &'a RStr = key,
-        member: &'a RStr = string,
-    }
-}
-
-/// -> `ceil((members - rank0 - 1) * 100 / members)` with `rank0` the
-/// member's 0-based first-come rank (ZREVRANK), or nil when it is not on
-/// the board.
-fn percentile_of(ctx: &Ctx, args: Percentile<'_>) -> Result<Option<i64>, ZkitError> {
-    ctx.require(&[Native::Zrevrank])?;
-    let Some(board) = ctx.open_zset(args.key)? else {
-        return Ok(None);
-    };
-    let Some(score) = board.score(args.member) else {
-        return Ok(None);
-    };
-    // A score that is no rank score is refused, as RANK.GET refuses it.
-    tiebreak_clock().decode(score)?;
-    let members = board.len() as u64;
-    let rank = rank_of(ctx, args.key, args.member)?.ok_or_else(not_on_board)?;
-    Ok(percentile(members, (rank - 1) as u64))
-}
-
-declare_command! {
-    pub static QUANTILE: Command = {
-        name: "rank.quantile",
-        handler: quantile,
-        flags: "readonly fast",
-        acl_categories: "read sortedset fast",
-        summary: "Returns the total at a percentile of the board (0 to 100, decimals allowed), interpolated linearly between the two totals around it, lowest first; nil on an empty board.",
-        complexity: "O(log(N)) with N the number of members in the board.",
-        since: "0.5.0",
-        history: &[],
-        reply: R::OrNil(&R::Double),
-        args: &[BOARD_READ, Arg::double("percentile")],
-    }
-}
-
-request! {
-    /// RANK.QUANTILE `key percentile`.
-    struct Quantile<'a> {
-        key: &'a RStr = key,
-        percentile: f64 = double,
-    }
-}
-
-/// -> the total at `percentile`: with `index = (members - 1) * percentile
-/// / 100`, the totals at ascending positions `floor(index)` and
-/// `ceil(index)` (ZRANGE by index), interpolated; nil on an empty board.
-fn quantile(ctx: &Ctx, args: Quantile<'_>) -> Result<Option<f64>, ZkitError> {
-    if !(0.0..=100.0).contains(&args.percentile) {
-        return Err(ZkitError::OutOfRange {
-            what: "percentile",
-            limit: bound::PERCENTILE,
-        });
-    }
-    ctx.require(&[Native::Zrange])?;
-    // The board stays open for the scores: a read handle outlives the call.
-    let Some(board) = ctx.open_zset(args.key)? else {
-        return Ok(None);
-    };
-    let clock = tiebreak_clock();
-    let at = quantile_at(board.len() as u64, args.percentile);
-    // The two positions are one or adjacent: one ZRANGE reads both.
-    let scores = stats::scores_at(ctx, args.key, &board, at.low, at.high)?;
-    let (Some(&low), Some(&high)) = (scores.first(), scores.last()) else {
-        return Err(ZkitError::Internal("ZRANGE found no member".into()));
-    };
-    let (low, high) = (clock.decode(low)?.total, clock.decode(high)?.total);
-    Ok(Some(interpolate(low, high, at.fraction)))
-}
-
-declare_command! {
-    pub static COUNT: Command = {
-        name: "rank.count",
-        handler: count,
-        flags: "readonly fast",
-        acl_categories: "read sortedset fast",
-        summary: "Returns how many members have a total between min and max, inclusive, as ZCOUNT reads its bounds (-inf, +inf, ( for an exclusive bound).",
-        complexity: "O(log(N)) with N the number of members in the board.",
-        since: "0.5.0",
-        history: &[],
-        reply: R::Integer,
-        args: &[BOARD_READ, Arg::string("min"), Arg::string("max")],
-    }
-}
-
-request! {
-    /// RANK.COUNT `key min max`.
-    struct Count<'a> {
-        key: &'a RStr = key,
-        min: &'a RStr = string,
-        max: &'a RStr = string,
-    }
-}
-
-/// A RANK.COUNT bound: a number as zkit reads doubles (`-inf`, `+inf`),
-/// exclusive after `(`.
-fn total_bound(word: &RStr) -> Result<TotalBound, ZkitError> {
-    let bytes = word.as_bytes();
-    let (exclusive, number) = match bytes {
-        [b'(', rest @ ..] => (true, rest),
-        _ => (false, bytes),
-    };
-    let value = parse_f64(number).ok_or(ZkitError::Rank(RankError::BoundNotFloat))?;
-    Ok(if exclusive {
-        TotalBound::Exclusive(value)
-    } else {
-        TotalBound::Inclusive(value)
-    })
-}
-
-/// -> the members whose total lies between the bounds: ZCOUNT of the scores
-/// `[low, high)` that hold those totals.
-fn count(ctx: &Ctx, args: Count<'_>) -> Result<i64, ZkitError> {
-    let (min, max) = (total_bound(args.min)?, total_bound(args.max)?);
-    ctx.require(&[Native::Zcount])?;
-    let members = ctx.key_len(args.key, KeyKind::Zset)?;
-    let Some((low, high)) = total_score_range(min, max) else {
-        return Ok(0);
-    };
-    if members == 0 {
-        return Ok(0);
-    }
-    let counted = stats::count_between(
-        ctx,
-        args.key,
-        ScoreBound::Inclusive(low as f64),
-        ScoreBound::Exclusive(high as f64),
-    )?;
-    Ok(counted as i64)
 }
 
 /// `SHARED` on a command that had it from its start.
