@@ -87,7 +87,7 @@ end
 
 function Queue:lease_tasks(tasks, until_ms)
   if #tasks == 1 then
-    rt.call('ZADD', self.lease.inflight, rt.arg_score(until_ms), tasks[1][1])
+    rt.call('ZADD', self.lease.inflight, until_ms, tasks[1][1])
   else
     rt.zadd_pairs(self.lease.inflight, scored(tasks, until_ms))
   end

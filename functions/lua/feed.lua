@@ -148,11 +148,11 @@ handlers['feed.page'] = function(v)
     items = rt.pairs_of(rt.call('ZRANGE', key, '0', rt.int_text(count), 'REV', 'WITHSCORES'), true)
   elseif newer then
     -- The items closest to the cursor, so repeated pulls leave no gap.
-    items = walk(key, rt.arg_score(at.score), '+inf', false, function(score, member)
+    items = walk(key, at.score, '+inf', false, function(score, member)
       return locate(at, score, member) ~= -1
     end, wanted)
   else
-    items = walk(key, rt.arg_score(at.score), '-inf', true, function(score, member)
+    items = walk(key, at.score, '-inf', true, function(score, member)
       return locate(at, score, member) ~= 1
     end, wanted)
   end

@@ -108,8 +108,8 @@ function idmp.record(clause, now_ms)
   local at = expiry(clause, now_ms)
   local seen, event_id = clause.seen_key, clause.event_id
   local size = clause.size - rt.call('ZREMRANGEBYSCORE', seen, '-inf', rt.int_text(now_ms))
-  size = size + rt.call('ZADD', seen, rt.arg_score(at + 0.25), event_id)
-  size = size + rt.call('ZADD', seen, rt.arg_score(at + 0.5), event_id .. clause.digest)
+  size = size + rt.call('ZADD', seen, at + 0.25, event_id)
+  size = size + rt.call('ZADD', seen, at + 0.5, event_id .. clause.digest)
   -- Each id is two members.
   local excess = size - 2 * max_ids()
   if excess <= 0 then

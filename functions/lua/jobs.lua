@@ -3,7 +3,7 @@
 -- DELAY.RETRY, DELAY.PAUSE and DELAY.RESUME; the DATA options of POLL, ACK,
 -- NACK and STATS are in delay.lua, which reads the helpers put on `rt.job`.
 
-local call, int_text, arg_score = rt.call, rt.int_text, rt.arg_score
+local call, int_text = rt.call, rt.int_text
 
 local job = {}
 rt.job = job
@@ -220,7 +220,7 @@ handlers['delay.add'] = function(v)
         added = 2
       end
       if added ~= 0 then
-        call('ZADD', queue, arg_score(score), task)
+        call('ZADD', queue, score, task)
         if data ~= false then
           if t.payload then
             call('HSET', data, job.PAYLOAD .. task, t.payload)
@@ -325,7 +325,7 @@ handlers['delay.retry'] = function(v)
     end
   end
   for _, task in ipairs(back) do
-    call('ZADD', queue, arg_score(job.arrival_at(queue, now)), task)
+    call('ZADD', queue, job.arrival_at(queue, now), task)
   end
   if data ~= false then
     for _, task in ipairs(back) do

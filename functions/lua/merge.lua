@@ -16,62 +16,73 @@ local int_text = rt.int_text
 
 local TOTAL_LIMIT = LIMITS.TOTAL_LIMIT
 
-local function new_sum()
-  return { hi = 0, lo = 0, reached_at = nil }
-end
-
-local function sum_add(sum, total, reached_at, weight)
-  local lo = sum.lo + rank.check_total(total * weight)
+-- A sum's parts (hi, lo) after adding `total * weight`.
+local function sum_add(hi, lo, total, weight)
+  lo = lo + rank.check_total(total * weight)
   if lo >= TOTAL_LIMIT then
-    lo, sum.hi = lo - TOTAL_LIMIT, sum.hi + 1
+    return hi + 1, lo - TOTAL_LIMIT
   elseif lo <= -TOTAL_LIMIT then
-    lo, sum.hi = lo + TOTAL_LIMIT, sum.hi - 1
+    return hi - 1, lo + TOTAL_LIMIT
   end
-  sum.lo = lo
-  if sum.reached_at == nil or reached_at > sum.reached_at then
-    sum.reached_at = reached_at
-  end
+  return hi, lo
 end
 
--- The merged rank score; after at least one `sum_add`.
-local function sum_score(sum)
+-- The merged rank score of a sum's parts, reached at `reached_at` (its
+-- contributors' latest); after at least one `sum_add`.
+local function sum_score(hi, lo, reached_at)
   local total
-  if sum.hi == 0 then
-    total = sum.lo
-  elseif sum.hi == 1 then
-    total = sum.lo + TOTAL_LIMIT
-  elseif sum.hi == -1 then
-    total = sum.lo - TOTAL_LIMIT
+  if hi == 0 then
+    total = lo
+  elseif hi == 1 then
+    total = lo + TOTAL_LIMIT
+  elseif hi == -1 then
+    total = lo - TOTAL_LIMIT
   else
-    total = sum.hi * TOTAL_LIMIT -- |total| >= 2^52: refused below
+    total = hi * TOTAL_LIMIT -- |total| >= 2^52: refused below
   end
-  return rank.encode(total, sum.reached_at)
+  return rank.encode(total, reached_at)
 end
 
 -- The one-shot merge: every source read, every member summed, in the order
--- members were first met (the order the module checks them in).
+-- members were first met (the order the module checks them in). A sum's
+-- parts and time are kept in one table each, under the member's name, not
+-- in a table per member: a merge of whole boards makes no garbage per
+-- member but the strings it reads. Every score is worked out before the
+-- first write, so a total out of range changes nothing.
 local function merge_at_once(dest, sources, weights)
-  local index, sums = {}, {}
+  local decode = rank.decode
+  local order, his, los, reached = {}, {}, {}, {}
   for i, source in ipairs(sources) do
-    local members = rt.pairs_of(rt.call('ZRANGE', source, '0', '-1', 'WITHSCORES'))
-    for _, item in ipairs(members) do
-      local total, reached_at = rank.decode(item[2])
-      local sum = index[item[1]]
-      if sum == nil then
-        sum = new_sum()
-        index[item[1]] = sum
-        sums[#sums + 1] = { item[1], sum }
+    local reply = rt.call('ZRANGE', source, '0', '-1', 'WITHSCORES')
+    local weight = weights[i]
+    for j = 1, #reply, 2 do
+      local member = reply[j]
+      local total, reached_at = decode(tonumber(reply[j + 1]))
+      local lo, hi = los[member]
+      if lo == nil then
+        order[#order + 1] = member
+        lo, hi = 0, 0
+        reached[member] = reached_at
+      else
+        hi = his[member]
+        if reached_at > reached[member] then
+          reached[member] = reached_at
+        end
       end
-      sum_add(sum, total, reached_at, weights[i])
+      hi, lo = sum_add(hi, lo, total, weight)
+      los[member], his[member] = lo, hi
     end
   end
-  local scored = {}
-  for i, entry in ipairs(sums) do
-    scored[i] = { entry[1], sum_score(entry[2]) }
+  local scores = {}
+  for _, member in ipairs(order) do
+    scores[member] = sum_score(his[member], los[member], reached[member])
   end
   rt.call('UNLINK', dest)
-  rt.zadd_pairs(dest, scored)
-  return #scored
+  rt.in_chunks('ZADD', dest, nil, order, function(member, argv)
+    argv[#argv + 1] = scores[member]
+    argv[#argv + 1] = member
+  end)
+  return #order
 end
 
 -- ---------------------------------------------------------------------------
@@ -402,7 +413,7 @@ local function read_step(m, record)
       end
       if not (staged or seen[member]) then
         seen[member] = true
-        local sum = new_sum()
+        local hi, lo, latest = 0, 0, nil
         for source, weight in ipairs(m.weights) do
           local found = score
           if source ~= index + 1 then
@@ -410,10 +421,13 @@ local function read_step(m, record)
           end
           if found ~= nil then
             local total, reached_at = rank.decode(found)
-            sum_add(sum, total, reached_at, tonumber(weight))
+            hi, lo = sum_add(hi, lo, total, tonumber(weight))
+            if latest == nil or reached_at > latest then
+              latest = reached_at
+            end
           end
         end
-        merged[#merged + 1] = { member, sum_score(sum) }
+        merged[#merged + 1] = { member, sum_score(hi, lo, latest) }
       end
     end
     if more then

@@ -45,12 +45,16 @@ end
 -- the library is loaded.
 local span_is_power_of_two
 
--- floor(a * 2^bits / span) for 0 <= a < span <= 2^53, by long division.
-local function scaled_slot(a, bits, span)
+local function span_power_of_two(span)
   if span_is_power_of_two == nil then
     span_is_power_of_two = is_power_of_two(span)
   end
-  if span_is_power_of_two then
+  return span_is_power_of_two
+end
+
+-- floor(a * 2^bits / span) for 0 <= a < span <= 2^53, by long division.
+local function scaled_slot(a, bits, span)
+  if span_power_of_two(span) then
     return math.floor(a * 2 ^ bits / span)
   end
   local quotient, rest = 0, a
@@ -62,7 +66,7 @@ end
 
 -- ceil(slot * span / 2^bits) for 0 <= slot < 2^bits, span <= 2^53.
 local function slot_start(slot, bits, span)
-  if is_power_of_two(span) then
+  if span_power_of_two(span) then
     return math.ceil(slot * span / pow2(bits))
   end
   -- Long multiplication, keeping the remainder below 2^bits.
@@ -219,11 +223,11 @@ local function apply_write(key, member, planned, previous, update)
     local before = previous or 0
     local delta = planned.score - before
     if before + delta == planned.score then
-      rt.call('ZINCRBY', key, rt.arg_score(delta), member)
+      rt.call('ZINCRBY', key, delta, member)
       return
     end
   end
-  rt.call('ZADD', key, rt.arg_score(planned.score), member)
+  rt.call('ZADD', key, planned.score, member)
 end
 
 -- A member's [total, rank] as the board stands (a repeated event's reply).

@@ -15,7 +15,7 @@
 -- does not move on when the library claims its occurrence
 -- (docs/functions.md).
 
-local call, int_text, arg_score = rt.call, rt.int_text, rt.arg_score
+local call, int_text = rt.call, rt.int_text
 local job = rt.job
 
 local schedules = {}
@@ -495,7 +495,7 @@ end
 local function enqueue(queue, data, id, at_ms, now_ms)
   local task = occurrence_task(id, at_ms)
   if rt.zscore(queue, task) == nil then
-    call('ZADD', queue, arg_score(job.arrival_at(queue, at_ms > now_ms and at_ms or now_ms)), task)
+    call('ZADD', queue, job.arrival_at(queue, at_ms > now_ms and at_ms or now_ms), task)
   end
   local payload = call('HGET', data, PAYLOAD .. id)
   if payload then

@@ -72,7 +72,7 @@ handlers['vote.cast'] = function(v)
   local score
   if changed then
     local delta = contribution(want_up, want_down, up, down) - contribution(in_up, in_down, up, down)
-    score = tonumber(rt.call('ZINCRBY', scores, rt.arg_score(delta), item))
+    score = tonumber(rt.call('ZINCRBY', scores, delta, item))
   else
     score = rt.zscore(scores, item) or 0
   end
