@@ -441,6 +441,12 @@ fn a_cron_schedule_in_utc_moves_on_with_each_claim() {
     };
     assert_eq!(row[0], Value::BulkString(b"gmt".to_vec()));
     assert_eq!(row[3], Value::BulkString(b"Etc/GMT".to_vec()));
+    // Both day fields with `+`: a 29 February that is a Monday, 2044's.
+    let leap_monday = schedule(
+        &mut con,
+        &["leap", "CRON", "0 0 29 2 +MON", "START", &start],
+    );
+    assert_eq!(leap_monday, 2_340_316_800_000);
 }
 
 #[test]
