@@ -286,11 +286,11 @@ export async function everyCommand(z, native) {
   // Repeating jobs: listed by id, changed, cancelled.
   const beats = '{t}:beats';
   const beatData = '{t}:beats:data';
-  // On both engines: the library reads cron rules in UTC as the module does.
+  // On both engines: the library reads cron rules in a time zone as the module does.
   assert.equal(await c.delaySchedule(beats, beatData, 'beat', 60000, { start: 4102444800000, payload: 'p' }), 4102444800000);
-  assert.ok((await c.delaySchedule(beats, beatData, 'daily', { cron: '0 9 * * *', tz: 'UTC' })) > 1718000000000);
+  assert.ok((await c.delaySchedule(beats, beatData, 'daily', { cron: '0 9 * * *', tz: 'Europe/Paris' })) > 1718000000000);
   const rows = await c.delaySchedules(beats, beatData);
-  assert.deepEqual(rows.map((row) => [row.id, row.everyMs, row.cron, row.tz, row.payload]), [['beat', 60000, null, null, 'p'], ['daily', null, '0 9 * * *', 'UTC', null]]);
+  assert.deepEqual(rows.map((row) => [row.id, row.everyMs, row.cron, row.tz, row.payload]), [['beat', 60000, null, null, 'p'], ['daily', null, '0 9 * * *', 'Europe/Paris', null]]);
   // Each pending occurrence is a task <id>@<unix-ms> in the queue.
   assert.deepEqual(await native.zrange(beats, 0, -1), [`daily@${rows[1].nextMs}`, 'beat@4102444800000']);
   assert.equal(await c.delayUnschedule(beats, beatData, 'beat'), true);

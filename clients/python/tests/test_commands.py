@@ -249,13 +249,13 @@ async def every_command(z: Any, r: Any) -> None:
     assert limited.tasks == [] and 0 < limited.retry_after_ms <= 60000
     # Repeating jobs: listed by id, changed, cancelled.
     beats, beat_data = k("{t}:beats"), k("{t}:beats:data")
-    # On both engines: the library reads cron rules in UTC as the module does.
+    # On both engines: the library reads cron rules in a time zone as the module does.
     assert await _get(z.delay_schedule(beats, beat_data, "beat", every=60000, start=4102444800000, payload="p")) == 4102444800000
-    assert await _get(z.delay_schedule(beats, beat_data, "daily", cron="0 9 * * *", tz="UTC")) > 1718000000000
+    assert await _get(z.delay_schedule(beats, beat_data, "daily", cron="0 9 * * *", tz="Europe/Paris")) > 1718000000000
     rows = await _get(z.delay_schedules(beats, beat_data))
     assert [(row.id, row.every_ms, row.cron, row.tz, row.payload) for row in rows] == [
         ("beat", 60000, None, None, "p"),
-        ("daily", None, "0 9 * * *", "UTC", None),
+        ("daily", None, "0 9 * * *", "Europe/Paris", None),
     ]
     # Each pending occurrence is a task <id>@<unix-ms> in the queue.
     assert await _get(r.zrange(beats, 0, -1)) == [f"daily@{rows[1].next_ms}", "beat@4102444800000"]

@@ -196,12 +196,14 @@ fn repeating_jobs<C: Transport + ConnectionLike>(
         z.delay_schedule(&beats, &beat_data, "beat", 60000, from_2100)?,
         4102444800000
     );
-    let utc = DelayScheduleOptions {
-        tz: Some("UTC"),
+    let paris = DelayScheduleOptions {
+        tz: Some("Europe/Paris"),
         ..Default::default()
     };
-    // On both engines: the library reads cron rules in UTC as the module does.
-    assert!(z.delay_schedule_cron(&beats, &beat_data, "daily", "0 9 * * *", utc)? > 1718000000000);
+    // On both engines: the library reads cron rules in a time zone as the module does.
+    assert!(
+        z.delay_schedule_cron(&beats, &beat_data, "daily", "0 9 * * *", paris)? > 1718000000000
+    );
     let rows = z.delay_schedules(&beats, &beat_data)?;
     assert_eq!(
         rows.iter()
@@ -215,7 +217,7 @@ fn repeating_jobs<C: Transport + ConnectionLike>(
             .collect::<Vec<_>>(),
         [
             ("beat", Some(60000), None, None, Some("p")),
-            ("daily", None, Some("0 9 * * *"), Some("UTC"), None)
+            ("daily", None, Some("0 9 * * *"), Some("Europe/Paris"), None)
         ]
     );
     // Each pending occurrence is a task <id>@<unix-ms> in the queue.
