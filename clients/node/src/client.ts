@@ -1,4 +1,5 @@
-import { buildCall, type Call, type CommandSpec, type ZkitCommands } from './commands';
+import { buildCall, type Call, type CommandSpec } from './commands';
+import type { ZkitCommands } from './methods';
 import { COMMANDS } from './table';
 import { BPOLL_BACKOFF_MS, ZkitNotLoaded, bpollTimeoutError, detect, isMissingFunction, libraryCall, load, withoutLua, type Engine, type Execute } from './engine';
 import { ioredisTransport, isIoredis, type IoredisClient } from './ioredis';

@@ -1,41 +1,32 @@
-// How a command's arguments are laid out (Part, CommandSpec), the typed
-// signatures of the methods (ZkitCommands), and buildCall, which lays out one
-// call's arguments. The layouts themselves are in table.ts, generated from
-// docs/commands.json by scripts/gen-clients.py.
+// How a command's arguments are laid out (Part, CommandSpec), the option
+// types the methods share, the signatures written by hand
+// (HandWrittenCommands), and buildCall, which lays out one call's arguments.
+// The layouts themselves are in table.ts and the other signatures in
+// methods.ts (ZkitCommands), both generated from docs/commands.json by
+// scripts/gen-clients.py.
 //
 // How to add a command:
 // 1. Declare it in the module; `ZKIT_REGENERATE=1 cargo test --lib reference`
 //    writes docs/commands.json, then `python3 scripts/gen-clients.py` writes
-//    table.ts and replies.ts (its reply type and parser, from the
-//    declaration's reply shape).
-// 2. Add the method's signature to ZkitCommands below: the positional
-//    parameters in layout order, then an options object named after the
-//    tokens.
-// 3. Call it in test/every-command.mjs (test/commands.test.mjs checks that
+//    table.ts, replies.ts (its reply type and parser, from the declaration's
+//    reply shape) and methods.ts (its signature: the positional parameters in
+//    layout order, then an options object named after the tokens). A
+//    signature the generator cannot give is written in HandWrittenCommands
+//    below and named in gen-clients.py's NODE_HAND_METHODS.
+// 2. Call it in test/every-command.mjs (test/commands.test.mjs checks that
 //    every entry of COMMANDS was called).
 // The Zkit wrapper, the node-redis module, routing, ioredis keyPrefix and
 // the same-slot check all read the table, so nothing else changes.
 
 import type {
-  BoardStats,
-  DelayStats,
-  FeedPage,
-  GroupState,
   Job,
-  JobInfo,
   MergeStep,
-  RankEntry,
-  RankInfo,
-  RateAcquired,
   RateResult,
-  RateStats,
   RatedJobs,
   RatedTasks,
-  Schedule,
   Task,
   Text,
   TotalRank,
-  VoteResult,
 } from './replies';
 
 export type Arg = string | Buffer | number;
@@ -175,42 +166,18 @@ export interface RateLimit {
   limit: number;
 }
 
-/** The zkit commands, one method each; every method returns a promise of the parsed reply. */
-export interface ZkitCommands {
-  /** RANK.GIFT: add `amount` (negative allowed) to the member's total; equal totals rank first-come. `at` (unix ms) replaces the server clock; with `ttl` (seconds) the board expires that long after this write (each write sets it again). */
-  rankGift(key: Key, member: Text, amount: number, options?: { at?: number; ttl?: number } & SharedOption & IdmpOption): Promise<TotalRank>;
+/**
+ * The commands whose signatures are written here, not generated (scripts/gen-clients.py's NODE_HAND_METHODS: a
+ * reply an option changes, lists or options that go only together, one limit inline); methods.ts's ZkitCommands
+ * extends it with the generated ones.
+ */
+export interface HandWrittenCommands {
   /** RANK.SET: replace the member's total (with `gt` / `lt`, only by a higher / lower one); resolves to the total that stands. An unchanged total keeps its reached-at time. */
   rankSet(key: Key, member: Text, total: number, options?: { at?: number; ttl?: number } & RankSetCondition & SharedOption & IdmpOption): Promise<TotalRank>;
-  /** RANK.GET: total, rank and reached-at, or null when the key or member is absent. */
-  rankGet(key: Key, member: Text, options?: SharedOption): Promise<RankInfo | null>;
-  /** RANK.TOP: up to `count` entries from rank `offset + 1` down (`offset` counts positions, also with `shared`). */
-  rankTop(key: Key, count: number, options?: { offset?: number } & SharedOption): Promise<RankEntry[]>;
-  /** RANK.AROUND: the member and up to `radius` entries above and below it; empty when it is absent. */
-  rankAround(key: Key, member: Text, radius: number, options?: SharedOption): Promise<RankEntry[]>;
   /** RANK.MERGE: store the sum of `sources` (times integer `weights`) in `destkey`, keeping first-come order; all keys in one slot. Resolves to the members in `destkey`. */
   rankMerge(destkey: Key, sources: Key[], options?: { weights?: number[] }): Promise<number>;
   /** RANK.MERGE with `step`: merges `count` members into the `staging` key (cursor '0' starts); call again with the returned cursor until it is '0'. */
   rankMerge(destkey: Key, sources: Key[], options: { weights?: number[]; step: { count: number; staging: Key; cursor: Text } }): Promise<MergeStep>;
-  /** RANK.MGIFT: one RANK.GIFT of `amount` on every board in `keys` (each named once, all in one slot), atomically; one { total, rank } per board, in order. */
-  rankMgift(keys: Key[], member: Text, amount: number, options?: { at?: number; ttl?: number } & SharedOption & IdmpOption): Promise<TotalRank[]>;
-  /** RANK.MGET: what rankGet gives for each member, in order (null for an absent one). Sent as `RANK.MGET key [SHARED] MEMBERS member...`: any member id goes, SHARED too. */
-  rankMget(key: Key, members: Text | Text[], options?: SharedOption): Promise<Array<RankInfo | null>>;
-  /** RANK.STATS: the board's members, top, p99, p90, p50 and bottom totals (null on an empty board) and its memory in bytes, in O(log N). */
-  rankStats(key: Key): Promise<BoardStats>;
-  /** RANK.PERCENTILE: the share of the board ranked below the member (first-come ranks), 0 to 100 rounded up, or null when it is absent. */
-  rankPercentile(key: Key, member: Text): Promise<number | null>;
-  /** RANK.QUANTILE: the total at `percentile` (0 to 100, decimals allowed), interpolated between the totals around it, lowest first; null on an empty board. */
-  rankQuantile(key: Key, percentile: number | string): Promise<number | null>;
-  /** RANK.COUNT: how many members have a total between `min` and `max`, inclusive; bounds as ZCOUNT reads them ('-inf', '+inf', '(120' for an exclusive bound). */
-  rankCount(key: Key, min: number | string, max: number | string): Promise<number>;
-  /** RANK.RANGE: the members whose total lies between `max` and `min` (a score band), highest first, each with its rank on the whole board; bounds as RANK.COUNT reads them ('+inf', '(100' for an exclusive bound). `limit` pages through the band (a negative count: all the rest); `shared`: competition ranks. */
-  rankRange(key: Key, max: number | string, min: number | string, options?: { limit?: { offset: number; count: number } } & SharedOption): Promise<RankEntry[]>;
-  /** RANK.AMONG: the given members on the board (a friends board), in the board's order, each with its rank among them; absent ones left out, a member given twice counted once. `shared`: equal totals share a rank. */
-  rankAmong(key: Key, members: Text | Text[], options?: SharedOption): Promise<RankEntry[]>;
-  /** FEED.ADD: add or re-score items like ZADD; with `cap`, keep the `cap` newest. Resolves to how many members were new. */
-  feedAdd(key: Key, items: Array<{ score: number | string; member: Text }>, options?: { cap?: number }): Promise<number>;
-  /** FEED.PAGE: a page newest first (`count` 1..1000, default 10): the newest items, or those strictly newer or older than a cursor. */
-  feedPage(key: Key, options?: { count?: number; newer?: Text; older?: Text }): Promise<FeedPage>;
   /** DELAY.POLL with `rate` and `withData: true`: the jobs claimed within the window, and when tasks were due but the window allowed none, the ms until it has room (-1 otherwise). */
   delayPoll(key: Key, options: JobPollOptions & { rate: PollRate }): Promise<RatedJobs>;
   /** DELAY.POLL with `rate`: the tasks claimed within the window, and when tasks were due but the window allowed none, the ms until it has room (-1 otherwise). */
@@ -256,8 +223,6 @@ export interface ZkitCommands {
   delayTouch(inflight: Key, task: Text, ms: number, options: { token: number }): Promise<number>;
   /** DELAY.TOUCH with or without `token` (the signature node-redis's module types read: they take a method's last). */
   delayTouch(inflight: Key, task: Text, ms: number, options?: { token?: number }): Promise<boolean | number>;
-  /** DELAY.STATS: a queue's depth and lag, and for the sets named (all in the queue's slot) tasks in flight, leases that ended, dead and redelivered tasks, and with `data` whether it is paused; O(log N). */
-  delayStats(queue: Key, options?: { inflight?: Key; dead?: Key; deliveries?: Key; data?: Key }): Promise<DelayStats>;
   /**
    * DELAY.ADD: add `tasks` or, with their payloads into the `data` hash, `jobs` (given as an option), in one call; tasks
    * due in the same ms come out in the order given. Resolves to one number per task: 1 added, 2 updated, 0 kept.
@@ -267,36 +232,12 @@ export interface ZkitCommands {
     ...added: [tasks: ScheduledTask[], options?: DelayAddOptions] | [options: DelayAddOptions & { jobs: ScheduledJob[]; data: Key }]
   ): Promise<number[]>;
   /**
-   * DELAY.JOB: one task's state and history: `state` (queued, inflight or dead, looked up in that order among the sets
-   * named; null in none), its `score` there, and from `data` its payload, last failure reason, deadline and holder;
-   * `deliveries` its count (a dead task's: the count it died with). Null where there is none or the key was not named.
-   */
-  delayJob(queue: Key, task: Text, options?: { inflight?: Key; dead?: Key; deliveries?: Key; data?: Key }): Promise<JobInfo>;
-  /** DELAY.RETRY: send dead tasks back to `queue`, due now, in the order given; with `data` each keeps its payload and last failure reason, and its deliveries count from 0. Resolves to how many were dead. */
-  delayRetry(dead: Key, queue: Key, tasks: Text | Text[], options?: { data?: Key }): Promise<number>;
-  /** DELAY.PAUSE: polls that name the queue's `data` hash deliver nothing (blocked ones stay blocked) until delayResume; false when it was paused already. */
-  delayPause(queue: Key, data: Key): Promise<boolean>;
-  /** DELAY.RESUME: resume a paused queue and wake the polls blocked on it; false when it was not paused. */
-  delayResume(queue: Key, data: Key): Promise<boolean>;
-  /**
    * DELAY.SCHEDULE: add or change the repeating job `id`: every `everyMs` ms, or (as an option) at the times the
    * five-field `cron` expression matches in `tz`. Each occurrence is the task `<id>@<unix-ms>` of `queue`, and the poll
    * that claims it queues the next one, so each runs once across workers and failovers. Resolves to the first
    * occurrence's time.
    */
   delaySchedule(queue: Key, data: Key, id: Text, ...rule: [everyMs: number, options?: ScheduleOptions] | [options: ScheduleOptions & { cron: Text }]): Promise<number>;
-  /** DELAY.UNSCHEDULE: cancel the repeating job `id` and its pending occurrence (one a worker holds runs to its end); false when there was none. */
-  delayUnschedule(queue: Key, data: Key, id: Text): Promise<boolean>;
-  /** DELAY.SCHEDULES: the queue's repeating jobs by id, each with its rule, its pending occurrence's time and its payload. */
-  delaySchedules(queue: Key, data: Key): Promise<Schedule[]>;
-  /**
-   * DELAY.GROUP: a group's limits in the queue: `cap`, at most that many of its tasks in flight; `rate`, at most `limit`
-   * claimed in any `windowMs`. Neither: no limits. Polls that name `data` pass over a group at a limit and serve the
-   * others. Resolves to true when the group has limits now.
-   */
-  delayGroup(queue: Key, data: Key, group: Text, options?: { cap?: number; rate?: RateLimit }): Promise<boolean>;
-  /** DELAY.GROUPS: the queue's groups with limits: tasks in flight, cap, rate limit and window, whether capped or rate-limited now. */
-  delayGroups(queue: Key, data: Key): Promise<GroupState[]>;
   /**
    * RATE.HIT: count a hit (`cost` units) against "at most `limit` units in any `windowMs`", or against several
    * limits at once (`[{ windowMs, limit }, ...]`: allowed only if every limit allows it, then logged once);
@@ -312,26 +253,6 @@ export interface ZkitCommands {
     key: Key,
     ...limits: [windowMs: number, limit: number, options?: { cost?: number }] | [limits: RateLimit[], options?: { cost?: number }]
   ): Promise<RateResult>;
-  /** RATE.ACQUIRE: take one of `limit` slots for `holder` for `leaseMs` at most, or renew the lease it holds; refused: `retryAfterMs` until a lease ends; acquired: the lease's `token` for rateRelease. */
-  rateAcquire(key: Key, holder: Text, leaseMs: number, limit: number): Promise<RateAcquired>;
-  /** RATE.RELEASE: give `holder`'s slot back; with `token` (what rateAcquire answered), only that lease, so a holder that stalled past its lease frees nothing. False when it held no slot. */
-  rateRelease(key: Key, holder: Text, options?: { token?: number }): Promise<boolean>;
-  /** RATE.STATS: the entries of a rate log in each window given (what RATE.HIT would count now), without counting a hit. */
-  rateStats(key: Key, windowsMs: number | number[]): Promise<RateStats>;
-  /** RECENT.ADD: record views (the last newest), keep the `cap` newest, expire `ttl` seconds after this call; resolves to the list's size. */
-  recentAdd(key: Key, members: Text | Text[], options?: { cap?: number; ttl?: number }): Promise<number>;
-  /** VOTE.CAST: cast, switch or take back a vote (UP, DOWN, CLEAR); all keys in one slot. */
-  voteCast(
-    scores: Key,
-    upvoters: Key,
-    downvoters: Key,
-    item: Text,
-    voter: Text,
-    direction: 'UP' | 'DOWN' | 'CLEAR',
-    options?: { weight?: { up: number | string; down: number | string }; window?: { key: Key; seconds: number } },
-  ): Promise<VoteResult>;
-  /** VOTE.STATE: the voter's vote, 1 up, -1 down, 0 none. */
-  voteState(upvoters: Key, downvoters: Key, voter: Text): Promise<number>;
 }
 
 /** One call's arguments, ready to send: `argv[0]` is the command, `keyIndexes` index the keys in `argv`. */

@@ -23,8 +23,8 @@ export type {
   ScheduledTask,
   ScheduleOptions,
   SharedOption,
-  ZkitCommands,
 } from './commands';
+export type { ZkitCommands } from './methods';
 export { zkitFunctionsModule, zkitModule } from './node-redis';
 export type { ZkitModule } from './node-redis';
 export { CrossSlotError, keySlot } from './slot';

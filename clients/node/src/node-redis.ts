@@ -5,7 +5,8 @@
 // works in MULTI and pipelines. zkit(client) on an existing client sends
 // through sendCommand, naming the first key for cluster routing.
 
-import { buildCall, type CommandSpec, type ZkitCommands } from './commands';
+import { buildCall, type CommandSpec } from './commands';
+import type { ZkitCommands } from './methods';
 import { COMMANDS } from './table';
 import { slotOf } from './slot';
 import { keysOf, withKeyPrefix, type Transport } from './transport';

@@ -6,13 +6,14 @@ How to add a command
 --------------------
 1. Declare it in the module; ``ZKIT_REGENERATE=1 cargo test --lib
    reference`` writes docs/commands.json, then ``python3
-   scripts/gen-clients.py`` writes ``zkit.commands`` and ``zkit.replies``
-   (its reply type and parser, from the declaration's reply shape).
-2. Add the method to ``zkit.client._Methods`` (named after the command,
-   positional arguments in the command's order, options as keyword
-   arguments named after their tokens) that calls
-   ``self._call(COMMANDS["NAME"], ...)``.
-3. Call it in ``tests/test_commands.py`` (the suite checks that every entry
+   scripts/gen-clients.py`` writes ``zkit.commands``, ``zkit.replies``
+   (its reply type and parser, from the declaration's reply shape) and
+   ``zkit.methods`` (its method: positional arguments in the command's
+   order, options as keyword arguments named after their tokens). A
+   layout a generated method cannot give is written in
+   ``zkit.client._Methods`` and named in gen-clients.py's
+   PYTHON_HAND_METHODS.
+2. Call it in ``tests/test_commands.py`` (the suite checks that every entry
    of ``COMMANDS`` was called).
 
 Routing, key prefixes and the same-slot check read the key positions the
