@@ -744,6 +744,8 @@ def python_replies(specs: List[Spec]) -> str:
         if optional:
             longer = PYTHON_LONGER_TUPLES[tup.name]
             out.append(py_class(tup, tup.elements, longer, tup.name in idmp, f"{tup.name} with its optional last element, {snake(tup.elements[-1].name)}. {tup.about}"))
+    names = sorted(name for tup in all_tuples(specs) for name in (tup.name, PYTHON_LONGER_TUPLES.get(tup.name) if tup.required < len(tup.elements) else None) if name)
+    out.append("\n\n#: The reply types, which the package exports (zkit/__init__.py).\n__all__ = [\n" + "".join(f'    "{name}",\n' for name in names) + "]\n")
     once = [f"{name}: _{name}Once" for name in idmp] + [f"{PYTHON_LONGER_TUPLES[name]}: _{PYTHON_LONGER_TUPLES[name]}Once" for name in idmp if name in PYTHON_LONGER_TUPLES]
     out.append(f"\n\n#: The type of an IDMP reply, by its type without: it carries the flag.\n_ONCE = {{{', '.join(once)}}}\n")
     for tup in all_tuples(specs):

@@ -56,11 +56,8 @@ use redis::{Cmd, ErrorKind, FromRedisValue, RedisError, RedisResult, ToRedisArgs
 
 pub use commands::*;
 pub use engine::{Engine, LIBRARY, NOT_LOADED, NO_LUA};
-pub use replies::{
-    BoardStats, DelayStats, FeedItem, FeedPage, GroupState, Job, JobInfo, MergeStep, RankEntry,
-    RankInfo, RateAcquired, RateResult, RateStats, RatedJobs, RatedTasks, Schedule, Task,
-    TotalRank, VoteResult,
-};
+// Every reply type (replies.rs holds no other public item).
+pub use replies::*;
 pub use resp::Applied;
 pub use slot::key_slot;
 pub use worker::{

@@ -7,59 +7,18 @@ same methods run zkit's Functions library on servers that refuse modules
 
 from .client import AsyncZkit, Zkit
 from .engine import FUNCTIONS, MODULE, ZkitNotLoaded
-from .replies import (
-    BoardStats,
-    DelayStats,
-    FeedItem,
-    FeedPage,
-    FencedTask,
-    GroupState,
-    Job,
-    JobInfo,
-    MergeStep,
-    RankEntry,
-    RankInfo,
-    RateAcquired,
-    RateLimitsResult,
-    RateResult,
-    RateStats,
-    RatedJobs,
-    RatedTasks,
-    Schedule,
-    Task,
-    TotalRank,
-    VoteResult,
-)
+from . import replies
+from .replies import *  # noqa: F403 (every reply type: replies.__all__, generated)
 from .routing import CrossSlotError
 from .worker import DelayWorker
 
 __all__ = [
     "AsyncZkit",
-    "BoardStats",
     "CrossSlotError",
-    "DelayStats",
     "DelayWorker",
     "FUNCTIONS",
     "MODULE",
-    "FeedItem",
-    "FeedPage",
-    "FencedTask",
-    "GroupState",
-    "Job",
-    "JobInfo",
-    "MergeStep",
-    "RankEntry",
-    "RankInfo",
-    "RateAcquired",
-    "RateLimitsResult",
-    "RateResult",
-    "RateStats",
-    "RatedJobs",
-    "RatedTasks",
-    "Schedule",
-    "Task",
-    "TotalRank",
-    "VoteResult",
     "Zkit",
     "ZkitNotLoaded",
 ]
+__all__ += replies.__all__

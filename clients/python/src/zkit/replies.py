@@ -326,6 +326,32 @@ class VoteResult(NamedTuple):
     changed: bool
 
 
+#: The reply types, which the package exports (zkit/__init__.py).
+__all__ = [
+    "BoardStats",
+    "DelayStats",
+    "FeedItem",
+    "FeedPage",
+    "FencedTask",
+    "GroupState",
+    "Job",
+    "JobInfo",
+    "MergeStep",
+    "RankEntry",
+    "RankInfo",
+    "RateAcquired",
+    "RateLimitsResult",
+    "RateResult",
+    "RateStats",
+    "RatedJobs",
+    "RatedTasks",
+    "Schedule",
+    "Task",
+    "TotalRank",
+    "VoteResult",
+]
+
+
 #: The type of an IDMP reply, by its type without: it carries the flag.
 _ONCE = {TotalRank: _TotalRankOnce, RateResult: _RateResultOnce, RateLimitsResult: _RateLimitsResultOnce}
 
