@@ -124,6 +124,7 @@ if wants node; then
   done
   mkdir "$CLIENTS_WORK/node-app"
   cp -r clients/node/test clients/node/examples "$CLIENTS_WORK/node-app/"
+  cp docs/commands.json "$CLIENTS_WORK/node-app/test/"  # the declarations' examples (declared-examples.test.mjs)
   (
     cd "$CLIENTS_WORK/node-app"
     npm init -y >/dev/null

@@ -44,6 +44,7 @@ declare_command! {
         since: "0.1.0",
         history: &[],
         reply: R::ErrorOnly,
+        examples: &[],
         args: &[],
     }
 }
@@ -59,6 +60,7 @@ declare_command! {
         since: "0.2.0",
         history: &[],
         reply: R::ErrorOnly,
+        examples: &[],
         args: &[Arg::key("key", kf::RW | kf::INSERT)],
     }
 }
@@ -75,6 +77,7 @@ declare_command! {
         since: "0.3.0",
         history: &[],
         reply: R::Status,
+        examples: &[],
         args: &[Arg::integer("unix-ms")],
     }
 }

@@ -191,6 +191,11 @@ declare_command! {
             },
             without: &POLLED,
         },
+        examples: &[
+            "DELAY.POLL {t}:q COUNT 2 LEASE {t}:held 1000 DEADLETTER {t}:dead {t}:n 3 WITHTOKENS",
+            "DELAY.POLL {t}:q COUNT 2 LEASE {t}:held 1000 DATA {t}:data WITHDATA WORKER w",
+            "DELAY.POLL {t}:q COUNT 2 LEASE {t}:held 1000 DATA {t}:data RATE {t}:rate 3600000 5 LANES {t}:low",
+        ],
         args: &[
             QUEUE_ARG,
             Arg::integer("count").token("COUNT").optional(),
@@ -225,6 +230,11 @@ declare_command! {
             with: &R::OrNil(&R::ArrayOf(&R::Tuple(&JOB))),
             without: &R::OrNil(&R::ArrayOf(&R::Tuple(&TASK))),
         },
+        examples: &[
+            "DELAY.BPOLL {t}:q 1 COUNT 2 LEASE {t}:held 1000 DEADLETTER {t}:dead {t}:n 3 WITHTOKENS",
+            "DELAY.BPOLL {t}:q 1 LEASE {t}:held 1000 DATA {t}:data WITHDATA WORKER w",
+            "DELAY.BPOLL {t}:q 1 RATE {t}:rate 3600000 5 LANES {t}:low",
+        ],
         args: &[
             QUEUE_ARG,
             Arg::integer("timeout-ms"),

@@ -49,6 +49,10 @@ declare_command! {
             ("0.5.0", "Added the `DATA` option: a removed task's data goes with it."),
         ],
         reply: R::Integer,
+        examples: &[
+            "DELAY.ACK {t}:held DELIVERIES {t}:n TASKS a",
+            "DELAY.ACK {t}:held DELIVERIES {t}:n DATA {t}:data LEASES a 1",
+        ],
         args: &[
             Arg::key("inflight", kf::RW | kf::DELETE),
             Arg::key("deliveries", kf::RW | kf::DELETE)
@@ -89,6 +93,9 @@ declare_command! {
             ("0.5.0", "Added the `DATA` and `REASON` options."),
         ],
         reply: R::Boolean,
+        examples: &[
+            "DELAY.NACK {t}:held {t}:q a 0 TOKEN 1 DATA {t}:data REASON r",
+        ],
         args: &[
             Arg::key("inflight", kf::RW | kf::DELETE),
             Arg::key("queue", kf::RW | kf::UPDATE),
@@ -119,6 +126,9 @@ declare_command! {
             with: &R::Integer,
             without: &R::Boolean,
         },
+        examples: &[
+            "DELAY.TOUCH {t}:held a 1000 TOKEN 1",
+        ],
         args: &[
             Arg::key("inflight", kf::RW | kf::UPDATE),
             Arg::string("member"),

@@ -32,6 +32,9 @@ declare_command! {
         since: "0.4.0",
         history: &[("0.5.0", "Added the `DATA` option and the `paused` and `capped-groups` fields.")],
         reply: R::Fields(&DELAY_STATS),
+        examples: &[
+            "DELAY.STATS {t}:q INFLIGHT {t}:held DEAD {t}:dead DELIVERIES {t}:n DATA {t}:data",
+        ],
         args: &[
             Arg::key("queue", kf::RO | kf::ACCESS),
             Arg::key("inflight", kf::RO).token("INFLIGHT").optional(),

@@ -58,6 +58,9 @@ declare_command! {
         since: "0.1.0",
         history: &[],
         reply: R::Integer,
+        examples: &[
+            "FEED.ADD {t}:feed CAP 10 1 a 2 b",
+        ],
         args: &[
             Arg::key("key", kf::RW | kf::UPDATE),
             Arg::integer("n").token("CAP").optional(),
@@ -77,6 +80,11 @@ declare_command! {
         since: "0.1.0",
         history: &[],
         reply: R::Tuple(&FEED_PAGE),
+        examples: &[
+            "FEED.PAGE {t}:feed COUNT 5",
+            "FEED.PAGE {t}:feed COUNT 5 NEWER f1:3ff0000000000000:61",
+            "FEED.PAGE {t}:feed OLDER f1:4000000000000000:62",
+        ],
         args: &[
             Arg::key("key", kf::RO | kf::ACCESS),
             Arg::integer("count").token("COUNT").optional(),

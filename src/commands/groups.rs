@@ -63,6 +63,9 @@ declare_command! {
         since: "0.5.0",
         history: &[],
         reply: R::Boolean,
+        examples: &[
+            "DELAY.GROUP {t}:q {t}:data g CAP 2 RATE 1000 5",
+        ],
         args: &[
             Arg::key("queue", kf::RO),
             Arg::key("data", kf::RW | kf::UPDATE),
@@ -86,6 +89,9 @@ declare_command! {
         since: "0.5.0",
         history: &[],
         reply: R::ArrayOf(&R::Tuple(&GROUP_ROW)),
+        examples: &[
+            "DELAY.GROUPS {t}:q {t}:data",
+        ],
         args: &[
             Arg::key("queue", kf::RO),
             Arg::key("data", kf::RO | kf::ACCESS),

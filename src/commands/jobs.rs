@@ -73,6 +73,11 @@ declare_command! {
         since: "0.5.0",
         history: &[],
         reply: R::ArrayOf(&R::Integer),
+        examples: &[
+            "DELAY.ADD {t}:q DATA {t}:data INFLIGHT {t}:held REPLACE WITHIN 1000 GROUP g JOBS 0 t p",
+            "DELAY.ADD {t}:q KEEP TASKS 0 t",
+            "DELAY.ADD {t}:q EXTEND TASKS 0 t",
+        ],
         args: &[
             Arg::key("queue", kf::RW | kf::UPDATE),
             DATA_ARG,
@@ -123,6 +128,9 @@ declare_command! {
         since: "0.5.0",
         history: &[],
         reply: R::Fields(&JOB_INFO),
+        examples: &[
+            "DELAY.JOB {t}:q t INFLIGHT {t}:held DEAD {t}:dead DELIVERIES {t}:n DATA {t}:data",
+        ],
         args: &[
             Arg::key("queue", kf::RO | kf::ACCESS),
             Arg::string("task"),
@@ -149,6 +157,9 @@ declare_command! {
         since: "0.5.0",
         history: &[],
         reply: R::Integer,
+        examples: &[
+            "DELAY.RETRY {t}:dead {t}:q DATA {t}:data TASKS t",
+        ],
         args: &[
             Arg::key("dead", kf::RW | kf::DELETE),
             Arg::key("queue", kf::RW | kf::INSERT),
@@ -169,6 +180,9 @@ declare_command! {
         since: "0.5.0",
         history: &[],
         reply: R::Boolean,
+        examples: &[
+            "DELAY.PAUSE {t}:q {t}:data",
+        ],
         args: &[
             Arg::key("queue", kf::RO),
             Arg::key("data", kf::RW | kf::INSERT),
@@ -187,6 +201,9 @@ declare_command! {
         since: "0.5.0",
         history: &[],
         reply: R::Boolean,
+        examples: &[
+            "DELAY.RESUME {t}:q {t}:data",
+        ],
         args: &[
             Arg::key("queue", kf::RO),
             Arg::key("data", kf::RW | kf::DELETE),

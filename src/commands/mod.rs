@@ -210,6 +210,43 @@ mod tests {
         }
     }
 
+    /// Every command has examples: calls of it that its grammar parses,
+    /// which together give every keyword it declares (the every-option and
+    /// GETKEYS checks and the clients' every-command tests run them).
+    #[test]
+    fn every_command_has_examples_that_give_every_keyword() {
+        use crate::host::command::example_words;
+        for command in all() {
+            assert!(
+                !command.examples.is_empty(),
+                "{}: no examples",
+                command.name
+            );
+            let mut given = std::collections::BTreeSet::new();
+            for line in command.examples {
+                let words = example_words(line);
+                // A native command that sets up the next example.
+                if !words[0].eq_ignore_ascii_case(command.name) {
+                    continue;
+                }
+                let argv: Vec<Vec<u8>> = words.iter().map(|w| w.as_bytes().to_vec()).collect();
+                assert!(
+                    (command.generated_parse)(&argv).is_some(),
+                    "{}: its grammar refuses the example {line:?}",
+                    command.name
+                );
+                given.extend(words.iter().map(|w| w.to_ascii_uppercase()));
+            }
+            for keyword in crate::host::grammar::keywords(command.args) {
+                assert!(
+                    given.contains(keyword),
+                    "{}: no example gives {keyword}",
+                    command.name
+                );
+            }
+        }
+    }
+
     proptest::proptest! {
         /// Each command's generated parse fills what the walk over its
         /// declaration fills, and refuses the calls the walk refuses: calls

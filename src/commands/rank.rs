@@ -97,6 +97,9 @@ declare_command! {
             TTL_HISTORY,
         ],
         reply: R::Idmp(&R::Tuple(&TOTAL_RANK)),
+        examples: &[
+            "RANK.GIFT {t}:board m 1 AT 1718000000000 SHARED TTL 86400 IDMP {t}:seen gift-1 RETAIN 60000",
+        ],
         args: &[
             BOARD_WRITE,
             Arg::string("member"),
@@ -126,6 +129,11 @@ declare_command! {
             TTL_HISTORY,
         ],
         reply: R::Idmp(&R::Tuple(&TOTAL_RANK)),
+        examples: &[
+            "RANK.SET {t}:board m 1 AT 1718000000000 SHARED TTL 86400 IDMP {t}:seen set-1 RETAIN 60000",
+            "RANK.SET {t}:board m 2 GT",
+            "RANK.SET {t}:board m 1 LT",
+        ],
         args: &[
             BOARD_WRITE,
             Arg::string("member"),
@@ -156,6 +164,9 @@ declare_command! {
         since: "0.1.0",
         history: &[("0.2.0", "Added the `SHARED` option.")],
         reply: R::OrNil(&R::Tuple(&RANK_INFO)),
+        examples: &[
+            "RANK.GET {t}:board m SHARED",
+        ],
         args: &[BOARD_READ, Arg::string("member"), SHARED_ARG],
     }
 }
@@ -171,6 +182,9 @@ declare_command! {
         since: "0.1.0",
         history: &[("0.2.0", "Added the `SHARED` option.")],
         reply: R::ArrayOf(&R::Tuple(&RANK_ENTRY)),
+        examples: &[
+            "RANK.TOP {t}:board 10 OFFSET 0 SHARED",
+        ],
         args: &[
             BOARD_READ,
             Arg::integer("count"),
@@ -191,6 +205,9 @@ declare_command! {
         since: "0.1.0",
         history: &[("0.2.0", "Added the `SHARED` option.")],
         reply: R::ArrayOf(&R::Tuple(&RANK_ENTRY)),
+        examples: &[
+            "RANK.AROUND {t}:board m 1 SHARED",
+        ],
         args: &[
             BOARD_READ,
             Arg::string("member"),
@@ -214,6 +231,9 @@ declare_command! {
             TTL_HISTORY,
         ],
         reply: R::Idmp(&R::ArrayOf(&R::Tuple(&TOTAL_RANK))),
+        examples: &[
+            "RANK.MGIFT 2 {t}:board {t}:week m 1 AT 1718000000000 SHARED TTL 86400 IDMP {t}:seen mgift-1 RETAIN 60000",
+        ],
         args: &[
             Arg::count("numkeys"),
             Arg::key("key", BOARD_WRITE_FLAGS).counted_by("numkeys"),
@@ -239,6 +259,9 @@ declare_command! {
         since: "0.2.0",
         history: &[("0.3.0", "The members follow `MEMBERS`, after `SHARED`, so a member is never read as the option.")],
         reply: R::ArrayOf(&R::OrNil(&R::Tuple(&RANK_INFO))),
+        examples: &[
+            "RANK.MGET {t}:board SHARED MEMBERS m n",
+        ],
         args: &[
             BOARD_READ,
             SHARED_ARG,
@@ -1058,6 +1081,9 @@ declare_command! {
         since: "0.5.0",
         history: &[],
         reply: R::ArrayOf(&R::Tuple(&RANK_ENTRY)),
+        examples: &[
+            "RANK.RANGE {t}:board +inf (0 LIMIT 0 10 SHARED",
+        ],
         args: &[
             BOARD_READ,
             Arg::string("max"),
@@ -1141,6 +1167,9 @@ declare_command! {
         since: "0.5.0",
         history: &[],
         reply: R::ArrayOf(&R::Tuple(&RANK_ENTRY)),
+        examples: &[
+            "RANK.AMONG {t}:board SHARED MEMBERS m n",
+        ],
         args: &[
             BOARD_READ,
             SHARED_FROM_START,

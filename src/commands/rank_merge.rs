@@ -47,6 +47,10 @@ declare_command! {
             with: &R::Tuple(&MERGE_STEP),
             without: &R::Integer,
         },
+        examples: &[
+            "RANK.MERGE {t}:merged 1 {t}:board WEIGHTS 2",
+            "RANK.MERGE {t}:merged 1 {t}:board WEIGHTS 2 STEP 10 {t}:staging 0",
+        ],
         args: &[
             Arg::key("destkey", kf::OW | kf::UPDATE),
             Arg::count("numkeys"),

@@ -31,6 +31,9 @@ declare_command! {
         since: "0.4.0",
         history: &[],
         reply: R::Fields(&BOARD_STATS),
+        examples: &[
+            "RANK.STATS {t}:board",
+        ],
         args: &[BOARD_READ],
     }
 }
@@ -85,6 +88,9 @@ declare_command! {
         since: "0.5.0",
         history: &[],
         reply: R::OrNil(&R::Integer),
+        examples: &[
+            "RANK.PERCENTILE {t}:board m",
+        ],
         args: &[BOARD_READ, Arg::string("member")],
     }
 }
@@ -126,6 +132,9 @@ declare_command! {
         since: "0.5.0",
         history: &[],
         reply: R::OrNil(&R::Double),
+        examples: &[
+            "RANK.QUANTILE {t}:board 50",
+        ],
         args: &[BOARD_READ, Arg::double("percentile")],
     }
 }
@@ -175,6 +184,9 @@ declare_command! {
         since: "0.5.0",
         history: &[],
         reply: R::Integer,
+        examples: &[
+            "RANK.COUNT {t}:board (0 +inf",
+        ],
         args: &[BOARD_READ, Arg::string("min"), Arg::string("max")],
     }
 }

@@ -64,6 +64,10 @@ declare_command! {
             ("0.5.0", "A cost above the limit is refused with retry-after-ms -1, not an error; a negative cost is a refund."),
         ],
         reply: R::Idmp(&R::Tuple(&RATE_RESULT)),
+        examples: &[
+            "RATE.HIT {t}:rate COST 2 IDMP {t}:seen hit-1 RETAIN 60000 3600000 50",
+            "RATE.HIT {t}:rate 1000 5 3600000 9",
+        ],
         args: &[
             Arg::key("key", kf::RW | kf::UPDATE),
             Arg::integer("cost").token("COST").optional(),
@@ -262,6 +266,10 @@ declare_command! {
         since: "0.5.0",
         history: &[],
         reply: R::Tuple(&RATE_RESULT),
+        examples: &[
+            "RATE.PEEK {t}:rate COST 2 3600000 50",
+            "RATE.PEEK {t}:rate 1000 5 3600000 9",
+        ],
         args: &[
             Arg::key("key", kf::RO | kf::ACCESS),
             Arg::integer("cost").token("COST").optional(),
@@ -320,6 +328,9 @@ declare_command! {
         since: "0.5.0",
         history: &[],
         reply: R::Tuple(&RATE_ACQUIRED),
+        examples: &[
+            "RATE.ACQUIRE {t}:holders h1 3600000 5",
+        ],
         args: &[
             Arg::key("key", kf::RW | kf::UPDATE),
             Arg::string("holder"),
@@ -392,6 +403,9 @@ declare_command! {
         since: "0.5.0",
         history: &[],
         reply: R::Boolean,
+        examples: &[
+            "RATE.RELEASE {t}:holders h1 TOKEN 1",
+        ],
         args: &[
             Arg::key("key", kf::RW | kf::DELETE),
             Arg::string("holder"),
@@ -661,6 +675,9 @@ declare_command! {
         since: "0.4.0",
         history: &[],
         reply: R::Fields(&RATE_STATS),
+        examples: &[
+            "RATE.STATS {t}:rate WINDOWS 1000 3600000",
+        ],
         args: &[
             Arg::key("key", kf::RO | kf::ACCESS),
             Arg::integer("window-ms").token("WINDOWS").multiple(),

@@ -66,6 +66,10 @@ declare_command! {
         since: "0.5.0",
         history: &[],
         reply: R::Integer,
+        examples: &[
+            "DELAY.SCHEDULE {t}:q {t}:data s CRON \"0 9 * * *\" TZ Europe/Paris START 0 PAYLOAD p",
+            "DELAY.SCHEDULE {t}:q {t}:data s EVERY 1000",
+        ],
         args: &[
             Arg::key("queue", kf::RW | kf::UPDATE),
             Arg::key("data", kf::RW | kf::UPDATE),
@@ -95,6 +99,9 @@ declare_command! {
         since: "0.5.0",
         history: &[],
         reply: R::Boolean,
+        examples: &[
+            "DELAY.UNSCHEDULE {t}:q {t}:data s",
+        ],
         args: &[
             Arg::key("queue", kf::RW | kf::DELETE),
             Arg::key("data", kf::RW | kf::DELETE),
@@ -114,6 +121,9 @@ declare_command! {
         since: "0.5.0",
         history: &[],
         reply: R::ArrayOf(&R::Tuple(&SCHEDULE_ROW)),
+        examples: &[
+            "DELAY.SCHEDULES {t}:q {t}:data",
+        ],
         args: &[
             Arg::key("queue", kf::RO),
             Arg::key("data", kf::RO | kf::ACCESS),

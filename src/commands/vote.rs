@@ -41,6 +41,12 @@ declare_command! {
         since: "0.1.0",
         history: &[],
         reply: R::Tuple(&VOTE_RESULT),
+        examples: &[
+            "VOTE.CAST {t}:scores {t}:up {t}:down item voter DOWN",
+            "VOTE.CAST {t}:scores {t}:up {t}:down item voter CLEAR",
+            "ZADD {t}:times 1718000000 item",
+            "VOTE.CAST {t}:scores {t}:up {t}:down item voter UP WEIGHT 1 1 WINDOW {t}:times 1000000000",
+        ],
         args: &[
             Arg::key("scores", kf::RW | kf::ACCESS | kf::UPDATE),
             Arg::key("upvoters", kf::RW | kf::UPDATE),
@@ -76,6 +82,9 @@ declare_command! {
         since: "0.1.0",
         history: &[],
         reply: R::Integer,
+        examples: &[
+            "VOTE.STATE {t}:up {t}:down voter",
+        ],
         args: &[
             Arg::key("upvoters", kf::RO),
             Arg::key("downvoters", kf::RO),

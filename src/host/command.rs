@@ -75,6 +75,15 @@ pub struct Command<E: 'static> {
     pub history: &'static [(&'static str, &'static str)],
     /// The grammar: what parses a call, finds its keys, and documents it.
     pub args: &'static [Arg],
+    /// Calls of the command that together give every keyword of `args`
+    /// (several where options exclude each other), each valid in this order
+    /// on an empty server, as redis-cli words (a word with spaces in double
+    /// quotes). Every key is spelled with the hash tag `{t}`, which no other
+    /// word holds, so a test knows the keys of a call and a cluster takes it
+    /// whole; a line of another command (a native `ZADD`) sets up the next.
+    /// docs/commands.json carries them: the GETKEYS and every-option checks
+    /// and the clients' generated every-command tests run them.
+    pub examples: &'static [&'static str],
     /// What a call replies when it succeeds (docs/commands.json's
     /// `reply_schema`, the clients' reply types); read by the reference
     /// generator only, never on a call.
@@ -338,6 +347,21 @@ fn arity_fits(arity: i32, argc: usize) -> bool {
     } else {
         argc >= -arity
     }
+}
+
+/// The words of a call written as [`Command::examples`] writes them.
+pub fn example_words(line: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut rest = line.trim_start();
+    while !rest.is_empty() {
+        let (word, after) = match rest.strip_prefix('"') {
+            Some(quoted) => quoted.split_once('"').unwrap_or((quoted, "")),
+            None => rest.split_once(' ').unwrap_or((rest, "")),
+        };
+        words.push(word.to_string());
+        rest = after.trim_start();
+    }
+    words
 }
 
 #[cfg(test)]

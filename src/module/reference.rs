@@ -22,6 +22,7 @@
 use serde_json::{json, Map, Value};
 
 use crate::commands::{self, declaration::Command};
+use crate::host::command::example_words;
 use crate::host::grammar::Arg;
 use crate::host::grammar::ArgKind;
 use crate::host::keyspec::key_flags as kf;
@@ -361,6 +362,12 @@ fn command_json(command: &Command) -> Value {
         );
     }
     out.insert("reply_schema".into(), reply_json(&command.reply));
+    let examples: Vec<Vec<String>> = command
+        .examples
+        .iter()
+        .map(|line| example_words(line))
+        .collect();
+    out.insert("examples".into(), json!(examples));
     json!({ command.name.to_uppercase(): Value::Object(out) })
 }
 

@@ -4,333 +4,10 @@
 use std::collections::HashMap;
 
 use crate::common::client::{err, ok, query, syntax_error};
-use crate::common::data::{assert_errors_change_nothing, server_time_ms};
-use crate::common::facts::zkit_commands;
+use crate::common::data::assert_errors_change_nothing;
+use crate::common::facts::{examples, zkit_commands};
 use crate::common::{Server, ServerConfig};
 use redis::Value;
-
-/// A valid cursor: score 1, member "a".
-const CURSOR: &str = "f1:3ff0000000000000:61";
-
-/// Valid calls that together give every optional keyword of every command
-/// (several calls where options exclude each other). The test fails when
-/// COMMAND DOCS lists an option no call here gives, so a new option cannot
-/// skip the check. Rate windows are an hour long: a log's TTL must not end
-/// between the snapshots the test compares.
-const CALLS_WITH_EVERY_OPTION: &[&[&str]] = &[
-    &[
-        "RANK.GIFT",
-        "board",
-        "m",
-        "1",
-        "AT",
-        "1718000000000",
-        "SHARED",
-        "TTL",
-        "86400",
-        "IDMP",
-        "seen",
-        "gift-1",
-        "RETAIN",
-        "60000",
-    ],
-    &[
-        "RANK.SET",
-        "board",
-        "m",
-        "1",
-        "AT",
-        "1718000000000",
-        "SHARED",
-        "TTL",
-        "86400",
-        "IDMP",
-        "seen",
-        "set-1",
-        "RETAIN",
-        "60000",
-    ],
-    &["RANK.GET", "board", "m", "SHARED"],
-    &["RANK.SET", "board", "m", "1", "GT"],
-    &["RANK.SET", "board", "m", "1", "LT"],
-    &[
-        "RANK.MGIFT",
-        "2",
-        "board",
-        "week",
-        "m",
-        "1",
-        "AT",
-        "1718000000000",
-        "SHARED",
-        "TTL",
-        "86400",
-        "IDMP",
-        "seen",
-        "mgift-1",
-        "RETAIN",
-        "60000",
-    ],
-    &["RANK.MGET", "board", "SHARED", "MEMBERS", "m", "n"],
-    &["RANK.TOP", "board", "10", "OFFSET", "0", "SHARED"],
-    &["RANK.AROUND", "board", "m", "1", "SHARED"],
-    &[
-        "RANK.RANGE",
-        "board",
-        "+inf",
-        "(0",
-        "LIMIT",
-        "0",
-        "10",
-        "SHARED",
-    ],
-    &["RANK.AMONG", "board", "SHARED", "MEMBERS", "m", "n"],
-    &["RANK.MERGE", "merged", "1", "board", "WEIGHTS", "2"],
-    &[
-        "RANK.MERGE",
-        "merged",
-        "1",
-        "board",
-        "WEIGHTS",
-        "2",
-        "STEP",
-        "10",
-        "merged:staging",
-        "0",
-    ],
-    &["FEED.ADD", "feed", "CAP", "10", "1", "a"],
-    &["FEED.PAGE", "feed", "COUNT", "5", "NEWER", CURSOR],
-    &["FEED.PAGE", "feed", "COUNT", "5", "OLDER", CURSOR],
-    &[
-        "DELAY.POLL",
-        "q",
-        "COUNT",
-        "2",
-        "LEASE",
-        "q:held",
-        "1000",
-        "DEADLETTER",
-        "q:dead",
-        "q:n",
-        "3",
-        "WITHTOKENS",
-    ],
-    &["DELAY.ACK", "q:held", "DELIVERIES", "q:n", "TASKS", "a"],
-    &[
-        "DELAY.ACK",
-        "q:held",
-        "DELIVERIES",
-        "q:n",
-        "LEASES",
-        "a",
-        "1",
-    ],
-    &["DELAY.NACK", "q:held", "q", "a", "0", "TOKEN", "1"],
-    &["DELAY.TOUCH", "q:held", "a", "1000", "TOKEN", "1"],
-    &[
-        "DELAY.ACK",
-        "q:held",
-        "DELIVERIES",
-        "q:n",
-        "DATA",
-        "q:data",
-        "LEASES",
-        "a",
-        "1",
-    ],
-    &[
-        "DELAY.NACK",
-        "q:held",
-        "q",
-        "a",
-        "0",
-        "TOKEN",
-        "1",
-        "DATA",
-        "q:data",
-        "REASON",
-        "r",
-    ],
-    &[
-        "DELAY.POLL",
-        "q",
-        "COUNT",
-        "2",
-        "LEASE",
-        "q:held",
-        "1000",
-        "DATA",
-        "q:data",
-        "WITHDATA",
-        "WORKER",
-        "w",
-    ],
-    &[
-        "DELAY.BPOLL",
-        "q",
-        "1",
-        "LEASE",
-        "q:held",
-        "1000",
-        "DATA",
-        "q:data",
-        "WITHDATA",
-        "WORKER",
-        "w",
-    ],
-    &[
-        "DELAY.ADD",
-        "q",
-        "DATA",
-        "q:data",
-        "INFLIGHT",
-        "q:held",
-        "REPLACE",
-        "WITHIN",
-        "1000",
-        "JOBS",
-        "0",
-        "t",
-        "p",
-    ],
-    &["DELAY.ADD", "q", "KEEP", "TASKS", "0", "t"],
-    &["DELAY.ADD", "q", "EXTEND", "TASKS", "0", "t"],
-    &[
-        "DELAY.JOB",
-        "q",
-        "t",
-        "INFLIGHT",
-        "q:held",
-        "DEAD",
-        "q:dead",
-        "DELIVERIES",
-        "q:n",
-        "DATA",
-        "q:data",
-    ],
-    &["DELAY.RETRY", "q:dead", "q", "DATA", "q:data", "TASKS", "t"],
-    &["DELAY.STATS", "q", "DATA", "q:data"],
-    &[
-        "DELAY.POLL",
-        "q",
-        "COUNT",
-        "2",
-        "LEASE",
-        "q:held",
-        "1000",
-        "DATA",
-        "q:data",
-        "RATE",
-        "q:rate",
-        "3600000",
-        "5",
-        "LANES",
-        "q:low",
-    ],
-    &[
-        "DELAY.BPOLL",
-        "q",
-        "1",
-        "RATE",
-        "q:rate",
-        "3600000",
-        "5",
-        "LANES",
-        "q:low",
-    ],
-    &[
-        "DELAY.SCHEDULE",
-        "q",
-        "q:data",
-        "s",
-        "CRON",
-        "0 9 * * *",
-        "TZ",
-        "UTC",
-        "START",
-        "0",
-        "PAYLOAD",
-        "p",
-    ],
-    &["DELAY.SCHEDULE", "q", "q:data", "s", "EVERY", "1000"],
-    &[
-        "DELAY.GROUP",
-        "q",
-        "q:data",
-        "g",
-        "CAP",
-        "2",
-        "RATE",
-        "1000",
-        "5",
-    ],
-    &[
-        "DELAY.ADD",
-        "q",
-        "DATA",
-        "q:data",
-        "GROUP",
-        "g",
-        "TASKS",
-        "0",
-        "t",
-    ],
-    &[
-        "DELAY.BPOLL",
-        "q",
-        "1",
-        "COUNT",
-        "2",
-        "LEASE",
-        "q:held",
-        "1000",
-        "DEADLETTER",
-        "q:dead",
-        "q:n",
-        "3",
-        "WITHTOKENS",
-    ],
-    &[
-        "RATE.HIT", "rate", "COST", "2", "IDMP", "seen", "hit-1", "RETAIN", "60000", "60000", "50",
-    ],
-    &["RATE.PEEK", "rate", "COST", "2", "60000", "50"],
-    &["RATE.RELEASE", "holders", "h1", "TOKEN", "1"],
-    &[
-        "DELAY.STATS",
-        "q",
-        "INFLIGHT",
-        "q:held",
-        "DEAD",
-        "q:dead",
-        "DELIVERIES",
-        "q:n",
-    ],
-    &[
-        "RECENT.ADD",
-        "recent",
-        "CAP",
-        "5",
-        "TTL",
-        "60",
-        "ITEMS",
-        "a",
-    ],
-    &[
-        "VOTE.CAST",
-        "scores",
-        "up",
-        "down",
-        "item",
-        "voter",
-        "UP",
-        "WEIGHT",
-        "1",
-        "1",
-        "WINDOW",
-        "times",
-        "100000",
-    ],
-];
 
 /// A COMMAND DOCS entry (a flat array of field, value) as a map.
 fn fields(value: &Value) -> HashMap<String, Value> {
@@ -438,9 +115,14 @@ fn optional_keywords(args: &Value, inside_optional: bool, out: &mut Vec<(String,
 fn every_option_given_twice_is_a_syntax_error_and_changes_nothing() {
     let server = Server::start();
     let mut con = server.connect();
-    let now_s = server_time_ms(&mut con) / 1000;
-    ok(&mut con, &["ZADD", "times", &now_s.to_string(), "item"]);
-    for call in CALLS_WITH_EVERY_OPTION {
+    // The declarations' examples, which together give every option of
+    // every command (several calls where options exclude each other).
+    let examples = examples();
+    let calls: Vec<(String, Vec<&str>)> = examples
+        .iter()
+        .map(|(command, words)| (command.clone(), words.iter().map(String::as_str).collect()))
+        .collect();
+    for (_, call) in &calls {
         ok(&mut con, call);
     }
     let mut checked = 0;
@@ -454,14 +136,21 @@ fn every_option_given_twice_is_a_syntax_error_and_changes_nothing() {
         }
         let all_keywords: Vec<&String> = keywords.iter().map(|(k, _)| k).collect();
         for (keyword, arity) in &keywords {
-            let (call, at) = CALLS_WITH_EVERY_OPTION
+            let (call, at) = calls
                 .iter()
-                .filter(|call| call[0].eq_ignore_ascii_case(&command.name))
-                .find_map(|call| {
+                .filter(|(of, call)| {
+                    of.eq_ignore_ascii_case(&command.name) && call[0].eq_ignore_ascii_case(of)
+                })
+                .find_map(|(_, call)| {
                     let at = call.iter().position(|w| w.eq_ignore_ascii_case(keyword))?;
                     Some((call, at))
                 })
-                .unwrap_or_else(|| panic!("add a call with {keyword} for {} above", command.name));
+                .unwrap_or_else(|| {
+                    panic!(
+                        "{}: no example gives {keyword} (add one to its declaration)",
+                        command.name
+                    )
+                });
             let end = match arity {
                 Some(n) => at + 1 + n,
                 None => (at + 1..call.len())

@@ -5,6 +5,7 @@
 use crate::common::client::{err, error_text, ok, query, run, words};
 use crate::common::cluster::{begin_migration, migrate_keys, Cluster};
 use crate::common::data::{db_snapshot, DbContents};
+use crate::common::facts::{example_keys, examples};
 use crate::common::workload::{named_keys, Rng, FAMILIES};
 use redis::Value;
 
@@ -89,6 +90,50 @@ fn multi_key_calls_across_slots_fail_with_crossslot_and_change_nothing() {
         }
     }
     assert!(crossslot > 0, "no multi-key call spanned slots");
+}
+
+/// Every declaration's example runs through a cluster client (its keys
+/// share the tag `{t}`, so one slot); with each of its keys under a tag of
+/// its own, a call whose keys fall in two slots is refused with CROSSSLOT
+/// and changes nothing. A command that takes several keys is checked here
+/// from the day it is declared.
+#[test]
+#[ignore = "slow: make test-all"]
+fn every_declared_example_runs_on_a_cluster_and_keys_of_two_slots_are_refused() {
+    let cluster = Cluster::start(3);
+    let mut client = cluster.client();
+    let mut spanned = 0;
+    for (command, call) in examples() {
+        ok(&mut client, &words(&call));
+        let mut keys = example_keys(&call);
+        keys.sort();
+        keys.dedup();
+        if !call[0].eq_ignore_ascii_case(&command) || keys.len() < 2 {
+            continue; // a native command that sets up the next, or one key
+        }
+        let spread: Vec<String> = call
+            .iter()
+            .map(|word| match keys.iter().position(|key| key == word) {
+                Some(i) => word.replace("{t}", &format!("{{t{i}}}")),
+                None => word.clone(),
+            })
+            .collect();
+        let mut slots: Vec<u16> = (0..call.len())
+            .filter(|&i| call[i].contains("{t}"))
+            .map(|i| cluster.slot(&spread[i]))
+            .collect();
+        slots.sort();
+        slots.dedup();
+        if slots.len() < 2 {
+            continue;
+        }
+        let before = snapshots(&cluster);
+        let e = err(&mut client, &words(&spread));
+        assert!(e.starts_with("CROSSSLOT"), "{spread:?}: {e}");
+        assert!(snapshots(&cluster) == before, "{spread:?} changed data");
+        spanned += 1;
+    }
+    assert!(spanned >= 10, "only {spanned} examples spanned slots");
 }
 
 #[test]

@@ -6,18 +6,10 @@
 use std::collections::{BTreeSet, HashMap};
 
 use crate::common::client::{cmdline, query};
+use crate::common::facts::{commands_json, example_keys, examples};
 use crate::common::{server_version, Server};
 use redis::Value;
 use serde_json::Value as Json;
-
-fn commands_json() -> serde_json::Map<String, Json> {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/commands.json");
-    let text = std::fs::read_to_string(path).expect("docs/commands.json");
-    match serde_json::from_str(&text).expect("valid JSON") {
-        Json::Object(all) => all,
-        other => panic!("docs/commands.json is not an object: {other}"),
-    }
-}
 
 /// A reply as JSON, maps (RESP2 flat arrays of field, value) included, so it
 /// compares with the file.
@@ -249,8 +241,8 @@ fn without_counted_by(arg: &Json) -> Json {
     arg
 }
 
-/// Calls of every command with the keys COMMAND GETKEYS must find in them, in
-/// the order of the call (a key after a keyword is found by the module's own
+/// Calls with the keys COMMAND GETKEYS must find in them (beside every
+/// declaration's examples), in the order of the call (a key after a keyword is found by the module's own
 /// parse, as its key spec is INCOMPLETE): keyword and `numkeys` key specs,
 /// options in any order, keywords in any case, values spelled like keywords.
 const CALLS_AND_KEYS: &[(&str, &[&str])] = &[
@@ -404,15 +396,27 @@ const CALLS_AND_KEYS: &[(&str, &[&str])] = &[
 fn command_getkeys_finds_every_key_of_every_command() {
     let server = Server::start();
     let mut con = server.connect();
-    let mut covered = BTreeSet::new();
     for (line, keys) in CALLS_AND_KEYS {
         let got: Vec<String> = query(&mut con, &cmdline(&format!("COMMAND GETKEYS {line}")));
         assert_eq!(got, *keys, "{line}");
-        covered.insert(line.split(' ').next().unwrap().to_lowercase());
+    }
+    // Every declaration's examples, whose keys are the words with `{t}`.
+    let mut covered = BTreeSet::new();
+    for (command, words) in examples() {
+        if !words[0].eq_ignore_ascii_case(&command) {
+            continue; // a native command that sets up the next example
+        }
+        let call: Vec<&str> = ["COMMAND", "GETKEYS"]
+            .into_iter()
+            .chain(words.iter().map(String::as_str))
+            .collect();
+        let got: Vec<String> = query(&mut con, &call);
+        assert_eq!(got, example_keys(&words), "{words:?}");
+        covered.insert(command.to_lowercase());
     }
     let registered: BTreeSet<String> =
         query(&mut con, &["COMMAND", "LIST", "FILTERBY", "MODULE", "zkit"]);
-    assert_eq!(covered, registered, "every command has a call above");
+    assert_eq!(covered, registered, "every command has an example");
 }
 
 /// Whether `value` is a reply `schema` (a command's `reply_schema`) allows,
@@ -644,6 +648,18 @@ fn replies_are_what_each_commands_reply_schema_says() {
             conforms(&doc["reply_schema"], &reply, &words)
                 .unwrap_or_else(|e| panic!("{line} (RESP3: {resp3}): {e}"));
             checked.insert(words[0].to_string());
+        }
+        // Every declaration's examples, in order on an empty server.
+        query::<()>(&mut con, &["FLUSHALL"]);
+        for (command, words) in examples() {
+            let sent: Vec<&str> = words.iter().map(String::as_str).collect();
+            let reply: Value = query(&mut con, &sent);
+            if !words[0].eq_ignore_ascii_case(&command) {
+                continue; // a native command that sets up the next example
+            }
+            conforms(&commands[&command]["reply_schema"], &reply, &sent)
+                .unwrap_or_else(|e| panic!("{words:?} (RESP3: {resp3}): {e}"));
+            checked.insert(command);
         }
         let all: BTreeSet<String> = commands.keys().cloned().collect();
         assert_eq!(checked, all, "every command's reply is checked");

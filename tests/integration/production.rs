@@ -9,7 +9,7 @@ use crate::common::client::{err, error_text, ok, query, run, spawn_call, words};
 use crate::common::data::{db_snapshot, server_time_ms};
 use crate::common::facts::{facts_of, keys_and_flags, zkit_commands, CommandFacts};
 use crate::common::replication::aof_bytes;
-use crate::common::workload::{mixed_calls, named_keys, Rng, FAMILIES};
+use crate::common::workload::{example_templates, mixed_calls, named_keys, Rng, FAMILIES};
 use crate::common::{
     module_path, server_version, stat, wait_blocked, wait_for, Server, ServerConfig,
 };
@@ -653,7 +653,8 @@ fn every_command_is_registered_documented_and_versioned() {
     assert!(!commands.is_empty());
 
     // The registry covers every command: each belongs to a family whose fuzz
-    // templates call it, so every check above exercises it.
+    // templates, or those made from its examples, call it, so every check
+    // above exercises it.
     for command in &commands {
         let family = FAMILIES
             .iter()
@@ -664,11 +665,14 @@ fn every_command_is_registered_documented_and_versioned() {
                     command.name
                 )
             });
+        let from_examples = example_templates(family);
         assert!(
             family
                 .fuzz
                 .iter()
-                .any(|t| t[0].eq_ignore_ascii_case(&command.name)),
+                .map(|t| t[0])
+                .chain(from_examples.iter().map(|t| t[0].as_str()))
+                .any(|name| name.eq_ignore_ascii_case(&command.name)),
             "no fuzz template of {} calls {}",
             family.name,
             command.name

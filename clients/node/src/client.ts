@@ -5,6 +5,7 @@ import { BPOLL_BACKOFF_MS, ZkitNotLoaded, bpollTimeoutError, detect, isMissingFu
 import { ioredisTransport, isIoredis, type IoredisClient } from './ioredis';
 import { isNodeRedis, nodeRedisTransport, type NodeRedisClient } from './node-redis';
 import type { Transport } from './transport';
+import type { RatedJobs, RatedTasks } from './replies';
 
 /** `engine`: 'module' or 'functions' (zkit's Functions library); by default the first call asks the server. */
 export interface ZkitOptions {
@@ -106,11 +107,13 @@ export class Zkit {
     const deadline = timeoutMs === 0 ? Infinity : Date.now() + timeoutMs;
     let waitMs = BPOLL_BACKOFF_MS[0];
     for (;;) {
-      const tasks = (await this.transport(sent.spec, sent.call)) as unknown[];
+      // With `rate`, DELAY.POLL resolves to what the window allowed and the ms until it has room; delayBpoll to the tasks.
+      const reply = (await this.transport(sent.spec, sent.call)) as unknown[] | RatedTasks | RatedJobs;
+      const [tasks, roomInMs] = Array.isArray(reply) ? [reply, -1] : ['jobs' in reply ? reply.jobs : reply.tasks, reply.retryAfterMs];
       if (tasks.length > 0) return tasks;
       const left = deadline - Date.now();
       if (left <= 0) return null;
-      await new Promise((resolve) => setTimeout(resolve, Math.min(waitMs, left)));
+      await new Promise((resolve) => setTimeout(resolve, Math.min(roomInMs > 0 ? roomInMs : waitMs, left)));
       waitMs = Math.min(waitMs * 2, BPOLL_BACKOFF_MS[1]);
     }
   }

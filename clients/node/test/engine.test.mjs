@@ -59,6 +59,11 @@ test('delayBpoll waits for a task on either engine', async () => {
     clearTimeout(adder);
     await other.quit();
   }
+  // With `rate`: the tasks the window allows, then nothing (the window is spent) until the timeout, as the module replies.
+  await client.zadd('{b}:jobs', 0, 'report', 0, 'digest');
+  const rate = { log: '{b}:rate', windowMs: 60000, limit: 1 };
+  assert.deepEqual(await z.delayBpoll('{b}:jobs', 5000, { rate }), [{ task: 'digest', dueMs: 0 }]);
+  assert.equal(await z.delayBpoll('{b}:jobs', 150, { rate }), null);
   await assert.rejects(z.delayBpoll('{b}:jobs', -1), /^(ReplyError: )?.*timeout is negative/);
   await client.quit();
 });

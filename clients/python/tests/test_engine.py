@@ -73,6 +73,12 @@ def test_bpoll_waits_for_a_task_on_either_engine(client: redis.Redis) -> None:
         assert z.delay_bpoll(queue, 5000, lease=(k("{b}:inflight"), 60000)) == [Task("mail", 0.0)]
     finally:
         adder.join()
+    # With RATE: the tasks the window allows, then nothing (the window is
+    # spent) until the timeout, as the module replies.
+    client.zadd(queue, {"report": 0, "digest": 0})
+    rate = (k("{b}:rate"), 60000, 1)
+    assert z.delay_bpoll(queue, 5000, rate=rate) == [Task("digest", 0.0)]
+    assert z.delay_bpoll(queue, 150, rate=rate) is None
     with pytest.raises(redis.ResponseError, match="^timeout is negative$"):
         z.delay_bpoll(queue, -1)
 

@@ -217,14 +217,32 @@ impl<C: Transport> Zkit<C> {
             (timeout_ms > 0).then(|| Instant::now() + Duration::from_millis(timeout_ms as u64));
         let mut wait = BPOLL_FIRST_WAIT;
         loop {
-            let tasks = self.connection.send(&poll)?;
+            // With RATE, DELAY.POLL replies the tasks the window allowed and
+            // the ms until it has room; the blocking call replies the tasks.
+            let (tasks, room_in_ms) = match self.connection.send(&poll)? {
+                Value::Array(mut rated)
+                    if rated.len() == 2 && matches!(rated[1], Value::Int(_)) =>
+                {
+                    let room_in_ms = match rated.pop() {
+                        Some(Value::Int(ms)) => ms,
+                        _ => -1,
+                    };
+                    (rated.pop().unwrap_or(Value::Nil), room_in_ms)
+                }
+                tasks => (tasks, -1),
+            };
             if matches!(&tasks, Value::Array(items) if !items.is_empty()) {
                 return Ok(tasks);
             }
+            let next = if room_in_ms > 0 {
+                Duration::from_millis(room_in_ms as u64)
+            } else {
+                wait
+            };
             let pause = match deadline {
-                None => wait,
+                None => next,
                 Some(deadline) => match deadline.checked_duration_since(Instant::now()) {
-                    Some(left) if !left.is_zero() => wait.min(left),
+                    Some(left) if !left.is_zero() => next.min(left),
                     _ => return Ok(Value::Nil),
                 },
             };

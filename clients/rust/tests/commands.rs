@@ -11,6 +11,8 @@ use redis::cluster::{ClusterClient, ClusterConnection};
 use redis::{Connection, ConnectionLike, ErrorKind, RedisResult};
 use zkit::*;
 
+#[path = "commands/examples.rs"]
+mod examples;
 #[path = "commands/worker.rs"]
 mod worker;
 // Run by worker.rs; its main runs it as a script.
@@ -1326,6 +1328,21 @@ fn every_command_on_a_cluster() {
     every_command(&mut cluster(), keys_of("every_command_on_a_cluster")).unwrap();
 }
 
+#[test]
+fn every_declared_example_on_a_server() {
+    examples::every_declared_example(&mut single(), keys_of("every_declared_example_on_a_server"))
+        .unwrap();
+}
+
+#[test]
+fn every_declared_example_on_a_cluster() {
+    examples::every_declared_example(
+        &mut cluster(),
+        keys_of("every_declared_example_on_a_cluster"),
+    )
+    .unwrap();
+}
+
 /// The server's clock, unix ms.
 fn server_ms(connection: &mut impl ConnectionLike) -> i64 {
     let (seconds, micros): (i64, i64) = redis::cmd("TIME").query(connection).unwrap();
@@ -2127,6 +2144,27 @@ fn bpoll_waits_for_a_task_on_either_engine() {
         .unwrap();
     adder.join().unwrap();
     assert_eq!(tasks, Some(vec![task("mail", 0.0)]));
+    // With RATE: the tasks the window allows, then nothing (the window is
+    // spent) until the timeout, as the module replies.
+    let _: i64 = raw(
+        z.connection(),
+        &["ZADD", &queue, "0", "report", "0", "digest"],
+    );
+    let log = k("{b}:rate");
+    let rate = PollRate {
+        log: &log,
+        window_ms: 60000,
+        limit: 1,
+    };
+    let options = DelayBpollOptions::default();
+    assert_eq!(
+        z.delay_bpoll_rate(&queue, 5000, rate, options).unwrap(),
+        Some(vec![task("digest", 0.0)])
+    );
+    assert_eq!(
+        z.delay_bpoll_rate(&queue, 150, rate, options).unwrap(),
+        None
+    );
 }
 
 /// A Valkey 9 server of its own (ZKIT_TEST_VALKEY, which

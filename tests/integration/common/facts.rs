@@ -1,8 +1,48 @@
 //! What the server says about zkit's commands: COMMAND INFO, COMMAND
-//! GETKEYS and GETKEYSANDFLAGS.
+//! GETKEYS and GETKEYSANDFLAGS; and what the declarations say of them,
+//! through docs/commands.json.
 
 use super::client::query;
 use redis::Value;
+use serde_json::Value as Json;
+
+/// docs/commands.json, generated from the command declarations: each
+/// command's entry by name, in registration order.
+pub fn commands_json() -> serde_json::Map<String, Json> {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/commands.json");
+    let text = std::fs::read_to_string(path).expect("docs/commands.json");
+    match serde_json::from_str(&text).expect("valid JSON") {
+        Json::Object(all) => all,
+        other => panic!("docs/commands.json is not an object: {other}"),
+    }
+}
+
+/// Every declaration's example calls (its `examples`), in registration
+/// order, as (the command they are examples of, the call's words). A call
+/// of another command (a native `ZADD`) sets up the next; every key is
+/// spelled with the hash tag `{t}`, which no other word holds.
+pub fn examples() -> Vec<(String, Vec<String>)> {
+    let mut out = Vec::new();
+    for (name, doc) in commands_json() {
+        for call in doc["examples"].as_array().expect("examples") {
+            let words = call.as_array().expect("an example's words");
+            let words = words
+                .iter()
+                .map(|w| w.as_str().expect("a word").to_string());
+            out.push((name.clone(), words.collect()));
+        }
+    }
+    out
+}
+
+/// The keys of an example call: its words that hold the hash tag `{t}`.
+pub fn example_keys(words: &[String]) -> Vec<String> {
+    words
+        .iter()
+        .filter(|w| w.contains("{t}"))
+        .cloned()
+        .collect()
+}
 
 /// A zkit command as COMMAND INFO describes it.
 #[derive(Clone, Debug)]

@@ -33,11 +33,15 @@
 //! Every key name starts with the prefix the check passes and contains the
 //! family name (see [`Family::keys`]), so families never share keys.
 //!
-//! A zkit command that no family's `fuzz` templates call fails
+//! The fuzz check also runs templates made from every declaration's
+//! examples ([`example_templates`]), so a new command of a family is fuzzed
+//! without a line here; a command of no family here fails
 //! `every_command_is_registered_documented_and_versioned` (tests/integration/production.rs):
 //! a new family is not done until it has its line here.
 
 use std::time::{SystemTime, UNIX_EPOCH};
+
+use super::facts;
 
 /// One command family as the production checks see it.
 pub struct Family {
@@ -1141,6 +1145,50 @@ const HOSTILE_FLOATS: &[&str] = &[
     "0", "0.5", "-0", "-2.5", "1e308", "1e309", "-1e309", "1e-320", "nan", "NaN", "inf", "-inf",
     "", "abc", "1,5", " 1",
 ];
+
+/// Fuzz templates made from the declarations' examples (docs/commands.json)
+/// of the family's commands, so a command is fuzzed from the day it is
+/// declared: each key becomes `$key`, each whole number `$int` (`$time` for
+/// a unix-ms time), each other value `$member`; keywords stay, and so do a
+/// blocking command's numbers (its timeout must stay short).
+pub fn example_templates(family: &Family) -> Vec<Vec<String>> {
+    let commands = facts::commands_json();
+    let mut templates = Vec::new();
+    for (command, words) in facts::examples() {
+        let prefix = format!("{}.", family.name.to_uppercase());
+        if !command.starts_with(&prefix) || !words[0].eq_ignore_ascii_case(&command) {
+            continue;
+        }
+        let doc = &commands[&command];
+        let mut keywords = Vec::new();
+        tokens(doc.get("arguments"), &mut keywords);
+        let blocking = doc["command_flags"]
+            .as_array()
+            .is_some_and(|flags| flags.iter().any(|f| f == "BLOCKING"));
+        let mut template = vec![words[0].clone()];
+        for word in &words[1..] {
+            let number = !word.is_empty() && word.bytes().all(|b| b.is_ascii_digit());
+            template.push(match word {
+                _ if word.contains("{t}") => "$key".to_string(),
+                _ if keywords.iter().any(|k| k.eq_ignore_ascii_case(word)) => word.clone(),
+                _ if number && blocking => word.clone(),
+                _ if number && word.len() == 13 => "$time".to_string(),
+                _ if number => "$int".to_string(),
+                _ => "$member".to_string(),
+            });
+        }
+        templates.push(template);
+    }
+    templates
+}
+
+/// Every token among commands.json `arguments`.
+fn tokens(args: Option<&serde_json::Value>, out: &mut Vec<String>) {
+    for arg in args.and_then(|a| a.as_array()).into_iter().flatten() {
+        out.extend(arg["token"].as_str().map(str::to_string));
+        tokens(arg.get("arguments"), out);
+    }
+}
 
 /// One random argument vector from `template`: placeholders filled with
 /// valid or hostile values, `keys` (the family's keys) mixed with keys of

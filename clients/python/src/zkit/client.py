@@ -390,6 +390,15 @@ def _polling_bpoll(call: Call) -> Tuple[List[Any], Optional[float]]:
     return engines.fcall_argv(poll, call.keys), deadline
 
 
+def _unrated(reply: Any) -> Tuple[Any, int]:
+    """A DELAY.POLL reply as DELAY.BPOLL replies it, and the ms until the
+    RATE window has room (-1 without RATE): with RATE, DELAY.POLL replies
+    what the window allowed and that wait; DELAY.BPOLL the tasks."""
+    if isinstance(reply, (RatedTasks, RatedJobs)):
+        return reply[0], reply.retry_after_ms
+    return reply, -1
+
+
 def _next_wait(deadline: Optional[float], wait_ms: float) -> Optional[float]:
     """Seconds to wait before polling again, or None once the deadline has
     passed."""
@@ -513,10 +522,10 @@ class Zkit(_Methods):
         argv, deadline = _polling_bpoll(call)
         wait_ms: float = engines.BPOLL_BACKOFF_MS[0]
         while True:
-            tasks = self.client.execute_command(*argv, **target, **_parse_options(call), **{ZKIT_COMMAND: "DELAY.POLL"})
+            tasks, room_in_ms = _unrated(self.client.execute_command(*argv, **target, **_parse_options(call), **{ZKIT_COMMAND: "DELAY.POLL"}))
             if tasks:
                 return tasks
-            wait = _next_wait(deadline, wait_ms)
+            wait = _next_wait(deadline, room_in_ms if room_in_ms > 0 else wait_ms)
             if wait is None:
                 return None
             time.sleep(wait)
@@ -743,10 +752,10 @@ class AsyncZkit(_Methods):
         argv, deadline = _polling_bpoll(call)
         wait_ms: float = engines.BPOLL_BACKOFF_MS[0]
         while True:
-            tasks = await self.client.execute_command(*argv, **target, **_parse_options(call), **{ZKIT_COMMAND: "DELAY.POLL"})
+            tasks, room_in_ms = _unrated(await self.client.execute_command(*argv, **target, **_parse_options(call), **{ZKIT_COMMAND: "DELAY.POLL"}))
             if tasks:
                 return tasks
-            wait = _next_wait(deadline, wait_ms)
+            wait = _next_wait(deadline, room_in_ms if room_in_ms > 0 else wait_ms)
             if wait is None:
                 return None
             await asyncio.sleep(wait)
