@@ -347,9 +347,9 @@ def run_phase(phase, args, out, peers, size, scenarios, skipped):
     round: the count does not move with the machine's load)."""
     count, rounds = (args.ops, args.rounds) if phase == "plain" else (args.counted_ops, 1)
     if phase == "plain":
-        server = queues.PlainServer(args.server, args.module, out, guard.free_port(27300))
+        server = queues.PlainServer(args.server, args.module, out, guard.free_port())
     else:
-        server = guard.Server(args.server, args.module, out, guard.free_port(27400))
+        server = guard.Server(args.server, args.module, out, guard.free_port())
     values, answers, ratios = {}, {}, {}
     try:
         build(server.conn, size)

@@ -61,6 +61,9 @@ import tempfile
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
+import spare_ports  # noqa: E402  (scripts/spare_ports.py)
+
 ROOT = Path(__file__).resolve().parent.parent
 BATCH = 16  # requests per pipelined write
 
@@ -762,7 +765,7 @@ def library_guard(args, module_server, out, started, server_version):
     selected = [c for c in library_cases(sizes) if not only or c.name in only]
     if not selected:
         return []
-    plain = Server(args.server, None, out, free_port(args.port + 500))
+    plain = Server(args.server, None, out, free_port(args.port and args.port + 500))
     results = {}
     try:
         scripts = {c.script: plain.conn.call("SCRIPT", "LOAD", (ROOT / "bench/lua" / c.script).read_text()).decode()
@@ -970,15 +973,9 @@ def read_dump(path):
 # ---- the run ------------------------------------------------------------------------
 
 
-def free_port(base):
-    for port in range(base, base + 1000):
-        with socket.socket() as s:
-            try:
-                s.bind(("127.0.0.1", port))
-                return port
-            except OSError:
-                continue
-    sys.exit("guard: no free port")
+def free_port(given=None):
+    """The port --port gave, else a spare one (scripts/spare_ports.py)."""
+    return given if given is not None else spare_ports.free_port()
 
 
 def run_case(server, case, variant, calls, syntax):
@@ -1067,7 +1064,7 @@ def main():
                         help="0.2: run only the cases 0.2.0 had, in its syntax (no baseline check)")
     parser.add_argument("--update", metavar="REASON", help="write the baseline from this run")
     parser.add_argument("--out", default=str(ROOT / ".bench/guard"))
-    parser.add_argument("--port", type=int, default=31000)
+    parser.add_argument("--port", type=int, help="the server's port (the script's: 500 above); default: spare ones")
     parser.add_argument("--config", action="append", default=[], metavar="NAME=VALUE",
                         help="CONFIG SET before the run (e.g. zkit.hot-board-writes=1000000000: small "
                              "boards stay listpacks)")

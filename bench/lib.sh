@@ -67,20 +67,11 @@ stop_servers() {
   started_servers=()
 }
 
-# free_port [count]: the first of `count` consecutive ports nobody listens on,
-# below the kernel's ephemeral range: a port there can be the local end of a
-# load generator's connection, which a connect does not see and bind refuses.
+# free_port [count]: the first of `count` consecutive ports nobody listens
+# on, from the ports nothing else on the machine hands out
+# (scripts/spare_ports.py says which and why).
 free_port() {
-  local count=${1:-1} port i lowest_ephemeral
-  read -r lowest_ephemeral _ </proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || lowest_ephemeral=32768
-  while :; do
-    port=$((10000 + RANDOM % (lowest_ephemeral - 10000 - count)))
-    for ((i = 0; i < count; i++)); do
-      (exec 3<>"/dev/tcp/127.0.0.1/$((port + i))") 2>/dev/null && continue 2
-    done
-    echo "$port"
-    return
-  done
+  python3 "$(dirname "${BASH_SOURCE[0]}")/../scripts/spare_ports.py" "${1:-1}"
 }
 
 # ---- measurements ----------------------------------------------------------

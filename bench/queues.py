@@ -317,7 +317,7 @@ def main():
     rows = []
     for scenario in args.scenarios.split(","):
         # Jobs per second, on a plain server.
-        plain = PlainServer(args.server, args.module, out, guard.free_port(27100))
+        plain = PlainServer(args.server, args.module, out, guard.free_port())
         run = zkit_scenario(scenario, plain.conn)
         started = time.time()
         done = run()
@@ -332,7 +332,7 @@ def main():
             bull_rate = bull_done / seconds
         plain.stop()
         # Instructions per job, on a server under callgrind.
-        graded = guard.Server(args.server, args.module, out, guard.free_port(27200))
+        graded = guard.Server(args.server, args.module, out, guard.free_port())
         run = zkit_scenario(scenario, graded.conn)
         start_counting(graded)
         done = run()

@@ -34,6 +34,9 @@ import time
 from collections import Counter
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "scripts"))
+import spare_ports  # noqa: E402  (scripts/spare_ports.py)
+
 SPEC = json.loads((ROOT / "docs" / "commands.json").read_text())
 
 # ---------------------------------------------------------------- RESP ----
@@ -125,10 +128,15 @@ class Resp:
 # ------------------------------------------------------------- servers ----
 
 
+#: The ports handed out to this run's servers.
+handed_out: set = set()
+
+
 def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    """A spare port (scripts/spare_ports.py), not one this run handed out."""
+    port = spare_ports.free_port(handed_out)
+    handed_out.add(port)
+    return port
 
 
 class Server:

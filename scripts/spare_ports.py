@@ -4,11 +4,13 @@ tests/integration/common/mod.rs): outside the kernel's ephemeral range, where
 a port bind(0) hands out can become, before our server binds it, the local
 end of any outgoing connection (another CI stage's clients, a replica's
 link), and from 30000 up, above the base ports the server's own test suite
-runs on beside us in CI (scripts/server-suite.sh). Run as a script, prints
-one."""
+runs on beside us in CI (scripts/server-suite.sh). Every script of the tree
+takes its ports here (shell scripts through scripts/lib.sh's free_port); run
+as a script, it prints one, or with a count the first of that many in a row."""
 
 import random
 import socket
+import sys
 from pathlib import Path
 
 ABOVE_SERVER_SUITE = 30000
@@ -27,24 +29,29 @@ def spare_bands():
     return bands
 
 
-def free_port(handed_out=frozenset()):
-    """A port nothing listens on now and not in `handed_out`."""
-    ports = [port for band in spare_bands() for port in band]
+def free_port(handed_out=frozenset(), count=1):
+    """A port nothing listens on now and not in `handed_out`; with `count`,
+    the first of that many in a row, none listened on."""
+    ports = [port for band in spare_bands() for port in band if port + count - 1 in band]
     if not ports:
         with socket.socket() as probe:
             probe.bind(("127.0.0.1", 0))
             return probe.getsockname()[1]
     while True:
         port = random.choice(ports)
-        if port in handed_out:
+        if any(port + i in handed_out or not _bindable(port + i) for i in range(count)):
             continue
-        with socket.socket() as probe:
-            try:
-                probe.bind(("127.0.0.1", port))
-            except OSError:
-                continue
         return port
 
 
+def _bindable(port):
+    with socket.socket() as probe:
+        try:
+            probe.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
+
+
 if __name__ == "__main__":
-    print(free_port())
+    print(free_port(count=int(sys.argv[1]) if len(sys.argv) > 1 else 1))
