@@ -731,10 +731,10 @@ run_vote() {
 # Each command against: native commands on an INTEGER board of the same size
 # (what a team has today: ZINCRBY without first-come ties, whose listpack
 # keeps integers); the same RANK command on the same board in zkit 0.2's
-# layout (`zkit.small-board-max 0`: a listpack of score text); the Lua a user
+# layout (`zkit.small-set-max 0`: a listpack of score text); the Lua a user
 # would write, on the board as a server gives it (a listpack). zkit's board is
 # measured busy (its first writes of a run move it to the skiplist layout:
-# zkit.hot-board-writes), then again after DEBUG RELOAD (which loads it as a
+# zkit.hot-set-writes), then again after DEBUG RELOAD (which loads it as a
 # listpack, moved again by the run's first writes). Its memory is measured
 # after one write (still the listpack) and busy (the skiplist).
 # One case a line: name | zkit words | native commands, ";" between them |
@@ -808,9 +808,13 @@ run_small() {
   port=$(free_port)
   start_server small "$port" --loadmodule "$module" --enable-debug-command yes
   local size r line name zkit native lua sha
+  # The config's name since 0.5.0; the modules before it (which this script
+  # also measures) know it as zkit.small-board-max.
+  local small_max=zkit.small-set-max
+  [[ -n $(redis-cli -p "$port" CONFIG GET "$small_max") ]] || small_max=zkit.small-board-max
   for size in $small_sizes; do
     redis-cli -p "$port" FLUSHALL >/dev/null
-    redis-cli -p "$port" CONFIG SET zkit.small-board-max 128 >/dev/null
+    redis-cli -p "$port" CONFIG SET "$small_max" 128 >/dev/null
     # Rank scores (totals spread over 0..size, distinct tie-breaks of 17
     # significant digits, as RANK writes them) and the integer board of the
     # same totals.
@@ -838,9 +842,9 @@ run_small() {
       for r in $(seq "$rounds"); do
         progress "small: $name at $size: round $r of $rounds"
         z+=("$(small_rate bench:z "$zkit" "$size")")
-        redis-cli -p "$port" CONFIG SET zkit.small-board-max 0 >/dev/null
+        redis-cli -p "$port" CONFIG SET "$small_max" 0 >/dev/null
         p+=("$(small_rate bench:p "$zkit" "$size")")
-        redis-cli -p "$port" CONFIG SET zkit.small-board-max 128 >/dev/null
+        redis-cli -p "$port" CONFIG SET "$small_max" 128 >/dev/null
         n+=("$(small_rate bench:n "$native" "$size")")
         [[ $lua == - ]] || l+=("$(small_rate bench:l "EVALSHA $sha ${lua#* }" "$size")")
       done

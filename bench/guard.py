@@ -1066,8 +1066,8 @@ def main():
     parser.add_argument("--out", default=str(ROOT / ".bench/guard"))
     parser.add_argument("--port", type=int, help="the server's port (the script's: 500 above); default: spare ones")
     parser.add_argument("--config", action="append", default=[], metavar="NAME=VALUE",
-                        help="CONFIG SET before the run (e.g. zkit.hot-board-writes=1000000000: small "
-                             "boards stay listpacks)")
+                        help="CONFIG SET before the run (e.g. zkit.hot-set-writes=1000000000: small "
+                             "boards stay listpacks; zkit.hot-board-writes before 0.5.0)")
     parser.add_argument("--profiles", action="store_true",
                         help="keep each measurement's callgrind profile in OUT/profiles (callgrind_annotate)")
     parser.add_argument("--library", choices=["with", "only", "without"], default="with",

@@ -65,6 +65,8 @@ local STATE_TTL_MS = 3600000
 -- INFO zkit fields that are levels, not counts since the module loaded.
 local GAUGES = {
   blocked_clients = true,
+  hot_sets = true,
+  -- hot_sets's name before zkit 0.5.0, which INFO still gives (deprecated).
   hot_boards = true,
   idmp_max_ids = true,
   tiebreak_window_start_ms = true,

@@ -395,10 +395,12 @@ check_server_image() {
   podman volume rm -f "$volume" >/dev/null 2>&1 || true
   podman volume create "$volume" >/dev/null
   volumes+=("$volume")
-  run "$name" "$port" -v "$volume:/data" -e ZKIT_ARGS="small-board-max 64 zkit.idmp-retain-ms 3600000" \
+  run "$name" "$port" -v "$volume:/data" -e ZKIT_ARGS="small-set-max 64 zkit.idmp-retain-ms 3600000" \
     "$tag" --maxmemory 64mb
   # (Valkey 9 lists its built-in lua module too.)
   expect "$name" "$port" "*name zkit ver $module_ver path /usr/local/lib/zkit/zkit.so args*" MODULE LIST
+  expect "$name" "$port" "zkit.small-set-max 64" CONFIG GET zkit.small-set-max
+  # Its name before 0.5.0 (deprecated) reads the same value.
   expect "$name" "$port" "zkit.small-board-max 64" CONFIG GET zkit.small-board-max
   expect "$name" "$port" "zkit.idmp-retain-ms 3600000" CONFIG GET zkit.idmp-retain-ms
   expect "$name" "$port" "maxmemory 67108864" CONFIG GET maxmemory
@@ -420,7 +422,7 @@ check_server_image() {
   podman rm "$name" >/dev/null
   run "$name" "$port" -v "$volume:/data" "$tag"
   expect "$name" "$port" "100 1 *" RANK.GET gifts:room:1 alice
-  expect "$name" "$port" "zkit.small-board-max 128" CONFIG GET zkit.small-board-max
+  expect "$name" "$port" "zkit.small-set-max 128" CONFIG GET zkit.small-set-max
   [[ $(stat -c %u "$(podman volume inspect --format '{{.Mountpoint}}' "$volume")/dump.rdb") == 999 ]] ||
     fail "$name: dump.rdb on the volume is not owned by uid 999"
   podman rm -f -t 0 "$name" >/dev/null
@@ -461,10 +463,10 @@ done
 say "redis8, valkey9: a config file first, then arguments; the healthcheck authenticates with REDIS_PASSWORD or REDISCLI_AUTH"
 
 # The entrypoint refuses ZKIT_ARGS that are not pairs, saying why.
-if podman run --rm --pull=never --no-healthcheck -e ZKIT_ARGS=small-board-max "$image:$version-redis8-amd64" >"$work/odd-args.log" 2>&1 ||
+if podman run --rm --pull=never --no-healthcheck -e ZKIT_ARGS=small-set-max "$image:$version-redis8-amd64" >"$work/odd-args.log" 2>&1 ||
   ! grep -q "ZKIT_ARGS must hold name value pairs" "$work/odd-args.log"; then
   cat "$work/odd-args.log" >&2
-  fail "$image:$version-redis8 started with ZKIT_ARGS=small-board-max or did not say why it refused"
+  fail "$image:$version-redis8 started with ZKIT_ARGS=small-set-max or did not say why it refused"
 fi
 
 # The module image alone: what it holds, and its default command copying

@@ -295,7 +295,8 @@ def check_per_key(redis: Redis, values: Dict[str, float], now: int, where: str) 
 
 #: INFO zkit's fields that are levels (docs/operating.md): the rest count
 #: since the module loaded.
-INFO_LEVELS = {"blocked_clients", "hot_boards", "idmp_max_ids", "tiebreak_window_start_ms", "tiebreak_window_end_ms"}
+INFO_LEVELS = {"blocked_clients", "hot_sets", "hot_boards", "idmp_max_ids", "tiebreak_window_start_ms",
+               "tiebreak_window_end_ms"}
 
 
 def check_counters(redis: Redis, values: Dict[str, float]) -> None:

@@ -10,7 +10,7 @@
 #                           the other arguments
 #   redis-cli, sh, ...      run as given, without zkit
 #
-# ZKIT_ARGS: zkit's configs as pairs, "small-board-max 64 idmp-retain-ms
+# ZKIT_ARGS: zkit's configs as pairs, "small-set-max 64 idmp-retain-ms
 # 3600000" (the zkit. prefix is optional), passed as --zkit.<name> <value>.
 set -euo pipefail
 

@@ -9,11 +9,11 @@
 //! or DELAY.TOUCH four times (a new due time or lease end goes in past
 //! every earlier one, at the far end). A skiplist takes about three times
 //! the memory. So a gift board, a feed, a recently-viewed list, a delay
-//! queue or an in-flight set (a "board" in the names below, which are the
-//! configs' and INFO's) moves to the skiplist when it is used often
-//! ([`HOT_BOARD_WRITES`] writes within a second, or the reads that waste as
-//! much), and back to a listpack once nobody has used it for
-//! [`COLD_BOARD_MS`]: a million quiet rooms keep the listpack's memory, the
+//! queue or an in-flight set (a "board" in the code below, a "set" in the
+//! configs' names and INFO's `hot_sets`) moves to the skiplist when it is
+//! used often ([`HOT_SET_WRITES`] writes within a second, or the reads that
+//! waste as much), and back to a listpack once nobody has used it for
+//! [`COLD_SET_MS`]: a million quiet rooms keep the listpack's memory, the
 //! busy ones run at skiplist speed. Which boards are hot is remembered here
 //! (`logic::layout`), so a write never asks the server for a layout;
 //! the moves themselves are the host's (`host::layout`), invisible to
@@ -38,27 +38,36 @@ use crate::logic::layout::{Advice, LayoutPolicy, LayoutRules};
 /// `zset-max-listpack-entries`.
 pub const LISTPACK_BOARD_MAX: usize = 128;
 
-/// `zkit.small-board-max`: boards of up to this many members move to the
-/// skiplist layout while hot; 0 leaves every board in the layout the server
-/// picks, as zkit 0.2 did. Boards over the server's
-/// `zset-max-listpack-entries` are skiplists anyway.
-pub static SMALL_BOARD_MAX: NumericConfig =
-    NumericConfig::new("small-board-max", LISTPACK_BOARD_MAX as i64, 0, 1 << 16);
+/// `zkit.small-set-max` (`zkit.small-board-max` before 0.5.0, still
+/// accepted): boards of up to this many members move to the skiplist layout
+/// while hot; 0 leaves every board in the layout the server picks, as zkit
+/// 0.2 did. Boards over the server's `zset-max-listpack-entries` are
+/// skiplists anyway.
+pub static SMALL_SET_MAX: NumericConfig = NumericConfig::renamed(
+    "small-set-max",
+    "small-board-max",
+    LISTPACK_BOARD_MAX as i64,
+    0,
+    1 << 16,
+);
 
-/// `zkit.hot-board-writes`: the writes within a second that make a small
-/// board hot (moved to the skiplist layout), a page read (RANK.TOP,
-/// RANK.AROUND) counting half a write and a member read (RANK.GET,
-/// RANK.MGET) a quarter; 0: never, 1: at its first write. The default,
+/// `zkit.hot-set-writes` (`zkit.hot-board-writes` before 0.5.0, still
+/// accepted): the writes within a second that make a small board hot
+/// (moved to the skiplist layout), a page read (RANK.TOP, RANK.AROUND)
+/// counting half a write and a member read (RANK.GET, RANK.MGET) a
+/// quarter; 0: never, 1: at its first write. The default,
 /// 12: moving a board of 50 members and later rebuilding it costs about
 /// what 12 writes to its listpack waste (7 at 10 members, 18 at 128), so a
 /// board moves once it has wasted as much as the move costs.
-pub static HOT_BOARD_WRITES: NumericConfig = NumericConfig::new("hot-board-writes", 12, 0, 1 << 20);
+pub static HOT_SET_WRITES: NumericConfig =
+    NumericConfig::renamed("hot-set-writes", "hot-board-writes", 12, 0, 1 << 20);
 
-/// `zkit.cold-board-ms`: how long a hot board goes without a zkit command
-/// before it is rebuilt as a listpack; 0: never (until the next RDB load).
-/// 30 s: a board that keeps turning hot and cold pays a move and a rebuild
+/// `zkit.cold-set-ms` (`zkit.cold-board-ms` before 0.5.0, still accepted):
+/// how long a hot board goes without a zkit command before it is rebuilt as
+/// a listpack; 0: never (until the next RDB load). 30 s: a board that keeps turning hot and cold pays a move and a rebuild
 /// at most every 30 s, less than one listpack write a second.
-pub static COLD_BOARD_MS: NumericConfig = NumericConfig::new("cold-board-ms", 30_000, 0, 1 << 40);
+pub static COLD_SET_MS: NumericConfig =
+    NumericConfig::renamed("cold-set-ms", "cold-board-ms", 30_000, 0, 1 << 40);
 
 /// `zkit.convert-loaded-boards`, retired in 0.3.1: 0.3.0 converted small
 /// boards as an RDB load brought them in. Still accepted (redis.conf files
@@ -85,14 +94,14 @@ fn policy() -> std::sync::MutexGuard<'static, LayoutPolicy> {
 
 fn rules() -> LayoutRules {
     LayoutRules {
-        hot_writes: u32::try_from(HOT_BOARD_WRITES.get()).unwrap_or(u32::MAX),
-        cold_ms: COLD_BOARD_MS.get(),
+        hot_writes: u32::try_from(HOT_SET_WRITES.get()).unwrap_or(u32::MAX),
+        cold_ms: COLD_SET_MS.get(),
     }
 }
 
 /// The most members a board may have to move to the skiplist while hot.
-fn small_board_max() -> usize {
-    let configured = usize::try_from(SMALL_BOARD_MAX.get()).unwrap_or(0);
+fn small_set_max() -> usize {
+    let configured = usize::try_from(SMALL_SET_MAX.get()).unwrap_or(0);
     host::layout::listpack_entries_limit().map_or(configured, |limit| limit.min(configured))
 }
 
@@ -112,7 +121,7 @@ pub enum Layout {
 /// that made it hot. Only speed is at stake: a board that cannot move stays
 /// a listpack and every reply is the same, so nothing here fails the write.
 pub fn after_write(ctx: &Ctx, key: &RStr, board: &mut Zset, created: bool) -> Layout {
-    if board.len() > small_board_max() {
+    if board.len() > small_set_max() {
         return Layout::Unknown;
     }
     let db = ctx.selected_db();
@@ -143,7 +152,7 @@ pub fn after_write(ctx: &Ctx, key: &RStr, board: &mut Zset, created: bool) -> La
 /// data, so a read may make it, unless the server is out of memory or
 /// paused (then the board warms up again).
 pub fn after_read(ctx: &Ctx, key: &RStr, len: usize, used: Use) -> Layout {
-    let max_len = small_board_max();
+    let max_len = small_set_max();
     if len == 0 || len > max_len {
         return Layout::Unknown;
     }
@@ -182,7 +191,7 @@ fn tick(ctx: &Ctx) {
     if !heat.has_cold() || !ctx.layout_may_change() || ctx.new_key_events_on() {
         return;
     }
-    let max_len = small_board_max();
+    let max_len = small_set_max();
     let mut budget = REBUILD_BUDGET_MEMBERS;
     while budget > 0 {
         let Some(board) = heat.next_cold(now_ms, rules) else {
@@ -204,8 +213,8 @@ fn data_replaced() {
     policy().clear();
 }
 
-/// How many boards are remembered as hot (INFO zkit).
-pub fn hot_boards() -> usize {
+/// How many boards are remembered as hot (INFO zkit's `hot_sets`).
+pub fn hot_sets() -> usize {
     policy().hot_boards()
 }
 
@@ -218,7 +227,7 @@ pub fn load(ctx: &Ctx) -> Result<(), String> {
         ctx.log_warning(
             "zkit: zkit.convert-loaded-boards is retired and does nothing: since 0.3.1 small \
              boards move to the skiplist layout when they are written often \
-             (zkit.hot-board-writes) and back when they go quiet (zkit.cold-board-ms)",
+             (zkit.hot-set-writes) and back when they go quiet (zkit.cold-set-ms)",
         );
     }
     host::layout::subscribe_layout_events(

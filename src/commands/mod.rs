@@ -61,9 +61,9 @@ pub fn all() -> impl Iterator<Item = &'static Command> {
 pub static CONFIGS: &[&NumericConfig] = &[
     &tiebreak::TIEBREAK_EPOCH_MS,
     &tiebreak::TIEBREAK_SPAN_MS,
-    &layout::SMALL_BOARD_MAX,
-    &layout::HOT_BOARD_WRITES,
-    &layout::COLD_BOARD_MS,
+    &layout::SMALL_SET_MAX,
+    &layout::HOT_SET_WRITES,
+    &layout::COLD_SET_MS,
     &layout::CONVERT_LOADED_BOARDS,
     &idmp::RETAIN_MS,
     &idmp::MAX_IDS,

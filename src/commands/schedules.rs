@@ -10,8 +10,6 @@
 //! the time of its pending occurrence (the one in the queue), `t:<id>` the
 //! payload each occurrence carries.
 
-use std::sync::atomic::Ordering;
-
 use super::declaration::Command;
 use super::jobs::{check_is_queue, int_field, int_value, latest_in_millisecond, PAYLOAD_MAX_BYTES};
 use super::layout;
@@ -191,10 +189,7 @@ fn schedule(ctx: &Ctx, args: Schedule<'_>) -> Result<i64, ZkitError> {
     }
     let first = rule.first(start).ok_or(ScheduleError::NeverMatches)?;
     if let Some(payload) = payload {
-        let (len, limit) = (
-            payload.as_bytes().len(),
-            PAYLOAD_MAX_BYTES.value.load(Ordering::Relaxed),
-        );
+        let (len, limit) = (payload.as_bytes().len(), PAYLOAD_MAX_BYTES.get());
         if len as i64 > limit {
             return Err(JobError::PayloadTooLarge { len, limit }.into());
         }

@@ -251,12 +251,22 @@ impl Ctx {
     }
 
     pub fn log_warning(&self, message: &str) {
-        let text = c_text(message);
-        // SAFETY: "%s" with one NUL-terminated argument and a valid context.
-        unsafe {
-            api!(RedisModule_Log)(self.raw, c"warning".as_ptr(), c"%s".as_ptr(), text.as_ptr())
-        };
+        log_warning_on(self.raw, message);
     }
+}
+
+/// [`Ctx::log_warning`] where the server gives no context (a config's
+/// setter): the line starts `<module>` instead of `<zkit>`.
+pub(super) fn log_warning_without_context(message: &str) {
+    log_warning_on(std::ptr::null_mut(), message);
+}
+
+/// Logs `message` at warning level through `ctx`, a valid context or null.
+fn log_warning_on(ctx: *mut raw::RedisModuleCtx, message: &str) {
+    let text = c_text(message);
+    // SAFETY: "%s" with one NUL-terminated argument; the server takes a null
+    // context for a line without the module's name.
+    unsafe { api!(RedisModule_Log)(ctx, c"warning".as_ptr(), c"%s".as_ptr(), text.as_ptr()) };
 }
 
 // ---- native commands -------------------------------------------------

@@ -33,7 +33,7 @@ pub mod block;
 pub mod call;
 mod cluster;
 pub mod command;
-mod config;
+pub mod config;
 pub mod ctx;
 pub mod deferred;
 mod effects;

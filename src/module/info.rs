@@ -12,7 +12,11 @@ pub fn write(sink: &mut InfoSink) {
     sink.field_i64("tiebreak_window_start_ms", start);
     sink.field_i64("tiebreak_window_end_ms", end);
     sink.field_u64("blocked_clients", host::block::blocked_clients());
-    sink.field_u64("hot_boards", commands::layout::hot_boards() as u64);
+    let hot_sets = commands::layout::hot_sets() as u64;
+    sink.field_u64("hot_sets", hot_sets);
+    // Deprecated: `hot_sets`'s name before 0.5.0, kept for one release with
+    // the same value so that dashboards reading it keep working.
+    sink.field_u64("hot_boards", hot_sets);
     let missing: Vec<&str> = host::call::Native::ALL
         .into_iter()
         .filter(|native| !native.is_available())

@@ -24,11 +24,13 @@ crate::export_module!(name: c"zkit", version: crate::MODULE_VERSION, load: load)
 const ACL_CATEGORY: &str = "zkit";
 
 /// What the load arguments ask for: configs as `zkit.<name> <value>` (or
-/// `<name> <value>`, as Redis's own modules take theirs), which win over
-/// redis.conf's lines, and `debug-commands`.
+/// `<name> <value>`, as Redis's own modules take theirs; a renamed config
+/// by its former name too), which win over redis.conf's lines, and
+/// `debug-commands`.
 #[cfg_attr(test, allow(dead_code))]
 struct LoadArguments {
-    configs: Vec<(&'static NumericConfig, i64)>,
+    /// Each config given, its value, and whether by its former name.
+    configs: Vec<(&'static NumericConfig, i64, bool)>,
     debug_commands: bool,
 }
 
@@ -51,10 +53,17 @@ impl LoadArguments {
                 .get(..5)
                 .filter(|prefix| prefix.eq_ignore_ascii_case("zkit."));
             let name = name.map_or(word.as_str(), |_| &word[5..]);
-            let Some(config) = commands::CONFIGS
-                .iter()
-                .find(|config| config.name.eq_ignore_ascii_case(name))
-            else {
+            let found = commands::CONFIGS.iter().find_map(|&config| {
+                if config.name.eq_ignore_ascii_case(name) {
+                    Some((config, config.name, false))
+                } else {
+                    let former = config.value.former_name()?;
+                    former
+                        .eq_ignore_ascii_case(name)
+                        .then_some((config, former, true))
+                }
+            });
+            let Some((config, given_name, by_former_name)) = found else {
                 return Err(format!(
                     "unknown load argument '{word}' (configs are given as zkit.<name> <value>)"
                 ));
@@ -65,11 +74,11 @@ impl LoadArguments {
                 .filter(|value| (config.min..=config.max).contains(value))
                 .ok_or_else(|| {
                     format!(
-                        "the load argument zkit.{} takes an integer in [{}, {}]",
-                        config.name, config.min, config.max
+                        "the load argument zkit.{given_name} takes an integer in [{}, {}]",
+                        config.min, config.max
                     )
                 })?;
-            load.configs.push((config, value));
+            load.configs.push((config, value, by_former_name));
         }
         Ok(load)
     }
@@ -91,9 +100,7 @@ fn load(ctx: &Ctx, args: &[RStr]) -> Result<(), String> {
     }
     for config in commands::CONFIGS {
         // A reload starts from the default, not from the last load's value.
-        config
-            .value
-            .store(config.default, std::sync::atomic::Ordering::Relaxed);
+        config.value.set(config.default);
         ctx.register_numeric_config(
             config.name,
             &config.value,
@@ -103,14 +110,22 @@ fn load(ctx: &Ctx, args: &[RStr]) -> Result<(), String> {
         )?;
     }
     ctx.load_configs()?;
+    for config in commands::CONFIGS {
+        ctx.settle_former_name(&config.value, config.default);
+    }
     for (_, counter) in commands::COUNTERS {
         counter.reset();
     }
     let load = LoadArguments::read(args)?;
-    for (config, value) in &load.configs {
-        config
+    for (config, value, by_former_name) in &load.configs {
+        config.value.set(*value);
+        if let Some(notice) = config
             .value
-            .store(*value, std::sync::atomic::Ordering::Relaxed);
+            .former_name_notice()
+            .filter(|_| *by_former_name)
+        {
+            ctx.log_warning(&notice);
+        }
     }
     let category = host::registration::add_acl_category(ctx, ACL_CATEGORY)?.then_some(ACL_CATEGORY);
     for command in commands::all() {

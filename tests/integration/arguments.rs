@@ -253,7 +253,9 @@ fn configs_given_as_load_arguments_are_applied() {
     // A value out of range or missing refuses the load, saying why.
     for args in [
         &["zkit.tiebreak-span-ms", "0"][..],
-        &["zkit.small-board-max"],
+        &["zkit.small-set-max"],
+        // A config by its name before 0.5.0 (deprecated) takes one too.
+        &["hot-board-writes", "x"],
         &["tiebreak-span-ms", "x"],
     ] {
         let config = args

@@ -58,14 +58,14 @@ fn random_argument_vectors_never_crash_and_errors_change_nothing() {
     // DEBUG DIGEST: the dataset's digest (keys, values, expiry times),
     // computed by the server in one call, where a snapshot of every key
     // after every call would cost hundreds of round trips. Busy feeds stay
-    // skiplists for the whole run (zkit.cold-board-ms 0): going back to the
+    // skiplists for the whole run (zkit.cold-set-ms 0): going back to the
     // listpack in a cron tick turns an item posted at -0 into 0, which the
     // digest sees, and would blame whatever call came next (a fuzzed FEED.ADD
     // posts at -0; docs/commands.md, the layout configs).
     let server = Server::with(
         ServerConfig::default()
             .arg("enable-debug-command", "yes")
-            .arg("zkit.cold-board-ms", "0"),
+            .arg("zkit.cold-set-ms", "0"),
     );
     let mut con = server.connect();
     // A blocking command that escaped its literal timeout fails here.

@@ -703,15 +703,15 @@ fn every_command_is_registered_documented_and_versioned() {
     assert_eq!(
         names,
         [
-            "zkit.cold-board-ms",
+            "zkit.cold-set-ms",
             "zkit.convert-loaded-boards",
             "zkit.dead-letters-max",
             "zkit.dead-letters-max-age-ms",
-            "zkit.hot-board-writes",
+            "zkit.hot-set-writes",
             "zkit.idmp-max-ids",
             "zkit.idmp-retain-ms",
             "zkit.job-payload-max-bytes",
-            "zkit.small-board-max",
+            "zkit.small-set-max",
             "zkit.tiebreak-epoch-ms",
             "zkit.tiebreak-span-ms",
         ],

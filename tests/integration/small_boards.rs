@@ -37,8 +37,8 @@ fn wait_encoding(con: &mut Connection, key: &str, expected: &str) {
 /// layout left to the server meanwhile (as if the room had filled over
 /// hours).
 fn fill_board_quietly(con: &mut Connection, key: &str, n: i64) {
-    let max: Vec<String> = query(con, &["CONFIG", "GET", "zkit.small-board-max"]);
-    ok(con, &["CONFIG", "SET", "zkit.small-board-max", "0"]);
+    let max: Vec<String> = query(con, &["CONFIG", "GET", "zkit.small-set-max"]);
+    ok(con, &["CONFIG", "SET", "zkit.small-set-max", "0"]);
     for i in 1..=n {
         let at = (EPOCH + i * 60_000).to_string();
         let _: (i64, i64) = query(
@@ -46,7 +46,7 @@ fn fill_board_quietly(con: &mut Connection, key: &str, n: i64) {
             &["RANK.SET", key, &format!("m{i}"), &i.to_string(), "AT", &at],
         );
     }
-    ok(con, &["CONFIG", "SET", "zkit.small-board-max", &max[1]]);
+    ok(con, &["CONFIG", "SET", "zkit.small-set-max", &max[1]]);
 }
 
 /// `writes` gifts to `key` in one round trip: a busy room.
@@ -111,14 +111,14 @@ fn a_board_written_now_and_then_keeps_the_compact_layout() {
     }
     assert_compact(&mut con, "room", "after three writes");
     assert_eq!(zkit_stat(&mut con, "boards_moved_to_skiplist"), 0);
-    assert_eq!(zkit_stat(&mut con, "hot_boards"), 0);
+    assert_eq!(zkit_stat(&mut con, "hot_sets"), 0);
 }
 
 #[test]
 fn a_busy_board_moves_to_the_skiplist_and_back_when_it_goes_quiet() {
     let server = Server::with(
         ServerConfig::default()
-            .arg("zkit.cold-board-ms", "2500")
+            .arg("zkit.cold-set-ms", "2500")
             .arg("enable-module-command", "local"),
     );
     let mut con = server.connect();
@@ -126,12 +126,12 @@ fn a_busy_board_moves_to_the_skiplist_and_back_when_it_goes_quiet() {
     ok(&mut con, &["PEXPIRE", "room", "600000"]);
     burst(&mut con, "room", 20);
     assert_eq!(encoding(&mut con, "room"), "skiplist");
-    assert_eq!(zkit_stat(&mut con, "hot_boards"), 1);
+    assert_eq!(zkit_stat(&mut con, "hot_sets"), 1);
     assert_eq!(zkit_stat(&mut con, "boards_moved_to_skiplist"), 1);
     let data = zset_dump(&mut con, "room");
     let ttl: i64 = query(&mut con, &["PTTL", "room"]);
 
-    // Quiet for zkit.cold-board-ms: back to the listpack, nothing else
+    // Quiet for zkit.cold-set-ms: back to the listpack, nothing else
     // changed: members, scores, the TTL, the idle time (a rebuilt key that
     // lost it would read 0), and a WATCH on it still commits.
     let watch_kept = watch_survives(&server, "room", |con| {
@@ -148,7 +148,7 @@ fn a_busy_board_moves_to_the_skiplist_and_back_when_it_goes_quiet() {
     );
     assert_eq!(zset_dump(&mut con, "room"), data);
     assert_eq!(zkit_stat(&mut con, "boards_back_to_listpack"), 1);
-    assert_eq!(zkit_stat(&mut con, "hot_boards"), 0);
+    assert_eq!(zkit_stat(&mut con, "hot_sets"), 0);
     assert_compact(&mut con, "room", "after it went quiet");
 
     // The same in another database.
@@ -161,7 +161,7 @@ fn a_busy_board_moves_to_the_skiplist_and_back_when_it_goes_quiet() {
 
     // A hot board holds no timer: the module unloads at once.
     burst(&mut con, "room", 20);
-    assert_eq!(zkit_stat(&mut con, "hot_boards"), 1);
+    assert_eq!(zkit_stat(&mut con, "hot_sets"), 1);
     ok(&mut con, &["MODULE", "UNLOAD", "zkit"]);
     assert_eq!(zset_dump(&mut con, "room").len(), 50);
 }
@@ -280,7 +280,7 @@ fn moving_a_busy_board_leaves_no_trace_in_replication_aof_monitor_or_events() {
 #[test]
 fn moving_a_quiet_board_back_leaves_no_trace_either() {
     let (master, replicas) =
-        replicated_board(ServerConfig::default().arg("zkit.cold-board-ms", "300"));
+        replicated_board(ServerConfig::default().arg("zkit.cold-set-ms", "300"));
     assert_only_the_gifts_show(&master, &replicas, 20, |con| {
         burst(con, "room", 20);
         wait_for(WAIT, || zkit_stat(con, "boards_back_to_listpack") == 1);
@@ -301,10 +301,10 @@ fn page_views(con: &mut Connection, key: &str, reads: usize) {
 
 #[test]
 fn a_board_read_often_moves_too_on_a_replica_as_on_its_master() {
-    let master = Server::with(ServerConfig::default().arg("zkit.cold-board-ms", "300"));
+    let master = Server::with(ServerConfig::default().arg("zkit.cold-set-ms", "300"));
     let replica = Server::with(
         ServerConfig::default()
-            .arg("zkit.cold-board-ms", "300")
+            .arg("zkit.cold-set-ms", "300")
             .replica_of(&master),
     );
     replica.wait_until_synced();
@@ -336,7 +336,7 @@ fn a_board_read_often_moves_too_on_a_replica_as_on_its_master() {
 
 #[test]
 fn a_board_waits_while_new_key_events_are_on() {
-    let server = Server::with(ServerConfig::default().arg("zkit.cold-board-ms", "200"));
+    let server = Server::with(ServerConfig::default().arg("zkit.cold-set-ms", "200"));
     let mut con = server.connect();
     fill_board_quietly(&mut con, "room", 20);
     // A rebuild fires `new`: with `n` on, hot boards stay skiplists.
@@ -395,7 +395,7 @@ fn reloads_and_restarts_bring_boards_back_compact_and_convert_nothing_at_load() 
             assert_eq!(&page(con, &key), expected, "{key} {when}");
         }
         assert!(db_snapshot(con) == snapshot, "data differs {when}");
-        assert_eq!(zkit_stat(con, "hot_boards"), 0, "{when}");
+        assert_eq!(zkit_stat(con, "hot_sets"), 0, "{when}");
         assert_compact(con, "board:50", when);
         // A write after the load converts nothing; a busy board moves again.
         let _: (i64, i64) = query(con, &["RANK.GIFT", "board:50", "m1", "1"]);
@@ -418,6 +418,161 @@ fn reloads_and_restarts_bring_boards_back_compact_and_convert_nothing_at_load() 
     assert!(restarted
         .log()
         .contains("zkit.convert-loaded-boards is retired"));
+}
+
+/// The layout configs, each as (its name, its name before 0.5.0).
+const RENAMED_CONFIGS: [(&str, &str); 3] = [
+    ("zkit.small-set-max", "zkit.small-board-max"),
+    ("zkit.hot-set-writes", "zkit.hot-board-writes"),
+    ("zkit.cold-set-ms", "zkit.cold-board-ms"),
+];
+
+/// CONFIG GET of one config named exactly: its value.
+fn config_value(con: &mut Connection, name: &str) -> String {
+    let reply: Vec<String> = query(con, &["CONFIG", "GET", name]);
+    assert_eq!(reply.len(), 2, "CONFIG GET {name}: {reply:?}");
+    assert_eq!(reply[0], name);
+    reply[1].clone()
+}
+
+/// Asserts each layout config reads `values` under both its names.
+fn assert_configs(con: &mut Connection, values: [&str; 3], when: &str) {
+    for ((name, former), value) in RENAMED_CONFIGS.iter().zip(values) {
+        assert_eq!(config_value(con, name), value, "{name} {when}");
+        assert_eq!(config_value(con, former), value, "{former} {when}");
+    }
+}
+
+/// Issue 42: the layout configs were named for boards, and apply to every
+/// small sorted set zkit writes. Their names before 0.5.0 still work as
+/// deprecated aliases: in redis.conf, as load arguments and with CONFIG
+/// SET, on the same value as the new names, each setting by an old name
+/// logged with the new name.
+#[test]
+fn the_layout_configs_former_names_set_and_read_the_same_values() {
+    let server = Server::with(
+        ServerConfig::default()
+            // redis.conf from before 0.5.0, and one that sets both names of
+            // a config: the new name's value wins.
+            .conf("zkit.hot-board-writes 20\nzkit.cold-set-ms 5000\nzkit.cold-board-ms 6000\n")
+            // A load argument by its old name, without the prefix.
+            .module_arg("small-board-max")
+            .module_arg("64"),
+    );
+    let mut con = server.connect();
+    assert_configs(&mut con, ["64", "20", "5000"], "at load");
+    let log = server.log();
+    for former in ["zkit.small-board-max", "zkit.hot-board-writes"] {
+        assert_eq!(
+            log.matches(&format!("{former} is deprecated")).count(),
+            1,
+            "{log}"
+        );
+    }
+    assert!(
+        log.contains("zkit.cold-board-ms 6000 is ignored") && log.contains("zkit.cold-set-ms"),
+        "{log}"
+    );
+    // CONFIG GET zkit.* lists each config once, by its name now.
+    let all: Vec<String> = query(&mut con, &["CONFIG", "GET", "zkit.*"]);
+    for (name, former) in RENAMED_CONFIGS {
+        assert!(all.iter().any(|n| n == name), "{all:?}");
+        assert!(!all.iter().any(|n| n == former), "{all:?}");
+    }
+
+    // Set by the old names, read by the new ones, and the other way round.
+    ok(
+        &mut con,
+        &[
+            "CONFIG",
+            "SET",
+            "zkit.small-board-max",
+            "0",
+            "zkit.hot-board-writes",
+            "8",
+            "zkit.cold-board-ms",
+            "700",
+        ],
+    );
+    assert_configs(
+        &mut con,
+        ["0", "8", "700"],
+        "after CONFIG SET of the old names",
+    );
+    let log = server.log();
+    for (name, former) in RENAMED_CONFIGS {
+        let warning = log
+            .lines()
+            .filter(|line| line.contains(&format!("{former} is deprecated")))
+            .last()
+            .unwrap_or_else(|| panic!("no warning for {former}: {log}"));
+        assert!(warning.contains(&format!("use {name}")), "{warning}");
+    }
+    ok(&mut con, &["CONFIG", "SET", "zkit.small-set-max", "100"]);
+    ok(&mut con, &["CONFIG", "SET", "zkit.hot-set-writes", "12"]);
+    ok(&mut con, &["CONFIG", "SET", "zkit.cold-set-ms", "30000"]);
+    assert_configs(
+        &mut con,
+        ["100", "12", "30000"],
+        "after CONFIG SET of the new names",
+    );
+    // Only the old names were named in the log.
+    assert!(!server.log().contains("zkit.small-set-max is deprecated"));
+
+    // What an old name sets is what the layout follows.
+    ok(&mut con, &["CONFIG", "SET", "zkit.small-board-max", "0"]);
+    burst(&mut con, "room", 30);
+    assert_eq!(encoding(&mut con, "room"), "listpack");
+    ok(&mut con, &["CONFIG", "SET", "zkit.small-board-max", "128"]);
+    burst(&mut con, "room", 30);
+    assert_eq!(encoding(&mut con, "room"), "skiplist");
+    // Out of range under either name alike.
+    for name in ["zkit.small-set-max", "zkit.small-board-max"] {
+        let refused = crate::common::client::err(&mut con, &["CONFIG", "SET", name, "-1"]);
+        assert!(refused.contains("argument must be between"), "{refused}");
+    }
+}
+
+/// CONFIG REWRITE writes a config set off its default under both its names
+/// (the server has no aliases for module configs), always with the same
+/// value, and the next start reads that pair as one setting, silently; a
+/// new name alone in redis.conf is not undone by its old name's default.
+#[test]
+fn config_rewrite_writes_both_names_of_a_layout_config_alike() {
+    let config =
+        || ServerConfig::default().conf("zkit.hot-board-writes 20\nzkit.small-set-max 100\n");
+    let server = Server::with(config());
+    let mut con = server.connect();
+    assert_configs(&mut con, ["100", "20", "30000"], "at load");
+    ok(&mut con, &["CONFIG", "SET", "zkit.cold-board-ms", "700"]);
+    ok(&mut con, &["CONFIG", "REWRITE"]);
+    let warnings = server.log().matches("is deprecated").count();
+    assert_eq!(warnings, 2, "{}", server.log());
+    let conf = std::fs::read_to_string(server.dir.join("redis.conf")).unwrap();
+    for ((name, former), value) in RENAMED_CONFIGS.iter().zip(["100", "20", "700"]) {
+        let lines: Vec<&str> = conf
+            .lines()
+            .filter(|line| {
+                line.starts_with(&format!("{name} ")) || line.starts_with(&format!("{former} "))
+            })
+            .collect();
+        assert!(!lines.is_empty(), "{name}: {conf}");
+        for line in lines {
+            assert!(line.ends_with(&format!(" {value}")), "{line}: {conf}");
+        }
+    }
+    drop(con);
+    let dir = server.shutdown_keep_dir();
+    // The rewritten file loads the module itself.
+    let restarted = Server::with(ServerConfig {
+        with_module: false,
+        ..config().in_dir(&dir)
+    });
+    let mut con = restarted.connect();
+    assert_configs(&mut con, ["100", "20", "700"], "after a restart");
+    let log = restarted.log();
+    assert_eq!(log.matches("is deprecated").count(), warnings, "{log}");
+    assert!(!log.contains("is ignored"), "{log}");
 }
 
 /// Issue 30, item 5: 0.3.0 read the layout with OBJECT and the member limit
@@ -451,14 +606,14 @@ fn renamed_config_and_object_commands_leave_the_layout_working() {
         "{}",
         server.log()
     );
-    ok(&mut con, &["ZCONFIG", "SET", "zkit.cold-board-ms", "300"]);
+    ok(&mut con, &["ZCONFIG", "SET", "zkit.cold-set-ms", "300"]);
     wait_for(WAIT, || enc(&mut con) == "listpack");
     assert_eq!(zset_dump(&mut con, "room").len(), 30);
 }
 
 #[test]
 fn the_server_listpack_limits_are_followed_as_they_change() {
-    let server = Server::with(ServerConfig::default().arg("zkit.cold-board-ms", "300"));
+    let server = Server::with(ServerConfig::default().arg("zkit.cold-set-ms", "300"));
     let mut con = server.connect();
     // Members up to 300 bytes fit a listpack: the move takes a longer
     // transient member, and the board still goes back.
@@ -482,7 +637,7 @@ fn the_server_listpack_limits_are_followed_as_they_change() {
     );
     burst(&mut con, "long", 20);
     assert_eq!(encoding(&mut con, "long"), "skiplist");
-    wait_for(WAIT, || zkit_stat(&mut con, "hot_boards") == 0);
+    wait_for(WAIT, || zkit_stat(&mut con, "hot_sets") == 0);
     assert_eq!(encoding(&mut con, "long"), "skiplist");
 
     // A board over zset-max-listpack-entries is the server's skiplist:
@@ -495,7 +650,7 @@ fn the_server_listpack_limits_are_followed_as_they_change() {
     let moved = zkit_stat(&mut con, "boards_moved_to_skiplist");
     burst(&mut con, "wide", 20);
     assert_eq!(zkit_stat(&mut con, "boards_moved_to_skiplist"), moved);
-    assert_eq!(zkit_stat(&mut con, "hot_boards"), 0);
+    assert_eq!(zkit_stat(&mut con, "hot_sets"), 0);
 }
 
 #[test]
@@ -509,10 +664,10 @@ fn replies_and_scores_are_the_same_in_either_layout() {
         let at = (EPOCH + 1000 * 60_000).to_string();
         let _: (i64, i64) = query(con, &["RANK.GIFT", key, "m1", "1", "AT", &at]);
     };
-    ok(&mut con, &["CONFIG", "SET", "zkit.small-board-max", "0"]);
+    ok(&mut con, &["CONFIG", "SET", "zkit.small-set-max", "0"]);
     gift(&mut con, "listpack");
-    ok(&mut con, &["CONFIG", "SET", "zkit.small-board-max", "128"]);
-    ok(&mut con, &["CONFIG", "SET", "zkit.hot-board-writes", "1"]);
+    ok(&mut con, &["CONFIG", "SET", "zkit.small-set-max", "128"]);
+    ok(&mut con, &["CONFIG", "SET", "zkit.hot-set-writes", "1"]);
     gift(&mut con, "skiplist");
     assert_eq!(encoding(&mut con, "listpack"), "listpack");
     assert_eq!(encoding(&mut con, "skiplist"), "skiplist");
@@ -540,7 +695,7 @@ fn replies_and_scores_are_the_same_in_either_layout() {
     // through the server's own rank lookups or the key, whatever the
     // layout: on a board kept in the listpack (nothing moves while they
     // read) and on the skiplist one.
-    ok(&mut con, &["CONFIG", "SET", "zkit.hot-board-writes", "0"]);
+    ok(&mut con, &["CONFIG", "SET", "zkit.hot-set-writes", "0"]);
     fill_board_quietly(&mut con, "quiet", 100);
     gift(&mut con, "quiet");
     assert_eq!(
@@ -593,7 +748,7 @@ fn repeat(con: &mut Connection, words: &[&str], calls: usize) {
 fn busy_feeds_and_recently_viewed_lists_move_to_the_skiplist_and_back() {
     let master = Server::with(
         ServerConfig::default()
-            .arg("zkit.cold-board-ms", "500")
+            .arg("zkit.cold-set-ms", "500")
             .arg("appendonly", "yes")
             .arg("appendfsync", "always"),
     );
@@ -669,7 +824,7 @@ fn busy_feeds_and_recently_viewed_lists_move_to_the_skiplist_and_back() {
     // Each moved once; the ones written first may have cooled (and moved
     // back) while the later ones were written on a loaded machine, so only
     // the last is sure to be hot still.
-    assert!(zkit_stat(&mut con, "hot_boards") >= 1);
+    assert!(zkit_stat(&mut con, "hot_sets") >= 1);
     assert_eq!(zkit_stat(&mut con, "boards_moved_to_skiplist"), 3);
 
     let data: Vec<_> = ["posts", "news", "seen"]
@@ -757,7 +912,7 @@ fn busy_delay_queues_and_inflight_sets_move_to_the_skiplist_and_back() {
     for key in keys {
         assert_eq!(encoding(&mut con, key), "skiplist", "{key}");
     }
-    assert_eq!(zkit_stat(&mut con, "hot_boards"), 3);
+    assert_eq!(zkit_stat(&mut con, "hot_sets"), 3);
     assert_eq!(zkit_stat(&mut con, "boards_moved_to_skiplist"), 3);
     let data: Vec<_> = keys.iter().map(|key| zset_dump(&mut con, key)).collect();
 
@@ -769,7 +924,7 @@ fn busy_delay_queues_and_inflight_sets_move_to_the_skiplist_and_back() {
     });
     wait_blocked(&master, 1);
     // Quiet: back to the listpack, the same tasks and due times.
-    ok(&mut con, &["CONFIG", "SET", "zkit.cold-board-ms", "300"]);
+    ok(&mut con, &["CONFIG", "SET", "zkit.cold-set-ms", "300"]);
     for key in keys {
         wait_encoding(&mut con, key, "listpack");
     }
@@ -821,7 +976,7 @@ fn feed_page(con: &mut Connection, words: &[&str]) -> (Vec<(String, String)>, Ve
 /// page the same, -0 and 0 being one position.
 #[test]
 fn a_zero_scored_item_shows_its_sign_only_while_its_feed_is_busy() {
-    let server = Server::with(ServerConfig::default().arg("zkit.cold-board-ms", "300"));
+    let server = Server::with(ServerConfig::default().arg("zkit.cold-set-ms", "300"));
     let mut con = server.connect();
     let _: i64 = query(&mut con, &["FEED.ADD", "z", "1", "a", "2", "b", "3", "c"]);
     repeat(&mut con, &["FEED.PAGE", "z"], 30);
@@ -886,7 +1041,7 @@ fn ranks_counted_through_a_small_board_match_zrevrank_and_zcount() {
         let totals: Vec<i64> = (0..size).map(|i| (i * 7 + i / 3) as i64 % 10).collect();
         ok(
             &mut con,
-            &["CONFIG", "SET", "zkit.hot-board-writes", hot_writes],
+            &["CONFIG", "SET", "zkit.hot-set-writes", hot_writes],
         );
         for (i, total) in totals.iter().enumerate() {
             let member = format!("m{:03}", i * 37 % totals.len());

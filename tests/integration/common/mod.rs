@@ -47,6 +47,10 @@ pub struct ServerConfig {
     pub module_args: Vec<String>,
     /// Extra `--name value` arguments.
     pub args: Vec<String>,
+    /// A redis.conf: written into the data folder as `redis.conf`, unless
+    /// the folder has one (a restart reads what CONFIG REWRITE wrote), and
+    /// given to the server as its config file.
+    pub conf: Option<String>,
     /// Reuse this data folder (for restarts); a fresh one otherwise.
     pub dir: Option<PathBuf>,
     /// Listen on this port (for restarts); a free one otherwise.
@@ -63,6 +67,7 @@ impl Default for ServerConfig {
             with_module: true,
             module_args: Vec::new(),
             args: Vec::new(),
+            conf: None,
             dir: None,
             port: None,
             cluster_port: None,
@@ -87,6 +92,12 @@ impl ServerConfig {
     /// A word for zkit's load function, e.g. `debug-commands`.
     pub fn module_arg(mut self, word: &str) -> Self {
         self.module_args.push(word.to_string());
+        self
+    }
+
+    /// Starts the server with a config file holding `text`.
+    pub fn conf(mut self, text: &str) -> Self {
+        self.conf = Some(text.to_string());
         self
     }
 
@@ -354,6 +365,14 @@ fn spawn(
     cluster_port: Option<u16>,
 ) -> Result<Child, String> {
     let mut cmd = Command::new(server_binary());
+    if let Some(text) = &config.conf {
+        let path = dir.join("redis.conf");
+        if !path.exists() {
+            std::fs::write(&path, text).map_err(|e| format!("write {}: {e}", path.display()))?;
+        }
+        // The config file goes first, before any option.
+        cmd.arg(path);
+    }
     cmd.arg("--port")
         .arg(port.to_string())
         .args(["--bind", "127.0.0.1"])
