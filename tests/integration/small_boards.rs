@@ -503,8 +503,7 @@ fn the_layout_configs_former_names_set_and_read_the_same_values() {
     for (name, former) in RENAMED_CONFIGS {
         let warning = log
             .lines()
-            .filter(|line| line.contains(&format!("{former} is deprecated")))
-            .last()
+            .rfind(|line| line.contains(&format!("{former} is deprecated")))
             .unwrap_or_else(|| panic!("no warning for {former}: {log}"));
         assert!(warning.contains(&format!("use {name}")), "{warning}");
     }
