@@ -64,7 +64,7 @@ declare_command! {
         history: &[],
         reply: R::Boolean,
         examples: &[
-            "DELAY.GROUP {t}:q {t}:data g CAP 2 RATE 1000 5",
+            "DELAY.GROUP {t}:q {t}:data g CAP 2 RATE 3600000 5",
         ],
         args: &[
             Arg::key("queue", kf::RO),

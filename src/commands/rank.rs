@@ -98,7 +98,7 @@ declare_command! {
         ],
         reply: R::Idmp(&R::Tuple(&TOTAL_RANK)),
         examples: &[
-            "RANK.GIFT {t}:board m 1 AT 1718000000000 SHARED TTL 86400 IDMP {t}:seen gift-1 RETAIN 60000",
+            "RANK.GIFT {t}:board m 1 AT 1718000000000 SHARED TTL 86400 IDMP {t}:seen gift-1 RETAIN 86400000",
         ],
         args: &[
             BOARD_WRITE,
@@ -130,7 +130,7 @@ declare_command! {
         ],
         reply: R::Idmp(&R::Tuple(&TOTAL_RANK)),
         examples: &[
-            "RANK.SET {t}:board m 1 AT 1718000000000 SHARED TTL 86400 IDMP {t}:seen set-1 RETAIN 60000",
+            "RANK.SET {t}:board m 1 AT 1718000000000 SHARED TTL 86400 IDMP {t}:seen set-1 RETAIN 86400000",
             "RANK.SET {t}:board m 2 GT",
             "RANK.SET {t}:board m 1 LT",
         ],
@@ -232,7 +232,7 @@ declare_command! {
         ],
         reply: R::Idmp(&R::ArrayOf(&R::Tuple(&TOTAL_RANK))),
         examples: &[
-            "RANK.MGIFT 2 {t}:board {t}:week m 1 AT 1718000000000 SHARED TTL 86400 IDMP {t}:seen mgift-1 RETAIN 60000",
+            "RANK.MGIFT 2 {t}:board {t}:week m 1 AT 1718000000000 SHARED TTL 86400 IDMP {t}:seen mgift-1 RETAIN 86400000",
         ],
         args: &[
             Arg::count("numkeys"),

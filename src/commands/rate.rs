@@ -65,7 +65,7 @@ declare_command! {
         ],
         reply: R::Idmp(&R::Tuple(&RATE_RESULT)),
         examples: &[
-            "RATE.HIT {t}:rate COST 2 IDMP {t}:seen hit-1 RETAIN 60000 3600000 50",
+            "RATE.HIT {t}:rate COST 2 IDMP {t}:seen hit-1 RETAIN 86400000 3600000 50",
             "RATE.HIT {t}:rate 1000 5 3600000 9",
         ],
         args: &[

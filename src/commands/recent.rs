@@ -37,7 +37,7 @@ declare_command! {
         history: &[("0.3.0", "The members follow `ITEMS`, after the options, so a member is never read as an option.")],
         reply: R::Integer,
         examples: &[
-            "RECENT.ADD {t}:recent CAP 5 TTL 60 ITEMS a b",
+            "RECENT.ADD {t}:recent CAP 5 TTL 86400 ITEMS a b",
         ],
         args: &[
             Arg::key("key", kf::RW | kf::UPDATE),

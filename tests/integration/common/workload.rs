@@ -1148,9 +1148,10 @@ const HOSTILE_FLOATS: &[&str] = &[
 
 /// Fuzz templates made from the declarations' examples (docs/commands.json)
 /// of the family's commands, so a command is fuzzed from the day it is
-/// declared: each key becomes `$key`, each whole number `$int` (`$time` for
-/// a unix-ms time), each other value `$member`; keywords stay, and so do a
-/// blocking command's numbers (its timeout must stay short).
+/// declared: each key becomes `$key` and each value but a number `$member`;
+/// keywords and numbers stay as the example gives them (its TTLs, windows
+/// and retention are long, its timeouts short: a key must not expire in
+/// the middle of the check, a call must not block).
 pub fn example_templates(family: &Family) -> Vec<Vec<String>> {
     let commands = facts::commands_json();
     let mut templates = Vec::new();
@@ -1162,18 +1163,13 @@ pub fn example_templates(family: &Family) -> Vec<Vec<String>> {
         let doc = &commands[&command];
         let mut keywords = Vec::new();
         tokens(doc.get("arguments"), &mut keywords);
-        let blocking = doc["command_flags"]
-            .as_array()
-            .is_some_and(|flags| flags.iter().any(|f| f == "BLOCKING"));
         let mut template = vec![words[0].clone()];
         for word in &words[1..] {
             let number = !word.is_empty() && word.bytes().all(|b| b.is_ascii_digit());
             template.push(match word {
                 _ if word.contains("{t}") => "$key".to_string(),
                 _ if keywords.iter().any(|k| k.eq_ignore_ascii_case(word)) => word.clone(),
-                _ if number && blocking => word.clone(),
-                _ if number && word.len() == 13 => "$time".to_string(),
-                _ if number => "$int".to_string(),
+                _ if number => word.clone(),
                 _ => "$member".to_string(),
             });
         }

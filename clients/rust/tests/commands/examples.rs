@@ -24,8 +24,8 @@ fn failed(example: &str) -> impl FnOnce(RedisError) -> RedisError + '_ {
 /// Runs every example in order; a line of another command sets up the next.
 #[rustfmt::skip]
 pub fn every_declared_example<C: Transport + ConnectionLike>(z: &mut Zkit<C>, k: impl Fn(&str) -> String) -> RedisResult<()> {
-    z.rank_gift_idmp(k("{t}:board").as_str(), "m", 1, Idmp { seen_key: k("{t}:seen").as_str(), event_id: "gift-1", retain: Some(60000) }, RankGiftOptions { at: Some(1718000000000), shared: true, ttl: Some(86400) }).map_err(failed("RANK.GIFT {t}:board m 1 AT 1718000000000 SHARED TTL 86400 IDMP {t}:seen gift-1 RETAIN 60000"))?;
-    z.rank_set_idmp(k("{t}:board").as_str(), "m", 1, Idmp { seen_key: k("{t}:seen").as_str(), event_id: "set-1", retain: Some(60000) }, RankSetOptions { at: Some(1718000000000), shared: true, ttl: Some(86400), ..Default::default() }).map_err(failed("RANK.SET {t}:board m 1 AT 1718000000000 SHARED TTL 86400 IDMP {t}:seen set-1 RETAIN 60000"))?;
+    z.rank_gift_idmp(k("{t}:board").as_str(), "m", 1, Idmp { seen_key: k("{t}:seen").as_str(), event_id: "gift-1", retain: Some(86400000) }, RankGiftOptions { at: Some(1718000000000), shared: true, ttl: Some(86400) }).map_err(failed("RANK.GIFT {t}:board m 1 AT 1718000000000 SHARED TTL 86400 IDMP {t}:seen gift-1 RETAIN 86400000"))?;
+    z.rank_set_idmp(k("{t}:board").as_str(), "m", 1, Idmp { seen_key: k("{t}:seen").as_str(), event_id: "set-1", retain: Some(86400000) }, RankSetOptions { at: Some(1718000000000), shared: true, ttl: Some(86400), ..Default::default() }).map_err(failed("RANK.SET {t}:board m 1 AT 1718000000000 SHARED TTL 86400 IDMP {t}:seen set-1 RETAIN 86400000"))?;
     z.rank_set(k("{t}:board").as_str(), "m", 2, RankSetOptions { gt: true, ..Default::default() }).map_err(failed("RANK.SET {t}:board m 2 GT"))?;
     z.rank_set(k("{t}:board").as_str(), "m", 1, RankSetOptions { lt: true, ..Default::default() }).map_err(failed("RANK.SET {t}:board m 1 LT"))?;
     z.rank_get(k("{t}:board").as_str(), "m", RankGetOptions { shared: true }).map_err(failed("RANK.GET {t}:board m SHARED"))?;
@@ -33,7 +33,7 @@ pub fn every_declared_example<C: Transport + ConnectionLike>(z: &mut Zkit<C>, k:
     z.rank_around(k("{t}:board").as_str(), "m", 1, RankAroundOptions { shared: true }).map_err(failed("RANK.AROUND {t}:board m 1 SHARED"))?;
     z.rank_merge(k("{t}:merged").as_str(), &[k("{t}:board").as_str()], RankMergeOptions { weights: Some(&[2]) }).map_err(failed("RANK.MERGE {t}:merged 1 {t}:board WEIGHTS 2"))?;
     z.rank_merge_step(k("{t}:merged").as_str(), &[k("{t}:board").as_str()], Step { count: 10, staging: k("{t}:staging").as_str(), cursor: "0" }, RankMergeOptions { weights: Some(&[2]) }).map_err(failed("RANK.MERGE {t}:merged 1 {t}:board WEIGHTS 2 STEP 10 {t}:staging 0"))?;
-    z.rank_mgift_idmp(&[k("{t}:board").as_str(), k("{t}:week").as_str()], "m", 1, Idmp { seen_key: k("{t}:seen").as_str(), event_id: "mgift-1", retain: Some(60000) }, RankMgiftOptions { at: Some(1718000000000), shared: true, ttl: Some(86400) }).map_err(failed("RANK.MGIFT 2 {t}:board {t}:week m 1 AT 1718000000000 SHARED TTL 86400 IDMP {t}:seen mgift-1 RETAIN 60000"))?;
+    z.rank_mgift_idmp(&[k("{t}:board").as_str(), k("{t}:week").as_str()], "m", 1, Idmp { seen_key: k("{t}:seen").as_str(), event_id: "mgift-1", retain: Some(86400000) }, RankMgiftOptions { at: Some(1718000000000), shared: true, ttl: Some(86400) }).map_err(failed("RANK.MGIFT 2 {t}:board {t}:week m 1 AT 1718000000000 SHARED TTL 86400 IDMP {t}:seen mgift-1 RETAIN 86400000"))?;
     z.rank_mget(k("{t}:board").as_str(), &["m", "n"], RankMgetOptions { shared: true }).map_err(failed("RANK.MGET {t}:board SHARED MEMBERS m n"))?;
     z.rank_stats(k("{t}:board").as_str()).map_err(failed("RANK.STATS {t}:board"))?;
     z.rank_percentile(k("{t}:board").as_str(), "m").map_err(failed("RANK.PERCENTILE {t}:board m"))?;
@@ -67,16 +67,16 @@ pub fn every_declared_example<C: Transport + ConnectionLike>(z: &mut Zkit<C>, k:
     z.delay_schedule(k("{t}:q").as_str(), k("{t}:data").as_str(), "s", 1000, DelayScheduleOptions::default()).map_err(failed("DELAY.SCHEDULE {t}:q {t}:data s EVERY 1000"))?;
     z.delay_unschedule(k("{t}:q").as_str(), k("{t}:data").as_str(), "s").map_err(failed("DELAY.UNSCHEDULE {t}:q {t}:data s"))?;
     z.delay_schedules(k("{t}:q").as_str(), k("{t}:data").as_str()).map_err(failed("DELAY.SCHEDULES {t}:q {t}:data"))?;
-    z.delay_group(k("{t}:q").as_str(), k("{t}:data").as_str(), "g", DelayGroupOptions { cap: Some(2), rate: Some((1000, 5)) }).map_err(failed("DELAY.GROUP {t}:q {t}:data g CAP 2 RATE 1000 5"))?;
+    z.delay_group(k("{t}:q").as_str(), k("{t}:data").as_str(), "g", DelayGroupOptions { cap: Some(2), rate: Some((3600000, 5)) }).map_err(failed("DELAY.GROUP {t}:q {t}:data g CAP 2 RATE 3600000 5"))?;
     z.delay_groups(k("{t}:q").as_str(), k("{t}:data").as_str()).map_err(failed("DELAY.GROUPS {t}:q {t}:data"))?;
-    z.rate_hit_idmp(k("{t}:rate").as_str(), &[(3600000, 50)], Idmp { seen_key: k("{t}:seen").as_str(), event_id: "hit-1", retain: Some(60000) }, RateHitOptions { cost: Some(2) }).map_err(failed("RATE.HIT {t}:rate COST 2 IDMP {t}:seen hit-1 RETAIN 60000 3600000 50"))?;
+    z.rate_hit_idmp(k("{t}:rate").as_str(), &[(3600000, 50)], Idmp { seen_key: k("{t}:seen").as_str(), event_id: "hit-1", retain: Some(86400000) }, RateHitOptions { cost: Some(2) }).map_err(failed("RATE.HIT {t}:rate COST 2 IDMP {t}:seen hit-1 RETAIN 86400000 3600000 50"))?;
     z.rate_hit(k("{t}:rate").as_str(), &[(1000, 5), (3600000, 9)], RateHitOptions::default()).map_err(failed("RATE.HIT {t}:rate 1000 5 3600000 9"))?;
     z.rate_peek(k("{t}:rate").as_str(), &[(3600000, 50)], RatePeekOptions { cost: Some(2) }).map_err(failed("RATE.PEEK {t}:rate COST 2 3600000 50"))?;
     z.rate_peek(k("{t}:rate").as_str(), &[(1000, 5), (3600000, 9)], RatePeekOptions::default()).map_err(failed("RATE.PEEK {t}:rate 1000 5 3600000 9"))?;
     z.rate_acquire(k("{t}:holders").as_str(), "h1", 3600000, 5).map_err(failed("RATE.ACQUIRE {t}:holders h1 3600000 5"))?;
     z.rate_release_token(k("{t}:holders").as_str(), "h1", 1).map_err(failed("RATE.RELEASE {t}:holders h1 TOKEN 1"))?;
     z.rate_stats(k("{t}:rate").as_str(), &[1000, 3600000]).map_err(failed("RATE.STATS {t}:rate WINDOWS 1000 3600000"))?;
-    z.recent_add(k("{t}:recent").as_str(), &["a", "b"], RecentAddOptions { cap: Some(5), ttl: Some(60) }).map_err(failed("RECENT.ADD {t}:recent CAP 5 TTL 60 ITEMS a b"))?;
+    z.recent_add(k("{t}:recent").as_str(), &["a", "b"], RecentAddOptions { cap: Some(5), ttl: Some(86400) }).map_err(failed("RECENT.ADD {t}:recent CAP 5 TTL 86400 ITEMS a b"))?;
     z.vote_cast(k("{t}:scores").as_str(), k("{t}:up").as_str(), k("{t}:down").as_str(), "item", "voter", Direction::Down, VoteCastOptions::default()).map_err(failed("VOTE.CAST {t}:scores {t}:up {t}:down item voter DOWN"))?;
     z.vote_cast(k("{t}:scores").as_str(), k("{t}:up").as_str(), k("{t}:down").as_str(), "item", "voter", Direction::Clear, VoteCastOptions::default()).map_err(failed("VOTE.CAST {t}:scores {t}:up {t}:down item voter CLEAR"))?;
     redis::cmd("ZADD").arg(k("{t}:times")).arg("1718000000").arg("item").query::<redis::Value>(z.connection())?;
