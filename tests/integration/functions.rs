@@ -11,6 +11,7 @@
 
 use crate::common::client::{err, error_text, ok, query};
 use crate::common::data::{db_snapshot, zset_dump};
+use crate::common::facts::commands_json;
 use crate::common::replication::assert_replicas_match;
 use crate::common::workload::{mixed_calls, Rng};
 use crate::common::{load_library, Server, ServerConfig};
@@ -102,14 +103,6 @@ fn library_server(config: ServerConfig) -> Server {
     let server = Server::with(config);
     load_library(&mut server.connect());
     server
-}
-
-fn commands_json() -> serde_json::Map<String, Json> {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/commands.json");
-    match serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap() {
-        Json::Object(map) => map,
-        other => panic!("docs/commands.json: {other}"),
-    }
 }
 
 fn has_flag(spec: &Json, flag: &str) -> bool {

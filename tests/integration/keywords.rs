@@ -16,6 +16,7 @@
 use crate::common::client::{error_text, ok, query, run, words};
 use crate::common::cluster::Cluster;
 use crate::common::data::server_time_ms;
+use crate::common::facts::commands_json;
 use crate::common::Server;
 use redis::Value;
 use serde_json::Value as Json;
@@ -114,13 +115,7 @@ fn number(name: &str, kind: &str, now_ms: i64, place: usize) -> String {
 
 /// Every command of the reference, with its spec.
 fn commands() -> Vec<(String, Json)> {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/commands.json");
-    let all: Json = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
-    all.as_object()
-        .unwrap()
-        .iter()
-        .map(|(name, spec)| (name.clone(), spec.clone()))
-        .collect()
+    commands_json().into_iter().collect()
 }
 
 /// Every keyword a command's grammar looks for.
