@@ -150,12 +150,12 @@ perf-guard: build
 	python3 bench/guard.py $(if $(GUARD_UPDATE),--update "$(GUARD_UPDATE)")
 
 # Every family at every size against native commands and Lua, the tax on
-# native writes, latencies, memory and long commands, in one run (about 50
-# minutes on 2 cores; BENCH_QUICK=1 for a few, more knobs in bench/bench.sh).
+# native writes, latencies, memory and long commands, in one run (about an
+# hour on 2 cores; BENCH_QUICK=1 for a few, more knobs in bench/bench.py).
 # Results in .bench/; `make bench-docs` then puts them into
 # docs/benchmarks.md.
 bench: build
-	bash bench/bench.sh $(CURDIR)/$(RELEASE_MODULE)
+	python3 bench/bench.py $(CURDIR)/$(RELEASE_MODULE)
 
 bench-docs:
 	bash bench/docs.sh

@@ -11,10 +11,16 @@
 //! Each connection has a writer thread, which sends on schedule, and a reader
 //! thread, which parses replies and matches them to the due times in order.
 //!
-//! usage: cargo bench --bench latency -- --port P [--rate R] [--seconds S]
-//!        [--connections C] [--keyspace K] -- command words...
-//! `__rand_int__` in a word is replaced by a random 12-digit number below K,
-//! as redis-benchmark does. Prints `p50_us p99_us p999_us achieved_rate errors`.
+//! The calls come from a file (bench/calls_file.rs; `--group` commands a
+//! call, sent together, its latency running to its last reply); connection
+//! c sends calls c, c + C, ... and starts over at the end of the file.
+//!
+//! usage: cargo bench --bench latency -- --port P --file F [--group G]
+//!        [--rate R] [--seconds S] [--connections C]
+//! Prints `p50_us p99_us p999_us achieved_rate errors`.
+
+#[path = "calls_file.rs"]
+mod calls_file;
 
 use std::io::{BufReader, Write};
 use std::net::TcpStream;
@@ -27,8 +33,8 @@ struct Config {
     rate: f64,
     seconds: f64,
     connections: usize,
-    keyspace: u64,
-    words: Vec<String>,
+    file: String,
+    group: usize,
 }
 
 impl Config {
@@ -38,17 +44,15 @@ impl Config {
             rate: 20_000.0,
             seconds: 5.0,
             connections: 10,
-            keyspace: 100_000,
-            words: Vec::new(),
+            file: String::new(),
+            group: 1,
         };
         // `cargo bench` passes --bench to every bench binary.
         let args: Vec<String> = std::env::args()
             .skip(1)
             .filter(|a| a != "--bench")
             .collect();
-        let split = args.iter().position(|a| a == "--").unwrap_or(args.len());
-        config.words = args[(split + 1).min(args.len())..].to_vec();
-        for pair in args[..split].chunks(2) {
+        for pair in args.chunks(2) {
             let [name, value] = pair else {
                 return Err(format!("{} needs a value", pair[0]));
             };
@@ -64,49 +68,25 @@ impl Config {
                 "--rate" => config.rate = number()?,
                 "--seconds" => config.seconds = number()?,
                 "--connections" => config.connections = number()? as usize,
-                "--keyspace" => config.keyspace = number()? as u64,
+                "--file" => config.file = value.clone(),
+                "--group" => config.group = number()? as usize,
                 _ => return Err(format!("unknown option {name}")),
             }
         }
         if config.port == 0 {
             return Ok(None);
         }
-        if config.words.is_empty() {
-            return Err("no command after --".into());
+        if config.file.is_empty() {
+            return Err("no --file".into());
         }
         Ok(Some(config))
     }
 }
 
-/// xorshift64*: random members without a dependency.
-struct Random(u64);
-
-impl Random {
-    fn below(&mut self, n: u64) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) % n
-    }
-}
-
-/// The command with each `__rand_int__` replaced, in RESP.
-fn request(words: &[String], random: &mut Random, keyspace: u64) -> Vec<u8> {
-    let mut cmd = redis::cmd(&words[0]);
-    for word in &words[1..] {
-        let mut word = word.clone();
-        while let Some(at) = word.find("__rand_int__") {
-            let n = format!("{:012}", random.below(keyspace));
-            word.replace_range(at..at + "__rand_int__".len(), &n);
-        }
-        cmd.arg(word);
-    }
-    cmd.get_packed_command()
-}
-
 /// Latencies in microseconds, and the error replies, of one connection.
 fn run_connection(
     config: &Config,
+    calls: &[Vec<u8>],
     index: usize,
     start: Instant,
 ) -> Result<(Vec<u32>, u64), String> {
@@ -118,28 +98,35 @@ fn run_connection(
     // Connections take turns, so the server sees an even stream.
     let offset = interval.mul_f64(index as f64 / config.connections as f64);
     let (due_times, replies) = mpsc::channel::<Instant>();
+    let group = config.group;
     let reader = std::thread::spawn(move || -> Result<(Vec<u32>, u64), String> {
         let mut input = BufReader::new(stream);
         let mut parser = redis::Parser::new();
         let mut latencies = Vec::with_capacity(count as usize);
         let mut errors = 0;
         for due in replies {
-            let reply = parser.parse_value(&mut input).map_err(|e| e.to_string())?;
-            latencies.push(due.elapsed().as_micros().min(u32::MAX as u128) as u32);
-            if matches!(reply, redis::Value::ServerError(_)) {
-                errors += 1;
+            for _ in 0..group {
+                let reply = parser.parse_value(&mut input).map_err(|e| e.to_string())?;
+                if matches!(reply, redis::Value::ServerError(_)) {
+                    errors += 1;
+                }
             }
+            latencies.push(due.elapsed().as_micros().min(u32::MAX as u128) as u32);
         }
         Ok((latencies, errors))
     });
-    let mut random = Random((index as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
+    let mine: Vec<&Vec<u8>> = calls
+        .iter()
+        .skip(index % calls.len())
+        .step_by(config.connections)
+        .collect();
     for k in 0..count {
         let due = start + offset + interval.mul_f64(k as f64);
-        let payload = request(&config.words, &mut random, config.keyspace);
+        let payload = mine[k as usize % mine.len()];
         if let Some(wait) = due.checked_duration_since(Instant::now()) {
             std::thread::sleep(wait);
         }
-        writer.write_all(&payload).map_err(|e| e.to_string())?;
+        writer.write_all(payload).map_err(|e| e.to_string())?;
         if due_times.send(due).is_err() {
             break;
         }
@@ -155,12 +142,18 @@ fn percentile(sorted: &[u32], fraction: f64) -> u32 {
 }
 
 fn run(config: Config) -> Result<(), String> {
+    // A call's commands, as one payload.
+    let calls: Vec<Vec<u8>> = calls_file::read_commands(&config.file)?
+        .chunks(config.group)
+        .map(|call| call.concat())
+        .collect();
+    let calls = std::sync::Arc::new(calls);
     let config = std::sync::Arc::new(config);
     let start = Instant::now() + Duration::from_millis(50);
     let workers: Vec<_> = (0..config.connections)
         .map(|index| {
-            let config = config.clone();
-            std::thread::spawn(move || run_connection(&config, index, start))
+            let (config, calls) = (config.clone(), calls.clone());
+            std::thread::spawn(move || run_connection(&config, &calls, index, start))
         })
         .collect();
     let mut latencies = Vec::new();

@@ -45,14 +45,9 @@ def main(out):
     if sweep:
         cases = list(dict.fromkeys(r["case"] for r in sweep))
         sizes = sorted({int(r["size"]) for r in sweep})
-        # The native commands of a case, as measured at its first size
-        # ("SISMEMBER x2 + SADD"): a command may be measured more than once.
-        natives = defaultdict(list)
-        first_size = {}
-        for r in rows:
-            if r["section"] == "sweep" and r["variant"].startswith("native:"):
-                if first_size.setdefault(r["case"], r["size"]) == r["size"]:
-                    natives[r["case"]].append(r["variant"].split(":", 1)[1])
+        # The native commands of a case as bench/bench.py spells them
+        # ("SISMEMBER x2 + SADD").
+        natives = {r["case"]: r["value"] for r in rows if r["section"] == "sweep" and r["variant"] == "natives"}
         lines += [
             "",
             f"zkit vs the native commands it replaces, and vs the Lua a user would write, by size "
@@ -69,15 +64,14 @@ def main(out):
                 if "zkit" not in got:
                     cells.append("")
                     continue
-                z, n, l = (float(got[v]["value"]) for v in ("zkit", "native", "lua"))
-                cells.append(f"{ratio_cell(z / n, NATIVE_TARGET)} / {ratio_cell(z / l, LUA_TARGET)}")
-                points.append((size, z / n, z / l))
+                z = float(got["zkit"]["value"])
+                n, l = (float(got[v]["value"]) if v in got else None for v in ("native", "lua"))
+                cells.append(" / ".join(ratio_cell(z / other, target) if other else "-"
+                                        for other, target in ((n, NATIVE_TARGET), (l, LUA_TARGET))))
+                if n and l:
+                    points.append((size, z / n, z / l))
             plot[case] = points
-            names = list(dict.fromkeys(natives[case]))
-            native = " + ".join(
-                n if natives[case].count(n) == 1 else f"{n} x{natives[case].count(n)}" for n in names
-            )
-            lines.append(f"| {case} | {native} | " + " | ".join(cells) + " |")
+            lines.append(f"| {case} | {natives.get(case, '-')} | " + " | ".join(cells) + " |")
         lines += [
             "",
             f"zkit alone, {run['unit']}:",

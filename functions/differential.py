@@ -25,162 +25,23 @@ import os
 import pathlib
 import random
 import re
-import shutil
-import socket
-import subprocess
 import sys
-import tempfile
 import time
 from collections import Counter
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))
-import spare_ports  # noqa: E402  (scripts/spare_ports.py)
+from harness.resp import ServerError  # noqa: E402  (scripts/harness)
+from harness.server import Server  # noqa: E402
 
 SPEC = json.loads((ROOT / "docs" / "commands.json").read_text())
-
-# ---------------------------------------------------------------- RESP ----
-
-
-class ServerError(Exception):
-    pass
-
-
-class Resp:
-    """A RESP connection that keeps each reply's raw bytes."""
-
-    def __init__(self, port: int):
-        self.sock = socket.create_connection(("127.0.0.1", port))
-        self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        self.buf = b""
-        self.pos = 0
-
-    def send(self, *commands: list) -> None:
-        out = []
-        for argv in commands:
-            out.append(b"*%d\r\n" % len(argv))
-            for word in argv:
-                if isinstance(word, str):
-                    word = word.encode("utf-8", "surrogateescape")
-                elif isinstance(word, int):
-                    word = str(word).encode()
-                out.append(b"$%d\r\n%s\r\n" % (len(word), word))
-        self.sock.sendall(b"".join(out))
-
-    def _fill(self) -> None:
-        chunk = self.sock.recv(1 << 20)
-        if not chunk:
-            raise ConnectionError("server closed the connection")
-        self.buf += chunk
-
-    def _line(self) -> bytes:
-        while True:
-            end = self.buf.find(b"\r\n", self.pos)
-            if end >= 0:
-                line = self.buf[self.pos:end]
-                self.pos = end + 2
-                return line
-            self._fill()
-
-    def _exact(self, n: int) -> bytes:
-        while len(self.buf) - self.pos < n + 2:
-            self._fill()
-        data = self.buf[self.pos:self.pos + n]
-        self.pos += n + 2
-        return data
-
-    def _value(self):
-        line = self._line()
-        kind, rest = line[:1], line[1:]
-        if kind in (b"+",):
-            return rest
-        if kind == b"-":
-            return ServerError(rest.decode("utf-8", "replace"))
-        if kind in (b":", b","):
-            return rest
-        if kind in (b"$", b"="):
-            n = int(rest)
-            return None if n < 0 else self._exact(n)
-        if kind in (b"*", b"~", b">"):
-            n = int(rest)
-            return None if n < 0 else [self._value() for _ in range(n)]
-        if kind == b"%":
-            return [self._value() for _ in range(2 * int(rest))]
-        if kind == b"_":
-            return None
-        if kind == b"#":
-            return rest == b"t"
-        raise ValueError(f"unexpected reply line {line!r}")
-
-    def read(self):
-        """The next reply: (its bytes as the server sent them, its value)."""
-        self.buf, self.pos = self.buf[self.pos:], 0
-        value = self._value()
-        return self.buf[:self.pos], value
-
-    def call(self, *argv):
-        self.send(list(argv))
-        return self.read()[1]
-
-
-
-
-# ------------------------------------------------------------- servers ----
-
-
-#: The ports handed out to this run's servers.
-handed_out: set = set()
-
-
-def free_port() -> int:
-    """A spare port (scripts/spare_ports.py), not one this run handed out."""
-    port = spare_ports.free_port(handed_out)
-    handed_out.add(port)
-    return port
-
-
-class Server:
-    def __init__(self, binary: str, extra: list[str], name: str, env=None):
-        self.dir = tempfile.mkdtemp(prefix=f"zkit-differential-{name}-")
-        self.name = name
-        for _ in range(5):
-            self.port = free_port()
-            self.proc = subprocess.Popen(
-                [binary, "--port", str(self.port), "--bind", "127.0.0.1", "--dir", self.dir,
-                 "--save", "", "--appendonly", "no", "--logfile", "server.log",
-                 "--enable-debug-command", "yes", *extra],
-                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
-            deadline = time.time() + 20
-            while time.time() < deadline and self.proc.poll() is None:
-                try:
-                    con = Resp(self.port)
-                    info = con.call("INFO", "server")
-                    if isinstance(info, bytes) and f"process_id:{self.proc.pid}\r".encode() in info:
-                        self.con = con
-                        return
-                except OSError:
-                    pass
-                time.sleep(0.05)
-            self.stop()
-        log = pathlib.Path(self.dir, "server.log")
-        raise SystemExit(f"differential: {name} did not start: {log.read_text() if log.exists() else ''}")
-
-    def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.kill()
-        self.proc.wait()
-
-    def cleanup(self) -> None:
-        self.stop()
-        shutil.rmtree(self.dir, ignore_errors=True)
-
 
 class ModuleEngine:
     label = "module"
 
     def __init__(self, server: Server):
         self.server = server
-        self.con = server.con
+        self.con = server.conn
 
     def pin(self, ms: int) -> list:
         return [["ZKIT.DEBUG-CLOCK", str(ms)]]
@@ -194,7 +55,7 @@ class LibraryEngine:
 
     def __init__(self, server: Server, library: str):
         self.server = server
-        self.con = server.con
+        self.con = server.conn
         reply = self.con.call("FUNCTION", "LOAD", "REPLACE", library)
         if isinstance(reply, ServerError):
             raise SystemExit(f"differential: FUNCTION LOAD failed: {reply}")
@@ -1128,12 +989,13 @@ def main() -> int:
         library, found = re.subn(rf"\['{re.escape(name)}'\] = \d+", f"['{name}'] = {int(value)}", library)
         if not found:
             raise SystemExit(f"differential: the library has no config {name}")
-    module_server = Server(args.server, ["--loadmodule", os.path.abspath(args.module), "debug-commands", *configs],
-                           "module", env)
+    debug = ["--enable-debug-command", "yes"]
+    module_server = Server(args.server, [*debug, "--loadmodule", os.path.abspath(args.module), "debug-commands",
+                                         *configs], "differential-module", env=env)
     second = ["--loadmodule", os.path.abspath(args.module), "debug-commands", *configs] if args.mixed else []
-    library_server = Server(args.server, second, "library", env)
+    library_server = Server(args.server, [*debug, *second], "differential-library", env=env)
     try:
-        version = module_server.con.call("INFO", "server")
+        version = module_server.conn.call("INFO", "server")
         line = [l for l in version.decode().splitlines() if l.startswith(("redis_version:", "valkey_version:"))]
         print(f"differential: seed {seed} (ZKIT_SEED={seed} replays its calls; the clock starts from now and the module draws new run ids), {args.calls} calls, "
               f"{args.server}: {', '.join(line)}", flush=True)
@@ -1256,8 +1118,8 @@ def main() -> int:
             return 1
         return 0
     finally:
-        module_server.cleanup()
-        library_server.cleanup()
+        module_server.stop()
+        library_server.stop()
 
 
 if __name__ == "__main__":

@@ -76,9 +76,9 @@ apt_other() { # cache suite kind [arch]
 }
 
 # A loopback port nothing listens on now, from the ports nothing else on the
-# machine hands out (scripts/spare_ports.py says which and why).
+# machine hands out (scripts/harness/ports.py says which and why).
 free_port() {
-  python3 "$(dirname "${BASH_SOURCE[0]}")/spare_ports.py"
+  python3 "$(dirname "${BASH_SOURCE[0]}")/harness/ports.py"
 }
 
 # ---- release artifacts: what `make dist` builds and the others read ----

@@ -47,10 +47,10 @@ import urllib.parse
 import urllib.request
 from typing import Callable, Dict, List, Optional, Tuple
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-import spare_ports  # noqa: E402  (beside this script)
-
 ROOT = pathlib.Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "scripts"))
+from harness.server import free_port  # noqa: E402  (scripts/harness)
+
 OBSERVE = ROOT / "observe"
 SCRIPT = OBSERVE / "zkit-exporter.lua"
 DASHBOARD = OBSERVE / "zkit-dashboard.json"
@@ -76,14 +76,6 @@ def check(condition: bool, what: str) -> None:
 def say(text: str) -> None:
     print(f"observe-check: {text}", flush=True)
 
-
-handed_out: set = set()
-
-
-def free_port() -> int:
-    port = spare_ports.free_port(handed_out)
-    handed_out.add(port)
-    return port
 
 
 def wait(what: str, condition: Callable[[], bool], seconds: float = 30) -> None:
