@@ -59,12 +59,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 # The plain server and the callgrind counting are the queue benchmark's,
-# and through it the perf guard's RESP connection, server under callgrind
-# and dump reader: one copy of each module, so their errors are one class.
+# and through it the perf guard's server under callgrind and dump reader.
 _spec = importlib.util.spec_from_file_location("queues", ROOT / "bench/queues.py")
 queues = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(queues)
 guard = queues.guard
+sys.path.insert(0, str(ROOT / "scripts"))
+from cases import spread  # noqa: E402  (bench/cases.py)
+from harness.resp import ServerError  # noqa: E402  (scripts/harness)
 
 ZKIT_KEY, LB_KEY, RR_KEY = "zk", "lb", "rr"
 TOTALS = 1000  # member i's total is i % TOTALS: ties
@@ -106,7 +108,6 @@ def member(i):
 def operations(scenario, size, count):
     """The scenario's operations, the same list for every contender: the
     arguments of each."""
-    spread = guard.spread
     if scenario == "gift":
         return [[member(spread(k, size, 1)), 1 + k % 10] for k in range(count)]
     if scenario in ("shared", "percentile"):
@@ -137,13 +138,13 @@ def build(conn, size):
 
 def check(replies):
     for reply in replies:
-        if isinstance(reply, guard.ReplyError):
+        if isinstance(reply, ServerError):
             raise reply
     return replies
 
 
 def has_command(conn, name):
-    info = conn.call("COMMAND", "INFO", name)
+    info = conn.check("COMMAND", "INFO", name)
     return bool(info) and info[0] is not None
 
 
@@ -169,7 +170,7 @@ def zkit_run(conn, scenario, ops):
     calls = [zkit_call(scenario, op) for op in ops]
     started = time.time()
     for call in calls:
-        conn.call(*call)
+        conn.check(*call)
     return len(calls), time.time() - started
 
 
@@ -347,9 +348,9 @@ def run_phase(phase, args, out, peers, size, scenarios, skipped):
     round: the count does not move with the machine's load)."""
     count, rounds = (args.ops, args.rounds) if phase == "plain" else (args.counted_ops, 1)
     if phase == "plain":
-        server = queues.PlainServer(args.server, args.module, out, guard.free_port())
+        server = queues.plain_server(args.server, args.module, out)
     else:
-        server = guard.Server(args.server, args.module, out, guard.free_port())
+        server = guard.CallgrindServer(args.server, args.module, out)
     values, answers, ratios = {}, {}, {}
     try:
         build(server.conn, size)

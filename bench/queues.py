@@ -39,11 +39,17 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 
-# The RESP connection, the server under callgrind and its dump reader are
-# the perf guard's.
+# The server under callgrind and its dump reader are the perf guard's; the
+# plain server is the tooling's (scripts/harness).
 _spec = importlib.util.spec_from_file_location("guard", ROOT / "bench/guard.py")
 guard = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(guard)
+Server = guard.Server
+
+
+def plain_server(binary, module, workdir):
+    """A server with the module, for the jobs per second."""
+    return Server(binary, ["--loadmodule", str(module)], "queues", workdir=workdir)
 
 QUEUE, INFLIGHT, DATA = "{q}", "{q}:inflight", "{q}:data"
 LANES = ["{q}:high", "{q}", "{q}:low"]
@@ -52,35 +58,6 @@ PAYLOAD = "x" * 100
 BATCH = 100
 SCHEDULES, EVERY_MS, REPEAT_S = 100, 50, 2.0
 TENANTS, CAP = 10, 5
-
-
-class PlainServer:
-    """A redis-server with the module, for the jobs per second."""
-
-    def __init__(self, server, module, workdir, port):
-        self.dir = Path(workdir) / f"plain.{port}"
-        self.dir.mkdir(parents=True, exist_ok=True)
-        argv = [server, "--port", str(port), "--bind", "127.0.0.1", "--dir", str(self.dir),
-                "--save", "", "--appendonly", "no", "--loadmodule", str(module)]
-        self.proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        self.port = port
-        deadline = time.time() + 30
-        while True:
-            try:
-                self.conn = guard.Connection(port)
-                self.conn.call("PING")
-                return
-            except (OSError, ConnectionError):
-                if time.time() > deadline:
-                    sys.exit("queues: the server did not start")
-                time.sleep(0.05)
-
-    def stop(self):
-        try:
-            self.conn.call("SHUTDOWN", "NOSAVE")
-        except (ConnectionError, OSError, guard.ReplyError):
-            pass
-        self.proc.wait(timeout=30)
 
 
 def start_counting(server):
@@ -94,7 +71,7 @@ def counted(server):
     """Every instruction of the callgrind server since `start_counting`."""
     server.control("-d")
     server.dumps += 1
-    dump = server.dir / f"callgrind.out.{server.dumps}"
+    dump = server.callgrind / f"callgrind.out.{server.dumps}"
     deadline = time.time() + 60
     while not dump.exists() or "totals:" not in dump.read_text()[-4096:]:
         if time.time() > deadline:
@@ -118,7 +95,7 @@ def drain(conn, poll, total, deadline_s=120):
     returns the jobs done."""
     done, deadline = 0, time.time() + deadline_s
     while done < total and time.time() < deadline:
-        claimed = tasks_of(conn.call(*poll))
+        claimed = tasks_of(conn.check(*poll))
         if claimed:
             done += ack_all(conn, claimed)
     return done
@@ -129,12 +106,12 @@ def ack_all(conn, claimed):
     ack = ["DELAY.ACK", INFLIGHT, "DATA", DATA, "LEASES"]
     for task, token in claimed:
         ack += [task, token]
-    return conn.call(*ack)
+    return conn.check(*ack)
 
 
 def used_memory(conn):
     """The server's used_memory (INFO memory)."""
-    info = conn.call("INFO", "memory")
+    info = conn.check("INFO", "memory")
     info = info.decode() if isinstance(info, bytes) else info
     return int(next(line.split(":")[1] for line in info.splitlines() if line.startswith("used_memory:")))
 
@@ -150,7 +127,7 @@ def zkit_jobs(conn, memory):
             jobs = []
             for i in range(at, at + BATCH):
                 jobs += [0, f"job:{i}", PAYLOAD]
-            conn.call("DELAY.ADD", QUEUE, "DATA", DATA, "JOBS", *jobs)
+            conn.check("DELAY.ADD", QUEUE, "DATA", DATA, "JOBS", *jobs)
         memory["zkit"] = (used_memory(conn) - empty) / JOBS
         return drain(conn, poll, JOBS)
 
@@ -168,7 +145,7 @@ def zkit_priorities(conn):
 
 def zkit_groups(conn):
     for tenant in range(TENANTS):
-        conn.call("DELAY.GROUP", QUEUE, DATA, f"t{tenant}", "CAP", CAP)
+        conn.check("DELAY.GROUP", QUEUE, DATA, f"t{tenant}", "CAP", CAP)
     calls = []
     for tenant in range(TENANTS):
         jobs = []
@@ -181,7 +158,7 @@ def zkit_groups(conn):
 
 
 def zkit_repeats(conn):
-    now = conn.call("TIME")
+    now = conn.check("TIME")
     start = int(now[0]) * 1000 + int(now[1]) // 1000 + 200
     conn.pipeline([["DELAY.SCHEDULE", QUEUE, DATA, f"s{n}", "EVERY", EVERY_MS, "START", start]
                    for n in range(SCHEDULES)])
@@ -190,7 +167,7 @@ def zkit_repeats(conn):
     def run():
         done, until = 0, time.time() + 0.2 + REPEAT_S
         while time.time() < until:
-            claimed = tasks_of(conn.call(*poll))
+            claimed = tasks_of(conn.check(*poll))
             if claimed:
                 done += ack_all(conn, claimed)
             else:
@@ -317,12 +294,12 @@ def main():
     rows = []
     for scenario in args.scenarios.split(","):
         # Jobs per second, on a plain server.
-        plain = PlainServer(args.server, args.module, out, guard.free_port())
+        plain = plain_server(args.server, args.module, out)
         run = zkit_scenario(scenario, plain.conn)
         started = time.time()
         done = run()
         zkit_rate = done / (time.time() - started)
-        plain.conn.call("FLUSHALL")
+        plain.conn.check("FLUSHALL")
         bull_rate = None
         if where and scenario != "groups":
             empty = used_memory(plain.conn)
@@ -332,12 +309,12 @@ def main():
             bull_rate = bull_done / seconds
         plain.stop()
         # Instructions per job, on a server under callgrind.
-        graded = guard.Server(args.server, args.module, out, guard.free_port())
+        graded = guard.CallgrindServer(args.server, args.module, out)
         run = zkit_scenario(scenario, graded.conn)
         start_counting(graded)
         done = run()
         zkit_instr = counted(graded) / max(done, 1)
-        graded.conn.call("FLUSHALL")
+        graded.conn.check("FLUSHALL")
         bull_instr = None
         if where and scenario != "groups":
             total = {}

@@ -1061,13 +1061,13 @@ def main() -> int:
                     workload.deliveries = workload.deliveries[-20:]
             if argv[0] == "RATE.ACQUIRE" and isinstance(a, list) and len(a) == 5 and int(a[4]) > 0:
                 # A lease's token, for releases to name (current or stale).
-                workload.tokens.append(a[4].decode())
-                workload.leases = (workload.leases + [(argv[1], argv[2], a[4].decode())])[-20:]
+                workload.tokens.append(str(a[4]))
+                workload.leases = (workload.leases + [(argv[1], argv[2], str(a[4]))])[-20:]
             fenced = {w.upper() for w in argv} & {"TOKEN", "LEASES"}
-            if argv[0] in ("DELAY.ACK", "DELAY.NACK", "DELAY.TOUCH", "RATE.RELEASE") and fenced and isinstance(a, bytes):
+            if argv[0] in ("DELAY.ACK", "DELAY.NACK", "DELAY.TOUCH", "RATE.RELEASE") and fenced and isinstance(a, int):
                 fenced_calls[int(a) > 0] += 1
                 if argv[0] == "DELAY.TOUCH" and int(a) > 1:
-                    workload.tokens.append(a.decode())
+                    workload.tokens.append(str(a))
             workload.tokens = workload.tokens[-30:]
             at = step_cursor_at(argv, keys)
             if at is not None and isinstance(a, list) and len(a) == 2 and isinstance(a[0], bytes):
