@@ -29,6 +29,7 @@ use super::counter::Counter;
 use super::declaration::Command;
 use super::delay_lease::{self, lease_out_of_range};
 use super::delay_rate::{check_rate_log_key, spend, window_room, RateArgs, WindowRoom};
+use super::delay_reply::Polled;
 use super::delay_stats;
 use super::groups::{self, Admission};
 use super::jobs::{self, delete_task_data, int_field, is_paused, JobInfo, DATA_ARG};
@@ -44,7 +45,6 @@ use crate::host::deferred::Progress;
 use crate::host::grammar::Arg;
 use crate::host::grammar::Request;
 use crate::host::keyspec::key_flags as kf;
-use crate::host::reply::WriteReply;
 use crate::host::reply_shape::ReplyShape as R;
 use crate::host::string::OwnedRStr;
 use crate::host::string::RStr;
@@ -1197,23 +1197,6 @@ fn sweep_step(ctx: &Ctx, queue: &RStr, terms: &SweepTerms) -> Result<Progress, Z
     )
 }
 
-/// What a poll answers: `[[member, due-ms], ...]` (due-ms as ZSCORE prints
-/// it), with a token `[[member, due-ms, token], ...]`, written straight to
-/// the client; for a blocking poll, nil on timeout or nothing yet (blocked).
-enum Polled {
-    Tasks {
-        tasks: Tasks<OwnedRStr>,
-        token: Option<i64>,
-        /// With RATE: replied after the tasks, as `[tasks, retry-after-ms]`.
-        retry_after_ms: Option<i64>,
-        /// With WITHDATA: each task's payload and deliveries, replied as
-        /// `[member, due-ms, token, payload, deliveries]`.
-        jobs: Option<Vec<JobInfo>>,
-    },
-    TimedOut,
-    Blocked,
-}
-
 impl Polled {
     /// The reply to a claim: the tasks it delivered (none when nothing was
     /// due), each with the deliveries' token when `with_tokens`.
@@ -1248,72 +1231,6 @@ impl Polled {
                 retry_after_ms: None,
             },
             other => other,
-        }
-    }
-}
-
-impl WriteReply for Polled {
-    fn write(&self, ctx: &Ctx) {
-        if let Polled::Tasks {
-            retry_after_ms: Some(retry_after_ms),
-            ..
-        } = self
-        {
-            ctx.reply_array(2);
-            self.write_tasks(ctx);
-            ctx.reply_i64(*retry_after_ms);
-            return;
-        }
-        self.write_tasks(ctx);
-    }
-}
-
-impl Polled {
-    fn write_tasks(&self, ctx: &Ctx) {
-        match self {
-            Polled::Tasks {
-                tasks,
-                token,
-                jobs: None,
-                ..
-            } => {
-                ctx.reply_array(tasks.len());
-                for (task, due) in tasks {
-                    ctx.reply_array(2 + token.is_some() as usize);
-                    ctx.reply_str(task);
-                    ctx.reply_f64(*due);
-                    if let Some(token) = token {
-                        ctx.reply_i64(*token);
-                    }
-                }
-            }
-            Polled::Tasks {
-                tasks,
-                token,
-                jobs: Some(jobs),
-                ..
-            } => {
-                ctx.reply_array(tasks.len());
-                for ((task, due), job) in tasks.iter().zip(jobs) {
-                    ctx.reply_array(5);
-                    ctx.reply_str(task);
-                    ctx.reply_f64(*due);
-                    match token {
-                        Some(token) => ctx.reply_i64(*token),
-                        None => ctx.reply_null(),
-                    }
-                    match &job.payload {
-                        Some(payload) => ctx.reply_str(payload),
-                        None => ctx.reply_null(),
-                    }
-                    match job.deliveries {
-                        Some(n) => ctx.reply_i64(n),
-                        None => ctx.reply_null(),
-                    }
-                }
-            }
-            Polled::TimedOut => ctx.reply_null_array(),
-            Polled::Blocked => {}
         }
     }
 }

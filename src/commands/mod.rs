@@ -20,6 +20,7 @@ pub mod declaration;
 pub mod delay;
 pub mod delay_lease;
 pub mod delay_rate;
+pub mod delay_reply;
 pub mod delay_stats;
 pub mod feed;
 pub mod groups;
