@@ -1,5 +1,5 @@
 -- luacheck's policy for the hand-written Lua (make lint runs it:
--- scripts/lint.sh says which files): functions/lua/*.lua, which
+-- scripts/check/lint.sh says which files): functions/lua/*.lua, which
 -- functions/gen.py joins into functions/zkit.lua, and observe/zkit-exporter.lua
 -- outside its copy of that library (the file turns luacheck off around it).
 

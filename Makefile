@@ -184,18 +184,18 @@ docs:
 
 # Also: the clients' command tables are what docs/commands.json gives
 # (scripts/gen-clients.py writes them), rustfmt and clippy on the Rust
-# client (a workspace of its own), and scripts/lint.sh: shellcheck, ruff and
+# client (a workspace of its own), and scripts/check/lint.sh: shellcheck, ruff and
 # mypy, luacheck, the Node client's tsc, and the comments' paths and names.
 lint: deps
 	$(CARGO) fmt --check
-	bash scripts/lint.sh
+	bash scripts/check/lint.sh
 	$(CARGO) clippy --all-targets -- -D warnings
 	# The code's own docs, private items included (links between them are
 	# fine there): no link that leads nowhere.
 	RUSTDOCFLAGS="-D warnings -A rustdoc::private_intra_doc_links" $(CARGO) doc --no-deps --lib --document-private-items --quiet
 	python3 scripts/gen-clients.py --check
 	python3 functions/gen.py --check
-	bash scripts/bench-page-check.sh
+	bash scripts/check/bench-page-check.sh
 	cd clients/rust && $(CARGO) fmt --check && $(CARGO) clippy --locked --all-targets -- -D warnings
 
 clean:

@@ -746,7 +746,7 @@ def module_code_changed():
 
 def report():
     # The code measured: docs/benchmarks.md names it, and
-    # scripts/bench-page-check.sh holds the page to it.
+    # scripts/check/bench-page-check.sh holds the page to it.
     commit = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], cwd=ROOT, capture_output=True,
                             text=True).stdout.strip()
     if module_code_changed():

@@ -66,7 +66,7 @@ version=$(dist_version)
 IFS=. read -r major minor patch <<<"${version%%-*}"
 module_ver=$((major * 10000 + minor * 100 + patch))
 # Where the release publishes the images: ghcr.io/<owner> of the repository
-# Cargo.toml names (scripts/check-release-metadata.py holds the docs and
+# Cargo.toml names (scripts/check/check-release-metadata.py holds the docs and
 # the Kubernetes values to the same names).
 source_url=$(sed -n 's/^repository = "\(.*\)"$/\1/p' Cargo.toml)
 [[ $source_url == https://github.com/*/* ]] || fail "Cargo.toml has no github.com repository"

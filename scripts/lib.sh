@@ -114,7 +114,7 @@ dist_observe_files() {
 dist_glibc=2.17
 
 # What the module is built from: a change here can move what a call costs
-# (docs/benchmarks.md names the commit it measured; scripts/bench-page-check.sh).
+# (docs/benchmarks.md names the commit it measured; scripts/check/bench-page-check.sh).
 module_code=(src Cargo.toml Cargo.lock)
 
 # The version in Cargo.toml.

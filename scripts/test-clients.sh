@@ -21,7 +21,7 @@
 # must carry the library (zkit.lua, as functions/zkit.lua). First of all,
 # the generated command tables must be what docs/commands.json gives, and
 # the packages' versions and metadata the module's
-# (scripts/check-release-metadata.py); last, the docs' example blocks must
+# (scripts/check/check-release-metadata.py); last, the docs' example blocks must
 # equal the example files.
 # TEST_CLIENTS=python, node or rust runs one client only;
 # TEST_CLIENTS_ENGINES=module or functions one engine only; ZKIT_MODULE
@@ -77,7 +77,7 @@ done
 say "the clients' command tables against docs/commands.json"
 python3 scripts/gen-clients.py --check
 say "the packages' versions and metadata against the module's"
-python3 scripts/check-release-metadata.py
+python3 scripts/check/check-release-metadata.py
 export ZKIT_MODULE
 ZKIT_MODULE=$(release_module)
 # A Valkey 9 server, whose Lua engine is a module: each suite starts one
@@ -175,5 +175,5 @@ ZKIT_CLIENTS=${clients[*]} ZKIT_CLIENT_ENGINES=${TEST_CLIENTS_ENGINES:-module fu
   clients::client_suites_and_examples_call_every_command_and_touch_nothing_else
 
 say "docs example blocks"
-python3 scripts/check-doc-includes.py
+python3 scripts/check/check-doc-includes.py
 say "all passed"

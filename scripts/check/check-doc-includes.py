@@ -18,7 +18,7 @@ import pathlib
 import re
 import sys
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 BLOCK = re.compile(
     r"<!-- include: (?P<path>\S+) -->\n```\w*\n(?P<body>.*?)```\n<!-- end include -->",
     re.DOTALL,

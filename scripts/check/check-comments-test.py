@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""scripts/check-comments.py on small git trees it writes: it passes a tree
+"""scripts/check/check-comments.py on small git trees it writes: it passes a tree
 whose comments name what exists, and fails one with a stale path, a stale
 glob or a stale test name, saying which file and line (make lint runs it)."""
 

@@ -8,8 +8,8 @@ readme), the npm and Cargo lock files, the console's version, and every containe
 (ghcr.io/<owner>/zkit..., the owner the repository's) in the Kubernetes
 values under packaging/kubernetes and in the docs.
 
-    scripts/check-release-metadata.py            check; non-zero on a mismatch
-    scripts/check-release-metadata.py --write    first set every version to the module's
+    scripts/check/check-release-metadata.py            check; non-zero on a mismatch
+    scripts/check/check-release-metadata.py --write    first set every version to the module's
 """
 
 import json
@@ -22,7 +22,7 @@ try:
 except ModuleNotFoundError:  # Python < 3.11
     sys.exit("check-release-metadata: needs Python 3.11 or later (tomllib)")
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 PYPROJECT = ROOT / "clients/python/pyproject.toml"
 PACKAGE_JSON = ROOT / "clients/node/package.json"
 PACKAGE_LOCK = ROOT / "clients/node/package-lock.json"

@@ -11,13 +11,13 @@ comment says src/zkit/client.py). Every backticked function or test name
 outside comments: a comment left naming a renamed test, function or file
 fails here, not in a reader's search.
 
-    python3 scripts/check-comments.py          the tracked tree, from its root
-    python3 scripts/check-comments.py FILE...  those files only (the tree's
-                                               names still count)
-    --root DIR                                 the git tree at DIR instead
-    --skip FILE...                             leave these files' comments
-                                               out (scripts/lint.sh's files
-                                               under edit)
+    python3 scripts/check/check-comments.py          the tracked tree, from its root
+    python3 scripts/check/check-comments.py FILE...  those files only (the tree's
+                                                     names still count)
+    --root DIR                                       the git tree at DIR instead
+    --skip FILE...                                   leave these files' comments
+                                                     out (scripts/check/lint.sh's files
+                                                     under edit)
 
 Prints each stale name as FILE:LINE: ... and exits 1 if there is one.
 """
@@ -30,7 +30,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 #: The comment marker of each kind of code file, by suffix or by name.
 LINE_COMMENTS = {

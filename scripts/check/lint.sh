@@ -3,12 +3,12 @@
 # .shellcheckrc), Python file (ruff, ruff.toml; mypy on the typed Python
 # client and its examples), the hand-written Lua (luacheck, .luacheckrc), the
 # Node client's types (tsc, its own pinned devDependencies), and the comments
-# of the tracked code (scripts/check-comments.py, and its tests).
+# of the tracked code (scripts/check/check-comments.py, and its tests).
 # The two linters Debian packages (shellcheck, lua-check) come from apt-get
 # if missing; ruff and mypy from PyPI at the versions pinned in
-# scripts/lint-requirements.txt, into a venv under ./.lint.
+# scripts/check/lint-requirements.txt, into a venv under ./.lint.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 source scripts/lib.sh
 
 # Files under edit elsewhere with findings of their tools that would fail
@@ -25,7 +25,7 @@ command -v luacheck >/dev/null || missing+=(lua-check)
 ((${#missing[@]} == 0)) || apt_install "${missing[@]}"
 
 venv=.lint/venv
-requirements=scripts/lint-requirements.txt
+requirements=scripts/check/lint-requirements.txt
 if [[ ! -x $venv/bin/ruff || $(cat "$venv/requirements.txt" 2>/dev/null) != $(<"$requirements") ]]; then
   echo "lint: installing $(paste -sd' ' "$requirements") into $venv" >&2
   python3 -c 'import ensurepip' 2>/dev/null || apt_install python3-venv
@@ -69,8 +69,8 @@ step luacheck luacheck --quiet --no-cache --formatter plain "${lua[@]}"
 
 step "tsc (clients/node)" bash -c 'cd clients/node && npm ci --silent --no-audit --no-fund && npx --no-install tsc --noEmit'
 
-step "comments (scripts/check-comments.py and its tests)" bash -c \
-  'python3 scripts/check-comments-test.py && python3 scripts/check-comments.py --skip "$@"' _ "${under_edit_comments[@]}"
+step "comments (scripts/check/check-comments.py and its tests)" bash -c \
+  'python3 scripts/check/check-comments-test.py && python3 scripts/check/check-comments.py --skip "$@"' _ "${under_edit_comments[@]}"
 
 if ((${#failed[@]})); then
   echo "lint: FAILED: ${failed[*]}" >&2

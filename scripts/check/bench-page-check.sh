@@ -8,7 +8,7 @@
 # not have changed after <sha>. Either way: rerun `make bench` and `make
 # bench-docs`, or add (or move) that note.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 source scripts/lib.sh
 page=docs/benchmarks.md
 fail() { echo "bench-page-check: FAILED: $*" >&2; exit 1; }
