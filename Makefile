@@ -53,7 +53,7 @@ functions:
 # data at checkpoints must be equal (100,000 calls each, about a minute;
 # ZKIT_DIFFERENTIAL_CALLS=n, ZKIT_SEED=n).
 differential: deps
-	bash scripts/differential.sh
+	bash scripts/suites/differential.sh
 
 # Release tarballs and Debian packages (amd64, arm64) for x86_64 and aarch64
 # (glibc 2.17), debug symbols and checksums in ./dist (docs/operating.md,
@@ -73,7 +73,7 @@ deb-check: dist
 
 # Loads the aarch64 module into Debian's arm64 redis-server under qemu.
 smoke-arm64: dist
-	bash scripts/smoke-arm64.sh
+	bash scripts/suites/smoke-arm64.sh
 
 # zkit's container images (packaging/images) on Redis 7.4 and 8 and Valkey 8
 # and 9, and the module-only image for Kubernetes initContainers, built with
@@ -92,46 +92,46 @@ images: dist
 # module on each and prints a table server x result (docs/operating.md,
 # "Compatibility").
 compat: dist
-	bash scripts/compat.sh
+	bash scripts/suites/compat.sh
 
 # The server's own test suite (Debian's source of Redis 7.0.15, 8.0.2 and
 # Valkey 8.1.1), chosen units with the release module loaded, against the
 # same units without it; fails on a test that passes only without zkit
 # (docs/server-suite.md says which units run on which server).
 server-suite: deps
-	bash scripts/server-suite.sh
+	bash scripts/suites/server-suite.sh
 
 # The Python, Node and Rust clients, installed as docs/quick-start.md says, against
 # a server and a 3-master cluster with the release module, and another pair
 # with the Functions library instead, started by the integration harness
 # (tests/integration/clients.rs; docs/clients.md).
 test-clients: deps
-	bash scripts/test-clients.sh
+	bash scripts/suites/test-clients.sh
 
 # What docs/observe.md ships, on real servers: the alert rules (promtool check
 # and unit tests), redis_exporter with observe/zkit-exporter.lua scraped by
 # Prometheus (the per-queue lag, every metric the dashboard and the rules
 # name), and the console's browser tests in headless Chromium.
 observe-check: deps
-	bash scripts/observe-check.sh
+	bash scripts/suites/observe-check.sh
 
 # A rolling upgrade from 0.2.0 (built from this repository's history) to this
 # tree on a master and its replica, writing at every step (replica first,
 # FAILOVER, then the old master); both must hold the same data throughout.
 upgrade-check: deps
-	bash scripts/upgrade-check.sh
+	bash scripts/suites/upgrade-check.sh
 
 # Exactly-once gifts (IDMP), leased tasks and stepped merges on a 3-master
 # cluster with a replica each, while masters are killed, failed over and lose slots, on
 # Debian's Redis and Valkey 9 (tests/integration/chaos.rs, docs/delivery.md;
 # about 70 s per server; CHAOS_SEED=n for another reproducible schedule).
 chaos: deps
-	bash scripts/chaos.sh
+	bash scripts/suites/chaos.sh
 
 # The integration workload under valgrind, on Debian's Redis and on Valkey 9;
 # fails on a definite leak in zkit.
 leakcheck: deps
-	bash scripts/leakcheck.sh
+	bash scripts/suites/leakcheck.sh
 
 # The performance guard: server instructions per call of a representative
 # set of calls (every family, small and large keys, IDMP, LEASE, SHARED) and

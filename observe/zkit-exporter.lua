@@ -674,7 +674,7 @@ end
 -- functions/zkit.lua as it is, run as a function whose
 -- `redis.register_function` keeps each function by name: on a server without
 -- the module, the stats are the library's own. Copied here by `python3
--- scripts/observe-check.py --embed-library` (observe-check fails while this
+-- scripts/suites/observe-check.py --embed-library` (observe-check fails while this
 -- copy differs): edit functions/lua/, never this copy. Its CONFIG changes no
 -- stat.
 

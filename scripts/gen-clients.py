@@ -5,7 +5,7 @@
     python3 scripts/gen-clients.py --check  fails (exit 1, with a diff) when a
                                             committed table differs from what
                                             docs/commands.json gives; `make lint`
-                                            and scripts/test-clients.sh run it
+                                            and scripts/suites/test-clients.sh run it
 
 docs/commands.json is itself generated from the command declarations
 (`ZKIT_REGENERATE=1 cargo test --lib reference`), so the declaration is the

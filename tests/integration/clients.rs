@@ -1,5 +1,5 @@
 //! The client packages' own suites and examples (`make test-clients`), run
-//! against servers of this harness. scripts/test-clients.sh builds and
+//! against servers of this harness. scripts/suites/test-clients.sh builds and
 //! installs each client as a release publishes it, then runs this test once.
 //! For each engine it starts a plain server and a 3-master cluster, holding
 //! other teams' data beside the suites':
@@ -10,14 +10,14 @@
 //!
 //! For each client, on each engine, it calls the script back (bash, in the
 //! repository root, `ZKIT_TEST_ENGINE` set to the engine):
-//! - `scripts/test-clients.sh suite CLIENT`, with the servers in
+//! - `scripts/suites/test-clients.sh suite CLIENT`, with the servers in
 //!   `ZKIT_TEST_SERVER` (host:port) and `ZKIT_TEST_CLUSTER`
 //!   (host:port,...): the suite must pass; then, since its start, on every
 //!   cluster node no MOVED or ASK in INFO errorstats (the client routes by
 //!   its key specs) and no COMMAND GETKEYS in INFO commandstats, and every
 //!   zkit command (FCALL for the library) called on the plain server and on
 //!   the cluster;
-//! - `scripts/test-clients.sh examples CLIENT`, with `REDIS_URL` naming the
+//! - `scripts/suites/test-clients.sh examples CLIENT`, with `REDIS_URL` naming the
 //!   plain server, then a cluster node (never port 6379): every example run
 //!   as a user runs it must pass, and none may leave a key behind;
 //!
@@ -105,10 +105,10 @@ impl Servers {
         commands
     }
 
-    /// Runs `bash scripts/test-clients.sh WHAT CLIENT` with `env`; it must pass.
+    /// Runs `bash scripts/suites/test-clients.sh WHAT CLIENT` with `env`; it must pass.
     fn call_back(&self, what: &str, client: &str, env: &[(&str, String)]) {
         let status = Command::new("bash")
-            .args(["scripts/test-clients.sh", what, client])
+            .args(["scripts/suites/test-clients.sh", what, client])
             .current_dir(Path::new(env!("CARGO_MANIFEST_DIR")))
             .env("ZKIT_TEST_ENGINE", &self.engine)
             .envs(env.iter().map(|(name, value)| (name, value)))

@@ -1,6 +1,6 @@
 // The examples the docs show run as they are, on one server and on the
 // cluster, each with the client library it is written for, on the test's own
-// key prefix (helpers.mjs) beside the other data scripts/test-clients.sh
+// key prefix (helpers.mjs) beside the other data scripts/suites/test-clients.sh
 // seeds, which it checks they leave alone.
 import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
@@ -19,7 +19,7 @@ const NODE_REDIS = { 'rate-limit': rateLimit, 'voting-site': votingSite };
 beforeEach(h.newPrefix);
 
 test('every example is tested', () => {
-  // run-example.mjs runs them as scripts; scripts/test-clients.sh runs each so.
+  // run-example.mjs runs them as scripts; scripts/suites/test-clients.sh runs each so.
   const files = readdirSync(new URL('../examples', import.meta.url)).filter((f) => f.endsWith('.mjs') && f !== 'run-example.mjs');
   const tested = ['quick-start', ...Object.keys(IOREDIS), ...Object.keys(NODE_REDIS)];
   assert.deepEqual(files.map((f) => f.slice(0, -4)).sort(), tested.sort());

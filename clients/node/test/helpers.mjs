@@ -1,4 +1,4 @@
-// Clients of the servers scripts/test-clients.sh started (ZKIT_TEST_SERVER,
+// Clients of the servers scripts/suites/test-clients.sh started (ZKIT_TEST_SERVER,
 // ZKIT_TEST_CLUSTER), each on its test's key prefix, and server statistics
 // for the routing assertions.
 // ZKIT_TEST_ENGINE=functions: the servers have zkit's Functions library, not

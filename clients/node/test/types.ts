@@ -1,4 +1,4 @@
-// Compiled with `tsc --noEmit --strict` by scripts/test-clients.sh against
+// Compiled with `tsc --noEmit --strict` by scripts/suites/test-clients.sh against
 // the installed package: the .d.ts types every method and reply, through
 // zkit(client), zkitModule on node-redis clients and clusters, and DelayWorker.
 import Redis from 'ioredis';

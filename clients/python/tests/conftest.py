@@ -1,4 +1,4 @@
-"""Fixtures: clients of the servers scripts/test-clients.sh started, given
+"""Fixtures: clients of the servers scripts/suites/test-clients.sh started, given
 as ZKIT_TEST_SERVER (host:port) and ZKIT_TEST_CLUSTER (host:port,...), and
 each test's key prefix (``k``). ZKIT_TEST_ENGINE=functions: the servers have
 no module, and the suite first loads zkit's Functions library on them with

@@ -83,7 +83,7 @@ def test_bpoll_waits_for_a_task_on_either_engine(client: redis.Redis) -> None:
         z.delay_bpoll(queue, -1)
 
 
-#: A Valkey 9 server binary (scripts/test-clients.sh names one), whose Lua
+#: A Valkey 9 server binary (scripts/suites/test-clients.sh names one), whose Lua
 #: engine is a module the test unloads: a server with neither zkit nor Lua.
 VALKEY = os.environ.get("ZKIT_TEST_VALKEY")
 

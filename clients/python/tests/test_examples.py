@@ -46,6 +46,6 @@ def test_quick_start_async(topology: str, request: pytest.FixtureRequest) -> Non
 
 
 def test_every_example_is_tested() -> None:
-    # run_example.py runs them as scripts; scripts/test-clients.sh runs each so.
+    # run_example.py runs them as scripts; scripts/suites/test-clients.sh runs each so.
     examples = [f[: -len(".py")] for f in os.listdir(EXAMPLES) if f.endswith(".py") and f != "run_example.py"]
     assert sorted(examples) == sorted(USE_CASES)

@@ -1,5 +1,5 @@
 //! Every zkit command through the Rust client, against the plain server and
-//! the 3-master cluster scripts/test-clients.sh starts (ZKIT_TEST_SERVER,
+//! the 3-master cluster scripts/suites/test-clients.sh starts (ZKIT_TEST_SERVER,
 //! ZKIT_TEST_CLUSTER: host:port, comma-separated for the cluster). Each test
 //! works under a key prefix of its own and flushes nothing, so the suite
 //! runs beside other data and its tests run in parallel.
@@ -24,13 +24,13 @@ const POSTED_AT: i64 = 1795313748; // unix s, for VOTE.CAST WINDOW
 
 fn server_address() -> String {
     std::env::var("ZKIT_TEST_SERVER").expect(
-        "ZKIT_TEST_SERVER (host:port) names the plain server; scripts/test-clients.sh sets it",
+        "ZKIT_TEST_SERVER (host:port) names the plain server; scripts/suites/test-clients.sh sets it",
     )
 }
 
 fn cluster_addresses() -> Vec<String> {
     let nodes = std::env::var("ZKIT_TEST_CLUSTER").expect(
-        "ZKIT_TEST_CLUSTER (host:port,...) names the cluster; scripts/test-clients.sh sets it",
+        "ZKIT_TEST_CLUSTER (host:port,...) names the cluster; scripts/suites/test-clients.sh sets it",
     );
     nodes
         .split(',')
@@ -2168,7 +2168,7 @@ fn bpoll_waits_for_a_task_on_either_engine() {
 }
 
 /// A Valkey 9 server of its own (ZKIT_TEST_VALKEY, which
-/// scripts/test-clients.sh names), killed when dropped.
+/// scripts/suites/test-clients.sh names), killed when dropped.
 struct OwnServer(std::process::Child);
 
 impl Drop for OwnServer {
@@ -2183,7 +2183,7 @@ fn a_server_without_the_module_and_lua_says_so() {
     // Valkey 9's Lua engine is a module: unloaded, FUNCTION LOAD answers
     // "Engine 'lua' not found".
     let valkey = std::env::var("ZKIT_TEST_VALKEY")
-        .expect("ZKIT_TEST_VALKEY names a Valkey 9 server; scripts/test-clients.sh sets it");
+        .expect("ZKIT_TEST_VALKEY names a Valkey 9 server; scripts/suites/test-clients.sh sets it");
     let port = std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()

@@ -473,7 +473,7 @@ pub fn free_port() -> u16 {
 /// The loopback ports no one else hands out here: outside the kernel's
 /// ephemeral range (32768-60999 by default), and from 30000 up, above the
 /// base ports the server's own test suite runs on beside us in CI (10000 to
-/// 30000, scripts/server-suite.sh). Empty when the ephemeral range leaves
+/// 30000, scripts/suites/server-suite.sh). Empty when the ephemeral range leaves
 /// nothing (then the kernel picks).
 fn spare_ports() -> Vec<(u16, u16)> {
     const ABOVE_SERVER_SUITE: u16 = 30_000;

@@ -8,7 +8,7 @@
 # "redis-7.0 valkey-9.1") the servers; ZKIT_MODULE the module (default: the
 # release build, built if missing).
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 source scripts/lib.sh
 
 export ZKIT_MODULE

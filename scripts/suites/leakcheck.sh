@@ -9,7 +9,7 @@
 # server_binary; default "redis-7.0 valkey-9.1"); LEAK_SERVER=binary runs
 # that one binary instead. The module is the debug build (`cargo build`).
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 source scripts/lib.sh
 
 command -v valgrind >/dev/null || apt_install valgrind

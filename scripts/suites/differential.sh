@@ -10,7 +10,7 @@
 # no release build has, and copied aside; the library is functions/zkit.lua
 # with a clock tests can pin (functions/gen.py --test-clock).
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 source scripts/lib.sh
 work=target/differential
 mkdir -p "$work"

@@ -3,7 +3,7 @@
 #   1. The alert rules: promtool check rules, promtool test rules (the unit
 #      tests in observe/zkit-alerts.test.yml), promtool check config on the
 #      scrape config.
-#   2. The metrics path (scripts/observe-check.py): the exporter's copy of
+#   2. The metrics path (scripts/suites/observe-check.py): the exporter's copy of
 #      functions/zkit.lua current; Debian's prometheus-redis-exporter with
 #      observe/zkit-exporter.lua scraping a master and a replica with the
 #      release module and a master with the Functions library only, 100,000
@@ -23,7 +23,7 @@
 # missing (`observe-check.sh fetch` stops there). ZKIT_MODULE picks the
 # module (default: the release build).
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 source scripts/lib.sh
 started=$SECONDS
 stage() { printf 'observe-check: %s (at %d s)\n' "$*" $((SECONDS - started)); }
@@ -47,7 +47,7 @@ stage "alert rules: promtool check rules, test rules, check config"
 "$bin/promtool" check config observe/prometheus-zkit.yml
 
 stage "metrics: redis_exporter with zkit-exporter.lua, then Prometheus"
-python3 scripts/observe-check.py --tools "$bin" --module "$module"
+python3 scripts/suites/observe-check.py --tools "$bin" --module "$module"
 
 stage "console: the Node client, npm ci, browser tests in headless Chromium"
 (cd clients/node && npm ci --silent --no-audit --no-fund && npx --no-install tsc)

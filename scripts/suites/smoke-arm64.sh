@@ -9,7 +9,7 @@
 # own dynamic loader, so nothing is installed for arm64. `smoke-arm64.sh
 # fetch` only fetches them.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 source scripts/lib.sh
 
 command -v qemu-aarch64-static >/dev/null || apt_install qemu-user-static

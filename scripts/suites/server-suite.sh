@@ -28,7 +28,7 @@
 # SERVER_SUITE_DIR (sources and logs, default .server-suite).
 # `server-suite.sh fetch` only fetches the servers and their test trees.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 source scripts/lib.sh
 root=$PWD
 work=${SERVER_SUITE_DIR:-$root/.server-suite}

@@ -15,7 +15,7 @@
 # COMPAT_JOBS (default 2) runs that many servers at once. `compat.sh fetch`
 # only fetches the servers.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 source scripts/lib.sh
 work=$PWD/.compat
 mkdir -p "$work"

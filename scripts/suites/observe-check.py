@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The metrics path end to end, on real servers (scripts/observe-check.sh runs it).
+"""The metrics path end to end, on real servers (scripts/suites/observe-check.sh runs it).
 
     observe-check.py --tools DIR --module libzkit.so
 
@@ -47,7 +47,7 @@ import urllib.parse
 import urllib.request
 from typing import Callable, Dict, List, Optional, Tuple
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "scripts"))
 from harness.server import free_port  # noqa: E402  (scripts/harness)
 

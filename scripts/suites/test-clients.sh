@@ -27,7 +27,7 @@
 # TEST_CLIENTS_ENGINES=module or functions one engine only; ZKIT_MODULE
 # picks the module (default: this tree's release build, built if stale).
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 ROOT=$PWD
 source scripts/lib.sh
 

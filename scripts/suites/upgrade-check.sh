@@ -14,7 +14,7 @@
 # of 0.2.0, before the 0.3 grammar; a debug build, see below); this tree's
 # is ZKIT_MODULE if set, else the release build.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 source scripts/lib.sh
 root=$PWD
 work=$root/.upgrade
