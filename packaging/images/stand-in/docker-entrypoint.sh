@@ -1,6 +1,6 @@
 #!/bin/sh
 # CI only: the entrypoint of a stand-in for an official server image
-# (scripts/images.sh builds the stand-ins from Debian's packages, since no
+# (scripts/release/images.sh builds the stand-ins from Debian's packages, since no
 # image registry is reachable where CI runs). It keeps the conventions the
 # official images document and zkit's image relies on, nothing more:
 #   - no arguments, an option first or a *.conf first: run the server;

@@ -23,7 +23,7 @@
 # the same volume, still hold the board; redis8 and valkey9 also take a
 # config file first, and their healthcheck a password; ZKIT_ARGS that are
 # not pairs refuse to start. The initContainer recipes run as
-# packaging/kubernetes/*.yaml write them (scripts/images-recipes.py, which
+# packaging/kubernetes/*.yaml write them (scripts/release/images-recipes.py, which
 # first holds every container they add to the restricted Pod Security
 # Standard): the module image, with the initContainer's securityContext,
 # copies the module into a shared folder as the image's user, a stock server
@@ -46,11 +46,11 @@
 # (rootful podman, binfmt_misc for arm64) and the release modules of `make
 # dist`.
 #
-# `bash scripts/images.sh --context` only stages the build context (the
+# `bash scripts/release/images.sh --context` only stages the build context (the
 # Dockerfiles, their scripts, the release modules, busybox) into
 # .images/context, for building on other bases (docs/releasing.md).
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 source scripts/lib.sh
 root=$PWD
 work=$root/.images
@@ -142,7 +142,7 @@ command -v curl >/dev/null || missing+=(curl)
 # add passes the restricted Pod Security Standard.
 python3 -c 'import yaml' 2>/dev/null || python3 -m pip install -q pyyaml
 for values in packaging/kubernetes/*.yaml; do
-  python3 scripts/images-recipes.py "$values" "$work/recipe" >/dev/null || fail "$values (scripts/images-recipes.py)"
+  python3 scripts/release/images-recipes.py "$values" "$work/recipe" >/dev/null || fail "$values (scripts/release/images-recipes.py)"
 done
 
 # ---- podman: its own configuration and storage under .images ----
@@ -491,7 +491,7 @@ say "$module_image:$version: copies the release module into /modules; redis:8 lo
 for values in packaging/kubernetes/*.yaml; do
   # What a pod of the chart runs, set by the script's output.
   server_image='' init_image='' init_mount='' server_mount='' config_file='' cluster='' init_user='' init_command=() init_options=()
-  eval "$(python3 scripts/images-recipes.py "$values" "$work/recipe")"
+  eval "$(python3 scripts/release/images-recipes.py "$values" "$work/recipe")"
   # The uid the securityContext names is the image's own user.
   [[ $(podman image inspect --format '{{.Config.User}}' "$init_image") == "$init_user" ]] ||
     fail "$values: the initContainer runs as $init_user, $init_image's user is '$(podman image inspect --format '{{.Config.User}}' "$init_image")'"
@@ -604,7 +604,7 @@ if ! default_podman run --rm --pull=never --entrypoint /bin/busybox "$module_ima
     fail "podman run $module_image:$version with podman's default configuration"
   fi
   mkdir -p "${dropin%/*}"
-  printf '%s\n' "# Written by zkit's scripts/images.sh: podman's default ulimits exceed this" \
+  printf '%s\n' "# Written by zkit's scripts/release/images.sh: podman's default ulimits exceed this" \
     "# machine's hard limits, so no container started with them." "[containers]" "$ulimits" >"$dropin"
   say "podman's default ulimits exceed this machine's hard limits: wrote them into $dropin"
 fi

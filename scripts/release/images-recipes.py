@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Reads one of packaging/kubernetes/*.yaml (values for a bitnami chart) and
-prints, as shell assignments for scripts/images.sh, what a pod of that chart
+prints, as shell assignments for scripts/release/images.sh, what a pod of that chart
 would run: the initContainer (image, command, where the shared volume is
 mounted), where the server container mounts that volume, and the server's
 configuration (written to a file under OUT_DIR). Without Kubernetes, the
@@ -16,7 +16,7 @@ with their defaults); the initContainer's podman options then carry its
 securityContext (user, capabilities, privilege escalation, root file
 system) into the run.
 
-    scripts/images-recipes.py packaging/kubernetes/bitnami-valkey.yaml OUT_DIR
+    scripts/release/images-recipes.py packaging/kubernetes/bitnami-valkey.yaml OUT_DIR
 """
 
 import pathlib

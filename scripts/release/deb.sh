@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds zkit's Debian package for one architecture from a stripped module
-# (called by scripts/dist.sh; scripts/deb-check.sh reads the result):
+# (called by scripts/release/dist.sh; scripts/release/deb-check.sh reads the result):
 #   /usr/lib/redis/modules/zkit.so     the module
 #   /etc/redis/modules.d/zkit.conf     a commented loadmodule line (a conffile)
 #   /usr/share/zkit/zkit.lua           the Functions library (FUNCTION LOAD
@@ -14,9 +14,9 @@
 # Entries are owned by root and dated at the last commit, so the same
 # commit builds the same package.
 #
-#   scripts/deb.sh MODULE ARCH VERSION EPOCH OUT.deb    (ARCH as Rust spells it)
+#   scripts/release/deb.sh MODULE ARCH VERSION EPOCH OUT.deb    (ARCH as Rust spells it)
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 source scripts/lib.sh
 
 module=$1 arch=$2 version=$3 epoch=$4 out=$5

@@ -9,7 +9,7 @@
 #   dist/zkit-<version>-linux-<arch>.debug    its debug symbols (the module's
 #                                             .gnu_debuglink names this file)
 #   dist/zkit_<version>_<amd64|arm64>.deb     the same module as a Debian package
-#                                             (scripts/deb.sh: /usr/lib/redis/modules,
+#                                             (scripts/release/deb.sh: /usr/lib/redis/modules,
 #                                             a commented loadmodule snippet,
 #                                             /usr/share/zkit/observe)
 # each with a .sha256 beside it (`sha256sum -c` format).
@@ -21,7 +21,7 @@
 # Debian's aarch64 binutils (apt-get) to split the debug symbols.
 # DIST_ARCHES (e.g. x86_64) builds some architectures only.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 source scripts/lib.sh
 
 zigbuild_version=0.24.1
@@ -99,7 +99,7 @@ for arch in ${DIST_ARCHES:-${dist_arches[@]}}; do
     -C "$staging" -cf - "$name" | gzip -9n >"$base.tar.gz"
   deb=$(dist_deb "$version" "$arch")
   rm -f "$deb" "$deb.sha256"
-  bash scripts/deb.sh "$stage/libzkit.so" "$arch" "$version" "$epoch" "$deb"
+  bash scripts/release/deb.sh "$stage/libzkit.so" "$arch" "$version" "$epoch" "$deb"
   (cd dist && sha256sum "$name.tar.gz" >"$name.tar.gz.sha256" && sha256sum "$name.debug" >"$name.debug.sha256" &&
     sha256sum "$(basename "$deb")" >"$(basename "$deb").sha256")
   echo "dist: $base.tar.gz ($(du -k "$base.tar.gz" | cut -f1) KiB), $deb ($(du -k "$deb" | cut -f1) KiB), $base.debug ($(du -k "$base.debug" | cut -f1) KiB) in $((SECONDS - start)) s" >&2

@@ -10,7 +10,7 @@
 #   .gnu_debuglink and build id point at the debug symbols file, which
 #   resolves RedisModule_OnLoad to its source line.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 source scripts/lib.sh
 
 version=$(dist_version)

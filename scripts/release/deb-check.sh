@@ -2,7 +2,7 @@
 # make deb-check: the Debian packages `make dist` built, as an ops team uses
 # them. For each architecture: the checksum matches; the control fields name
 # the package, version and Debian architecture; the package holds exactly the
-# files scripts/deb.sh installs, owned by root; its module is the tarball's,
+# files scripts/release/deb.sh installs, owned by root; its module is the tarball's,
 # byte for byte, built for the package's architecture; its observe/ files
 # (/usr/share/zkit/observe) are the tree's; its loadmodule snippet is
 # commented out (installing loads nothing).
@@ -15,7 +15,7 @@
 # zkit_module_loaded 1; `dpkg --purge` removes every file again. A zkit
 # package installed before the check is left alone.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 source scripts/lib.sh
 
 version=$(dist_version)
