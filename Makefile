@@ -174,13 +174,13 @@ bench-queues: build
 bench-boards: build
 	python3 bench/boards.py --module $(CURDIR)/$(RELEASE_MODULE)
 
-# The docs site (MkDocs, Material theme, pinned in scripts/docs-requirements.txt,
+# The docs site (MkDocs, Material theme, pinned in scripts/docs/docs-requirements.txt,
 # in a venv under ./.docs) built into ./site with --strict: a broken link, an
 # unknown anchor or a page missing from the nav fails. Then every built page
 # is opened in headless Chromium, which must render its title, and every
 # internal link on it must resolve to a built page and anchor.
 docs:
-	bash scripts/docs.sh
+	bash scripts/docs/docs.sh
 
 # Also: the clients' command tables are what docs/commands.json gives
 # (scripts/gen-clients.py writes them), rustfmt and clippy on the Rust

@@ -6,7 +6,7 @@ and every internal link on every page resolves: to a built page or file,
 and, when it names an anchor, to an element with that id in the target page
 as the browser rendered it. Run with the docs venv's Python (it has PyYAML).
 
-    scripts/docs-check.py SITE_DIR MKDOCS_YML
+    scripts/docs/docs-check.py SITE_DIR MKDOCS_YML
 """
 
 import html.parser
