@@ -183,7 +183,7 @@ docs:
 	bash scripts/docs/docs.sh
 
 # Also: the clients' command tables are what docs/commands.json gives
-# (scripts/gen-clients.py writes them), rustfmt and clippy on the Rust
+# (scripts/gen/gen-clients.py writes them), rustfmt and clippy on the Rust
 # client (a workspace of its own), and scripts/check/lint.sh: shellcheck, ruff and
 # mypy, luacheck, the Node client's tsc, and the comments' paths and names.
 lint: deps
@@ -193,7 +193,7 @@ lint: deps
 	# The code's own docs, private items included (links between them are
 	# fine there): no link that leads nowhere.
 	RUSTDOCFLAGS="-D warnings -A rustdoc::private_intra_doc_links" $(CARGO) doc --no-deps --lib --document-private-items --quiet
-	python3 scripts/gen-clients.py --check
+	python3 scripts/gen/gen-clients.py --check
 	python3 functions/gen.py --check
 	bash scripts/check/bench-page-check.sh
 	cd clients/rust && $(CARGO) fmt --check && $(CARGO) clippy --locked --all-targets -- -D warnings

@@ -75,7 +75,7 @@ for tool in cargo redis-server redis-cli python3 node npm; do
   command -v "$tool" >/dev/null || fail "$tool is missing (make deps installs redis; Python 3.8+ and Node.js 18+ come from the system)"
 done
 say "the clients' command tables against docs/commands.json"
-python3 scripts/gen-clients.py --check
+python3 scripts/gen/gen-clients.py --check
 say "the packages' versions and metadata against the module's"
 python3 scripts/check/check-release-metadata.py
 export ZKIT_MODULE

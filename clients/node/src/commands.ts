@@ -3,11 +3,11 @@
 // (HandWrittenCommands), and buildCall, which lays out one call's arguments.
 // The layouts themselves are in table.ts and the other signatures in
 // methods.ts (ZkitCommands), both generated from docs/commands.json by
-// scripts/gen-clients.py.
+// scripts/gen/gen-clients.py.
 //
 // How to add a command:
 // 1. Declare it in the module; `ZKIT_REGENERATE=1 cargo test --lib reference`
-//    writes docs/commands.json, then `python3 scripts/gen-clients.py` writes
+//    writes docs/commands.json, then `python3 scripts/gen/gen-clients.py` writes
 //    table.ts, replies.ts (its reply type and parser, from the declaration's
 //    reply shape) and methods.ts (its signature: the positional parameters in
 //    layout order, then an options object named after the tokens). A
@@ -167,7 +167,7 @@ export interface RateLimit {
 }
 
 /**
- * The commands whose signatures are written here, not generated (scripts/gen-clients.py's NODE_HAND_METHODS: a
+ * The commands whose signatures are written here, not generated (scripts/gen/gen-clients.py's NODE_HAND_METHODS: a
  * reply an option changes, lists or options that go only together, one limit inline); methods.ts's ZkitCommands
  * extends it with the generated ones.
  */

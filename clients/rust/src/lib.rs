@@ -30,16 +30,16 @@
 //!
 //! Adding a command: declare it in the module, regenerate docs/commands.json
 //! (`ZKIT_REGENERATE=1 cargo test --lib reference` at the repository root),
-//! then `python3 scripts/gen-clients.py` writes its method, options and
+//! then `python3 scripts/gen/gen-clients.py` writes its method, options and
 //! reply type here (from the declaration's reply shape); call it in tests/commands.rs
 //! (`make test-clients` fails on a command the suite never sent).
 
-// Generated from docs/commands.json by scripts/gen-clients.py, which lays it
+// Generated from docs/commands.json by scripts/gen/gen-clients.py, which lays it
 // out; rustfmt would only make it differ from what the generator writes.
 #[rustfmt::skip]
 mod commands;
 mod engine;
-// Generated too (scripts/gen-clients.py), formatted as written.
+// Generated too (scripts/gen/gen-clients.py), formatted as written.
 #[rustfmt::skip]
 mod replies;
 mod resp;

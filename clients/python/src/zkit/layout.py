@@ -1,12 +1,12 @@
 """How a command's arguments are laid out, and ``build_call``, which lays
 out one call's. The layouts themselves are in ``zkit.commands``, generated
-from docs/commands.json by scripts/gen-clients.py.
+from docs/commands.json by scripts/gen/gen-clients.py.
 
 How to add a command
 --------------------
 1. Declare it in the module; ``ZKIT_REGENERATE=1 cargo test --lib
    reference`` writes docs/commands.json, then ``python3
-   scripts/gen-clients.py`` writes ``zkit.commands``, ``zkit.replies``
+   scripts/gen/gen-clients.py`` writes ``zkit.commands``, ``zkit.replies``
    (its reply type and parser, from the declaration's reply shape) and
    ``zkit.methods`` (its method: positional arguments in the command's
    order, options as keyword arguments named after their tokens). A
