@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""scripts/check-layout.py on small trees it writes: it passes a tree whose
+"""scripts/check/check-layout.py on small trees it writes: it passes a tree whose
 layers import one way, and fails one with a file over the limit, a layer
 that imports the one above it, and two files that import each other (a
 `use` group included), saying which (make lint runs it)."""

@@ -12,7 +12,7 @@
   `use` groups expanded, resolved to the file that defines the module
   named.
 
-usage: scripts/check-layout.py [ROOT]   (prints what is wrong, exits 1)
+usage: scripts/check/check-layout.py [ROOT]   (prints what is wrong, exits 1)
 """
 
 import re
@@ -166,7 +166,7 @@ def check_crate(root, problems, layered):
 
 
 def main():
-    top = Path(sys.argv[1] if len(sys.argv) > 1 else Path(__file__).resolve().parent.parent)
+    top = Path(sys.argv[1] if len(sys.argv) > 1 else Path(__file__).resolve().parents[2])
     problems = []
     for file in sorted((top / "src").rglob("*.rs")):
         lines = file.read_text().count("\n")
