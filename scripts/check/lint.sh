@@ -2,8 +2,10 @@
 # make lint, beyond Rust: every tracked shell script (shellcheck,
 # .shellcheckrc), Python file (ruff, ruff.toml; mypy on the typed Python
 # client and its examples), the hand-written Lua (luacheck, .luacheckrc), the
-# Node client's types (tsc, its own pinned devDependencies), and the comments
-# of the tracked code (scripts/check/check-comments.py, and its tests).
+# Node client's types (tsc, its own pinned devDependencies), the comments
+# of the tracked code (scripts/check/check-comments.py, and its tests) and
+# the Rust layout: file sizes, layers, no import circle
+# (scripts/check/check-layout.py, and its tests).
 # The two linters Debian packages (shellcheck, lua-check) come from apt-get
 # if missing; ruff and mypy from PyPI at the versions pinned in
 # scripts/check/lint-requirements.txt, into a venv under ./.lint.
@@ -71,6 +73,9 @@ step "tsc (clients/node)" bash -c 'cd clients/node && npm ci --silent --no-audit
 
 step "comments (scripts/check/check-comments.py and its tests)" bash -c \
   'python3 scripts/check/check-comments-test.py && python3 scripts/check/check-comments.py --skip "$@"' _ "${under_edit_comments[@]}"
+
+step "layout (scripts/check/check-layout.py and its tests)" bash -c \
+  'python3 scripts/check/check-layout-test.py && python3 scripts/check/check-layout.py'
 
 if ((${#failed[@]})); then
   echo "lint: FAILED: ${failed[*]}" >&2

@@ -4,7 +4,7 @@ tests/integration/common/mod.rs): outside the kernel's ephemeral range, where
 a port bind(0) hands out can become, before our server binds it, the local
 end of any outgoing connection (another CI stage's clients, a replica's
 link), and from 30000 up, above the base ports the server's own test suite
-runs on beside us in CI (scripts/server-suite.sh). Every script of the tree
+runs on beside us in CI (scripts/suites/server-suite.sh). Every script of the tree
 takes its ports here (shell scripts through scripts/lib.sh's free_port); run
 as a script, it prints one, or with a count the first of that many in a row."""
 
