@@ -355,6 +355,79 @@ def rank_stats(n):
                 keys=lambda i, p: on(p, "b"), script="rank_stats.lua", script_args=lambda i, p: [])
 
 
+@family()
+def rank_percentile(n):
+    return Case("RANK.PERCENTILE", n, board(n),
+                zkit=lambda i, p: ["RANK.PERCENTILE", p + "b", m(i, n)],
+                native=lambda i, p: [["ZREVRANK", p + "b", m(i, n)], ["ZCARD", p + "b"]],
+                native_data=board(n, integer=True),
+                keys=lambda i, p: on(p, "b"), script="rank_percentile.lua", script_args=lambda i, p: [m(i, n)])
+
+
+def percentile(i):
+    """Call i's percentile: 0 to 100 in steps of 0.1."""
+    return spread(i, 1001, 3) / 10
+
+
+def positions(i, n):
+    """The two ascending positions a quantile reads."""
+    index = (n - 1) * percentile(i) / 100
+    return int(index), -int(-index // 1)
+
+
+@family()
+def rank_quantile(n):
+    return Case("RANK.QUANTILE", n, board(n),
+                zkit=lambda i, p: ["RANK.QUANTILE", p + "b", percentile(i)],
+                native=lambda i, p: [["ZCARD", p + "b"]]
+                + [["ZRANGE", p + "b", at, at, "WITHSCORES"] for at in positions(i, n)],
+                native_data=board(n, integer=True),
+                keys=lambda i, p: on(p, "b"), script="rank_quantile.lua", script_args=lambda i, p: [percentile(i)])
+
+
+def band(i, n):
+    """Call i's band of totals: 10 totals of the board's 0 .. min(n, 1000) - 1."""
+    low = spread(i, max(1, min(n, 1000) - 9), 4)
+    return low, low + 9
+
+
+@family()
+def rank_count(n):
+    return Case("RANK.COUNT", n, board(n),
+                zkit=lambda i, p: ["RANK.COUNT", p + "b", *band(i, n)],
+                native=lambda i, p: [["ZCOUNT", p + "b", *band(i, n)]],
+                native_data=board(n, integer=True),
+                keys=lambda i, p: on(p, "b"), script="rank_count.lua", script_args=lambda i, p: list(band(i, n)))
+
+
+@family()
+def rank_range(n):
+    # A page of 10 of a band of totals, each with its rank on the board: the
+    # natives read the page and count the members above it.
+    def natives(i, p):
+        low, high = band(i, n)
+        return [["ZREVRANGEBYSCORE", p + "b", high, low, "WITHSCORES", "LIMIT", 0, 10],
+                ["ZCOUNT", p + "b", f"({high}", "+inf"]]
+
+    return Case("RANK.RANGE", n, board(n),
+                zkit=lambda i, p: ["RANK.RANGE", p + "b", band(i, n)[1], band(i, n)[0], "LIMIT", 0, 10],
+                native=natives, native_data=board(n, integer=True),
+                keys=lambda i, p: on(p, "b"), script="rank_range.lua",
+                script_args=lambda i, p: [band(i, n)[1], band(i, n)[0], 0, 10])
+
+
+@family()
+def rank_among(n):
+    # A player among ten friends.
+    def friends(i):
+        return [m(i * 10 + j, n) for j in range(10)]
+
+    return Case("RANK.AMONG", n, board(n),
+                zkit=lambda i, p: ["RANK.AMONG", p + "b", "MEMBERS", *friends(i)],
+                native=lambda i, p: [["ZMSCORE", p + "b", *friends(i)]], native_data=board(n, integer=True),
+                keys=lambda i, p: on(p, "b"), script="rank_among.lua", script_args=lambda i, p: friends(i))
+
+
 @family(100)
 def rank_merge(n):
     # Two boards into a third, whole: every member read and written.
@@ -621,13 +694,17 @@ LIBRARY_CASES = ("RANK.GIFT", "RANK.SET GT", "RANK.MGIFT 3 boards", "RANK.GET", 
                  "RANK.AROUND 5", "RANK.STATS", "RANK.MERGE 2 boards", "FEED.ADD CAP", "FEED.PAGE OLDER 20",
                  "DELAY.POLL LEASE", "DELAY.ACK", "DELAY.NACK", "DELAY.TOUCH", "DELAY.STATS", "RATE.HIT refused",
                  "RATE.STATS", "RECENT.ADD CAP TTL", "VOTE.CAST", "VOTE.STATE")
+# The cases added since, run after those at every size, so that they leave
+# the state the ones before them were measured in as it was.
+LIBRARY_CASES_ADDED = ("RANK.PERCENTILE", "RANK.QUANTILE", "RANK.COUNT", "RANK.RANGE", "RANK.AMONG")
 
 
 def library_cases(sizes=LIBRARY_SIZES):
     out = []
-    for n in sizes:
-        named = {case.name: case for case in (make(n) for make, _, _ in FAMILIES)}
-        out += [named[name] for name in LIBRARY_CASES]
+    for names in (LIBRARY_CASES, LIBRARY_CASES_ADDED):
+        for n in sizes:
+            named = {case.name: case for case in (make(n) for make, _, _ in FAMILIES)}
+            out += [named[name] for name in names]
     return out
 
 
