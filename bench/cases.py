@@ -617,6 +617,16 @@ def rate_hit(n):
                 keys=lambda i, p: on(p, "r"), script="rate_hit.lua", script_args=lambda i, p: [1000000000000, n])
 
 
+@family(max_size=1000000)  # RATE.HIT's largest limit
+def rate_peek(n):
+    # What a hit would answer on the log at its limit: refused, nothing written.
+    return Case("RATE.PEEK", n, rate_log(n),
+                zkit=lambda i, p: ["RATE.PEEK", p + "r", 1000000000000, n],
+                native=lambda i, p: [["ZCOUNT", p + "r", "(0", "+inf"],
+                                     ["ZRANGEBYSCORE", p + "r", "(0", "+inf", "WITHSCORES", "LIMIT", 0, 1]],
+                keys=lambda i, p: on(p, "r"), script="rate_peek.lua", script_args=lambda i, p: [1000000000000, n])
+
+
 @family(90, max_size=128)
 def rate_hit_allowed(n):
     # A log of n entries well inside a limit it never reaches: every hit is
@@ -690,18 +700,21 @@ def cases(sizes=None):
 # module's command; in the order the guard runs them, which its baseline was
 # taken in (a count moves a little with the state the cases before it leave).
 LIBRARY_SIZES = (100, 10000)
-LIBRARY_CASES = ("RANK.GIFT", "RANK.SET GT", "RANK.MGIFT 3 boards", "RANK.GET", "RANK.MGET 10", "RANK.TOP 10",
-                 "RANK.AROUND 5", "RANK.STATS", "RANK.MERGE 2 boards", "FEED.ADD CAP", "FEED.PAGE OLDER 20",
-                 "DELAY.POLL LEASE", "DELAY.ACK", "DELAY.NACK", "DELAY.TOUCH", "DELAY.STATS", "RATE.HIT refused",
-                 "RATE.STATS", "RECENT.ADD CAP TTL", "VOTE.CAST", "VOTE.STATE")
-# The cases added since, run after those at every size, so that they leave
-# the state the ones before them were measured in as it was.
-LIBRARY_CASES_ADDED = ("RANK.PERCENTILE", "RANK.QUANTILE", "RANK.COUNT", "RANK.RANGE", "RANK.AMONG")
+LIBRARY_CASES = (
+    ("RANK.GIFT", "RANK.SET GT", "RANK.MGIFT 3 boards", "RANK.GET", "RANK.MGET 10", "RANK.TOP 10", "RANK.AROUND 5",
+     "RANK.STATS", "RANK.MERGE 2 boards", "FEED.ADD CAP", "FEED.PAGE OLDER 20", "DELAY.POLL LEASE", "DELAY.ACK",
+     "DELAY.NACK", "DELAY.TOUCH", "DELAY.STATS", "RATE.HIT refused", "RATE.STATS", "RECENT.ADD CAP TTL", "VOTE.CAST",
+     "VOTE.STATE"),
+    # Each group added since runs after the groups before it, at every
+    # size: the cases before it run in the state they were measured in.
+    ("RANK.PERCENTILE", "RANK.QUANTILE", "RANK.COUNT", "RANK.RANGE", "RANK.AMONG"),
+    ("RATE.PEEK",),
+)
 
 
 def library_cases(sizes=LIBRARY_SIZES):
     out = []
-    for names in (LIBRARY_CASES, LIBRARY_CASES_ADDED):
+    for names in LIBRARY_CASES:
         for n in sizes:
             named = {case.name: case for case in (make(n) for make, _, _ in FAMILIES)}
             out += [named[name] for name in names]
