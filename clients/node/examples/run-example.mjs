@@ -35,7 +35,10 @@ async function ioredis() {
   await probe.connect().catch((error) => { throw failure ?? error; });
   const cluster = /cluster_enabled:1/.test(await probe.info('cluster'));
   probe.disconnect();
-  return cluster ? new Redis.Cluster([url], { clusterRetryStrategy: () => null, redisOptions: options }) : new Redis(url, options);
+  // A node that answers slowly (a loaded machine) is waited for: ioredis
+  // gives CLUSTER SLOTS 1 s by default, then fails the cluster as down.
+  const clusterOptions = { clusterRetryStrategy: () => null, slotsRefreshTimeout: 10000, redisOptions: options };
+  return cluster ? new Redis.Cluster([url], clusterOptions) : new Redis(url, options);
 }
 
 async function nodeRedis(options) {
