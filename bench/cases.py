@@ -600,6 +600,64 @@ def delay_stats(n):
                 keys=lambda i, p: on(p, "q", "held"), script="delay_stats.lua", script_args=lambda i, p: [])
 
 
+def queues(n, name):
+    """Keys `name`:k of n tasks later:0.. due in 2096, as many keys as the
+    calls need (call i uses key i // per_key(n))."""
+
+    def data(conn, p, calls):
+        keys = -(-calls // per_key(n))
+        build(conn, f"""
+          for k = 0, {keys - 1} do
+            local key = '{p}{name}:' .. k
+            {fill_lua("key", n, "4000000000000", "later:%d")}
+          end""")
+
+    return data
+
+
+@family()
+def delay_add(n):
+    # Each call adds a new task, due in 2065 (each in a millisecond of its
+    # own), to a queue of about n.
+    return Case("DELAY.ADD", n, queues(n, "q"),
+                zkit=lambda i, p: ["DELAY.ADD", key_of(p, i, n, "q"), "TASKS", 3000000000000 + i, f"new:{i}"],
+                native=lambda i, p: [["ZADD", key_of(p, i, n, "q"), "NX", 3000000000000 + i, f"new:{i}"]],
+                check=lambda reply: reply == [1], keys=lambda i, p: [key_of(p, i, n, "q")], script="delay_add.lua",
+                script_args=lambda i, p: [3000000000000 + i, f"new:{i}"])
+
+
+@family()
+def delay_job(n):
+    # A held task's state: not in its queue, found in flight.
+    def keys(i, p):
+        return on(p, "q", "held", "dead")
+
+    def zkit(i, p):
+        q, held, dead = keys(i, p)
+        return ["DELAY.JOB", q, f"held:{i % n}", "INFLIGHT", held, "DEAD", dead]
+
+    return Case("DELAY.JOB", n, both(zset(n, "q", "i * 1000000000", "t:%d"), held_tasks(n),
+                                     zset(n, "dead", "1700000000000 + i", "dead:%d")), zkit=zkit,
+                native=lambda i, p: [["ZSCORE", p + "q", f"held:{i % n}"], ["ZSCORE", p + "held", f"held:{i % n}"]],
+                check=lambda reply: isinstance(reply, list) and reply[1] == b"inflight", keys=keys,
+                script="delay_job.lua", script_args=lambda i, p: [f"held:{i % n}"])
+
+
+@family()
+def delay_retry(n):
+    # Dead sets of n tasks and the dead tasks the calls send back to a queue
+    # of n beside each.
+    def keys(i, p):
+        return [key_of(p, i, n, "dead"), key_of(p, i, n, "q")]
+
+    return Case("DELAY.RETRY", n, both(tasks(n, "dead", "died:%d", "1700000000000", "retry:%d"), queues(n, "q")),
+                zkit=lambda i, p: ["DELAY.RETRY", *keys(i, p), "TASKS", f"retry:{i}"],
+                native=lambda i, p: [["ZREM", key_of(p, i, n, "dead"), f"retry:{i}"],
+                                     ["ZADD", key_of(p, i, n, "q"), 1700000000000 + i, f"retry:{i}"]],
+                check=lambda reply: reply == 1, keys=keys, script="delay_retry.lua",
+                script_args=lambda i, p: [f"retry:{i}"])
+
+
 def rate_log(n):
     # A log at its limit n over ~30 years: every hit is refused.
     return zset(n, "r", "1700000000000", "1700000000000-%d")
@@ -676,6 +734,38 @@ def rate_stats(n):
                 keys=lambda i, p: on(p, "r"), script="rate_stats.lua", script_args=lambda i, p: [60000, 1000000000000])
 
 
+def holders(n):
+    # A concurrency limit of n, all n slots held until 2096.
+    return zset(n, "s", "4000000000000", "h:%d")
+
+
+@family()
+def rate_acquire(n):
+    # A holder renews its lease (10 minutes from now) on a limit whose n
+    # slots are all held.
+    return Case("RATE.ACQUIRE renew", n, holders(n),
+                zkit=lambda i, p: ["RATE.ACQUIRE", p + "s", f"h:{i % n}", 600000, n],
+                native=lambda i, p: [["ZREMRANGEBYSCORE", p + "s", "-inf", 1700000000000],
+                                     ["ZSCORE", p + "s", f"h:{i % n}"],
+                                     ["ZADD", p + "s", 1700000600000 + i, f"h:{i % n}"],
+                                     ["ZRANGE", p + "s", -1, -1, "WITHSCORES"],
+                                     ["PEXPIREAT", p + "s", 4000000000000]],
+                check=lambda reply: isinstance(reply, list) and reply[0] == 1, keys=lambda i, p: on(p, "s"),
+                script="rate_acquire.lua", script_args=lambda i, p: [f"h:{i % n}", 600000, n])
+
+
+@family()
+def rate_release(n):
+    # Limits of n slots held until 2096 and the held slots the calls give
+    # back.
+    return Case("RATE.RELEASE", n, tasks(n, "s", "h:%d", "4000000000000", "gone:%d"),
+                zkit=lambda i, p: ["RATE.RELEASE", key_of(p, i, n, "s"), f"gone:{i}"],
+                native=lambda i, p: [["ZSCORE", key_of(p, i, n, "s"), f"gone:{i}"],
+                                     ["ZREM", key_of(p, i, n, "s"), f"gone:{i}"]],
+                check=lambda reply: reply == 1, keys=lambda i, p: [key_of(p, i, n, "s")],
+                script="rate_release.lua", script_args=lambda i, p: [f"gone:{i}"])
+
+
 @family(100)
 def recent_add(n):
     # Views of items out of 2n on a list at its cap n: half move an item to
@@ -709,6 +799,7 @@ LIBRARY_CASES = (
     # size: the cases before it run in the state they were measured in.
     ("RANK.PERCENTILE", "RANK.QUANTILE", "RANK.COUNT", "RANK.RANGE", "RANK.AMONG"),
     ("RATE.PEEK",),
+    ("DELAY.ADD", "DELAY.JOB", "DELAY.RETRY", "RATE.ACQUIRE renew", "RATE.RELEASE"),
 )
 
 

@@ -445,9 +445,7 @@ handlers['delay.poll'] = function(v)
   -- The first lane is checked by its first read, before any write; the
   -- others now, since the first may write before they are read.
   for i = 2, #lanes do
-    if rt.zcard(lanes[i]) > 0 then
-      rt.check_delay_queue((rt.sample(lanes[i], false)))
-    end
+    rt.check_delay_queue_key(lanes[i])
   end
   local now = rt.now_ms()
   local queue = queue_of(key, lease, jobs)
@@ -486,8 +484,8 @@ handlers['delay.poll'] = function(v)
   end
   if first and first[1] and rt.idmp_entry(first[1][2]) ~= 'id' then
     rt.check_delay_queue(first)
-  elseif rt.zcard(key) > 0 then
-    rt.check_delay_queue((rt.sample(key, false)))
+  else
+    rt.check_delay_queue_key(key)
   end
   if lease then
     lease.until_ms = rt.deadline(now, lease.ms)

@@ -194,9 +194,7 @@ handlers['delay.add'] = function(v)
   if data ~= false then
     call('HLEN', data)
   end
-  if rt.zcard(queue) > 0 then
-    rt.check_delay_queue((rt.sample(queue, false)))
-  end
+  rt.check_delay_queue_key(queue)
   -- A due time in the past is due now: scored now, so tasks added to run at
   -- once come out in the order they were added.
   local now = rt.now_ms()
@@ -249,7 +247,10 @@ end
 -- by name.
 handlers['delay.job'] = function(v)
   local queue, task, inflight, dead, deliveries, data = v[1], v[2], v[3], v[4], v[5], v[6]
-  for _, key in ipairs({ queue, inflight, dead, deliveries }) do
+  -- A key of another type refuses the call whichever key the task is found
+  -- in (every WRONGTYPE reads the same): the others' types are checked
+  -- here, the queue's by its lookup, which always runs.
+  for _, key in ipairs({ inflight, dead, deliveries }) do
     if key ~= false then
       rt.zcard(key)
     end
@@ -305,13 +306,12 @@ handlers['delay.retry'] = function(v)
   if data ~= false then
     call('HLEN', data)
   end
+  -- The first lookup is the dead set's type check.
   local any_dead = false
-  if rt.zcard(dead) > 0 then
-    for _, task in ipairs(tasks) do
-      if rt.zscore(dead, task) ~= nil then
-        any_dead = true
-        break
-      end
+  for _, task in ipairs(tasks) do
+    if rt.zscore(dead, task) ~= nil then
+      any_dead = true
+      break
     end
   end
   if not any_dead then

@@ -236,7 +236,7 @@ natives['delay.stats'] = {
 -- write (the first task's ZADD).
 natives['delay.add'] = {
   { 'TIME' },
-  { 'ZCARD ZRANGE ZSCORE', on = 'queue' },
+  { 'ZRANGE ZSCORE', on = 'queue' },
   { 'ZRANGE ZSCORE ZADD', on = 'queue', later = true },
   { 'ZCARD ZSCORE', on = 'inflight' },
   { 'ZSCORE', on = 'inflight', later = true },
@@ -245,7 +245,7 @@ natives['delay.add'] = {
 }
 
 natives['delay.job'] = {
-  { 'ZCARD ZSCORE', on = 'queue' },
+  { 'ZSCORE', on = 'queue' },
   { 'ZCARD ZSCORE', on = 'inflight' },
   { 'ZCARD ZSCORE', on = 'dead' },
   { 'ZCARD ZSCORE', on = 'deliveries' },
@@ -254,7 +254,7 @@ natives['delay.job'] = {
 
 natives['delay.retry'] = {
   { 'TIME' },
-  { 'ZCARD ZSCORE', on = 'dead' },
+  { 'ZSCORE', on = 'dead' },
   { 'ZREM', on = 'dead', later = true },
   { 'ZCARD', on = 'queue' },
   { 'ZRANGE ZADD', on = 'queue', later = true },

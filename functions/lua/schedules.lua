@@ -605,9 +605,7 @@ handlers['delay.schedule'] = function(v)
   end
   job.check_data_key(data, queue)
   call('HLEN', data)
-  if rt.zcard(queue) > 0 then
-    rt.check_delay_queue((rt.sample(queue, false)))
-  end
+  rt.check_delay_queue_key(queue)
   -- A change replaces the pending occurrence: the new rule's first one
   -- takes its place.
   remove_pending(queue, data, id)
