@@ -247,19 +247,11 @@ end
 -- by name.
 handlers['delay.job'] = function(v)
   local queue, task, inflight, dead, deliveries, data = v[1], v[2], v[3], v[4], v[5], v[6]
-  -- A key of another type refuses the call whichever key the task is found
-  -- in (every WRONGTYPE reads the same): the others' types are checked
-  -- here, the queue's by its lookup, which always runs.
-  for _, key in ipairs({ inflight, dead, deliveries }) do
-    if key ~= false then
-      rt.zcard(key)
-    end
-  end
-  if data ~= false then
-    call('HLEN', data)
-  end
   local state, score
-  for _, named in ipairs({ { 'queued', queue }, { 'inflight', inflight }, { 'dead', dead } }) do
+  local sets = { { 'queued', queue }, { 'inflight', inflight }, { 'dead', dead } }
+  local looked_up = 0
+  for i, named in ipairs(sets) do
+    looked_up = i
     if named[2] ~= false then
       score = rt.zscore(named[2], task)
       if score ~= nil then
@@ -267,6 +259,20 @@ handlers['delay.job'] = function(v)
         break
       end
     end
+  end
+  -- A key of another type refuses the call wherever the task is (nothing
+  -- between raises another error, and every WRONGTYPE reads the same): a
+  -- set looked up is checked by its lookup, the others here.
+  for i = looked_up + 1, #sets do
+    if sets[i][2] ~= false then
+      rt.zcard(sets[i][2])
+    end
+  end
+  if deliveries ~= false then
+    rt.zcard(deliveries)
+  end
+  if data ~= false then
+    call('HLEN', data)
   end
   local function field(tag)
     if data == false then

@@ -79,7 +79,7 @@ natives['rank.top'] = {
 }
 
 natives['rank.around'] = {
-  { 'ZCARD ZREVRANK ZRANGE', on = 'key' },
+  { 'ZREVRANK ZRANGE', on = 'key' },
   SHARED_RANK,
 }
 

@@ -445,10 +445,8 @@ end
 handlers['rank.around'] = function(v)
   local key, member, shared = v[1], v[2], v[4]
   local radius = rt.non_negative(v[3], 'radius')
-  local position
-  if rt.zcard(key) > 0 then
-    position = rank_of(key, member)
-  end
+  -- ZREVRANK checks the key's type, and finds no member on an empty board.
+  local position = rank_of(key, member)
   if position == nil then
     return {}
   end
@@ -598,11 +596,13 @@ handlers['rank.count'] = function(v)
   local key = v[1]
   local min, min_open = total_bound(v[2])
   local max, max_open = total_bound(v[3])
-  local members = rt.zcard(key)
   local lowest, highest = total_score_range(min, min_open, max, max_open)
-  if lowest == nil or members == 0 then
+  if lowest == nil then
+    -- No total lies between the bounds: the key's type is still checked.
+    rt.zcard(key)
     return 0
   end
+  -- ZCOUNT checks the key's type, and counts 0 on an empty board.
   return rt.call('ZCOUNT', key, int_text(lowest), '(' .. int_text(highest + 1))
 end
 

@@ -73,7 +73,7 @@ local function widest_window(limits)
 end
 
 -- The entries at or below `oldest_kept` of a log of `len` entries whose
--- lowest two are `lowest`: counted only when the lowest is one of them.
+-- lowest are `lowest`: counted only when the lowest is one of them.
 local function expired_count(key, len, lowest, oldest_kept)
   if len > 0 and lowest[1][2] <= oldest_kept then
     return count_up_to(key, oldest_kept)
@@ -92,9 +92,9 @@ local function waits_longer(a, b)
 end
 
 -- The verdict of a hit of `cost` (logic/rate.rs `judge`), from reads only,
--- on a log of `len` entries whose lowest two are `lowest` ({{member,
--- score}, ...}), with what its writes need: the widest window's cutoff and
--- the entries at or below it.
+-- on a log of `len` entries whose lowest are `lowest` (checked_log's), with
+-- what its writes need: the widest window's cutoff and the entries at or
+-- below it.
 local function judge(key, now_ms, limits, cost, len, lowest)
   local oldest_kept = cutoff(now_ms, widest_window(limits))
   local expired = expired_count(key, len, lowest, oldest_kept)
@@ -232,7 +232,8 @@ local function checked_limits(pairs_given)
   return limits
 end
 
--- A RATE key's size, its lowest two ({{member, score}, ...}) and, with
+-- A RATE key's size, its lowest (rt.lowest_for_checks: {{member, score}},
+-- the lowest two when the lowest could begin a seen-key) and, with
 -- `highest`, its highest ({member, score} or nil), checked to be a RATE
 -- key: another family's key (a gift board, whose totals would read as hits
 -- long past or leases long ended) is refused, not trimmed. A lowest score
@@ -243,7 +244,7 @@ local function checked_log(key, highest)
   local len = rt.zcard(key)
   local lowest, top = {}, nil
   if len > 0 then
-    lowest = rt.sample(key, false)
+    lowest = rt.lowest_for_checks(key)
     if highest or lowest[1][2] < TODAY_MS then
       top = newest_entry(key)
     end

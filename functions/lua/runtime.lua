@@ -1151,16 +1151,23 @@ function rt.check_delay_queue(lowest)
   end
 end
 
--- Refuses a key of another type or family as a delay queue, before any
--- write: from its lowest element, and from its lowest two only when the
--- lowest could begin an IDMP seen-key (formatting and reading a score back
--- is most of a sample's cost; this read is also the key's type check).
-function rt.check_delay_queue_key(key)
+-- A sorted set's lowest element as rt.sample has it ({{member, score}}, or
+-- {} when empty), and its lowest two only when the lowest could begin an
+-- IDMP seen-key (its score says so): all a family check reads of the lowest
+-- (a score printed by the server and read back is most of a sample's cost).
+-- The read is also the key's type check.
+function rt.lowest_for_checks(key)
   local lowest = rt.pairs_of(call('ZRANGE', key, '0', '0', 'WITHSCORES'))
   if lowest[1] and rt.idmp_entry(lowest[1][2]) == 'id' then
-    lowest = rt.sample(key, false)
+    return rt.sample(key, false)
   end
-  rt.check_delay_queue(lowest)
+  return lowest
+end
+
+-- Refuses a key of another type or family as a delay queue, before any
+-- write.
+function rt.check_delay_queue_key(key)
+  rt.check_delay_queue(rt.lowest_for_checks(key))
 end
 
 -- What a seen-key member is, by its score's fraction (src/logic/idmp.rs).
