@@ -658,6 +658,47 @@ def delay_retry(n):
                 script_args=lambda i, p: [f"retry:{i}"])
 
 
+def paused(calls, name):
+    """Hashes `name`:0.. (one per call) of paused queues, as DELAY.PAUSE
+    leaves them (the time it paused, under `paused`)."""
+    return f"for i = 0, {calls - 1} do redis.call('HSET', '{name}' .. i, 'paused', '1700000000000') end"
+
+
+@family()
+def delay_pause(n):
+    # Each call pauses a queue of n tasks that another call has not: its own
+    # hash.
+    return Case("DELAY.PAUSE", n, zset(n, "q", "i * 1000000000", "t:%d"),
+                zkit=lambda i, p: ["DELAY.PAUSE", p + "q", f"{p}d:{i}"],
+                native=lambda i, p: [["HSETNX", f"{p}d:{i}", "paused", 1700000000000]],
+                check=lambda reply: reply == 1, keys=lambda i, p: [p + "q", f"{p}d:{i}"],
+                script="delay_pause.lua", script_args=lambda i, p: [])
+
+
+@family()
+def delay_resume(n):
+    # Each call resumes a paused queue of n tasks (its own hash).
+    def data(conn, p, calls):
+        zset(n, "q", "i * 1000000000", "t:%d")(conn, p, calls)
+        build(conn, paused(calls, p + "d:"))
+
+    return Case("DELAY.RESUME", n, data,
+                zkit=lambda i, p: ["DELAY.RESUME", p + "q", f"{p}d:{i}"],
+                native=lambda i, p: [["HDEL", f"{p}d:{i}", "paused"]],
+                check=lambda reply: reply == 1, keys=lambda i, p: [p + "q", f"{p}d:{i}"],
+                script="delay_resume.lua", script_args=lambda i, p: [])
+
+
+@family()
+def delay_group(n):
+    # Each call caps a new group of a queue of n tasks at 2 in flight.
+    return Case("DELAY.GROUP CAP", n, zset(n, "q", "i * 1000000000", "t:%d"),
+                zkit=lambda i, p: ["DELAY.GROUP", p + "q", p + "d", f"g:{i}", "CAP", 2],
+                native=lambda i, p: [["HSET", p + "d", f"cap:g:{i}", 2]],
+                check=lambda reply: reply == 1, keys=lambda i, p: on(p, "q", "d"),
+                script="delay_group.lua", script_args=lambda i, p: [f"g:{i}", 2])
+
+
 def rate_log(n):
     # A log at its limit n over ~30 years: every hit is refused.
     return zset(n, "r", "1700000000000", "1700000000000-%d")
@@ -800,6 +841,7 @@ LIBRARY_CASES = (
     ("RANK.PERCENTILE", "RANK.QUANTILE", "RANK.COUNT", "RANK.RANGE", "RANK.AMONG"),
     ("RATE.PEEK",),
     ("DELAY.ADD", "DELAY.JOB", "DELAY.RETRY", "RATE.ACQUIRE renew", "RATE.RELEASE"),
+    ("DELAY.PAUSE", "DELAY.RESUME", "DELAY.GROUP CAP"),
 )
 
 

@@ -221,8 +221,8 @@ handlers['delay.group'] = function(v)
   end
   job.check_data_key(data, queue)
   rt.zcard(queue)
-  call('HLEN', data)
   local limits = { cap = cap, rate = rate }
+  -- The first read of the hash checks its type.
   local in_flight = in_flight_of(data, group)
   local was_capped = is_at_cap(in_flight, limits_of(data, group).cap)
   local capped = is_at_cap(in_flight, cap)

@@ -169,7 +169,7 @@ natives['delay.poll'] = {
 -- capped groups is read after its limits are written.
 natives['delay.group'] = {
   { 'ZCARD', on = 'queue' },
-  { 'HLEN HGET', on = 'data' },
+  { 'HGET', on = 'data' },
   { 'HGET HSET HDEL', on = 'data', later = true },
 }
 
