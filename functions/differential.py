@@ -115,6 +115,7 @@ POOLS = {
     "board": ["board:a", "board:b", "board:c", "SHARED"],
     "dest": ["merged:a", "board:c"],
     "staging": ["staging:a"],
+    "totals": ["totals:a", "totals:b"],
     "feed": ["feed:a", "feed:b"],
     "recent": ["recent:a", "recent:b"],
     "rate": ["rate:a", "rate:b"],
@@ -135,6 +136,7 @@ ALL_KEYS = sorted({k for pool in POOLS.values() for k in pool})
 
 KEY_POOL = {
     ("RANK", "key"): "board", ("RANK", "destkey"): "dest", ("RANK", "staging"): "staging",
+    ("RANK", "totals-key"): "totals",
     ("FEED", "key"): "feed", ("RECENT", "key"): "recent", ("RATE", "key"): "rate",
     ("VOTE", "scores"): "scores", ("VOTE", "upvoters"): "upvoters",
     ("VOTE", "downvoters"): "downvoters", ("VOTE", "times"): "times",

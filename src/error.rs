@@ -148,6 +148,9 @@ impl fmt::Display for ZkitError {
                 }
                 // ZCOUNT's words for the same mistake.
                 RankError::BoundNotFloat => f.write_str("ERR min or max is not a float"),
+                RankError::TotalsKeyIsBoard => {
+                    f.write_str("ERR the DENSE totals-key must be another key than the board")
+                }
             },
             ZkitError::Recent(RecentError::NoLaterScore(newest)) => write!(
                 f,
@@ -448,6 +451,7 @@ mod tests {
             ZkitError::Rank(RankError::NotRankScore(f64::INFINITY)),
             ZkitError::Rank(RankError::RepeatedBoard),
             ZkitError::Rank(RankError::BoundNotFloat),
+            ZkitError::Rank(RankError::TotalsKeyIsBoard),
             ZkitError::Recent(RecentError::NoLaterScore(f64::INFINITY)),
             ZkitError::Vote(VoteError::InvalidWeight),
             ZkitError::Vote(VoteError::WeightsTooLarge),

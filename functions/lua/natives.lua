@@ -21,15 +21,27 @@ local IDMP_LOOKUP = { 'ZSCORE ZCARD', on = 'seen-key' }
 local IDMP_RECORD = { 'ZREMRANGEBYSCORE ZADD', on = 'seen-key', later = true }
 local IDMP_EVICT = { 'ZRANGE ZSCORE ZREM', on = 'seen-key', later = true, reached = 'idmp-evicts' }
 
--- A member's rank after a write: shared (ZCOUNT of higher totals) or by
--- ZREVRANK.
-local RANK_AFTER = { 'ZREVRANK', on = 'key', unless = 'shared', later = true }
+-- A member's rank after a write: shared (ZCOUNT of higher totals), dense
+-- (ZCOUNT of higher totals in the index) or by ZREVRANK.
+local RANK_AFTER = { 'ZREVRANK', on = 'key', unless = 'ranks', later = true }
 local SHARED_RANK_AFTER = { 'ZCOUNT', on = 'key', when = 'shared', later = true }
+
+-- A dense board's index of totals: the new total looked up before the
+-- write, entered after it, the old one's holders counted on the board and
+-- the total removed when none is left; the index expires with the board.
+local DENSE_LOOKUP = { 'ZSCORE', on = 'totals-key' }
+local DENSE_KEEP = { 'ZADD ZREM ZCOUNT', on = 'totals-key', later = true }
+local DENSE_HELD = { 'ZCOUNT', on = 'key', when = 'totals-key', later = true }
+local DENSE_EXPIRE = { 'PEXPIREAT', on = 'totals-key', when = 'seconds', later = true }
 
 natives['rank.gift'] = {
   { 'TIME' },
   { 'ZSCORE ZINCRBY ZADD', on = 'key' },
+  DENSE_LOOKUP,
   { 'PEXPIREAT', on = 'key', when = 'seconds', later = true },
+  DENSE_HELD,
+  DENSE_KEEP,
+  DENSE_EXPIRE,
   RANK_AFTER,
   SHARED_RANK_AFTER,
   IDMP_LOOKUP,
@@ -40,7 +52,11 @@ natives['rank.gift'] = {
 natives['rank.set'] = {
   { 'TIME' },
   { 'ZSCORE ZADD', on = 'key' },
+  DENSE_LOOKUP,
   { 'PEXPIREAT', on = 'key', when = 'seconds', later = true },
+  DENSE_HELD,
+  DENSE_KEEP,
+  DENSE_EXPIRE,
   RANK_AFTER,
   SHARED_RANK_AFTER,
   IDMP_LOOKUP,
@@ -54,7 +70,7 @@ natives['rank.mgift'] = {
   { 'ZSCORE', on = 'key' },
   { 'ZINCRBY ZADD', on = 'key', later = true },
   { 'PEXPIREAT', on = 'key', when = 'seconds', later = true },
-  RANK_AFTER,
+  { 'ZREVRANK', on = 'key', unless = 'shared', later = true },
   SHARED_RANK_AFTER,
   IDMP_LOOKUP,
   IDMP_RECORD,
@@ -62,13 +78,15 @@ natives['rank.mgift'] = {
 }
 
 -- The reads write nothing: their natives are all run and refused as they go.
-local RANK = { 'ZREVRANK', on = 'key', unless = 'shared' }
+local RANK = { 'ZREVRANK', on = 'key', unless = 'ranks' }
 local SHARED_RANK = { 'ZCOUNT', on = 'key', when = 'shared' }
+local DENSE_RANK = { 'ZCOUNT', on = 'totals-key' }
 
 natives['rank.get'] = {
   { 'ZCARD ZSCORE', on = 'key' },
   RANK,
   SHARED_RANK,
+  DENSE_RANK,
 }
 
 natives['rank.mget'] = natives['rank.get']
@@ -76,11 +94,13 @@ natives['rank.mget'] = natives['rank.get']
 natives['rank.top'] = {
   { 'ZCARD ZRANGE', on = 'key' },
   SHARED_RANK,
+  DENSE_RANK,
 }
 
 natives['rank.around'] = {
   { 'ZREVRANK ZRANGE', on = 'key' },
   SHARED_RANK,
+  DENSE_RANK,
 }
 
 natives['rank.stats'] = {
@@ -99,9 +119,10 @@ natives['rank.count'] = {
   { 'ZCARD ZCOUNT', on = 'key' },
 }
 
--- The band's page is RANK.TOP's, shared ranks or not.
+-- The band's page is RANK.TOP's, with its ranks.
 natives['rank.range'] = {
   { 'ZCARD ZCOUNT ZRANGE', on = 'key' },
+  DENSE_RANK,
 }
 
 natives['rank.among'] = {

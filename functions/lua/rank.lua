@@ -189,9 +189,30 @@ local function shared_rank(key, total)
   return rt.call('ZCOUNT', key, int_text(total + 1), '+inf') + 1
 end
 
-local function rank_of_member(key, member, total, shared)
-  if shared then
+-- `[SHARED | DENSE totals-key]` as the handlers take it: true for SHARED,
+-- `{ dense = totals-key }` for DENSE, false for first-come ranks.
+local function ranks_of(choice)
+  if choice == false then
+    return false
+  end
+  return choice.choice == 1 or { dense = choice.value }
+end
+
+-- Refuses DENSE naming the board itself (rank_board.rs `checked_for`).
+local function check_totals_key(key, ranks)
+  if type(ranks) == 'table' and ranks.dense == key then
+    rt.fail(ERRORS.totals_key_is_board)
+  end
+end
+
+-- A member's rank: with SHARED the competition rank, with DENSE the
+-- competition rank of its total in the index (where each total stands
+-- once: 1 + the distinct totals above it), else its position.
+local function rank_of_member(key, member, total, ranks)
+  if ranks == true then
     return shared_rank(key, total)
+  elseif ranks then
+    return shared_rank(ranks.dense, total)
   end
   local found = rank_of(key, member)
   if found == nil then
@@ -209,7 +230,7 @@ local function plan_write(previous, update, at_ms, at_text)
   end
   local total, changed = next_total(previous_total, update)
   local score = rank.encode(total, at_ms, at_text)
-  return { total = total, score = changed and score or nil }
+  return { previous_total = previous_total, total = total, score = changed and score or nil }
 end
 
 -- Writes a planned total. A gift is written as ZINCRBY when the increment
@@ -231,13 +252,30 @@ local function apply_write(key, member, planned, previous, update)
 end
 
 -- A member's [total, rank] as the board stands (a repeated event's reply).
-local function standing(key, member, shared)
+local function standing(key, member, ranks)
   local score = rt.zscore(key, member)
   if score == nil then
     return { 0, rt.NULL }
   end
   local total = rank.total(score)
-  return { total, rank_of_member(key, member, total, shared) }
+  return { total, rank_of_member(key, member, total, ranks) }
+end
+
+-- Keeps a dense board's index after a member's total went from `previous`
+-- (nil: new on the board) to `total`; `indexed` is what the index held for
+-- `total` before the write (rank_board.rs `keep_totals`).
+local function keep_totals(index, key, previous, total, indexed)
+  if indexed == nil then
+    local entry = int_text(total)
+    rt.call('ZADD', index, entry, entry)
+  end
+  if previous ~= nil and previous ~= total then
+    -- A total `t` is scored in [t, t + 1).
+    local held = rt.call('ZCOUNT', key, int_text(previous), '(' .. int_text(previous + 1))
+    if held == 0 then
+      rt.call('ZREM', index, int_text(previous))
+    end
+  end
 end
 
 -- When the boards a write gives `TTL seconds` expire (nil without TTL).
@@ -246,58 +284,75 @@ local function board_expiry(now, ttl)
 end
 
 -- RANK.GIFT and RANK.SET: `[total, rank]` (+ the IDMP flag). `event` is
--- the checked IDMP clause; `ttl` the TTL's seconds, or false.
-local function write_total(key, member, update, at, shared, ttl, event)
+-- the checked IDMP clause; `ttl` the TTL's seconds, or false; `ranks` as
+-- ranks_of gives them (with DENSE, the index is kept).
+local function write_total(key, member, update, at, ranks, ttl, event)
+  check_totals_key(key, ranks)
+  local index = type(ranks) == 'table' and ranks.dense or nil
   local now = rt.now_ms()
   local expire_at = board_expiry(now, ttl)
-  local seen = event and rt.idmp.check(event, now, { key }) or nil
+  local written = index and { key, index } or { key }
+  local seen = event and rt.idmp.check(event, now, written) or nil
   if seen == 'repeat' then
-    return rt.idmp.with_flag(standing(key, member, shared), seen)
+    return rt.idmp.with_flag(standing(key, member, ranks), seen)
   end
   local at_ms = at ~= false and tonumber(at) or now
   local previous = rt.zscore(key, member)
   local planned = plan_write(previous, update, at_ms, at ~= false and at or nil)
+  -- Looked up before the write: an index of another type refuses the call.
+  local indexed = index and rt.zscore(index, int_text(planned.total))
   apply_write(key, member, planned, previous, update)
   if expire_at then
     rt.call('PEXPIREAT', key, rt.int_text(expire_at))
   end
+  if index then
+    keep_totals(index, key, planned.previous_total, planned.total, indexed)
+    if expire_at then
+      rt.call('PEXPIREAT', index, rt.int_text(expire_at))
+    end
+  end
   if event then
     rt.idmp.record(event, now)
   end
-  local position = rank_of_member(key, member, planned.total, shared)
+  local position = rank_of_member(key, member, planned.total, ranks)
   return rt.idmp.with_flag({ planned.total, position }, seen)
 end
 
--- `AT unix-ms` and `TTL seconds` as an IDMP digest takes them, appended
--- to `parts`: the time (nothing when the call gives none), then `TTL` and
--- its seconds when given (a call without TTL digests as before TTL
--- existed). SHARED only shapes the reply.
-local function terms_parts(parts, at, ttl)
+-- `AT unix-ms`, `TTL seconds` and `DENSE totals-key` as an IDMP digest
+-- takes them, appended to `parts`: the time (nothing when the call gives
+-- none), then `TTL` and its seconds when given (a call without TTL digests
+-- as before TTL existed), then `DENSE` and the index the write keeps.
+-- SHARED only shapes the reply.
+local function terms_parts(parts, at, ttl, ranks)
   parts[#parts + 1] = at ~= false and at or ''
   if ttl ~= false then
     parts[#parts + 1] = 'TTL'
     parts[#parts + 1] = rt.int_text(tonumber(ttl))
   end
+  if type(ranks) == 'table' then
+    parts[#parts + 1] = 'DENSE'
+    parts[#parts + 1] = ranks.dense
+  end
   return parts
 end
 
 handlers['rank.gift'] = function(v)
-  local key, member, at, ttl = v[1], v[2], v[4], v[6]
+  local key, member, at, ranks, ttl = v[1], v[2], v[4], ranks_of(v[5]), v[6]
   local event = (v[7] ~= false or v[8] ~= false)
-    and rt.idmp.args(v[7], v[8], 'rank.gift', terms_parts({ key, member, v[3] }, at, ttl)) or nil
-  return write_total(key, member, { add = tonumber(v[3]) }, at, v[5], ttl, event)
+    and rt.idmp.args(v[7], v[8], 'rank.gift', terms_parts({ key, member, v[3] }, at, ttl, ranks)) or nil
+  return write_total(key, member, { add = tonumber(v[3]) }, at, ranks, ttl, event)
 end
 
 handlers['rank.set'] = function(v)
-  local key, member, at, ttl = v[1], v[2], v[4], v[7]
+  local key, member, at, ranks, ttl = v[1], v[2], v[4], ranks_of(v[6]), v[7]
   local condition = v[5] ~= false and (v[5].choice == 1 and 'GT' or 'LT') or nil
   local event
   if v[8] ~= false or v[9] ~= false then
-    local parts = terms_parts({ key, member, v[3] }, at, ttl)
+    local parts = terms_parts({ key, member, v[3] }, at, ttl, ranks)
     parts[#parts + 1] = condition or ''
     event = rt.idmp.args(v[8], v[9], 'rank.set', parts)
   end
-  return write_total(key, member, { set = tonumber(v[3]), condition = condition }, at, v[6], ttl, event)
+  return write_total(key, member, { set = tonumber(v[3]), condition = condition }, at, ranks, ttl, event)
 end
 
 -- -> `[[total, rank], ...]` per board, in key order.
@@ -355,7 +410,7 @@ end
 
 -- `[total, rank, reached-at-ms]` or nil per member (one member: no ZCARD,
 -- ZSCORE answers a missing board and refuses another type itself).
-local function member_entries(key, members, shared)
+local function member_entries(key, members, ranks)
   local scores = {}
   if #members == 1 or rt.zcard(key) > 0 then
     for i, member in ipairs(members) do
@@ -367,7 +422,7 @@ local function member_entries(key, members, shared)
     local score = scores[i]
     if score then
       local total, reached_at = rank.decode(score)
-      entries[i] = { total, rank_of_member(key, member, total, shared), reached_at }
+      entries[i] = { total, rank_of_member(key, member, total, ranks), reached_at }
     else
       entries[i] = rt.NULL
     end
@@ -376,11 +431,15 @@ local function member_entries(key, members, shared)
 end
 
 handlers['rank.get'] = function(v)
-  return member_entries(v[1], { v[2] }, v[3])[1]
+  local ranks = ranks_of(v[3])
+  check_totals_key(v[1], ranks)
+  return member_entries(v[1], { v[2] }, ranks)[1]
 end
 
 handlers['rank.mget'] = function(v)
-  return member_entries(v[1], v[3], v[2])
+  local ranks = ranks_of(v[2])
+  check_totals_key(v[1], ranks)
+  return member_entries(v[1], v[3], ranks)
 end
 
 -- Competition ranks of consecutive entries (logic/rank.rs `shared_ranks`).
@@ -398,8 +457,23 @@ local function shared_ranks(first_position, first_shared, totals)
   return ranks
 end
 
+-- Dense ranks of consecutive entries (logic/rank.rs `dense_ranks`).
+local function dense_ranks(first_dense, totals)
+  local ranks = {}
+  for i, total in ipairs(totals) do
+    if i == 1 then
+      ranks[i] = first_dense
+    elseif totals[i - 1] == total then
+      ranks[i] = ranks[i - 1]
+    else
+      ranks[i] = ranks[i - 1] + 1
+    end
+  end
+  return ranks
+end
+
 -- `[[rank, member, total], ...]` for 0-based positions start..stop.
-local function rank_range(key, start, stop, shared)
+local function rank_range(key, start, stop, ranks_asked)
   if start >= rt.TWO_53 then
     return {}
   end
@@ -417,8 +491,10 @@ local function rank_range(key, start, stop, shared)
   end
   local first_position = start + 1
   local ranks
-  if shared then
+  if ranks_asked == true then
     ranks = shared_ranks(first_position, shared_rank(key, totals[1]), totals)
+  elseif ranks_asked then
+    ranks = dense_ranks(shared_rank(ranks_asked.dense, totals[1]), totals)
   else
     ranks = {}
     for i = 1, #totals do
@@ -433,18 +509,20 @@ local function rank_range(key, start, stop, shared)
 end
 
 handlers['rank.top'] = function(v)
-  local key, shared = v[1], v[4]
+  local key, ranks = v[1], ranks_of(v[4])
   local count = rt.non_negative(v[2], 'count')
   local offset = v[3] ~= false and rt.non_negative(v[3], 'offset') or 0
+  check_totals_key(key, ranks)
   if rt.zcard(key) == 0 or count == 0 then
     return {}
   end
-  return rank_range(key, offset, offset + count - 1, shared)
+  return rank_range(key, offset, offset + count - 1, ranks)
 end
 
 handlers['rank.around'] = function(v)
-  local key, member, shared = v[1], v[2], v[4]
+  local key, member, ranks = v[1], v[2], ranks_of(v[4])
   local radius = rt.non_negative(v[3], 'radius')
+  check_totals_key(key, ranks)
   -- ZREVRANK checks the key's type, and finds no member on an empty board.
   local position = rank_of(key, member)
   if position == nil then
@@ -455,7 +533,7 @@ handlers['rank.around'] = function(v)
   if start < 0 then
     start = 0
   end
-  return rank_range(key, start, index + radius, shared)
+  return rank_range(key, start, index + radius, ranks)
 end
 
 -- The 0-based ascending position of the `per_mille` quantile among `n`
@@ -610,13 +688,14 @@ end
 -- and min: the positions below the members with a higher total, read as
 -- RANK.TOP reads a page (logic/rank.rs `range_positions`).
 handlers['rank.range'] = function(v)
-  local key, limit, shared = v[1], v[4], v[5]
+  local key, limit, ranks = v[1], v[4], ranks_of(v[5])
   local max, max_open = total_bound(v[2])
   local min, min_open = total_bound(v[3])
   local offset, count = 0, -1
   if limit ~= false then
     offset, count = rt.non_negative(limit[1], 'offset'), tonumber(limit[2])
   end
+  check_totals_key(key, ranks)
   if rt.zcard(key) == 0 then
     return {}
   end
@@ -637,7 +716,7 @@ handlers['rank.range'] = function(v)
     return {}
   end
   local start = above + offset
-  return rank_range(key, start, start + take - 1, shared)
+  return rank_range(key, start, start + take - 1, ranks)
 end
 
 -- -> `[[rank, member, total], ...]` of the given members on the board,
@@ -646,7 +725,7 @@ end
 -- ties with 0), the ranks counted down that list (logic/rank.rs
 -- `board_order`).
 handlers['rank.among'] = function(v)
-  local key, shared, given = v[1], v[2], v[3]
+  local key, ranks_asked, given = v[1], v[2], v[3]
   local found, asked = {}, {}
   for _, member in ipairs(given) do
     if not asked[member] then
@@ -667,7 +746,10 @@ handlers['rank.among'] = function(v)
   for i, entry in ipairs(found) do
     totals[i] = rank.decode(entry[1])
   end
-  local ranks = shared and shared_ranks(1, 1, totals) or nil
+  local ranks
+  if ranks_asked ~= false then
+    ranks = ranks_asked.choice == 1 and shared_ranks(1, 1, totals) or dense_ranks(1, totals)
+  end
   local page = {}
   for i, entry in ipairs(found) do
     page[i] = { ranks and ranks[i] or i, entry[2], totals[i] }

@@ -1364,16 +1364,18 @@ local function key_of_call(native, ...)
 end
 
 -- Where a declared argument's value is in a parsed call: its index, its
--- index within its block, and whether it is a list.
+-- part (its index within its block, or minus its index among a one-of's
+-- choices), and whether it is a list.
 local function path_of(command, name)
   for i, arg in ipairs(command.args) do
     if arg.name == name then
       return i, nil, arg.multiple
     end
-    if arg.kind == 'block' then
+    if arg.kind == 'block' or arg.kind == 'oneof' then
+      local sign = arg.kind == 'block' and 1 or -1
       for j, part in ipairs(arg.args) do
         if part.name == name then
-          return i, j, part.multiple
+          return i, sign * j, part.multiple
         end
       end
     end
@@ -1424,8 +1426,12 @@ compile_natives = function(command)
       compiled.second_key, compiled.second_key_part, list = path_of(command, keys[2])
       assert(not (list or compiled.each), command.name .. ': a native command on two keys takes no list')
     end
-    compiled.when = row.when and (path_of(command, row.when))
-    compiled.unless = row.unless and (path_of(command, row.unless))
+    if row.when then
+      compiled.when, compiled.when_part = path_of(command, row.when)
+    end
+    if row.unless then
+      compiled.unless, compiled.unless_part = path_of(command, row.unless)
+    end
     for native in row[1]:gmatch('%S+') do
       assert(key_count(native) == #keys, command.name .. ': ' .. native .. ' takes ' .. key_count(native) .. ' keys')
       compiled.natives[#compiled.natives + 1] = native
@@ -1447,12 +1453,21 @@ compile_natives = function(command)
   command.missing_rows = missing[1] and missing or nil
 end
 
--- The value of a call's argument at `index` (and `part` within its block),
--- false when the call does not give it.
+-- A given value's `part` (path_of): a block's part, or a one-of's value
+-- when the call chose that choice, else false.
+local function part_of(value, part)
+  if part > 0 then
+    return value[part]
+  end
+  return value.choice == -part and value.value
+end
+
+-- The value of a call's argument at `index` (and `part` within it), false
+-- when the call does not give it.
 local function value_at(values, index, part)
   local value = values[index]
   if part and value then
-    value = value[part]
+    value = part_of(value, part)
   end
   return value
 end
@@ -1461,7 +1476,8 @@ end
 -- second key), or nil when the call does not reach it.
 local function row_keys(row, values)
   local when, unless = row.when, row.unless
-  if (when ~= nil and values[when] == false) or (unless ~= nil and values[unless] ~= false) then
+  if (when ~= nil and value_at(values, when, row.when_part) == false)
+    or (unless ~= nil and value_at(values, unless, row.unless_part) ~= false) then
     return nil
   end
   local a, b
@@ -1523,15 +1539,19 @@ end
 -- returns false. True when it allows them all.
 local function check_row(row, values, quiet)
   local reached_name, when, unless = row.reached, row.when, row.unless
-  if (reached_name and not reached[reached_name]) or (when and values[when] == false)
-    or (unless and values[unless] ~= false) then
+  -- A one-of's choice (when_part, unless_part) is looked at only when the
+  -- one-of is given.
+  if (reached_name and not reached[reached_name])
+    or (when and (values[when] == false or (row.when_part and part_of(values[when], row.when_part) == false)))
+    or (unless and values[unless] ~= false
+      and not (row.unless_part and part_of(values[unless], row.unless_part) == false)) then
     return true
   end
   local a, b
   if row.key then
     a = values[row.key]
     if row.key_part and a then
-      a = a[row.key_part]
+      a = part_of(a, row.key_part)
     end
     if a == false then
       return true
@@ -1540,7 +1560,7 @@ local function check_row(row, values, quiet)
   if row.second_key then
     b = values[row.second_key]
     if row.second_key_part and b then
-      b = b[row.second_key_part]
+      b = part_of(b, row.second_key_part)
     end
     if b == false then
       return true

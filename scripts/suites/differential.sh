@@ -51,11 +51,11 @@ done
 # The keyword-spelled ids test, every family's error table, the jobs tests
 # (a job's life, keep/replace/extend, deadlines, arrival order, dead
 # letters' bounds, pause), the groups' (caps, rates, redeliveries, fifty
-# workers) and the repeating jobs' (named time zones and clock changes
-# among them), with zkit served by the library
+# workers), the repeating jobs' (named time zones and clock changes
+# among them) and the dense ranks', with zkit served by the library
 # (tests/integration/common: ZKIT_ENGINE=functions).
-echo "differential: the keyword, error-table, jobs, groups and schedules tests against the library"
+echo "differential: the keyword, error-table, jobs, groups, schedules and dense-rank tests against the library"
 ZKIT_ENGINE=functions cargo test --quiet --test integration -- \
-  keywords::values_spelled_like_keywords_stay_values_on_one_server errors_change_nothing jobs:: groups:: schedules:: \
+  keywords::values_spelled_like_keywords_stay_values_on_one_server errors_change_nothing jobs:: groups:: schedules:: dense_ranks:: \
   --skip fuzz:: || failed=1
 exit $failed

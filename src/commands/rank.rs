@@ -27,8 +27,9 @@ use super::declaration::{Command, WordList};
 use super::idmp::{self, OnceWrite, Outcome, IDMP_ARG, RETAIN_ARG};
 use super::layout::{self, Layout, Use, LISTPACK_BOARD_MAX};
 use super::rank_board::{
-    not_on_board, rank_of, rank_of_member, shared_rank, total_bound, RankWalk, Ranks, BOARD_READ,
-    BOARD_WRITE, BOARD_WRITE_FLAGS, SHARED_WALK_AT_MOST,
+    dense_rank, keep_totals, not_on_board, rank_of, rank_of_member, ranks_choices, shared_rank,
+    total_bound, RankWalk, Ranks, BOARD_READ, BOARD_WRITE, BOARD_WRITE_FLAGS, DENSE_HISTORY,
+    RANKS_READ, RANKS_READ_FROM_START, RANKS_WRITE, SHARED_WALK_AT_MOST,
 };
 use super::rank_merge;
 use super::rank_stats;
@@ -45,7 +46,7 @@ use crate::host::string::{OwnedRStr, RStr};
 use crate::host::zset::{ScoreBound, Zset};
 use crate::logic::idmp::{ArgsDigest, DIGEST_LEN};
 use crate::logic::rank::{
-    board_order, check_distinct_boards, next_total, range_positions, shared_ranks,
+    board_order, check_distinct_boards, dense_ranks, next_total, range_positions, shared_ranks,
     total_score_range, SetCondition, TieBreakClock, TotalUpdate,
 };
 use crate::{declare_command, request};
@@ -88,24 +89,26 @@ declare_command! {
         handler: idmp::once(gift),
         flags: "write deny-oom fast",
         acl_categories: "write sortedset fast",
-        summary: "Adds an amount to a member's total and returns the new total and rank; equal totals rank first-come (with SHARED, equal totals share a rank).",
+        summary: "Adds an amount to a member's total and returns the new total and rank; equal totals rank first-come (with SHARED, equal totals share a rank; with DENSE, they share one and the next total ranks one lower).",
         complexity: "O(log(N)) with N the number of members in the board.",
         since: "0.1.0",
         history: &[
             ("0.2.0", "Added the `SHARED` option."),
             ("0.3.0", "Added the `IDMP` and `RETAIN` options; with IDMP the reply gains a last element, 1 when the event was already applied."),
             TTL_HISTORY,
+            DENSE_HISTORY,
         ],
         reply: R::Idmp(&R::Tuple(&TOTAL_RANK)),
         examples: &[
             "RANK.GIFT {t}:board m 1 AT 1718000000000 SHARED TTL 86400 IDMP {t}:seen gift-1 RETAIN 86400000",
+            "RANK.GIFT {t}:board m 1 DENSE {t}:totals",
         ],
         args: &[
             BOARD_WRITE,
             Arg::string("member"),
             Arg::integer("amount"),
             Arg::unix_time("unix-ms").token("AT").optional(),
-            SHARED_ARG,
+            RANKS_WRITE,
             TTL_ARG,
             IDMP_ARG,
             RETAIN_ARG,
@@ -120,19 +123,21 @@ declare_command! {
         flags: "write deny-oom fast",
         acl_categories: "write sortedset fast",
         summary:
-            "Sets a member's total (with GT only a higher one, with LT only a lower one) and returns the total that stands with the member's rank; equal totals rank first-come (with SHARED, equal totals share a rank).",
+            "Sets a member's total (with GT only a higher one, with LT only a lower one) and returns the total that stands with the member's rank; equal totals rank first-come (with SHARED, equal totals share a rank; with DENSE, they share one and the next total ranks one lower).",
         complexity: "O(log(N)) with N the number of members in the board.",
         since: "0.1.0",
         history: &[
             ("0.2.0", "Added the `GT`, `LT` and `SHARED` options."),
             ("0.3.0", "Added the `IDMP` and `RETAIN` options; with IDMP the reply gains a last element, 1 when the event was already applied."),
             TTL_HISTORY,
+            DENSE_HISTORY,
         ],
         reply: R::Idmp(&R::Tuple(&TOTAL_RANK)),
         examples: &[
             "RANK.SET {t}:board m 1 AT 1718000000000 SHARED TTL 86400 IDMP {t}:seen set-1 RETAIN 86400000",
             "RANK.SET {t}:board m 2 GT",
             "RANK.SET {t}:board m 1 LT",
+            "RANK.SET {t}:board m 1 DENSE {t}:totals",
         ],
         args: &[
             BOARD_WRITE,
@@ -145,7 +150,7 @@ declare_command! {
             )
             .optional()
             .since("0.2.0"),
-            SHARED_ARG,
+            RANKS_WRITE,
             TTL_ARG,
             IDMP_ARG,
             RETAIN_ARG,
@@ -162,12 +167,13 @@ declare_command! {
         summary: "Returns a member's total, rank and the time it reached its total, or nil.",
         complexity: "O(log(N)) with N the number of members in the board.",
         since: "0.1.0",
-        history: &[("0.2.0", "Added the `SHARED` option.")],
+        history: &[("0.2.0", "Added the `SHARED` option."), DENSE_HISTORY],
         reply: R::OrNil(&R::Tuple(&RANK_INFO)),
         examples: &[
             "RANK.GET {t}:board m SHARED",
+            "RANK.GET {t}:board m DENSE {t}:totals",
         ],
-        args: &[BOARD_READ, Arg::string("member"), SHARED_ARG],
+        args: &[BOARD_READ, Arg::string("member"), RANKS_READ],
     }
 }
 
@@ -180,16 +186,17 @@ declare_command! {
         summary: "Returns a page of the board from the highest total down: rank, member, total.",
         complexity: "O(log(N)+M) with N the number of members in the board and M the count.",
         since: "0.1.0",
-        history: &[("0.2.0", "Added the `SHARED` option.")],
+        history: &[("0.2.0", "Added the `SHARED` option."), DENSE_HISTORY],
         reply: R::ArrayOf(&R::Tuple(&RANK_ENTRY)),
         examples: &[
             "RANK.TOP {t}:board 10 OFFSET 0 SHARED",
+            "RANK.TOP {t}:board 10 DENSE {t}:totals",
         ],
         args: &[
             BOARD_READ,
             Arg::integer("count"),
             Arg::integer("offset").token("OFFSET").optional(),
-            SHARED_ARG,
+            RANKS_READ,
         ],
     }
 }
@@ -203,16 +210,17 @@ declare_command! {
         summary: "Returns the member and up to radius entries above and below it: rank, member, total.",
         complexity: "O(log(N)+M) with N the number of members in the board and M the radius.",
         since: "0.1.0",
-        history: &[("0.2.0", "Added the `SHARED` option.")],
+        history: &[("0.2.0", "Added the `SHARED` option."), DENSE_HISTORY],
         reply: R::ArrayOf(&R::Tuple(&RANK_ENTRY)),
         examples: &[
             "RANK.AROUND {t}:board m 1 SHARED",
+            "RANK.AROUND {t}:board m 1 DENSE {t}:totals",
         ],
         args: &[
             BOARD_READ,
             Arg::string("member"),
             Arg::integer("radius"),
-            SHARED_ARG,
+            RANKS_READ,
         ],
     }
 }
@@ -257,48 +265,53 @@ declare_command! {
         summary: "Returns what RANK.GET returns for each member, in order: [total, rank, reached-at-ms] or nil.",
         complexity: "O(M*log(N)) with M the members asked for and N the members of the board.",
         since: "0.2.0",
-        history: &[("0.3.0", "The members follow `MEMBERS`, after `SHARED`, so a member is never read as the option.")],
+        history: &[
+            ("0.3.0", "The members follow `MEMBERS`, after `SHARED`, so a member is never read as the option."),
+            DENSE_HISTORY,
+        ],
         reply: R::ArrayOf(&R::OrNil(&R::Tuple(&RANK_INFO))),
         examples: &[
             "RANK.MGET {t}:board SHARED MEMBERS m n",
+            "RANK.MGET {t}:board DENSE {t}:totals MEMBERS m n",
         ],
         args: &[
             BOARD_READ,
-            SHARED_ARG,
+            RANKS_READ,
             Arg::string("member").token("MEMBERS").multiple(),
         ],
     }
 }
 
 request! {
-    /// RANK.GIFT `key member amount [AT unix-ms] [SHARED] [TTL seconds]`,
-    /// and IDMP.
+    /// RANK.GIFT `key member amount [AT unix-ms] [SHARED | DENSE
+    /// totals-key] [TTL seconds]`, and IDMP.
     struct Gift<'a> {
         key: &'a RStr = key,
         member: &'a RStr = string,
         amount: i64 = integer,
         at_ms: Option<i64> = option(Request::integer),
-        shared: bool = flag,
+        ranks: Option<Ranks<'a>> = one_of(&ranks_choices()),
         ttl_seconds: Option<i64> = option(Request::integer),
     }
 }
 
 fn gift<'a>(ctx: &Ctx, args: Gift<'a>) -> Result<TotalWrite<'a>, ZkitError> {
     let update = TotalUpdate::Add(args.amount);
-    let terms = WriteTerms::checked(ctx, args.at_ms, args.shared, args.ttl_seconds)?;
+    let ranks = Ranks::chosen(args.ranks).checked_for(args.key)?;
+    let terms = WriteTerms::checked(ctx, args.at_ms, ranks, args.ttl_seconds)?;
     Ok(TotalWrite::new(args.key, args.member, update, terms))
 }
 
 request! {
-    /// RANK.SET `key member total [AT unix-ms] [GT|LT] [SHARED] [TTL
-    /// seconds]`, and IDMP.
+    /// RANK.SET `key member total [AT unix-ms] [GT|LT] [SHARED | DENSE
+    /// totals-key] [TTL seconds]`, and IDMP.
     struct SetTotal<'a> {
         key: &'a RStr = key,
         member: &'a RStr = string,
         total: i64 = integer,
         at_ms: Option<i64> = option(Request::integer),
         condition: Option<SetCondition> = one_of(&[|_| SetCondition::Higher, |_| SetCondition::Lower]),
-        shared: bool = flag,
+        ranks: Option<Ranks<'a>> = one_of(&ranks_choices()),
         ttl_seconds: Option<i64> = option(Request::integer),
     }
 }
@@ -306,7 +319,8 @@ request! {
 fn set<'a>(ctx: &Ctx, args: SetTotal<'a>) -> Result<TotalWrite<'a>, ZkitError> {
     let condition = args.condition.unwrap_or(SetCondition::Always);
     let update = TotalUpdate::Set(args.total, condition);
-    let terms = WriteTerms::checked(ctx, args.at_ms, args.shared, args.ttl_seconds)?;
+    let ranks = Ranks::chosen(args.ranks).checked_for(args.key)?;
+    let terms = WriteTerms::checked(ctx, args.at_ms, ranks, args.ttl_seconds)?;
     Ok(TotalWrite::new(args.key, args.member, update, terms))
 }
 
@@ -319,24 +333,24 @@ fn at_text(at_ms: Option<i64>) -> Vec<u8> {
 }
 
 /// What every board write of one call shares, checked: when the totals
-/// were reached, the ranks to reply, the boards' expiry.
+/// were reached, the ranks to reply (with DENSE, the index kept), the
+/// boards' expiry.
 #[derive(Clone, Copy)]
-struct WriteTerms {
+struct WriteTerms<'a> {
     /// When the total was reached (default: the server's now).
     at_ms: Option<i64>,
-    ranks: Ranks,
+    ranks: Ranks<'a>,
     /// With `TTL seconds`: the seconds, and when each board written expires.
     ttl: Option<(i64, i64)>,
 }
 
-impl WriteTerms {
+impl<'a> WriteTerms<'a> {
     fn checked(
         ctx: &Ctx,
         at_ms: Option<i64>,
-        shared: bool,
+        ranks: Ranks<'a>,
         ttl_seconds: Option<i64>,
-    ) -> Result<WriteTerms, ZkitError> {
-        let ranks = Ranks::from_shared_flag(shared);
+    ) -> Result<WriteTerms<'a>, ZkitError> {
         ctx.require(&[ranks.native()])?;
         let ttl = ttl_seconds
             .map(|seconds| Ok::<_, ZkitError>((seconds, ttl_deadline(ctx.now_ms(), seconds)?)))
@@ -344,18 +358,22 @@ impl WriteTerms {
         Ok(WriteTerms { at_ms, ranks, ttl })
     }
 
-    /// The digest's parts for these terms: the time, and the TTL when
-    /// given (a call without one digests as before TTL existed). SHARED
-    /// only shapes the reply.
+    /// The digest's parts for these terms: the time, the TTL when given (a
+    /// call without one digests as before TTL existed), and the index with
+    /// DENSE, which the write keeps. SHARED only shapes the reply.
     fn digest(&self, digest: &mut ArgsDigest) {
         digest.part(&at_text(self.at_ms));
         if let Some((seconds, _)) = self.ttl {
             digest.part(b"TTL").integer(seconds);
         }
+        if let Some(index) = self.ranks.totals_key() {
+            digest.part(b"DENSE").part(index.as_bytes());
+        }
     }
 
-    /// Sets a written board's expiry, when the call gives one (the member
-    /// is on the board after any write: the key exists).
+    /// Sets a written board's (or its index's) expiry, when the call gives
+    /// one (the member is on the board after any write, and its total in
+    /// the index: the key exists).
     fn expire(&self, board: &mut Zset<'_>) -> Result<(), ZkitError> {
         if let Some((_, at)) = self.ttl {
             board.expire_at(at)?;
@@ -369,16 +387,22 @@ struct TotalWrite<'a> {
     key: &'a RStr,
     member: &'a RStr,
     update: TotalUpdate,
-    terms: WriteTerms,
+    terms: WriteTerms<'a>,
+    /// The board, then its index with DENSE.
+    written: SmallVec<[&'a RStr; 2]>,
 }
 
 impl<'a> TotalWrite<'a> {
-    fn new(key: &'a RStr, member: &'a RStr, update: TotalUpdate, terms: WriteTerms) -> Self {
+    fn new(key: &'a RStr, member: &'a RStr, update: TotalUpdate, terms: WriteTerms<'a>) -> Self {
+        let mut written = SmallVec::new();
+        written.push(key);
+        written.extend(terms.ranks.totals_key());
         TotalWrite {
             key,
             member,
             update,
             terms,
+            written,
         }
     }
 }
@@ -411,7 +435,7 @@ impl OnceWrite for TotalWrite<'_> {
     }
 
     fn written_keys(&self) -> &[&RStr] {
-        std::slice::from_ref(&self.key)
+        &self.written
     }
 
     fn current(&self, ctx: &Ctx) -> Result<Standing, ZkitError> {
@@ -424,14 +448,26 @@ impl OnceWrite for TotalWrite<'_> {
             member,
             update,
             terms,
+            ..
         } = self;
         let ranks = terms.ranks;
         let clock = tiebreak_clock();
         let at_ms = terms.at_ms.unwrap_or_else(|| ctx.now_ms());
         let mut board = ctx.open_zset_mut(key)?;
         let checked = check_score(&clock, board.score(member), update, at_ms)?;
+        // Opened before the board is written, so an index of another type
+        // refuses the call with nothing changed.
+        let mut index = ranks
+            .totals_key()
+            .map(|index| ctx.open_zset_mut(index))
+            .transpose()?;
         let layout = apply_write(ctx, key, &mut board, member, update, &checked)?;
         terms.expire(&mut board)?;
+        if let Some(index) = index.as_mut() {
+            keep_totals(index, &mut board, checked.previous_total, checked.total)?;
+            terms.expire(index)?;
+        }
+        drop(index);
         let walked = checked.score.and_then(|score| {
             let walk = RankWalk::of(board.len(), layout)?;
             walk.rank(&mut board, member, score, checked.total, ranks)
@@ -447,6 +483,8 @@ impl OnceWrite for TotalWrite<'_> {
 
 /// A write to one board, checked and not yet made.
 struct CheckedScore {
+    /// The member's total before the write (`None`: not on the board).
+    previous_total: Option<i64>,
     total: i64,
     /// The score to write; `None` when the total stands as it was.
     score: Option<f64>,
@@ -462,10 +500,14 @@ fn check_score(
     update: TotalUpdate,
     at_ms: i64,
 ) -> Result<CheckedScore, ZkitError> {
-    let previous = previous.map(|score| clock.decode(score)).transpose()?;
-    let after = next_total(previous.map(|entry| entry.total), update)?;
+    let previous_total = previous
+        .map(|score| clock.decode(score))
+        .transpose()?
+        .map(|entry| entry.total);
+    let after = next_total(previous_total, update)?;
     let score = clock.encode(after.total, at_ms)?;
     Ok(CheckedScore {
+        previous_total,
         total: after.total,
         score: after.changed.then_some(score),
     })
@@ -500,7 +542,7 @@ type Standing = (i64, Option<i64>);
 /// A member's `[total, rank]` as the board stands: what a repeated event
 /// replies instead of writing. A member no longer on the board (removed
 /// since its event was applied) stands at total 0 with no rank.
-fn standing(ctx: &Ctx, key: &RStr, member: &RStr, ranks: Ranks) -> Result<Standing, ZkitError> {
+fn standing(ctx: &Ctx, key: &RStr, member: &RStr, ranks: Ranks<'_>) -> Result<Standing, ZkitError> {
     let score = ctx.open_zset(key)?.and_then(|board| board.score(member));
     let Some(score) = score else {
         return Ok((0, None));
@@ -543,7 +585,8 @@ fn mgift<'a>(ctx: &Ctx, args: MultiGift<'a>) -> Result<BoardsWrite<'a>, ZkitErro
     let names: SmallVec<[&[u8]; INLINE_BOARDS]> =
         boards.iter().map(|board| board.as_bytes()).collect();
     check_distinct_boards(&names)?;
-    let terms = WriteTerms::checked(ctx, at_ms, shared, ttl_seconds)?;
+    let ranks = Ranks::from_shared_flag(shared);
+    let terms = WriteTerms::checked(ctx, at_ms, ranks, ttl_seconds)?;
     Ok(BoardsWrite {
         boards,
         member,
@@ -557,7 +600,7 @@ struct BoardsWrite<'a> {
     boards: Vec<&'a RStr>,
     member: &'a RStr,
     amount: i64,
-    terms: WriteTerms,
+    terms: WriteTerms<'a>,
 }
 
 /// -> `[[total, rank], ...]`, one per key in key order.
@@ -633,11 +676,11 @@ impl OnceWrite for BoardsWrite<'_> {
 }
 
 request! {
-    /// RANK.GET `key member [SHARED]`.
+    /// RANK.GET `key member [SHARED | DENSE totals-key]`.
     struct Get<'a> {
         key: &'a RStr = key,
         member: &'a RStr = string,
-        shared: bool = flag,
+        ranks: Option<Ranks<'a>> = one_of(&ranks_choices()),
     }
 }
 
@@ -657,7 +700,7 @@ impl WriteReply for MemberEntry {
 
 /// -> `[total, rank, reached-at-ms]` or nil.
 fn get(ctx: &Ctx, args: Get<'_>) -> Result<Option<MemberEntry>, ZkitError> {
-    let ranks = Ranks::from_shared_flag(args.shared);
+    let ranks = Ranks::chosen(args.ranks).checked_for(args.key)?;
     ctx.require(&[ranks.native()])?;
     let Some(mut board) = ctx.open_zset(args.key)? else {
         return Ok(None);
@@ -673,10 +716,11 @@ fn get(ctx: &Ctx, args: Get<'_>) -> Result<Option<MemberEntry>, ZkitError> {
 }
 
 request! {
-    /// RANK.MGET `key [SHARED] MEMBERS member [member ...]`.
+    /// RANK.MGET `key [SHARED | DENSE totals-key] MEMBERS member [member
+    /// ...]`.
     struct MultiGet<'a> {
         key: &'a RStr = key,
-        shared: bool = flag,
+        ranks: Option<Ranks<'a>> = one_of(&ranks_choices()),
         members: WordList<'a> = words,
     }
 }
@@ -690,7 +734,7 @@ fn mget(
     ctx: &Ctx,
     args: MultiGet<'_>,
 ) -> Result<SmallVec<[Option<MemberEntry>; INLINE_MEMBERS]>, ZkitError> {
-    let ranks = Ranks::from_shared_flag(args.shared);
+    let ranks = Ranks::chosen(args.ranks).checked_for(args.key)?;
     ctx.require(&[ranks.native()])?;
     let mut entries = SmallVec::new();
     let Some(mut board) = ctx.open_zset(args.key)? else {
@@ -727,7 +771,7 @@ fn member_entry(
     clock: &TieBreakClock,
     board: OpenBoard<'_, '_>,
     member: &RStr,
-    ranks: Ranks,
+    ranks: Ranks<'_>,
 ) -> Result<Option<MemberEntry>, ZkitError> {
     let Some(score) = board.zset.score(member) else {
         return Ok(None);
@@ -748,12 +792,12 @@ fn member_entry(
 }
 
 request! {
-    /// RANK.TOP `key count [OFFSET offset] [SHARED]`.
+    /// RANK.TOP `key count [OFFSET offset] [SHARED | DENSE totals-key]`.
     struct Top<'a> {
         key: &'a RStr = key,
         count: i64 = integer,
         offset: Option<i64> = option(Request::integer),
-        shared: bool = flag,
+        ranks: Option<Ranks<'a>> = one_of(&ranks_choices()),
     }
 }
 
@@ -761,7 +805,7 @@ request! {
 fn top(ctx: &Ctx, args: Top<'_>) -> Result<Page, ZkitError> {
     let count = non_negative(args.count, "count")?;
     let offset = non_negative(args.offset.unwrap_or(0), "offset")?;
-    let ranks = Ranks::from_shared_flag(args.shared);
+    let ranks = Ranks::chosen(args.ranks).checked_for(args.key)?;
     ctx.require(ranks.page_natives())?;
     let Some(board) = ctx.open_zset(args.key)? else {
         return Ok(Page::empty());
@@ -774,12 +818,12 @@ fn top(ctx: &Ctx, args: Top<'_>) -> Result<Page, ZkitError> {
 }
 
 request! {
-    /// RANK.AROUND `key member radius [SHARED]`.
+    /// RANK.AROUND `key member radius [SHARED | DENSE totals-key]`.
     struct Around<'a> {
         key: &'a RStr = key,
         member: &'a RStr = string,
         radius: i64 = integer,
-        shared: bool = flag,
+        ranks: Option<Ranks<'a>> = one_of(&ranks_choices()),
     }
 }
 
@@ -789,10 +833,10 @@ fn around(ctx: &Ctx, args: Around<'_>) -> Result<Page, ZkitError> {
         key,
         member,
         radius,
-        shared,
+        ranks,
     } = args;
     let radius = non_negative(radius, "radius")?;
-    let ranks = Ranks::from_shared_flag(shared);
+    let ranks = Ranks::chosen(ranks).checked_for(key)?;
     ctx.require(&[Native::Zrevrank])?;
     ctx.require(ranks.page_natives())?;
     // The type check; ZREVRANK then answers nil for an absent member. The
@@ -832,8 +876,8 @@ struct Page {
 enum PageRanks {
     /// Positions: the first row's rank, one more on each row after it.
     From(i64),
-    /// `SHARED`: every row's competition rank.
-    Shared(Vec<i64>),
+    /// `SHARED` or `DENSE`: every row's rank.
+    Listed(Vec<i64>),
 }
 
 impl Page {
@@ -853,7 +897,7 @@ impl WriteReply for Page {
             ctx.reply_array(3);
             ctx.reply_i64(match &self.ranks {
                 PageRanks::From(first) => first + row as i64,
-                PageRanks::Shared(ranks) => ranks[row],
+                PageRanks::Listed(ranks) => ranks[row],
             });
             ctx.reply_str(&self.members[row]);
             ctx.reply_i64(*total);
@@ -871,7 +915,7 @@ fn rank_range(
     start: i64,
     stop: i64,
     anchor: Option<(&RStr, i64)>,
-    ranks: Ranks,
+    ranks: Ranks<'_>,
 ) -> Result<Page, ZkitError> {
     layout::after_read(ctx, key, board.len(), Use::Page);
     let rows = page_rows(ctx, key, &mut board, start, stop, anchor)?;
@@ -901,7 +945,11 @@ fn rank_range(
                 Some(higher) => higher as i64 + 1,
                 None => shared_rank(ctx, key, first_total)?,
             };
-            PageRanks::Shared(shared_ranks(first_position, first_shared, &totals))
+            PageRanks::Listed(shared_ranks(first_position, first_shared, &totals))
+        }
+        // The rows below the first follow from the totals on the page.
+        Ranks::Dense(index) => {
+            PageRanks::Listed(dense_ranks(dense_rank(ctx, index, first_total)?, &totals))
         }
         Ranks::FirstCome => PageRanks::From(first_position),
     };
@@ -1067,9 +1115,6 @@ fn unexpected_zrange() -> ZkitError {
     ZkitError::Internal("unexpected ZRANGE reply".into())
 }
 
-/// `SHARED` on a command that had it from its start.
-const SHARED_FROM_START: Arg = Arg::pure_token("shared", "SHARED").optional();
-
 declare_command! {
     pub static RANGE: Command = {
         name: "rank.range",
@@ -1083,6 +1128,7 @@ declare_command! {
         reply: R::ArrayOf(&R::Tuple(&RANK_ENTRY)),
         examples: &[
             "RANK.RANGE {t}:board +inf (0 LIMIT 0 10 SHARED",
+            "RANK.RANGE {t}:board +inf (0 DENSE {t}:totals",
         ],
         args: &[
             BOARD_READ,
@@ -1091,19 +1137,20 @@ declare_command! {
             Arg::block("limit", &[Arg::integer("offset"), Arg::integer("count")])
                 .token("LIMIT")
                 .optional(),
-            SHARED_FROM_START,
+            RANKS_READ_FROM_START,
         ],
     }
 }
 
 request! {
-    /// RANK.RANGE `key max min [LIMIT offset count] [SHARED]`.
+    /// RANK.RANGE `key max min [LIMIT offset count] [SHARED | DENSE
+    /// totals-key]`.
     struct Range<'a> {
         key: &'a RStr = key,
         max: &'a RStr = string,
         min: &'a RStr = string,
         limit: Option<(i64, i64)> = option(|limit| (limit.integer(), limit.integer())),
-        shared: bool = flag,
+        ranks: Option<Ranks<'a>> = one_of(&ranks_choices()),
     }
 }
 
@@ -1116,7 +1163,7 @@ fn range(ctx: &Ctx, args: Range<'_>) -> Result<Page, ZkitError> {
         Some((offset, count)) => (non_negative(offset, "offset")?, count),
         None => (0, -1),
     };
-    let ranks = Ranks::from_shared_flag(args.shared);
+    let ranks = Ranks::chosen(args.ranks).checked_for(args.key)?;
     ctx.require(&[Native::Zcount])?;
     ctx.require(ranks.page_natives())?;
     let Some(mut board) = ctx.open_zset(args.key)? else {
@@ -1162,29 +1209,42 @@ declare_command! {
         handler: among,
         flags: "readonly fast",
         acl_categories: "read sortedset fast",
-        summary: "Returns the given members that are on the board, ordered as the board orders them, each with its rank among them (1-based; with SHARED, equal totals share a rank): rank, member, total.",
+        summary: "Returns the given members that are on the board, ordered as the board orders them, each with its rank among them (1-based; with SHARED, equal totals share a rank; with DENSE, they share one and the next total ranks one lower): rank, member, total.",
         complexity: "O(F*log(F)) with F the members given: a score lookup each and a sort of them; the board is not walked.",
         since: "0.5.0",
         history: &[],
         reply: R::ArrayOf(&R::Tuple(&RANK_ENTRY)),
         examples: &[
             "RANK.AMONG {t}:board SHARED MEMBERS m n",
+            "RANK.AMONG {t}:board DENSE MEMBERS m n",
         ],
         args: &[
             BOARD_READ,
-            SHARED_FROM_START,
+            // Ranks among the given members follow from their totals: no
+            // index is read.
+            Arg::one_of(
+                "ranks",
+                &[Arg::pure_token("shared", "SHARED"), Arg::pure_token("dense", "DENSE")],
+            )
+            .optional(),
             Arg::string("member").token("MEMBERS").multiple(),
         ],
     }
 }
 
 request! {
-    /// RANK.AMONG `key [SHARED] MEMBERS member [member ...]`.
+    /// RANK.AMONG `key [SHARED | DENSE] MEMBERS member [member ...]`.
     struct Among<'a> {
         key: &'a RStr = key,
-        shared: bool = flag,
+        ranks: Option<AmongRanks> = one_of(&[|_| AmongRanks::Shared, |_| AmongRanks::Dense]),
         members: WordList<'a> = words,
     }
+}
+
+/// RANK.AMONG's `SHARED` or `DENSE`: ranks among the given members.
+enum AmongRanks {
+    Shared,
+    Dense,
 }
 
 /// -> `[[rank, member, total], ...]` of the given members on the board,
@@ -1206,9 +1266,10 @@ fn among(ctx: &Ctx, args: Among<'_>) -> Result<Page, ZkitError> {
         totals.push(clock.decode(score)?.total);
         members.push(OwnedRStr::new(member));
     }
-    let ranks = match Ranks::from_shared_flag(args.shared) {
-        Ranks::Shared => PageRanks::Shared(shared_ranks(1, 1, &totals)),
-        Ranks::FirstCome => PageRanks::From(1),
+    let ranks = match args.ranks {
+        Some(AmongRanks::Shared) => PageRanks::Listed(shared_ranks(1, 1, &totals)),
+        Some(AmongRanks::Dense) => PageRanks::Listed(dense_ranks(1, &totals)),
+        None => PageRanks::From(1),
     };
     Ok(Page {
         members,

@@ -7,9 +7,9 @@
 use crate::error::ZkitError;
 use crate::host::call::{CallArg, Native};
 use crate::host::ctx::Ctx;
-use crate::host::grammar::{parse_f64, Arg};
+use crate::host::grammar::{parse_f64, Arg, Request};
 use crate::host::keyspec::key_flags as kf;
-use crate::host::string::RStr;
+use crate::host::string::{OwnedRStr, RStr};
 use crate::host::zset::{ScoreBound, Zset};
 use crate::logic::rank::{RankError, TotalBound};
 
@@ -20,22 +20,57 @@ pub(super) const BOARD_WRITE_FLAGS: u32 = kf::RW | kf::ACCESS | kf::UPDATE;
 pub(super) const BOARD_WRITE: Arg = Arg::key("key", BOARD_WRITE_FLAGS);
 pub(super) const BOARD_READ: Arg = Arg::key("key", kf::RO | kf::ACCESS);
 
+/// A dense board's index, `DENSE totals-key`: a sorted set beside the board
+/// holding each total some member has, once, as its decimal text scored
+/// with the total. A write that names it keeps it; a read counts the
+/// totals above a member's in it.
+const DENSE_READ: Arg = Arg::key("totals-key", kf::RO | kf::ACCESS).token("DENSE");
+const DENSE_WRITE: Arg = Arg::key("totals-key", kf::RW | kf::UPDATE).token("DENSE");
+/// `SHARED`, on the commands that have had it since 0.2.0.
+const SHARED_SINCE_0_2: Arg = Arg::pure_token("shared", "SHARED").since("0.2.0");
+
+/// `[SHARED | DENSE totals-key]` on a read: the ranks its reply carries.
+pub(super) const RANKS_READ: Arg =
+    Arg::one_of("ranks", &[SHARED_SINCE_0_2, DENSE_READ.since("0.5.0")]).optional();
+/// The same on a read that has had both from its start.
+pub(super) const RANKS_READ_FROM_START: Arg =
+    Arg::one_of("ranks", &[Arg::pure_token("shared", "SHARED"), DENSE_READ]).optional();
+/// `[SHARED | DENSE totals-key]` on a write, which keeps the index.
+pub(super) const RANKS_WRITE: Arg =
+    Arg::one_of("ranks", &[SHARED_SINCE_0_2, DENSE_WRITE.since("0.5.0")]).optional();
+/// The history line of the `DENSE` option.
+pub(super) const DENSE_HISTORY: (&str, &str) = ("0.5.0", "Added the `DENSE` option.");
+
 /// Which ranks a reply carries.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub(super) enum Ranks {
+#[derive(Clone, Copy)]
+pub(super) enum Ranks<'a> {
     /// Positions: equal totals rank first-come.
     FirstCome,
-    /// `SHARED`: competition ranks, equal totals share one.
+    /// `SHARED`: competition ranks (1, 1, 3), equal totals share one.
     Shared,
+    /// `DENSE totals-key`: dense ranks (1, 1, 2), 1 + the distinct totals
+    /// above, counted in the board's index of totals.
+    Dense(&'a RStr),
 }
 
-impl Ranks {
-    pub(super) fn from_shared_flag(shared: bool) -> Ranks {
+/// The readers of `[SHARED | DENSE totals-key]`, in declaration order: a
+/// request reads it as `one_of(&ranks_choices())`.
+pub(super) fn ranks_choices<'a>() -> [fn(&mut Request<'a, RStr>) -> Ranks<'a>; 2] {
+    [|_| Ranks::Shared, |dense| Ranks::Dense(dense.key())]
+}
+
+impl<'a> Ranks<'a> {
+    pub(super) fn from_shared_flag(shared: bool) -> Ranks<'a> {
         if shared {
             Ranks::Shared
         } else {
             Ranks::FirstCome
         }
+    }
+
+    /// The ranks `[SHARED | DENSE totals-key]` asks for (none: first-come).
+    pub(super) fn chosen(choice: Option<Ranks<'a>>) -> Ranks<'a> {
+        choice.unwrap_or(Ranks::FirstCome)
     }
 
     /// The native command that reads these ranks: a write asks for the
@@ -45,17 +80,85 @@ impl Ranks {
     pub(super) fn native(self) -> Native {
         match self {
             Ranks::FirstCome => Native::Zrevrank,
-            Ranks::Shared => Native::Zcount,
+            Ranks::Shared | Ranks::Dense(_) => Native::Zcount,
         }
     }
 
     /// The native commands a page with these ranks may call: `ZRANGE` to
-    /// find where a deep page starts, `ZCOUNT` for its first shared rank.
+    /// find where a deep page starts, `ZCOUNT` for its first shared or
+    /// dense rank.
     pub(super) fn page_natives(self) -> &'static [Native] {
         match self {
             Ranks::FirstCome => &[Native::Zrange],
-            Ranks::Shared => &[Native::Zrange, Native::Zcount],
+            Ranks::Shared | Ranks::Dense(_) => &[Native::Zrange, Native::Zcount],
         }
+    }
+
+    /// These ranks for `board`, refused when `DENSE` names the board itself.
+    pub(super) fn checked_for(self, board: &RStr) -> Result<Ranks<'a>, ZkitError> {
+        match self {
+            Ranks::Dense(index) if index.as_bytes() == board.as_bytes() => {
+                Err(ZkitError::Rank(RankError::TotalsKeyIsBoard))
+            }
+            _ => Ok(self),
+        }
+    }
+
+    /// The dense board's index of totals, with `DENSE`.
+    pub(super) fn totals_key(self) -> Option<&'a RStr> {
+        match self {
+            Ranks::Dense(index) => Some(index),
+            _ => None,
+        }
+    }
+}
+
+/// Keeps a dense board's index after one member's total went from
+/// `previous` (`None`: new on the board) to `total`: `total` is entered
+/// when no entry holds it, and `previous` leaves when no member of `board`
+/// (already written) holds it any more: a total `t` is scored in
+/// `[t, t + 1)`, so one seek answers. O(log N).
+pub(super) fn keep_totals(
+    index: &mut Zset<'_>,
+    board: &mut Zset<'_>,
+    previous: Option<i64>,
+    total: i64,
+) -> Result<(), ZkitError> {
+    let entry = total_text(total);
+    if index.score(&entry).is_none() {
+        index.add(&entry, total as f64)?;
+    }
+    if let Some(previous) = previous.filter(|&previous| previous != total) {
+        let (low, high) = (previous as f64, (previous + 1) as f64);
+        let held = board.count_at_most(ScoreBound::Inclusive(low), ScoreBound::Exclusive(high), 0);
+        if held == Some(0) {
+            index.remove(&total_text(previous));
+        }
+    }
+    Ok(())
+}
+
+/// A total as the index holds it: its decimal text.
+fn total_text(total: i64) -> OwnedRStr {
+    OwnedRStr::new(itoa::Buffer::new().format(total).as_bytes())
+}
+
+/// The dense rank of `total`: 1 + the distinct totals above it, the index's
+/// entries scored at `total + 1` or more (the competition rank of `total`
+/// on the index, where every total stands once), counted through the key
+/// on an index small enough that walking costs less than `ZCOUNT` (as a
+/// shared rank is on a board). Opening the index checks its type.
+pub(super) fn dense_rank(ctx: &Ctx, index: &RStr, total: i64) -> Result<i64, ZkitError> {
+    let Some(mut totals) = ctx.open_zset(index)? else {
+        return Ok(1);
+    };
+    let higher = ScoreBound::Inclusive((total + 1) as f64);
+    let walked = (totals.len() <= SHARED_WALK_AT_MOST)
+        .then(|| totals.count_at_most(higher, ScoreBound::MAX, SHARED_WALK_AT_MOST))
+        .flatten();
+    match walked {
+        Some(above) => Ok(above as i64 + 1),
+        None => shared_rank(ctx, index, total),
     }
 }
 
@@ -83,11 +186,12 @@ pub(super) fn rank_of_member(
     key: &RStr,
     member: &RStr,
     total: i64,
-    ranks: Ranks,
+    ranks: Ranks<'_>,
 ) -> Result<i64, ZkitError> {
     match ranks {
         Ranks::FirstCome => rank_of(ctx, key, member)?.ok_or_else(not_on_board),
         Ranks::Shared => shared_rank(ctx, key, total),
+        Ranks::Dense(index) => dense_rank(ctx, index, total),
     }
 }
 
@@ -134,7 +238,7 @@ impl RankWalk {
         member: &RStr,
         score: f64,
         total: i64,
-        ranks: Ranks,
+        ranks: Ranks<'_>,
     ) -> Option<i64> {
         let ahead = match ranks {
             // Every higher total is scored `total + 1` or more (exact:
@@ -160,7 +264,8 @@ impl RankWalk {
                 };
                 higher + tied_ahead
             }
-            Ranks::FirstCome => return None,
+            // The index is another key: its count is a call.
+            Ranks::FirstCome | Ranks::Dense(_) => return None,
         };
         Some(ahead as i64 + 1)
     }

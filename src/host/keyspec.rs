@@ -139,41 +139,13 @@ pub fn key_specs(args: &[Arg], incomplete: u32) -> Vec<KeySpec> {
                     },
                 });
             }
-            (_, Some(token)) => {
-                if let ArgKind::Block(parts) = arg.kind {
-                    let found: Vec<(i32, u32)> = parts
-                        .iter()
-                        .enumerate()
-                        .filter_map(|(i, part)| match part.kind {
-                            ArgKind::Key(flags) => Some((i as i32, flags)),
-                            _ => None,
-                        })
-                        .collect();
-                    for (offset, flags) in found {
-                        specs.push(KeySpec {
-                            flags: flags | incomplete,
-                            begin: BeginSearch::Keyword {
-                                keyword: token,
-                                start: 1,
-                            },
-                            find: FindKeys::Range {
-                                last: offset,
-                                step: 1,
-                                limit: 0,
-                            },
-                        });
+            (_, Some(token)) => keyword_specs(arg, token, incomplete, &mut specs),
+            // A one-of's keys are its choices' (`[SHARED | DENSE totals-key]`).
+            (ArgKind::OneOf(choices), None) => {
+                for choice in *choices {
+                    if let Some(token) = choice.token {
+                        keyword_specs(choice, token, incomplete, &mut specs);
                     }
-                } else if let ArgKind::Key(flags) = arg.kind {
-                    let mut spec = KeySpec::after_keyword(token, 1, flags | incomplete);
-                    if arg.multiple {
-                        // A list after its keyword runs to the end of the call.
-                        spec.find = FindKeys::Range {
-                            last: -1,
-                            step: 1,
-                            limit: 0,
-                        };
-                    }
-                    specs.push(spec);
                 }
             }
             (ArgKind::Key(_), None) => panic!("a key list is counted or follows a keyword"),
@@ -190,6 +162,46 @@ pub fn key_specs(args: &[Arg], incomplete: u32) -> Vec<KeySpec> {
         };
     }
     specs
+}
+
+/// The specs of the keys in `arg`, an option after its keyword `token`:
+/// each is searched for after the keyword, INCOMPLETE (see [`key_specs`]).
+fn keyword_specs(arg: &Arg, token: &'static str, incomplete: u32, specs: &mut Vec<KeySpec>) {
+    if let ArgKind::Block(parts) = arg.kind {
+        let found: Vec<(i32, u32)> = parts
+            .iter()
+            .enumerate()
+            .filter_map(|(i, part)| match part.kind {
+                ArgKind::Key(flags) => Some((i as i32, flags)),
+                _ => None,
+            })
+            .collect();
+        for (offset, flags) in found {
+            specs.push(KeySpec {
+                flags: flags | incomplete,
+                begin: BeginSearch::Keyword {
+                    keyword: token,
+                    start: 1,
+                },
+                find: FindKeys::Range {
+                    last: offset,
+                    step: 1,
+                    limit: 0,
+                },
+            });
+        }
+    } else if let ArgKind::Key(flags) = arg.kind {
+        let mut spec = KeySpec::after_keyword(token, 1, flags | incomplete);
+        if arg.multiple {
+            // A list after its keyword runs to the end of the call.
+            spec.find = FindKeys::Range {
+                last: -1,
+                step: 1,
+                limit: 0,
+            };
+        }
+        specs.push(spec);
+    }
 }
 
 #[cfg(test)]

@@ -46,6 +46,8 @@ pub enum RankError {
     RepeatedBoard,
     /// A RANK.COUNT bound that is not a number (nor `(` and a number).
     BoundNotFloat,
+    /// `DENSE totals-key` names the board itself.
+    TotalsKeyIsBoard,
 }
 
 /// A decoded rank score.
@@ -248,6 +250,24 @@ pub fn shared_ranks(first_position: i64, first_shared: i64, totals: &[i64]) -> V
             Some(&above) if totals[i - 1] == *total => above,
             Some(_) => first_position + i as i64,
             None => first_shared,
+        };
+        ranks.push(rank);
+    }
+    ranks
+}
+
+/// Dense ranks of consecutive board entries: `first_dense` is the first
+/// entry's (one count in the board's index of totals), `totals` the
+/// entries' totals in board order. Every other rank follows without a
+/// count: an entry whose total equals the one above it shares that entry's
+/// rank, and any other entry has exactly one more distinct total above it.
+pub fn dense_ranks(first_dense: i64, totals: &[i64]) -> Vec<i64> {
+    let mut ranks = Vec::with_capacity(totals.len());
+    for (i, total) in totals.iter().enumerate() {
+        let rank = match ranks.last() {
+            Some(&above) if totals[i - 1] == *total => above,
+            Some(&above) => above + 1,
+            None => first_dense,
         };
         ranks.push(rank);
     }
@@ -550,6 +570,16 @@ mod tests {
     }
 
     #[test]
+    fn dense_ranks_of_the_issue_board() {
+        // a 100, b 100, c 99, then d 100: a, b and d rank 1, c 2.
+        assert_eq!(dense_ranks(1, &[100, 100, 100, 99]), [1, 1, 1, 2]);
+        // A page that starts inside the run of 100s.
+        assert_eq!(dense_ranks(1, &[100, 99]), [1, 2]);
+        assert_eq!(dense_ranks(3, &[-1, -1, -5, -5, -6]), [3, 3, 4, 4, 5]);
+        assert_eq!(dense_ranks(7, &[]), Vec::<i64>::new());
+    }
+
+    #[test]
     fn percentiles_of_agoragames_board() {
         // 12 members with totals 1..12: the total-t member is at rank0 12 - t.
         let at = |total: u64| percentile(12, 12 - total);
@@ -726,6 +756,23 @@ mod tests {
             let expected: Vec<i64> = page.iter().map(|t| 1 + higher(*t)).collect();
             let first_shared = page.first().map_or(0, |t| 1 + higher(*t));
             prop_assert_eq!(shared_ranks(start as i64 + 1, first_shared, page), expected);
+        }
+
+        #[test]
+        fn dense_ranks_of_any_page_match_a_count_of_distinct_totals(
+            mut board in proptest::collection::vec(-4i64..4, 1..40),
+            start in 0usize..40,
+            len in 0usize..40,
+        ) {
+            board.sort_unstable_by(|a, b| b.cmp(a));
+            let start = start % board.len();
+            let page = &board[start..(start + len).min(board.len())];
+            let mut distinct = board.clone();
+            distinct.dedup();
+            let dense = |total: i64| 1 + distinct.iter().filter(|t| **t > total).count() as i64;
+            let expected: Vec<i64> = page.iter().map(|t| dense(*t)).collect();
+            let first_dense = page.first().map_or(0, |t| dense(*t));
+            prop_assert_eq!(dense_ranks(first_dense, page), expected);
         }
 
         #[test]

@@ -654,6 +654,7 @@ mod tests {
         // recursion limit.
         let job_errors = json!({
             "bound_not_float": fixed(ZkitError::Rank(RankError::BoundNotFloat)),
+            "totals_key_is_board": fixed(ZkitError::Rank(RankError::TotalsKeyIsBoard)),
             "job_needs_data": template(
                 ZkitError::Job(JobError::NeedsData("0PT10N")),
                 &[("option", "0PT10N")],
@@ -884,7 +885,7 @@ mod tests {
     fn syntax_reads_like_redis_docs() {
         assert_eq!(
             commands::rank::GIFT.usage(),
-            "RANK.GIFT key member amount [AT unix-ms] [SHARED] [TTL seconds] [IDMP seen-key event-id] [RETAIN ms]"
+            "RANK.GIFT key member amount [AT unix-ms] [SHARED | DENSE totals-key] [TTL seconds] [IDMP seen-key event-id] [RETAIN ms]"
         );
         assert_eq!(
             commands::feed::PAGE.usage(),

@@ -12,6 +12,7 @@ mod clients;
 mod cluster;
 mod commands_json;
 mod delay;
+mod dense_ranks;
 mod diskless_load;
 mod docs;
 mod families;

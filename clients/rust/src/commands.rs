@@ -94,18 +94,20 @@ impl<'a> PollRate<'a> {
 
 /// The options of [`Zkit::rank_gift`] and [`Zkit::rank_gift_idmp`]; `Default` sends none.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub struct RankGiftOptions {
+pub struct RankGiftOptions<'a> {
     /// `AT unix-ms`
     pub at: Option<i64>,
     /// `SHARED`
     pub shared: bool,
+    /// `DENSE totals-key`
+    pub dense: Option<&'a str>,
     /// `TTL seconds`
     pub ttl: Option<i64>,
 }
 
 /// The options of [`Zkit::rank_set`] and [`Zkit::rank_set_idmp`]; `Default` sends none.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub struct RankSetOptions {
+pub struct RankSetOptions<'a> {
     /// `AT unix-ms`
     pub at: Option<i64>,
     /// `GT`
@@ -114,31 +116,39 @@ pub struct RankSetOptions {
     pub lt: bool,
     /// `SHARED`
     pub shared: bool,
+    /// `DENSE totals-key`
+    pub dense: Option<&'a str>,
     /// `TTL seconds`
     pub ttl: Option<i64>,
 }
 
 /// The options of [`Zkit::rank_get`]; `Default` sends none.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub struct RankGetOptions {
+pub struct RankGetOptions<'a> {
     /// `SHARED`
     pub shared: bool,
+    /// `DENSE totals-key`
+    pub dense: Option<&'a str>,
 }
 
 /// The options of [`Zkit::rank_top`]; `Default` sends none.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub struct RankTopOptions {
+pub struct RankTopOptions<'a> {
     /// `OFFSET offset`
     pub offset: Option<i64>,
     /// `SHARED`
     pub shared: bool,
+    /// `DENSE totals-key`
+    pub dense: Option<&'a str>,
 }
 
 /// The options of [`Zkit::rank_around`]; `Default` sends none.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub struct RankAroundOptions {
+pub struct RankAroundOptions<'a> {
     /// `SHARED`
     pub shared: bool,
+    /// `DENSE totals-key`
+    pub dense: Option<&'a str>,
 }
 
 /// The options of [`Zkit::rank_merge`] and [`Zkit::rank_merge_step`]; `Default` sends none.
@@ -161,18 +171,22 @@ pub struct RankMgiftOptions {
 
 /// The options of [`Zkit::rank_mget`]; `Default` sends none.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub struct RankMgetOptions {
+pub struct RankMgetOptions<'a> {
     /// `SHARED`
     pub shared: bool,
+    /// `DENSE totals-key`
+    pub dense: Option<&'a str>,
 }
 
 /// The options of [`Zkit::rank_range`]; `Default` sends none.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub struct RankRangeOptions {
+pub struct RankRangeOptions<'a> {
     /// `LIMIT offset count`
     pub limit: Option<(i64, i64)>,
     /// `SHARED`
     pub shared: bool,
+    /// `DENSE totals-key`
+    pub dense: Option<&'a str>,
 }
 
 /// The options of [`Zkit::rank_among`]; `Default` sends none.
@@ -180,6 +194,8 @@ pub struct RankRangeOptions {
 pub struct RankAmongOptions {
     /// `SHARED`
     pub shared: bool,
+    /// `DENSE`
+    pub dense: bool,
 }
 
 /// The options of [`Zkit::feed_add`]; `Default` sends none.
@@ -361,12 +377,12 @@ pub struct VoteCastOptions<'a> {
 }
 
 impl<C: Transport> Zkit<C> {
-    /// Adds an amount to a member's total and returns the new total and rank; equal totals rank first-come (with SHARED, equal totals share a rank).
+    /// Adds an amount to a member's total and returns the new total and rank; equal totals rank first-come (with SHARED, equal totals share a rank; with DENSE, they share one and the next total ranks one lower).
     ///
-    /// `RANK.GIFT key member amount [AT unix-ms] [SHARED] [TTL seconds]`
+    /// `RANK.GIFT key member amount [AT unix-ms] [SHARED] [DENSE totals-key] [TTL seconds]`
     ///
     /// `IDMP`: [`Zkit::rank_gift_idmp`].
-    pub fn rank_gift(&mut self, key: &str, member: &str, amount: i64, options: RankGiftOptions) -> RedisResult<TotalRank> {
+    pub fn rank_gift(&mut self, key: &str, member: &str, amount: i64, options: RankGiftOptions<'_>) -> RedisResult<TotalRank> {
         let mut call = Call::new("RANK.GIFT");
         call.key(key);
         call.arg(member);
@@ -377,6 +393,10 @@ impl<C: Transport> Zkit<C> {
         }
         if options.shared {
             call.arg("SHARED");
+        }
+        if let Some(totals_key) = options.dense {
+            call.arg("DENSE");
+            call.key(totals_key);
         }
         if let Some(seconds) = options.ttl {
             call.arg("TTL");
@@ -387,8 +407,8 @@ impl<C: Transport> Zkit<C> {
 
     /// [`Zkit::rank_gift`], applied once per event id ([`Idmp`]): the reply says whether the id was already applied ([`Applied`]).
     ///
-    /// `RANK.GIFT key member amount [AT unix-ms] [SHARED] [TTL seconds] IDMP seen-key event-id [RETAIN ms]`
-    pub fn rank_gift_idmp(&mut self, key: &str, member: &str, amount: i64, idmp: Idmp<'_>, options: RankGiftOptions) -> RedisResult<Applied<TotalRank>> {
+    /// `RANK.GIFT key member amount [AT unix-ms] [SHARED] [DENSE totals-key] [TTL seconds] IDMP seen-key event-id [RETAIN ms]`
+    pub fn rank_gift_idmp(&mut self, key: &str, member: &str, amount: i64, idmp: Idmp<'_>, options: RankGiftOptions<'_>) -> RedisResult<Applied<TotalRank>> {
         let mut call = Call::new("RANK.GIFT");
         call.key(key);
         call.arg(member);
@@ -399,6 +419,10 @@ impl<C: Transport> Zkit<C> {
         }
         if options.shared {
             call.arg("SHARED");
+        }
+        if let Some(totals_key) = options.dense {
+            call.arg("DENSE");
+            call.key(totals_key);
         }
         if let Some(seconds) = options.ttl {
             call.arg("TTL");
@@ -414,12 +438,12 @@ impl<C: Transport> Zkit<C> {
         self.send(call)
     }
 
-    /// Sets a member's total (with GT only a higher one, with LT only a lower one) and returns the total that stands with the member's rank; equal totals rank first-come (with SHARED, equal totals share a rank).
+    /// Sets a member's total (with GT only a higher one, with LT only a lower one) and returns the total that stands with the member's rank; equal totals rank first-come (with SHARED, equal totals share a rank; with DENSE, they share one and the next total ranks one lower).
     ///
-    /// `RANK.SET key member total [AT unix-ms] [GT] [LT] [SHARED] [TTL seconds]`
+    /// `RANK.SET key member total [AT unix-ms] [GT] [LT] [SHARED] [DENSE totals-key] [TTL seconds]`
     ///
     /// `IDMP`: [`Zkit::rank_set_idmp`].
-    pub fn rank_set(&mut self, key: &str, member: &str, total: i64, options: RankSetOptions) -> RedisResult<TotalRank> {
+    pub fn rank_set(&mut self, key: &str, member: &str, total: i64, options: RankSetOptions<'_>) -> RedisResult<TotalRank> {
         let mut call = Call::new("RANK.SET");
         call.key(key);
         call.arg(member);
@@ -436,6 +460,10 @@ impl<C: Transport> Zkit<C> {
         }
         if options.shared {
             call.arg("SHARED");
+        }
+        if let Some(totals_key) = options.dense {
+            call.arg("DENSE");
+            call.key(totals_key);
         }
         if let Some(seconds) = options.ttl {
             call.arg("TTL");
@@ -446,8 +474,8 @@ impl<C: Transport> Zkit<C> {
 
     /// [`Zkit::rank_set`], applied once per event id ([`Idmp`]): the reply says whether the id was already applied ([`Applied`]).
     ///
-    /// `RANK.SET key member total [AT unix-ms] [GT] [LT] [SHARED] [TTL seconds] IDMP seen-key event-id [RETAIN ms]`
-    pub fn rank_set_idmp(&mut self, key: &str, member: &str, total: i64, idmp: Idmp<'_>, options: RankSetOptions) -> RedisResult<Applied<TotalRank>> {
+    /// `RANK.SET key member total [AT unix-ms] [GT] [LT] [SHARED] [DENSE totals-key] [TTL seconds] IDMP seen-key event-id [RETAIN ms]`
+    pub fn rank_set_idmp(&mut self, key: &str, member: &str, total: i64, idmp: Idmp<'_>, options: RankSetOptions<'_>) -> RedisResult<Applied<TotalRank>> {
         let mut call = Call::new("RANK.SET");
         call.key(key);
         call.arg(member);
@@ -464,6 +492,10 @@ impl<C: Transport> Zkit<C> {
         }
         if options.shared {
             call.arg("SHARED");
+        }
+        if let Some(totals_key) = options.dense {
+            call.arg("DENSE");
+            call.key(totals_key);
         }
         if let Some(seconds) = options.ttl {
             call.arg("TTL");
@@ -481,21 +513,25 @@ impl<C: Transport> Zkit<C> {
 
     /// Returns a member's total, rank and the time it reached its total, or nil.
     ///
-    /// `RANK.GET key member [SHARED]`
-    pub fn rank_get(&mut self, key: &str, member: &str, options: RankGetOptions) -> RedisResult<Option<RankInfo>> {
+    /// `RANK.GET key member [SHARED] [DENSE totals-key]`
+    pub fn rank_get(&mut self, key: &str, member: &str, options: RankGetOptions<'_>) -> RedisResult<Option<RankInfo>> {
         let mut call = Call::new("RANK.GET");
         call.key(key);
         call.arg(member);
         if options.shared {
             call.arg("SHARED");
         }
+        if let Some(totals_key) = options.dense {
+            call.arg("DENSE");
+            call.key(totals_key);
+        }
         self.send(call)
     }
 
     /// Returns a page of the board from the highest total down: rank, member, total.
     ///
-    /// `RANK.TOP key count [OFFSET offset] [SHARED]`
-    pub fn rank_top(&mut self, key: &str, count: i64, options: RankTopOptions) -> RedisResult<Vec<RankEntry>> {
+    /// `RANK.TOP key count [OFFSET offset] [SHARED] [DENSE totals-key]`
+    pub fn rank_top(&mut self, key: &str, count: i64, options: RankTopOptions<'_>) -> RedisResult<Vec<RankEntry>> {
         let mut call = Call::new("RANK.TOP");
         call.key(key);
         call.arg(count);
@@ -506,19 +542,27 @@ impl<C: Transport> Zkit<C> {
         if options.shared {
             call.arg("SHARED");
         }
+        if let Some(totals_key) = options.dense {
+            call.arg("DENSE");
+            call.key(totals_key);
+        }
         self.send(call)
     }
 
     /// Returns the member and up to radius entries above and below it: rank, member, total.
     ///
-    /// `RANK.AROUND key member radius [SHARED]`
-    pub fn rank_around(&mut self, key: &str, member: &str, radius: i64, options: RankAroundOptions) -> RedisResult<Vec<RankEntry>> {
+    /// `RANK.AROUND key member radius [SHARED] [DENSE totals-key]`
+    pub fn rank_around(&mut self, key: &str, member: &str, radius: i64, options: RankAroundOptions<'_>) -> RedisResult<Vec<RankEntry>> {
         let mut call = Call::new("RANK.AROUND");
         call.key(key);
         call.arg(member);
         call.arg(radius);
         if options.shared {
             call.arg("SHARED");
+        }
+        if let Some(totals_key) = options.dense {
+            call.arg("DENSE");
+            call.key(totals_key);
         }
         self.send(call)
     }
@@ -610,12 +654,16 @@ impl<C: Transport> Zkit<C> {
 
     /// Returns what RANK.GET returns for each member, in order: \[total, rank, reached-at-ms\] or nil.
     ///
-    /// `RANK.MGET key [SHARED] MEMBERS member [member ...]`
-    pub fn rank_mget(&mut self, key: &str, members: &[&str], options: RankMgetOptions) -> RedisResult<Vec<Option<RankInfo>>> {
+    /// `RANK.MGET key [SHARED] [DENSE totals-key] MEMBERS member [member ...]`
+    pub fn rank_mget(&mut self, key: &str, members: &[&str], options: RankMgetOptions<'_>) -> RedisResult<Vec<Option<RankInfo>>> {
         let mut call = Call::new("RANK.MGET");
         call.key(key);
         if options.shared {
             call.arg("SHARED");
+        }
+        if let Some(totals_key) = options.dense {
+            call.arg("DENSE");
+            call.key(totals_key);
         }
         call.values("MEMBERS", "members", members)?;
         self.send(call)
@@ -663,8 +711,8 @@ impl<C: Transport> Zkit<C> {
 
     /// Returns the members whose total lies between max and min, inclusive (bounds as RANK.COUNT reads them), highest first, as a page of the board: rank, member, total, each rank the member's rank on the whole board.
     ///
-    /// `RANK.RANGE key max min [LIMIT offset count] [SHARED]`
-    pub fn rank_range(&mut self, key: &str, max: &str, min: &str, options: RankRangeOptions) -> RedisResult<Vec<RankEntry>> {
+    /// `RANK.RANGE key max min [LIMIT offset count] [SHARED] [DENSE totals-key]`
+    pub fn rank_range(&mut self, key: &str, max: &str, min: &str, options: RankRangeOptions<'_>) -> RedisResult<Vec<RankEntry>> {
         let mut call = Call::new("RANK.RANGE");
         call.key(key);
         call.arg(max);
@@ -677,17 +725,24 @@ impl<C: Transport> Zkit<C> {
         if options.shared {
             call.arg("SHARED");
         }
+        if let Some(totals_key) = options.dense {
+            call.arg("DENSE");
+            call.key(totals_key);
+        }
         self.send(call)
     }
 
-    /// Returns the given members that are on the board, ordered as the board orders them, each with its rank among them (1-based; with SHARED, equal totals share a rank): rank, member, total.
+    /// Returns the given members that are on the board, ordered as the board orders them, each with its rank among them (1-based; with SHARED, equal totals share a rank; with DENSE, they share one and the next total ranks one lower): rank, member, total.
     ///
-    /// `RANK.AMONG key [SHARED] MEMBERS member [member ...]`
+    /// `RANK.AMONG key [SHARED] [DENSE] MEMBERS member [member ...]`
     pub fn rank_among(&mut self, key: &str, members: &[&str], options: RankAmongOptions) -> RedisResult<Vec<RankEntry>> {
         let mut call = Call::new("RANK.AMONG");
         call.key(key);
         if options.shared {
             call.arg("SHARED");
+        }
+        if options.dense {
+            call.arg("DENSE");
         }
         call.values("MEMBERS", "members", members)?;
         self.send(call)

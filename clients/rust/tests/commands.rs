@@ -289,7 +289,8 @@ fn every_command<C: Transport + ConnectionLike>(
             1,
             RankTopOptions {
                 offset: Some(1),
-                shared: false
+                shared: false,
+                ..Default::default()
             }
         )?,
         top[1..]
@@ -318,6 +319,7 @@ fn every_command<C: Transport + ConnectionLike>(
         at: Some(1718000002000),
         shared: true,
         ttl: Some(86400),
+        ..Default::default()
     };
     assert_eq!(
         z.rank_gift(&mon, "dave", 100, shared_at)?,
@@ -358,7 +360,14 @@ fn every_command<C: Transport + ConnectionLike>(
         reached_at_ms: 1718000002000,
     });
     assert_eq!(
-        z.rank_get(&mon, "dave", RankGetOptions { shared: true })?,
+        z.rank_get(
+            &mon,
+            "dave",
+            RankGetOptions {
+                shared: true,
+                ..Default::default()
+            }
+        )?,
         dave
     );
     let shared_top = vec![
@@ -373,7 +382,8 @@ fn every_command<C: Transport + ConnectionLike>(
             10,
             RankTopOptions {
                 offset: None,
-                shared: true
+                shared: true,
+                ..Default::default()
             }
         )?,
         shared_top
@@ -384,13 +394,22 @@ fn every_command<C: Transport + ConnectionLike>(
             2,
             RankTopOptions {
                 offset: Some(2),
-                shared: true
+                shared: true,
+                ..Default::default()
             }
         )?,
         shared_top[2..]
     );
     assert_eq!(
-        z.rank_around(&mon, "carol", 1, RankAroundOptions { shared: true })?,
+        z.rank_around(
+            &mon,
+            "carol",
+            1,
+            RankAroundOptions {
+                shared: true,
+                ..Default::default()
+            }
+        )?,
         shared_top[2..]
     );
     let mgift = z.rank_mgift(
@@ -445,7 +464,14 @@ fn every_command<C: Transport + ConnectionLike>(
         vec![Some(dave), None, Some(carol)]
     );
     assert_eq!(
-        z.rank_mget(&mon, &["carol"], RankMgetOptions { shared: true })?,
+        z.rank_mget(
+            &mon,
+            &["carol"],
+            RankMgetOptions {
+                shared: true,
+                ..Default::default()
+            }
+        )?,
         vec![Some(RankInfo { rank: 1, ..carol })]
     );
     let pct = k("{t}:pct");
@@ -475,6 +501,7 @@ fn every_command<C: Transport + ConnectionLike>(
     let page = RankRangeOptions {
         limit: Some((2, 1)),
         shared: true,
+        ..Default::default()
     };
     assert_eq!(
         z.rank_range(&pct, "+inf", "-inf", page)?,
@@ -488,7 +515,10 @@ fn every_command<C: Transport + ConnectionLike>(
         z.rank_among(
             &pct,
             &["c", "a", "nobody", "e"],
-            RankAmongOptions { shared: true }
+            RankAmongOptions {
+                shared: true,
+                ..Default::default()
+            }
         )?,
         vec![entry(1, "e", 3), entry(1, "c", 3), entry(3, "a", 1)]
     );
@@ -1560,7 +1590,10 @@ fn ids_spelled_like_keywords<C: Transport + ConnectionLike>(
     let shared = z.rank_mget(
         &board,
         &["MEMBERS", "SHARED", "nobody"],
-        RankMgetOptions { shared: true },
+        RankMgetOptions {
+            shared: true,
+            ..Default::default()
+        },
     )?;
     let first = RankInfo {
         total: 5,

@@ -34,16 +34,18 @@ class GeneratedMethods:
         *,
         at: Optional[int] = None,
         shared: bool = False,
+        dense: Optional[KeyT] = None,
         ttl: Optional[int] = None,
         idmp: Optional[Idmp] = None,
         retain: Optional[int] = None,
     ) -> TotalRank:
         """RANK.GIFT: Adds an amount to a member's total and returns the new
         total and rank; equal totals rank first-come (with SHARED, equal
-        totals share a rank).
+        totals share a rank; with DENSE, they share one and the next total
+        ranks one lower).
 
-        ``RANK.GIFT key member amount [AT unix-ms] [SHARED] [TTL seconds]
-        [IDMP seen-key event-id] [RETAIN ms]``
+        ``RANK.GIFT key member amount [AT unix-ms] [SHARED] [DENSE
+        totals-key] [TTL seconds] [IDMP seen-key event-id] [RETAIN ms]``
         """
         return self._call(
             COMMANDS["RANK.GIFT"],
@@ -52,6 +54,7 @@ class GeneratedMethods:
             amount,
             at=at,
             shared=shared,
+            dense=dense,
             ttl=ttl,
             idmp=idmp,
             retain=retain,
@@ -68,6 +71,7 @@ class GeneratedMethods:
         gt: bool = False,
         lt: bool = False,
         shared: bool = False,
+        dense: Optional[KeyT] = None,
         ttl: Optional[int] = None,
         idmp: Optional[Idmp] = None,
         retain: Optional[int] = None,
@@ -75,10 +79,11 @@ class GeneratedMethods:
         """RANK.SET: Sets a member's total (with GT only a higher one, with LT
         only a lower one) and returns the total that stands with the
         member's rank; equal totals rank first-come (with SHARED, equal
-        totals share a rank).
+        totals share a rank; with DENSE, they share one and the next total
+        ranks one lower).
 
-        ``RANK.SET key member total [AT unix-ms] [GT] [LT] [SHARED] [TTL
-        seconds] [IDMP seen-key event-id] [RETAIN ms]``
+        ``RANK.SET key member total [AT unix-ms] [GT] [LT] [SHARED] [DENSE
+        totals-key] [TTL seconds] [IDMP seen-key event-id] [RETAIN ms]``
         """
         return self._call(
             COMMANDS["RANK.SET"],
@@ -89,37 +94,61 @@ class GeneratedMethods:
             gt=gt,
             lt=lt,
             shared=shared,
+            dense=dense,
             ttl=ttl,
             idmp=idmp,
             retain=retain,
         )
 
     @command_method
-    def rank_get(self, key: KeyT, member: Text, *, shared: bool = False) -> Optional[RankInfo]:
+    def rank_get(
+        self,
+        key: KeyT,
+        member: Text,
+        *,
+        shared: bool = False,
+        dense: Optional[KeyT] = None,
+    ) -> Optional[RankInfo]:
         """RANK.GET: Returns a member's total, rank and the time it reached its
         total, or nil.
 
-        ``RANK.GET key member [SHARED]``
+        ``RANK.GET key member [SHARED] [DENSE totals-key]``
         """
-        return self._call(COMMANDS["RANK.GET"], key, member, shared=shared)
+        return self._call(COMMANDS["RANK.GET"], key, member, shared=shared, dense=dense)
 
     @command_method
-    def rank_top(self, key: KeyT, count: int, *, offset: Optional[int] = None, shared: bool = False) -> List[RankEntry]:
+    def rank_top(
+        self,
+        key: KeyT,
+        count: int,
+        *,
+        offset: Optional[int] = None,
+        shared: bool = False,
+        dense: Optional[KeyT] = None,
+    ) -> List[RankEntry]:
         """RANK.TOP: Returns a page of the board from the highest total down:
         rank, member, total.
 
-        ``RANK.TOP key count [OFFSET offset] [SHARED]``
+        ``RANK.TOP key count [OFFSET offset] [SHARED] [DENSE totals-key]``
         """
-        return self._call(COMMANDS["RANK.TOP"], key, count, offset=offset, shared=shared)
+        return self._call(COMMANDS["RANK.TOP"], key, count, offset=offset, shared=shared, dense=dense)
 
     @command_method
-    def rank_around(self, key: KeyT, member: Text, radius: int, *, shared: bool = False) -> List[RankEntry]:
+    def rank_around(
+        self,
+        key: KeyT,
+        member: Text,
+        radius: int,
+        *,
+        shared: bool = False,
+        dense: Optional[KeyT] = None,
+    ) -> List[RankEntry]:
         """RANK.AROUND: Returns the member and up to radius entries above and
         below it: rank, member, total.
 
-        ``RANK.AROUND key member radius [SHARED]``
+        ``RANK.AROUND key member radius [SHARED] [DENSE totals-key]``
         """
-        return self._call(COMMANDS["RANK.AROUND"], key, member, radius, shared=shared)
+        return self._call(COMMANDS["RANK.AROUND"], key, member, radius, shared=shared, dense=dense)
 
     @command_method
     def rank_merge(
@@ -172,13 +201,20 @@ class GeneratedMethods:
         )
 
     @command_method
-    def rank_mget(self, key: KeyT, *members: Text, shared: bool = False) -> List[Optional[RankInfo]]:
+    def rank_mget(
+        self,
+        key: KeyT,
+        *members: Text,
+        shared: bool = False,
+        dense: Optional[KeyT] = None,
+    ) -> List[Optional[RankInfo]]:
         """RANK.MGET: Returns what RANK.GET returns for each member, in order:
         [total, rank, reached-at-ms] or nil.
 
-        ``RANK.MGET key [SHARED] MEMBERS member [member ...]``
+        ``RANK.MGET key [SHARED] [DENSE totals-key] MEMBERS member [member
+        ...]``
         """
-        return self._call(COMMANDS["RANK.MGET"], key, members, shared=shared)
+        return self._call(COMMANDS["RANK.MGET"], key, members, shared=shared, dense=dense)
 
     @command_method
     def rank_stats(self, key: KeyT) -> BoardStats:
@@ -230,25 +266,28 @@ class GeneratedMethods:
         *,
         limit: Optional[Tuple[int, int]] = None,
         shared: bool = False,
+        dense: Optional[KeyT] = None,
     ) -> List[RankEntry]:
         """RANK.RANGE: Returns the members whose total lies between max and
         min, inclusive (bounds as RANK.COUNT reads them), highest first, as
         a page of the board: rank, member, total, each rank the member's
         rank on the whole board.
 
-        ``RANK.RANGE key max min [LIMIT offset count] [SHARED]``
+        ``RANK.RANGE key max min [LIMIT offset count] [SHARED] [DENSE
+        totals-key]``
         """
-        return self._call(COMMANDS["RANK.RANGE"], key, max, min, limit=limit, shared=shared)
+        return self._call(COMMANDS["RANK.RANGE"], key, max, min, limit=limit, shared=shared, dense=dense)
 
     @command_method
-    def rank_among(self, key: KeyT, *members: Text, shared: bool = False) -> List[RankEntry]:
+    def rank_among(self, key: KeyT, *members: Text, shared: bool = False, dense: bool = False) -> List[RankEntry]:
         """RANK.AMONG: Returns the given members that are on the board, ordered
         as the board orders them, each with its rank among them (1-based;
-        with SHARED, equal totals share a rank): rank, member, total.
+        with SHARED, equal totals share a rank; with DENSE, they share one
+        and the next total ranks one lower): rank, member, total.
 
-        ``RANK.AMONG key [SHARED] MEMBERS member [member ...]``
+        ``RANK.AMONG key [SHARED] [DENSE] MEMBERS member [member ...]``
         """
-        return self._call(COMMANDS["RANK.AMONG"], key, members, shared=shared)
+        return self._call(COMMANDS["RANK.AMONG"], key, members, shared=shared, dense=dense)
 
     @command_method
     def feed_add(self, key: KeyT, items: Mapping[Text, Number], *, cap: Optional[int] = None) -> int:

@@ -24,23 +24,31 @@ fn failed(example: &str) -> impl FnOnce(RedisError) -> RedisError + '_ {
 /// Runs every example in order; a line of another command sets up the next.
 #[rustfmt::skip]
 pub fn every_declared_example<C: Transport + ConnectionLike>(z: &mut Zkit<C>, k: impl Fn(&str) -> String) -> RedisResult<()> {
-    z.rank_gift_idmp(k("{t}:board").as_str(), "m", 1, Idmp { seen_key: k("{t}:seen").as_str(), event_id: "gift-1", retain: Some(86400000) }, RankGiftOptions { at: Some(1718000000000), shared: true, ttl: Some(86400) }).map_err(failed("RANK.GIFT {t}:board m 1 AT 1718000000000 SHARED TTL 86400 IDMP {t}:seen gift-1 RETAIN 86400000"))?;
+    z.rank_gift_idmp(k("{t}:board").as_str(), "m", 1, Idmp { seen_key: k("{t}:seen").as_str(), event_id: "gift-1", retain: Some(86400000) }, RankGiftOptions { at: Some(1718000000000), shared: true, ttl: Some(86400), ..Default::default() }).map_err(failed("RANK.GIFT {t}:board m 1 AT 1718000000000 SHARED TTL 86400 IDMP {t}:seen gift-1 RETAIN 86400000"))?;
+    z.rank_gift(k("{t}:board").as_str(), "m", 1, RankGiftOptions { dense: Some(k("{t}:totals").as_str()), ..Default::default() }).map_err(failed("RANK.GIFT {t}:board m 1 DENSE {t}:totals"))?;
     z.rank_set_idmp(k("{t}:board").as_str(), "m", 1, Idmp { seen_key: k("{t}:seen").as_str(), event_id: "set-1", retain: Some(86400000) }, RankSetOptions { at: Some(1718000000000), shared: true, ttl: Some(86400), ..Default::default() }).map_err(failed("RANK.SET {t}:board m 1 AT 1718000000000 SHARED TTL 86400 IDMP {t}:seen set-1 RETAIN 86400000"))?;
     z.rank_set(k("{t}:board").as_str(), "m", 2, RankSetOptions { gt: true, ..Default::default() }).map_err(failed("RANK.SET {t}:board m 2 GT"))?;
     z.rank_set(k("{t}:board").as_str(), "m", 1, RankSetOptions { lt: true, ..Default::default() }).map_err(failed("RANK.SET {t}:board m 1 LT"))?;
-    z.rank_get(k("{t}:board").as_str(), "m", RankGetOptions { shared: true }).map_err(failed("RANK.GET {t}:board m SHARED"))?;
-    z.rank_top(k("{t}:board").as_str(), 10, RankTopOptions { offset: Some(0), shared: true }).map_err(failed("RANK.TOP {t}:board 10 OFFSET 0 SHARED"))?;
-    z.rank_around(k("{t}:board").as_str(), "m", 1, RankAroundOptions { shared: true }).map_err(failed("RANK.AROUND {t}:board m 1 SHARED"))?;
+    z.rank_set(k("{t}:board").as_str(), "m", 1, RankSetOptions { dense: Some(k("{t}:totals").as_str()), ..Default::default() }).map_err(failed("RANK.SET {t}:board m 1 DENSE {t}:totals"))?;
+    z.rank_get(k("{t}:board").as_str(), "m", RankGetOptions { shared: true, ..Default::default() }).map_err(failed("RANK.GET {t}:board m SHARED"))?;
+    z.rank_get(k("{t}:board").as_str(), "m", RankGetOptions { dense: Some(k("{t}:totals").as_str()), ..Default::default() }).map_err(failed("RANK.GET {t}:board m DENSE {t}:totals"))?;
+    z.rank_top(k("{t}:board").as_str(), 10, RankTopOptions { offset: Some(0), shared: true, ..Default::default() }).map_err(failed("RANK.TOP {t}:board 10 OFFSET 0 SHARED"))?;
+    z.rank_top(k("{t}:board").as_str(), 10, RankTopOptions { dense: Some(k("{t}:totals").as_str()), ..Default::default() }).map_err(failed("RANK.TOP {t}:board 10 DENSE {t}:totals"))?;
+    z.rank_around(k("{t}:board").as_str(), "m", 1, RankAroundOptions { shared: true, ..Default::default() }).map_err(failed("RANK.AROUND {t}:board m 1 SHARED"))?;
+    z.rank_around(k("{t}:board").as_str(), "m", 1, RankAroundOptions { dense: Some(k("{t}:totals").as_str()), ..Default::default() }).map_err(failed("RANK.AROUND {t}:board m 1 DENSE {t}:totals"))?;
     z.rank_merge(k("{t}:merged").as_str(), &[k("{t}:board").as_str()], RankMergeOptions { weights: Some(&[2]) }).map_err(failed("RANK.MERGE {t}:merged 1 {t}:board WEIGHTS 2"))?;
     z.rank_merge_step(k("{t}:merged").as_str(), &[k("{t}:board").as_str()], Step { count: 10, staging: k("{t}:staging").as_str(), cursor: "0" }, RankMergeOptions { weights: Some(&[2]) }).map_err(failed("RANK.MERGE {t}:merged 1 {t}:board WEIGHTS 2 STEP 10 {t}:staging 0"))?;
     z.rank_mgift_idmp(&[k("{t}:board").as_str(), k("{t}:week").as_str()], "m", 1, Idmp { seen_key: k("{t}:seen").as_str(), event_id: "mgift-1", retain: Some(86400000) }, RankMgiftOptions { at: Some(1718000000000), shared: true, ttl: Some(86400) }).map_err(failed("RANK.MGIFT 2 {t}:board {t}:week m 1 AT 1718000000000 SHARED TTL 86400 IDMP {t}:seen mgift-1 RETAIN 86400000"))?;
-    z.rank_mget(k("{t}:board").as_str(), &["m", "n"], RankMgetOptions { shared: true }).map_err(failed("RANK.MGET {t}:board SHARED MEMBERS m n"))?;
+    z.rank_mget(k("{t}:board").as_str(), &["m", "n"], RankMgetOptions { shared: true, ..Default::default() }).map_err(failed("RANK.MGET {t}:board SHARED MEMBERS m n"))?;
+    z.rank_mget(k("{t}:board").as_str(), &["m", "n"], RankMgetOptions { dense: Some(k("{t}:totals").as_str()), ..Default::default() }).map_err(failed("RANK.MGET {t}:board DENSE {t}:totals MEMBERS m n"))?;
     z.rank_stats(k("{t}:board").as_str()).map_err(failed("RANK.STATS {t}:board"))?;
     z.rank_percentile(k("{t}:board").as_str(), "m").map_err(failed("RANK.PERCENTILE {t}:board m"))?;
     z.rank_quantile(k("{t}:board").as_str(), 50.0).map_err(failed("RANK.QUANTILE {t}:board 50"))?;
     z.rank_count(k("{t}:board").as_str(), "(0", "+inf").map_err(failed("RANK.COUNT {t}:board (0 +inf"))?;
-    z.rank_range(k("{t}:board").as_str(), "+inf", "(0", RankRangeOptions { limit: Some((0, 10)), shared: true }).map_err(failed("RANK.RANGE {t}:board +inf (0 LIMIT 0 10 SHARED"))?;
-    z.rank_among(k("{t}:board").as_str(), &["m", "n"], RankAmongOptions { shared: true }).map_err(failed("RANK.AMONG {t}:board SHARED MEMBERS m n"))?;
+    z.rank_range(k("{t}:board").as_str(), "+inf", "(0", RankRangeOptions { limit: Some((0, 10)), shared: true, ..Default::default() }).map_err(failed("RANK.RANGE {t}:board +inf (0 LIMIT 0 10 SHARED"))?;
+    z.rank_range(k("{t}:board").as_str(), "+inf", "(0", RankRangeOptions { dense: Some(k("{t}:totals").as_str()), ..Default::default() }).map_err(failed("RANK.RANGE {t}:board +inf (0 DENSE {t}:totals"))?;
+    z.rank_among(k("{t}:board").as_str(), &["m", "n"], RankAmongOptions { shared: true, ..Default::default() }).map_err(failed("RANK.AMONG {t}:board SHARED MEMBERS m n"))?;
+    z.rank_among(k("{t}:board").as_str(), &["m", "n"], RankAmongOptions { dense: true, ..Default::default() }).map_err(failed("RANK.AMONG {t}:board DENSE MEMBERS m n"))?;
     z.feed_add(k("{t}:feed").as_str(), &[(1.0, "a"), (2.0, "b")], FeedAddOptions { cap: Some(10) }).map_err(failed("FEED.ADD {t}:feed CAP 10 1 a 2 b"))?;
     z.feed_page(k("{t}:feed").as_str(), FeedPageOptions { count: Some(5), ..Default::default() }).map_err(failed("FEED.PAGE {t}:feed COUNT 5"))?;
     z.feed_page(k("{t}:feed").as_str(), FeedPageOptions { count: Some(5), newer: Some("f1:3ff0000000000000:61"), ..Default::default() }).map_err(failed("FEED.PAGE {t}:feed COUNT 5 NEWER f1:3ff0000000000000:61"))?;
