@@ -276,6 +276,65 @@ def rank_get_shared(n):
                 keys=lambda i, p: on(p, "b"), script="rank_get_shared.lua", script_args=lambda i, p: [m(i, n)])
 
 
+def totals_index(n, name="t"):
+    """The index of distinct totals of board(n) (totals 0 .. min(n, 1000) -
+    1), as RANK's DENSE keeps it: member "<total>" scored with the total."""
+    return zset(min(n, 1000), name, "i", "%d")
+
+
+@family()
+def rank_gift_dense(n):
+    # The natives: the gift and a position, what a team without dense ranks
+    # runs.
+    return Case("RANK.GIFT DENSE", n, both(board(n), totals_index(n)),
+                zkit=lambda i, p: ["RANK.GIFT", p + "b", m(i, n), 5, "DENSE", p + "t"],
+                native=lambda i, p: [["ZINCRBY", p + "b", 5, m(i, n)], ["ZREVRANK", p + "b", m(i, n)]],
+                native_data=board(n, integer=True),
+                keys=lambda i, p: on(p, "b", "t"), script="rank_gift_dense.lua",
+                script_args=lambda i, p: [m(i, n), 5])
+
+
+@family()
+def rank_get_dense(n):
+    # The natives: the score and the count of totals above in the index.
+    return Case("RANK.GET DENSE", n, both(board(n), totals_index(n)),
+                zkit=lambda i, p: ["RANK.GET", p + "b", m(i, n), "DENSE", p + "t"],
+                native=lambda i, p: [["ZSCORE", p + "b", m(i, n)], ["ZCOUNT", p + "t", total_above(i, n), "+inf"]],
+                native_data=both(board(n, integer=True), totals_index(n)),
+                keys=lambda i, p: on(p, "b", "t"), script="rank_get_dense.lua", script_args=lambda i, p: [m(i, n)])
+
+
+def boards_with_leavers(n):
+    """Boards `b:k` of n members and per_key(n) more, `gone:i` (call i's,
+    on board i // per_key(n)), each at a total the board's members hold,
+    beside their totals indexes `t:k`."""
+
+    def data(conn, p, calls):
+        each = per_key(n)
+        totals = min(n, 1000)
+        build(conn, f"""
+          for k = 0, {-(-calls // each) - 1} do
+            local key = '{p}b:' .. k
+            {fill_lua("key", n, BOARD_SCORE, "m:%d")}
+            {fill_lua("key", each, f"(i % {totals}) + 0.25", "gone:%d", first=f"k * {each}")}
+            {fill_lua(f"'{p}t:' .. k", totals, "i", "%d")}
+          end""")
+
+    return data
+
+
+@family()
+def rank_remove_dense(n):
+    # The natives: the removal, what a team without dense ranks runs.
+    return Case("RANK.REMOVE DENSE", n, boards_with_leavers(n),
+                zkit=lambda i, p: ["RANK.REMOVE", key_of(p, i, n, "b"), "DENSE", key_of(p, i, n, "t"),
+                                   "MEMBERS", f"gone:{i}"],
+                native=lambda i, p: [["ZREM", key_of(p, i, n, "b"), f"gone:{i}"]],
+                check=lambda reply: reply == 1,
+                keys=lambda i, p: [key_of(p, i, n, "b"), key_of(p, i, n, "t")], script="rank_remove_dense.lua",
+                script_args=lambda i, p: [f"gone:{i}"])
+
+
 def page_start(i, n):
     """Where call i's page of 10 starts: anywhere on the board."""
     return spread(i, max(1, n - 10))
@@ -842,6 +901,7 @@ LIBRARY_CASES = (
     ("RATE.PEEK",),
     ("DELAY.ADD", "DELAY.JOB", "DELAY.RETRY", "RATE.ACQUIRE renew", "RATE.RELEASE"),
     ("DELAY.PAUSE", "DELAY.RESUME", "DELAY.GROUP CAP"),
+    ("RANK.GIFT DENSE", "RANK.GET DENSE", "RANK.REMOVE DENSE"),
 )
 
 

@@ -129,6 +129,23 @@ natives['rank.among'] = {
   { 'ZSCORE', on = 'key' },
 }
 
+-- The removal is the first write; with DENSE, the scores and the index's
+-- type are read before it, and the index is kept after it.
+natives['rank.remove'] = {
+  { 'ZREM', on = 'key' },
+  { 'ZSCORE', on = 'key', when = 'totals-key' },
+  { 'ZCARD', on = 'totals-key' },
+  { 'ZCOUNT', on = 'key', when = 'totals-key', later = true },
+  { 'ZREM', on = 'totals-key', later = true },
+}
+
+-- The index is replaced after the board is read: UNLINK is the first write.
+natives['rank.reindex'] = {
+  { 'ZRANGE', on = 'key' },
+  { 'ZCARD UNLINK', on = 'totals-key' },
+  { 'ZADD', on = 'totals-key', later = true },
+}
+
 -- Every step of a run is refused where its last could not rename staging
 -- over destkey: the staging rows are checked before a step's first write.
 natives['rank.merge'] = {

@@ -189,20 +189,19 @@ local function shared_rank(key, total)
   return rt.call('ZCOUNT', key, int_text(total + 1), '+inf') + 1
 end
 
--- `[SHARED | DENSE totals-key]` as the handlers take it: true for SHARED,
--- `{ dense = totals-key }` for DENSE, false for first-come ranks.
-local function ranks_of(choice)
-  if choice == false then
-    return false
+-- A given `[SHARED | DENSE totals-key]` as the handlers take it: true for
+-- SHARED, `{ dense = totals-key }` for DENSE (false, for first-come ranks,
+-- is the parse's own value: a call without the option makes no call
+-- here). DENSE naming the board itself is refused (rank_board.rs
+-- `checked_for`).
+local function ranks_of(choice, key)
+  if choice.choice == 1 then
+    return true
   end
-  return choice.choice == 1 or { dense = choice.value }
-end
-
--- Refuses DENSE naming the board itself (rank_board.rs `checked_for`).
-local function check_totals_key(key, ranks)
-  if type(ranks) == 'table' and ranks.dense == key then
+  if choice.value == key then
     rt.fail(ERRORS.totals_key_is_board)
   end
+  return { dense = choice.value }
 end
 
 -- A member's rank: with SHARED the competition rank, with DENSE the
@@ -261,6 +260,14 @@ local function standing(key, member, ranks)
   return { total, rank_of_member(key, member, total, ranks) }
 end
 
+-- Removes `total` from a dense board's index when no member of the board
+-- holds it any more: a total `t` is scored in [t, t + 1).
+local function drop_unheld_total(index, key, total)
+  if rt.call('ZCOUNT', key, int_text(total), '(' .. int_text(total + 1)) == 0 then
+    rt.call('ZREM', index, int_text(total))
+  end
+end
+
 -- Keeps a dense board's index after a member's total went from `previous`
 -- (nil: new on the board) to `total`; `indexed` is what the index held for
 -- `total` before the write (rank_board.rs `keep_totals`).
@@ -270,11 +277,7 @@ local function keep_totals(index, key, previous, total, indexed)
     rt.call('ZADD', index, entry, entry)
   end
   if previous ~= nil and previous ~= total then
-    -- A total `t` is scored in [t, t + 1).
-    local held = rt.call('ZCOUNT', key, int_text(previous), '(' .. int_text(previous + 1))
-    if held == 0 then
-      rt.call('ZREM', index, int_text(previous))
-    end
+    drop_unheld_total(index, key, previous)
   end
 end
 
@@ -287,12 +290,10 @@ end
 -- the checked IDMP clause; `ttl` the TTL's seconds, or false; `ranks` as
 -- ranks_of gives them (with DENSE, the index is kept).
 local function write_total(key, member, update, at, ranks, ttl, event)
-  check_totals_key(key, ranks)
-  local index = type(ranks) == 'table' and ranks.dense or nil
+  local index = ranks and ranks ~= true and ranks.dense
   local now = rt.now_ms()
   local expire_at = board_expiry(now, ttl)
-  local written = index and { key, index } or { key }
-  local seen = event and rt.idmp.check(event, now, written) or nil
+  local seen = event and rt.idmp.check(event, now, index and { key, index } or { key }) or nil
   if seen == 'repeat' then
     return rt.idmp.with_flag(standing(key, member, ranks), seen)
   end
@@ -321,37 +322,41 @@ end
 -- `AT unix-ms`, `TTL seconds` and `DENSE totals-key` as an IDMP digest
 -- takes them, appended to `parts`: the time (nothing when the call gives
 -- none), then `TTL` and its seconds when given (a call without TTL digests
--- as before TTL existed), then `DENSE` and the index the write keeps.
--- SHARED only shapes the reply.
-local function terms_parts(parts, at, ttl, ranks)
+-- as before TTL existed), then `DENSE` and the index the write keeps
+-- (`choice`: the parse's `[SHARED | DENSE totals-key]`). SHARED only shapes
+-- the reply.
+local function terms_parts(parts, at, ttl, choice)
   parts[#parts + 1] = at ~= false and at or ''
   if ttl ~= false then
     parts[#parts + 1] = 'TTL'
     parts[#parts + 1] = rt.int_text(tonumber(ttl))
   end
-  if type(ranks) == 'table' then
+  if choice and choice.choice == 2 then
     parts[#parts + 1] = 'DENSE'
-    parts[#parts + 1] = ranks.dense
+    parts[#parts + 1] = choice.value
   end
   return parts
 end
 
 handlers['rank.gift'] = function(v)
-  local key, member, at, ranks, ttl = v[1], v[2], v[4], ranks_of(v[5]), v[6]
+  local key, member, at, choice, ttl = v[1], v[2], v[4], v[5], v[6]
   local event = (v[7] ~= false or v[8] ~= false)
-    and rt.idmp.args(v[7], v[8], 'rank.gift', terms_parts({ key, member, v[3] }, at, ttl, ranks)) or nil
+    and rt.idmp.args(v[7], v[8], 'rank.gift', terms_parts({ key, member, v[3] }, at, ttl, choice)) or nil
+  -- After IDMP's own checks, as the module's.
+  local ranks = choice and ranks_of(choice, key)
   return write_total(key, member, { add = tonumber(v[3]) }, at, ranks, ttl, event)
 end
 
 handlers['rank.set'] = function(v)
-  local key, member, at, ranks, ttl = v[1], v[2], v[4], ranks_of(v[6]), v[7]
+  local key, member, at, choice, ttl = v[1], v[2], v[4], v[6], v[7]
   local condition = v[5] ~= false and (v[5].choice == 1 and 'GT' or 'LT') or nil
   local event
   if v[8] ~= false or v[9] ~= false then
-    local parts = terms_parts({ key, member, v[3] }, at, ttl, ranks)
+    local parts = terms_parts({ key, member, v[3] }, at, ttl, choice)
     parts[#parts + 1] = condition or ''
     event = rt.idmp.args(v[8], v[9], 'rank.set', parts)
   end
+  local ranks = choice and ranks_of(choice, key)
   return write_total(key, member, { set = tonumber(v[3]), condition = condition }, at, ranks, ttl, event)
 end
 
@@ -431,14 +436,18 @@ local function member_entries(key, members, ranks)
 end
 
 handlers['rank.get'] = function(v)
-  local ranks = ranks_of(v[3])
-  check_totals_key(v[1], ranks)
+  local ranks = v[3]
+  if ranks then
+    ranks = ranks_of(ranks, v[1])
+  end
   return member_entries(v[1], { v[2] }, ranks)[1]
 end
 
 handlers['rank.mget'] = function(v)
-  local ranks = ranks_of(v[2])
-  check_totals_key(v[1], ranks)
+  local ranks = v[2]
+  if ranks then
+    ranks = ranks_of(ranks, v[1])
+  end
   return member_entries(v[1], v[3], ranks)
 end
 
@@ -455,6 +464,62 @@ local function shared_ranks(first_position, first_shared, totals)
     end
   end
   return ranks
+end
+
+-- RANK.REMOVE: ZREM of the members; with DENSE, each removed member's
+-- total leaves the index when no member holds it any more. The board's and
+-- the index's types, and every removed member's score, are read before the
+-- first removal (rank_remove.rs).
+handlers['rank.remove'] = function(v)
+  local key, index, members = v[1], v[2], v[3]
+  if index == false then
+    return rt.members_call('ZREM', key, members)
+  end
+  if index == key then
+    rt.fail(ERRORS.totals_key_is_board)
+  end
+  local scores = {}
+  for i, member in ipairs(members) do
+    scores[i] = rt.zscore(key, member) or false
+  end
+  rt.zcard(index)
+  local totals = {}
+  for i = 1, #members do
+    if scores[i] then
+      totals[#totals + 1] = rank.total(scores[i])
+    end
+  end
+  local removed = rt.members_call('ZREM', key, members)
+  for _, total in ipairs(totals) do
+    drop_unheld_total(index, key, total)
+  end
+  return removed
+end
+
+-- RANK.REINDEX: the board's distinct totals, from its lowest score up,
+-- every score decoded before the index is replaced as a *STORE replaces
+-- its destination (an index of another type refused: rank_dense.rs).
+handlers['rank.reindex'] = function(v)
+  local key, index = v[1], v[2]
+  if index == key then
+    rt.fail(ERRORS.totals_key_is_board)
+  end
+  rt.zcard(index)
+  local rows = rt.call('ZRANGE', key, '0', '-1', 'WITHSCORES')
+  local entries, last = {}, nil
+  for i = 2, #rows, 2 do
+    local total = rank.total(tonumber(rows[i]))
+    if total ~= last then
+      local text = int_text(total)
+      entries[#entries + 1] = { text, text }
+      last = total
+    end
+  end
+  rt.call('UNLINK', index)
+  if #entries > 0 then
+    rt.zadd_pairs(index, entries)
+  end
+  return #entries
 end
 
 -- Dense ranks of consecutive entries (logic/rank.rs `dense_ranks`).
@@ -509,10 +574,12 @@ local function rank_range(key, start, stop, ranks_asked)
 end
 
 handlers['rank.top'] = function(v)
-  local key, ranks = v[1], ranks_of(v[4])
+  local key, ranks = v[1], v[4]
   local count = rt.non_negative(v[2], 'count')
   local offset = v[3] ~= false and rt.non_negative(v[3], 'offset') or 0
-  check_totals_key(key, ranks)
+  if ranks then
+    ranks = ranks_of(ranks, key)
+  end
   if rt.zcard(key) == 0 or count == 0 then
     return {}
   end
@@ -520,9 +587,11 @@ handlers['rank.top'] = function(v)
 end
 
 handlers['rank.around'] = function(v)
-  local key, member, ranks = v[1], v[2], ranks_of(v[4])
+  local key, member, ranks = v[1], v[2], v[4]
   local radius = rt.non_negative(v[3], 'radius')
-  check_totals_key(key, ranks)
+  if ranks then
+    ranks = ranks_of(ranks, key)
+  end
   -- ZREVRANK checks the key's type, and finds no member on an empty board.
   local position = rank_of(key, member)
   if position == nil then
@@ -688,14 +757,16 @@ end
 -- and min: the positions below the members with a higher total, read as
 -- RANK.TOP reads a page (logic/rank.rs `range_positions`).
 handlers['rank.range'] = function(v)
-  local key, limit, ranks = v[1], v[4], ranks_of(v[5])
+  local key, limit, ranks = v[1], v[4], v[5]
   local max, max_open = total_bound(v[2])
   local min, min_open = total_bound(v[3])
   local offset, count = 0, -1
   if limit ~= false then
     offset, count = rt.non_negative(limit[1], 'offset'), tonumber(limit[2])
   end
-  check_totals_key(key, ranks)
+  if ranks then
+    ranks = ranks_of(ranks, key)
+  end
   if rt.zcard(key) == 0 then
     return {}
   end

@@ -31,6 +31,7 @@ use super::rank_board::{
     total_bound, RankWalk, Ranks, BOARD_READ, BOARD_WRITE, BOARD_WRITE_FLAGS, DENSE_HISTORY,
     RANKS_READ, RANKS_READ_FROM_START, RANKS_WRITE, SHARED_WALK_AT_MOST,
 };
+use super::rank_dense;
 use super::rank_merge;
 use super::rank_stats;
 use super::reply_types::{RANK_ENTRY, RANK_INFO, TOTAL_RANK};
@@ -67,6 +68,8 @@ pub static COMMANDS: &[&Command] = &[
     &rank_stats::COUNT,
     &RANGE,
     &AMONG,
+    &rank_dense::REMOVE,
+    &rank_dense::REINDEX,
 ];
 
 /// A write's `TTL seconds`: the board expires that long after this write

@@ -116,8 +116,7 @@ impl<'a> Ranks<'a> {
 /// Keeps a dense board's index after one member's total went from
 /// `previous` (`None`: new on the board) to `total`: `total` is entered
 /// when no entry holds it, and `previous` leaves when no member of `board`
-/// (already written) holds it any more: a total `t` is scored in
-/// `[t, t + 1)`, so one seek answers. O(log N).
+/// (already written) holds it any more. O(log N).
 pub(super) fn keep_totals(
     index: &mut Zset<'_>,
     board: &mut Zset<'_>,
@@ -129,17 +128,26 @@ pub(super) fn keep_totals(
         index.add(&entry, total as f64)?;
     }
     if let Some(previous) = previous.filter(|&previous| previous != total) {
-        let (low, high) = (previous as f64, (previous + 1) as f64);
-        let held = board.count_at_most(ScoreBound::Inclusive(low), ScoreBound::Exclusive(high), 0);
-        if held == Some(0) {
-            index.remove(&total_text(previous));
-        }
+        drop_unheld_totals(index, board, &[previous]);
     }
     Ok(())
 }
 
+/// Removes from a dense board's index each of `totals` that no member of
+/// `board` (already written) holds any more: a total `t` is scored in
+/// `[t, t + 1)`, so one seek answers. O(T log N).
+pub(super) fn drop_unheld_totals(index: &mut Zset<'_>, board: &mut Zset<'_>, totals: &[i64]) {
+    for &total in totals {
+        let (low, high) = (total as f64, (total + 1) as f64);
+        let held = board.count_at_most(ScoreBound::Inclusive(low), ScoreBound::Exclusive(high), 0);
+        if held == Some(0) {
+            index.remove(&total_text(total));
+        }
+    }
+}
+
 /// A total as the index holds it: its decimal text.
-fn total_text(total: i64) -> OwnedRStr {
+pub(super) fn total_text(total: i64) -> OwnedRStr {
     OwnedRStr::new(itoa::Buffer::new().format(total).as_bytes())
 }
 

@@ -242,4 +242,32 @@ mod tests {
             }
         ));
     }
+
+    #[test]
+    fn a_key_among_the_choices_of_a_one_of_is_found_after_its_keyword() {
+        use crate::host::grammar::Arg;
+        const RO: u32 = key_flags::RO;
+        const ARGS: &[Arg] = &[
+            Arg::key("key", RO),
+            Arg::one_of(
+                "ranks",
+                &[
+                    Arg::pure_token("shared", "SHARED"),
+                    Arg::key("totals-key", RO).token("DENSE"),
+                ],
+            )
+            .optional(),
+        ];
+        let specs = key_specs(ARGS, 512);
+        assert_eq!(specs.len(), 2);
+        assert!(matches!(specs[0].begin, BeginSearch::Index(1)));
+        assert_eq!(specs[1].flags, RO | 512);
+        assert!(matches!(
+            specs[1].begin,
+            BeginSearch::Keyword {
+                keyword: "DENSE",
+                ..
+            }
+        ));
+    }
 }

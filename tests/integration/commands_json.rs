@@ -260,6 +260,13 @@ const CALLS_AND_KEYS: &[(&str, &[&str])] = &[
     ("RANK.MGIFT 1 d m 5", &["d"]),
     ("RANK.MGET b MEMBERS m1 m2", &["b"]),
     ("RANK.MGET b shared members m1 SHARED", &["b"]),
+    ("RANK.GIFT b m 1 DENSE t TTL 5", &["b", "t"]),
+    ("RANK.SET b m 1 GT dense t", &["b", "t"]),
+    ("RANK.TOP b 10 DENSE t OFFSET 2", &["b", "t"]),
+    // A member spelled DENSE is no keyword: only the option names a key.
+    ("RANK.GET DENSE DENSE DENSE t", &["DENSE", "t"]),
+    ("RANK.MGET b DENSE t MEMBERS DENSE x", &["b", "t"]),
+    ("RANK.AMONG b DENSE MEMBERS DENSE x", &["b"]),
     (
         "RANK.MERGE w 3 d1 d2 d3 WEIGHTS 1 2 3",
         &["w", "d1", "d2", "d3"],

@@ -322,6 +322,138 @@ fn dense_ranks_match_a_model_of_the_board() {
 }
 
 #[test]
+fn removed_members_take_their_totals_out_of_the_index() {
+    let server = Server::start();
+    let mut con = server.connect();
+    for (member, total) in [("a", 10), ("b", 7), ("c", 7), ("d", 5), ("DENSE", 3)] {
+        ok(
+            &mut con,
+            &[
+                "RANK.SET",
+                "{r}:board",
+                member,
+                &total.to_string(),
+                "DENSE",
+                "{r}:totals",
+            ],
+        );
+    }
+    assert_eq!(index_totals(&mut con, "{r}:totals"), [3, 5, 7, 10]);
+    // b leaves: c still holds 7. A member given twice, or not on the
+    // board, counts nothing; a member spelled DENSE is a member.
+    let removed: i64 = query(
+        &mut con,
+        &[
+            "RANK.REMOVE",
+            "{r}:board",
+            "DENSE",
+            "{r}:totals",
+            "MEMBERS",
+            "b",
+            "b",
+            "nobody",
+            "DENSE",
+        ],
+    );
+    assert_eq!(removed, 2);
+    assert_eq!(index_totals(&mut con, "{r}:totals"), [5, 7, 10]);
+    let got: (i64, i64, i64) = query(
+        &mut con,
+        &["RANK.GET", "{r}:board", "d", "DENSE", "{r}:totals"],
+    );
+    assert_eq!((got.0, got.1), (5, 3));
+    // c leaves 7 empty; then the last members go and the board is deleted,
+    // with every total out of the index.
+    let removed: i64 = query(
+        &mut con,
+        &[
+            "RANK.REMOVE",
+            "{r}:board",
+            "DENSE",
+            "{r}:totals",
+            "MEMBERS",
+            "c",
+        ],
+    );
+    assert_eq!(removed, 1);
+    assert_eq!(index_totals(&mut con, "{r}:totals"), [5, 10]);
+    let removed: i64 = query(
+        &mut con,
+        &[
+            "RANK.REMOVE",
+            "{r}:board",
+            "dense",
+            "{r}:totals",
+            "members",
+            "a",
+            "d",
+        ],
+    );
+    assert_eq!(removed, 2);
+    let exists: i64 = query(&mut con, &["EXISTS", "{r}:board", "{r}:totals"]);
+    assert_eq!(exists, 0);
+    // Without DENSE it is ZREM.
+    ok(&mut con, &["RANK.GIFT", "{r}:plain", "x", "1"]);
+    let removed: i64 = query(&mut con, &["RANK.REMOVE", "{r}:plain", "MEMBERS", "x", "y"]);
+    assert_eq!(removed, 1);
+    let removed: i64 = query(&mut con, &["RANK.REMOVE", "{r}:plain", "MEMBERS", "x"]);
+    assert_eq!(removed, 0);
+}
+
+#[test]
+fn reindex_builds_the_index_of_a_board_written_without_it() {
+    // A board written by RANK.MGIFT and RANK.SET without DENSE, then a
+    // member removed with ZREM: RANK.REINDEX replaces a stale index with
+    // the board's distinct totals, and dense ranks read right again.
+    let server = Server::start();
+    let mut con = server.connect();
+    let (first, second) = (at(1), at(2));
+    ok(
+        &mut con,
+        &[
+            "RANK.MGIFT",
+            "2",
+            "{i}:day",
+            "{i}:week",
+            "a",
+            "10",
+            "AT",
+            &first,
+        ],
+    );
+    ok(
+        &mut con,
+        &[
+            "RANK.MGIFT",
+            "2",
+            "{i}:day",
+            "{i}:week",
+            "b",
+            "10",
+            "AT",
+            &second,
+        ],
+    );
+    ok(&mut con, &["RANK.SET", "{i}:day", "c", "-3"]);
+    ok(&mut con, &["RANK.SET", "{i}:day", "gone", "50"]);
+    ok(&mut con, &["ZREM", "{i}:day", "gone"]);
+    ok(&mut con, &["ZADD", "{i}:totals", "99", "99", "50", "50"]);
+    let distinct: i64 = query(&mut con, &["RANK.REINDEX", "{i}:day", "{i}:totals"]);
+    assert_eq!(distinct, 2);
+    assert_eq!(index_totals(&mut con, "{i}:totals"), [-3, 10]);
+    let page: Vec<Row> = query(
+        &mut con,
+        &["RANK.TOP", "{i}:day", "5", "DENSE", "{i}:totals"],
+    );
+    assert_eq!(page, [row(1, "a", 10), row(1, "b", 10), row(2, "c", -3)]);
+    // An empty board leaves no index.
+    let distinct: i64 = query(&mut con, &["RANK.REINDEX", "{i}:none", "{i}:totals"]);
+    assert_eq!(distinct, 0);
+    let exists: i64 = query(&mut con, &["EXISTS", "{i}:totals"]);
+    assert_eq!(exists, 0);
+}
+
+#[test]
 fn dense_refusals_change_nothing() {
     let server = Server::start();
     let mut con = server.connect();
@@ -330,6 +462,7 @@ fn dense_refusals_change_nothing() {
         &["RANK.GIFT", "{d}:board", "m", "10", "DENSE", "{d}:totals"],
     );
     ok(&mut con, &["SET", "{d}:str", "x"]);
+    ok(&mut con, &["ZADD", "{d}:foreign", "1", "x", "inf", "m"]);
     let cases: &[(&[&str], &str)] = &[
         // The index must be another key than the board, on reads too.
         (
@@ -368,6 +501,54 @@ fn dense_refusals_change_nothing() {
             "ERR syntax error",
         ),
         (&["RANK.TOP", "{d}:board", "5", "DENSE"], "ERR syntax error"),
+        (
+            &[
+                "RANK.REMOVE",
+                "{d}:board",
+                "DENSE",
+                "{d}:str",
+                "MEMBERS",
+                "m",
+            ],
+            "WRONGTYPE",
+        ),
+        (
+            &[
+                "RANK.REMOVE",
+                "{d}:board",
+                "DENSE",
+                "{d}:board",
+                "MEMBERS",
+                "m",
+            ],
+            "ERR the DENSE totals-key must be another key than the board",
+        ),
+        (
+            &[
+                "RANK.REMOVE",
+                "{d}:foreign",
+                "DENSE",
+                "{d}:totals",
+                "MEMBERS",
+                "x",
+                "m",
+            ],
+            "ERR the member's score inf is not a rank score",
+        ),
+        (&["RANK.REMOVE", "{d}:str", "MEMBERS", "m"], "WRONGTYPE"),
+        (&["RANK.REMOVE", "{d}:board", "MEMBERS"], "ERR syntax error"),
+        // RANK.REINDEX refuses an index of another type rather than
+        // overwrite it, and a score zkit did not write before it writes.
+        (&["RANK.REINDEX", "{d}:board", "{d}:str"], "WRONGTYPE"),
+        (&["RANK.REINDEX", "{d}:str", "{d}:totals"], "WRONGTYPE"),
+        (
+            &["RANK.REINDEX", "{d}:foreign", "{d}:totals"],
+            "ERR the member's score inf is not a rank score",
+        ),
+        (
+            &["RANK.REINDEX", "{d}:board", "{d}:board"],
+            "ERR the DENSE totals-key must be another key than the board",
+        ),
     ];
     assert_errors_change_nothing(&mut con, cases);
     // A total out of range is refused before the index is looked at.
@@ -440,6 +621,17 @@ fn dense_writes_keep_the_index_on_replicas_and_in_the_aof_without_zkit() {
             "{x}:seen",
             "e1",
         ],
+        &["RANK.GIFT", "{x}:board", "d", "1", "DENSE", "{x}:totals"],
+        &[
+            "RANK.REMOVE",
+            "{x}:board",
+            "DENSE",
+            "{x}:totals",
+            "MEMBERS",
+            "d",
+            "e",
+        ],
+        &["RANK.REINDEX", "{x}:board", "{x}:rebuilt"],
     ];
     let (master, replicas) = master_and_replicas();
     let mut con = master.connect();
@@ -455,7 +647,7 @@ fn dense_writes_keep_the_index_on_replicas_and_in_the_aof_without_zkit() {
         "{board_ttl} {index_ttl}"
     );
     let data = assert_replicas_match(&master, &replicas);
-    assert_eq!(data.len(), 3);
+    assert_eq!(data.len(), 4);
 
     let server = aof_server();
     let mut con = server.connect();

@@ -84,6 +84,18 @@ export interface ZkitCommands extends HandWrittenCommands {
    */
   rankAmong(key: Key, members: Text | Text[], options?: { dense?: boolean } & SharedOption): Promise<RankEntry[]>;
   /**
+   * RANK.REMOVE: Removes members from a board, as ZREM does, and returns how many were on it; with DENSE, each removed member's total leaves the totals index when no member holds it any more.
+   *
+   * `RANK.REMOVE key [DENSE totals-key] MEMBERS member [member ...]`
+   */
+  rankRemove(key: Key, members: Text | Text[], options?: { dense?: Key }): Promise<number>;
+  /**
+   * RANK.REINDEX: Builds a board's totals index (what DENSE reads) from the board, replacing the index: each total a member has, once. Returns the number of distinct totals.
+   *
+   * `RANK.REINDEX key totals-key`
+   */
+  rankReindex(key: Key, totalsKey: Key): Promise<number>;
+  /**
    * FEED.ADD: Adds or re-scores feed items like ZADD; with CAP, then removes the lowest-scored items beyond n in the same step.
    *
    * `FEED.ADD key [CAP n] score member [score member ...]`

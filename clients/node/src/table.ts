@@ -176,6 +176,25 @@ export const COMMANDS = {
     ],
     parse: replies.parseRankEntryList,
   },
+  rankRemove: {
+    command: 'RANK.REMOVE',
+    readonly: false,
+    layout: [
+      { kind: 'key' },
+      { kind: 'option', name: 'dense', token: 'DENSE', fields: [{ name: '', isKey: true }] },
+      { kind: 'args', token: 'MEMBERS' },
+    ],
+    parse: replies.parseInteger,
+  },
+  rankReindex: {
+    command: 'RANK.REINDEX',
+    readonly: false,
+    layout: [
+      { kind: 'key' },
+      { kind: 'key' },
+    ],
+    parse: replies.parseInteger,
+  },
   feedAdd: {
     command: 'FEED.ADD',
     readonly: false,

@@ -11,7 +11,7 @@ use crate::replies::{TotalRank, RankInfo, RankEntry, MergeStep, BoardStats, Feed
 use crate::{Applied, Call, Transport, Zkit};
 
 /// Every command of the table, for checking it against the server's list.
-pub const COMMANDS: &[&str] = &["RANK.GIFT", "RANK.SET", "RANK.GET", "RANK.TOP", "RANK.AROUND", "RANK.MERGE", "RANK.MGIFT", "RANK.MGET", "RANK.STATS", "RANK.PERCENTILE", "RANK.QUANTILE", "RANK.COUNT", "RANK.RANGE", "RANK.AMONG", "FEED.ADD", "FEED.PAGE", "DELAY.POLL", "DELAY.BPOLL", "DELAY.ACK", "DELAY.NACK", "DELAY.TOUCH", "DELAY.STATS", "DELAY.ADD", "DELAY.JOB", "DELAY.RETRY", "DELAY.PAUSE", "DELAY.RESUME", "DELAY.SCHEDULE", "DELAY.UNSCHEDULE", "DELAY.SCHEDULES", "DELAY.GROUP", "DELAY.GROUPS", "RATE.HIT", "RATE.PEEK", "RATE.ACQUIRE", "RATE.RELEASE", "RATE.STATS", "RECENT.ADD", "VOTE.CAST", "VOTE.STATE"];
+pub const COMMANDS: &[&str] = &["RANK.GIFT", "RANK.SET", "RANK.GET", "RANK.TOP", "RANK.AROUND", "RANK.MERGE", "RANK.MGIFT", "RANK.MGET", "RANK.STATS", "RANK.PERCENTILE", "RANK.QUANTILE", "RANK.COUNT", "RANK.RANGE", "RANK.AMONG", "RANK.REMOVE", "RANK.REINDEX", "FEED.ADD", "FEED.PAGE", "DELAY.POLL", "DELAY.BPOLL", "DELAY.ACK", "DELAY.NACK", "DELAY.TOUCH", "DELAY.STATS", "DELAY.ADD", "DELAY.JOB", "DELAY.RETRY", "DELAY.PAUSE", "DELAY.RESUME", "DELAY.SCHEDULE", "DELAY.UNSCHEDULE", "DELAY.SCHEDULES", "DELAY.GROUP", "DELAY.GROUPS", "RATE.HIT", "RATE.PEEK", "RATE.ACQUIRE", "RATE.RELEASE", "RATE.STATS", "RECENT.ADD", "VOTE.CAST", "VOTE.STATE"];
 
 /// The `UP|DOWN|CLEAR` argument.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -196,6 +196,13 @@ pub struct RankAmongOptions {
     pub shared: bool,
     /// `DENSE`
     pub dense: bool,
+}
+
+/// The options of [`Zkit::rank_remove`]; `Default` sends none.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct RankRemoveOptions<'a> {
+    /// `DENSE totals-key`
+    pub dense: Option<&'a str>,
 }
 
 /// The options of [`Zkit::feed_add`]; `Default` sends none.
@@ -745,6 +752,30 @@ impl<C: Transport> Zkit<C> {
             call.arg("DENSE");
         }
         call.values("MEMBERS", "members", members)?;
+        self.send(call)
+    }
+
+    /// Removes members from a board, as ZREM does, and returns how many were on it; with DENSE, each removed member's total leaves the totals index when no member holds it any more.
+    ///
+    /// `RANK.REMOVE key [DENSE totals-key] MEMBERS member [member ...]`
+    pub fn rank_remove(&mut self, key: &str, members: &[&str], options: RankRemoveOptions<'_>) -> RedisResult<i64> {
+        let mut call = Call::new("RANK.REMOVE");
+        call.key(key);
+        if let Some(totals_key) = options.dense {
+            call.arg("DENSE");
+            call.key(totals_key);
+        }
+        call.values("MEMBERS", "members", members)?;
+        self.send(call)
+    }
+
+    /// Builds a board's totals index (what DENSE reads) from the board, replacing the index: each total a member has, once. Returns the number of distinct totals.
+    ///
+    /// `RANK.REINDEX key totals-key`
+    pub fn rank_reindex(&mut self, key: &str, totals_key: &str) -> RedisResult<i64> {
+        let mut call = Call::new("RANK.REINDEX");
+        call.key(key);
+        call.key(totals_key);
         self.send(call)
     }
 

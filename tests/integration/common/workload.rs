@@ -174,6 +174,21 @@ pub const RANK: Family = Family {
         ],
         &["RANK.GET", "$key", "$member"],
         &["RANK.GET", "$key", "$member", "SHARED"],
+        &["RANK.GET", "$key", "$member", "DENSE", "$key"],
+        &["RANK.GIFT", "$key", "$member", "$int", "DENSE", "$key"],
+        &[
+            "RANK.TOP", "$key", "$int", "DENSE", "$key", "OFFSET", "$int",
+        ],
+        &[
+            "RANK.REMOVE",
+            "$key",
+            "DENSE",
+            "$key",
+            "MEMBERS",
+            "$member",
+            "$member",
+        ],
+        &["RANK.REMOVE", "$key", "MEMBERS", "$member"],
         &["RANK.TOP", "$key", "$int", "OFFSET", "$int"],
         &["RANK.TOP", "$key", "$int", "OFFSET", "$int", "SHARED"],
         &["RANK.AROUND", "$key", "$member", "$int"],
@@ -291,12 +306,30 @@ fn rank_write(rng: &mut Rng, keys: &[String]) -> Vec<String> {
             vec![]
         }
     };
-    match rng.below(10) {
+    // A board's totals index sits beside it (in its slot under a tag).
+    let totals = format!("{key}:totals");
+    let ranks = |rng: &mut Rng| -> Vec<String> {
+        match rng.below(10) {
+            0..=2 => vec!["SHARED".into()],
+            3..=4 => vec!["DENSE".into(), totals.clone()],
+            _ => vec![],
+        }
+    };
+    match rng.below(11) {
         0..=4 => {
-            let mut call = vec!["RANK.GIFT".into(), key, member];
+            let mut call = vec!["RANK.GIFT".into(), key.clone(), member];
             call.push(rng.range(-1000, 1000).to_string());
             call.extend(at(rng));
-            call.extend(shared(rng));
+            call.extend(ranks(rng));
+            call
+        }
+        10 => {
+            let mut call = vec!["RANK.REMOVE".into(), key.clone()];
+            if rng.chance(50) {
+                call.extend(["DENSE".into(), totals.clone()]);
+            }
+            call.push("MEMBERS".into());
+            call.push(member);
             call
         }
         5 => {
@@ -312,7 +345,7 @@ fn rank_write(rng: &mut Rng, keys: &[String]) -> Vec<String> {
             call
         }
         6..=8 => {
-            let mut call = vec!["RANK.SET".into(), key, member];
+            let mut call = vec!["RANK.SET".into(), key.clone(), member];
             call.push(rng.range(-100_000, 100_000).to_string());
             call.extend(at(rng));
             match rng.below(3) {
@@ -320,7 +353,7 @@ fn rank_write(rng: &mut Rng, keys: &[String]) -> Vec<String> {
                 1 => call.push("LT".into()),
                 _ => {}
             }
-            call.extend(shared(rng));
+            call.extend(ranks(rng));
             call
         }
         _ => {

@@ -164,6 +164,23 @@ COMMANDS = table(
         replies.parse_rank_entry_list,
     ),
     Command(
+        "RANK.REMOVE",
+        (
+            Key("key"),
+            Option("dense", "DENSE", (KEY,)),
+            Args("member", "MEMBERS"),
+        ),
+        replies.parse_integer,
+    ),
+    Command(
+        "RANK.REINDEX",
+        (
+            Key("key"),
+            Key("totals_key"),
+        ),
+        replies.parse_integer,
+    ),
+    Command(
         "FEED.ADD",
         (
             Key("key"),

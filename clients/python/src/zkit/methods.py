@@ -290,6 +290,26 @@ class GeneratedMethods:
         return self._call(COMMANDS["RANK.AMONG"], key, members, shared=shared, dense=dense)
 
     @command_method
+    def rank_remove(self, key: KeyT, *members: Text, dense: Optional[KeyT] = None) -> int:
+        """RANK.REMOVE: Removes members from a board, as ZREM does, and returns
+        how many were on it; with DENSE, each removed member's total leaves
+        the totals index when no member holds it any more.
+
+        ``RANK.REMOVE key [DENSE totals-key] MEMBERS member [member ...]``
+        """
+        return self._call(COMMANDS["RANK.REMOVE"], key, members, dense=dense)
+
+    @command_method
+    def rank_reindex(self, key: KeyT, totals_key: KeyT) -> int:
+        """RANK.REINDEX: Builds a board's totals index (what DENSE reads) from
+        the board, replacing the index: each total a member has, once.
+        Returns the number of distinct totals.
+
+        ``RANK.REINDEX key totals-key``
+        """
+        return self._call(COMMANDS["RANK.REINDEX"], key, totals_key)
+
+    @command_method
     def feed_add(self, key: KeyT, items: Mapping[Text, Number], *, cap: Optional[int] = None) -> int:
         """FEED.ADD: Adds or re-scores feed items like ZADD; with CAP, then
         removes the lowest-scored items beyond n in the same step.

@@ -49,6 +49,9 @@ pub fn every_declared_example<C: Transport + ConnectionLike>(z: &mut Zkit<C>, k:
     z.rank_range(k("{t}:board").as_str(), "+inf", "(0", RankRangeOptions { dense: Some(k("{t}:totals").as_str()), ..Default::default() }).map_err(failed("RANK.RANGE {t}:board +inf (0 DENSE {t}:totals"))?;
     z.rank_among(k("{t}:board").as_str(), &["m", "n"], RankAmongOptions { shared: true, ..Default::default() }).map_err(failed("RANK.AMONG {t}:board SHARED MEMBERS m n"))?;
     z.rank_among(k("{t}:board").as_str(), &["m", "n"], RankAmongOptions { dense: true, ..Default::default() }).map_err(failed("RANK.AMONG {t}:board DENSE MEMBERS m n"))?;
+    z.rank_remove(k("{t}:board").as_str(), &["m", "n"], RankRemoveOptions::default()).map_err(failed("RANK.REMOVE {t}:board MEMBERS m n"))?;
+    z.rank_remove(k("{t}:board").as_str(), &["m"], RankRemoveOptions { dense: Some(k("{t}:totals").as_str()) }).map_err(failed("RANK.REMOVE {t}:board DENSE {t}:totals MEMBERS m"))?;
+    z.rank_reindex(k("{t}:board").as_str(), k("{t}:totals").as_str()).map_err(failed("RANK.REINDEX {t}:board {t}:totals"))?;
     z.feed_add(k("{t}:feed").as_str(), &[(1.0, "a"), (2.0, "b")], FeedAddOptions { cap: Some(10) }).map_err(failed("FEED.ADD {t}:feed CAP 10 1 a 2 b"))?;
     z.feed_page(k("{t}:feed").as_str(), FeedPageOptions { count: Some(5), ..Default::default() }).map_err(failed("FEED.PAGE {t}:feed COUNT 5"))?;
     z.feed_page(k("{t}:feed").as_str(), FeedPageOptions { count: Some(5), newer: Some("f1:3ff0000000000000:61"), ..Default::default() }).map_err(failed("FEED.PAGE {t}:feed COUNT 5 NEWER f1:3ff0000000000000:61"))?;
