@@ -19,19 +19,27 @@ with npm into .bench/boards/redis-rank on the first run).
 The boards are built before counting starts, the same for every contender:
 members m0 ... m(n-1), member i at the total i % 1000, so totals tie (one
 member per total at 1,000 members, a hundred at 100,000); zkit's with
-RANK.SET (member i reaching its total at its own millisecond), the
-libraries' with the ZADD their own writes send (and `leaderboard`'s
-TieRankingLeaderboard's set of distinct totals). Each scenario's operations
-are one list, the same for every contender:
+RANK.SET (member i reaching its total at its own millisecond) and its
+totals index for DENSE (each distinct total once, as the member "<total>"),
+the libraries' with the ZADD their own writes send (and `leaderboard`'s
+TieRankingLeaderboard's set of distinct totals, members str(float(total))).
+Each scenario's operations are one list, the same for every contender:
 
 - gift: add 1 to 10 to a member's total and read its rank (zkit RANK.GIFT,
   which replies [total, rank]; leaderboard change_score_for + rank_for;
-  redis-rank updateOne on an `aggregate` board + rank). Runs last: it moves
-  the totals.
+  redis-rank updateOne on an `aggregate` board + rank). Runs after the
+  reads: it moves the totals.
+- dense-gift: gift's operations with dense ranks (zkit RANK.GIFT ... DENSE
+  totals-key, which keeps the index; leaderboard's TieRankingLeaderboard
+  change_score_for, which keeps its set of distinct totals, + rank_for);
+  redis-rank has none. Runs last, on boards built again when gift ran
+  before it (gift moves the totals and keeps neither set of totals).
 - shared: a member's competition rank, ties sharing (1, 1, 3) (zkit RANK.GET
   ... SHARED; leaderboard's CompetitionRankingLeaderboard rank_for, the
-  same answer, and TieRankingLeaderboard rank_for, dense ranks 1, 1, 2);
-  redis-rank has none.
+  same answer); redis-rank has none.
+- dense: shared's operations with dense ranks, ties sharing and the next
+  total one lower (1, 1, 2) (zkit RANK.GET ... DENSE totals-key; leaderboard's
+  TieRankingLeaderboard rank_for, the same answer); redis-rank has none.
 - percentile: zkit RANK.PERCENTILE against leaderboard percentile_for.
 - quantile: zkit RANK.QUANTILE against leaderboard score_for_percentile.
 - top: the first 10 (zkit RANK.TOP key 10; leaderboard leaders(1,
@@ -41,8 +49,10 @@ are one list, the same for every contender:
   RANK.RANGE; leaderboard members_from_score_range and redis-rank
   listByScore, which have no limit and return the whole range).
 
+dense and dense-gift are skipped when the module has no DENSE.
+
 usage: bench/boards.py [--module target/release/libzkit.so] [--server redis-server]
-                       [--sizes 1000,100000] [--scenarios percentile,quantile,shared,top,range,gift]
+                       [--sizes 1000,100000] [--scenarios percentile,quantile,shared,dense,top,range,gift,dense-gift]
                        [--ops 5000] [--rounds 5] [--counted-ops 1000] [--no-peers] [--out .bench/boards]
 """
 
@@ -69,16 +79,24 @@ from cases import spread  # noqa: E402  (bench/cases.py)
 from harness.resp import ServerError  # noqa: E402  (scripts/harness)
 
 ZKIT_KEY, LB_KEY, RR_KEY = "zk", "lb", "rr"
+# zkit's totals index for DENSE (leaderboard's TieRankingLeaderboard keeps
+# its own, f"{LB_KEY}:ties").
+ZKIT_TOTALS = "zk:totals"
 TOTALS = 1000  # member i's total is i % TOTALS: ties
 PAGE = 10
 # Member i reaches its total at this unix ms + i (inside zkit's default
 # tie-break window): first-come order is member order.
 REACHED_AT = 1735689600000
-# gift runs last: it moves the totals the others read.
-SCENARIOS = ["percentile", "quantile", "shared", "top", "range", "gift"]
+# gift and dense-gift run last: they move the totals the others read (and
+# the boards are built again between them: see run_phase).
+SCENARIOS = ["percentile", "quantile", "shared", "dense", "top", "range", "gift", "dense-gift"]
+MOVES_TOTALS = {"gift", "dense-gift"}
+NEEDS_DENSE = {"dense", "dense-gift"}
 TITLES = {
     "gift": "gift + rank",
+    "dense-gift": "gift + dense rank",
     "shared": "competition rank",
+    "dense": "dense rank",
     "percentile": "percentile of a member",
     "quantile": "total at a percentile",
     "top": "top page (10)",
@@ -87,8 +105,9 @@ TITLES = {
 # Per scenario: (contender, driver variant); zkit is this script.
 CONTENDERS = {
     "gift": [("zkit", None), ("leaderboard", "gift"), ("redis-rank", "gift")],
-    "shared": [("zkit", None), ("leaderboard CompetitionRanking", "shared-competition"),
-               ("leaderboard TieRanking (dense)", "shared-tie"), ("redis-rank", None)],
+    "dense-gift": [("zkit", None), ("leaderboard TieRanking", "dense-gift"), ("redis-rank", None)],
+    "shared": [("zkit", None), ("leaderboard CompetitionRanking", "shared-competition"), ("redis-rank", None)],
+    "dense": [("zkit", None), ("leaderboard TieRanking", "dense"), ("redis-rank", None)],
     "percentile": [("zkit", None), ("leaderboard", "percentile"), ("redis-rank", None)],
     "quantile": [("zkit", None), ("leaderboard", "quantile"), ("redis-rank", None)],
     "top": [("zkit", None), ("leaderboard", "top"), ("redis-rank", "top")],
@@ -96,6 +115,8 @@ CONTENDERS = {
 }
 NOT_IN_PEER = {
     ("shared", "redis-rank"): "redis-rank has no shared (competition) rank",
+    ("dense", "redis-rank"): "redis-rank has no dense rank",
+    ("dense-gift", "redis-rank"): "redis-rank has no dense rank",
     ("percentile", "redis-rank"): "redis-rank has no percentile",
     ("quantile", "redis-rank"): "redis-rank has no score at a percentile",
 }
@@ -108,9 +129,9 @@ def member(i):
 def operations(scenario, size, count):
     """The scenario's operations, the same list for every contender: the
     arguments of each."""
-    if scenario == "gift":
+    if scenario in ("gift", "dense-gift"):
         return [[member(spread(k, size, 1)), 1 + k % 10] for k in range(count)]
-    if scenario in ("shared", "percentile"):
+    if scenario in ("shared", "dense", "percentile"):
         return [[member(spread(k, size, 2))] for k in range(count)]
     if scenario == "quantile":
         return [[spread(k, 1001, 3) / 10] for k in range(count)]
@@ -131,8 +152,12 @@ def build(conn, size):
         if len(calls) >= 3000:
             check(conn.pipeline(calls))
             calls = []
-    # TieRankingLeaderboard's set of distinct totals, as its rank_member writes it.
-    calls += [["ZADD", f"{LB_KEY}:ties", t, str(float(t))] for t in range(min(size, TOTALS))]
+    # zkit's totals index, as RANK.SET ... DENSE writes it, and
+    # TieRankingLeaderboard's set of distinct totals, as its rank_member
+    # writes it: the totals the boards have, each once.
+    for t in range(min(size, TOTALS)):
+        calls.append(["ZADD", ZKIT_TOTALS, t, str(t)])
+        calls.append(["ZADD", f"{LB_KEY}:ties", t, str(float(t))])
     check(conn.pipeline(calls))
 
 
@@ -148,14 +173,28 @@ def has_command(conn, name):
     return bool(info) and info[0] is not None
 
 
+def has_dense(conn):
+    """Whether the module's RANK.GET takes DENSE: a module without it
+    refuses the option (a syntax error); with it, an absent board is nil."""
+    try:
+        conn.check("RANK.GET", "zk:probe", "m", "DENSE", "zk:probe:totals")
+    except ServerError:
+        return False
+    return True
+
+
 # ---- zkit: this script, one call at a time ------------------------------------------
 
 
 def zkit_call(scenario, op):
     if scenario == "gift":
         return ["RANK.GIFT", ZKIT_KEY, *op]
+    if scenario == "dense-gift":
+        return ["RANK.GIFT", ZKIT_KEY, *op, "DENSE", ZKIT_TOTALS]
     if scenario == "shared":
         return ["RANK.GET", ZKIT_KEY, op[0], "SHARED"]
+    if scenario == "dense":
+        return ["RANK.GET", ZKIT_KEY, op[0], "DENSE", ZKIT_TOTALS]
     if scenario == "percentile":
         return ["RANK.PERCENTILE", ZKIT_KEY, op[0]]
     if scenario == "quantile":
@@ -189,7 +228,8 @@ PY_DRIVER = textwrap.dedent('''
 
     port, variant, ops_file, key, page = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5])
     ops = json.load(open(ops_file))
-    kind = {"shared-competition": CompetitionRankingLeaderboard, "shared-tie": TieRankingLeaderboard}.get(variant, Leaderboard)
+    kind = {"shared-competition": CompetitionRankingLeaderboard, "dense": TieRankingLeaderboard,
+            "dense-gift": TieRankingLeaderboard}.get(variant, Leaderboard)
     board = kind(key, host="127.0.0.1", port=port)
     board.redis_connection.ping()
 
@@ -197,10 +237,13 @@ PY_DRIVER = textwrap.dedent('''
         board.change_score_for(m, amount)
         return board.rank_for(m)
 
+    # TieRankingLeaderboard's change_score_for keeps its set of distinct
+    # totals; its rank_for is the dense rank.
     run = {
         "gift": gift,
+        "dense-gift": gift,
         "shared-competition": board.rank_for,
-        "shared-tie": board.rank_for,
+        "dense": board.rank_for,
         "percentile": board.percentile_for,
         "quantile": board.score_for_percentile,
         "top": lambda: board.leaders(1, page_size=page),
@@ -355,10 +398,22 @@ def run_phase(phase, args, out, peers, size, scenarios, skipped):
     try:
         build(server.conn, size)
         has_range = has_command(server.conn, "RANK.RANGE")
+        dense = has_dense(server.conn)
+        moved = False
         for scenario in [s for s in SCENARIOS if s in scenarios]:
             if scenario == "range" and not has_range:
                 skipped[scenario] = "RANK.RANGE: not in this build"
                 continue
+            if scenario in NEEDS_DENSE and not dense:
+                skipped[scenario] = "DENSE: not in this build"
+                continue
+            if scenario in MOVES_TOTALS:
+                if moved:
+                    # An earlier scenario moved the totals (and gift keeps
+                    # no set of totals): every contender starts again from
+                    # the same boards.
+                    rebuild(server, phase, size)
+                moved = True
             ops = operations(scenario, size, count)
             ops_file = out / f"ops.{scenario}.{size}.{phase}.json"
             ops_file.write_text(json.dumps(ops))
@@ -381,6 +436,15 @@ def run_phase(phase, args, out, peers, size, scenarios, skipped):
     finally:
         server.stop()
     return values, answers, ratios
+
+
+def rebuild(server, phase, size):
+    """The boards built again from nothing, uncounted (at valgrind's plain
+    speed under callgrind: the last count left its instrumentation on)."""
+    if phase == "counted":
+        server.control("-i", "off")
+    server.conn.check("FLUSHALL")
+    build(server.conn, size)
 
 
 def main():
