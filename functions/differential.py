@@ -116,6 +116,7 @@ POOLS = {
     "dest": ["merged:a", "board:c"],
     "staging": ["staging:a"],
     "totals": ["totals:a", "totals:b"],
+    "profiles": ["profiles:a", "profiles:b", "board:a"],
     "feed": ["feed:a", "feed:b"],
     "recent": ["recent:a", "recent:b"],
     "rate": ["rate:a", "rate:b"],
@@ -136,7 +137,7 @@ ALL_KEYS = sorted({k for pool in POOLS.values() for k in pool})
 
 KEY_POOL = {
     ("RANK", "key"): "board", ("RANK", "destkey"): "dest", ("RANK", "staging"): "staging",
-    ("RANK", "totals-key"): "totals",
+    ("RANK", "totals-key"): "totals", ("RANK", "data-key"): "profiles",
     ("FEED", "key"): "feed", ("RECENT", "key"): "recent", ("RATE", "key"): "rate",
     ("VOTE", "scores"): "scores", ("VOTE", "upvoters"): "upvoters",
     ("VOTE", "downvoters"): "downvoters", ("VOTE", "times"): "times",

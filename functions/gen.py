@@ -56,7 +56,7 @@ ZONES_JSON = ROOT / "functions" / "zones.json"
 #: The module configs a library cannot read (it has no CONFIG access): their
 #: defaults, which a user who changed them on the module edits at the top of
 #: zkit.lua before loading it (docs/functions.md).
-CONFIGS = ["tiebreak-epoch-ms", "tiebreak-span-ms", "idmp-retain-ms", "idmp-max-ids", "job-payload-max-bytes",
+CONFIGS = ["tiebreak-epoch-ms", "tiebreak-span-ms", "idmp-retain-ms", "idmp-max-ids", "job-payload-max-bytes", "member-data-max-bytes",
            "dead-letters-max", "dead-letters-max-age-ms"]
 
 

@@ -151,6 +151,13 @@ impl fmt::Display for ZkitError {
                 RankError::TotalsKeyIsBoard => {
                     f.write_str("ERR the DENSE totals-key must be another key than the board")
                 }
+                RankError::DataKeyShared => f.write_str(
+                    "ERR the DATA key must be another key than the board and its DENSE totals-key",
+                ),
+                RankError::MemberDataTooLarge { len, limit } => write!(
+                    f,
+                    "ERR member data of {len} bytes is more than zkit.member-data-max-bytes ({limit})"
+                ),
             },
             ZkitError::Recent(RecentError::NoLaterScore(newest)) => write!(
                 f,
@@ -452,6 +459,8 @@ mod tests {
             ZkitError::Rank(RankError::RepeatedBoard),
             ZkitError::Rank(RankError::BoundNotFloat),
             ZkitError::Rank(RankError::TotalsKeyIsBoard),
+            ZkitError::Rank(RankError::DataKeyShared),
+            ZkitError::Rank(RankError::MemberDataTooLarge { len: 2, limit: 1 }),
             ZkitError::Recent(RecentError::NoLaterScore(f64::INFINITY)),
             ZkitError::Vote(VoteError::InvalidWeight),
             ZkitError::Vote(VoteError::WeightsTooLarge),

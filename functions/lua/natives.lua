@@ -34,6 +34,12 @@ local DENSE_KEEP = { 'ZADD ZREM ZCOUNT', on = 'totals-key', later = true }
 local DENSE_HELD = { 'ZCOUNT', on = 'key', when = 'totals-key', later = true }
 local DENSE_EXPIRE = { 'PEXPIREAT', on = 'totals-key', when = 'seconds', later = true }
 
+-- A board's member data: the hash's type checked before the write, the
+-- member's field set after it; the hash expires with the board.
+local DATA_LOOKUP = { 'HLEN', on = 'data-key' }
+local DATA_SET = { 'HSET', on = 'data-key', later = true }
+local DATA_EXPIRE = { 'PEXPIREAT', on = 'data-key', when = 'seconds', later = true }
+
 natives['rank.gift'] = {
   { 'TIME' },
   { 'ZSCORE ZINCRBY ZADD', on = 'key' },
@@ -42,6 +48,9 @@ natives['rank.gift'] = {
   DENSE_HELD,
   DENSE_KEEP,
   DENSE_EXPIRE,
+  DATA_LOOKUP,
+  DATA_SET,
+  DATA_EXPIRE,
   RANK_AFTER,
   SHARED_RANK_AFTER,
   IDMP_LOOKUP,
@@ -57,6 +66,9 @@ natives['rank.set'] = {
   DENSE_HELD,
   DENSE_KEEP,
   DENSE_EXPIRE,
+  DATA_LOOKUP,
+  DATA_SET,
+  DATA_EXPIRE,
   RANK_AFTER,
   SHARED_RANK_AFTER,
   IDMP_LOOKUP,
@@ -81,12 +93,15 @@ natives['rank.mgift'] = {
 local RANK = { 'ZREVRANK', on = 'key', unless = 'ranks' }
 local SHARED_RANK = { 'ZCOUNT', on = 'key', when = 'shared' }
 local DENSE_RANK = { 'ZCOUNT', on = 'totals-key' }
+-- Each entry's data (HLEN checks the hash's type when no entry is read).
+local DATA_READ = { 'HLEN HMGET', on = 'data-key' }
 
 natives['rank.get'] = {
   { 'ZCARD ZSCORE', on = 'key' },
   RANK,
   SHARED_RANK,
   DENSE_RANK,
+  DATA_READ,
 }
 
 natives['rank.mget'] = natives['rank.get']
@@ -95,12 +110,14 @@ natives['rank.top'] = {
   { 'ZCARD ZRANGE', on = 'key' },
   SHARED_RANK,
   DENSE_RANK,
+  DATA_READ,
 }
 
 natives['rank.around'] = {
   { 'ZREVRANK ZRANGE', on = 'key' },
   SHARED_RANK,
   DENSE_RANK,
+  DATA_READ,
 }
 
 natives['rank.stats'] = {
@@ -123,20 +140,25 @@ natives['rank.count'] = {
 natives['rank.range'] = {
   { 'ZCARD ZCOUNT ZRANGE', on = 'key' },
   DENSE_RANK,
+  DATA_READ,
 }
 
 natives['rank.among'] = {
   { 'ZSCORE', on = 'key' },
+  DATA_READ,
 }
 
 -- The removal is the first write; with DENSE, the scores and the index's
--- type are read before it, and the index is kept after it.
+-- type are read before it, and the index is kept after it; with DATA, the
+-- hash's type is read before it and the members' data removed after it.
 natives['rank.remove'] = {
   { 'ZREM', on = 'key' },
   { 'ZSCORE', on = 'key', when = 'totals-key' },
   { 'ZCARD', on = 'totals-key' },
   { 'ZCOUNT', on = 'key', when = 'totals-key', later = true },
   { 'ZREM', on = 'totals-key', later = true },
+  { 'HLEN', on = 'data-key' },
+  { 'HDEL', on = 'data-key', later = true },
 }
 
 -- The index is replaced after the board is read: UNLINK is the first write.

@@ -281,6 +281,63 @@ local function keep_totals(index, key, previous, total, indexed)
   end
 end
 
+-- A board's member data (rank_data.rs): the data hash `DATA data-key` names
+-- must be another key than the board and its DENSE index (`ranks` as
+-- ranks_of gives them).
+local function check_data_key(data_key, key, ranks)
+  if data_key == key or (ranks and ranks ~= true and ranks.dense == data_key) then
+    rt.fail(ERRORS.data_key_shared)
+  end
+end
+
+-- A write's `DATA data-key data` ({ data-key, data }), checked as the
+-- module checks it: its key, then its length.
+local function check_member_data(data, key, ranks)
+  check_data_key(data[1], key, ranks)
+  local limit = CONFIG['member-data-max-bytes']
+  if #data[2] > limit then
+    rt.fail(rt.say(ERRORS.member_data_too_large, { len = #data[2], limit = limit }))
+  end
+end
+
+-- Each of `members`' data in the hash `data_key`, in order (false where a
+-- member has none): HMGET in chunks of 512; with no members, HLEN, so a
+-- key of another type is refused as the module's open refuses it.
+local function member_data(data_key, members)
+  local n = #members
+  if n == 0 then
+    rt.call('HLEN', data_key)
+    return {}
+  elseif n <= 512 then
+    return rt.call('HMGET', data_key, unpack(members))
+  end
+  local found = {}
+  for first = 1, n, 512 do
+    local chunk = rt.call('HMGET', data_key, unpack(members, first, math.min(first + 511, n)))
+    for i = 1, #chunk do
+      found[#found + 1] = chunk[i]
+    end
+  end
+  return found
+end
+
+-- A page (rows of [rank, member, total]) with each row's data last, with
+-- `DATA data-key`.
+local function with_data(page, data_key)
+  if not data_key then
+    return page
+  end
+  local members = {}
+  for i, row in ipairs(page) do
+    members[i] = row[2]
+  end
+  local found = member_data(data_key, members)
+  for i, row in ipairs(page) do
+    row[4] = found[i] or rt.NULL
+  end
+  return page
+end
+
 -- When the boards a write gives `TTL seconds` expire (nil without TTL).
 local function board_expiry(now, ttl)
   return ttl ~= false and rt.ttl_deadline(now, ttl) or nil
@@ -288,20 +345,36 @@ end
 
 -- RANK.GIFT and RANK.SET: `[total, rank]` (+ the IDMP flag). `event` is
 -- the checked IDMP clause; `ttl` the TTL's seconds, or false; `ranks` as
--- ranks_of gives them (with DENSE, the index is kept).
-local function write_total(key, member, update, at, ranks, ttl, event)
+-- ranks_of gives them (with DENSE, the index is kept); `data` the
+-- `DATA data-key data` block, or false (the member's data, set with every
+-- write).
+local function write_total(key, member, update, at, ranks, ttl, data, event)
   local index = ranks and ranks ~= true and ranks.dense
   local now = rt.now_ms()
   local expire_at = board_expiry(now, ttl)
-  local seen = event and rt.idmp.check(event, now, index and { key, index } or { key }) or nil
+  if data then
+    check_member_data(data, key, ranks)
+  end
+  local seen
+  if event then
+    -- The keys the write changes: the board, its index, its data hash.
+    local written = { key }
+    written[#written + 1] = index or nil
+    written[#written + 1] = data and data[1] or nil
+    seen = rt.idmp.check(event, now, written)
+  end
   if seen == 'repeat' then
     return rt.idmp.with_flag(standing(key, member, ranks), seen)
   end
   local at_ms = at ~= false and tonumber(at) or now
   local previous = rt.zscore(key, member)
   local planned = plan_write(previous, update, at_ms, at ~= false and at or nil)
-  -- Looked up before the write: an index of another type refuses the call.
+  -- Looked up before the write: an index or data hash of another type
+  -- refuses the call.
   local indexed = index and rt.zscore(index, int_text(planned.total))
+  if data then
+    rt.call('HLEN', data[1])
+  end
   apply_write(key, member, planned, previous, update)
   if expire_at then
     rt.call('PEXPIREAT', key, rt.int_text(expire_at))
@@ -312,11 +385,29 @@ local function write_total(key, member, update, at, ranks, ttl, event)
       rt.call('PEXPIREAT', index, rt.int_text(expire_at))
     end
   end
+  if data then
+    rt.call('HSET', data[1], member, data[2])
+    if expire_at then
+      rt.call('PEXPIREAT', data[1], rt.int_text(expire_at))
+    end
+  end
   if event then
     rt.idmp.record(event, now)
   end
   local position = rank_of_member(key, member, planned.total, ranks)
   return rt.idmp.with_flag({ planned.total, position }, seen)
+end
+
+-- `DATA data-key data` as an IDMP digest takes it, appended to `parts`
+-- last: nothing when the call gives none (it digests as before DATA
+-- existed).
+local function data_parts(parts, data)
+  if data then
+    parts[#parts + 1] = 'DATA'
+    parts[#parts + 1] = data[1]
+    parts[#parts + 1] = data[2]
+  end
+  return parts
 end
 
 -- `AT unix-ms`, `TTL seconds` and `DENSE totals-key` as an IDMP digest
@@ -339,25 +430,26 @@ local function terms_parts(parts, at, ttl, choice)
 end
 
 handlers['rank.gift'] = function(v)
-  local key, member, at, choice, ttl = v[1], v[2], v[4], v[5], v[6]
-  local event = (v[7] ~= false or v[8] ~= false)
-    and rt.idmp.args(v[7], v[8], 'rank.gift', terms_parts({ key, member, v[3] }, at, ttl, choice)) or nil
+  local key, member, at, choice, ttl, data = v[1], v[2], v[4], v[5], v[6], v[7]
+  local event = (v[8] ~= false or v[9] ~= false)
+    and rt.idmp.args(v[8], v[9], 'rank.gift',
+      data_parts(terms_parts({ key, member, v[3] }, at, ttl, choice), data)) or nil
   -- After IDMP's own checks, as the module's.
   local ranks = choice and ranks_of(choice, key)
-  return write_total(key, member, { add = tonumber(v[3]) }, at, ranks, ttl, event)
+  return write_total(key, member, { add = tonumber(v[3]) }, at, ranks, ttl, data, event)
 end
 
 handlers['rank.set'] = function(v)
-  local key, member, at, choice, ttl = v[1], v[2], v[4], v[6], v[7]
+  local key, member, at, choice, ttl, data = v[1], v[2], v[4], v[6], v[7], v[8]
   local condition = v[5] ~= false and (v[5].choice == 1 and 'GT' or 'LT') or nil
   local event
-  if v[8] ~= false or v[9] ~= false then
+  if v[9] ~= false or v[10] ~= false then
     local parts = terms_parts({ key, member, v[3] }, at, ttl, choice)
     parts[#parts + 1] = condition or ''
-    event = rt.idmp.args(v[8], v[9], 'rank.set', parts)
+    event = rt.idmp.args(v[9], v[10], 'rank.set', data_parts(parts, data))
   end
   local ranks = choice and ranks_of(choice, key)
-  return write_total(key, member, { set = tonumber(v[3]), condition = condition }, at, ranks, ttl, event)
+  return write_total(key, member, { set = tonumber(v[3]), condition = condition }, at, ranks, ttl, data, event)
 end
 
 -- -> `[[total, rank], ...]` per board, in key order.
@@ -414,8 +506,11 @@ handlers['rank.mgift'] = function(v)
 end
 
 -- `[total, rank, reached-at-ms]` or nil per member (one member: no ZCARD,
--- ZSCORE answers a missing board and refuses another type itself).
-local function member_entries(key, members, ranks)
+-- ZSCORE answers a missing board and refuses another type itself); with
+-- `data_key`, each entry's data last. The data hash is read first, as the
+-- module opens it before the board.
+local function member_entries(key, members, ranks, data_key)
+  local data = data_key and member_data(data_key, members)
   local scores = {}
   if #members == 1 or rt.zcard(key) > 0 then
     for i, member in ipairs(members) do
@@ -428,6 +523,9 @@ local function member_entries(key, members, ranks)
     if score then
       local total, reached_at = rank.decode(score)
       entries[i] = { total, rank_of_member(key, member, total, ranks), reached_at }
+      if data then
+        entries[i][4] = data[i] or rt.NULL
+      end
     else
       entries[i] = rt.NULL
     end
@@ -435,12 +533,21 @@ local function member_entries(key, members, ranks)
   return entries
 end
 
+-- The data key a read names (false: none), checked against the board and
+-- its index.
+local function read_data_key(data_key, key, ranks)
+  if data_key then
+    check_data_key(data_key, key, ranks)
+  end
+  return data_key
+end
+
 handlers['rank.get'] = function(v)
   local ranks = v[3]
   if ranks then
     ranks = ranks_of(ranks, v[1])
   end
-  return member_entries(v[1], { v[2] }, ranks)[1]
+  return member_entries(v[1], { v[2] }, ranks, read_data_key(v[4], v[1], ranks))[1]
 end
 
 handlers['rank.mget'] = function(v)
@@ -448,7 +555,7 @@ handlers['rank.mget'] = function(v)
   if ranks then
     ranks = ranks_of(ranks, v[1])
   end
-  return member_entries(v[1], v[3], ranks)
+  return member_entries(v[1], v[4], ranks, read_data_key(v[3], v[1], ranks))
 end
 
 -- Competition ranks of consecutive entries (logic/rank.rs `shared_ranks`).
@@ -467,22 +574,36 @@ local function shared_ranks(first_position, first_shared, totals)
 end
 
 -- RANK.REMOVE: ZREM of the members; with DENSE, each removed member's
--- total leaves the index when no member holds it any more. The board's and
--- the index's types, and every removed member's score, are read before the
--- first removal (rank_remove.rs).
+-- total leaves the index when no member holds it any more; with DATA, HDEL
+-- of the members' data. The board's, the index's and the data hash's
+-- types, and every removed member's score, are read before the first
+-- removal (rank_dense.rs).
 handlers['rank.remove'] = function(v)
-  local key, index, members = v[1], v[2], v[3]
-  if index == false then
-    return rt.members_call('ZREM', key, members)
-  end
+  local key, index, data_key, members = v[1], v[2], v[3], v[4]
   if index == key then
     rt.fail(ERRORS.totals_key_is_board)
+  end
+  if data_key then
+    check_data_key(data_key, key, index and { dense = index })
+  end
+  if index == false then
+    if data_key then
+      rt.call('HLEN', data_key)
+    end
+    local removed = rt.members_call('ZREM', key, members)
+    if data_key then
+      rt.members_call('HDEL', data_key, members)
+    end
+    return removed
   end
   local scores = {}
   for i, member in ipairs(members) do
     scores[i] = rt.zscore(key, member) or false
   end
   rt.zcard(index)
+  if data_key then
+    rt.call('HLEN', data_key)
+  end
   local totals = {}
   for i = 1, #members do
     if scores[i] then
@@ -490,6 +611,9 @@ handlers['rank.remove'] = function(v)
     end
   end
   local removed = rt.members_call('ZREM', key, members)
+  if data_key then
+    rt.members_call('HDEL', data_key, members)
+  end
   for _, total in ipairs(totals) do
     drop_unheld_total(index, key, total)
   end
@@ -580,10 +704,11 @@ handlers['rank.top'] = function(v)
   if ranks then
     ranks = ranks_of(ranks, key)
   end
+  local data_key = read_data_key(v[5], key, ranks)
   if rt.zcard(key) == 0 or count == 0 then
-    return {}
+    return with_data({}, data_key)
   end
-  return rank_range(key, offset, offset + count - 1, ranks)
+  return with_data(rank_range(key, offset, offset + count - 1, ranks), data_key)
 end
 
 handlers['rank.around'] = function(v)
@@ -592,17 +717,18 @@ handlers['rank.around'] = function(v)
   if ranks then
     ranks = ranks_of(ranks, key)
   end
+  local data_key = read_data_key(v[5], key, ranks)
   -- ZREVRANK checks the key's type, and finds no member on an empty board.
   local position = rank_of(key, member)
   if position == nil then
-    return {}
+    return with_data({}, data_key)
   end
   local index = position - 1
   local start = index - radius
   if start < 0 then
     start = 0
   end
-  return rank_range(key, start, index + radius, ranks)
+  return with_data(rank_range(key, start, index + radius, ranks), data_key)
 end
 
 -- The 0-based ascending position of the `per_mille` quantile among `n`
@@ -756,17 +882,7 @@ end
 -- -> `[[rank, member, total], ...]` of the members with a total between max
 -- and min: the positions below the members with a higher total, read as
 -- RANK.TOP reads a page (logic/rank.rs `range_positions`).
-handlers['rank.range'] = function(v)
-  local key, limit, ranks = v[1], v[4], v[5]
-  local max, max_open = total_bound(v[2])
-  local min, min_open = total_bound(v[3])
-  local offset, count = 0, -1
-  if limit ~= false then
-    offset, count = rt.non_negative(limit[1], 'offset'), tonumber(limit[2])
-  end
-  if ranks then
-    ranks = ranks_of(ranks, key)
-  end
+local function range_page(key, min, min_open, max, max_open, offset, count, ranks)
   if rt.zcard(key) == 0 then
     return {}
   end
@@ -790,13 +906,29 @@ handlers['rank.range'] = function(v)
   return rank_range(key, start, start + take - 1, ranks)
 end
 
+handlers['rank.range'] = function(v)
+  local key, limit, ranks = v[1], v[4], v[5]
+  local max, max_open = total_bound(v[2])
+  local min, min_open = total_bound(v[3])
+  local offset, count = 0, -1
+  if limit ~= false then
+    offset, count = rt.non_negative(limit[1], 'offset'), tonumber(limit[2])
+  end
+  if ranks then
+    ranks = ranks_of(ranks, key)
+  end
+  local data_key = read_data_key(v[6], key, ranks)
+  return with_data(range_page(key, min, min_open, max, max_open, offset, count, ranks), data_key)
+end
+
 -- -> `[[rank, member, total], ...]` of the given members on the board,
 -- ranked among themselves: each member's score once, sorted as the board
 -- sorts them (score descending, then member descending by its bytes; -0
 -- ties with 0), the ranks counted down that list (logic/rank.rs
 -- `board_order`).
 handlers['rank.among'] = function(v)
-  local key, ranks_asked, given = v[1], v[2], v[3]
+  local key, ranks_asked, given = v[1], v[2], v[4]
+  local data_key = read_data_key(v[3], key, false)
   local found, asked = {}, {}
   for _, member in ipairs(given) do
     if not asked[member] then
@@ -825,5 +957,5 @@ handlers['rank.among'] = function(v)
   for i, entry in ipairs(found) do
     page[i] = { ranks and ranks[i] or i, entry[2], totals[i] }
   end
-  return page
+  return with_data(page, data_key)
 end

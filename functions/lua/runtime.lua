@@ -1301,6 +1301,7 @@ local PROBES = {
   HEXISTS = { KEY, 'f' },
   HLEN = { KEY },
   HGETALL = { KEY },
+  HMGET = { KEY, 'f' },
   MEMORY = { 'USAGE', KEY },
 }
 

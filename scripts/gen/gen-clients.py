@@ -573,7 +573,12 @@ def python_table(specs: List[Spec]) -> str:
 #: Python's NamedTuple for a tuple with its optional elements, by the tuple's
 #: name: a NamedTuple unpacks to a fixed length, so RATE.HIT with several
 #: limits (or IDMP) gets a type one field longer.
-PYTHON_LONGER_TUPLES: Dict[str, str] = {"RateResult": "RateLimitsResult", "Task": "FencedTask"}
+PYTHON_LONGER_TUPLES: Dict[str, str] = {
+    "RateResult": "RateLimitsResult",
+    "Task": "FencedTask",
+    "RankInfo": "RankInfoWithData",
+    "RankEntry": "RankEntryWithData",
+}
 
 #: Field names a Python tuple already has as methods (mypy flags them).
 PYTHON_TUPLE_METHODS = {"count", "index"}
@@ -607,7 +612,10 @@ def py_field(name: str) -> str:
     return snake(name)
 
 
-def py_type(shape: tuple) -> str:
+def py_type(shape: tuple, longer: Optional[bool] = None) -> str:
+    """The Python type of a reply of the shape. A tuple with an optional
+    last element is its NamedTuple (``longer`` False), the longer one
+    (True), or either (None: a Union)."""
     kind = shape[0]
     if kind in ("int", "int0"):
         return "int"
@@ -618,20 +626,22 @@ def py_type(shape: tuple) -> str:
     if kind == "double":
         return "float"
     if kind == "ornil":
-        return f"Optional[{py_type(shape[1])}]"
+        return f"Optional[{py_type(shape[1], longer)}]"
     if kind == "array":
-        return f"List[{py_type(shape[1])}]"
+        return f"List[{py_type(shape[1], longer)}]"
     if kind == "flat":
         return f"List[{shape[1].name}]"
     if kind in ("tuple", "fields"):
         tup = shape[1]
         if not tup.name:
             return f"Tuple[{', '.join(py_type(e.shape) for e in tup.elements)}]"
+        if tup.name in PYTHON_LONGER_TUPLES and longer is not None:
+            return PYTHON_LONGER_TUPLES[tup.name] if longer else tup.name
         if tup.name in PYTHON_LONGER_TUPLES:
             return f"Union[{tup.name}, {PYTHON_LONGER_TUPLES[tup.name]}]"
         return tup.name
     if kind == "idmp":
-        return py_type(shape[1])
+        return py_type(shape[1], longer)
     if kind == "byoption":
         return f"Union[{py_type(shape[3])}, {py_type(shape[2])}]"
     raise GrammarError(f"no Python type for a reply of kind {kind}")
@@ -892,24 +902,78 @@ def py_parameters(spec: Spec) -> List[PyParameter]:
     return sorted(params, key=lambda param: order[param.kind])
 
 
-def py_method(spec: Spec) -> str:
-    params = py_parameters(spec)
-    name = spec.command.lower().replace(".", "_")
+def py_length_option(spec: Spec) -> Optional[PyParameter]:
+    """The keyword parameter whose option alone gives the reply's tuples
+    their optional last element (RANK.TOP's ``data``): the method gets an
+    overload per case, so a call without the option keeps the shorter
+    type, which unpacks as before."""
+    tokens = {when for tup in reply_tuples(spec.reply) for element in tup.elements for when in element.present_when}
+    if len(tokens) != 1:
+        return None
+    ((kind, token),) = tokens
+    part = next((part for part in spec.layout if part.kind == "option" and part.token == token), None)
+    if kind != "option" or part is None:
+        return None
+    return next(param for param in py_parameters(spec) if param.sent == part.name)
+
+
+def py_signature(name: str, listed: List[str], reply: str, ending: str, indent: str = "    ", prefix: str = "") -> str:
+    """A method's def line(s), on one line when it fits."""
+    one_line = f"{indent}{prefix}def {name}({', '.join(listed)}) -> {reply}:{ending}\n"
+    if len(one_line) <= 121:
+        return one_line
+    inner = indent + "    "
+    return f"{indent}{prefix}def {name}(\n" + "".join(f"{inner}{item},\n" for item in listed) + f"{indent}) -> {reply}:{ending}\n"
+
+
+def py_listed(params: List[PyParameter], overload: Optional[Tuple[str, str]] = None) -> List[str]:
+    """A method's parameters as its def lists them; ``overload``: one
+    keyword parameter's name and the type an overload gives it instead."""
     listed = ["self"]
     for param in params:
         if param.kind == "keyword" and not any(p.kind == "star" for p in params) and "*" not in listed:
             listed.append("*")
         if param.kind == "star":
             listed.append(f"*{param.name}: {param.type}")
+        elif overload is not None and param.name == overload[0]:
+            listed.append(f"{param.name}: {overload[1]}")
         elif param.kind == "keyword":
             listed.append(f"{param.name}: {param.type} = {param.default}")
         else:
             listed.append(f"{param.name}: {param.type}")
-    reply = py_type(spec.reply)
-    one_line = f"    def {name}({', '.join(listed)}) -> {reply}:\n"
-    signature = one_line if len(one_line) <= 121 else (
-        f"    def {name}(\n" + "".join(f"        {item},\n" for item in listed) + f"    ) -> {reply}:\n"
-    )
+    return listed
+
+
+def py_overloads(spec: Spec, indent: str, prefix: str, overrides: bool = False) -> str:
+    """The two overloads of a method whose reply's length an option sets
+    (py_length_option): without it, the shorter type; with it, the longer.
+    ``overrides``: they override a base class's other form (the first one
+    says so to the type checker)."""
+    params = py_parameters(spec)
+    name = spec.command.lower().replace(".", "_")
+    length = py_length_option(spec)
+    assert length is not None
+    given = length.type.removeprefix("Optional[").removesuffix("]")
+    out = ""
+    for typed, longer in (("None = None", False), (given, True)):
+        listed = py_listed(params, (length.name, typed))
+        mark = "  # type: ignore[override]" if overrides and not longer else ""
+        out += f"\n{indent}@overload{mark}\n" + py_signature(name, listed, py_type(spec.reply, longer), " ...", indent, prefix)
+    return out
+
+
+def py_method(spec: Spec) -> str:
+    params = py_parameters(spec)
+    name = spec.command.lower().replace(".", "_")
+    if py_length_option(spec) is None:
+        overloads, decorator = "", "    @command_method\n"
+        signature = py_signature(name, py_listed(params), py_type(spec.reply), "")
+    else:
+        # Overloads type a call (command_method's typing cannot carry
+        # them: GeneratedAsyncOverloads gives AsyncZkit's awaitable forms);
+        # the implementation's reply is either.
+        overloads, decorator = py_overloads(spec, "    ", ""), ""
+        signature = py_signature(name, py_listed(params), "Any", "")
     positional = [p.sent for p in params if p.kind != "keyword"]
     keywords = [f"{p.name}={p.sent}" if p.kind == "keyword" else f"{p.name}={p.sent}" for p in params if p.kind == "keyword"]
     keywords += [f"{p.name}={p.sent}" for p in params if p.kind == "star" and p.sent != p.name]
@@ -919,7 +983,7 @@ def py_method(spec: Spec) -> str:
     if len(call) > 121:
         call = "        return self._call(\n" + "".join(f"            {a},\n" for a in [f'COMMANDS["{spec.command}"]'] + positional + keywords) + "        )\n"
     doc = py_docstring([f"{spec.command}: {spec.summary}", f"``{call_syntax(spec, spec.layout)}``"], "        ")
-    return f"\n    @command_method\n{signature}{doc}{call}"
+    return f"{overloads}\n{decorator}{signature}{doc}{call}"
 
 
 def py_docstring(paragraphs: List[str], indent: str) -> str:
@@ -933,15 +997,36 @@ def py_docstring(paragraphs: List[str], indent: str) -> str:
     return f'{indent}"""{lines[0]}\n{body}{indent}"""\n'
 
 
+PYTHON_ASYNC_OVERLOADS = """
+
+class GeneratedAsyncOverloads(GeneratedMethods):
+    \"\"\"For type checkers: AsyncZkit's awaitable forms of the overloaded
+    generated methods (a reply type that an option changes); empty at run
+    time, where GeneratedMethods' serve both clients.\"\"\"
+
+    if TYPE_CHECKING:
+"""
+
+
 def python_methods(specs: List[Spec]) -> str:
-    body = "".join(py_method(spec) for spec in specs if spec.command not in PYTHON_HAND_METHODS)
+    generated = [spec for spec in specs if spec.command not in PYTHON_HAND_METHODS]
+    body = "".join(py_method(spec) for spec in generated)
+    overloaded = [spec for spec in generated if py_length_option(spec) is not None]
+    if overloaded:
+        forms = ""
+        for spec in overloaded:
+            name = spec.command.lower().replace(".", "_")
+            implementation = py_signature(name, py_listed(py_parameters(spec)), "Any", " ...", "        ", "async ")
+            forms += py_overloads(spec, "        ", "async ", overrides=True) + implementation
+        body += PYTHON_ASYNC_OVERLOADS + forms.lstrip("\n")
 
     def used(names: Tuple[str, ...]) -> str:
         return ", ".join(name for name in names if re.search(rf"\b{name}\b", body))
 
     replies = tuple(sorted({name for tup in all_tuples(specs) for name in (tup.name, PYTHON_LONGER_TUPLES.get(tup.name, ""))} - {""})) + ("Text",)
     return PYTHON_METHODS_HEADER.format(
-        typing="Any, " + used(("List", "Mapping", "Optional", "Sequence", "Tuple", "Union")),
+        typing=used(("TYPE_CHECKING",)) + (", " if overloaded else "") + "Any, "
+        + used(("List", "Mapping", "Optional", "Sequence", "Tuple", "Union", "overload")),
         params=used(("Idmp", "KeyT", "Number")) + ", command_method",
         replies=used(tuple(sorted(replies))),
     ) + body

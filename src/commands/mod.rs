@@ -29,6 +29,7 @@ pub mod jobs;
 pub mod layout;
 pub mod rank;
 pub mod rank_board;
+pub mod rank_data;
 pub mod rank_dense;
 pub mod rank_merge;
 pub mod rank_stats;
@@ -70,6 +71,7 @@ pub static CONFIGS: &[&NumericConfig] = &[
     &idmp::RETAIN_MS,
     &idmp::MAX_IDS,
     &jobs::PAYLOAD_MAX_BYTES,
+    &rank_data::MEMBER_DATA_MAX_BYTES,
     &jobs::DEAD_LETTERS_MAX,
     &jobs::DEAD_LETTERS_MAX_AGE_MS,
 ];

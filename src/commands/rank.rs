@@ -31,6 +31,9 @@ use super::rank_board::{
     total_bound, RankWalk, Ranks, BOARD_READ, BOARD_WRITE, BOARD_WRITE_FLAGS, DENSE_HISTORY,
     RANKS_READ, RANKS_READ_FROM_START, RANKS_WRITE, SHARED_WALK_AT_MOST,
 };
+use super::rank_data::{
+    checked_data_key, DataReader, MemberData, DATA_HISTORY, DATA_READ, DATA_WRITE,
+};
 use super::rank_dense;
 use super::rank_merge;
 use super::rank_stats;
@@ -41,6 +44,7 @@ use crate::error::ZkitError;
 use crate::host::call::{CallArg, Native};
 use crate::host::ctx::Ctx;
 use crate::host::grammar::{Arg, Request};
+use crate::host::hash::Hash;
 use crate::host::reply::WriteReply;
 use crate::host::reply_shape::ReplyShape as R;
 use crate::host::string::{OwnedRStr, RStr};
@@ -48,7 +52,7 @@ use crate::host::zset::{ScoreBound, Zset};
 use crate::logic::idmp::{ArgsDigest, DIGEST_LEN};
 use crate::logic::rank::{
     board_order, check_distinct_boards, dense_ranks, next_total, range_positions, shared_ranks,
-    total_score_range, SetCondition, TieBreakClock, TotalUpdate,
+    total_score_range, SetCondition, TieBreakClock, TotalBound, TotalUpdate,
 };
 use crate::{declare_command, request};
 use smallvec::SmallVec;
@@ -91,8 +95,8 @@ declare_command! {
         name: "rank.gift",
         handler: idmp::once(gift),
         flags: "write deny-oom fast",
-        acl_categories: "write sortedset fast",
-        summary: "Adds an amount to a member's total and returns the new total and rank; equal totals rank first-come (with SHARED, equal totals share a rank; with DENSE, they share one and the next total ranks one lower).",
+        acl_categories: "write sortedset hash fast",
+        summary: "Adds an amount to a member's total and returns the new total and rank; equal totals rank first-come (with SHARED, equal totals share a rank; with DENSE, they share one and the next total ranks one lower); with DATA, sets the member's data too.",
         complexity: "O(log(N)) with N the number of members in the board.",
         since: "0.1.0",
         history: &[
@@ -100,11 +104,13 @@ declare_command! {
             ("0.3.0", "Added the `IDMP` and `RETAIN` options; with IDMP the reply gains a last element, 1 when the event was already applied."),
             TTL_HISTORY,
             DENSE_HISTORY,
+            DATA_HISTORY,
         ],
         reply: R::Idmp(&R::Tuple(&TOTAL_RANK)),
         examples: &[
             "RANK.GIFT {t}:board m 1 AT 1718000000000 SHARED TTL 86400 IDMP {t}:seen gift-1 RETAIN 86400000",
             "RANK.GIFT {t}:board m 1 DENSE {t}:totals",
+            "RANK.GIFT {t}:board m 1 DATA {t}:profiles Ann",
         ],
         args: &[
             BOARD_WRITE,
@@ -113,6 +119,7 @@ declare_command! {
             Arg::unix_time("unix-ms").token("AT").optional(),
             RANKS_WRITE,
             TTL_ARG,
+            DATA_WRITE,
             IDMP_ARG,
             RETAIN_ARG,
         ],
@@ -124,9 +131,9 @@ declare_command! {
         name: "rank.set",
         handler: idmp::once(set),
         flags: "write deny-oom fast",
-        acl_categories: "write sortedset fast",
+        acl_categories: "write sortedset hash fast",
         summary:
-            "Sets a member's total (with GT only a higher one, with LT only a lower one) and returns the total that stands with the member's rank; equal totals rank first-come (with SHARED, equal totals share a rank; with DENSE, they share one and the next total ranks one lower).",
+            "Sets a member's total (with GT only a higher one, with LT only a lower one) and returns the total that stands with the member's rank; equal totals rank first-come (with SHARED, equal totals share a rank; with DENSE, they share one and the next total ranks one lower); with DATA, sets the member's data too.",
         complexity: "O(log(N)) with N the number of members in the board.",
         since: "0.1.0",
         history: &[
@@ -134,6 +141,7 @@ declare_command! {
             ("0.3.0", "Added the `IDMP` and `RETAIN` options; with IDMP the reply gains a last element, 1 when the event was already applied."),
             TTL_HISTORY,
             DENSE_HISTORY,
+            DATA_HISTORY,
         ],
         reply: R::Idmp(&R::Tuple(&TOTAL_RANK)),
         examples: &[
@@ -141,6 +149,7 @@ declare_command! {
             "RANK.SET {t}:board m 2 GT",
             "RANK.SET {t}:board m 1 LT",
             "RANK.SET {t}:board m 1 DENSE {t}:totals",
+            "RANK.SET {t}:board m 1 DATA {t}:profiles Ann",
         ],
         args: &[
             BOARD_WRITE,
@@ -155,6 +164,7 @@ declare_command! {
             .since("0.2.0"),
             RANKS_WRITE,
             TTL_ARG,
+            DATA_WRITE,
             IDMP_ARG,
             RETAIN_ARG,
         ],
@@ -166,17 +176,18 @@ declare_command! {
         name: "rank.get",
         handler: get,
         flags: "readonly fast",
-        acl_categories: "read sortedset fast",
-        summary: "Returns a member's total, rank and the time it reached its total, or nil.",
+        acl_categories: "read sortedset hash fast",
+        summary: "Returns a member's total, rank and the time it reached its total (with DATA, and its member data), or nil.",
         complexity: "O(log(N)) with N the number of members in the board.",
         since: "0.1.0",
-        history: &[("0.2.0", "Added the `SHARED` option."), DENSE_HISTORY],
+        history: &[("0.2.0", "Added the `SHARED` option."), DENSE_HISTORY, DATA_HISTORY],
         reply: R::OrNil(&R::Tuple(&RANK_INFO)),
         examples: &[
             "RANK.GET {t}:board m SHARED",
             "RANK.GET {t}:board m DENSE {t}:totals",
+            "RANK.GET {t}:board m DATA {t}:profiles",
         ],
-        args: &[BOARD_READ, Arg::string("member"), RANKS_READ],
+        args: &[BOARD_READ, Arg::string("member"), RANKS_READ, DATA_READ],
     }
 }
 
@@ -185,21 +196,23 @@ declare_command! {
         name: "rank.top",
         handler: top,
         flags: "readonly",
-        acl_categories: "read sortedset slow",
-        summary: "Returns a page of the board from the highest total down: rank, member, total.",
+        acl_categories: "read sortedset hash slow",
+        summary: "Returns a page of the board from the highest total down: rank, member, total (with DATA, and the member's data).",
         complexity: "O(log(N)+M) with N the number of members in the board and M the count.",
         since: "0.1.0",
-        history: &[("0.2.0", "Added the `SHARED` option."), DENSE_HISTORY],
+        history: &[("0.2.0", "Added the `SHARED` option."), DENSE_HISTORY, DATA_HISTORY],
         reply: R::ArrayOf(&R::Tuple(&RANK_ENTRY)),
         examples: &[
             "RANK.TOP {t}:board 10 OFFSET 0 SHARED",
             "RANK.TOP {t}:board 10 DENSE {t}:totals",
+            "RANK.TOP {t}:board 10 DATA {t}:profiles",
         ],
         args: &[
             BOARD_READ,
             Arg::integer("count"),
             Arg::integer("offset").token("OFFSET").optional(),
             RANKS_READ,
+            DATA_READ,
         ],
     }
 }
@@ -209,21 +222,23 @@ declare_command! {
         name: "rank.around",
         handler: around,
         flags: "readonly",
-        acl_categories: "read sortedset slow",
-        summary: "Returns the member and up to radius entries above and below it: rank, member, total.",
+        acl_categories: "read sortedset hash slow",
+        summary: "Returns the member and up to radius entries above and below it: rank, member, total (with DATA, and the member's data).",
         complexity: "O(log(N)+M) with N the number of members in the board and M the radius.",
         since: "0.1.0",
-        history: &[("0.2.0", "Added the `SHARED` option."), DENSE_HISTORY],
+        history: &[("0.2.0", "Added the `SHARED` option."), DENSE_HISTORY, DATA_HISTORY],
         reply: R::ArrayOf(&R::Tuple(&RANK_ENTRY)),
         examples: &[
             "RANK.AROUND {t}:board m 1 SHARED",
             "RANK.AROUND {t}:board m 1 DENSE {t}:totals",
+            "RANK.AROUND {t}:board m 1 DATA {t}:profiles",
         ],
         args: &[
             BOARD_READ,
             Arg::string("member"),
             Arg::integer("radius"),
             RANKS_READ,
+            DATA_READ,
         ],
     }
 }
@@ -264,22 +279,25 @@ declare_command! {
         name: "rank.mget",
         handler: mget,
         flags: "readonly fast",
-        acl_categories: "read sortedset fast",
-        summary: "Returns what RANK.GET returns for each member, in order: [total, rank, reached-at-ms] or nil.",
+        acl_categories: "read sortedset hash fast",
+        summary: "Returns what RANK.GET returns for each member, in order: [total, rank, reached-at-ms] (with DATA, and the member's data) or nil.",
         complexity: "O(M*log(N)) with M the members asked for and N the members of the board.",
         since: "0.2.0",
         history: &[
             ("0.3.0", "The members follow `MEMBERS`, after `SHARED`, so a member is never read as the option."),
             DENSE_HISTORY,
+            DATA_HISTORY,
         ],
         reply: R::ArrayOf(&R::OrNil(&R::Tuple(&RANK_INFO))),
         examples: &[
             "RANK.MGET {t}:board SHARED MEMBERS m n",
             "RANK.MGET {t}:board DENSE {t}:totals MEMBERS m n",
+            "RANK.MGET {t}:board DATA {t}:profiles MEMBERS m n",
         ],
         args: &[
             BOARD_READ,
             RANKS_READ,
+            DATA_READ,
             Arg::string("member").token("MEMBERS").multiple(),
         ],
     }
@@ -287,7 +305,7 @@ declare_command! {
 
 request! {
     /// RANK.GIFT `key member amount [AT unix-ms] [SHARED | DENSE
-    /// totals-key] [TTL seconds]`, and IDMP.
+    /// totals-key] [TTL seconds] [DATA data-key data]`, and IDMP.
     struct Gift<'a> {
         key: &'a RStr = key,
         member: &'a RStr = string,
@@ -295,6 +313,7 @@ request! {
         at_ms: Option<i64> = option(Request::integer),
         ranks: Option<Ranks<'a>> = one_of(&ranks_choices()),
         ttl_seconds: Option<i64> = option(Request::integer),
+        data: Option<(&'a RStr, &'a RStr)> = option(|data| (data.key(), data.string())),
     }
 }
 
@@ -302,12 +321,13 @@ fn gift<'a>(ctx: &Ctx, args: Gift<'a>) -> Result<TotalWrite<'a>, ZkitError> {
     let update = TotalUpdate::Add(args.amount);
     let ranks = Ranks::chosen(args.ranks).checked_for(args.key)?;
     let terms = WriteTerms::checked(ctx, args.at_ms, ranks, args.ttl_seconds)?;
-    Ok(TotalWrite::new(args.key, args.member, update, terms))
+    let data = MemberData::checked(args.data, args.key, ranks)?;
+    Ok(TotalWrite::new(args.key, args.member, update, terms, data))
 }
 
 request! {
     /// RANK.SET `key member total [AT unix-ms] [GT|LT] [SHARED | DENSE
-    /// totals-key] [TTL seconds]`, and IDMP.
+    /// totals-key] [TTL seconds] [DATA data-key data]`, and IDMP.
     struct SetTotal<'a> {
         key: &'a RStr = key,
         member: &'a RStr = string,
@@ -316,6 +336,7 @@ request! {
         condition: Option<SetCondition> = one_of(&[|_| SetCondition::Higher, |_| SetCondition::Lower]),
         ranks: Option<Ranks<'a>> = one_of(&ranks_choices()),
         ttl_seconds: Option<i64> = option(Request::integer),
+        data: Option<(&'a RStr, &'a RStr)> = option(|data| (data.key(), data.string())),
     }
 }
 
@@ -324,7 +345,8 @@ fn set<'a>(ctx: &Ctx, args: SetTotal<'a>) -> Result<TotalWrite<'a>, ZkitError> {
     let update = TotalUpdate::Set(args.total, condition);
     let ranks = Ranks::chosen(args.ranks).checked_for(args.key)?;
     let terms = WriteTerms::checked(ctx, args.at_ms, ranks, args.ttl_seconds)?;
-    Ok(TotalWrite::new(args.key, args.member, update, terms))
+    let data = MemberData::checked(args.data, args.key, ranks)?;
+    Ok(TotalWrite::new(args.key, args.member, update, terms, data))
 }
 
 /// `AT unix-ms` as an IDMP digest takes it: the decimal time, or nothing
@@ -383,6 +405,14 @@ impl<'a> WriteTerms<'a> {
         }
         Ok(())
     }
+
+    /// The same for the member data hash, which holds the member's field.
+    fn expire_data(&self, data: &mut Hash<'_>) -> Result<(), ZkitError> {
+        if let Some((_, at)) = self.ttl {
+            data.expire_at(at)?;
+        }
+        Ok(())
+    }
 }
 
 /// A RANK.GIFT or RANK.SET write, checked and not yet made.
@@ -391,20 +421,30 @@ struct TotalWrite<'a> {
     member: &'a RStr,
     update: TotalUpdate,
     terms: WriteTerms<'a>,
-    /// The board, then its index with DENSE.
-    written: SmallVec<[&'a RStr; 2]>,
+    /// With `DATA data-key data`: the member's data, set with the write.
+    data: Option<MemberData<'a>>,
+    /// The board, then its index with DENSE, then the data hash with DATA.
+    written: SmallVec<[&'a RStr; 3]>,
 }
 
 impl<'a> TotalWrite<'a> {
-    fn new(key: &'a RStr, member: &'a RStr, update: TotalUpdate, terms: WriteTerms<'a>) -> Self {
+    fn new(
+        key: &'a RStr,
+        member: &'a RStr,
+        update: TotalUpdate,
+        terms: WriteTerms<'a>,
+        data: Option<MemberData<'a>>,
+    ) -> Self {
         let mut written = SmallVec::new();
         written.push(key);
         written.extend(terms.ranks.totals_key());
+        written.extend(data.map(|data| data.key));
         TotalWrite {
             key,
             member,
             update,
             terms,
+            data,
             written,
         }
     }
@@ -434,6 +474,13 @@ impl OnceWrite for TotalWrite<'_> {
                 SetCondition::Lower => b"LT",
             });
         }
+        // A call without DATA digests as before DATA existed.
+        if let Some(data) = self.data {
+            digest
+                .part(b"DATA")
+                .part(data.key.as_bytes())
+                .part(data.data.as_bytes());
+        }
         digest.finish()
     }
 
@@ -451,6 +498,7 @@ impl OnceWrite for TotalWrite<'_> {
             member,
             update,
             terms,
+            data,
             ..
         } = self;
         let ranks = terms.ranks;
@@ -464,6 +512,7 @@ impl OnceWrite for TotalWrite<'_> {
             .totals_key()
             .map(|index| ctx.open_zset_mut(index))
             .transpose()?;
+        let mut data_hash = data.map(|data| ctx.open_hash_mut(data.key)).transpose()?;
         let layout = apply_write(ctx, key, &mut board, member, update, &checked)?;
         terms.expire(&mut board)?;
         if let Some(index) = index.as_mut() {
@@ -471,6 +520,12 @@ impl OnceWrite for TotalWrite<'_> {
             terms.expire(index)?;
         }
         drop(index);
+        // The data is set with every write, also one whose total stands.
+        if let (Some(hash), Some(data)) = (data_hash.as_mut(), data) {
+            hash.set(member.as_bytes(), data.data)?;
+            terms.expire_data(hash)?;
+        }
+        drop(data_hash);
         let walked = checked.score.and_then(|score| {
             let walk = RankWalk::of(board.len(), layout)?;
             walk.rank(&mut board, member, score, checked.total, ranks)
@@ -679,32 +734,42 @@ impl OnceWrite for BoardsWrite<'_> {
 }
 
 request! {
-    /// RANK.GET `key member [SHARED | DENSE totals-key]`.
+    /// RANK.GET `key member [SHARED | DENSE totals-key] [DATA data-key]`.
     struct Get<'a> {
         key: &'a RStr = key,
         member: &'a RStr = string,
         ranks: Option<Ranks<'a>> = one_of(&ranks_choices()),
+        data_key: Option<&'a RStr> = option(Request::key),
     }
 }
 
 /// What RANK.GET and RANK.MGET reply for a member on the board: `[total,
-/// rank, reached-at-ms]` (nil for a member not on it).
+/// rank, reached-at-ms]`, and with DATA its data (nil for a member not on
+/// it).
 struct MemberEntry {
     total: i64,
     rank: i64,
     reached_at_ms: i64,
+    /// With `DATA data-key`: the member's data, if it has any.
+    data: Option<Option<OwnedRStr>>,
 }
 
 impl WriteReply for MemberEntry {
     fn write(&self, ctx: &Ctx) {
-        (self.total, self.rank, self.reached_at_ms).write(ctx);
+        match &self.data {
+            Some(data) => (self.total, self.rank, self.reached_at_ms, data).write(ctx),
+            None => (self.total, self.rank, self.reached_at_ms).write(ctx),
+        }
     }
 }
 
-/// -> `[total, rank, reached-at-ms]` or nil.
+/// -> `[total, rank, reached-at-ms]` (with DATA, and the data) or nil.
 fn get(ctx: &Ctx, args: Get<'_>) -> Result<Option<MemberEntry>, ZkitError> {
     let ranks = Ranks::chosen(args.ranks).checked_for(args.key)?;
     ctx.require(&[ranks.native()])?;
+    let data_key = checked_data_key(args.data_key, args.key, ranks)?;
+    // Opened before the board, as the library reads it first.
+    let data = DataReader::open(ctx, data_key)?;
     let Some(mut board) = ctx.open_zset(args.key)? else {
         return Ok(None);
     };
@@ -715,15 +780,23 @@ fn get(ctx: &Ctx, args: Get<'_>) -> Result<Option<MemberEntry>, ZkitError> {
         zset: &mut board,
         walk: RankWalk::of(len, layout),
     };
-    member_entry(ctx, &tiebreak_clock(), board, args.member, ranks)
+    member_entry(
+        ctx,
+        &tiebreak_clock(),
+        board,
+        args.member,
+        ranks,
+        data.as_ref(),
+    )
 }
 
 request! {
-    /// RANK.MGET `key [SHARED | DENSE totals-key] MEMBERS member [member
-    /// ...]`.
+    /// RANK.MGET `key [SHARED | DENSE totals-key] [DATA data-key] MEMBERS
+    /// member [member ...]`.
     struct MultiGet<'a> {
         key: &'a RStr = key,
         ranks: Option<Ranks<'a>> = one_of(&ranks_choices()),
+        data_key: Option<&'a RStr> = option(Request::key),
         members: WordList<'a> = words,
     }
 }
@@ -739,6 +812,8 @@ fn mget(
 ) -> Result<SmallVec<[Option<MemberEntry>; INLINE_MEMBERS]>, ZkitError> {
     let ranks = Ranks::chosen(args.ranks).checked_for(args.key)?;
     ctx.require(&[ranks.native()])?;
+    let data_key = checked_data_key(args.data_key, args.key, ranks)?;
+    let data = DataReader::open(ctx, data_key)?;
     let mut entries = SmallVec::new();
     let Some(mut board) = ctx.open_zset(args.key)? else {
         entries.resize_with(args.members.len(), || None);
@@ -756,7 +831,14 @@ fn mget(
             zset: &mut board,
             walk,
         };
-        entries.push(member_entry(ctx, &clock, board, member, ranks)?);
+        entries.push(member_entry(
+            ctx,
+            &clock,
+            board,
+            member,
+            ranks,
+            data.as_ref(),
+        )?);
     }
     Ok(entries)
 }
@@ -768,13 +850,15 @@ struct OpenBoard<'b, 'c> {
     walk: Option<RankWalk>,
 }
 
-/// A member's entry on the board (`None`: not on it).
+/// A member's entry on the board (`None`: not on it), with its data when
+/// the call reads the data hash.
 fn member_entry(
     ctx: &Ctx,
     clock: &TieBreakClock,
     board: OpenBoard<'_, '_>,
     member: &RStr,
     ranks: Ranks<'_>,
+    data: Option<&DataReader<'_>>,
 ) -> Result<Option<MemberEntry>, ZkitError> {
     let Some(score) = board.zset.score(member) else {
         return Ok(None);
@@ -791,67 +875,75 @@ fn member_entry(
         total: entry.total,
         rank,
         reached_at_ms: entry.reached_at_ms,
+        data: data.map(|data| data.get(member)),
     }))
 }
 
 request! {
-    /// RANK.TOP `key count [OFFSET offset] [SHARED | DENSE totals-key]`.
+    /// RANK.TOP `key count [OFFSET offset] [SHARED | DENSE totals-key]
+    /// [DATA data-key]`.
     struct Top<'a> {
         key: &'a RStr = key,
         count: i64 = integer,
         offset: Option<i64> = option(Request::integer),
         ranks: Option<Ranks<'a>> = one_of(&ranks_choices()),
+        data_key: Option<&'a RStr> = option(Request::key),
     }
 }
 
-/// -> `[[rank, member, total], ...]`.
+/// -> `[[rank, member, total], ...]` (with DATA, each row's data last).
 fn top(ctx: &Ctx, args: Top<'_>) -> Result<Page, ZkitError> {
     let count = non_negative(args.count, "count")?;
     let offset = non_negative(args.offset.unwrap_or(0), "offset")?;
     let ranks = Ranks::chosen(args.ranks).checked_for(args.key)?;
     ctx.require(ranks.page_natives())?;
-    let Some(board) = ctx.open_zset(args.key)? else {
-        return Ok(Page::empty());
+    let data_key = checked_data_key(args.data_key, args.key, ranks)?;
+    let page = match ctx.open_zset(args.key)? {
+        Some(board) if count > 0 => {
+            let stop = offset.saturating_add(count - 1);
+            rank_range(ctx, args.key, board, offset, stop, None, ranks)?
+        }
+        _ => Page::empty(),
     };
-    if count == 0 {
-        return Ok(Page::empty());
-    }
-    let stop = offset.saturating_add(count - 1);
-    rank_range(ctx, args.key, board, offset, stop, None, ranks)
+    page.with_data(ctx, data_key)
 }
 
 request! {
-    /// RANK.AROUND `key member radius [SHARED | DENSE totals-key]`.
+    /// RANK.AROUND `key member radius [SHARED | DENSE totals-key] [DATA
+    /// data-key]`.
     struct Around<'a> {
         key: &'a RStr = key,
         member: &'a RStr = string,
         radius: i64 = integer,
         ranks: Option<Ranks<'a>> = one_of(&ranks_choices()),
+        data_key: Option<&'a RStr> = option(Request::key),
     }
 }
 
-/// -> `[[rank, member, total], ...]`.
+/// -> `[[rank, member, total], ...]` (with DATA, each row's data last).
 fn around(ctx: &Ctx, args: Around<'_>) -> Result<Page, ZkitError> {
     let Around {
         key,
         member,
         radius,
         ranks,
+        data_key,
     } = args;
     let radius = non_negative(radius, "radius")?;
     let ranks = Ranks::chosen(ranks).checked_for(key)?;
     ctx.require(&[Native::Zrevrank])?;
     ctx.require(ranks.page_natives())?;
+    let data_key = checked_data_key(data_key, key, ranks)?;
     // The type check; ZREVRANK then answers nil for an absent member. The
     // board stays open for the page: a read handle outlives the calls.
     let Some(board) = ctx.open_zset(key)? else {
-        return Ok(Page::empty());
+        return Page::empty().with_data(ctx, data_key);
     };
     let Some(rank) = rank_of(ctx, key, member)? else {
-        return Ok(Page::empty());
+        return Page::empty().with_data(ctx, data_key);
     };
     let index = rank - 1;
-    rank_range(
+    let page = rank_range(
         ctx,
         key,
         board,
@@ -859,20 +951,23 @@ fn around(ctx: &Ctx, args: Around<'_>) -> Result<Page, ZkitError> {
         index.saturating_add(radius),
         Some((member, index)),
         ranks,
-    )
+    )?;
+    page.with_data(ctx, data_key)
 }
 
 /// Rows one page holds without a heap allocation.
 const INLINE_ROWS: usize = 16;
 
-/// A page of a board, `[[rank, member, total], ...]`, written straight into
-/// the reply.
+/// A page of a board, `[[rank, member, total], ...]` (with DATA, each
+/// row's data last), written straight into the reply.
 struct Page {
     /// Highest first: the board's own strings on a small board, the ones
     /// its scores were looked up with on a larger one.
     members: SmallVec<[OwnedRStr; INLINE_ROWS]>,
     totals: SmallVec<[i64; INLINE_ROWS]>,
     ranks: PageRanks,
+    /// With `DATA data-key`: each row's data, if it has any.
+    data: Option<SmallVec<[Option<OwnedRStr>; INLINE_ROWS]>>,
 }
 
 /// A page's ranks.
@@ -885,11 +980,31 @@ enum PageRanks {
 
 impl Page {
     fn empty() -> Page {
+        Page::of(SmallVec::new(), SmallVec::new(), PageRanks::From(1))
+    }
+
+    fn of(
+        members: SmallVec<[OwnedRStr; INLINE_ROWS]>,
+        totals: SmallVec<[i64; INLINE_ROWS]>,
+        ranks: PageRanks,
+    ) -> Page {
         Page {
-            members: SmallVec::new(),
-            totals: SmallVec::new(),
-            ranks: PageRanks::From(1),
+            members,
+            totals,
+            ranks,
+            data: None,
         }
+    }
+
+    /// The page with each row's data, when the call names the data hash
+    /// (checked): read once the page is, so its type is checked after the
+    /// board's, also for an empty page, as the library reads it.
+    fn with_data(mut self, ctx: &Ctx, data_key: Option<&RStr>) -> Result<Page, ZkitError> {
+        if let Some(data) = DataReader::open(ctx, data_key)? {
+            let rows = self.members.iter();
+            self.data = Some(rows.map(|member| data.get(member)).collect());
+        }
+        Ok(self)
     }
 }
 
@@ -897,13 +1012,16 @@ impl WriteReply for Page {
     fn write(&self, ctx: &Ctx) {
         ctx.reply_array(self.totals.len());
         for (row, total) in self.totals.iter().enumerate() {
-            ctx.reply_array(3);
+            ctx.reply_array(if self.data.is_some() { 4 } else { 3 });
             ctx.reply_i64(match &self.ranks {
                 PageRanks::From(first) => first + row as i64,
                 PageRanks::Listed(ranks) => ranks[row],
             });
             ctx.reply_str(&self.members[row]);
             ctx.reply_i64(*total);
+            if let Some(data) = &self.data {
+                data[row].write(ctx);
+            }
         }
     }
 }
@@ -956,11 +1074,7 @@ fn rank_range(
         }
         Ranks::FirstCome => PageRanks::From(first_position),
     };
-    Ok(Page {
-        members,
-        totals,
-        ranks,
-    })
+    Ok(Page::of(members, totals, ranks))
 }
 
 /// A page's members with their scores, highest first.
@@ -1123,8 +1237,8 @@ declare_command! {
         name: "rank.range",
         handler: range,
         flags: "readonly",
-        acl_categories: "read sortedset slow",
-        summary: "Returns the members whose total lies between max and min, inclusive (bounds as RANK.COUNT reads them), highest first, as a page of the board: rank, member, total, each rank the member's rank on the whole board.",
+        acl_categories: "read sortedset hash slow",
+        summary: "Returns the members whose total lies between max and min, inclusive (bounds as RANK.COUNT reads them), highest first, as a page of the board: rank, member, total (with DATA, and the member's data), each rank the member's rank on the whole board.",
         complexity: "O(log(N)+M) with N the number of members in the board and M the members returned.",
         since: "0.5.0",
         history: &[],
@@ -1132,6 +1246,7 @@ declare_command! {
         examples: &[
             "RANK.RANGE {t}:board +inf (0 LIMIT 0 10 SHARED",
             "RANK.RANGE {t}:board +inf (0 DENSE {t}:totals",
+            "RANK.RANGE {t}:board +inf (0 DATA {t}:profiles",
         ],
         args: &[
             BOARD_READ,
@@ -1141,19 +1256,21 @@ declare_command! {
                 .token("LIMIT")
                 .optional(),
             RANKS_READ_FROM_START,
+            DATA_READ,
         ],
     }
 }
 
 request! {
     /// RANK.RANGE `key max min [LIMIT offset count] [SHARED | DENSE
-    /// totals-key]`.
+    /// totals-key] [DATA data-key]`.
     struct Range<'a> {
         key: &'a RStr = key,
         max: &'a RStr = string,
         min: &'a RStr = string,
         limit: Option<(i64, i64)> = option(|limit| (limit.integer(), limit.integer())),
         ranks: Option<Ranks<'a>> = one_of(&ranks_choices()),
+        data_key: Option<&'a RStr> = option(Request::key),
     }
 }
 
@@ -1169,7 +1286,21 @@ fn range(ctx: &Ctx, args: Range<'_>) -> Result<Page, ZkitError> {
     let ranks = Ranks::chosen(args.ranks).checked_for(args.key)?;
     ctx.require(&[Native::Zcount])?;
     ctx.require(ranks.page_natives())?;
-    let Some(mut board) = ctx.open_zset(args.key)? else {
+    let data_key = checked_data_key(args.data_key, args.key, ranks)?;
+    range_page(ctx, args.key, (min, max), offset, count, ranks)?.with_data(ctx, data_key)
+}
+
+/// RANK.RANGE's page: the rows between the bounds, after `offset`, up to
+/// `count` (negative: all).
+fn range_page(
+    ctx: &Ctx,
+    key: &RStr,
+    (min, max): (TotalBound, TotalBound),
+    offset: i64,
+    count: i64,
+    ranks: Ranks<'_>,
+) -> Result<Page, ZkitError> {
+    let Some(mut board) = ctx.open_zset(key)? else {
         return Ok(Page::empty());
     };
     let Some((low, high)) = total_score_range(min, max) else {
@@ -1178,13 +1309,13 @@ fn range(ctx: &Ctx, args: Range<'_>) -> Result<Page, ZkitError> {
     // A total `t` is scored in `[t, t + 1)`: higher totals from `high` up.
     let (low, high) = (low as f64, high as f64);
     let higher = ScoreBound::Inclusive(high);
-    let above = count_scores(ctx, args.key, &mut board, higher, ScoreBound::MAX)?;
+    let above = count_scores(ctx, key, &mut board, higher, ScoreBound::MAX)?;
     let band = (ScoreBound::Inclusive(low), ScoreBound::Exclusive(high));
-    let within = count_scores(ctx, args.key, &mut board, band.0, band.1)?;
+    let within = count_scores(ctx, key, &mut board, band.0, band.1)?;
     let Some((start, stop)) = range_positions(above, within, offset as u64, count) else {
         return Ok(Page::empty());
     };
-    rank_range(ctx, args.key, board, start, stop, None, ranks)
+    rank_range(ctx, key, board, start, stop, None, ranks)
 }
 
 /// The members scored within `[min, max]`: counted through the key on a
@@ -1211,8 +1342,8 @@ declare_command! {
         name: "rank.among",
         handler: among,
         flags: "readonly fast",
-        acl_categories: "read sortedset fast",
-        summary: "Returns the given members that are on the board, ordered as the board orders them, each with its rank among them (1-based; with SHARED, equal totals share a rank; with DENSE, they share one and the next total ranks one lower): rank, member, total.",
+        acl_categories: "read sortedset hash fast",
+        summary: "Returns the given members that are on the board, ordered as the board orders them, each with its rank among them (1-based; with SHARED, equal totals share a rank; with DENSE, they share one and the next total ranks one lower): rank, member, total (with DATA, and the member's data).",
         complexity: "O(F*log(F)) with F the members given: a score lookup each and a sort of them; the board is not walked.",
         since: "0.5.0",
         history: &[],
@@ -1220,6 +1351,7 @@ declare_command! {
         examples: &[
             "RANK.AMONG {t}:board SHARED MEMBERS m n",
             "RANK.AMONG {t}:board DENSE MEMBERS m n",
+            "RANK.AMONG {t}:board DATA {t}:profiles MEMBERS m n",
         ],
         args: &[
             BOARD_READ,
@@ -1230,16 +1362,19 @@ declare_command! {
                 &[Arg::pure_token("shared", "SHARED"), Arg::pure_token("dense", "DENSE")],
             )
             .optional(),
+            DATA_READ,
             Arg::string("member").token("MEMBERS").multiple(),
         ],
     }
 }
 
 request! {
-    /// RANK.AMONG `key [SHARED | DENSE] MEMBERS member [member ...]`.
+    /// RANK.AMONG `key [SHARED | DENSE] [DATA data-key] MEMBERS member
+    /// [member ...]`.
     struct Among<'a> {
         key: &'a RStr = key,
         ranks: Option<AmongRanks> = one_of(&[|_| AmongRanks::Shared, |_| AmongRanks::Dense]),
+        data_key: Option<&'a RStr> = option(Request::key),
         members: WordList<'a> = words,
     }
 }
@@ -1254,8 +1389,9 @@ enum AmongRanks {
 /// ranked among themselves: each one's score looked up, the scores sorted
 /// as the board sorts them, the ranks counted down that list.
 fn among(ctx: &Ctx, args: Among<'_>) -> Result<Page, ZkitError> {
+    let data_key = checked_data_key(args.data_key, args.key, Ranks::FirstCome)?;
     let Some(board) = ctx.open_zset(args.key)? else {
-        return Ok(Page::empty());
+        return Page::empty().with_data(ctx, data_key);
     };
     layout::after_read(ctx, args.key, board.len(), Use::Member);
     let mut found: Vec<(f64, &[u8])> = args
@@ -1274,9 +1410,5 @@ fn among(ctx: &Ctx, args: Among<'_>) -> Result<Page, ZkitError> {
         Some(AmongRanks::Dense) => PageRanks::Listed(dense_ranks(1, &totals)),
         None => PageRanks::From(1),
     };
-    Ok(Page {
-        members,
-        totals,
-        ranks,
-    })
+    Page::of(members, totals, ranks).with_data(ctx, data_key)
 }

@@ -4,10 +4,12 @@
 //! totals index when no member holds it any more, so the dense ranks below
 //! it stay exact; RANK.REINDEX builds the index from the board (a board
 //! written before it had one, or by RANK.MGIFT, RANK.MERGE or ZREM, which
-//! do not keep it).
+//! do not keep it). With `DATA data-key`, RANK.REMOVE removes the given
+//! members' data too.
 
 use super::declaration::{Command, WordList};
 use super::rank_board::{drop_unheld_totals, total_text, Ranks};
+use super::rank_data::{check_data_key, DATA_REMOVE};
 use super::tiebreak::tiebreak_clock;
 use crate::error::ZkitError;
 use crate::host::ctx::Ctx;
@@ -24,8 +26,8 @@ declare_command! {
         name: "rank.remove",
         handler: remove,
         flags: "write fast",
-        acl_categories: "write sortedset fast",
-        summary: "Removes members from a board, as ZREM does, and returns how many were on it; with DENSE, each removed member's total leaves the totals index when no member holds it any more.",
+        acl_categories: "write sortedset hash fast",
+        summary: "Removes members from a board, as ZREM does, and returns how many were on it; with DENSE, each removed member's total leaves the totals index when no member holds it any more; with DATA, each given member's data is removed from the data hash.",
         complexity: "O(M*log(N)) with M the members given and N the members of the board.",
         since: "0.5.0",
         history: &[],
@@ -33,22 +35,26 @@ declare_command! {
         examples: &[
             "RANK.REMOVE {t}:board MEMBERS m n",
             "RANK.REMOVE {t}:board DENSE {t}:totals MEMBERS m",
+            "RANK.REMOVE {t}:board DATA {t}:profiles MEMBERS m",
         ],
         args: &[
             Arg::key("key", kf::RW | kf::DELETE),
             Arg::key("totals-key", kf::RW | kf::DELETE)
                 .token("DENSE")
                 .optional(),
+            DATA_REMOVE,
             Arg::string("member").token("MEMBERS").multiple(),
         ],
     }
 }
 
 request! {
-    /// RANK.REMOVE `key [DENSE totals-key] MEMBERS member [member ...]`.
+    /// RANK.REMOVE `key [DENSE totals-key] [DATA data-key] MEMBERS member
+    /// [member ...]`.
     struct Remove<'a> {
         key: &'a RStr = key,
         totals_key: Option<&'a RStr> = option(Request::key),
+        data_key: Option<&'a RStr> = option(Request::key),
         members: WordList<'a> = words,
     }
 }
@@ -57,22 +63,31 @@ request! {
 const INLINE_MEMBERS: usize = 16;
 
 /// -> how many of the members were on the board (a member given twice
-/// counts once, as with ZREM).
+/// counts once, as with ZREM). With DATA, every given member's data goes,
+/// also a member's that is not on the board (data left by a native ZREM).
 fn remove(ctx: &Ctx, args: Remove<'_>) -> Result<i64, ZkitError> {
     let Remove {
         key,
         totals_key,
+        data_key,
         members,
     } = args;
-    if let Some(index) = totals_key {
-        Ranks::Dense(index).checked_for(key)?;
+    let ranks = match totals_key {
+        Some(index) => Ranks::Dense(index).checked_for(key)?,
+        None => Ranks::FirstCome,
+    };
+    if let Some(data_key) = data_key {
+        check_data_key(data_key, key, ranks)?;
     }
     let mut board = ctx.open_zset_mut(key)?;
     // Opened, and every removed member's total read, before the first
-    // removal: an index of another type, or a score that is no rank score,
-    // refuses the call with nothing changed.
+    // removal: an index or data hash of another type, or a score that is no
+    // rank score, refuses the call with nothing changed.
     let mut index = totals_key
         .map(|index| ctx.open_zset_mut(index))
+        .transpose()?;
+    let mut data = data_key
+        .map(|data_key| ctx.open_hash_mut(data_key))
         .transpose()?;
     let clock = tiebreak_clock();
     let mut totals: SmallVec<[i64; INLINE_MEMBERS]> = SmallVec::new();
@@ -86,6 +101,9 @@ fn remove(ctx: &Ctx, args: Remove<'_>) -> Result<i64, ZkitError> {
     let mut removed = 0;
     for member in members {
         removed += i64::from(board.remove(member));
+        if let Some(data) = data.as_mut() {
+            data.delete(member.as_bytes());
+        }
     }
     if let Some(index) = index.as_mut() {
         drop_unheld_totals(index, &mut board, &totals);

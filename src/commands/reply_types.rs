@@ -27,24 +27,30 @@ pub static TOTAL_RANK: Tuple = Tuple {
 /// RANK.GET and each member of RANK.MGET.
 pub static RANK_INFO: Tuple = Tuple {
     name: "RankInfo",
-    about: "A member's total, rank and when the total was reached (unix ms).",
+    about: "A member's total, rank and when the total was reached (unix ms); with DATA, its member data (nil when it has none).",
     elements: &[
         E::new("total", R::Integer),
         E::new("rank", R::Integer),
         E::new("reached-at-ms", R::Integer),
+        MEMBER_DATA,
     ],
 };
 
 /// A row of RANK.TOP and RANK.AROUND.
 pub static RANK_ENTRY: Tuple = Tuple {
     name: "RankEntry",
-    about: "One row of RANK.TOP and RANK.AROUND.",
+    about: "One row of a board's page (RANK.TOP, RANK.AROUND, RANK.RANGE, RANK.AMONG); with DATA, the member's data last (nil when it has none).",
     elements: &[
         E::new("rank", R::Integer),
         E::new("member", R::Bulk),
         E::new("total", R::Integer),
+        MEMBER_DATA,
     ],
 };
+
+/// A board entry's member data, with `DATA data-key`: the member's field of
+/// the hash, or nil.
+const MEMBER_DATA: E = E::when("data", R::OrNil(&R::Bulk), &[When::Option("DATA")]);
 
 /// RANK.MERGE with STEP.
 pub static MERGE_STEP: Tuple = Tuple {

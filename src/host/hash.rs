@@ -6,7 +6,7 @@ use redis_module::raw;
 use super::api;
 use super::call::Native;
 use super::ctx::Ctx;
-use super::effects::{native, Write};
+use super::effects::{native, Word, Write};
 use super::error::HostError;
 use super::string::bytes_of;
 use super::string::OwnedRStr;
@@ -86,7 +86,12 @@ impl Hash<'_> {
 
     /// The value of `field`, or `None`.
     pub fn get(&self, field: &[u8]) -> Option<OwnedRStr> {
-        let field = OwnedRStr::new(field);
+        self.get_str(&OwnedRStr::new(field))
+    }
+
+    /// The value of the field named by a string the caller holds (a board
+    /// member, as its page or the call's argument holds it), or `None`.
+    pub fn get_str(&self, field: &RStr) -> Option<OwnedRStr> {
         let mut value: *mut raw::RedisModuleString = std::ptr::null_mut();
         // SAFETY: open key, a valid field string, one field and its output
         // pointer, then the terminating NULL the variadic call expects. The
@@ -174,6 +179,30 @@ impl Hash<'_> {
             fixed: [],
             item: [ctx.word(&field), ctx.word(value)],
             event: Some(native::HSET_EVENT),
+        });
+        Ok(())
+    }
+
+    /// Sets the key's expiry (unix ms), as `PEXPIREAT`: a board's member
+    /// data expires with the board. The key must exist (a field was set).
+    pub fn expire_at(&mut self, unix_ms: i64) -> Result<(), HostError> {
+        let (ctx, name) = self
+            .writer
+            .ok_or_else(|| HostError::Internal("an expiry on a hash opened to read".into()))?;
+        // SAFETY: open writable key. Redis refuses (ERR) an empty key or a
+        // negative time, which the caller maps to an internal error.
+        let status = unsafe { api!(RedisModule_SetAbsExpire)(self.ptr(), unix_ms) };
+        if status != raw::REDISMODULE_OK as c_int {
+            return Err(HostError::Internal(format!(
+                "RedisModule_SetAbsExpire refused {unix_ms}"
+            )));
+        }
+        ctx.record(Write {
+            command: native::PEXPIREAT,
+            key: name,
+            fixed: [Word::Int(unix_ms)],
+            item: [],
+            event: Some(native::EXPIRE_EVENT),
         });
         Ok(())
     }

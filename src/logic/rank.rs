@@ -48,6 +48,10 @@ pub enum RankError {
     BoundNotFloat,
     /// `DENSE totals-key` names the board itself.
     TotalsKeyIsBoard,
+    /// `DATA data-key` names the board or its totals index.
+    DataKeyShared,
+    /// A member's data over `zkit.member-data-max-bytes`.
+    MemberDataTooLarge { len: usize, limit: i64 },
 }
 
 /// A decoded rank score.

@@ -655,6 +655,11 @@ mod tests {
         let job_errors = json!({
             "bound_not_float": fixed(ZkitError::Rank(RankError::BoundNotFloat)),
             "totals_key_is_board": fixed(ZkitError::Rank(RankError::TotalsKeyIsBoard)),
+            "data_key_shared": fixed(ZkitError::Rank(RankError::DataKeyShared)),
+            "member_data_too_large": template(
+                ZkitError::Rank(RankError::MemberDataTooLarge { len: 910000000001, limit: 920000000002 }),
+                &[("len", "910000000001"), ("limit", "920000000002")],
+            ),
             "job_needs_data": template(
                 ZkitError::Job(JobError::NeedsData("0PT10N")),
                 &[("option", "0PT10N")],
@@ -885,7 +890,7 @@ mod tests {
     fn syntax_reads_like_redis_docs() {
         assert_eq!(
             commands::rank::GIFT.usage(),
-            "RANK.GIFT key member amount [AT unix-ms] [SHARED | DENSE totals-key] [TTL seconds] [IDMP seen-key event-id] [RETAIN ms]"
+            "RANK.GIFT key member amount [AT unix-ms] [SHARED | DENSE totals-key] [TTL seconds] [DATA data-key data] [IDMP seen-key event-id] [RETAIN ms]"
         );
         assert_eq!(
             commands::feed::PAGE.usage(),

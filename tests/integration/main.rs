@@ -25,6 +25,7 @@ mod jobs;
 mod keywords;
 mod lanes;
 mod list_costs;
+mod member_data;
 mod merge;
 mod production;
 mod rank;

@@ -711,6 +711,7 @@ fn every_command_is_registered_documented_and_versioned() {
             "zkit.idmp-max-ids",
             "zkit.idmp-retain-ms",
             "zkit.job-payload-max-bytes",
+            "zkit.member-data-max-bytes",
             "zkit.small-set-max",
             "zkit.tiebreak-epoch-ms",
             "zkit.tiebreak-span-ms",

@@ -12,29 +12,29 @@ import type { BoardStats, DelayStats, FeedPage, GroupState, JobInfo, RankEntry, 
 /** The zkit commands, one method each; every method returns a promise of the parsed reply. */
 export interface ZkitCommands extends HandWrittenCommands {
   /**
-   * RANK.GIFT: Adds an amount to a member's total and returns the new total and rank; equal totals rank first-come (with SHARED, equal totals share a rank; with DENSE, they share one and the next total ranks one lower).
+   * RANK.GIFT: Adds an amount to a member's total and returns the new total and rank; equal totals rank first-come (with SHARED, equal totals share a rank; with DENSE, they share one and the next total ranks one lower); with DATA, sets the member's data too.
    *
-   * `RANK.GIFT key member amount [AT unix-ms] [SHARED] [DENSE totals-key] [TTL seconds] [IDMP seen-key event-id] [RETAIN ms]`
+   * `RANK.GIFT key member amount [AT unix-ms] [SHARED] [DENSE totals-key] [TTL seconds] [DATA data-key data] [IDMP seen-key event-id] [RETAIN ms]`
    */
-  rankGift(key: Key, member: Text, amount: number, options?: { at?: number; dense?: Key; ttl?: number } & SharedOption & IdmpOption): Promise<TotalRank>;
+  rankGift(key: Key, member: Text, amount: number, options?: { at?: number; dense?: Key; ttl?: number; data?: { dataKey: Key; data: Text } } & SharedOption & IdmpOption): Promise<TotalRank>;
   /**
-   * RANK.GET: Returns a member's total, rank and the time it reached its total, or nil.
+   * RANK.GET: Returns a member's total, rank and the time it reached its total (with DATA, and its member data), or nil.
    *
-   * `RANK.GET key member [SHARED] [DENSE totals-key]`
+   * `RANK.GET key member [SHARED] [DENSE totals-key] [DATA data-key]`
    */
-  rankGet(key: Key, member: Text, options?: { dense?: Key } & SharedOption): Promise<RankInfo | null>;
+  rankGet(key: Key, member: Text, options?: { dense?: Key; data?: Key } & SharedOption): Promise<RankInfo | null>;
   /**
-   * RANK.TOP: Returns a page of the board from the highest total down: rank, member, total.
+   * RANK.TOP: Returns a page of the board from the highest total down: rank, member, total (with DATA, and the member's data).
    *
-   * `RANK.TOP key count [OFFSET offset] [SHARED] [DENSE totals-key]`
+   * `RANK.TOP key count [OFFSET offset] [SHARED] [DENSE totals-key] [DATA data-key]`
    */
-  rankTop(key: Key, count: number, options?: { offset?: number; dense?: Key } & SharedOption): Promise<RankEntry[]>;
+  rankTop(key: Key, count: number, options?: { offset?: number; dense?: Key; data?: Key } & SharedOption): Promise<RankEntry[]>;
   /**
-   * RANK.AROUND: Returns the member and up to radius entries above and below it: rank, member, total.
+   * RANK.AROUND: Returns the member and up to radius entries above and below it: rank, member, total (with DATA, and the member's data).
    *
-   * `RANK.AROUND key member radius [SHARED] [DENSE totals-key]`
+   * `RANK.AROUND key member radius [SHARED] [DENSE totals-key] [DATA data-key]`
    */
-  rankAround(key: Key, member: Text, radius: number, options?: { dense?: Key } & SharedOption): Promise<RankEntry[]>;
+  rankAround(key: Key, member: Text, radius: number, options?: { dense?: Key; data?: Key } & SharedOption): Promise<RankEntry[]>;
   /**
    * RANK.MGIFT: Adds an amount to a member's total on several boards at once (each first-come on its own) and returns [total, rank] per board, in key order.
    *
@@ -42,11 +42,11 @@ export interface ZkitCommands extends HandWrittenCommands {
    */
   rankMgift(keys: Key[], member: Text, amount: number, options?: { at?: number; ttl?: number } & SharedOption & IdmpOption): Promise<TotalRank[]>;
   /**
-   * RANK.MGET: Returns what RANK.GET returns for each member, in order: [total, rank, reached-at-ms] or nil.
+   * RANK.MGET: Returns what RANK.GET returns for each member, in order: [total, rank, reached-at-ms] (with DATA, and the member's data) or nil.
    *
-   * `RANK.MGET key [SHARED] [DENSE totals-key] MEMBERS member [member ...]`
+   * `RANK.MGET key [SHARED] [DENSE totals-key] [DATA data-key] MEMBERS member [member ...]`
    */
-  rankMget(key: Key, members: Text | Text[], options?: { dense?: Key } & SharedOption): Promise<Array<RankInfo | null>>;
+  rankMget(key: Key, members: Text | Text[], options?: { dense?: Key; data?: Key } & SharedOption): Promise<Array<RankInfo | null>>;
   /**
    * RANK.STATS: Returns a board's size and the spread of its totals, read by name: members, top-total, p99-total, p90-total, p50-total, bottom-total (nil on an empty board) and memory-bytes (MEMORY USAGE's estimate).
    *
@@ -72,23 +72,23 @@ export interface ZkitCommands extends HandWrittenCommands {
    */
   rankCount(key: Key, min: number | string, max: number | string): Promise<number>;
   /**
-   * RANK.RANGE: Returns the members whose total lies between max and min, inclusive (bounds as RANK.COUNT reads them), highest first, as a page of the board: rank, member, total, each rank the member's rank on the whole board.
+   * RANK.RANGE: Returns the members whose total lies between max and min, inclusive (bounds as RANK.COUNT reads them), highest first, as a page of the board: rank, member, total (with DATA, and the member's data), each rank the member's rank on the whole board.
    *
-   * `RANK.RANGE key max min [LIMIT offset count] [SHARED] [DENSE totals-key]`
+   * `RANK.RANGE key max min [LIMIT offset count] [SHARED] [DENSE totals-key] [DATA data-key]`
    */
-  rankRange(key: Key, max: number | string, min: number | string, options?: { limit?: { offset: number; count: number }; dense?: Key } & SharedOption): Promise<RankEntry[]>;
+  rankRange(key: Key, max: number | string, min: number | string, options?: { limit?: { offset: number; count: number }; dense?: Key; data?: Key } & SharedOption): Promise<RankEntry[]>;
   /**
-   * RANK.AMONG: Returns the given members that are on the board, ordered as the board orders them, each with its rank among them (1-based; with SHARED, equal totals share a rank; with DENSE, they share one and the next total ranks one lower): rank, member, total.
+   * RANK.AMONG: Returns the given members that are on the board, ordered as the board orders them, each with its rank among them (1-based; with SHARED, equal totals share a rank; with DENSE, they share one and the next total ranks one lower): rank, member, total (with DATA, and the member's data).
    *
-   * `RANK.AMONG key [SHARED] [DENSE] MEMBERS member [member ...]`
+   * `RANK.AMONG key [SHARED] [DENSE] [DATA data-key] MEMBERS member [member ...]`
    */
-  rankAmong(key: Key, members: Text | Text[], options?: { dense?: boolean } & SharedOption): Promise<RankEntry[]>;
+  rankAmong(key: Key, members: Text | Text[], options?: { dense?: boolean; data?: Key } & SharedOption): Promise<RankEntry[]>;
   /**
-   * RANK.REMOVE: Removes members from a board, as ZREM does, and returns how many were on it; with DENSE, each removed member's total leaves the totals index when no member holds it any more.
+   * RANK.REMOVE: Removes members from a board, as ZREM does, and returns how many were on it; with DENSE, each removed member's total leaves the totals index when no member holds it any more; with DATA, each given member's data is removed from the data hash.
    *
-   * `RANK.REMOVE key [DENSE totals-key] MEMBERS member [member ...]`
+   * `RANK.REMOVE key [DENSE totals-key] [DATA data-key] MEMBERS member [member ...]`
    */
-  rankRemove(key: Key, members: Text | Text[], options?: { dense?: Key }): Promise<number>;
+  rankRemove(key: Key, members: Text | Text[], options?: { dense?: Key; data?: Key }): Promise<number>;
   /**
    * RANK.REINDEX: Builds a board's totals index (what DENSE reads) from the board, replacing the index: each total a member has, once. Returns the number of distinct totals.
    *

@@ -26,11 +26,13 @@ const readTotalRank = (v: Raw): TotalRank => {
   };
 };
 
-/** A member's total, rank and when the total was reached (unix ms). */
+/** A member's total, rank and when the total was reached (unix ms); with DATA, its member data (nil when it has none). */
 export interface RankInfo {
   total: number;
   rank: number;
   reachedAtMs: number;
+  /** Only with DATA. */
+  data?: Text | null;
 }
 
 const readRankInfo = (v: Raw): RankInfo => {
@@ -38,14 +40,17 @@ const readRankInfo = (v: Raw): RankInfo => {
     total: Number(v[0]),
     rank: Number(v[1]),
     reachedAtMs: Number(v[2]),
+    ...(v.length > 3 ? { data: orNull(text)(v[3]) } : {}),
   };
 };
 
-/** One row of RANK.TOP and RANK.AROUND. */
+/** One row of a board's page (RANK.TOP, RANK.AROUND, RANK.RANGE, RANK.AMONG); with DATA, the member's data last (nil when it has none). */
 export interface RankEntry {
   rank: number;
   member: Text;
   total: number;
+  /** Only with DATA. */
+  data?: Text | null;
 }
 
 const readRankEntry = (v: Raw): RankEntry => {
@@ -53,6 +58,7 @@ const readRankEntry = (v: Raw): RankEntry => {
     rank: Number(v[0]),
     member: text(v[1]),
     total: Number(v[2]),
+    ...(v.length > 3 ? { data: orNull(text)(v[3]) } : {}),
   };
 };
 

@@ -52,6 +52,11 @@ export async function everyCommand(z, native) {
   assert.deepEqual([String(lastStep.cursor), lastStep.staged], ['0', 2]);
   assert.deepEqual(await c.rankTop('{t}:week2', 10), await c.rankTop('{t}:mon', 10));
   assert.equal((await c.rankGet('{t}:week', 'alice')).total, 300);
+  // DATA: member data beside the board, set with the score, read with the rank.
+  assert.deepEqual(await c.rankGift('{t}:game', 'ann', 3, { data: { dataKey: '{t}:profiles', data: 'Ann|fr' } }), { total: 3, rank: 1 });
+  assert.deepEqual(await c.rankTop('{t}:game', 5, { data: '{t}:profiles' }), [{ rank: 1, member: 'ann', total: 3, data: 'Ann|fr' }]);
+  assert.equal((await c.rankGet('{t}:game', 'ann', { data: '{t}:profiles' })).data, 'Ann|fr');
+  assert.equal(await c.rankRemove('{t}:game', ['ann'], { data: '{t}:profiles' }), 1);
 
   // SHARED: a 100, b 100, d 100 (in that order), c 99: positions 1 2 3 4, shared ranks 1 1 1 4.
   assert.deepEqual(await c.rankSet('{t}:tie', 'a', 100, { at: 1718000000000, shared: true }), { total: 100, rank: 1 });

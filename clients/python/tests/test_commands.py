@@ -15,7 +15,7 @@ import redis.cluster
 import zkit
 from zkit.commands import COMMANDS
 from zkit.layout import Choice, Flag, Option
-from zkit.replies import FeedItem, JobInfo, RankEntry, Task
+from zkit.replies import FeedItem, JobInfo, RankEntry, RankEntryWithData, Task
 
 from conftest import ENGINE, SERVER, _host_port, async_client, call_stats, k, node_connections, zkit_command_stats
 
@@ -91,6 +91,16 @@ async def every_command(z: Any, r: Any) -> None:
     assert await _get(z.rank_mgift([k("{t}:mon")], "erin", 1, shared=True)) == [(1, 5)]
     assert await _get(z.rank_mget(k("{t}:mon"), "dave", "nobody", "carol")) == [(100, 3, 1718000002000), None, (100, 4, 1718000003000)]
     assert await _get(z.rank_mget(k("{t}:mon"), "carol", shared=True)) == [(100, 1, 1718000003000)]
+    # DATA: member data in a hash beside the board, set with the score,
+    # read with the rank, removed with the member.
+    profiles = k("{t}:profiles")
+    assert await _get(z.rank_gift(k("{t}:game"), "ann", 3, data=(profiles, "Ann|fr"))) == (3, 1)
+    assert await _get(z.rank_top(k("{t}:game"), 5, data=profiles)) == [RankEntryWithData(1, "ann", 3, "Ann|fr")]
+    assert await _get(z.rank_top(k("{t}:game"), 5)) == [RankEntry(1, "ann", 3)]
+    ann = await _get(z.rank_get(k("{t}:game"), "ann", data=profiles))
+    assert ann is not None and ann.data == "Ann|fr"
+    assert await _get(z.rank_remove(k("{t}:game"), "ann", data=profiles)) == 1
+    assert await _get(r.exists(profiles)) == 0
     # IDMP: a retried event changes nothing and says so.
     once = {"idmp": (k("{t}:seen"), "pay-881")}
     assert _applied(await _get(z.rank_gift(k("{t}:room"), "alice", 10, **once))) == ((10, 1), False)

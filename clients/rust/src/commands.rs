@@ -103,6 +103,8 @@ pub struct RankGiftOptions<'a> {
     pub dense: Option<&'a str>,
     /// `TTL seconds`
     pub ttl: Option<i64>,
+    /// `DATA data-key data`
+    pub data: Option<(&'a str, &'a str)>,
 }
 
 /// The options of [`Zkit::rank_set`] and [`Zkit::rank_set_idmp`]; `Default` sends none.
@@ -120,6 +122,8 @@ pub struct RankSetOptions<'a> {
     pub dense: Option<&'a str>,
     /// `TTL seconds`
     pub ttl: Option<i64>,
+    /// `DATA data-key data`
+    pub data: Option<(&'a str, &'a str)>,
 }
 
 /// The options of [`Zkit::rank_get`]; `Default` sends none.
@@ -129,6 +133,8 @@ pub struct RankGetOptions<'a> {
     pub shared: bool,
     /// `DENSE totals-key`
     pub dense: Option<&'a str>,
+    /// `DATA data-key`
+    pub data: Option<&'a str>,
 }
 
 /// The options of [`Zkit::rank_top`]; `Default` sends none.
@@ -140,6 +146,8 @@ pub struct RankTopOptions<'a> {
     pub shared: bool,
     /// `DENSE totals-key`
     pub dense: Option<&'a str>,
+    /// `DATA data-key`
+    pub data: Option<&'a str>,
 }
 
 /// The options of [`Zkit::rank_around`]; `Default` sends none.
@@ -149,6 +157,8 @@ pub struct RankAroundOptions<'a> {
     pub shared: bool,
     /// `DENSE totals-key`
     pub dense: Option<&'a str>,
+    /// `DATA data-key`
+    pub data: Option<&'a str>,
 }
 
 /// The options of [`Zkit::rank_merge`] and [`Zkit::rank_merge_step`]; `Default` sends none.
@@ -176,6 +186,8 @@ pub struct RankMgetOptions<'a> {
     pub shared: bool,
     /// `DENSE totals-key`
     pub dense: Option<&'a str>,
+    /// `DATA data-key`
+    pub data: Option<&'a str>,
 }
 
 /// The options of [`Zkit::rank_range`]; `Default` sends none.
@@ -187,15 +199,19 @@ pub struct RankRangeOptions<'a> {
     pub shared: bool,
     /// `DENSE totals-key`
     pub dense: Option<&'a str>,
+    /// `DATA data-key`
+    pub data: Option<&'a str>,
 }
 
 /// The options of [`Zkit::rank_among`]; `Default` sends none.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub struct RankAmongOptions {
+pub struct RankAmongOptions<'a> {
     /// `SHARED`
     pub shared: bool,
     /// `DENSE`
     pub dense: bool,
+    /// `DATA data-key`
+    pub data: Option<&'a str>,
 }
 
 /// The options of [`Zkit::rank_remove`]; `Default` sends none.
@@ -203,6 +219,8 @@ pub struct RankAmongOptions {
 pub struct RankRemoveOptions<'a> {
     /// `DENSE totals-key`
     pub dense: Option<&'a str>,
+    /// `DATA data-key`
+    pub data: Option<&'a str>,
 }
 
 /// The options of [`Zkit::feed_add`]; `Default` sends none.
@@ -384,9 +402,9 @@ pub struct VoteCastOptions<'a> {
 }
 
 impl<C: Transport> Zkit<C> {
-    /// Adds an amount to a member's total and returns the new total and rank; equal totals rank first-come (with SHARED, equal totals share a rank; with DENSE, they share one and the next total ranks one lower).
+    /// Adds an amount to a member's total and returns the new total and rank; equal totals rank first-come (with SHARED, equal totals share a rank; with DENSE, they share one and the next total ranks one lower); with DATA, sets the member's data too.
     ///
-    /// `RANK.GIFT key member amount [AT unix-ms] [SHARED] [DENSE totals-key] [TTL seconds]`
+    /// `RANK.GIFT key member amount [AT unix-ms] [SHARED] [DENSE totals-key] [TTL seconds] [DATA data-key data]`
     ///
     /// `IDMP`: [`Zkit::rank_gift_idmp`].
     pub fn rank_gift(&mut self, key: &str, member: &str, amount: i64, options: RankGiftOptions<'_>) -> RedisResult<TotalRank> {
@@ -409,12 +427,17 @@ impl<C: Transport> Zkit<C> {
             call.arg("TTL");
             call.arg(seconds);
         }
+        if let Some((data_key, data)) = options.data {
+            call.arg("DATA");
+            call.key(data_key);
+            call.arg(data);
+        }
         self.send(call)
     }
 
     /// [`Zkit::rank_gift`], applied once per event id ([`Idmp`]): the reply says whether the id was already applied ([`Applied`]).
     ///
-    /// `RANK.GIFT key member amount [AT unix-ms] [SHARED] [DENSE totals-key] [TTL seconds] IDMP seen-key event-id [RETAIN ms]`
+    /// `RANK.GIFT key member amount [AT unix-ms] [SHARED] [DENSE totals-key] [TTL seconds] [DATA data-key data] IDMP seen-key event-id [RETAIN ms]`
     pub fn rank_gift_idmp(&mut self, key: &str, member: &str, amount: i64, idmp: Idmp<'_>, options: RankGiftOptions<'_>) -> RedisResult<Applied<TotalRank>> {
         let mut call = Call::new("RANK.GIFT");
         call.key(key);
@@ -435,6 +458,11 @@ impl<C: Transport> Zkit<C> {
             call.arg("TTL");
             call.arg(seconds);
         }
+        if let Some((data_key, data)) = options.data {
+            call.arg("DATA");
+            call.key(data_key);
+            call.arg(data);
+        }
         call.arg("IDMP");
         call.key(idmp.seen_key);
         call.arg(idmp.event_id);
@@ -445,9 +473,9 @@ impl<C: Transport> Zkit<C> {
         self.send(call)
     }
 
-    /// Sets a member's total (with GT only a higher one, with LT only a lower one) and returns the total that stands with the member's rank; equal totals rank first-come (with SHARED, equal totals share a rank; with DENSE, they share one and the next total ranks one lower).
+    /// Sets a member's total (with GT only a higher one, with LT only a lower one) and returns the total that stands with the member's rank; equal totals rank first-come (with SHARED, equal totals share a rank; with DENSE, they share one and the next total ranks one lower); with DATA, sets the member's data too.
     ///
-    /// `RANK.SET key member total [AT unix-ms] [GT] [LT] [SHARED] [DENSE totals-key] [TTL seconds]`
+    /// `RANK.SET key member total [AT unix-ms] [GT] [LT] [SHARED] [DENSE totals-key] [TTL seconds] [DATA data-key data]`
     ///
     /// `IDMP`: [`Zkit::rank_set_idmp`].
     pub fn rank_set(&mut self, key: &str, member: &str, total: i64, options: RankSetOptions<'_>) -> RedisResult<TotalRank> {
@@ -476,12 +504,17 @@ impl<C: Transport> Zkit<C> {
             call.arg("TTL");
             call.arg(seconds);
         }
+        if let Some((data_key, data)) = options.data {
+            call.arg("DATA");
+            call.key(data_key);
+            call.arg(data);
+        }
         self.send(call)
     }
 
     /// [`Zkit::rank_set`], applied once per event id ([`Idmp`]): the reply says whether the id was already applied ([`Applied`]).
     ///
-    /// `RANK.SET key member total [AT unix-ms] [GT] [LT] [SHARED] [DENSE totals-key] [TTL seconds] IDMP seen-key event-id [RETAIN ms]`
+    /// `RANK.SET key member total [AT unix-ms] [GT] [LT] [SHARED] [DENSE totals-key] [TTL seconds] [DATA data-key data] IDMP seen-key event-id [RETAIN ms]`
     pub fn rank_set_idmp(&mut self, key: &str, member: &str, total: i64, idmp: Idmp<'_>, options: RankSetOptions<'_>) -> RedisResult<Applied<TotalRank>> {
         let mut call = Call::new("RANK.SET");
         call.key(key);
@@ -508,6 +541,11 @@ impl<C: Transport> Zkit<C> {
             call.arg("TTL");
             call.arg(seconds);
         }
+        if let Some((data_key, data)) = options.data {
+            call.arg("DATA");
+            call.key(data_key);
+            call.arg(data);
+        }
         call.arg("IDMP");
         call.key(idmp.seen_key);
         call.arg(idmp.event_id);
@@ -518,9 +556,9 @@ impl<C: Transport> Zkit<C> {
         self.send(call)
     }
 
-    /// Returns a member's total, rank and the time it reached its total, or nil.
+    /// Returns a member's total, rank and the time it reached its total (with DATA, and its member data), or nil.
     ///
-    /// `RANK.GET key member [SHARED] [DENSE totals-key]`
+    /// `RANK.GET key member [SHARED] [DENSE totals-key] [DATA data-key]`
     pub fn rank_get(&mut self, key: &str, member: &str, options: RankGetOptions<'_>) -> RedisResult<Option<RankInfo>> {
         let mut call = Call::new("RANK.GET");
         call.key(key);
@@ -532,12 +570,16 @@ impl<C: Transport> Zkit<C> {
             call.arg("DENSE");
             call.key(totals_key);
         }
+        if let Some(data_key) = options.data {
+            call.arg("DATA");
+            call.key(data_key);
+        }
         self.send(call)
     }
 
-    /// Returns a page of the board from the highest total down: rank, member, total.
+    /// Returns a page of the board from the highest total down: rank, member, total (with DATA, and the member's data).
     ///
-    /// `RANK.TOP key count [OFFSET offset] [SHARED] [DENSE totals-key]`
+    /// `RANK.TOP key count [OFFSET offset] [SHARED] [DENSE totals-key] [DATA data-key]`
     pub fn rank_top(&mut self, key: &str, count: i64, options: RankTopOptions<'_>) -> RedisResult<Vec<RankEntry>> {
         let mut call = Call::new("RANK.TOP");
         call.key(key);
@@ -553,12 +595,16 @@ impl<C: Transport> Zkit<C> {
             call.arg("DENSE");
             call.key(totals_key);
         }
+        if let Some(data_key) = options.data {
+            call.arg("DATA");
+            call.key(data_key);
+        }
         self.send(call)
     }
 
-    /// Returns the member and up to radius entries above and below it: rank, member, total.
+    /// Returns the member and up to radius entries above and below it: rank, member, total (with DATA, and the member's data).
     ///
-    /// `RANK.AROUND key member radius [SHARED] [DENSE totals-key]`
+    /// `RANK.AROUND key member radius [SHARED] [DENSE totals-key] [DATA data-key]`
     pub fn rank_around(&mut self, key: &str, member: &str, radius: i64, options: RankAroundOptions<'_>) -> RedisResult<Vec<RankEntry>> {
         let mut call = Call::new("RANK.AROUND");
         call.key(key);
@@ -570,6 +616,10 @@ impl<C: Transport> Zkit<C> {
         if let Some(totals_key) = options.dense {
             call.arg("DENSE");
             call.key(totals_key);
+        }
+        if let Some(data_key) = options.data {
+            call.arg("DATA");
+            call.key(data_key);
         }
         self.send(call)
     }
@@ -659,9 +709,9 @@ impl<C: Transport> Zkit<C> {
         self.send(call)
     }
 
-    /// Returns what RANK.GET returns for each member, in order: \[total, rank, reached-at-ms\] or nil.
+    /// Returns what RANK.GET returns for each member, in order: \[total, rank, reached-at-ms\] (with DATA, and the member's data) or nil.
     ///
-    /// `RANK.MGET key [SHARED] [DENSE totals-key] MEMBERS member [member ...]`
+    /// `RANK.MGET key [SHARED] [DENSE totals-key] [DATA data-key] MEMBERS member [member ...]`
     pub fn rank_mget(&mut self, key: &str, members: &[&str], options: RankMgetOptions<'_>) -> RedisResult<Vec<Option<RankInfo>>> {
         let mut call = Call::new("RANK.MGET");
         call.key(key);
@@ -671,6 +721,10 @@ impl<C: Transport> Zkit<C> {
         if let Some(totals_key) = options.dense {
             call.arg("DENSE");
             call.key(totals_key);
+        }
+        if let Some(data_key) = options.data {
+            call.arg("DATA");
+            call.key(data_key);
         }
         call.values("MEMBERS", "members", members)?;
         self.send(call)
@@ -716,9 +770,9 @@ impl<C: Transport> Zkit<C> {
         self.send(call)
     }
 
-    /// Returns the members whose total lies between max and min, inclusive (bounds as RANK.COUNT reads them), highest first, as a page of the board: rank, member, total, each rank the member's rank on the whole board.
+    /// Returns the members whose total lies between max and min, inclusive (bounds as RANK.COUNT reads them), highest first, as a page of the board: rank, member, total (with DATA, and the member's data), each rank the member's rank on the whole board.
     ///
-    /// `RANK.RANGE key max min [LIMIT offset count] [SHARED] [DENSE totals-key]`
+    /// `RANK.RANGE key max min [LIMIT offset count] [SHARED] [DENSE totals-key] [DATA data-key]`
     pub fn rank_range(&mut self, key: &str, max: &str, min: &str, options: RankRangeOptions<'_>) -> RedisResult<Vec<RankEntry>> {
         let mut call = Call::new("RANK.RANGE");
         call.key(key);
@@ -736,13 +790,17 @@ impl<C: Transport> Zkit<C> {
             call.arg("DENSE");
             call.key(totals_key);
         }
+        if let Some(data_key) = options.data {
+            call.arg("DATA");
+            call.key(data_key);
+        }
         self.send(call)
     }
 
-    /// Returns the given members that are on the board, ordered as the board orders them, each with its rank among them (1-based; with SHARED, equal totals share a rank; with DENSE, they share one and the next total ranks one lower): rank, member, total.
+    /// Returns the given members that are on the board, ordered as the board orders them, each with its rank among them (1-based; with SHARED, equal totals share a rank; with DENSE, they share one and the next total ranks one lower): rank, member, total (with DATA, and the member's data).
     ///
-    /// `RANK.AMONG key [SHARED] [DENSE] MEMBERS member [member ...]`
-    pub fn rank_among(&mut self, key: &str, members: &[&str], options: RankAmongOptions) -> RedisResult<Vec<RankEntry>> {
+    /// `RANK.AMONG key [SHARED] [DENSE] [DATA data-key] MEMBERS member [member ...]`
+    pub fn rank_among(&mut self, key: &str, members: &[&str], options: RankAmongOptions<'_>) -> RedisResult<Vec<RankEntry>> {
         let mut call = Call::new("RANK.AMONG");
         call.key(key);
         if options.shared {
@@ -751,19 +809,27 @@ impl<C: Transport> Zkit<C> {
         if options.dense {
             call.arg("DENSE");
         }
+        if let Some(data_key) = options.data {
+            call.arg("DATA");
+            call.key(data_key);
+        }
         call.values("MEMBERS", "members", members)?;
         self.send(call)
     }
 
-    /// Removes members from a board, as ZREM does, and returns how many were on it; with DENSE, each removed member's total leaves the totals index when no member holds it any more.
+    /// Removes members from a board, as ZREM does, and returns how many were on it; with DENSE, each removed member's total leaves the totals index when no member holds it any more; with DATA, each given member's data is removed from the data hash.
     ///
-    /// `RANK.REMOVE key [DENSE totals-key] MEMBERS member [member ...]`
+    /// `RANK.REMOVE key [DENSE totals-key] [DATA data-key] MEMBERS member [member ...]`
     pub fn rank_remove(&mut self, key: &str, members: &[&str], options: RankRemoveOptions<'_>) -> RedisResult<i64> {
         let mut call = Call::new("RANK.REMOVE");
         call.key(key);
         if let Some(totals_key) = options.dense {
             call.arg("DENSE");
             call.key(totals_key);
+        }
+        if let Some(data_key) = options.data {
+            call.arg("DATA");
+            call.key(data_key);
         }
         call.values("MEMBERS", "members", members)?;
         self.send(call)

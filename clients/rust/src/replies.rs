@@ -28,40 +28,48 @@ impl FromRedisValue for TotalRank {
     }
 }
 
-/// A member's total, rank and when the total was reached (unix ms).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// A member's total, rank and when the total was reached (unix ms); with DATA,
+/// its member data (nil when it has none).
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RankInfo {
     pub total: i64,
     pub rank: i64,
     pub reached_at_ms: i64,
+    /// `None` unless the call sent DATA.
+    pub data: Option<Option<String>>,
 }
 
 impl FromRedisValue for RankInfo {
     fn from_redis_value(v: Value) -> Result<Self, ParsingError> {
-        let mut items = Items::read(v, "RankInfo", 3, 3)?;
+        let mut items = Items::read(v, "RankInfo", 3, 4)?;
         Ok(RankInfo {
             total: items.next()?,
             rank: items.next()?,
             reached_at_ms: items.next()?,
+            data: items.optional()?,
         })
     }
 }
 
-/// One row of RANK.TOP and RANK.AROUND.
+/// One row of a board's page (RANK.TOP, RANK.AROUND, RANK.RANGE, RANK.AMONG);
+/// with DATA, the member's data last (nil when it has none).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RankEntry {
     pub rank: i64,
     pub member: String,
     pub total: i64,
+    /// `None` unless the call sent DATA.
+    pub data: Option<Option<String>>,
 }
 
 impl FromRedisValue for RankEntry {
     fn from_redis_value(v: Value) -> Result<Self, ParsingError> {
-        let mut items = Items::read(v, "RankEntry", 3, 3)?;
+        let mut items = Items::read(v, "RankEntry", 3, 4)?;
         Ok(RankEntry {
             rank: items.next()?,
             member: items.next()?,
             total: items.next()?,
+            data: items.optional()?,
         })
     }
 }

@@ -104,6 +104,7 @@ fn entry(rank: i64, member: &str, total: i64) -> RankEntry {
         rank,
         member: member.to_string(),
         total,
+        data: None,
     }
 }
 
@@ -278,9 +279,37 @@ fn every_command<C: Transport + ConnectionLike>(
         total: 100,
         rank: 2,
         reached_at_ms: 1718000001000,
+        data: None,
     });
     assert_eq!(z.rank_get(&mon, "bob", RankGetOptions::default())?, info);
     assert_eq!(z.rank_get(&mon, "nobody", RankGetOptions::default())?, None);
+    // DATA: member data beside the board, set with the score, read with the
+    // rank, removed with the member.
+    let (game, profiles) = (k("{t}:game"), k("{t}:profiles"));
+    let with_data = RankGiftOptions {
+        data: Some((&profiles, "Ann|fr")),
+        ..none
+    };
+    assert_eq!(
+        z.rank_gift(&game, "ann", 3, with_data)?,
+        TotalRank { total: 3, rank: 1 }
+    );
+    let read = RankTopOptions {
+        data: Some(&profiles),
+        ..Default::default()
+    };
+    assert_eq!(
+        z.rank_top(&game, 5, read)?,
+        vec![RankEntry {
+            data: Some(Some("Ann|fr".to_string())),
+            ..entry(1, "ann", 3)
+        }]
+    );
+    let removal = RankRemoveOptions {
+        data: Some(&profiles),
+        ..Default::default()
+    };
+    assert_eq!(z.rank_remove(&game, &["ann"], removal)?, 1);
     let top = vec![entry(1, "alice", 100), entry(2, "bob", 100)];
     assert_eq!(z.rank_top(&mon, 10, RankTopOptions::default())?, top);
     assert_eq!(
@@ -358,6 +387,7 @@ fn every_command<C: Transport + ConnectionLike>(
         total: 100,
         rank: 1,
         reached_at_ms: 1718000002000,
+        data: None,
     });
     assert_eq!(
         z.rank_get(
@@ -449,11 +479,13 @@ fn every_command<C: Transport + ConnectionLike>(
         total: 100,
         rank: 4,
         reached_at_ms: 1718000003000,
+        data: None,
     };
     let dave = RankInfo {
         total: 100,
         rank: 3,
         reached_at_ms: 1718000002000,
+        data: None,
     };
     assert_eq!(
         z.rank_mget(
@@ -461,7 +493,7 @@ fn every_command<C: Transport + ConnectionLike>(
             &["dave", "nobody", "carol"],
             RankMgetOptions::default()
         )?,
-        vec![Some(dave), None, Some(carol)]
+        vec![Some(dave), None, Some(carol.clone())]
     );
     assert_eq!(
         z.rank_mget(
@@ -1599,12 +1631,14 @@ fn ids_spelled_like_keywords<C: Transport + ConnectionLike>(
         total: 5,
         rank: 1,
         reached_at_ms: 1718000000000,
+        data: None,
     };
     assert_eq!(
         shared,
         vec![
             Some(RankInfo {
                 reached_at_ms: 1718000001000,
+                data: None,
                 ..first
             }),
             Some(first),
@@ -1617,7 +1651,8 @@ fn ids_spelled_like_keywords<C: Transport + ConnectionLike>(
         vec![Some(RankInfo {
             total: 5,
             rank: 2,
-            reached_at_ms: 1718000001000
+            reached_at_ms: 1718000001000,
+            data: None,
         })]
     );
 

@@ -28,7 +28,7 @@ from . import engine as engines
 from .commands import COMMANDS
 from .engine import FUNCTIONS, ZKIT_COMMAND
 from .layout import Call, Command, build_call
-from .methods import GeneratedMethods
+from .methods import GeneratedAsyncOverloads, GeneratedMethods
 from .params import DeadLetter, Idmp, KeyT, Lease, PollRate, command_method
 from .replies import FencedTask, Job, RatedJobs, RatedTasks, RateLimitsResult, RateResult, Task, Text
 from .resp import SENT_OPTION
@@ -543,7 +543,7 @@ def _async_cluster(client: Any) -> Optional[redis.asyncio.cluster.RedisCluster]:
     return None
 
 
-class AsyncZkit(_Methods):
+class AsyncZkit(_Methods, GeneratedAsyncOverloads):
     """``Zkit`` for ``redis.asyncio`` clients, cluster clients and
     pipelines: await every call (in a pipeline it queues the command and
     returns the pipeline)."""

@@ -11,12 +11,12 @@ PYTHON_HAND_METHODS) and each client's ``_call``, which sends the call
 
 from __future__ import annotations
 
-from typing import Any, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import TYPE_CHECKING, Any, List, Mapping, Optional, Sequence, Tuple, Union, overload
 
 from .commands import COMMANDS
 from .layout import Command
 from .params import Idmp, KeyT, Number, command_method
-from .replies import BoardStats, DelayStats, FeedPage, GroupState, JobInfo, MergeStep, RankEntry, RankInfo, RateAcquired, RateStats, Schedule, Text, TotalRank, VoteResult
+from .replies import BoardStats, DelayStats, FeedPage, GroupState, JobInfo, MergeStep, RankEntry, RankEntryWithData, RankInfo, RankInfoWithData, RateAcquired, RateStats, Schedule, Text, TotalRank, VoteResult
 
 
 class GeneratedMethods:
@@ -36,16 +36,18 @@ class GeneratedMethods:
         shared: bool = False,
         dense: Optional[KeyT] = None,
         ttl: Optional[int] = None,
+        data: Optional[Tuple[KeyT, Text]] = None,
         idmp: Optional[Idmp] = None,
         retain: Optional[int] = None,
     ) -> TotalRank:
         """RANK.GIFT: Adds an amount to a member's total and returns the new
         total and rank; equal totals rank first-come (with SHARED, equal
         totals share a rank; with DENSE, they share one and the next total
-        ranks one lower).
+        ranks one lower); with DATA, sets the member's data too.
 
         ``RANK.GIFT key member amount [AT unix-ms] [SHARED] [DENSE
-        totals-key] [TTL seconds] [IDMP seen-key event-id] [RETAIN ms]``
+        totals-key] [TTL seconds] [DATA data-key data] [IDMP seen-key
+        event-id] [RETAIN ms]``
         """
         return self._call(
             COMMANDS["RANK.GIFT"],
@@ -56,6 +58,7 @@ class GeneratedMethods:
             shared=shared,
             dense=dense,
             ttl=ttl,
+            data=data,
             idmp=idmp,
             retain=retain,
         )
@@ -73,6 +76,7 @@ class GeneratedMethods:
         shared: bool = False,
         dense: Optional[KeyT] = None,
         ttl: Optional[int] = None,
+        data: Optional[Tuple[KeyT, Text]] = None,
         idmp: Optional[Idmp] = None,
         retain: Optional[int] = None,
     ) -> TotalRank:
@@ -80,10 +84,11 @@ class GeneratedMethods:
         only a lower one) and returns the total that stands with the
         member's rank; equal totals rank first-come (with SHARED, equal
         totals share a rank; with DENSE, they share one and the next total
-        ranks one lower).
+        ranks one lower); with DATA, sets the member's data too.
 
         ``RANK.SET key member total [AT unix-ms] [GT] [LT] [SHARED] [DENSE
-        totals-key] [TTL seconds] [IDMP seen-key event-id] [RETAIN ms]``
+        totals-key] [TTL seconds] [DATA data-key data] [IDMP seen-key
+        event-id] [RETAIN ms]``
         """
         return self._call(
             COMMANDS["RANK.SET"],
@@ -96,11 +101,12 @@ class GeneratedMethods:
             shared=shared,
             dense=dense,
             ttl=ttl,
+            data=data,
             idmp=idmp,
             retain=retain,
         )
 
-    @command_method
+    @overload
     def rank_get(
         self,
         key: KeyT,
@@ -108,15 +114,37 @@ class GeneratedMethods:
         *,
         shared: bool = False,
         dense: Optional[KeyT] = None,
-    ) -> Optional[RankInfo]:
+        data: None = None,
+    ) -> Optional[RankInfo]: ...
+
+    @overload
+    def rank_get(
+        self,
+        key: KeyT,
+        member: Text,
+        *,
+        shared: bool = False,
+        dense: Optional[KeyT] = None,
+        data: KeyT,
+    ) -> Optional[RankInfoWithData]: ...
+
+    def rank_get(
+        self,
+        key: KeyT,
+        member: Text,
+        *,
+        shared: bool = False,
+        dense: Optional[KeyT] = None,
+        data: Optional[KeyT] = None,
+    ) -> Any:
         """RANK.GET: Returns a member's total, rank and the time it reached its
-        total, or nil.
+        total (with DATA, and its member data), or nil.
 
-        ``RANK.GET key member [SHARED] [DENSE totals-key]``
+        ``RANK.GET key member [SHARED] [DENSE totals-key] [DATA data-key]``
         """
-        return self._call(COMMANDS["RANK.GET"], key, member, shared=shared, dense=dense)
+        return self._call(COMMANDS["RANK.GET"], key, member, shared=shared, dense=dense, data=data)
 
-    @command_method
+    @overload
     def rank_top(
         self,
         key: KeyT,
@@ -125,15 +153,40 @@ class GeneratedMethods:
         offset: Optional[int] = None,
         shared: bool = False,
         dense: Optional[KeyT] = None,
-    ) -> List[RankEntry]:
+        data: None = None,
+    ) -> List[RankEntry]: ...
+
+    @overload
+    def rank_top(
+        self,
+        key: KeyT,
+        count: int,
+        *,
+        offset: Optional[int] = None,
+        shared: bool = False,
+        dense: Optional[KeyT] = None,
+        data: KeyT,
+    ) -> List[RankEntryWithData]: ...
+
+    def rank_top(
+        self,
+        key: KeyT,
+        count: int,
+        *,
+        offset: Optional[int] = None,
+        shared: bool = False,
+        dense: Optional[KeyT] = None,
+        data: Optional[KeyT] = None,
+    ) -> Any:
         """RANK.TOP: Returns a page of the board from the highest total down:
-        rank, member, total.
+        rank, member, total (with DATA, and the member's data).
 
-        ``RANK.TOP key count [OFFSET offset] [SHARED] [DENSE totals-key]``
+        ``RANK.TOP key count [OFFSET offset] [SHARED] [DENSE totals-key]
+        [DATA data-key]``
         """
-        return self._call(COMMANDS["RANK.TOP"], key, count, offset=offset, shared=shared, dense=dense)
+        return self._call(COMMANDS["RANK.TOP"], key, count, offset=offset, shared=shared, dense=dense, data=data)
 
-    @command_method
+    @overload
     def rank_around(
         self,
         key: KeyT,
@@ -142,13 +195,38 @@ class GeneratedMethods:
         *,
         shared: bool = False,
         dense: Optional[KeyT] = None,
-    ) -> List[RankEntry]:
-        """RANK.AROUND: Returns the member and up to radius entries above and
-        below it: rank, member, total.
+        data: None = None,
+    ) -> List[RankEntry]: ...
 
-        ``RANK.AROUND key member radius [SHARED] [DENSE totals-key]``
+    @overload
+    def rank_around(
+        self,
+        key: KeyT,
+        member: Text,
+        radius: int,
+        *,
+        shared: bool = False,
+        dense: Optional[KeyT] = None,
+        data: KeyT,
+    ) -> List[RankEntryWithData]: ...
+
+    def rank_around(
+        self,
+        key: KeyT,
+        member: Text,
+        radius: int,
+        *,
+        shared: bool = False,
+        dense: Optional[KeyT] = None,
+        data: Optional[KeyT] = None,
+    ) -> Any:
+        """RANK.AROUND: Returns the member and up to radius entries above and
+        below it: rank, member, total (with DATA, and the member's data).
+
+        ``RANK.AROUND key member radius [SHARED] [DENSE totals-key] [DATA
+        data-key]``
         """
-        return self._call(COMMANDS["RANK.AROUND"], key, member, radius, shared=shared, dense=dense)
+        return self._call(COMMANDS["RANK.AROUND"], key, member, radius, shared=shared, dense=dense, data=data)
 
     @command_method
     def rank_merge(
@@ -200,21 +278,42 @@ class GeneratedMethods:
             retain=retain,
         )
 
-    @command_method
+    @overload
     def rank_mget(
         self,
         key: KeyT,
         *members: Text,
         shared: bool = False,
         dense: Optional[KeyT] = None,
-    ) -> List[Optional[RankInfo]]:
-        """RANK.MGET: Returns what RANK.GET returns for each member, in order:
-        [total, rank, reached-at-ms] or nil.
+        data: None = None,
+    ) -> List[Optional[RankInfo]]: ...
 
-        ``RANK.MGET key [SHARED] [DENSE totals-key] MEMBERS member [member
-        ...]``
+    @overload
+    def rank_mget(
+        self,
+        key: KeyT,
+        *members: Text,
+        shared: bool = False,
+        dense: Optional[KeyT] = None,
+        data: KeyT,
+    ) -> List[Optional[RankInfoWithData]]: ...
+
+    def rank_mget(
+        self,
+        key: KeyT,
+        *members: Text,
+        shared: bool = False,
+        dense: Optional[KeyT] = None,
+        data: Optional[KeyT] = None,
+    ) -> Any:
+        """RANK.MGET: Returns what RANK.GET returns for each member, in order:
+        [total, rank, reached-at-ms] (with DATA, and the member's data) or
+        nil.
+
+        ``RANK.MGET key [SHARED] [DENSE totals-key] [DATA data-key] MEMBERS
+        member [member ...]``
         """
-        return self._call(COMMANDS["RANK.MGET"], key, members, shared=shared, dense=dense)
+        return self._call(COMMANDS["RANK.MGET"], key, members, shared=shared, dense=dense, data=data)
 
     @command_method
     def rank_stats(self, key: KeyT) -> BoardStats:
@@ -257,7 +356,7 @@ class GeneratedMethods:
         """
         return self._call(COMMANDS["RANK.COUNT"], key, min, max)
 
-    @command_method
+    @overload
     def rank_range(
         self,
         key: KeyT,
@@ -267,37 +366,93 @@ class GeneratedMethods:
         limit: Optional[Tuple[int, int]] = None,
         shared: bool = False,
         dense: Optional[KeyT] = None,
-    ) -> List[RankEntry]:
+        data: None = None,
+    ) -> List[RankEntry]: ...
+
+    @overload
+    def rank_range(
+        self,
+        key: KeyT,
+        max: Number,
+        min: Number,
+        *,
+        limit: Optional[Tuple[int, int]] = None,
+        shared: bool = False,
+        dense: Optional[KeyT] = None,
+        data: KeyT,
+    ) -> List[RankEntryWithData]: ...
+
+    def rank_range(
+        self,
+        key: KeyT,
+        max: Number,
+        min: Number,
+        *,
+        limit: Optional[Tuple[int, int]] = None,
+        shared: bool = False,
+        dense: Optional[KeyT] = None,
+        data: Optional[KeyT] = None,
+    ) -> Any:
         """RANK.RANGE: Returns the members whose total lies between max and
         min, inclusive (bounds as RANK.COUNT reads them), highest first, as
-        a page of the board: rank, member, total, each rank the member's
-        rank on the whole board.
+        a page of the board: rank, member, total (with DATA, and the
+        member's data), each rank the member's rank on the whole board.
 
         ``RANK.RANGE key max min [LIMIT offset count] [SHARED] [DENSE
-        totals-key]``
+        totals-key] [DATA data-key]``
         """
-        return self._call(COMMANDS["RANK.RANGE"], key, max, min, limit=limit, shared=shared, dense=dense)
+        return self._call(COMMANDS["RANK.RANGE"], key, max, min, limit=limit, shared=shared, dense=dense, data=data)
 
-    @command_method
-    def rank_among(self, key: KeyT, *members: Text, shared: bool = False, dense: bool = False) -> List[RankEntry]:
+    @overload
+    def rank_among(
+        self,
+        key: KeyT,
+        *members: Text,
+        shared: bool = False,
+        dense: bool = False,
+        data: None = None,
+    ) -> List[RankEntry]: ...
+
+    @overload
+    def rank_among(
+        self,
+        key: KeyT,
+        *members: Text,
+        shared: bool = False,
+        dense: bool = False,
+        data: KeyT,
+    ) -> List[RankEntryWithData]: ...
+
+    def rank_among(
+        self,
+        key: KeyT,
+        *members: Text,
+        shared: bool = False,
+        dense: bool = False,
+        data: Optional[KeyT] = None,
+    ) -> Any:
         """RANK.AMONG: Returns the given members that are on the board, ordered
         as the board orders them, each with its rank among them (1-based;
         with SHARED, equal totals share a rank; with DENSE, they share one
-        and the next total ranks one lower): rank, member, total.
+        and the next total ranks one lower): rank, member, total (with DATA,
+        and the member's data).
 
-        ``RANK.AMONG key [SHARED] [DENSE] MEMBERS member [member ...]``
+        ``RANK.AMONG key [SHARED] [DENSE] [DATA data-key] MEMBERS member
+        [member ...]``
         """
-        return self._call(COMMANDS["RANK.AMONG"], key, members, shared=shared, dense=dense)
+        return self._call(COMMANDS["RANK.AMONG"], key, members, shared=shared, dense=dense, data=data)
 
     @command_method
-    def rank_remove(self, key: KeyT, *members: Text, dense: Optional[KeyT] = None) -> int:
+    def rank_remove(self, key: KeyT, *members: Text, dense: Optional[KeyT] = None, data: Optional[KeyT] = None) -> int:
         """RANK.REMOVE: Removes members from a board, as ZREM does, and returns
         how many were on it; with DENSE, each removed member's total leaves
-        the totals index when no member holds it any more.
+        the totals index when no member holds it any more; with DATA, each
+        given member's data is removed from the data hash.
 
-        ``RANK.REMOVE key [DENSE totals-key] MEMBERS member [member ...]``
+        ``RANK.REMOVE key [DENSE totals-key] [DATA data-key] MEMBERS member
+        [member ...]``
         """
-        return self._call(COMMANDS["RANK.REMOVE"], key, members, dense=dense)
+        return self._call(COMMANDS["RANK.REMOVE"], key, members, dense=dense, data=data)
 
     @command_method
     def rank_reindex(self, key: KeyT, totals_key: KeyT) -> int:
@@ -693,3 +848,202 @@ class GeneratedMethods:
         ``VOTE.STATE upvoters downvoters voter``
         """
         return self._call(COMMANDS["VOTE.STATE"], upvoters, downvoters, voter)
+
+
+class GeneratedAsyncOverloads(GeneratedMethods):
+    """For type checkers: AsyncZkit's awaitable forms of the overloaded
+    generated methods (a reply type that an option changes); empty at run
+    time, where GeneratedMethods' serve both clients."""
+
+    if TYPE_CHECKING:
+        @overload  # type: ignore[override]
+        async def rank_get(
+            self,
+            key: KeyT,
+            member: Text,
+            *,
+            shared: bool = False,
+            dense: Optional[KeyT] = None,
+            data: None = None,
+        ) -> Optional[RankInfo]: ...
+
+        @overload
+        async def rank_get(
+            self,
+            key: KeyT,
+            member: Text,
+            *,
+            shared: bool = False,
+            dense: Optional[KeyT] = None,
+            data: KeyT,
+        ) -> Optional[RankInfoWithData]: ...
+        async def rank_get(
+            self,
+            key: KeyT,
+            member: Text,
+            *,
+            shared: bool = False,
+            dense: Optional[KeyT] = None,
+            data: Optional[KeyT] = None,
+        ) -> Any: ...
+
+        @overload  # type: ignore[override]
+        async def rank_top(
+            self,
+            key: KeyT,
+            count: int,
+            *,
+            offset: Optional[int] = None,
+            shared: bool = False,
+            dense: Optional[KeyT] = None,
+            data: None = None,
+        ) -> List[RankEntry]: ...
+
+        @overload
+        async def rank_top(
+            self,
+            key: KeyT,
+            count: int,
+            *,
+            offset: Optional[int] = None,
+            shared: bool = False,
+            dense: Optional[KeyT] = None,
+            data: KeyT,
+        ) -> List[RankEntryWithData]: ...
+        async def rank_top(
+            self,
+            key: KeyT,
+            count: int,
+            *,
+            offset: Optional[int] = None,
+            shared: bool = False,
+            dense: Optional[KeyT] = None,
+            data: Optional[KeyT] = None,
+        ) -> Any: ...
+
+        @overload  # type: ignore[override]
+        async def rank_around(
+            self,
+            key: KeyT,
+            member: Text,
+            radius: int,
+            *,
+            shared: bool = False,
+            dense: Optional[KeyT] = None,
+            data: None = None,
+        ) -> List[RankEntry]: ...
+
+        @overload
+        async def rank_around(
+            self,
+            key: KeyT,
+            member: Text,
+            radius: int,
+            *,
+            shared: bool = False,
+            dense: Optional[KeyT] = None,
+            data: KeyT,
+        ) -> List[RankEntryWithData]: ...
+        async def rank_around(
+            self,
+            key: KeyT,
+            member: Text,
+            radius: int,
+            *,
+            shared: bool = False,
+            dense: Optional[KeyT] = None,
+            data: Optional[KeyT] = None,
+        ) -> Any: ...
+
+        @overload  # type: ignore[override]
+        async def rank_mget(
+            self,
+            key: KeyT,
+            *members: Text,
+            shared: bool = False,
+            dense: Optional[KeyT] = None,
+            data: None = None,
+        ) -> List[Optional[RankInfo]]: ...
+
+        @overload
+        async def rank_mget(
+            self,
+            key: KeyT,
+            *members: Text,
+            shared: bool = False,
+            dense: Optional[KeyT] = None,
+            data: KeyT,
+        ) -> List[Optional[RankInfoWithData]]: ...
+        async def rank_mget(
+            self,
+            key: KeyT,
+            *members: Text,
+            shared: bool = False,
+            dense: Optional[KeyT] = None,
+            data: Optional[KeyT] = None,
+        ) -> Any: ...
+
+        @overload  # type: ignore[override]
+        async def rank_range(
+            self,
+            key: KeyT,
+            max: Number,
+            min: Number,
+            *,
+            limit: Optional[Tuple[int, int]] = None,
+            shared: bool = False,
+            dense: Optional[KeyT] = None,
+            data: None = None,
+        ) -> List[RankEntry]: ...
+
+        @overload
+        async def rank_range(
+            self,
+            key: KeyT,
+            max: Number,
+            min: Number,
+            *,
+            limit: Optional[Tuple[int, int]] = None,
+            shared: bool = False,
+            dense: Optional[KeyT] = None,
+            data: KeyT,
+        ) -> List[RankEntryWithData]: ...
+        async def rank_range(
+            self,
+            key: KeyT,
+            max: Number,
+            min: Number,
+            *,
+            limit: Optional[Tuple[int, int]] = None,
+            shared: bool = False,
+            dense: Optional[KeyT] = None,
+            data: Optional[KeyT] = None,
+        ) -> Any: ...
+
+        @overload  # type: ignore[override]
+        async def rank_among(
+            self,
+            key: KeyT,
+            *members: Text,
+            shared: bool = False,
+            dense: bool = False,
+            data: None = None,
+        ) -> List[RankEntry]: ...
+
+        @overload
+        async def rank_among(
+            self,
+            key: KeyT,
+            *members: Text,
+            shared: bool = False,
+            dense: bool = False,
+            data: KeyT,
+        ) -> List[RankEntryWithData]: ...
+        async def rank_among(
+            self,
+            key: KeyT,
+            *members: Text,
+            shared: bool = False,
+            dense: bool = False,
+            data: Optional[KeyT] = None,
+        ) -> Any: ...

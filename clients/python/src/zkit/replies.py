@@ -45,19 +45,47 @@ class _TotalRankOnce(TotalRank):
 
 
 class RankInfo(NamedTuple):
-    """A member's total, rank and when the total was reached (unix ms)."""
+    """A member's total, rank and when the total was reached (unix ms); with
+    DATA, its member data (nil when it has none).
+    """
 
     total: int
     rank: int
     reached_at_ms: int
 
 
+class RankInfoWithData(NamedTuple):
+    """RankInfo with its optional last element, data. A member's total, rank
+    and when the total was reached (unix ms); with DATA, its member data
+    (nil when it has none).
+    """
+
+    total: int
+    rank: int
+    reached_at_ms: int
+    data: Optional[Text]
+
+
 class RankEntry(NamedTuple):
-    """One row of RANK.TOP and RANK.AROUND."""
+    """One row of a board's page (RANK.TOP, RANK.AROUND, RANK.RANGE,
+    RANK.AMONG); with DATA, the member's data last (nil when it has none).
+    """
 
     rank: int
     member: Text
     total: int
+
+
+class RankEntryWithData(NamedTuple):
+    """RankEntry with its optional last element, data. One row of a board's
+    page (RANK.TOP, RANK.AROUND, RANK.RANGE, RANK.AMONG); with DATA, the
+    member's data last (nil when it has none).
+    """
+
+    rank: int
+    member: Text
+    total: int
+    data: Optional[Text]
 
 
 class MergeStep(NamedTuple):
@@ -338,7 +366,9 @@ __all__ = [
     "JobInfo",
     "MergeStep",
     "RankEntry",
+    "RankEntryWithData",
     "RankInfo",
+    "RankInfoWithData",
     "RateAcquired",
     "RateLimitsResult",
     "RateResult",
@@ -360,11 +390,15 @@ def _read_total_rank(v: Any) -> TotalRank:
     return TotalRank(int(v[0]), int_or_zero(v[1]))
 
 
-def _read_rank_info(v: Any) -> RankInfo:
+def _read_rank_info(v: Any) -> Union[RankInfo, RankInfoWithData]:
+    if len(v) > 3:
+        return RankInfoWithData(int(v[0]), int(v[1]), int(v[2]), or_none(text)(v[3]))
     return RankInfo(int(v[0]), int(v[1]), int(v[2]))
 
 
-def _read_rank_entry(v: Any) -> RankEntry:
+def _read_rank_entry(v: Any) -> Union[RankEntry, RankEntryWithData]:
+    if len(v) > 3:
+        return RankEntryWithData(int(v[0]), text(v[1]), int(v[2]), or_none(text)(v[3]))
     return RankEntry(int(v[0]), text(v[1]), int(v[2]))
 
 
@@ -445,11 +479,11 @@ def parse_total_rank(reply: Any, **options: Any) -> TotalRank:
     return mark_applied(_read_total_rank(reply), applied, _ONCE)
 
 
-def parse_rank_info_or_none(reply: Any, **options: Any) -> Optional[RankInfo]:
+def parse_rank_info_or_none(reply: Any, **options: Any) -> Optional[Union[RankInfo, RankInfoWithData]]:
     return or_none(_read_rank_info)(reply)
 
 
-def parse_rank_entry_list(reply: Any, **options: Any) -> List[RankEntry]:
+def parse_rank_entry_list(reply: Any, **options: Any) -> List[Union[RankEntry, RankEntryWithData]]:
     return list_of(_read_rank_entry)(reply)
 
 
@@ -465,7 +499,7 @@ def parse_total_rank_list(reply: Any, **options: Any) -> List[TotalRank]:
     return mark_applied(list_of(_read_total_rank)(reply), applied, _ONCE)
 
 
-def parse_rank_info_or_none_list(reply: Any, **options: Any) -> List[Optional[RankInfo]]:
+def parse_rank_info_or_none_list(reply: Any, **options: Any) -> List[Optional[Union[RankInfo, RankInfoWithData]]]:
     return list_of(or_none(_read_rank_info))(reply)
 
 
