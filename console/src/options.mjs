@@ -29,7 +29,9 @@ Keys (repeat a flag for several; the defaults follow the guides' layouts)
                      a SCAN pattern and stands for the same text in the other keys, which default
                      to QUEUE:inflight, QUEUE:dead, QUEUE:deliveries and QUEUE:data (the hash of
                      its jobs' payloads and history); KEY= (empty) names none (default {*})
-  --board PATTERN    boards (default gifts:*, {room*}:*, *:board and best:*)
+  --board SPEC       PATTERN[,data=KEY] boards, and the hash of their members' data (RANK's DATA);
+                     a * in KEY stands for the text the one * in PATTERN matched
+                     (default gifts:*, {room*}:*, *:board and best:*, without data)
   --rate SPEC        PATTERN[=WINDOW-MS,...] rate logs and the windows of their limits
                      (default user:*:comment=5000,3600000 and user:*:upload=60000)
   --recent PATTERN   recently-viewed lists (default MemberRecentGoods:* and *:recent)
@@ -70,6 +72,19 @@ export function parseQueueSpec(spec) {
   }
   if ((queue.match(/\*/g) ?? []).length > 1) throw new Error(`--queue ${spec}: at most one * in the queue's pattern`);
   return { queue, ...sets };
+}
+
+/** A board spec: the board's name or pattern, and its member data hash's template (null: none). */
+export function parseBoardSpec(spec) {
+  const [pattern, ...parts] = spec.split(',');
+  let data = null;
+  for (const part of parts) {
+    const [name, value] = part.split('=', 2);
+    if (name !== 'data' || value === undefined) throw new Error(`--board ${spec}: expected data=`);
+    data = value === '' ? null : value;
+  }
+  if (data !== null && (pattern.match(/\*/g) ?? []).length > 1) throw new Error(`--board ${spec}: at most one * in a pattern with data=`);
+  return { pattern, data };
 }
 
 export function parseRateSpec(spec) {
@@ -128,7 +143,7 @@ export function parseOptions(argv, env = process.env) {
   options.shownUrl = url.toString();
   options.redisUrl = url;
   options.queues = lists.queue.map(parseQueueSpec);
-  options.boards = lists.board;
+  options.boards = lists.board.map(parseBoardSpec);
   options.rates = lists.rate.map(parseRateSpec);
   options.recents = lists.recent;
   options.stagings = lists.staging;

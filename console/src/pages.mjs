@@ -337,12 +337,19 @@ export function boardList(ctx, rows, keys) {
   );
 }
 
-const entryRows = (entries, highlight) =>
-  entries
-    .map((e) => `<tr data-member="${name(e.member)}"${highlight !== undefined && show(e.member) === highlight ? ' class="here-row"' : ''}><td class="n" data-field="rank">${e.rank}</td><td>${name(e.member)}</td><td class="n" data-field="total">${e.total}</td></tr>`)
+/** A board's page as a table: rank, member, total, and the member data where the board has a data hash (RANK's DATA). */
+const entryTable = (tableId, entries, withData, highlight) => {
+  const rows = entries
+    .map((e) => {
+      const data = withData ? `<td data-field="data">${e.data == null ? '—' : name(e.data)}</td>` : '';
+      return `<tr data-member="${name(e.member)}"${highlight !== undefined && show(e.member) === highlight ? ' class="here-row"' : ''}><td class="n" data-field="rank">${e.rank}</td><td>${name(e.member)}</td><td class="n" data-field="total">${e.total}</td>${data}</tr>`;
+    })
     .join('');
+  return `<table id="${tableId}"><tr><th class="n">rank</th><th>member</th><th class="n">total</th>${withData ? '<th>data</th>' : ''}</tr>${rows}</table>`;
+};
 
-export function boardPage(ctx, { key, stats, offset, count, top, member, lookup }) {
+export function boardPage(ctx, { key, data, stats, offset, count, top, member, lookup }) {
+  const withData = data !== null;
   const k = id(key);
   const header = [
     stat('members', 'members', stats.members),
@@ -352,9 +359,10 @@ export function boardPage(ctx, { key, stats, offset, count, top, member, lookup 
   ].join('');
   let found = '';
   if (member !== undefined) {
+    const memberData = withData && lookup.entry?.data != null ? `, data <b data-field="member-data">${name(lookup.entry.data)}</b>` : '';
     found = lookup.entry
-      ? `<p id="lookup">${escapeHtml(member)}: rank <b data-field="member-rank">${lookup.entry.rank}</b>, total <b data-field="member-total">${lookup.entry.total}</b>, reached ${time(lookup.entry.reachedAtMs)}.</p>
-<table id="around"><tr><th class="n">rank</th><th>member</th><th class="n">total</th></tr>${entryRows(lookup.around, member)}</table>`
+      ? `<p id="lookup">${escapeHtml(member)}: rank <b data-field="member-rank">${lookup.entry.rank}</b>, total <b data-field="member-total">${lookup.entry.total}</b>, reached ${time(lookup.entry.reachedAtMs)}${memberData}.</p>
+${entryTable('around', lookup.around, withData, member)}`
       : `<p id="lookup">${escapeHtml(member)} is not on this board.</p>`;
   }
   return layout(
@@ -364,7 +372,8 @@ export function boardPage(ctx, { key, stats, offset, count, top, member, lookup 
 <form method="get" action="/board"><input type="hidden" name="k" value="${escapeHtml(k)}"><label>Member <input name="member" id="member" value="${escapeHtml(member ?? '')}"></label> <button type="submit" id="find">Find with neighbours</button></form>
 ${found}
 <h2>Top ${count}${offset ? ` from rank ${offset + 1}` : ''}</h2>
-<table id="top"><tr><th class="n">rank</th><th>member</th><th class="n">total</th></tr>${entryRows(top)}</table>
+${entryTable('top', top, withData)}
+${withData ? `<p class="note">Member data from the hash ${name(data)} (RANK's DATA).</p>` : ''}
 ${pager('/board', { k }, offset, top.length, count)}`,
     '/boards',
   );

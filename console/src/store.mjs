@@ -197,7 +197,23 @@ export class Store {
 
   /** Whether a key is a board: a --board name or pattern names it, and no --staging one. */
   isBoard(key) {
-    return this.options.boards.some((name) => names(name, key)) && !this.options.stagings.some((name) => names(name, key));
+    return this.options.boards.some((spec) => names(spec.pattern, key)) && !this.options.stagings.some((name) => names(name, key));
+  }
+
+  /** The member data hash of a board: the first --board spec that names the board and has data=, else null. */
+  dataOf(key) {
+    for (const spec of this.options.boards) {
+      if (spec.data === null) continue;
+      const part = wildcardPart(spec.pattern, key);
+      if (part !== null) return fill(spec.data, part);
+    }
+    return null;
+  }
+
+  /** RANK's DATA option for a board: its data hash, when it has one. */
+  dataOption(key) {
+    const data = this.dataOf(key);
+    return data === null ? {} : { data };
   }
 
   /** Whether a key is a recently-viewed list: a --recent name or pattern names it. */
@@ -314,7 +330,7 @@ export class Store {
   /** Boards, but the staging keys of merges in progress (listed under merges). */
   async boards() {
     const all = [];
-    for (const pattern of this.options.boards) all.push(...(await this.zsets(pattern)));
+    for (const spec of this.options.boards) all.push(...(await this.zsets(spec.pattern)));
     return unique(all).filter((key) => this.isBoard(key));
   }
 
@@ -322,12 +338,14 @@ export class Store {
     return this.z.rankStats(key);
   }
 
+  /** A page of the board: [{ rank, member, total, data }], data only with a data hash (null where a member has none). */
   top(key, offset, count) {
-    return this.z.rankTop(key, count, { offset });
+    return this.z.rankTop(key, count, { offset, ...this.dataOption(key) });
   }
 
   async lookup(key, member) {
-    const [entry, around] = await Promise.all([this.z.rankGet(key, member), this.z.rankAround(key, member, 5)]);
+    const data = this.dataOption(key);
+    const [entry, around] = await Promise.all([this.z.rankGet(key, member, data), this.z.rankAround(key, member, 5, data)]);
     return { entry, around };
   }
 

@@ -160,6 +160,31 @@ describe('on a server', () => {
     }
   });
 
+  test('a board with a data hash shows each member\'s data beside its rank', async () => {
+    await z.rankGift('gifts:data:1', 'ann', 30, { data: { dataKey: 'profiles:data:1', data: 'Ann <fr>' } });
+    await z.rankGift('gifts:data:1', 'bob', 10);
+    const { app, url } = await startConsole(server.port, ['--board', 'gifts:*,data=profiles:*']);
+    const page = await session.browser.newPage({ viewport: { width: 1000, height: 640 } });
+    try {
+      await open(page, `${url}/board?k=${Buffer.from('gifts:data:1').toString('base64url')}`);
+      const rows = await page.locator('#top tr[data-member]').evaluateAll((trs) =>
+        trs.map((tr) => [tr.dataset.member, tr.querySelector('[data-field="data"]').textContent]));
+      assert.deepEqual(rows, [['ann', 'Ann <fr>'], ['bob', '—']]);
+      await page.fill('#member', 'ann');
+      await page.click('#find');
+      assert.equal(await fieldText(page, 'member-data'), 'Ann <fr>');
+      assert.equal(await page.locator('#around [data-field="data"]').count(), 2);
+      // Another board the spec names reads its own (missing) hash: none.
+      await open(page, `${url}/board?k=${Buffer.from('gifts:room:42').toString('base64url')}`);
+      const cells = await page.locator('#top [data-field="data"]').allTextContents();
+      assert.deepEqual(cells, Array(50).fill('—'));
+    } finally {
+      await page.close();
+      await app.close();
+      await server.client.del('gifts:data:1', 'profiles:data:1');
+    }
+  });
+
   test('writable: a dead task retried from the page is back in its queue; every write is confirmed first', async () => {
     // The console logs in as an ACL user whose password must show nowhere.
     const secret = 'console-secret-7f3a';
