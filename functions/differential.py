@@ -115,7 +115,7 @@ POOLS = {
     "board": ["board:a", "board:b", "board:c", "SHARED"],
     "dest": ["merged:a", "board:c"],
     "staging": ["staging:a"],
-    "totals": ["totals:a", "totals:b"],
+    "totals": ["totals:a", "totals:b", "totals:c"],
     "profiles": ["profiles:a", "profiles:b", "board:a"],
     "feed": ["feed:a", "feed:b"],
     "recent": ["recent:a", "recent:b"],

@@ -452,9 +452,12 @@ handlers['rank.set'] = function(v)
   return write_total(key, member, { set = tonumber(v[3]), condition = condition }, at, ranks, ttl, data, event)
 end
 
--- -> `[[total, rank], ...]` per board, in key order.
+-- -> `[[total, rank], ...]` per board, in key order; with DENSE, each
+-- board's dense rank in its own index (one per board, in key order), which
+-- the write keeps.
 handlers['rank.mgift'] = function(v)
-  local boards, member, amount, at, shared, ttl = v[2], v[3], tonumber(v[4]), v[5], v[6], v[7]
+  local boards, member, amount, at, choice, ttl = v[2], v[3], tonumber(v[4]), v[5], v[6], v[7]
+  local indexes = choice and choice.choice == 2 and choice.value or nil
   local event
   if v[8] ~= false or v[9] ~= false then
     local parts = { rt.int_text(#boards) }
@@ -463,9 +466,17 @@ handlers['rank.mgift'] = function(v)
     end
     parts[#parts + 1] = member
     parts[#parts + 1] = v[4]
-    event = rt.idmp.args(v[8], v[9], 'rank.mgift', terms_parts(parts, at, ttl))
+    terms_parts(parts, at, ttl)
+    if indexes then
+      parts[#parts + 1] = 'DENSE'
+      for _, index in ipairs(indexes) do
+        parts[#parts + 1] = index
+      end
+    end
+    event = rt.idmp.args(v[8], v[9], 'rank.mgift', parts)
   end
-  -- A set of the names, so the check is linear in the boards.
+  -- A set of the names, so the checks are linear in the keys: no board
+  -- twice, no index that is a board, no index for two boards.
   local named = {}
   for _, board in ipairs(boards) do
     if named[board] then
@@ -473,26 +484,69 @@ handlers['rank.mgift'] = function(v)
     end
     named[board] = true
   end
+  if indexes then
+    for _, index in ipairs(indexes) do
+      if named[index] == true then
+        rt.fail(ERRORS.totals_key_is_board)
+      end
+    end
+    for _, index in ipairs(indexes) do
+      if named[index] then
+        rt.fail(ERRORS.repeated_board)
+      end
+      named[index] = 'index'
+    end
+  end
+  -- Board i's ranks, as ranks_of gives them: its own index with DENSE.
+  local shared = choice ~= false
+  local function ranks_at(i)
+    return indexes and { dense = indexes[i] } or shared
+  end
   local now = rt.now_ms()
   local expire_at = board_expiry(now, ttl)
-  local seen = event and rt.idmp.check(event, now, boards) or nil
+  local seen
+  if event then
+    local written = {}
+    for _, board in ipairs(boards) do
+      written[#written + 1] = board
+    end
+    if indexes then
+      for _, index in ipairs(indexes) do
+        written[#written + 1] = index
+      end
+    end
+    seen = rt.idmp.check(event, now, written)
+  end
   if seen == 'repeat' then
     local replies = {}
     for i, key in ipairs(boards) do
-      replies[i] = standing(key, member, shared)
+      replies[i] = standing(key, member, ranks_at(i))
     end
     return rt.idmp.with_flag(replies, seen)
   end
   local at_ms = at ~= false and tonumber(at) or now
-  local planned, previous = {}, {}
+  local planned, previous, indexed = {}, {}, {}
   for i, key in ipairs(boards) do
     previous[i] = rt.zscore(key, member)
     planned[i] = plan_write(previous[i], { add = amount }, at_ms, at ~= false and at or nil)
+  end
+  -- Looked up before the first write: an index of another type refuses the
+  -- call.
+  if indexes then
+    for i, index in ipairs(indexes) do
+      indexed[i] = rt.zscore(index, int_text(planned[i].total))
+    end
   end
   for i, key in ipairs(boards) do
     apply_write(key, member, planned[i], previous[i], { add = amount })
     if expire_at then
       rt.call('PEXPIREAT', key, rt.int_text(expire_at))
+    end
+    if indexes then
+      keep_totals(indexes[i], key, planned[i].previous_total, planned[i].total, indexed[i])
+      if expire_at then
+        rt.call('PEXPIREAT', indexes[i], rt.int_text(expire_at))
+      end
     end
   end
   if event then
@@ -500,7 +554,7 @@ handlers['rank.mgift'] = function(v)
   end
   local replies = {}
   for i, key in ipairs(boards) do
-    replies[i] = { planned[i].total, rank_of_member(key, member, planned[i].total, shared) }
+    replies[i] = { planned[i].total, rank_of_member(key, member, planned[i].total, ranks_at(i)) }
   end
   return rt.idmp.with_flag(replies, seen)
 end

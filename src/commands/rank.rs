@@ -29,7 +29,7 @@ use super::layout::{self, Layout, Use, LISTPACK_BOARD_MAX};
 use super::rank_board::{
     dense_rank, keep_totals, not_on_board, rank_of, rank_of_member, ranks_choices, shared_rank,
     total_bound, RankWalk, Ranks, BOARD_READ, BOARD_WRITE, BOARD_WRITE_FLAGS, DENSE_HISTORY,
-    RANKS_READ, RANKS_READ_FROM_START, RANKS_WRITE, SHARED_WALK_AT_MOST,
+    RANKS_READ, RANKS_READ_FROM_START, RANKS_WRITE, RANKS_WRITE_EACH, SHARED_WALK_AT_MOST,
 };
 use super::rank_data::{
     checked_data_key, DataReader, MemberData, DATA_HISTORY, DATA_READ, DATA_WRITE,
@@ -84,11 +84,6 @@ const TTL_ARG: Arg = Arg::integer("seconds")
     .optional()
     .since("0.5.0");
 const TTL_HISTORY: (&str, &str) = ("0.5.0", "Added the `TTL` option.");
-
-/// `SHARED`: every rank in the reply is a competition rank.
-const SHARED_ARG: Arg = Arg::pure_token("shared", "SHARED")
-    .optional()
-    .since("0.2.0");
 
 declare_command! {
     pub static GIFT: Command = {
@@ -249,16 +244,18 @@ declare_command! {
         handler: idmp::once(mgift),
         flags: "write deny-oom",
         acl_categories: "write sortedset slow",
-        summary: "Adds an amount to a member's total on several boards at once (each first-come on its own) and returns [total, rank] per board, in key order.",
+        summary: "Adds an amount to a member's total on several boards at once (each first-come on its own) and returns [total, rank] per board, in key order; with DENSE, each board's dense rank, counted in its own totals index (one per board, in key order), which the write keeps.",
         complexity: "O(K*log(N)) with K the number of boards and N the members of the largest.",
         since: "0.2.0",
         history: &[
             ("0.3.0", "Added the `IDMP` and `RETAIN` options; with IDMP the reply gains a last element, 1 when the event was already applied."),
             TTL_HISTORY,
+            DENSE_HISTORY,
         ],
         reply: R::Idmp(&R::ArrayOf(&R::Tuple(&TOTAL_RANK))),
         examples: &[
             "RANK.MGIFT 2 {t}:board {t}:week m 1 AT 1718000000000 SHARED TTL 86400 IDMP {t}:seen mgift-1 RETAIN 86400000",
+            "RANK.MGIFT 2 {t}:board {t}:week m 1 DENSE {t}:board:totals {t}:week:totals",
         ],
         args: &[
             Arg::count("numkeys"),
@@ -266,7 +263,7 @@ declare_command! {
             Arg::string("member"),
             Arg::integer("amount"),
             Arg::unix_time("unix-ms").token("AT").optional(),
-            SHARED_ARG,
+            RANKS_WRITE_EACH,
             TTL_ARG,
             IDMP_ARG,
             RETAIN_ARG,
@@ -612,15 +609,26 @@ fn standing(ctx: &Ctx, key: &RStr, member: &RStr, ranks: Ranks<'_>) -> Result<St
 
 request! {
     /// RANK.MGIFT `numkeys key [key ...] member amount [AT unix-ms]
-    /// [SHARED] [TTL seconds]`, and IDMP.
+    /// [SHARED | DENSE totals-key [totals-key ...]] [TTL seconds]`, and
+    /// IDMP.
     struct MultiGift<'a> {
         boards: Vec<&'a RStr> = list(Request::key),
         member: &'a RStr = string,
         amount: i64 = integer,
         at_ms: Option<i64> = option(Request::integer),
-        shared: bool = flag,
+        ranks: Option<EachBoardRanks<'a>> = one_of(&[
+            |_| EachBoardRanks::Shared,
+            |dense| EachBoardRanks::Dense(dense.list(Request::key)),
+        ]),
         ttl_seconds: Option<i64> = option(Request::integer),
     }
+}
+
+/// RANK.MGIFT's `[SHARED | DENSE totals-key [totals-key ...]]`.
+enum EachBoardRanks<'a> {
+    Shared,
+    /// Each board's index, in the boards' order.
+    Dense(Vec<&'a RStr>),
 }
 
 /// Boards one RANK.MGIFT call handles without a heap allocation.
@@ -637,28 +645,57 @@ fn mgift<'a>(ctx: &Ctx, args: MultiGift<'a>) -> Result<BoardsWrite<'a>, ZkitErro
         member,
         amount,
         at_ms,
-        shared,
+        ranks,
         ttl_seconds,
     } = args;
-    let names: SmallVec<[&[u8]; INLINE_BOARDS]> =
-        boards.iter().map(|board| board.as_bytes()).collect();
-    check_distinct_boards(&names)?;
-    let ranks = Ranks::from_shared_flag(shared);
+    let (ranks, indexes) = match ranks {
+        None => (Ranks::FirstCome, Vec::new()),
+        Some(EachBoardRanks::Shared) => (Ranks::Shared, Vec::new()),
+        Some(EachBoardRanks::Dense(indexes)) => (Ranks::Dense(indexes[0]), indexes),
+    };
+    // No board twice, no index that is a board, no index for two boards.
+    check_distinct_boards(&key_names(&boards))?;
+    for index in &indexes {
+        Ranks::Dense(index).checked_for_boards(&boards)?;
+    }
+    check_distinct_boards(&key_names(&indexes))?;
     let terms = WriteTerms::checked(ctx, at_ms, ranks, ttl_seconds)?;
+    let written = boards.iter().chain(&indexes).copied().collect();
     Ok(BoardsWrite {
         boards,
+        indexes,
+        written,
         member,
         amount,
         terms,
     })
 }
 
+/// The names of keys, as [`check_distinct_boards`] compares them.
+fn key_names<'k>(keys: &[&'k RStr]) -> SmallVec<[&'k [u8]; INLINE_BOARDS]> {
+    keys.iter().map(|key| key.as_bytes()).collect()
+}
+
 /// A RANK.MGIFT write, checked and not yet made.
 struct BoardsWrite<'a> {
     boards: Vec<&'a RStr>,
+    /// With DENSE: each board's index, in the boards' order (else empty).
+    indexes: Vec<&'a RStr>,
+    /// The boards, then their indexes.
+    written: Vec<&'a RStr>,
     member: &'a RStr,
     amount: i64,
     terms: WriteTerms<'a>,
+}
+
+impl<'a> BoardsWrite<'a> {
+    /// The ranks board `i` replies: with DENSE, counted in its own index.
+    fn ranks_of(&self, i: usize) -> Ranks<'a> {
+        match self.indexes.get(i) {
+            Some(&index) => Ranks::Dense(index),
+            None => self.terms.ranks,
+        }
+    }
 }
 
 /// -> `[[total, rank], ...]`, one per key in key order.
@@ -673,59 +710,68 @@ impl OnceWrite for BoardsWrite<'_> {
         }
         digest.part(self.member.as_bytes());
         digest.integer(self.amount);
+        // With DENSE, the terms name the first index after the keyword; the
+        // others follow it.
         self.terms.digest(&mut digest);
+        for index in self.indexes.iter().skip(1) {
+            digest.part(index.as_bytes());
+        }
         digest.finish()
     }
 
     fn written_keys(&self) -> &[&RStr] {
-        &self.boards
+        &self.written
     }
 
     fn current(&self, ctx: &Ctx) -> Result<BoardsReply, ZkitError> {
-        self.boards
-            .iter()
-            .map(|key| standing(ctx, key, self.member, self.terms.ranks))
+        (self.boards.iter().enumerate())
+            .map(|(i, key)| standing(ctx, key, self.member, self.ranks_of(i)))
             .collect()
     }
 
     /// Every board is read and every write checked (types, scores, totals,
     /// time) before the first write, so an error changes no board.
     fn apply(self, ctx: &Ctx) -> Result<Outcome<BoardsReply>, ZkitError> {
-        let BoardsWrite {
-            boards,
-            member,
-            amount,
-            terms,
-        } = self;
-        let ranks = terms.ranks;
-        let update = TotalUpdate::Add(amount);
+        let (boards, member, terms) = (&self.boards, self.member, self.terms);
+        let update = TotalUpdate::Add(self.amount);
         let clock = tiebreak_clock();
         let at_ms = terms.at_ms.unwrap_or_else(|| ctx.now_ms());
         // Each board is opened once, for writing, and stays open from its
-        // check to its write (the keys are distinct).
+        // check to its write (the keys are distinct); so is each index,
+        // opened before the first write so that one of another type
+        // refuses the call with nothing changed.
         let mut opened: SmallVec<[(Zset<'_>, CheckedScore); INLINE_BOARDS]> = SmallVec::new();
-        for &key in &boards {
+        for &key in boards {
             let board = ctx.open_zset_mut(key)?;
             let checked = check_score(&clock, board.score(member), update, at_ms)?;
             opened.push((board, checked));
         }
+        let mut indexes: SmallVec<[Zset<'_>; INLINE_BOARDS]> = SmallVec::new();
+        for &index in &self.indexes {
+            indexes.push(ctx.open_zset_mut(index)?);
+        }
+        let mut indexes = indexes.into_iter();
         // A rank is counted through its board, written and still open, where
         // that is cheaper; the others are asked for once every board is.
         let mut written: SmallVec<[(CheckedScore, Option<i64>); INLINE_BOARDS]> = SmallVec::new();
-        for (&key, (mut board, write)) in boards.iter().zip(opened) {
+        for (i, (&key, (mut board, write))) in boards.iter().zip(opened).enumerate() {
             let layout = apply_write(ctx, key, &mut board, member, update, &write)?;
             terms.expire(&mut board)?;
+            if let Some(mut index) = indexes.next() {
+                keep_totals(&mut index, &mut board, write.previous_total, write.total)?;
+                terms.expire(&mut index)?;
+            }
             let walked = write.score.and_then(|score| {
                 let walk = RankWalk::of(board.len(), layout)?;
-                walk.rank(&mut board, member, score, write.total, ranks)
+                walk.rank(&mut board, member, score, write.total, self.ranks_of(i))
             });
             written.push((write, walked));
         }
         let mut standings = SmallVec::new();
-        for (key, (write, walked)) in boards.iter().zip(&written) {
+        for (i, (key, (write, walked))) in boards.iter().zip(&written).enumerate() {
             let rank = match walked {
                 Some(rank) => *rank,
-                None => rank_of_member(ctx, key, member, write.total, ranks)?,
+                None => rank_of_member(ctx, key, member, write.total, self.ranks_of(i))?,
             };
             standings.push((write.total, Some(rank)));
         }

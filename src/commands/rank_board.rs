@@ -38,6 +38,19 @@ pub(super) const RANKS_READ_FROM_START: Arg =
 /// `[SHARED | DENSE totals-key]` on a write, which keeps the index.
 pub(super) const RANKS_WRITE: Arg =
     Arg::one_of("ranks", &[SHARED_SINCE_0_2, DENSE_WRITE.since("0.5.0")]).optional();
+/// `[SHARED | DENSE totals-key [totals-key ...]]` on RANK.MGIFT: with
+/// DENSE, one index per board, in the boards' order.
+pub(super) const RANKS_WRITE_EACH: Arg = Arg::one_of(
+    "ranks",
+    &[
+        SHARED_SINCE_0_2,
+        Arg::key("totals-key", kf::RW | kf::UPDATE)
+            .token("DENSE")
+            .counted_by("numkeys")
+            .since("0.5.0"),
+    ],
+)
+.optional();
 /// The history line of the `DENSE` option.
 pub(super) const DENSE_HISTORY: (&str, &str) = ("0.5.0", "Added the `DENSE` option.");
 
@@ -60,14 +73,6 @@ pub(super) fn ranks_choices<'a>() -> [fn(&mut Request<'a, RStr>) -> Ranks<'a>; 2
 }
 
 impl<'a> Ranks<'a> {
-    pub(super) fn from_shared_flag(shared: bool) -> Ranks<'a> {
-        if shared {
-            Ranks::Shared
-        } else {
-            Ranks::FirstCome
-        }
-    }
-
     /// The ranks `[SHARED | DENSE totals-key]` asks for (none: first-come).
     pub(super) fn chosen(choice: Option<Ranks<'a>>) -> Ranks<'a> {
         choice.unwrap_or(Ranks::FirstCome)
@@ -102,6 +107,15 @@ impl<'a> Ranks<'a> {
             }
             _ => Ok(self),
         }
+    }
+
+    /// These ranks for a write to several `boards`, refused when `DENSE`
+    /// names one of them.
+    pub(super) fn checked_for_boards(self, boards: &[&RStr]) -> Result<Ranks<'a>, ZkitError> {
+        for board in boards {
+            self.checked_for(board)?;
+        }
+        Ok(self)
     }
 
     /// The dense board's index of totals, with `DENSE`.

@@ -258,6 +258,14 @@ const CALLS_AND_KEYS: &[(&str, &[&str])] = &[
     ("RANK.AROUND b m 2 SHARED", &["b"]),
     ("RANK.MGIFT 3 d w a m 5 AT 1 SHARED", &["d", "w", "a"]),
     ("RANK.MGIFT 1 d m 5", &["d"]),
+    (
+        "RANK.MGIFT 2 d w DENSE 5 DENSE dt wt TTL 9",
+        &["d", "w", "dt", "wt"],
+    ),
+    // Member data: the hash after DATA, on writes (with the data) and reads.
+    ("RANK.GIFT b DATA 1 DATA p DATA", &["b", "p"]),
+    ("RANK.TOP b 10 DATA p DENSE t", &["b", "p", "t"]),
+    ("RANK.REMOVE b DATA p MEMBERS DATA", &["b", "p"]),
     ("RANK.MGET b MEMBERS m1 m2", &["b"]),
     ("RANK.MGET b shared members m1 SHARED", &["b"]),
     ("RANK.GIFT b m 1 DENSE t TTL 5", &["b", "t"]),

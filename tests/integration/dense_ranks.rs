@@ -322,6 +322,72 @@ fn dense_ranks_match_a_model_of_the_board() {
 }
 
 #[test]
+fn a_gift_to_several_boards_keeps_each_boards_index() {
+    // A room's board and the week's, each with its own index: random gifts
+    // to both through RANK.MGIFT ... DENSE, checked against a model of each.
+    let server = Server::start();
+    let mut con = server.connect();
+    let mut rng = Rng::seeded("mgift dense");
+    let (boards, indexes) = (["{w}:room", "{w}:week"], ["{w}:room:t", "{w}:week:t"]);
+    let mut models: [HashMap<String, i64>; 2] = [HashMap::new(), HashMap::new()];
+    // The week starts with totals the room does not have.
+    for (member, total) in [("x", 40), ("y", 9)] {
+        ok(
+            &mut con,
+            &[
+                "RANK.SET",
+                boards[1],
+                member,
+                &total.to_string(),
+                "DENSE",
+                indexes[1],
+            ],
+        );
+        models[1].insert(member.to_string(), total);
+    }
+    for round in 0..150 {
+        let member = format!("m{}", rng.below(12));
+        let amount = rng.below(9) as i64 - 3;
+        let mut call = vec!["RANK.MGIFT", "2", boards[0], boards[1], &member];
+        let amount_text = amount.to_string();
+        call.extend([amount_text.as_str(), "DENSE", indexes[0], indexes[1]]);
+        let replies: Vec<(i64, i64)> = query(&mut con, &call);
+        for (b, model) in models.iter_mut().enumerate() {
+            let total = *model.entry(member.clone()).or_insert(0) + amount;
+            model.insert(member.clone(), total);
+            let distinct: BTreeSet<i64> = model.values().copied().collect();
+            let dense = 1 + distinct.range(total + 1..).count() as i64;
+            assert_eq!(replies[b], (total, dense), "{} round {round}", boards[b]);
+            assert_eq!(
+                index_totals(&mut con, indexes[b]),
+                distinct.into_iter().collect::<Vec<_>>(),
+                "{} round {round}",
+                indexes[b]
+            );
+        }
+    }
+    // A retried event replies each board's standing with its dense rank.
+    let once = [
+        "RANK.MGIFT",
+        "2",
+        boards[0],
+        boards[1],
+        "x",
+        "1",
+        "DENSE",
+        indexes[0],
+        indexes[1],
+        "IDMP",
+        "{w}:seen",
+        "e1",
+    ];
+    let first: Vec<Value> = query(&mut con, &once);
+    let again: Vec<Value> = query(&mut con, &once);
+    assert_eq!(first[..2], again[..2]);
+    assert_eq!((&first[2], &again[2]), (&Value::Int(0), &Value::Int(1)));
+}
+
+#[test]
 fn removed_members_take_their_totals_out_of_the_index() {
     let server = Server::start();
     let mut con = server.connect();
@@ -486,6 +552,63 @@ fn dense_refusals_change_nothing() {
         (
             &["RANK.TOP", "{d}:board", "5", "DENSE", "{d}:str"],
             "WRONGTYPE",
+        ),
+        // RANK.MGIFT: an index per board, each another key than every
+        // board and every other index.
+        (
+            &[
+                "RANK.MGIFT",
+                "2",
+                "{d}:board",
+                "{d}:week",
+                "m",
+                "1",
+                "DENSE",
+                "{d}:totals",
+                "{d}:board",
+            ],
+            "ERR the DENSE totals-key must be another key than the board",
+        ),
+        (
+            &[
+                "RANK.MGIFT",
+                "2",
+                "{d}:board",
+                "{d}:week",
+                "m",
+                "1",
+                "DENSE",
+                "{d}:totals",
+                "{d}:totals",
+            ],
+            "ERR a board is named twice",
+        ),
+        (
+            &[
+                "RANK.MGIFT",
+                "2",
+                "{d}:board",
+                "{d}:week",
+                "m",
+                "1",
+                "DENSE",
+                "{d}:totals",
+                "{d}:str",
+            ],
+            "WRONGTYPE",
+        ),
+        (
+            &[
+                "RANK.MGIFT",
+                "2",
+                "{d}:board",
+                "{d}:week",
+                "m",
+                "1",
+                "DENSE",
+                "{d}:totals",
+            ],
+            "ERR numkeys is larger than the number of totals-key arguments that follow",
         ),
         // SHARED and DENSE are one choice.
         (

@@ -36,11 +36,11 @@ export interface ZkitCommands extends HandWrittenCommands {
    */
   rankAround(key: Key, member: Text, radius: number, options?: { dense?: Key; data?: Key } & SharedOption): Promise<RankEntry[]>;
   /**
-   * RANK.MGIFT: Adds an amount to a member's total on several boards at once (each first-come on its own) and returns [total, rank] per board, in key order.
+   * RANK.MGIFT: Adds an amount to a member's total on several boards at once (each first-come on its own) and returns [total, rank] per board, in key order; with DENSE, each board's dense rank, counted in its own totals index (one per board, in key order), which the write keeps.
    *
-   * `RANK.MGIFT numkeys key [key ...] member amount [AT unix-ms] [SHARED] [TTL seconds] [IDMP seen-key event-id] [RETAIN ms]`
+   * `RANK.MGIFT numkeys key [key ...] member amount [AT unix-ms] [SHARED] [DENSE totals-key [totals-key ...]] [TTL seconds] [IDMP seen-key event-id] [RETAIN ms]`
    */
-  rankMgift(keys: Key[], member: Text, amount: number, options?: { at?: number; ttl?: number } & SharedOption & IdmpOption): Promise<TotalRank[]>;
+  rankMgift(keys: Key[], member: Text, amount: number, options?: { at?: number; dense?: Key[]; ttl?: number } & SharedOption & IdmpOption): Promise<TotalRank[]>;
   /**
    * RANK.MGET: Returns what RANK.GET returns for each member, in order: [total, rank, reached-at-ms] (with DATA, and the member's data) or nil.
    *

@@ -104,6 +104,7 @@ export const COMMANDS = {
       { kind: 'arg' },
       { kind: 'option', name: 'at', token: 'AT', fields: [{ name: '', isKey: false }] },
       { kind: 'flag', name: 'shared', token: 'SHARED' },
+      { kind: 'option', name: 'dense', token: 'DENSE', fields: 'variadic-keys' },
       { kind: 'option', name: 'ttl', token: 'TTL', fields: [{ name: '', isKey: false }] },
       { kind: 'option', name: 'idmp', token: 'IDMP', fields: [{ name: 'seenKey', isKey: true }, { name: 'eventId', isKey: false }], tuple: true },
       { kind: 'option', name: 'retain', token: 'RETAIN', fields: [{ name: '', isKey: false }] },

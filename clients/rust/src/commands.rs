@@ -170,11 +170,13 @@ pub struct RankMergeOptions<'a> {
 
 /// The options of [`Zkit::rank_mgift`] and [`Zkit::rank_mgift_idmp`]; `Default` sends none.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub struct RankMgiftOptions {
+pub struct RankMgiftOptions<'a> {
     /// `AT unix-ms`
     pub at: Option<i64>,
     /// `SHARED`
     pub shared: bool,
+    /// `DENSE totals-key [totals-key ...]`
+    pub dense: Option<&'a [&'a str]>,
     /// `TTL seconds`
     pub ttl: Option<i64>,
 }
@@ -656,12 +658,12 @@ impl<C: Transport> Zkit<C> {
         self.send(call)
     }
 
-    /// Adds an amount to a member's total on several boards at once (each first-come on its own) and returns \[total, rank\] per board, in key order.
+    /// Adds an amount to a member's total on several boards at once (each first-come on its own) and returns \[total, rank\] per board, in key order; with DENSE, each board's dense rank, counted in its own totals index (one per board, in key order), which the write keeps.
     ///
-    /// `RANK.MGIFT numkeys key [key ...] member amount [AT unix-ms] [SHARED] [TTL seconds]`
+    /// `RANK.MGIFT numkeys key [key ...] member amount [AT unix-ms] [SHARED] [DENSE totals-key [totals-key ...]] [TTL seconds]`
     ///
     /// `IDMP`: [`Zkit::rank_mgift_idmp`].
-    pub fn rank_mgift(&mut self, keys: &[&str], member: &str, amount: i64, options: RankMgiftOptions) -> RedisResult<Vec<TotalRank>> {
+    pub fn rank_mgift(&mut self, keys: &[&str], member: &str, amount: i64, options: RankMgiftOptions<'_>) -> RedisResult<Vec<TotalRank>> {
         let mut call = Call::new("RANK.MGIFT");
         call.counted_keys("keys", keys)?;
         call.arg(member);
@@ -672,6 +674,9 @@ impl<C: Transport> Zkit<C> {
         }
         if options.shared {
             call.arg("SHARED");
+        }
+        if let Some(keys) = options.dense {
+            call.keys_after("DENSE", "dense", keys)?;
         }
         if let Some(seconds) = options.ttl {
             call.arg("TTL");
@@ -682,8 +687,8 @@ impl<C: Transport> Zkit<C> {
 
     /// [`Zkit::rank_mgift`], applied once per event id ([`Idmp`]): the reply says whether the id was already applied ([`Applied`]).
     ///
-    /// `RANK.MGIFT numkeys key [key ...] member amount [AT unix-ms] [SHARED] [TTL seconds] IDMP seen-key event-id [RETAIN ms]`
-    pub fn rank_mgift_idmp(&mut self, keys: &[&str], member: &str, amount: i64, idmp: Idmp<'_>, options: RankMgiftOptions) -> RedisResult<Applied<Vec<TotalRank>>> {
+    /// `RANK.MGIFT numkeys key [key ...] member amount [AT unix-ms] [SHARED] [DENSE totals-key [totals-key ...]] [TTL seconds] IDMP seen-key event-id [RETAIN ms]`
+    pub fn rank_mgift_idmp(&mut self, keys: &[&str], member: &str, amount: i64, idmp: Idmp<'_>, options: RankMgiftOptions<'_>) -> RedisResult<Applied<Vec<TotalRank>>> {
         let mut call = Call::new("RANK.MGIFT");
         call.counted_keys("keys", keys)?;
         call.arg(member);
@@ -694,6 +699,9 @@ impl<C: Transport> Zkit<C> {
         }
         if options.shared {
             call.arg("SHARED");
+        }
+        if let Some(keys) = options.dense {
+            call.keys_after("DENSE", "dense", keys)?;
         }
         if let Some(seconds) = options.ttl {
             call.arg("TTL");

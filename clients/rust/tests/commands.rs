@@ -448,8 +448,7 @@ fn every_command<C: Transport + ConnectionLike>(
         2,
         RankMgiftOptions {
             at: Some(1718000003000),
-            shared: false,
-            ttl: None,
+            ..Default::default()
         },
     )?;
     assert_eq!(
@@ -468,9 +467,8 @@ fn every_command<C: Transport + ConnectionLike>(
             "erin",
             1,
             RankMgiftOptions {
-                at: None,
                 shared: true,
-                ttl: None,
+                ..Default::default()
             }
         )?,
         vec![TotalRank { total: 1, rank: 5 }]

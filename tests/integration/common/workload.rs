@@ -299,15 +299,10 @@ fn rank_write(rng: &mut Rng, keys: &[String]) -> Vec<String> {
             vec!["AT".into(), (RANK_EPOCH_MS + offset).to_string()]
         }
     };
-    let shared = |rng: &mut Rng| -> Vec<String> {
-        if rng.chance(30) {
-            vec!["SHARED".into()]
-        } else {
-            vec![]
-        }
-    };
-    // A board's totals index sits beside it (in its slot under a tag).
+    // A board's totals index sits beside it (in its slot under a tag), and
+    // so does its member data.
     let totals = format!("{key}:totals");
+    let profiles = format!("{key}:profiles");
     let ranks = |rng: &mut Rng| -> Vec<String> {
         match rng.below(10) {
             0..=2 => vec!["SHARED".into()],
@@ -321,12 +316,18 @@ fn rank_write(rng: &mut Rng, keys: &[String]) -> Vec<String> {
             call.push(rng.range(-1000, 1000).to_string());
             call.extend(at(rng));
             call.extend(ranks(rng));
+            if rng.chance(30) {
+                call.extend(["DATA".into(), profiles.clone(), "p".into()]);
+            }
             call
         }
         10 => {
             let mut call = vec!["RANK.REMOVE".into(), key.clone()];
             if rng.chance(50) {
                 call.extend(["DENSE".into(), totals.clone()]);
+            }
+            if rng.chance(50) {
+                call.extend(["DATA".into(), profiles.clone()]);
             }
             call.push("MEMBERS".into());
             call.push(member);
@@ -336,12 +337,21 @@ fn rank_write(rng: &mut Rng, keys: &[String]) -> Vec<String> {
             // Distinct boards: a board named twice is refused.
             let count = rng.range(1, 3) as usize;
             let boards = rng.sample(keys, count);
+            // With DENSE, each board's own index, in the boards' order.
+            let indexes: Vec<String> = boards.iter().map(|b| format!("{b}:totals")).collect();
             let mut call = vec!["RANK.MGIFT".into(), boards.len().to_string()];
             call.extend(boards);
             call.push(member);
             call.push(rng.range(-1000, 1000).to_string());
             call.extend(at(rng));
-            call.extend(shared(rng));
+            match rng.below(10) {
+                0..=2 => call.push("SHARED".into()),
+                3..=4 => {
+                    call.push("DENSE".into());
+                    call.extend(indexes);
+                }
+                _ => {}
+            }
             call
         }
         6..=8 => {

@@ -98,6 +98,7 @@ COMMANDS = table(
             Arg("amount"),
             Option("at", "AT"),
             Flag("shared", "SHARED"),
+            Option("dense", "DENSE", (KEY,), variadic=True),
             Option("ttl", "TTL"),
             Option("idmp", "IDMP", (KEY, VALUE)),
             Option("retain", "RETAIN"),

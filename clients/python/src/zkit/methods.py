@@ -255,16 +255,20 @@ class GeneratedMethods:
         *,
         at: Optional[int] = None,
         shared: bool = False,
+        dense: Optional[Sequence[KeyT]] = None,
         ttl: Optional[int] = None,
         idmp: Optional[Idmp] = None,
         retain: Optional[int] = None,
     ) -> List[TotalRank]:
         """RANK.MGIFT: Adds an amount to a member's total on several boards at
         once (each first-come on its own) and returns [total, rank] per
-        board, in key order.
+        board, in key order; with DENSE, each board's dense rank, counted in
+        its own totals index (one per board, in key order), which the write
+        keeps.
 
         ``RANK.MGIFT numkeys key [key ...] member amount [AT unix-ms]
-        [SHARED] [TTL seconds] [IDMP seen-key event-id] [RETAIN ms]``
+        [SHARED] [DENSE totals-key [totals-key ...]] [TTL seconds] [IDMP
+        seen-key event-id] [RETAIN ms]``
         """
         return self._call(
             COMMANDS["RANK.MGIFT"],
@@ -273,6 +277,7 @@ class GeneratedMethods:
             amount,
             at=at,
             shared=shared,
+            dense=dense,
             ttl=ttl,
             idmp=idmp,
             retain=retain,
