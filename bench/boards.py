@@ -48,11 +48,21 @@ Each scenario's operations are one list, the same for every contender:
   (zkit RANK.RANGE key max min LIMIT 0 10, skipped when the module has no
   RANK.RANGE; leaderboard members_from_score_range and redis-rank
   listByScore, which have no limit and return the whole range).
+- data-top: the first 10 with each member's data, a profile of about 40
+  bytes every member has (zkit RANK.TOP key 10 DATA data-key; leaderboard
+  leaders(1, page_size=10, with_member_data=True), which reads its own
+  member data hash); redis-rank has none.
+- data-gift: gift's operations, each also setting the member's data, then
+  the rank (zkit RANK.GIFT ... DATA data-key data; leaderboard
+  change_score_for(member, amount, data) + rank_for); redis-rank has none.
+  Runs with the gifts.
 
-dense and dense-gift are skipped when the module has no DENSE.
+dense and dense-gift are skipped when the module has no DENSE, data-top
+and data-gift when it has no DATA.
 
 usage: bench/boards.py [--module target/release/libzkit.so] [--server redis-server]
-                       [--sizes 1000,100000] [--scenarios percentile,quantile,shared,dense,top,range,gift,dense-gift]
+                       [--sizes 1000,100000]
+                       [--scenarios percentile,quantile,shared,dense,top,range,data-top,gift,dense-gift,data-gift]
                        [--ops 5000] [--rounds 5] [--counted-ops 1000] [--no-peers] [--out .bench/boards]
 """
 
@@ -82,16 +92,20 @@ ZKIT_KEY, LB_KEY, RR_KEY = "zk", "lb", "rr"
 # zkit's totals index for DENSE (leaderboard's TieRankingLeaderboard keeps
 # its own, f"{LB_KEY}:ties").
 ZKIT_TOTALS = "zk:totals"
+# zkit's member data hash for DATA (leaderboard keeps its own,
+# f"{LB_KEY}:member_data").
+ZKIT_DATA = "zk:profiles"
 TOTALS = 1000  # member i's total is i % TOTALS: ties
 PAGE = 10
 # Member i reaches its total at this unix ms + i (inside zkit's default
 # tie-break window): first-come order is member order.
 REACHED_AT = 1735689600000
-# gift and dense-gift run last: they move the totals the others read (and
-# the boards are built again between them: see run_phase).
-SCENARIOS = ["percentile", "quantile", "shared", "dense", "top", "range", "gift", "dense-gift"]
-MOVES_TOTALS = {"gift", "dense-gift"}
+# The gifts run last: they move the totals the others read (and the boards
+# are built again between them: see run_phase).
+SCENARIOS = ["percentile", "quantile", "shared", "dense", "top", "range", "data-top", "gift", "dense-gift", "data-gift"]
+MOVES_TOTALS = {"gift", "dense-gift", "data-gift"}
 NEEDS_DENSE = {"dense", "dense-gift"}
+NEEDS_DATA = {"data-top", "data-gift"}
 TITLES = {
     "gift": "gift + rank",
     "dense-gift": "gift + dense rank",
@@ -101,6 +115,8 @@ TITLES = {
     "quantile": "total at a percentile",
     "top": "top page (10)",
     "range": "score-range page (10)",
+    "data-top": "top page (10) with member data",
+    "data-gift": "gift + member data + rank",
 }
 # Per scenario: (contender, driver variant); zkit is this script.
 CONTENDERS = {
@@ -112,6 +128,8 @@ CONTENDERS = {
     "quantile": [("zkit", None), ("leaderboard", "quantile"), ("redis-rank", None)],
     "top": [("zkit", None), ("leaderboard", "top"), ("redis-rank", "top")],
     "range": [("zkit", None), ("leaderboard", "range"), ("redis-rank", "range")],
+    "data-top": [("zkit", None), ("leaderboard", "data-top"), ("redis-rank", None)],
+    "data-gift": [("zkit", None), ("leaderboard", "data-gift"), ("redis-rank", None)],
 }
 NOT_IN_PEER = {
     ("shared", "redis-rank"): "redis-rank has no shared (competition) rank",
@@ -119,6 +137,8 @@ NOT_IN_PEER = {
     ("dense-gift", "redis-rank"): "redis-rank has no dense rank",
     ("percentile", "redis-rank"): "redis-rank has no percentile",
     ("quantile", "redis-rank"): "redis-rank has no score at a percentile",
+    ("data-top", "redis-rank"): "redis-rank has no member data",
+    ("data-gift", "redis-rank"): "redis-rank has no member data",
 }
 
 
@@ -126,16 +146,23 @@ def member(i):
     return f"m{i}"
 
 
+def profile(i):
+    """Member i's data: a small profile, as a game shows beside a rank."""
+    return json.dumps({"name": f"Player {i}", "country": "fr", "level": i % 90})
+
+
 def operations(scenario, size, count):
     """The scenario's operations, the same list for every contender: the
     arguments of each."""
     if scenario in ("gift", "dense-gift"):
         return [[member(spread(k, size, 1)), 1 + k % 10] for k in range(count)]
+    if scenario == "data-gift":
+        return [[member(spread(k, size, 1)), 1 + k % 10, profile(k)] for k in range(count)]
     if scenario in ("shared", "dense", "percentile"):
         return [[member(spread(k, size, 2))] for k in range(count)]
     if scenario == "quantile":
         return [[spread(k, 1001, 3) / 10] for k in range(count)]
-    if scenario == "top":
+    if scenario in ("top", "data-top"):
         return [[] for _ in range(count)]
     # range: totals t to t + 9, best first.
     return [[spread(k, TOTALS - PAGE + 1, 4), spread(k, TOTALS - PAGE + 1, 4) + PAGE - 1] for k in range(count)]
@@ -149,6 +176,9 @@ def build(conn, size):
         calls.append(["RANK.SET", ZKIT_KEY, member(i), total, "AT", REACHED_AT + i])
         calls.append(["ZADD", LB_KEY, total, member(i)])
         calls.append(["ZADD", RR_KEY, total, member(i)])
+        # Every member's data, in zkit's hash and in leaderboard's.
+        calls.append(["HSET", ZKIT_DATA, member(i), profile(i)])
+        calls.append(["HSET", f"{LB_KEY}:member_data", member(i), profile(i)])
         if len(calls) >= 3000:
             check(conn.pipeline(calls))
             calls = []
@@ -173,11 +203,12 @@ def has_command(conn, name):
     return bool(info) and info[0] is not None
 
 
-def has_dense(conn):
-    """Whether the module's RANK.GET takes DENSE: a module without it
-    refuses the option (a syntax error); with it, an absent board is nil."""
+def has_option(conn, *option):
+    """Whether the module's RANK.GET takes the option (DENSE, DATA): a
+    module without it refuses it (a syntax error); with it, an absent board
+    is nil."""
     try:
-        conn.check("RANK.GET", "zk:probe", "m", "DENSE", "zk:probe:totals")
+        conn.check("RANK.GET", "zk:probe", "m", *option)
     except ServerError:
         return False
     return True
@@ -201,6 +232,10 @@ def zkit_call(scenario, op):
         return ["RANK.QUANTILE", ZKIT_KEY, op[0]]
     if scenario == "top":
         return ["RANK.TOP", ZKIT_KEY, PAGE]
+    if scenario == "data-top":
+        return ["RANK.TOP", ZKIT_KEY, PAGE, "DATA", ZKIT_DATA]
+    if scenario == "data-gift":
+        return ["RANK.GIFT", ZKIT_KEY, op[0], op[1], "DATA", ZKIT_DATA, op[2]]
     return ["RANK.RANGE", ZKIT_KEY, op[1], op[0], "LIMIT", 0, PAGE]
 
 
@@ -233,8 +268,8 @@ PY_DRIVER = textwrap.dedent('''
     board = kind(key, host="127.0.0.1", port=port)
     board.redis_connection.ping()
 
-    def gift(m, amount):
-        board.change_score_for(m, amount)
+    def gift(m, amount, data=None):
+        board.change_score_for(m, amount, data)
         return board.rank_for(m)
 
     # TieRankingLeaderboard's change_score_for keeps its set of distinct
@@ -247,6 +282,8 @@ PY_DRIVER = textwrap.dedent('''
         "percentile": board.percentile_for,
         "quantile": board.score_for_percentile,
         "top": lambda: board.leaders(1, page_size=page),
+        "data-top": lambda: board.leaders(1, page_size=page, with_member_data=True),
+        "data-gift": gift,
         "range": lambda low, high: board.members_from_score_range(low, high),
     }[variant]
     print("ready", flush=True)
@@ -398,7 +435,8 @@ def run_phase(phase, args, out, peers, size, scenarios, skipped):
     try:
         build(server.conn, size)
         has_range = has_command(server.conn, "RANK.RANGE")
-        dense = has_dense(server.conn)
+        dense = has_option(server.conn, "DENSE", "zk:probe:totals")
+        data = has_option(server.conn, "DATA", "zk:probe:data")
         moved = False
         for scenario in [s for s in SCENARIOS if s in scenarios]:
             if scenario == "range" and not has_range:
@@ -406,6 +444,9 @@ def run_phase(phase, args, out, peers, size, scenarios, skipped):
                 continue
             if scenario in NEEDS_DENSE and not dense:
                 skipped[scenario] = "DENSE: not in this build"
+                continue
+            if scenario in NEEDS_DATA and not data:
+                skipped[scenario] = "DATA: not in this build"
                 continue
             if scenario in MOVES_TOTALS:
                 if moved:
