@@ -36,6 +36,16 @@ async function seed(r) {
   return now;
 }
 
+/**
+ * Clicks a link or a form's button and waits for the page it opens: a read
+ * right after a bare click can see the page before it, or none (a loaded
+ * machine's navigation is slow).
+ */
+async function follow(page, target) {
+  const element = typeof target === 'string' ? page.locator(target) : target;
+  await Promise.all([page.waitForNavigation(), element.click()]);
+}
+
 /** The text of every `[data-field=name]` in `scope`. */
 async function fieldText(scope, name) {
   return (await scope.locator(`[data-field="${name}"]`).first().textContent()).trim();
@@ -95,13 +105,13 @@ describe('on a server', () => {
       assert.match(await fieldText(row, 'lag'), /^10 min/);
 
       // A queue's tabs: every task of each set, in score order, with its deliveries.
-      await page.locator('tr[data-queue="{jobs}"] a').click();
+      await follow(page, 'tr[data-queue="{jobs}"] a');
       const ready = await page.locator('#tasks tr[data-task]').evaluateAll((rows) => rows.map((r) => r.dataset.task));
       assert.deepEqual(ready, await server.client.zrange('{jobs}', 0, -1));
       assert.equal(await fieldText(page.locator('tr[data-task="report:7"]'), 'deliveries'), '3');
-      await page.locator('[data-tab="inflight"]').click();
+      await follow(page, '[data-tab="inflight"]');
       assert.deepEqual(await page.locator('#tasks tr[data-task]').evaluateAll((rows) => rows.map((r) => r.dataset.task)), ['resize:3', 'mail:0']);
-      await page.locator('[data-tab="dead"]').click();
+      await follow(page, '[data-tab="dead"]');
       const dead = await page.locator('#tasks tr[data-task]').evaluateAll((rows) => rows.map((r) => r.dataset.task));
       assert.deepEqual(dead, ['poison:1', 'poison:2', 'TASKS', '\\xff\\x00A']);
       assert.equal(await page.locator('form[action="/confirm"], button[data-action]').count(), 0, 'a read-only console offers writes');
@@ -112,14 +122,14 @@ describe('on a server', () => {
       assert.equal(await fieldText(page, 'members'), '60');
       assert.equal(await fieldText(page, 'top-total'), String(board.topTotal));
       assert.equal(await fieldText(page, 'p50-total'), String(board.p50Total));
-      await page.locator('tr[data-board="gifts:room:42"] a').click();
+      await follow(page, 'tr[data-board="gifts:room:42"] a');
       const top = await z.rankTop('gifts:room:42', 60);
       const shown = async () => page.locator('#top tr[data-member]').evaluateAll((rows) => rows.map((r) => r.dataset.member));
       assert.deepEqual(await shown(), top.slice(0, 50).map((e) => e.member));
-      await page.locator('#next').click();
+      await follow(page, '#next');
       assert.deepEqual(await shown(), top.slice(50).map((e) => e.member));
       await page.fill('#member', 'viewer:7');
-      await page.click('#find');
+      await follow(page, '#find');
       const entry = await z.rankGet('gifts:room:42', 'viewer:7');
       assert.equal(await fieldText(page, 'member-rank'), String(entry.rank));
       assert.equal(await fieldText(page, 'member-total'), String(entry.total));
@@ -143,7 +153,7 @@ describe('on a server', () => {
       assert.equal(await fieldText(logRow, 'window-3600000'), '2');
       await open(page, `${url}/recent`);
       assert.equal(await fieldText(page, 'size'), '3');
-      await page.locator('a', { hasText: 'MemberRecentGoods:66' }).click();
+      await follow(page, page.locator('a', { hasText: 'MemberRecentGoods:66' }));
       assert.deepEqual(await page.locator('#items tr[data-item]').evaluateAll((rows) => rows.map((r) => r.dataset.item)), ['3004', '3002', '3001']);
 
       // No page offers a write, and the write endpoints refuse.
@@ -171,7 +181,7 @@ describe('on a server', () => {
         trs.map((tr) => [tr.dataset.member, tr.querySelector('[data-field="data"]').textContent]));
       assert.deepEqual(rows, [['ann', 'Ann <fr>'], ['bob', '—']]);
       await page.fill('#member', 'ann');
-      await page.click('#find');
+      await follow(page, '#find');
       assert.equal(await fieldText(page, 'member-data'), 'Ann <fr>');
       assert.equal(await page.locator('#around [data-field="data"]').count(), 2);
       // Another board the spec names reads its own (missing) hash: none.
