@@ -758,6 +758,86 @@ def delay_group(n):
                 script="delay_group.lua", script_args=lambda i, p: [f"g:{i}", 2])
 
 
+# A schedule's first occurrence, as the schedule cases write it: in 2065,
+# so it is due then (not now) and every call's reply is the same time.
+SCHEDULE_START = 3000000000000
+
+
+def schedules_lua(p, count, first=0):
+    """Lua that writes `count` schedules s<first>.. of a queue `p`q beside
+    its hash `p`d, as DELAY.SCHEDULE ... EVERY 60000 START 2065 PAYLOAD job
+    leaves them: the rule, the payload, the pending occurrence in the queue
+    and its payload beside it."""
+    return f"""
+      for i = {first}, {first + count - 1} do
+        local id = 's' .. i
+        local task = id .. '@{SCHEDULE_START}'
+        redis.call('HSET', '{p}d', 's:' .. id, 'every 60000', 't:' .. id, 'job', 'n:' .. id, '{SCHEDULE_START}',
+          'p:' .. task, 'job')
+        redis.call('ZADD', '{p}q', {SCHEDULE_START}, task)
+      end"""
+
+
+@family()
+def delay_schedule(n):
+    # Each call adds a new schedule, every minute from 2065, to a queue of n
+    # tasks: its rule and payload, and its first occurrence with the payload.
+    def natives(i, p):
+        task = f"s{i}@{SCHEDULE_START}"
+        return [["HGET", p + "d", f"n:s{i}"],
+                ["HSET", p + "d", f"s:s{i}", "every 60000", f"t:s{i}", "job", f"n:s{i}", SCHEDULE_START,
+                 f"p:{task}", "job"],
+                ["ZADD", p + "q", "NX", SCHEDULE_START, task]]
+
+    return Case("DELAY.SCHEDULE", n, zset(n, "q", "i * 1000000000", "t:%d"),
+                zkit=lambda i, p: ["DELAY.SCHEDULE", p + "q", p + "d", f"s{i}", "EVERY", 60000,
+                                   "START", SCHEDULE_START, "PAYLOAD", "job"],
+                native=natives, check=lambda reply: reply == SCHEDULE_START, keys=lambda i, p: on(p, "q", "d"),
+                script="delay_schedule.lua", script_args=lambda i, p: [f"s{i}", 60000, SCHEDULE_START, "job"])
+
+
+@family()
+def delay_unschedule(n):
+    # Each call cancels a schedule of its own, whose pending occurrence
+    # waits in a queue of about n tasks.
+    def data(conn, p, calls):
+        zset(n, "q", "i * 1000000000", "t:%d")(conn, p, calls)
+        build(conn, schedules_lua(p, calls))
+
+    def natives(i, p):
+        task = f"s{i}@{SCHEDULE_START}"
+        return [["HGET", p + "d", f"n:s{i}"], ["ZREM", p + "q", task],
+                ["HDEL", p + "d", f"s:s{i}", f"t:s{i}", f"n:s{i}", f"p:{task}"]]
+
+    return Case("DELAY.UNSCHEDULE", n, data,
+                zkit=lambda i, p: ["DELAY.UNSCHEDULE", p + "q", p + "d", f"s{i}"],
+                native=natives, check=lambda reply: reply == 1, keys=lambda i, p: on(p, "q", "d"),
+                script="delay_unschedule.lua", script_args=lambda i, p: [f"s{i}"])
+
+
+# The schedules a listed queue has, beside its jobs' data.
+LISTED_SCHEDULES = 10
+
+
+@family()
+def delay_schedules(n):
+    # A queue of n jobs (each with its payload in the hash) and ten
+    # schedules: the listing reads the whole hash.
+    def data(conn, p, calls):
+        build(conn, f"""
+          for i = 0, {n - 1} do
+            redis.call('ZADD', '{p}q', i * 1000000000, 't:' .. i)
+            redis.call('HSET', '{p}d', 'p:t:' .. i, 'job')
+          end""")
+        build(conn, schedules_lua(p, LISTED_SCHEDULES))
+
+    return Case("DELAY.SCHEDULES", n, data,
+                zkit=lambda i, p: ["DELAY.SCHEDULES", p + "q", p + "d"],
+                native=lambda i, p: [["HGETALL", p + "d"]],
+                check=lambda reply: isinstance(reply, list) and len(reply) == LISTED_SCHEDULES,
+                keys=lambda i, p: on(p, "q", "d"), script="delay_schedules.lua", script_args=lambda i, p: [])
+
+
 def rate_log(n):
     # A log at its limit n over ~30 years: every hit is refused.
     return zset(n, "r", "1700000000000", "1700000000000-%d")
@@ -902,6 +982,7 @@ LIBRARY_CASES = (
     ("DELAY.ADD", "DELAY.JOB", "DELAY.RETRY", "RATE.ACQUIRE renew", "RATE.RELEASE"),
     ("DELAY.PAUSE", "DELAY.RESUME", "DELAY.GROUP CAP"),
     ("RANK.GIFT DENSE", "RANK.GET DENSE", "RANK.REMOVE DENSE"),
+    ("DELAY.SCHEDULE", "DELAY.UNSCHEDULE", "DELAY.SCHEDULES"),
 )
 
 
