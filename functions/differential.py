@@ -388,7 +388,7 @@ class Workload:
             return ("(" if r.random() < 0.3 else "") + bound
         if name == "expression" and command == "DELAY.SCHEDULE":
             return r.choice(CRON_RULES) if r.random() < 0.5 else self.cron_rule()
-        if name == "zone" and command == "DELAY.SCHEDULE":
+        if name == "zone" and command in ("DELAY.SCHEDULE", "RANK.SEASON"):
             # UTC, zones that have always been UTC, zones with daylight
             # saving (one of half an hour, one that skipped a whole day, one
             # that sets its clock back in winter), and names that are no zone.
@@ -628,8 +628,8 @@ ZONE_SWEEP_RULES = ["30 2 * * *", "0 2 * * *", "0 3 * * SUN", "0 1 * * *", "30 0
 
 
 def zone_sweep(pair: "Pair", rng: random.Random, clock: list, cases: int) -> str | None:
-    """DELAY.SCHEDULE's first occurrence on both engines, for cron rules in
-    zones with clock changes, started around the changes (a second, an
+    """DELAY.SCHEDULE's first occurrence and RANK.SEASON's seasons on both
+    engines, for cron rules and periods in zones with clock changes, started around the changes (a second, an
     hour, a few hours before and after): None when every reply is equal,
     else the first call that differs."""
     zones = ["Europe/Paris", "America/New_York", "Australia/Lord_Howe", "Pacific/Apia", "Europe/Dublin",
@@ -643,9 +643,14 @@ def zone_sweep(pair: "Pair", rng: random.Random, clock: list, cases: int) -> str
         start = max(0, at * 1000 + rng.choice([0, 0, -1, 1, 999, rng.randint(0, 999)]))
         argv = ["DELAY.SCHEDULE", "{q}:zones", "{q}:zones-data", "sweep", "CRON", rng.choice(ZONE_SWEEP_RULES),
                 "TZ", zone, "START", str(start)]
-        (a_raw, _), (b_raw, _), _ = pair.run(clock[0], argv)
-        if not same_reply(a_raw, b_raw):
-            return f"{show(argv)}\n  module:  {a_raw!r}\n  library: {b_raw!r}"
+        # A season's bounds around the same change: a midnight the clock
+        # skips or repeats starts a day, a week or a month.
+        season = ["RANK.SEASON", "{b}:season", rng.choice(["DAY", "WEEK", "MONTH"]), "TZ", zone, "AT", str(start),
+                  "KEEP", str(rng.choice([1, 3600, 86400, 604800]))]
+        for call in (argv, season):
+            (a_raw, _), (b_raw, _), _ = pair.run(clock[0], call)
+            if not same_reply(a_raw, b_raw):
+                return f"{show(call)}\n  module:  {a_raw!r}\n  library: {b_raw!r}"
     return None
 
 

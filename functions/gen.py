@@ -46,7 +46,7 @@ EXPORTER_LIBRARY_BEGINS, EXPORTER_LIBRARY_ENDS = "-- functions/zkit.lua begins\n
 # copy it, clients/rust/src/engine.rs includes it.
 # The families, in the order their files are read (each defines handlers).
 SOURCES = ["runtime.lua", "natives.lua", "idmp.lua", "feed.lua", "recent.lua", "vote.lua",
-           "rate.lua", "rank.lua", "merge.lua", "jobs.lua", "schedules.lua", "groups.lua", "delay.lua"]
+           "rate.lua", "rank.lua", "merge.lua", "jobs.lua", "schedules.lua", "seasons.lua", "groups.lua", "delay.lua"]
 
 #: The module's error texts, bounds, limits and config defaults, as the
 #: module's source gives them (src/module/reference.rs writes the file).

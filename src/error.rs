@@ -49,6 +49,8 @@ pub mod bound {
     pub const TOO_LARGE: &str = "is out of range";
     /// A due time DELAY.ADD takes: `logic::jobs::MAX_DUE_MS`.
     pub const DUE_MS: &str = "must be a unix ms between 0 and 9007199254740991";
+    /// The time RANK.SEASON computes for: `logic::season::SEASON_AT_LIMIT_MS`.
+    pub const SEASON_AT: &str = "must be a unix ms between 0 and 253370764799999 (the end of 9998)";
     /// RANK.QUANTILE's percentile.
     pub const PERCENTILE: &str = "must be between 0 and 100";
 }

@@ -140,6 +140,9 @@ natives['rank.count'] = {
   { 'ZCARD ZCOUNT', on = 'key' },
 }
 
+-- A season's keys are computed, not read: no native command runs.
+natives['rank.season'] = {}
+
 -- The band's page is RANK.TOP's, with its ranks.
 natives['rank.range'] = {
   { 'ZCARD ZCOUNT ZRANGE', on = 'key' },

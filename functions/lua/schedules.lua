@@ -381,6 +381,14 @@ local function zone_table(index)
   return found
 end
 
+-- What seasons.lua reads of a zone and of the calendar.
+rt.zones = {
+  offsets_of = function(name)
+    return zone_table(ZONES[name])
+  end,
+  civil = civil,
+}
+
 -- How far past a skipped fixed time the parser looks for the clock's next
 -- reading (two hours); a gap wider than that ends the schedule, as there.
 local GAP_SEARCH_MS = 7200000

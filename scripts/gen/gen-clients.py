@@ -578,6 +578,7 @@ PYTHON_LONGER_TUPLES: Dict[str, str] = {
     "Task": "FencedTask",
     "RankInfo": "RankInfoWithData",
     "RankEntry": "RankEntryWithData",
+    "Season": "SeasonWithTtl",
 }
 
 #: Field names a Python tuple already has as methods (mypy flags them).

@@ -56,6 +56,6 @@ done
 # the library (tests/integration/common: ZKIT_ENGINE=functions).
 echo "differential: the keyword, error-table, jobs, groups, schedules, dense-rank and member-data tests against the library"
 ZKIT_ENGINE=functions cargo test --quiet --test integration -- \
-  keywords::values_spelled_like_keywords_stay_values_on_one_server errors_change_nothing jobs:: groups:: schedules:: dense_ranks:: member_data:: \
+  keywords::values_spelled_like_keywords_stay_values_on_one_server errors_change_nothing jobs:: groups:: schedules:: dense_ranks:: member_data:: seasons:: \
   --skip fuzz:: || failed=1
 exit $failed

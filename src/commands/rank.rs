@@ -36,6 +36,7 @@ use super::rank_data::{
 };
 use super::rank_dense;
 use super::rank_merge;
+use super::rank_season;
 use super::rank_stats;
 use super::reply_types::{RANK_ENTRY, RANK_INFO, TOTAL_RANK};
 use super::stats;
@@ -74,6 +75,7 @@ pub static COMMANDS: &[&Command] = &[
     &AMONG,
     &rank_dense::REMOVE,
     &rank_dense::REINDEX,
+    &rank_season::SEASON_KEYS,
 ];
 
 /// A write's `TTL seconds`: the board expires that long after this write

@@ -52,6 +52,20 @@ pub static RANK_ENTRY: Tuple = Tuple {
 /// the hash, or nil.
 const MEMBER_DATA: E = E::when("data", R::OrNil(&R::Bulk), &[When::Option("DATA")]);
 
+/// Each season RANK.SEASON names (the current one, then the one before).
+pub static SEASON: Tuple = Tuple {
+    name: "Season",
+    about: "A season's board key (the base, a colon and the season's label), the unix ms it \
+            starts at and ends before; with KEEP, the TTL a write gives the board so that it \
+            goes KEEP seconds after the season's end (nil once that time has come).",
+    elements: &[
+        E::new("key", R::Bulk),
+        E::new("starts-at-ms", R::Integer),
+        E::new("ends-at-ms", R::Integer),
+        E::when("ttl", R::OrNil(&R::Integer), &[When::Option("KEEP")]),
+    ],
+};
+
 /// RANK.MERGE with STEP.
 pub static MERGE_STEP: Tuple = Tuple {
     name: "MergeStep",

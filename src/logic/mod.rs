@@ -15,5 +15,6 @@ pub mod rate;
 pub mod recent;
 pub mod schedule;
 pub mod score;
+pub mod season;
 pub mod stats;
 pub mod vote;

@@ -60,15 +60,9 @@ impl Rule {
     /// years) are refused, so a rule means what crontab says it means.
     pub fn cron(expression: &str, zone: Option<&str>) -> Result<Rule, ScheduleError> {
         parse_cron(expression)?;
-        let zone = match zone {
-            None => Tz::UTC,
-            Some(name) => {
-                Tz::from_str(name).map_err(|_| ScheduleError::UnknownZone(name.to_string()))?
-            }
-        };
         Ok(Rule::Cron {
             expression: expression.to_string(),
-            zone,
+            zone: zone.map_or(Ok(Tz::UTC), time_zone)?,
         })
     }
 
@@ -134,6 +128,11 @@ impl Rule {
         let ms = next.timestamp_millis();
         (0..=MAX_DUE_MS).contains(&ms).then_some(ms)
     }
+}
+
+/// The IANA time zone of that name (as cron rules and seasons read `TZ`).
+pub fn time_zone(name: &str) -> Result<Tz, ScheduleError> {
+    Tz::from_str(name).map_err(|_| ScheduleError::UnknownZone(name.to_string()))
 }
 
 /// A five-field cron expression, parsed.

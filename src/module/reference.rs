@@ -697,6 +697,7 @@ mod tests {
             "AT_LEAST_ONE": bound::AT_LEAST_ONE,
             "NOT_ZERO": bound::NOT_ZERO,
             "DUE_MS": bound::DUE_MS,
+            "SEASON_AT": bound::SEASON_AT,
             "PERCENTILE": bound::PERCENTILE,
             "GROUP_RATE": bound::GROUP_RATE,
         });
@@ -715,6 +716,7 @@ mod tests {
             "MERGE_RECORD_PREFIX": std::str::from_utf8(merge::RECORD_PREFIX).unwrap(),
             "TODAY_MS": family::TODAY_MS,
             "JOB_MAX_DUE_MS": jobs::MAX_DUE_MS,
+            "SEASON_AT_LIMIT_MS": crate::logic::season::SEASON_AT_LIMIT_MS,
             "JOB_TRIM_SPARE": jobs::TRIM_SPARE,
             "JOB_EXPIRED_REASON": std::str::from_utf8(jobs::EXPIRED_REASON).unwrap(),
             "GROUP_MAX_RATE": groups::MAX_GROUP_RATE,

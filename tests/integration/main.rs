@@ -34,6 +34,7 @@ mod rated_polls;
 mod recent;
 mod renamed_commands;
 mod schedules;
+mod seasons;
 mod slot_migration;
 mod small_boards;
 mod stats;

@@ -7,7 +7,7 @@
 // commands.ts (HandWrittenCommands; gen-clients.py's NODE_HAND_METHODS).
 
 import type { HandWrittenCommands, IdmpOption, Key, SharedOption } from './commands';
-import type { BoardStats, DelayStats, FeedPage, GroupState, JobInfo, RankEntry, RankInfo, RateAcquired, RateStats, Schedule, Text, TotalRank, VoteResult } from './replies';
+import type { BoardStats, DelayStats, FeedPage, GroupState, JobInfo, RankEntry, RankInfo, RateAcquired, RateStats, Schedule, Season, Text, TotalRank, VoteResult } from './replies';
 
 /** The zkit commands, one method each; every method returns a promise of the parsed reply. */
 export interface ZkitCommands extends HandWrittenCommands {
@@ -95,6 +95,12 @@ export interface ZkitCommands extends HandWrittenCommands {
    * `RANK.REINDEX key totals-key`
    */
   rankReindex(key: Key, totalsKey: Key): Promise<number>;
+  /**
+   * RANK.SEASON: Returns the current season's board and the one before for a day, an ISO week or a month in time zone TZ (default UTC), at the server's clock or AT unix-ms: each as its key (base:2026-12-04, base:2026-W49, base:2026-12), the unix ms it starts at and ends before, and with KEEP the TTL in seconds a write gives the board so it goes KEEP seconds after the season ends. Reads no key.
+   *
+   * `RANK.SEASON base DAY|WEEK|MONTH [TZ zone] [AT unix-ms] [KEEP seconds]`
+   */
+  rankSeason(base: Text, period: 'DAY' | 'WEEK' | 'MONTH', options?: { tz?: Text; at?: number; keep?: number }): Promise<Season[]>;
   /**
    * FEED.ADD: Adds or re-scores feed items like ZADD; with CAP, then removes the lowest-scored items beyond n in the same step.
    *

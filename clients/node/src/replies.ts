@@ -99,6 +99,24 @@ const readBoardStats = (v: Raw): BoardStats => {
   };
 };
 
+/** A season's board key (the base, a colon and the season's label), the unix ms it starts at and ends before; with KEEP, the TTL a write gives the board so that it goes KEEP seconds after the season's end (nil once that time has come). */
+export interface Season {
+  key: Text;
+  startsAtMs: number;
+  endsAtMs: number;
+  /** Only with KEEP. */
+  ttl?: number | null;
+}
+
+const readSeason = (v: Raw): Season => {
+  return {
+    key: text(v[0]),
+    startsAtMs: Number(v[1]),
+    endsAtMs: Number(v[2]),
+    ...(v.length > 3 ? { ttl: orNull(Number)(v[3]) } : {}),
+  };
+};
+
 /** One item of a FEED.PAGE page. */
 export interface FeedItem {
   member: Text;
@@ -387,6 +405,8 @@ export const parseIntegerOrNull = (reply: Raw): number | null => orNull(Number)(
 export const parseFloatOrNull = (reply: Raw): number | null => orNull(Number)(reply);
 
 export const parseInteger = (reply: Raw): number => Number(reply);
+
+export const parseSeasonList = (reply: Raw): Season[] => listOf(readSeason)(reply);
 
 export const parseFeedPage = (reply: Raw): FeedPage => readFeedPage(reply);
 

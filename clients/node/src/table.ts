@@ -205,6 +205,18 @@ export const COMMANDS = {
     ],
     parse: replies.parseInteger,
   },
+  rankSeason: {
+    command: 'RANK.SEASON',
+    readonly: true,
+    layout: [
+      { kind: 'arg' },
+      { kind: 'arg' },
+      { kind: 'option', name: 'tz', token: 'TZ', fields: [{ name: '', isKey: false }] },
+      { kind: 'option', name: 'at', token: 'AT', fields: [{ name: '', isKey: false }] },
+      { kind: 'option', name: 'keep', token: 'KEEP', fields: [{ name: '', isKey: false }] },
+    ],
+    parse: replies.parseSeasonList,
+  },
   feedAdd: {
     command: 'FEED.ADD',
     readonly: false,

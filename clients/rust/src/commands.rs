@@ -7,11 +7,30 @@
 
 use redis::RedisResult;
 
-use crate::replies::{TotalRank, RankInfo, RankEntry, MergeStep, BoardStats, FeedPage, Task, Job, RatedTasks, RatedJobs, DelayStats, JobInfo, Schedule, GroupState, RateResult, RateAcquired, RateStats, VoteResult};
+use crate::replies::{TotalRank, RankInfo, RankEntry, MergeStep, BoardStats, Season, FeedPage, Task, Job, RatedTasks, RatedJobs, DelayStats, JobInfo, Schedule, GroupState, RateResult, RateAcquired, RateStats, VoteResult};
 use crate::{Applied, Call, Transport, Zkit};
 
 /// Every command of the table, for checking it against the server's list.
-pub const COMMANDS: &[&str] = &["RANK.GIFT", "RANK.SET", "RANK.GET", "RANK.TOP", "RANK.AROUND", "RANK.MERGE", "RANK.MGIFT", "RANK.MGET", "RANK.STATS", "RANK.PERCENTILE", "RANK.QUANTILE", "RANK.COUNT", "RANK.RANGE", "RANK.AMONG", "RANK.REMOVE", "RANK.REINDEX", "FEED.ADD", "FEED.PAGE", "DELAY.POLL", "DELAY.BPOLL", "DELAY.ACK", "DELAY.NACK", "DELAY.TOUCH", "DELAY.STATS", "DELAY.ADD", "DELAY.JOB", "DELAY.RETRY", "DELAY.PAUSE", "DELAY.RESUME", "DELAY.SCHEDULE", "DELAY.UNSCHEDULE", "DELAY.SCHEDULES", "DELAY.GROUP", "DELAY.GROUPS", "RATE.HIT", "RATE.PEEK", "RATE.ACQUIRE", "RATE.RELEASE", "RATE.STATS", "RECENT.ADD", "VOTE.CAST", "VOTE.STATE"];
+pub const COMMANDS: &[&str] = &["RANK.GIFT", "RANK.SET", "RANK.GET", "RANK.TOP", "RANK.AROUND", "RANK.MERGE", "RANK.MGIFT", "RANK.MGET", "RANK.STATS", "RANK.PERCENTILE", "RANK.QUANTILE", "RANK.COUNT", "RANK.RANGE", "RANK.AMONG", "RANK.REMOVE", "RANK.REINDEX", "RANK.SEASON", "FEED.ADD", "FEED.PAGE", "DELAY.POLL", "DELAY.BPOLL", "DELAY.ACK", "DELAY.NACK", "DELAY.TOUCH", "DELAY.STATS", "DELAY.ADD", "DELAY.JOB", "DELAY.RETRY", "DELAY.PAUSE", "DELAY.RESUME", "DELAY.SCHEDULE", "DELAY.UNSCHEDULE", "DELAY.SCHEDULES", "DELAY.GROUP", "DELAY.GROUPS", "RATE.HIT", "RATE.PEEK", "RATE.ACQUIRE", "RATE.RELEASE", "RATE.STATS", "RECENT.ADD", "VOTE.CAST", "VOTE.STATE"];
+
+/// The `DAY|WEEK|MONTH` argument.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Period {
+    Day,
+    Week,
+    Month,
+}
+
+impl Period {
+    /// The token sent.
+    pub fn token(self) -> &'static str {
+        match self {
+            Period::Day => "DAY",
+            Period::Week => "WEEK",
+            Period::Month => "MONTH",
+        }
+    }
+}
 
 /// The `UP|DOWN|CLEAR` argument.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -223,6 +242,17 @@ pub struct RankRemoveOptions<'a> {
     pub dense: Option<&'a str>,
     /// `DATA data-key`
     pub data: Option<&'a str>,
+}
+
+/// The options of [`Zkit::rank_season`]; `Default` sends none.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct RankSeasonOptions<'a> {
+    /// `TZ zone`
+    pub tz: Option<&'a str>,
+    /// `AT unix-ms`
+    pub at: Option<i64>,
+    /// `KEEP seconds`
+    pub keep: Option<i64>,
 }
 
 /// The options of [`Zkit::feed_add`]; `Default` sends none.
@@ -850,6 +880,28 @@ impl<C: Transport> Zkit<C> {
         let mut call = Call::new("RANK.REINDEX");
         call.key(key);
         call.key(totals_key);
+        self.send(call)
+    }
+
+    /// Returns the current season's board and the one before for a day, an ISO week or a month in time zone TZ (default UTC), at the server's clock or AT unix-ms: each as its key (base:2026-12-04, base:2026-W49, base:2026-12), the unix ms it starts at and ends before, and with KEEP the TTL in seconds a write gives the board so it goes KEEP seconds after the season ends. Reads no key.
+    ///
+    /// `RANK.SEASON base DAY|WEEK|MONTH [TZ zone] [AT unix-ms] [KEEP seconds]`
+    pub fn rank_season(&mut self, base: &str, period: Period, options: RankSeasonOptions<'_>) -> RedisResult<Vec<Season>> {
+        let mut call = Call::new("RANK.SEASON");
+        call.arg(base);
+        call.arg(period.token());
+        if let Some(zone) = options.tz {
+            call.arg("TZ");
+            call.arg(zone);
+        }
+        if let Some(unix_ms) = options.at {
+            call.arg("AT");
+            call.arg(unix_ms);
+        }
+        if let Some(seconds) = options.keep {
+            call.arg("KEEP");
+            call.arg(seconds);
+        }
         self.send(call)
     }
 

@@ -121,6 +121,31 @@ impl FromRedisValue for BoardStats {
     }
 }
 
+/// A season's board key (the base, a colon and the season's label), the unix ms
+/// it starts at and ends before; with KEEP, the TTL a write gives the board so
+/// that it goes KEEP seconds after the season's end (nil once that time has
+/// come).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Season {
+    pub key: String,
+    pub starts_at_ms: i64,
+    pub ends_at_ms: i64,
+    /// `None` unless the call sent KEEP.
+    pub ttl: Option<Option<i64>>,
+}
+
+impl FromRedisValue for Season {
+    fn from_redis_value(v: Value) -> Result<Self, ParsingError> {
+        let mut items = Items::read(v, "Season", 3, 4)?;
+        Ok(Season {
+            key: items.next()?,
+            starts_at_ms: items.next()?,
+            ends_at_ms: items.next()?,
+            ttl: items.optional()?,
+        })
+    }
+}
+
 /// One item of a FEED.PAGE page.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FeedItem {

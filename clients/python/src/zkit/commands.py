@@ -191,6 +191,17 @@ COMMANDS = table(
         replies.parse_integer,
     ),
     Command(
+        "RANK.SEASON",
+        (
+            Arg("base"),
+            Arg("period"),
+            Option("tz", "TZ"),
+            Option("at", "AT"),
+            Option("keep", "KEEP"),
+        ),
+        replies.parse_season_list,
+    ),
+    Command(
         "FEED.ADD",
         (
             Key("key"),

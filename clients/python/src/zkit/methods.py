@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, List, Mapping, Optional, Sequence, Tuple,
 from .commands import COMMANDS
 from .layout import Command
 from .params import Idmp, KeyT, Number, command_method
-from .replies import BoardStats, DelayStats, FeedPage, GroupState, JobInfo, MergeStep, RankEntry, RankEntryWithData, RankInfo, RankInfoWithData, RateAcquired, RateStats, Schedule, Text, TotalRank, VoteResult
+from .replies import BoardStats, DelayStats, FeedPage, GroupState, JobInfo, MergeStep, RankEntry, RankEntryWithData, RankInfo, RankInfoWithData, RateAcquired, RateStats, Schedule, Season, SeasonWithTtl, Text, TotalRank, VoteResult
 
 
 class GeneratedMethods:
@@ -468,6 +468,49 @@ class GeneratedMethods:
         ``RANK.REINDEX key totals-key``
         """
         return self._call(COMMANDS["RANK.REINDEX"], key, totals_key)
+
+    @overload
+    def rank_season(
+        self,
+        base: Text,
+        period: str,
+        *,
+        tz: Optional[Text] = None,
+        at: Optional[int] = None,
+        keep: None = None,
+    ) -> List[Season]: ...
+
+    @overload
+    def rank_season(
+        self,
+        base: Text,
+        period: str,
+        *,
+        tz: Optional[Text] = None,
+        at: Optional[int] = None,
+        keep: int,
+    ) -> List[SeasonWithTtl]: ...
+
+    def rank_season(
+        self,
+        base: Text,
+        period: str,
+        *,
+        tz: Optional[Text] = None,
+        at: Optional[int] = None,
+        keep: Optional[int] = None,
+    ) -> Any:
+        """RANK.SEASON: Returns the current season's board and the one before
+        for a day, an ISO week or a month in time zone TZ (default UTC), at
+        the server's clock or AT unix-ms: each as its key (base:2026-12-04,
+        base:2026-W49, base:2026-12), the unix ms it starts at and ends
+        before, and with KEEP the TTL in seconds a write gives the board so
+        it goes KEEP seconds after the season ends. Reads no key.
+
+        ``RANK.SEASON base DAY|WEEK|MONTH [TZ zone] [AT unix-ms] [KEEP
+        seconds]``
+        """
+        return self._call(COMMANDS["RANK.SEASON"], base, period, tz=tz, at=at, keep=keep)
 
     @command_method
     def feed_add(self, key: KeyT, items: Mapping[Text, Number], *, cap: Optional[int] = None) -> int:
@@ -1051,4 +1094,35 @@ class GeneratedAsyncOverloads(GeneratedMethods):
             shared: bool = False,
             dense: bool = False,
             data: Optional[KeyT] = None,
+        ) -> Any: ...
+
+        @overload  # type: ignore[override]
+        async def rank_season(
+            self,
+            base: Text,
+            period: str,
+            *,
+            tz: Optional[Text] = None,
+            at: Optional[int] = None,
+            keep: None = None,
+        ) -> List[Season]: ...
+
+        @overload
+        async def rank_season(
+            self,
+            base: Text,
+            period: str,
+            *,
+            tz: Optional[Text] = None,
+            at: Optional[int] = None,
+            keep: int,
+        ) -> List[SeasonWithTtl]: ...
+        async def rank_season(
+            self,
+            base: Text,
+            period: str,
+            *,
+            tz: Optional[Text] = None,
+            at: Optional[int] = None,
+            keep: Optional[int] = None,
         ) -> Any: ...

@@ -112,6 +112,31 @@ class BoardStats(NamedTuple):
     memory_bytes: int
 
 
+class Season(NamedTuple):
+    """A season's board key (the base, a colon and the season's label), the
+    unix ms it starts at and ends before; with KEEP, the TTL a write gives
+    the board so that it goes KEEP seconds after the season's end (nil once
+    that time has come).
+    """
+
+    key: Text
+    starts_at_ms: int
+    ends_at_ms: int
+
+
+class SeasonWithTtl(NamedTuple):
+    """Season with its optional last element, ttl. A season's board key (the
+    base, a colon and the season's label), the unix ms it starts at and ends
+    before; with KEEP, the TTL a write gives the board so that it goes KEEP
+    seconds after the season's end (nil once that time has come).
+    """
+
+    key: Text
+    starts_at_ms: int
+    ends_at_ms: int
+    ttl: Optional[int]
+
+
 class FeedItem(NamedTuple):
     """One item of a FEED.PAGE page."""
 
@@ -376,6 +401,8 @@ __all__ = [
     "RatedJobs",
     "RatedTasks",
     "Schedule",
+    "Season",
+    "SeasonWithTtl",
     "Task",
     "TotalRank",
     "VoteResult",
@@ -409,6 +436,12 @@ def _read_merge_step(v: Any) -> MergeStep:
 def _read_board_stats(v: Any) -> BoardStats:
     f = field_values(v)
     return BoardStats(int(f["members"]), or_none(int)(f.get("top_total")), or_none(int)(f.get("p99_total")), or_none(int)(f.get("p90_total")), or_none(int)(f.get("p50_total")), or_none(int)(f.get("bottom_total")), int(f["memory_bytes"]))
+
+
+def _read_season(v: Any) -> Union[Season, SeasonWithTtl]:
+    if len(v) > 3:
+        return SeasonWithTtl(text(v[0]), int(v[1]), int(v[2]), or_none(int)(v[3]))
+    return Season(text(v[0]), int(v[1]), int(v[2]))
 
 
 def _read_feed_item(v: Any) -> FeedItem:
@@ -517,6 +550,10 @@ def parse_float_or_none(reply: Any, **options: Any) -> Optional[float]:
 
 def parse_integer(reply: Any, **options: Any) -> int:
     return int(reply)
+
+
+def parse_season_list(reply: Any, **options: Any) -> List[Union[Season, SeasonWithTtl]]:
+    return list_of(_read_season)(reply)
 
 
 def parse_feed_page(reply: Any, **options: Any) -> FeedPage:
