@@ -838,6 +838,34 @@ def delay_schedules(n):
                 keys=lambda i, p: on(p, "q", "d"), script="delay_schedules.lua", script_args=lambda i, p: [])
 
 
+# The groups a listed queue has, beside its jobs' data: each capped at 2
+# with 1 in flight, and rated 5 a minute with 3 claims in its log (in 2065,
+# so the window keeps them whenever the guard runs).
+LISTED_GROUPS = 10
+
+
+@family()
+def delay_groups(n):
+    # A queue of n jobs (each with its payload in the hash) and ten groups:
+    # the listing reads the whole hash.
+    def data(conn, p, calls):
+        build(conn, f"""
+          for i = 0, {n - 1} do
+            redis.call('ZADD', '{p}q', i * 1000000000, 't:' .. i)
+            redis.call('HSET', '{p}d', 'p:t:' .. i, 'job')
+          end
+          for i = 0, {LISTED_GROUPS - 1} do
+            redis.call('HSET', '{p}d', 'c:g' .. i, '2 5 60000', 'i:g' .. i, '1',
+              'h:g' .. i, '3000000000000 3000000000001 3000000000002')
+          end""")
+
+    return Case("DELAY.GROUPS", n, data,
+                zkit=lambda i, p: ["DELAY.GROUPS", p + "q", p + "d"],
+                native=lambda i, p: [["HGETALL", p + "d"]],
+                check=lambda reply: isinstance(reply, list) and len(reply) == LISTED_GROUPS,
+                keys=lambda i, p: on(p, "q", "d"), script="delay_groups.lua", script_args=lambda i, p: [])
+
+
 def rate_log(n):
     # A log at its limit n over ~30 years: every hit is refused.
     return zset(n, "r", "1700000000000", "1700000000000-%d")
@@ -983,6 +1011,7 @@ LIBRARY_CASES = (
     ("DELAY.PAUSE", "DELAY.RESUME", "DELAY.GROUP CAP"),
     ("RANK.GIFT DENSE", "RANK.GET DENSE", "RANK.REMOVE DENSE"),
     ("DELAY.SCHEDULE", "DELAY.UNSCHEDULE", "DELAY.SCHEDULES"),
+    ("DELAY.GROUPS",),
 )
 
 

@@ -31,9 +31,9 @@ declare_command! {
         history: &[],
         reply: R::ArrayOf(&R::Tuple(&SEASON)),
         examples: &[
-            "RANK.SEASON {t}:day DAY TZ Europe/Paris AT 1718000000000 KEEP 604800",
-            "RANK.SEASON {t}:week WEEK",
-            "RANK.SEASON {t}:month MONTH",
+            "RANK.SEASON gifts:day DAY TZ Europe/Paris AT 1718000000000 KEEP 604800",
+            "RANK.SEASON gifts:week WEEK",
+            "RANK.SEASON gifts:month MONTH",
         ],
         args: &[
             Arg::string("base"),

@@ -62,9 +62,9 @@ pub fn every_declared_example<C: Transport + ConnectionLike>(z: &mut Zkit<C>, k:
     z.rank_remove(k("{t}:board").as_str(), &["m"], RankRemoveOptions { dense: Some(k("{t}:totals").as_str()), ..Default::default() }).map_err(failed("RANK.REMOVE {t}:board DENSE {t}:totals MEMBERS m"))?;
     z.rank_remove(k("{t}:board").as_str(), &["m"], RankRemoveOptions { data: Some(k("{t}:profiles").as_str()), ..Default::default() }).map_err(failed("RANK.REMOVE {t}:board DATA {t}:profiles MEMBERS m"))?;
     z.rank_reindex(k("{t}:board").as_str(), k("{t}:totals").as_str()).map_err(failed("RANK.REINDEX {t}:board {t}:totals"))?;
-    z.rank_season(k("{t}:day").as_str(), Period::Day, RankSeasonOptions { tz: Some("Europe/Paris"), at: Some(1718000000000), keep: Some(604800) }).map_err(failed("RANK.SEASON {t}:day DAY TZ Europe/Paris AT 1718000000000 KEEP 604800"))?;
-    z.rank_season(k("{t}:week").as_str(), Period::Week, RankSeasonOptions::default()).map_err(failed("RANK.SEASON {t}:week WEEK"))?;
-    z.rank_season(k("{t}:month").as_str(), Period::Month, RankSeasonOptions::default()).map_err(failed("RANK.SEASON {t}:month MONTH"))?;
+    z.rank_season("gifts:day", Period::Day, RankSeasonOptions { tz: Some("Europe/Paris"), at: Some(1718000000000), keep: Some(604800) }).map_err(failed("RANK.SEASON gifts:day DAY TZ Europe/Paris AT 1718000000000 KEEP 604800"))?;
+    z.rank_season("gifts:week", Period::Week, RankSeasonOptions::default()).map_err(failed("RANK.SEASON gifts:week WEEK"))?;
+    z.rank_season("gifts:month", Period::Month, RankSeasonOptions::default()).map_err(failed("RANK.SEASON gifts:month MONTH"))?;
     z.feed_add(k("{t}:feed").as_str(), &[(1.0, "a"), (2.0, "b")], FeedAddOptions { cap: Some(10) }).map_err(failed("FEED.ADD {t}:feed CAP 10 1 a 2 b"))?;
     z.feed_page(k("{t}:feed").as_str(), FeedPageOptions { count: Some(5), ..Default::default() }).map_err(failed("FEED.PAGE {t}:feed COUNT 5"))?;
     z.feed_page(k("{t}:feed").as_str(), FeedPageOptions { count: Some(5), newer: Some("f1:3ff0000000000000:61"), ..Default::default() }).map_err(failed("FEED.PAGE {t}:feed COUNT 5 NEWER f1:3ff0000000000000:61"))?;
