@@ -289,12 +289,11 @@ impl Transport for redis::Connection {
 
 impl Transport for ClusterConnection {
     fn send(&mut self, call: &Call<'_>) -> RedisResult<Value> {
-        let slot = slot::slot_of(call.command, &call.keys)?;
-        let primary = Route::new(slot, SlotAddr::Master);
-        self.route_command(
-            &call.cmd,
-            RoutingInfo::SingleNode(SingleNodeRoutingInfo::SpecificNode(primary)),
-        )
+        let node = match slot::slot_of(call.command, &call.keys)? {
+            Some(slot) => SingleNodeRoutingInfo::SpecificNode(Route::new(slot, SlotAddr::Master)),
+            None => SingleNodeRoutingInfo::RandomPrimary,
+        };
+        self.route_command(&call.cmd, RoutingInfo::SingleNode(node))
     }
 
     fn execute(&mut self, cmd: &Cmd) -> RedisResult<Value> {

@@ -25,10 +25,10 @@ fn hash_tag(key: &[u8]) -> &[u8] {
 
 /// The one slot of all `keys`; a client error naming the keys and their
 /// slots when they differ (the server would refuse the call with CROSSSLOT).
-pub(crate) fn slot_of(command: &str, keys: &[&str]) -> RedisResult<u16> {
+pub(crate) fn slot_of(command: &str, keys: &[&str]) -> RedisResult<Option<u16>> {
     let slots: Vec<u16> = keys.iter().map(|key| key_slot(key.as_bytes())).collect();
     match slots.split_first() {
-        Some((first, rest)) if rest.iter().all(|slot| slot == first) => Ok(*first),
+        Some((first, rest)) if rest.iter().all(|slot| slot == first) => Ok(Some(*first)),
         Some(_) => {
             let listed: Vec<String> = keys
                 .iter()
@@ -45,11 +45,8 @@ pub(crate) fn slot_of(command: &str, keys: &[&str]) -> RedisResult<u16> {
                 detail,
             )))
         }
-        None => Err(RedisError::from((
-            ErrorKind::Client,
-            "no key",
-            format!("{command}: a call without keys cannot be routed"),
-        ))),
+        // A command that reads no key (RANK.SEASON) runs on any node.
+        None => Ok(None),
     }
 }
 

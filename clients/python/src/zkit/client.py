@@ -472,7 +472,9 @@ class Zkit(_Methods):
             # Passing target_nodes also turns off redis-py's retry of the
             # call on a connection error (MOVED and ASK are still followed).
             cluster = cast(redis.cluster.RedisCluster, self.client)
-            target["target_nodes"] = cluster.nodes_manager.get_node_from_slot(slot_of(command.name, call.keys))
+            slot = slot_of(command.name, call.keys)
+            target["target_nodes"] = (cluster.get_random_node() if slot is None
+                                      else cluster.nodes_manager.get_node_from_slot(slot))
         if self._engine(target.get("target_nodes")) != FUNCTIONS:
             return self.client.execute_command(*call.argv, **target, **parse)
         try:
@@ -700,7 +702,8 @@ class AsyncZkit(_Methods, GeneratedAsyncOverloads):
             slot = slot_of(command.name, call.keys)
             if not self._cluster.nodes_manager.slots_cache:
                 await self._cluster.initialize()
-            target["target_nodes"] = self._cluster.nodes_manager.get_node_from_slot(slot)
+            target["target_nodes"] = (self._cluster.get_random_node() if slot is None
+                                      else self._cluster.nodes_manager.get_node_from_slot(slot))
         if await self._engine(target.get("target_nodes")) != FUNCTIONS:
             return await _reply(self.client.execute_command(*call.argv, **target, **parse))
         try:

@@ -10,7 +10,7 @@ public way to name the node of a call (also in cluster pipelines).
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, Optional, Sequence
 
 from redis.crc import key_slot
 from redis.exceptions import RedisClusterException
@@ -35,8 +35,9 @@ def encode_key(key: Any) -> bytes:
     raise TypeError(f"a key must be str, bytes, int or float, not {type(key).__name__}")
 
 
-def slot_of(command: str, keys: Sequence[Any]) -> int:
-    """The one slot of all ``keys``; CrossSlotError naming them otherwise."""
+def slot_of(command: str, keys: Sequence[Any]) -> Optional[int]:
+    """The one slot of all ``keys``; CrossSlotError naming them otherwise;
+    None for a call without keys (RANK.SEASON), which any node serves."""
     slots = [key_slot(encode_key(key)) for key in keys]
     if len(set(slots)) > 1:
         listed = ", ".join(f"{key!r} (slot {slot})" for key, slot in zip(keys, slots))
@@ -44,4 +45,4 @@ def slot_of(command: str, keys: Sequence[Any]) -> int:
             f"{command}: keys must share a hash slot, but {listed} do not; "
             "give them one hash tag, e.g. {tag}:a and {tag}:b"
         )
-    return slots[0]
+    return slots[0] if slots else None
