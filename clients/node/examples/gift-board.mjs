@@ -28,6 +28,12 @@ export async function giftBoard(redis, prefix = '') { // prefix: your app's key 
   await z.rankGift(`${room}:mon`, 'alice', 10);
   await z.rankGift(`${room}:tue`, 'bob', 10);
   assert.equal(await z.rankMerge(`${room}:week`, [`${room}:mon`, `${room}:tue`]), 2);
+
+  // A board per day of the room's time zone: the server names today's
+  // board (and yesterday's) with the TTL that keeps it a week after the day.
+  const [today, yesterday] = await z.rankSeason(`${room}:day`, 'DAY', { tz: 'Europe/Paris', keep: 7 * 86400 });
+  assert.equal(yesterday.endsAtMs, today.startsAtMs);
+  assert.deepEqual(await z.rankGift(today.key, 'alice', 100, { ttl: today.ttl }), { total: 100, rank: 1 });
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

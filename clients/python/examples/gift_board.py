@@ -31,6 +31,12 @@ def gift_board(r: redis.Redis, prefix: str = "") -> None:  # prefix: before ever
     z.rank_gift(tue, "bob", 10)
     assert z.rank_merge(week, [mon, tue]) == 2
 
+    # A board per day of the room's time zone: the server names today's
+    # board (and yesterday's) with the TTL that keeps it a week after the day.
+    today, yesterday = z.rank_season(prefix + "{room42}:day", "DAY", tz="Europe/Paris", keep=7 * 86400)
+    assert yesterday.ends_at_ms == today.starts_at_ms and today.ttl is not None
+    assert z.rank_gift(today.key, "alice", 100, ttl=today.ttl) == (100, 1)
+
 
 if __name__ == "__main__":
     from run_example import run_example  # REDIS_URL, one server or a cluster, keys of its own
