@@ -158,12 +158,13 @@ function Queue:bury(tasks, now_ms, expired)
     local data = self.jobs.data
     for i, task in ipairs(tasks) do
       local name = task[1]
-      rt.call('HSET', data, job.DIED_WITH .. name, died_with and job.count_text(died_with[i]) or '0')
+      local died = died_with and job.count_text(died_with[i]) or '0'
       if expired then
-        rt.call('HSET', data, job.REASON .. name, EXPIRED_REASON)
+        rt.call('HSET', data, job.DIED_WITH .. name, died, job.REASON .. name, EXPIRED_REASON)
+      else
+        rt.call('HSET', data, job.DIED_WITH .. name, died)
       end
-      rt.call('HDEL', data, job.DEADLINE .. name)
-      rt.call('HDEL', data, job.WORKER .. name)
+      rt.call('HDEL', data, job.DEADLINE .. name, job.WORKER .. name)
     end
     for _, name in ipairs(trimmed) do
       job.delete_data(data, name)

@@ -22,11 +22,18 @@ job.GROUP = 'g:'
 job.PAUSED = 'paused'
 local ALL_FIELDS = { job.PAYLOAD, job.DEADLINE, job.REASON, job.DIED_WITH, job.WORKER, job.GROUP }
 
--- Every field of the task goes: it is done, or forgotten.
-function job.delete_data(data, task)
+-- The names of every field a task may have, appended to `fields`.
+function job.data_fields(task, fields)
   for _, tag in ipairs(ALL_FIELDS) do
-    call('HDEL', data, tag .. task)
+    fields[#fields + 1] = tag .. task
   end
+  return fields
+end
+
+-- Every field of the task goes: it is done, or forgotten. One HDEL: each
+-- call costs the script more than the fields it names.
+function job.delete_data(data, task)
+  call('HDEL', data, unpack(job.data_fields(task, {})))
 end
 
 -- A text's integer, as Rust's `str::parse::<i64>` reads it (a sign, digits,
@@ -220,20 +227,28 @@ handlers['delay.add'] = function(v)
       if added ~= 0 then
         call('ZADD', queue, score, task)
         if data ~= false then
+          -- The fields set, in one HSET, and the ones that go, in one HDEL.
+          local set, gone = {}, {}
           if t.payload then
-            call('HSET', data, job.PAYLOAD .. task, t.payload)
+            set[#set + 1], set[#set + 2] = job.PAYLOAD .. task, t.payload
           end
           -- WITHIN counts from when the task is due: now, for a time past.
           local deadline = within_ms and rt.deadline(due, within_ms)
           if deadline then
-            call('HSET', data, job.DEADLINE .. task, int_text(deadline))
+            set[#set + 1], set[#set + 2] = job.DEADLINE .. task, int_text(deadline)
           else
-            call('HDEL', data, job.DEADLINE .. task)
+            gone[#gone + 1] = job.DEADLINE .. task
           end
           if group ~= false then
-            call('HSET', data, job.GROUP .. task, group)
+            set[#set + 1], set[#set + 2] = job.GROUP .. task, group
           else
-            call('HDEL', data, job.GROUP .. task)
+            gone[#gone + 1] = job.GROUP .. task
+          end
+          if #set > 0 then
+            call('HSET', data, unpack(set))
+          end
+          if #gone > 0 then
+            call('HDEL', data, unpack(gone))
           end
         end
       end

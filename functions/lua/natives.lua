@@ -264,7 +264,7 @@ natives['delay.unschedule'] = {
 
 natives['delay.schedules'] = {
   { 'ZCARD', on = 'queue' },
-  { 'HGETALL HGET', on = 'data' },
+  { 'HGETALL HMGET', on = 'data' },
 }
 
 -- With DATA, a task's group gets its slot back (HGET, HSET) as its data goes.

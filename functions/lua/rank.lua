@@ -300,27 +300,6 @@ local function check_member_data(data, key, ranks)
   end
 end
 
--- Each of `members`' data in the hash `data_key`, in order (false where a
--- member has none): HMGET in chunks of 512; with no members, HLEN, so a
--- key of another type is refused as the module's open refuses it.
-local function member_data(data_key, members)
-  local n = #members
-  if n == 0 then
-    rt.call('HLEN', data_key)
-    return {}
-  elseif n <= 512 then
-    return rt.call('HMGET', data_key, unpack(members))
-  end
-  local found = {}
-  for first = 1, n, 512 do
-    local chunk = rt.call('HMGET', data_key, unpack(members, first, math.min(first + 511, n)))
-    for i = 1, #chunk do
-      found[#found + 1] = chunk[i]
-    end
-  end
-  return found
-end
-
 -- A page (rows of [rank, member, total]) with each row's data last, with
 -- `DATA data-key`.
 local function with_data(page, data_key)
@@ -331,7 +310,7 @@ local function with_data(page, data_key)
   for i, row in ipairs(page) do
     members[i] = row[2]
   end
-  local found = member_data(data_key, members)
+  local found = rt.hmget(data_key, members)
   for i, row in ipairs(page) do
     row[4] = found[i] or rt.NULL
   end
@@ -564,7 +543,7 @@ end
 -- `data_key`, each entry's data last. The data hash is read first, as the
 -- module opens it before the board.
 local function member_entries(key, members, ranks, data_key)
-  local data = data_key and member_data(data_key, members)
+  local data = data_key and rt.hmget(data_key, members)
   local scores = {}
   if #members == 1 or rt.zcard(key) > 0 then
     for i, member in ipairs(members) do

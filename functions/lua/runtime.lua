@@ -982,6 +982,28 @@ local function in_chunks(command, key, option, items, words)
 end
 rt.in_chunks = in_chunks
 
+-- Each of `fields`' value in the hash `key`, in order (false where a
+-- field is not there): HMGET in chunks of 512, within Lua's unpack; with
+-- no fields, HLEN, so a key of another type is refused as the module's
+-- open refuses it.
+function rt.hmget(key, fields)
+  local n = #fields
+  if n == 0 then
+    rt.call('HLEN', key)
+    return {}
+  elseif n <= 512 then
+    return rt.call('HMGET', key, unpack(fields))
+  end
+  local found = {}
+  for first = 1, n, 512 do
+    local chunk = rt.call('HMGET', key, unpack(fields, first, math.min(first + 511, n)))
+    for i = 1, #chunk do
+      found[#found + 1] = chunk[i]
+    end
+  end
+  return found
+end
+
 -- Writes pairs of {member, score} with ZADD; returns how many were new.
 function rt.zadd_pairs(key, pairs_list, option)
   if #pairs_list == 1 and not option then

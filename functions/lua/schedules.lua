@@ -456,6 +456,10 @@ end
 
 local RULE, NEXT, PAYLOAD = 's:', 'n:', 't:'
 
+-- The fields up to which a hash is a listpack on a default server
+-- (hash-max-listpack-entries).
+local SMALL_HASH_FIELDS = 512
+
 local function occurrence_task(id, at_ms)
   return id .. '@' .. int_text(at_ms)
 end
@@ -498,18 +502,21 @@ local function next_on_grid(ms, at_ms, now_ms)
 end
 
 -- Puts schedule `id`'s occurrence at `at_ms` in `queue` (due now when its
--- time has passed), with the schedule's payload, and makes it the pending
--- one.
-local function enqueue(queue, data, id, at_ms, now_ms)
+-- time has passed), with the schedule's payload (read from `data` when
+-- nil; false: none), and makes it the pending one.
+local function enqueue(queue, data, id, at_ms, now_ms, payload)
   local task = occurrence_task(id, at_ms)
   if rt.zscore(queue, task) == nil then
     call('ZADD', queue, job.arrival_at(queue, at_ms > now_ms and at_ms or now_ms), task)
   end
-  local payload = call('HGET', data, PAYLOAD .. id)
-  if payload then
-    call('HSET', data, job.PAYLOAD .. task, payload)
+  if payload == nil then
+    payload = call('HGET', data, PAYLOAD .. id)
   end
-  call('HSET', data, NEXT .. id, int_text(at_ms))
+  if payload then
+    call('HSET', data, job.PAYLOAD .. task, payload, NEXT .. id, int_text(at_ms))
+  else
+    call('HSET', data, NEXT .. id, int_text(at_ms))
+  end
 end
 
 -- Removes schedule `id`'s pending occurrence from `queue`, with its data,
@@ -617,13 +624,13 @@ handlers['delay.schedule'] = function(v)
   -- A change replaces the pending occurrence: the new rule's first one
   -- takes its place.
   remove_pending(queue, data, id)
-  call('HSET', data, RULE .. id, rule_text)
   if payload ~= false then
-    call('HSET', data, PAYLOAD .. id, payload)
+    call('HSET', data, RULE .. id, rule_text, PAYLOAD .. id, payload)
   else
+    call('HSET', data, RULE .. id, rule_text)
     call('HDEL', data, PAYLOAD .. id)
   end
-  enqueue(queue, data, id, first, now)
+  enqueue(queue, data, id, first, now, payload)
   return first
 end
 
@@ -636,10 +643,17 @@ handlers['delay.unschedule'] = function(v)
   if call('HEXISTS', data, RULE .. id) == 0 then
     return 0
   end
-  remove_pending(queue, data, id)
-  for _, part in ipairs({ RULE, NEXT, PAYLOAD }) do
-    call('HDEL', data, part .. id)
+  -- The pending occurrence leaves with its data, and the schedule's
+  -- fields with it, in one HDEL.
+  local fields = { RULE .. id, NEXT .. id, PAYLOAD .. id }
+  local at_ms = job.int_field(data, NEXT .. id)
+  if at_ms ~= nil then
+    local task = occurrence_task(id, at_ms)
+    if call('ZREM', queue, task) == 1 then
+      job.data_fields(task, fields)
+    end
   end
+  call('HDEL', data, unpack(fields))
   return 1
 end
 
@@ -648,16 +662,25 @@ handlers['delay.schedules'] = function(v)
   local queue, data = v[1], v[2]
   rt.zcard(queue)
   local fields = call('HGETALL', data)
-  local rules = {}
+  -- The listed schedules' pending times and payloads: in a small hash (a
+  -- listpack on a default server, up to 512 fields) every field looked up
+  -- is a scan of the whole hash, so they are taken from this read; in a
+  -- larger one a lookup is cheap and comparing every job's field is not,
+  -- so one HMGET reads them after.
+  local small = #fields <= 2 * SMALL_HASH_FIELDS
+  local rules, read = {}, {}
   for i = 1, #fields, 2 do
-    if fields[i]:sub(1, 2) == RULE then
+    local part = fields[i]:sub(1, 2)
+    if part == RULE then
       rules[#rules + 1] = { fields[i]:sub(3), fields[i + 1] }
+    elseif small and (part == NEXT or part == PAYLOAD) then
+      read[fields[i]] = fields[i + 1]
     end
   end
   table.sort(rules, function(a, b)
     return rt.compare_bytes(a[1], b[1]) < 0
   end)
-  local rows = {}
+  local rows, pending = {}, {}
   for _, found in ipairs(rules) do
     local id, rule = found[1], found[2]
     local ms = every_ms(rule)
@@ -670,15 +693,24 @@ handlers['delay.schedules'] = function(v)
       end
     end
     if ms or zone then
-      local next = job.int_field(data, NEXT .. id)
-      rows[#rows + 1] = {
-        id,
-        ms or rt.NULL,
-        expression or rt.NULL,
-        zone or rt.NULL,
-        next or rt.NULL,
-        call('HGET', data, PAYLOAD .. id) or rt.NULL,
-      }
+      rows[#rows + 1] = { id, ms or rt.NULL, expression or rt.NULL, zone or rt.NULL }
+      pending[#pending + 1] = NEXT .. id
+      pending[#pending + 1] = PAYLOAD .. id
+    end
+  end
+  if #rows > 0 then
+    local found
+    if small then
+      found = {}
+      for i, field in ipairs(pending) do
+        found[i] = read[field]
+      end
+    else
+      found = rt.hmget(data, pending)
+    end
+    for i, row in ipairs(rows) do
+      row[5] = job.int_of(found[2 * i - 1]) or rt.NULL
+      row[6] = found[2 * i] or rt.NULL
     end
   end
   return rows
