@@ -208,24 +208,29 @@ handlers['delay.add'] = function(v)
   local replies = {}
   for i, t in ipairs(tasks) do
     local task = t.task
-    local queued = rt.zscore(queue, task)
     local added = 0
     if not (inflight ~= false and rt.zscore(inflight, task) ~= nil) then
       local due = t.due < now and now or t.due
-      local score
-      if queued == nil or rule ~= KEEP then
-        score = job.arrival_at(queue, due)
-      end
-      if queued == nil then
-        added = 1
-      elseif rule == REPLACE then
-        added = 2
-      elseif rule ~= KEEP and math.floor(queued) < math.floor(score) then
-        -- EXTEND: out, never in.
-        added = 2
+      local score = job.arrival_at(queue, due)
+      if rule == KEEP then
+        -- A queued task stays as it is: ZADD NX adds only a new one, and
+        -- says which it was, without a lookup first.
+        added = call('ZADD', queue, 'NX', score, task)
+      else
+        local queued = rt.zscore(queue, task)
+        if queued == nil then
+          added = 1
+        elseif rule == REPLACE then
+          added = 2
+        elseif math.floor(queued) < math.floor(score) then
+          -- EXTEND: out, never in.
+          added = 2
+        end
+        if added ~= 0 then
+          call('ZADD', queue, score, task)
+        end
       end
       if added ~= 0 then
-        call('ZADD', queue, score, task)
         if data ~= false then
           -- The fields set, in one HSET, and the ones that go, in one HDEL.
           local set, gone = {}, {}
