@@ -222,18 +222,22 @@ handlers['delay.group'] = function(v)
   job.check_data_key(data, queue)
   rt.zcard(queue)
   local limits = { cap = cap, rate = rate }
-  -- The first read of the hash checks its type.
-  local in_flight = in_flight_of(data, group)
-  local was_capped = is_at_cap(in_flight, limits_of(data, group).cap)
+  -- The group's fields in one read (the first of the hash: it checks its
+  -- type); each field named costs a scan of a small hash, so the count of
+  -- capped groups is read only when it changes, and a field that may be
+  -- absent is deleted without a look.
+  local found = call('HMGET', data, IN_FLIGHT_TAG .. group, LIMITS_TAG .. group)
+  local in_flight = math.max(job.int_of(found[1]) or 0, 0)
+  local was_capped = is_at_cap(in_flight, parse_limits(found[2]).cap)
   local capped = is_at_cap(in_flight, cap)
   local has_limits = cap > 0 or rate ~= nil
   if has_limits then
     call('HSET', data, LIMITS_TAG .. group, limits_text(limits))
+    if not rate then
+      call('HDEL', data, LOG_TAG .. group)
+    end
   else
-    call('HDEL', data, LIMITS_TAG .. group)
-  end
-  if not rate then
-    call('HDEL', data, LOG_TAG .. group)
+    call('HDEL', data, LIMITS_TAG .. group, LOG_TAG .. group)
   end
   if capped ~= was_capped then
     count_capped(data, capped and 1 or -1)

@@ -236,7 +236,7 @@ natives['delay.poll'] = {
 -- capped groups is read after its limits are written.
 natives['delay.group'] = {
   { 'ZCARD', on = 'queue' },
-  { 'HGET', on = 'data' },
+  { 'HMGET', on = 'data' },
   { 'HGET HSET HDEL', on = 'data', later = true },
 }
 
