@@ -181,12 +181,24 @@ class ParserWriter:
         self.depth = 1
         self.temps = 0
         self.counters = {a["counted_by"] for a in walk_args(self.args) if "counted_by" in a}
+        # Tables the parse keeps between calls: its values and its one-ofs'.
+        self.kept: list[str] = ["values"]
 
     def fail(self, why: str):
         raise SystemExit(f"gen: {self.name}: no generated parse for {why}")
 
     def out(self, line: str):
         self.lines.append("  " * self.depth + line)
+
+    def chosen(self, target: str, c: int, value: str):
+        """Emits: `target`, the one-of's value `{ choice = c, value = value }`,
+        in a table the parse keeps for that one-of and fills again each
+        call (a one-of stands only at the top of a command's arguments)."""
+        table = f"chosen_{target}"
+        if table not in self.kept:
+            self.kept.append(table)
+        self.out(f"{table}.choice, {table}.value = {c}, {value}")
+        self.out(f"{target} = {table}")
 
     def temp(self, stem: str) -> str:
         self.temps += 1
@@ -292,7 +304,7 @@ class ParserWriter:
                 value = self.temp("c")
                 self.out(f"local {value}")
                 self.after_keyword(choice, value, last)
-                self.out(f"{target} = {{ choice = {c}, value = {value} }}")
+                self.chosen(target, c, value)
                 self.depth -= 1
             self.out("else return nil end")
         elif "token" in arg:
@@ -334,7 +346,7 @@ class ParserWriter:
                     value = self.temp("c")
                     self.out(f"local {value}")
                     self.after_keyword(choice, value, False)
-                    self.out(f"{target} = {{ choice = {c}, value = {value} }}")
+                    self.chosen(target, c, value)
                 self.depth -= 1
         self.out("else break end")
         self.depth -= 1
@@ -365,9 +377,18 @@ class ParserWriter:
             self.options(args[i:j], targets[i:j], j == len(args))
             i = j
         self.out("if i <= argc or nk ~= #keys then return nil end")
-        self.out("return { " + ", ".join(targets) + " }")
-        body = "\n".join(self.lines)
-        return f"function(argv, keys)\n{body}\nend"
+        for n, target in enumerate(targets, 1):
+            self.out(f"values[{n}] = {target}")
+        self.out("return values")
+        body = "\n".join("  " + line for line in self.lines)
+        # The values come back in the same tables each call, filled again:
+        # a call's garbage is what Lua collects after it, and the collector
+        # marks the library's whole heap as it goes (docs/performance.md).
+        # A handler reads them during its call only, and calls never nest.
+        kept = ", ".join(self.kept)
+        empty = ", ".join("{}" for _ in self.kept)
+        return (f"(function()\n  local {kept} = {empty}\n  return function(argv, keys)\n{body}\n"
+                "  end\nend)()")
 
 
 def keyword_tables(commands: dict) -> str:
