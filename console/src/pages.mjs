@@ -348,7 +348,7 @@ const entryTable = (tableId, entries, withData, highlight) => {
   return `<table id="${tableId}"><tr><th class="n">rank</th><th>member</th><th class="n">total</th>${withData ? '<th>data</th>' : ''}</tr>${rows}</table>`;
 };
 
-export function boardPage(ctx, { key, data, stats, offset, count, top, member, lookup }) {
+export function boardPage(ctx, { key, data, asc, stats, offset, count, top, member, lookup }) {
   const withData = data !== null;
   const k = id(key);
   const header = [
@@ -373,6 +373,7 @@ ${entryTable('around', lookup.around, withData, member)}`
 ${found}
 <h2>Top ${count}${offset ? ` from rank ${offset + 1}` : ''}</h2>
 ${entryTable('top', top, withData)}
+${asc ? '<p class="note" id="ascending">The lowest total ranks first on this board (RANK\'s ASC).</p>' : ''}
 ${withData ? `<p class="note">Member data from the hash ${name(data)} (RANK's DATA).</p>` : ''}
 ${pager('/board', { k }, offset, top.length, count)}`,
     '/boards',

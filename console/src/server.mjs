@@ -180,7 +180,7 @@ export function createConsole(options, log = console.log) {
         store.top(key, offset, PAGE),
         member === undefined ? null : store.lookup(key, member),
       ]);
-      return pages.boardPage(ctx, { key, data: store.dataOf(key), stats, offset, count: PAGE, top, member, lookup });
+      return pages.boardPage(ctx, { key, data: store.dataOf(key), asc: store.boardOptions(key).asc === true, stats, offset, count: PAGE, top, member, lookup });
     },
     async '/merges'(ctx) {
       const merges = await store.merges();

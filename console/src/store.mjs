@@ -210,10 +210,11 @@ export class Store {
     return null;
   }
 
-  /** RANK's DATA option for a board: its data hash, when it has one. */
-  dataOption(key) {
+  /** RANK's DATA and ASC options for a board: its data hash, when it has one, and its order (the first --board spec that names it says). */
+  boardOptions(key) {
     const data = this.dataOf(key);
-    return data === null ? {} : { data };
+    const asc = this.options.boards.find((spec) => names(spec.pattern, key))?.asc ?? false;
+    return { ...(data === null ? {} : { data }), ...(asc ? { asc } : {}) };
   }
 
   /** Whether a key is a recently-viewed list: a --recent name or pattern names it. */
@@ -335,17 +336,17 @@ export class Store {
   }
 
   boardStats(key) {
-    return this.z.rankStats(key);
+    return this.z.rankStats(key, this.boardOptions(key).asc ? { asc: true } : {});
   }
 
   /** A page of the board: [{ rank, member, total, data }], data only with a data hash (null where a member has none). */
   top(key, offset, count) {
-    return this.z.rankTop(key, count, { offset, ...this.dataOption(key) });
+    return this.z.rankTop(key, count, { offset, ...this.boardOptions(key) });
   }
 
   async lookup(key, member) {
-    const data = this.dataOption(key);
-    const [entry, around] = await Promise.all([this.z.rankGet(key, member, data), this.z.rankAround(key, member, 5, data)]);
+    const options = this.boardOptions(key);
+    const [entry, around] = await Promise.all([this.z.rankGet(key, member, options), this.z.rankAround(key, member, 5, options)]);
     return { entry, around };
   }
 

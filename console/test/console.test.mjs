@@ -195,6 +195,29 @@ describe('on a server', () => {
     }
   });
 
+  test('an ascending board lists its lowest total first, and finds a member by its own rank', async () => {
+    await z.rankSet('laps:asc:1', 'ann', 61250, { asc: true });
+    await z.rankSet('laps:asc:1', 'bob', 59900, { asc: true });
+    await z.rankSet('laps:asc:1', 'cid', 70000, { asc: true });
+    const { app, url } = await startConsole(server.port, ['--board', 'laps:*,asc']);
+    const page = await session.browser.newPage({ viewport: { width: 1000, height: 640 } });
+    try {
+      await open(page, `${url}/board?k=${Buffer.from('laps:asc:1').toString('base64url')}`);
+      const rows = await page.locator('#top tr[data-member]').evaluateAll((trs) =>
+        trs.map((tr) => [tr.querySelector('[data-field="rank"]').textContent, tr.dataset.member]));
+      assert.deepEqual(rows, [['1', 'bob'], ['2', 'ann'], ['3', 'cid']]);
+      assert.equal(await fieldText(page, 'top-total'), '59900');
+      assert.equal(await page.locator('#ascending').count(), 1);
+      await page.fill('#member', 'cid');
+      await follow(page, '#find');
+      assert.equal(await fieldText(page, 'member-rank'), '3');
+    } finally {
+      await page.close();
+      await app.close();
+      await server.client.del('laps:asc:1');
+    }
+  });
+
   test('writable: a dead task retried from the page is back in its queue; every write is confirmed first', async () => {
     // The console logs in as an ACL user whose password must show nowhere.
     const secret = 'console-secret-7f3a';

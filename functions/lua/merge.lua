@@ -28,8 +28,9 @@ local function sum_add(hi, lo, total, weight)
 end
 
 -- The merged rank score of a sum's parts, reached at `reached_at` (its
--- contributors' latest); after at least one `sum_add`.
-local function sum_score(hi, lo, reached_at)
+-- contributors' latest) on a board in the order `asc` says; after at least
+-- one `sum_add`.
+local function sum_score(hi, lo, reached_at, asc)
   local total
   if hi == 0 then
     total = lo
@@ -40,7 +41,7 @@ local function sum_score(hi, lo, reached_at)
   else
     total = hi * TOTAL_LIMIT -- |total| >= 2^52: refused below
   end
-  return rank.encode(total, reached_at)
+  return rank.encode(total, reached_at, nil, asc)
 end
 
 -- The one-shot merge: every source read, every member summed, in the order
@@ -49,7 +50,7 @@ end
 -- in a table per member: a merge of whole boards makes no garbage per
 -- member but the strings it reads. Every score is worked out before the
 -- first write, so a total out of range changes nothing.
-local function merge_at_once(dest, sources, weights)
+local function merge_at_once(dest, sources, weights, asc)
   local decode = rank.decode
   local order, his, los, reached = {}, {}, {}, {}
   for i, source in ipairs(sources) do
@@ -57,7 +58,7 @@ local function merge_at_once(dest, sources, weights)
     local weight = weights[i]
     for j = 1, #reply, 2 do
       local member = reply[j]
-      local total, reached_at = decode(tonumber(reply[j + 1]))
+      local total, reached_at = decode(tonumber(reply[j + 1]), asc)
       local lo, hi = los[member]
       if lo == nil then
         order[#order + 1] = member
@@ -75,7 +76,7 @@ local function merge_at_once(dest, sources, weights)
   end
   local scores = {}
   for _, member in ipairs(order) do
-    scores[member] = sum_score(his[member], los[member], reached[member])
+    scores[member] = sum_score(his[member], los[member], reached[member], asc)
   end
   rt.call('UNLINK', dest)
   rt.in_chunks('ZADD', dest, nil, order, function(member, argv)
@@ -253,7 +254,7 @@ local function le64(n)
   return le64_of_text(int_text(n))
 end
 
-local function checksum(dest, staging, sources, weights)
+local function checksum(dest, staging, sources, weights, asc)
   local h0, h1, h2, h3 = 0x2325, 0x8422, 0x9ce4, 0xcbf2 -- 0xcbf29ce484222325
   local function feed_bytes(bytes)
     for i = 1, #bytes do
@@ -284,6 +285,10 @@ local function checksum(dest, staging, sources, weights)
   end
   for _, weight in ipairs(weights) do
     feed(le64_of_text(weight))
+  end
+  -- A merge without ASC sums as before ASC existed.
+  if asc then
+    feed('ASC')
   end
   return string.format('%04x%04x%04x%04x', h3, h2, h1, h0)
 end
@@ -420,14 +425,14 @@ local function read_step(m, record)
             found = rt.zscore(m.sources[source], member)
           end
           if found ~= nil then
-            local total, reached_at = rank.decode(found)
+            local total, reached_at = rank.decode(found, m.asc)
             hi, lo = sum_add(hi, lo, total, tonumber(weight))
             if latest == nil or reached_at > latest then
               latest = reached_at
             end
           end
         end
-        merged[#merged + 1] = { member, sum_score(hi, lo, latest) }
+        merged[#merged + 1] = { member, sum_score(hi, lo, latest, m.asc) }
       end
     end
     if more then
@@ -537,7 +542,7 @@ local function merge_step(m, cursor_text)
   if cursor.run and cursor.steps ~= '0' then
     rt.zcard(m.staging)
   end
-  local args = checksum(m.dest, m.staging, m.sources, m.weights)
+  local args = checksum(m.dest, m.staging, m.sources, m.weights, m.asc)
   local state = staging_state(m.staging)
   local what, run = plan(cursor, args, state)
   if what == 'replay' then
@@ -551,7 +556,7 @@ end
 -- -> the members of the merged board; with STEP, {next-cursor, members in
 -- staging}.
 handlers['rank.merge'] = function(v)
-  local dest, sources, given_weights, step = v[1], v[3], v[4], v[5]
+  local dest, sources, given_weights, step, asc = v[1], v[3], v[4], v[5], v[6]
   -- Weights stay their text: the checksum hashes them as 64-bit integers.
   local weights = {}
   for i = 1, #sources do
@@ -562,7 +567,7 @@ handlers['rank.merge'] = function(v)
     for i, weight in ipairs(weights) do
       numbers[i] = tonumber(weight)
     end
-    return merge_at_once(dest, sources, numbers)
+    return merge_at_once(dest, sources, numbers, asc)
   end
   local m = {
     dest = dest,
@@ -570,6 +575,7 @@ handlers['rank.merge'] = function(v)
     weights = weights,
     count = rt.positive(step[1], 'count'),
     staging = step[2],
+    asc = asc,
   }
   return merge_step(m, step[3])
 end

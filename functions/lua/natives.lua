@@ -22,8 +22,9 @@ local IDMP_RECORD = { 'ZREMRANGEBYSCORE ZADD', on = 'seen-key', later = true }
 local IDMP_EVICT = { 'ZRANGE ZSCORE ZREM', on = 'seen-key', later = true, reached = 'idmp-evicts' }
 
 -- A member's rank after a write: shared (ZCOUNT of higher totals), dense
--- (ZCOUNT of higher totals in the index) or by ZREVRANK.
-local RANK_AFTER = { 'ZREVRANK', on = 'key', unless = 'ranks', later = true }
+-- (ZCOUNT of higher totals in the index) or by ZREVRANK (ZRANK with ASC).
+local RANK_AFTER = { 'ZREVRANK', on = 'key', unless = { 'ranks', 'asc' }, later = true }
+local ASC_RANK_AFTER = { 'ZRANK', on = 'key', when = 'asc', unless = 'ranks', later = true }
 local SHARED_RANK_AFTER = { 'ZCOUNT', on = 'key', when = 'shared', later = true }
 
 -- A dense board's index of totals: the new total looked up before the
@@ -52,6 +53,7 @@ natives['rank.gift'] = {
   DATA_SET,
   DATA_EXPIRE,
   RANK_AFTER,
+  ASC_RANK_AFTER,
   SHARED_RANK_AFTER,
   IDMP_LOOKUP,
   IDMP_RECORD,
@@ -70,6 +72,7 @@ natives['rank.set'] = {
   DATA_SET,
   DATA_EXPIRE,
   RANK_AFTER,
+  ASC_RANK_AFTER,
   SHARED_RANK_AFTER,
   IDMP_LOOKUP,
   IDMP_RECORD,
@@ -87,6 +90,7 @@ natives['rank.mgift'] = {
   DENSE_KEEP,
   DENSE_EXPIRE,
   RANK_AFTER,
+  ASC_RANK_AFTER,
   SHARED_RANK_AFTER,
   IDMP_LOOKUP,
   IDMP_RECORD,
@@ -94,7 +98,11 @@ natives['rank.mgift'] = {
 }
 
 -- The reads write nothing: their natives are all run and refused as they go.
-local RANK = { 'ZREVRANK', on = 'key', unless = 'ranks' }
+local RANK = { 'ZREVRANK', on = 'key', unless = { 'ranks', 'asc' } }
+local ASC_RANK = { 'ZRANK', on = 'key', when = 'asc', unless = 'ranks' }
+-- A first-come rank that every call reads, whatever its ranks.
+local ANY_RANK = { 'ZREVRANK', on = 'key', unless = 'asc' }
+local ANY_ASC_RANK = { 'ZRANK', on = 'key', when = 'asc' }
 local SHARED_RANK = { 'ZCOUNT', on = 'key', when = 'shared' }
 local DENSE_RANK = { 'ZCOUNT', on = 'totals-key' }
 -- Each entry's data (HLEN checks the hash's type when no entry is read).
@@ -103,6 +111,7 @@ local DATA_READ = { 'HLEN HMGET', on = 'data-key' }
 natives['rank.get'] = {
   { 'ZCARD ZSCORE', on = 'key' },
   RANK,
+  ASC_RANK,
   SHARED_RANK,
   DENSE_RANK,
   DATA_READ,
@@ -118,7 +127,9 @@ natives['rank.top'] = {
 }
 
 natives['rank.around'] = {
-  { 'ZREVRANK ZRANGE', on = 'key' },
+  { 'ZRANGE', on = 'key' },
+  ANY_RANK,
+  ANY_ASC_RANK,
   SHARED_RANK,
   DENSE_RANK,
   DATA_READ,
@@ -129,7 +140,9 @@ natives['rank.stats'] = {
 }
 
 natives['rank.percentile'] = {
-  { 'ZSCORE ZCARD ZREVRANK', on = 'key' },
+  { 'ZSCORE ZCARD', on = 'key' },
+  ANY_RANK,
+  ANY_ASC_RANK,
 }
 
 natives['rank.quantile'] = {

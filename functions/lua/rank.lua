@@ -2,7 +2,9 @@
 -- src/logic/rank.rs). A score is `total + j / 2^b`: b = 53 minus the total's
 -- bit length, j counts down the tie-break clock (epoch and span in CONFIG),
 -- so floor(score) is the total and the earlier a total was reached, the
--- higher it ranks among equals. Every step below is exact in doubles.
+-- higher it ranks among equals. On a board whose lowest total ranks first
+-- (`ASC`, `asc` below) j counts up instead: earlier is lower, and ZRANGE
+-- is the board's order. Every step below is exact in doubles.
 
 local TOTAL_LIMIT = LIMITS.TOTAL_LIMIT
 local TOTAL_OUT_OF_RANGE = ERRORS.total_out_of_range
@@ -96,8 +98,8 @@ local function window()
 end
 
 -- The score of `total` reached at `at_ms` (the text the caller gave, for
--- the error).
-function rank.encode(total, at_ms, at_text)
+-- the error) on a board in the order `asc` says.
+function rank.encode(total, at_ms, at_text, asc)
   if not (total < TOTAL_LIMIT and total > -TOTAL_LIMIT) then
     rt.fail(TOTAL_OUT_OF_RANGE)
   end
@@ -111,7 +113,11 @@ function rank.encode(total, at_ms, at_text)
   local _, length = math.frexp(total < 0 and -total or total)
   local bits = 53 - length
   local slots = 2 ^ bits
-  return (total * slots + slots - 1 - scaled_slot(at_ms - start_ms, bits, span)) / slots
+  local slot = scaled_slot(at_ms - start_ms, bits, span)
+  if asc then
+    return (total * slots + slot) / slots
+  end
+  return (total * slots + slots - 1 - slot) / slots
 end
 
 -- The total a score encodes (rank.decode's first value, without the time).
@@ -123,19 +129,20 @@ function rank.total(score)
   return total
 end
 
--- The total and reached-at time a score encodes.
-function rank.decode(score)
+-- The total and reached-at time a score encodes, on a board in the order
+-- `asc` says.
+function rank.decode(score, asc)
   local total = math.floor(score)
   if total ~= total or total == math.huge or total == -math.huge or not (total < TOTAL_LIMIT and total > -TOTAL_LIMIT) then
     rt.fail(rt.say(ERRORS.not_rank_score, { score = rt.rust_display(score) }))
   end
   local bits = fraction_bits(total)
   local slots = pow2(bits)
-  local countdown = math.floor((score - total) * slots)
-  if countdown > slots - 1 then
-    countdown = slots - 1
+  local tick = math.floor((score - total) * slots)
+  if tick > slots - 1 then
+    tick = slots - 1
   end
-  local slot = slots - 1 - countdown
+  local slot = asc and tick or slots - 1 - tick
   local start_ms, _, span = window()
   local offset = slot_start(slot, bits, span)
   if offset > span - 1 then
@@ -175,17 +182,22 @@ local function next_total(previous, update)
   return previous, false
 end
 
--- The 1-based rank of a member, highest first; nil if absent.
-local function rank_of(key, member)
-  local index = rt.call('ZREVRANK', key, member)
+-- The 1-based rank of a member, highest first (with `asc`, lowest); nil if
+-- absent.
+local function rank_of(key, member, asc)
+  local index = rt.call(asc and 'ZRANK' or 'ZREVRANK', key, member)
   if index == false or index == nil then
     return nil
   end
   return index + 1
 end
 
--- 1 + the members whose total is higher (scored at total + 1 or more).
-local function shared_rank(key, total)
+-- 1 + the members whose total is higher (scored at total + 1 or more;
+-- with `asc` lower, scored below total).
+local function shared_rank(key, total, asc)
+  if asc then
+    return rt.call('ZCOUNT', key, '-inf', '(' .. int_text(total)) + 1
+  end
   return rt.call('ZCOUNT', key, int_text(total + 1), '+inf') + 1
 end
 
@@ -207,13 +219,13 @@ end
 -- A member's rank: with SHARED the competition rank, with DENSE the
 -- competition rank of its total in the index (where each total stands
 -- once: 1 + the distinct totals above it), else its position.
-local function rank_of_member(key, member, total, ranks)
+local function rank_of_member(key, member, total, ranks, asc)
   if ranks == true then
-    return shared_rank(key, total)
+    return shared_rank(key, total, asc)
   elseif ranks then
-    return shared_rank(ranks.dense, total)
+    return shared_rank(ranks.dense, total, asc)
   end
-  local found = rank_of(key, member)
+  local found = rank_of(key, member, asc)
   if found == nil then
     rt.fail('ERR zkit internal error: the member is not on the board')
   end
@@ -222,13 +234,13 @@ end
 
 -- Plans an update for a member scored `previous`: checks everything a write
 -- can refuse (a foreign score, the range, the time).
-local function plan_write(previous, update, at_ms, at_text)
+local function plan_write(previous, update, at_ms, at_text, asc)
   local previous_total
   if previous ~= nil then
     previous_total = rank.total(previous)
   end
   local total, changed = next_total(previous_total, update)
-  local score = rank.encode(total, at_ms, at_text)
+  local score = rank.encode(total, at_ms, at_text, asc)
   return { previous_total = previous_total, total = total, score = changed and score or nil }
 end
 
@@ -251,13 +263,13 @@ local function apply_write(key, member, planned, previous, update)
 end
 
 -- A member's [total, rank] as the board stands (a repeated event's reply).
-local function standing(key, member, ranks)
+local function standing(key, member, ranks, asc)
   local score = rt.zscore(key, member)
   if score == nil then
     return { 0, rt.NULL }
   end
   local total = rank.total(score)
-  return { total, rank_of_member(key, member, total, ranks) }
+  return { total, rank_of_member(key, member, total, ranks, asc) }
 end
 
 -- Removes `total` from a dense board's index when no member of the board
@@ -326,8 +338,8 @@ end
 -- the checked IDMP clause; `ttl` the TTL's seconds, or false; `ranks` as
 -- ranks_of gives them (with DENSE, the index is kept); `data` the
 -- `DATA data-key data` block, or false (the member's data, set with every
--- write).
-local function write_total(key, member, update, at, ranks, ttl, data, event)
+-- write); `asc` the board's order.
+local function write_total(key, member, update, at, ranks, ttl, data, event, asc)
   local index = ranks and ranks ~= true and ranks.dense
   local now = rt.now_ms()
   local expire_at = board_expiry(now, ttl)
@@ -343,11 +355,11 @@ local function write_total(key, member, update, at, ranks, ttl, data, event)
     seen = rt.idmp.check(event, now, written)
   end
   if seen == 'repeat' then
-    return rt.idmp.with_flag(standing(key, member, ranks), seen)
+    return rt.idmp.with_flag(standing(key, member, ranks, asc), seen)
   end
   local at_ms = at ~= false and tonumber(at) or now
   local previous = rt.zscore(key, member)
-  local planned = plan_write(previous, update, at_ms, at ~= false and at or nil)
+  local planned = plan_write(previous, update, at_ms, at ~= false and at or nil, asc)
   -- Looked up before the write: an index or data hash of another type
   -- refuses the call.
   local indexed = index and rt.zscore(index, int_text(planned.total))
@@ -373,18 +385,26 @@ local function write_total(key, member, update, at, ranks, ttl, data, event)
   if event then
     rt.idmp.record(event, now)
   end
-  local position = rank_of_member(key, member, planned.total, ranks)
+  local position = rank_of_member(key, member, planned.total, ranks, asc)
   return rt.idmp.with_flag({ planned.total, position }, seen)
 end
 
--- `DATA data-key data` as an IDMP digest takes it, appended to `parts`
--- last: nothing when the call gives none (it digests as before DATA
--- existed).
+-- `DATA data-key data` as an IDMP digest takes it, appended to `parts`:
+-- nothing when the call gives none (it digests as before DATA existed).
 local function data_parts(parts, data)
   if data then
     parts[#parts + 1] = 'DATA'
     parts[#parts + 1] = data[1]
     parts[#parts + 1] = data[2]
+  end
+  return parts
+end
+
+-- `ASC` as an IDMP digest takes it, appended to `parts` last: nothing when
+-- the call gives none (it digests as before ASC existed).
+local function order_parts(parts, asc)
+  if asc then
+    parts[#parts + 1] = 'ASC'
   end
   return parts
 end
@@ -409,33 +429,34 @@ local function terms_parts(parts, at, ttl, choice)
 end
 
 handlers['rank.gift'] = function(v)
-  local key, member, at, choice, ttl, data = v[1], v[2], v[4], v[5], v[6], v[7]
+  local key, member, at, choice, ttl, data, asc = v[1], v[2], v[4], v[5], v[6], v[7], v[10]
   local event = (v[8] ~= false or v[9] ~= false)
     and rt.idmp.args(v[8], v[9], 'rank.gift',
-      data_parts(terms_parts({ key, member, v[3] }, at, ttl, choice), data)) or nil
+      order_parts(data_parts(terms_parts({ key, member, v[3] }, at, ttl, choice), data), asc)) or nil
   -- After IDMP's own checks, as the module's.
   local ranks = choice and ranks_of(choice, key)
-  return write_total(key, member, { add = tonumber(v[3]) }, at, ranks, ttl, data, event)
+  return write_total(key, member, { add = tonumber(v[3]) }, at, ranks, ttl, data, event, asc)
 end
 
 handlers['rank.set'] = function(v)
-  local key, member, at, choice, ttl, data = v[1], v[2], v[4], v[6], v[7], v[8]
+  local key, member, at, choice, ttl, data, asc = v[1], v[2], v[4], v[6], v[7], v[8], v[11]
   local condition = v[5] ~= false and (v[5].choice == 1 and 'GT' or 'LT') or nil
   local event
   if v[9] ~= false or v[10] ~= false then
     local parts = terms_parts({ key, member, v[3] }, at, ttl, choice)
     parts[#parts + 1] = condition or ''
-    event = rt.idmp.args(v[9], v[10], 'rank.set', data_parts(parts, data))
+    event = rt.idmp.args(v[9], v[10], 'rank.set', order_parts(data_parts(parts, data), asc))
   end
   local ranks = choice and ranks_of(choice, key)
-  return write_total(key, member, { set = tonumber(v[3]), condition = condition }, at, ranks, ttl, data, event)
+  local update = { set = tonumber(v[3]), condition = condition }
+  return write_total(key, member, update, at, ranks, ttl, data, event, asc)
 end
 
 -- -> `[[total, rank], ...]` per board, in key order; with DENSE, each
 -- board's dense rank in its own index (one per board, in key order), which
 -- the write keeps.
 handlers['rank.mgift'] = function(v)
-  local boards, member, amount, at, choice, ttl = v[2], v[3], tonumber(v[4]), v[5], v[6], v[7]
+  local boards, member, amount, at, choice, ttl, asc = v[2], v[3], tonumber(v[4]), v[5], v[6], v[7], v[10]
   local indexes = choice and choice.choice == 2 and choice.value or nil
   local event
   if v[8] ~= false or v[9] ~= false then
@@ -452,7 +473,7 @@ handlers['rank.mgift'] = function(v)
         parts[#parts + 1] = index
       end
     end
-    event = rt.idmp.args(v[8], v[9], 'rank.mgift', parts)
+    event = rt.idmp.args(v[8], v[9], 'rank.mgift', order_parts(parts, asc))
   end
   -- A set of the names, so the checks are linear in the keys: no board
   -- twice, no index that is a board, no index for two boards.
@@ -499,7 +520,7 @@ handlers['rank.mgift'] = function(v)
   if seen == 'repeat' then
     local replies = {}
     for i, key in ipairs(boards) do
-      replies[i] = standing(key, member, ranks_at(i))
+      replies[i] = standing(key, member, ranks_at(i), asc)
     end
     return rt.idmp.with_flag(replies, seen)
   end
@@ -507,7 +528,7 @@ handlers['rank.mgift'] = function(v)
   local planned, previous, indexed = {}, {}, {}
   for i, key in ipairs(boards) do
     previous[i] = rt.zscore(key, member)
-    planned[i] = plan_write(previous[i], { add = amount }, at_ms, at ~= false and at or nil)
+    planned[i] = plan_write(previous[i], { add = amount }, at_ms, at ~= false and at or nil, asc)
   end
   -- Looked up before the first write: an index of another type refuses the
   -- call.
@@ -533,7 +554,7 @@ handlers['rank.mgift'] = function(v)
   end
   local replies = {}
   for i, key in ipairs(boards) do
-    replies[i] = { planned[i].total, rank_of_member(key, member, planned[i].total, ranks_at(i)) }
+    replies[i] = { planned[i].total, rank_of_member(key, member, planned[i].total, ranks_at(i), asc) }
   end
   return rt.idmp.with_flag(replies, seen)
 end
@@ -542,7 +563,7 @@ end
 -- ZSCORE answers a missing board and refuses another type itself); with
 -- `data_key`, each entry's data last. The data hash is read first, as the
 -- module opens it before the board.
-local function member_entries(key, members, ranks, data_key)
+local function member_entries(key, members, ranks, data_key, asc)
   local data = data_key and rt.hmget(data_key, members)
   local scores = {}
   if #members == 1 or rt.zcard(key) > 0 then
@@ -554,8 +575,8 @@ local function member_entries(key, members, ranks, data_key)
   for i, member in ipairs(members) do
     local score = scores[i]
     if score then
-      local total, reached_at = rank.decode(score)
-      entries[i] = { total, rank_of_member(key, member, total, ranks), reached_at }
+      local total, reached_at = rank.decode(score, asc)
+      entries[i] = { total, rank_of_member(key, member, total, ranks, asc), reached_at }
       if data then
         entries[i][4] = data[i] or rt.NULL
       end
@@ -580,7 +601,7 @@ handlers['rank.get'] = function(v)
   if ranks then
     ranks = ranks_of(ranks, v[1])
   end
-  return member_entries(v[1], { v[2] }, ranks, read_data_key(v[4], v[1], ranks))[1]
+  return member_entries(v[1], { v[2] }, ranks, read_data_key(v[4], v[1], ranks), v[5])[1]
 end
 
 handlers['rank.mget'] = function(v)
@@ -588,7 +609,7 @@ handlers['rank.mget'] = function(v)
   if ranks then
     ranks = ranks_of(ranks, v[1])
   end
-  return member_entries(v[1], v[4], ranks, read_data_key(v[3], v[1], ranks))
+  return member_entries(v[1], v[5], ranks, read_data_key(v[3], v[1], ranks), v[4])
 end
 
 -- Competition ranks of consecutive entries (logic/rank.rs `shared_ranks`).
@@ -694,15 +715,21 @@ local function dense_ranks(first_dense, totals)
   return ranks
 end
 
--- `[[rank, member, total], ...]` for 0-based positions start..stop.
-local function rank_range(key, start, stop, ranks_asked)
+-- `[[rank, member, total], ...]` for 0-based positions start..stop of a
+-- board in the order `asc` says.
+local function rank_range(key, start, stop, ranks_asked, asc)
   if start >= rt.TWO_53 then
     return {}
   end
   if stop >= rt.TWO_53 then
     stop = rt.TWO_53
   end
-  local rows = rt.call('ZRANGE', key, int_text(start), int_text(stop), 'REV', 'WITHSCORES')
+  local rows
+  if asc then
+    rows = rt.call('ZRANGE', key, int_text(start), int_text(stop), 'WITHSCORES')
+  else
+    rows = rt.call('ZRANGE', key, int_text(start), int_text(stop), 'REV', 'WITHSCORES')
+  end
   if #rows == 0 then
     return {}
   end
@@ -714,9 +741,9 @@ local function rank_range(key, start, stop, ranks_asked)
   local first_position = start + 1
   local ranks
   if ranks_asked == true then
-    ranks = shared_ranks(first_position, shared_rank(key, totals[1]), totals)
+    ranks = shared_ranks(first_position, shared_rank(key, totals[1], asc), totals)
   elseif ranks_asked then
-    ranks = dense_ranks(shared_rank(ranks_asked.dense, totals[1]), totals)
+    ranks = dense_ranks(shared_rank(ranks_asked.dense, totals[1], asc), totals)
   else
     ranks = {}
     for i = 1, #totals do
@@ -741,18 +768,19 @@ handlers['rank.top'] = function(v)
   if rt.zcard(key) == 0 or count == 0 then
     return with_data({}, data_key)
   end
-  return with_data(rank_range(key, offset, offset + count - 1, ranks), data_key)
+  return with_data(rank_range(key, offset, offset + count - 1, ranks, v[6]), data_key)
 end
 
 handlers['rank.around'] = function(v)
-  local key, member, ranks = v[1], v[2], v[4]
+  local key, member, ranks, asc = v[1], v[2], v[4], v[6]
   local radius = rt.non_negative(v[3], 'radius')
   if ranks then
     ranks = ranks_of(ranks, key)
   end
   local data_key = read_data_key(v[5], key, ranks)
-  -- ZREVRANK checks the key's type, and finds no member on an empty board.
-  local position = rank_of(key, member)
+  -- ZREVRANK (ZRANK) checks the key's type, and finds no member on an
+  -- empty board.
+  local position = rank_of(key, member, asc)
   if position == nil then
     return with_data({}, data_key)
   end
@@ -761,7 +789,7 @@ handlers['rank.around'] = function(v)
   if start < 0 then
     start = 0
   end
-  return with_data(rank_range(key, start, index + radius, ranks), data_key)
+  return with_data(rank_range(key, start, index + radius, ranks, asc), data_key)
 end
 
 -- The 0-based ascending position of the `per_mille` quantile among `n`
@@ -777,27 +805,31 @@ function rt.quantile_position(n, per_mille)
 end
 
 -- -> `[members, top-total, p99-total, p90-total, p50-total, bottom-total,
--- memory-bytes]` by name.
+-- memory-bytes]` by name: the top is the board's best total (with ASC its
+-- lowest), a quantile the nearest rank counted from its bottom.
 handlers['rank.stats'] = function(v)
-  local key = v[1]
+  local key, asc = v[1], v[2]
   local members = rt.zcard(key)
+  -- The total at 0-based `position` of the board, best first.
   local function total_at(position)
     if members == 0 then
       return rt.NULL
     end
-    local found = rt.call('ZRANGE', key, int_text(position), int_text(position), 'WITHSCORES')
+    local ascending = asc and position or members - 1 - position
+    local found = rt.call('ZRANGE', key, int_text(ascending), int_text(ascending), 'WITHSCORES')
     if found[2] == nil then
       return rt.NULL
     end
     return rank.total(tonumber(found[2]))
   end
-  local reply = { 'members', members, 'top-total', total_at(members > 0 and members - 1 or 0) }
+  local reply = { 'members', members, 'top-total', total_at(0) }
   for _, quantile in ipairs({ { 990, 'p99-total' }, { 900, 'p90-total' }, { 500, 'p50-total' } }) do
     reply[#reply + 1] = quantile[2]
-    reply[#reply + 1] = members > 0 and total_at(rt.quantile_position(members, quantile[1])) or rt.NULL
+    reply[#reply + 1] = members > 0
+      and total_at(members - 1 - rt.quantile_position(members, quantile[1])) or rt.NULL
   end
   reply[#reply + 1] = 'bottom-total'
-  reply[#reply + 1] = total_at(0)
+  reply[#reply + 1] = total_at(members > 0 and members - 1 or 0)
   local memory = 0
   if members > 0 then
     memory = rt.call('MEMORY', 'USAGE', key, 'SAMPLES', '5') or 0
@@ -811,14 +843,14 @@ end
 -- 0-based first-come rank, or nil (logic/rank.rs `percentile`). The
 -- quotient is corrected on exact products, so it is the integer one.
 handlers['rank.percentile'] = function(v)
-  local key, member = v[1], v[2]
+  local key, member, asc = v[1], v[2], v[3]
   local score = rt.zscore(key, member)
   if score == nil then
     return rt.NULL
   end
-  rank.decode(score)
+  rank.decode(score, asc)
   local members = rt.zcard(key)
-  local rank0 = rank_of(key, member) - 1
+  local rank0 = rank_of(key, member, asc) - 1
   local scaled = (members - rank0 - 1) * 100
   local quotient = math.floor(scaled / members)
   if quotient * members > scaled then
@@ -835,11 +867,15 @@ end
 -- -> the total at a percentile, interpolated between the totals at
 -- ascending positions floor and ceil of (members - 1) * percentile / 100,
 -- or nil on an empty board (logic/rank.rs `quantile_at`, `interpolate`:
--- the same steps on the same doubles).
+-- the same steps on the same doubles). With ASC the board's bottom is its
+-- highest total: the percentile is read as 100 - percentile.
 handlers['rank.quantile'] = function(v)
   local key, percentile = v[1], v[2]
   if not (percentile >= 0 and percentile <= 100) then
     rt.out_of_range('percentile', rt.bound.PERCENTILE)
+  end
+  if v[3] then
+    percentile = 100 - percentile
   end
   local members = rt.zcard(key)
   if members == 0 then
@@ -913,9 +949,9 @@ handlers['rank.count'] = function(v)
 end
 
 -- -> `[[rank, member, total], ...]` of the members with a total between max
--- and min: the positions below the members with a higher total, read as
+-- and min: the positions below the members with a better total, read as
 -- RANK.TOP reads a page (logic/rank.rs `range_positions`).
-local function range_page(key, min, min_open, max, max_open, offset, count, ranks)
+local function range_page(key, min, min_open, max, max_open, offset, count, ranks, asc)
   if rt.zcard(key) == 0 then
     return {}
   end
@@ -923,7 +959,12 @@ local function range_page(key, min, min_open, max, max_open, offset, count, rank
   if lowest == nil then
     return {}
   end
-  local above = rt.call('ZCOUNT', key, int_text(highest + 1), '+inf')
+  local above
+  if asc then
+    above = rt.call('ZCOUNT', key, '-inf', '(' .. int_text(lowest))
+  else
+    above = rt.call('ZCOUNT', key, int_text(highest + 1), '+inf')
+  end
   local within = rt.call('ZCOUNT', key, int_text(lowest), '(' .. int_text(highest + 1))
   if offset >= within then
     return {}
@@ -936,7 +977,7 @@ local function range_page(key, min, min_open, max, max_open, offset, count, rank
     return {}
   end
   local start = above + offset
-  return rank_range(key, start, start + take - 1, ranks)
+  return rank_range(key, start, start + take - 1, ranks, asc)
 end
 
 handlers['rank.range'] = function(v)
@@ -951,16 +992,17 @@ handlers['rank.range'] = function(v)
     ranks = ranks_of(ranks, key)
   end
   local data_key = read_data_key(v[6], key, ranks)
-  return with_data(range_page(key, min, min_open, max, max_open, offset, count, ranks), data_key)
+  local page = range_page(key, min, min_open, max, max_open, offset, count, ranks, v[7])
+  return with_data(page, data_key)
 end
 
 -- -> `[[rank, member, total], ...]` of the given members on the board,
 -- ranked among themselves: each member's score once, sorted as the board
--- sorts them (score descending, then member descending by its bytes; -0
--- ties with 0), the ranks counted down that list (logic/rank.rs
--- `board_order`).
+-- sorts them (score descending, then member descending by its bytes; with
+-- ASC both ascending; -0 ties with 0), the ranks counted down that list
+-- (logic/rank.rs `board_order`).
 handlers['rank.among'] = function(v)
-  local key, ranks_asked, given = v[1], v[2], v[4]
+  local key, ranks_asked, asc, given = v[1], v[2], v[4], v[5]
   local data_key = read_data_key(v[3], key, false)
   local found, asked = {}, {}
   for _, member in ipairs(given) do
@@ -972,15 +1014,18 @@ handlers['rank.among'] = function(v)
       end
     end
   end
+  -- Ascending with ASC (asc is true or false), else the exact reverse; an
+  -- entry is never before itself (the sort compares one with itself).
   table.sort(found, function(a, b)
     if a[1] ~= b[1] then
-      return a[1] > b[1]
+      return (a[1] < b[1]) == asc
     end
-    return rt.compare_bytes(a[2], b[2]) > 0
+    local bytes = rt.compare_bytes(a[2], b[2])
+    return bytes ~= 0 and (bytes < 0) == asc
   end)
   local totals = {}
   for i, entry in ipairs(found) do
-    totals[i] = rank.decode(entry[1])
+    totals[i] = rank.decode(entry[1], asc)
   end
   local ranks
   if ranks_asked ~= false then

@@ -1307,6 +1307,7 @@ local PROBES = {
   ZSCORE = { KEY, 'm' },
   ZRANGE = { KEY, '0', '0' },
   ZREVRANK = { KEY, 'm' },
+  ZRANK = { KEY, 'm' },
   ZCOUNT = { KEY, '0', '0' },
   PEXPIREAT = { KEY, '0' },
   PEXPIRETIME = { KEY },
@@ -1453,7 +1454,13 @@ compile_natives = function(command)
       compiled.when, compiled.when_part = path_of(command, row.when)
     end
     if row.unless then
-      compiled.unless, compiled.unless_part = path_of(command, row.unless)
+      -- One option, or two (the row applies when the call gives neither).
+      local names = type(row.unless) == 'table' and row.unless or { row.unless }
+      assert(#names <= 2, command.name .. ': a row names at most two options after unless')
+      compiled.unless, compiled.unless_part = path_of(command, names[1])
+      if names[2] then
+        compiled.unless2, compiled.unless2_part = path_of(command, names[2])
+      end
     end
     for native in row[1]:gmatch('%S+') do
       assert(key_count(native) == #keys, command.name .. ': ' .. native .. ' takes ' .. key_count(native) .. ' keys')
@@ -1498,9 +1505,10 @@ end
 -- The keys a row applies to in a call (a: one key or a list of keys, b: a
 -- second key), or nil when the call does not reach it.
 local function row_keys(row, values)
-  local when, unless = row.when, row.unless
+  local when, unless, unless2 = row.when, row.unless, row.unless2
   if (when ~= nil and value_at(values, when, row.when_part) == false)
-    or (unless ~= nil and value_at(values, unless, row.unless_part) ~= false) then
+    or (unless ~= nil and value_at(values, unless, row.unless_part) ~= false)
+    or (unless2 ~= nil and value_at(values, unless2, row.unless2_part) ~= false) then
     return nil
   end
   local a, b
@@ -1561,13 +1569,15 @@ end
 -- call that writes); refuses the first it does not allow, or with `quiet`
 -- returns false. True when it allows them all.
 local function check_row(row, values, quiet)
-  local reached_name, when, unless = row.reached, row.when, row.unless
+  local reached_name, when, unless, unless2 = row.reached, row.when, row.unless, row.unless2
   -- A one-of's choice (when_part, unless_part) is looked at only when the
   -- one-of is given.
   if (reached_name and not reached[reached_name])
     or (when and (values[when] == false or (row.when_part and part_of(values[when], row.when_part) == false)))
     or (unless and values[unless] ~= false
-      and not (row.unless_part and part_of(values[unless], row.unless_part) == false)) then
+      and not (row.unless_part and part_of(values[unless], row.unless_part) == false))
+    or (unless2 and values[unless2] ~= false
+      and not (row.unless2_part and part_of(values[unless2], row.unless2_part) == false)) then
     return true
   end
   local a, b

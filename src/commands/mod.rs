@@ -32,6 +32,7 @@ pub mod rank_board;
 pub mod rank_data;
 pub mod rank_dense;
 pub mod rank_merge;
+pub mod rank_page;
 pub mod rank_season;
 pub mod rank_stats;
 pub mod rate;

@@ -12,7 +12,9 @@
 //! the boards' key specs; the whole-board reads are in `rank_stats.rs`). A
 //! page is read from the key, walking down from the top or from a member
 //! known to be on it, found by its score; only a deep page without one asks
-//! `ZRANGE` for its first member.
+//! `ZRANGE` for its first member (`rank_page.rs`). With `ASC` the lowest
+//! total ranks first: ZRANK and ZRANGE's order, the same walks the other
+//! way.
 //!
 //! With `SHARED`, replies carry competition ranks instead (equal totals share
 //! a rank: 1 + the members whose total is strictly higher). Since
@@ -25,24 +27,26 @@
 use super::args::{non_negative, ttl_deadline};
 use super::declaration::{Command, WordList};
 use super::idmp::{self, OnceWrite, Outcome, IDMP_ARG, RETAIN_ARG};
-use super::layout::{self, Layout, Use, LISTPACK_BOARD_MAX};
+use super::layout::{self, Layout, Use};
 use super::rank_board::{
-    dense_rank, keep_totals, not_on_board, rank_of, rank_of_member, ranks_choices, shared_rank,
-    total_bound, RankWalk, Ranks, BOARD_READ, BOARD_WRITE, BOARD_WRITE_FLAGS, DENSE_HISTORY,
-    RANKS_READ, RANKS_READ_FROM_START, RANKS_WRITE, RANKS_WRITE_EACH, SHARED_WALK_AT_MOST,
+    keep_totals, rank_native, rank_of, rank_of_member, ranks_choices, total_bound, RankWalk, Ranks,
+    ASC_ARG, ASC_FROM_START, ASC_HISTORY, BOARD_READ, BOARD_WRITE, BOARD_WRITE_FLAGS,
+    DENSE_HISTORY, RANKS_READ, RANKS_READ_FROM_START, RANKS_WRITE, RANKS_WRITE_EACH,
+    SHARED_WALK_AT_MOST,
 };
 use super::rank_data::{
     checked_data_key, DataReader, MemberData, DATA_HISTORY, DATA_READ, DATA_WRITE,
 };
 use super::rank_dense;
 use super::rank_merge;
+use super::rank_page::{rank_range, Page, PageRanks};
 use super::rank_season;
 use super::rank_stats;
 use super::reply_types::{RANK_ENTRY, RANK_INFO, TOTAL_RANK};
 use super::stats;
 use super::tiebreak::tiebreak_clock;
 use crate::error::ZkitError;
-use crate::host::call::{CallArg, Native};
+use crate::host::call::Native;
 use crate::host::ctx::Ctx;
 use crate::host::grammar::{Arg, Request};
 use crate::host::hash::Hash;
@@ -53,7 +57,7 @@ use crate::host::zset::{ScoreBound, Zset};
 use crate::logic::idmp::{ArgsDigest, DIGEST_LEN};
 use crate::logic::rank::{
     board_order, check_distinct_boards, dense_ranks, next_total, range_positions, shared_ranks,
-    total_score_range, SetCondition, TieBreakClock, TotalBound, TotalUpdate,
+    total_score_range, Order, SetCondition, TieBreakClock, TotalBound, TotalUpdate,
 };
 use crate::{declare_command, request};
 use smallvec::SmallVec;
@@ -102,12 +106,14 @@ declare_command! {
             TTL_HISTORY,
             DENSE_HISTORY,
             DATA_HISTORY,
+            ASC_HISTORY,
         ],
         reply: R::Idmp(&R::Tuple(&TOTAL_RANK)),
         examples: &[
             "RANK.GIFT {t}:board m 1 AT 1718000000000 SHARED TTL 86400 IDMP {t}:seen gift-1 RETAIN 86400000",
             "RANK.GIFT {t}:board m 1 DENSE {t}:totals",
             "RANK.GIFT {t}:board m 1 DATA {t}:profiles Ann",
+            "RANK.GIFT {t}:board m 1 ASC",
         ],
         args: &[
             BOARD_WRITE,
@@ -119,6 +125,7 @@ declare_command! {
             DATA_WRITE,
             IDMP_ARG,
             RETAIN_ARG,
+            ASC_ARG,
         ],
     }
 }
@@ -139,6 +146,7 @@ declare_command! {
             TTL_HISTORY,
             DENSE_HISTORY,
             DATA_HISTORY,
+            ASC_HISTORY,
         ],
         reply: R::Idmp(&R::Tuple(&TOTAL_RANK)),
         examples: &[
@@ -147,6 +155,7 @@ declare_command! {
             "RANK.SET {t}:board m 1 LT",
             "RANK.SET {t}:board m 1 DENSE {t}:totals",
             "RANK.SET {t}:board m 1 DATA {t}:profiles Ann",
+            "RANK.SET {t}:board m 61250 LT ASC",
         ],
         args: &[
             BOARD_WRITE,
@@ -164,6 +173,7 @@ declare_command! {
             DATA_WRITE,
             IDMP_ARG,
             RETAIN_ARG,
+            ASC_ARG,
         ],
     }
 }
@@ -177,14 +187,20 @@ declare_command! {
         summary: "Returns a member's total, rank and the time it reached its total (with DATA, and its member data), or nil.",
         complexity: "O(log(N)) with N the number of members in the board.",
         since: "0.1.0",
-        history: &[("0.2.0", "Added the `SHARED` option."), DENSE_HISTORY, DATA_HISTORY],
+        history: &[
+            ("0.2.0", "Added the `SHARED` option."),
+            DENSE_HISTORY,
+            DATA_HISTORY,
+            ASC_HISTORY,
+        ],
         reply: R::OrNil(&R::Tuple(&RANK_INFO)),
         examples: &[
             "RANK.GET {t}:board m SHARED",
             "RANK.GET {t}:board m DENSE {t}:totals",
             "RANK.GET {t}:board m DATA {t}:profiles",
+            "RANK.GET {t}:board m ASC",
         ],
-        args: &[BOARD_READ, Arg::string("member"), RANKS_READ, DATA_READ],
+        args: &[BOARD_READ, Arg::string("member"), RANKS_READ, DATA_READ, ASC_ARG],
     }
 }
 
@@ -194,15 +210,21 @@ declare_command! {
         handler: top,
         flags: "readonly",
         acl_categories: "read sortedset hash slow",
-        summary: "Returns a page of the board from the highest total down: rank, member, total (with DATA, and the member's data).",
+        summary: "Returns a page of the board from the highest total down (with ASC, from the lowest up): rank, member, total (with DATA, and the member's data).",
         complexity: "O(log(N)+M) with N the number of members in the board and M the count.",
         since: "0.1.0",
-        history: &[("0.2.0", "Added the `SHARED` option."), DENSE_HISTORY, DATA_HISTORY],
+        history: &[
+            ("0.2.0", "Added the `SHARED` option."),
+            DENSE_HISTORY,
+            DATA_HISTORY,
+            ASC_HISTORY,
+        ],
         reply: R::ArrayOf(&R::Tuple(&RANK_ENTRY)),
         examples: &[
             "RANK.TOP {t}:board 10 OFFSET 0 SHARED",
             "RANK.TOP {t}:board 10 DENSE {t}:totals",
             "RANK.TOP {t}:board 10 DATA {t}:profiles",
+            "RANK.TOP {t}:board 10 ASC",
         ],
         args: &[
             BOARD_READ,
@@ -210,6 +232,7 @@ declare_command! {
             Arg::integer("offset").token("OFFSET").optional(),
             RANKS_READ,
             DATA_READ,
+            ASC_ARG,
         ],
     }
 }
@@ -223,12 +246,18 @@ declare_command! {
         summary: "Returns the member and up to radius entries above and below it: rank, member, total (with DATA, and the member's data).",
         complexity: "O(log(N)+M) with N the number of members in the board and M the radius.",
         since: "0.1.0",
-        history: &[("0.2.0", "Added the `SHARED` option."), DENSE_HISTORY, DATA_HISTORY],
+        history: &[
+            ("0.2.0", "Added the `SHARED` option."),
+            DENSE_HISTORY,
+            DATA_HISTORY,
+            ASC_HISTORY,
+        ],
         reply: R::ArrayOf(&R::Tuple(&RANK_ENTRY)),
         examples: &[
             "RANK.AROUND {t}:board m 1 SHARED",
             "RANK.AROUND {t}:board m 1 DENSE {t}:totals",
             "RANK.AROUND {t}:board m 1 DATA {t}:profiles",
+            "RANK.AROUND {t}:board m 1 ASC",
         ],
         args: &[
             BOARD_READ,
@@ -236,6 +265,7 @@ declare_command! {
             Arg::integer("radius"),
             RANKS_READ,
             DATA_READ,
+            ASC_ARG,
         ],
     }
 }
@@ -253,11 +283,13 @@ declare_command! {
             ("0.3.0", "Added the `IDMP` and `RETAIN` options; with IDMP the reply gains a last element, 1 when the event was already applied."),
             TTL_HISTORY,
             DENSE_HISTORY,
+            ASC_HISTORY,
         ],
         reply: R::Idmp(&R::ArrayOf(&R::Tuple(&TOTAL_RANK))),
         examples: &[
             "RANK.MGIFT 2 {t}:board {t}:week m 1 AT 1718000000000 SHARED TTL 86400 IDMP {t}:seen mgift-1 RETAIN 86400000",
             "RANK.MGIFT 2 {t}:board {t}:week m 1 DENSE {t}:board:totals {t}:week:totals",
+            "RANK.MGIFT 2 {t}:board {t}:week m 1 ASC",
         ],
         args: &[
             Arg::count("numkeys"),
@@ -269,6 +301,7 @@ declare_command! {
             TTL_ARG,
             IDMP_ARG,
             RETAIN_ARG,
+            ASC_ARG,
         ],
     }
 }
@@ -286,17 +319,20 @@ declare_command! {
             ("0.3.0", "The members follow `MEMBERS`, after `SHARED`, so a member is never read as the option."),
             DENSE_HISTORY,
             DATA_HISTORY,
+            ASC_HISTORY,
         ],
         reply: R::ArrayOf(&R::OrNil(&R::Tuple(&RANK_INFO))),
         examples: &[
             "RANK.MGET {t}:board SHARED MEMBERS m n",
             "RANK.MGET {t}:board DENSE {t}:totals MEMBERS m n",
             "RANK.MGET {t}:board DATA {t}:profiles MEMBERS m n",
+            "RANK.MGET {t}:board ASC MEMBERS m n",
         ],
         args: &[
             BOARD_READ,
             RANKS_READ,
             DATA_READ,
+            ASC_ARG,
             Arg::string("member").token("MEMBERS").multiple(),
         ],
     }
@@ -313,13 +349,15 @@ request! {
         ranks: Option<Ranks<'a>> = one_of(&ranks_choices()),
         ttl_seconds: Option<i64> = option(Request::integer),
         data: Option<(&'a RStr, &'a RStr)> = option(|data| (data.key(), data.string())),
+        asc: bool = flag,
     }
 }
 
 fn gift<'a>(ctx: &Ctx, args: Gift<'a>) -> Result<TotalWrite<'a>, ZkitError> {
     let update = TotalUpdate::Add(args.amount);
     let ranks = Ranks::chosen(args.ranks).checked_for(args.key)?;
-    let terms = WriteTerms::checked(ctx, args.at_ms, ranks, args.ttl_seconds)?;
+    let order = Order::of_asc(args.asc);
+    let terms = WriteTerms::checked(ctx, args.at_ms, ranks, args.ttl_seconds, order)?;
     let data = MemberData::checked(args.data, args.key, ranks)?;
     Ok(TotalWrite::new(args.key, args.member, update, terms, data))
 }
@@ -336,6 +374,7 @@ request! {
         ranks: Option<Ranks<'a>> = one_of(&ranks_choices()),
         ttl_seconds: Option<i64> = option(Request::integer),
         data: Option<(&'a RStr, &'a RStr)> = option(|data| (data.key(), data.string())),
+        asc: bool = flag,
     }
 }
 
@@ -343,7 +382,8 @@ fn set<'a>(ctx: &Ctx, args: SetTotal<'a>) -> Result<TotalWrite<'a>, ZkitError> {
     let condition = args.condition.unwrap_or(SetCondition::Always);
     let update = TotalUpdate::Set(args.total, condition);
     let ranks = Ranks::chosen(args.ranks).checked_for(args.key)?;
-    let terms = WriteTerms::checked(ctx, args.at_ms, ranks, args.ttl_seconds)?;
+    let order = Order::of_asc(args.asc);
+    let terms = WriteTerms::checked(ctx, args.at_ms, ranks, args.ttl_seconds, order)?;
     let data = MemberData::checked(args.data, args.key, ranks)?;
     Ok(TotalWrite::new(args.key, args.member, update, terms, data))
 }
@@ -358,7 +398,7 @@ fn at_text(at_ms: Option<i64>) -> Vec<u8> {
 
 /// What every board write of one call shares, checked: when the totals
 /// were reached, the ranks to reply (with DENSE, the index kept), the
-/// boards' expiry.
+/// boards' expiry and order.
 #[derive(Clone, Copy)]
 struct WriteTerms<'a> {
     /// When the total was reached (default: the server's now).
@@ -366,6 +406,7 @@ struct WriteTerms<'a> {
     ranks: Ranks<'a>,
     /// With `TTL seconds`: the seconds, and when each board written expires.
     ttl: Option<(i64, i64)>,
+    order: Order,
 }
 
 impl<'a> WriteTerms<'a> {
@@ -374,12 +415,18 @@ impl<'a> WriteTerms<'a> {
         at_ms: Option<i64>,
         ranks: Ranks<'a>,
         ttl_seconds: Option<i64>,
+        order: Order,
     ) -> Result<WriteTerms<'a>, ZkitError> {
-        ctx.require(&[ranks.native()])?;
+        ctx.require(&[ranks.native(order)])?;
         let ttl = ttl_seconds
             .map(|seconds| Ok::<_, ZkitError>((seconds, ttl_deadline(ctx.now_ms(), seconds)?)))
             .transpose()?;
-        Ok(WriteTerms { at_ms, ranks, ttl })
+        Ok(WriteTerms {
+            at_ms,
+            ranks,
+            ttl,
+            order,
+        })
     }
 
     /// The digest's parts for these terms: the time, the TTL when given (a
@@ -393,6 +440,19 @@ impl<'a> WriteTerms<'a> {
         if let Some(index) = self.ranks.totals_key() {
             digest.part(b"DENSE").part(index.as_bytes());
         }
+    }
+
+    /// The digest's last part: `ASC`, which sets the scores written, when
+    /// the call gives it (a call without it digests as before ASC existed).
+    fn digest_order(&self, digest: &mut ArgsDigest) {
+        if self.order == Order::LowestFirst {
+            digest.part(b"ASC");
+        }
+    }
+
+    /// The tie-break clock of the boards written.
+    fn clock(&self) -> TieBreakClock {
+        tiebreak_clock().ordered(self.order)
     }
 
     /// Sets a written board's (or its index's) expiry, when the call gives
@@ -480,6 +540,7 @@ impl OnceWrite for TotalWrite<'_> {
                 .part(data.key.as_bytes())
                 .part(data.data.as_bytes());
         }
+        self.terms.digest_order(&mut digest);
         digest.finish()
     }
 
@@ -488,7 +549,7 @@ impl OnceWrite for TotalWrite<'_> {
     }
 
     fn current(&self, ctx: &Ctx) -> Result<Standing, ZkitError> {
-        standing(ctx, self.key, self.member, self.terms.ranks)
+        standing(ctx, self.key, self.member, &self.terms)
     }
 
     fn apply(self, ctx: &Ctx) -> Result<Outcome<Standing>, ZkitError> {
@@ -501,7 +562,7 @@ impl OnceWrite for TotalWrite<'_> {
             ..
         } = self;
         let ranks = terms.ranks;
-        let clock = tiebreak_clock();
+        let clock = terms.clock();
         let at_ms = terms.at_ms.unwrap_or_else(|| ctx.now_ms());
         let mut board = ctx.open_zset_mut(key)?;
         let checked = check_score(&clock, board.score(member), update, at_ms)?;
@@ -526,13 +587,13 @@ impl OnceWrite for TotalWrite<'_> {
         }
         drop(data_hash);
         let walked = checked.score.and_then(|score| {
-            let walk = RankWalk::of(board.len(), layout)?;
+            let walk = RankWalk::of(board.len(), layout, terms.order)?;
             walk.rank(&mut board, member, score, checked.total, ranks)
         });
         drop(board);
         let rank = match walked {
             Some(rank) => rank,
-            None => rank_of_member(ctx, key, member, checked.total, ranks)?,
+            None => rank_of_member(ctx, key, member, checked.total, ranks, terms.order)?,
         };
         Ok(Outcome::Applied((checked.total, Some(rank))))
     }
@@ -599,13 +660,29 @@ type Standing = (i64, Option<i64>);
 /// A member's `[total, rank]` as the board stands: what a repeated event
 /// replies instead of writing. A member no longer on the board (removed
 /// since its event was applied) stands at total 0 with no rank.
-fn standing(ctx: &Ctx, key: &RStr, member: &RStr, ranks: Ranks<'_>) -> Result<Standing, ZkitError> {
+fn standing(
+    ctx: &Ctx,
+    key: &RStr,
+    member: &RStr,
+    terms: &WriteTerms<'_>,
+) -> Result<Standing, ZkitError> {
+    standing_with(ctx, key, member, terms.ranks, terms.order)
+}
+
+/// [`standing`] with the ranks of one board of several.
+fn standing_with(
+    ctx: &Ctx,
+    key: &RStr,
+    member: &RStr,
+    ranks: Ranks<'_>,
+    order: Order,
+) -> Result<Standing, ZkitError> {
     let score = ctx.open_zset(key)?.and_then(|board| board.score(member));
     let Some(score) = score else {
         return Ok((0, None));
     };
-    let total = tiebreak_clock().decode(score)?.total;
-    let rank = rank_of_member(ctx, key, member, total, ranks)?;
+    let total = tiebreak_clock().ordered(order).decode(score)?.total;
+    let rank = rank_of_member(ctx, key, member, total, ranks, order)?;
     Ok((total, Some(rank)))
 }
 
@@ -623,6 +700,7 @@ request! {
             |dense| EachBoardRanks::Dense(dense.list(Request::key)),
         ]),
         ttl_seconds: Option<i64> = option(Request::integer),
+        asc: bool = flag,
     }
 }
 
@@ -649,6 +727,7 @@ fn mgift<'a>(ctx: &Ctx, args: MultiGift<'a>) -> Result<BoardsWrite<'a>, ZkitErro
         at_ms,
         ranks,
         ttl_seconds,
+        asc,
     } = args;
     let (ranks, indexes) = match ranks {
         None => (Ranks::FirstCome, Vec::new()),
@@ -661,7 +740,7 @@ fn mgift<'a>(ctx: &Ctx, args: MultiGift<'a>) -> Result<BoardsWrite<'a>, ZkitErro
         Ranks::Dense(index).checked_for_boards(&boards)?;
     }
     check_distinct_boards(&key_names(&indexes))?;
-    let terms = WriteTerms::checked(ctx, at_ms, ranks, ttl_seconds)?;
+    let terms = WriteTerms::checked(ctx, at_ms, ranks, ttl_seconds, Order::of_asc(asc))?;
     let written = boards.iter().chain(&indexes).copied().collect();
     Ok(BoardsWrite {
         boards,
@@ -718,6 +797,7 @@ impl OnceWrite for BoardsWrite<'_> {
         for index in self.indexes.iter().skip(1) {
             digest.part(index.as_bytes());
         }
+        self.terms.digest_order(&mut digest);
         digest.finish()
     }
 
@@ -727,7 +807,9 @@ impl OnceWrite for BoardsWrite<'_> {
 
     fn current(&self, ctx: &Ctx) -> Result<BoardsReply, ZkitError> {
         (self.boards.iter().enumerate())
-            .map(|(i, key)| standing(ctx, key, self.member, self.ranks_of(i)))
+            .map(|(i, key)| {
+                standing_with(ctx, key, self.member, self.ranks_of(i), self.terms.order)
+            })
             .collect()
     }
 
@@ -736,7 +818,7 @@ impl OnceWrite for BoardsWrite<'_> {
     fn apply(self, ctx: &Ctx) -> Result<Outcome<BoardsReply>, ZkitError> {
         let (boards, member, terms) = (&self.boards, self.member, self.terms);
         let update = TotalUpdate::Add(self.amount);
-        let clock = tiebreak_clock();
+        let clock = terms.clock();
         let at_ms = terms.at_ms.unwrap_or_else(|| ctx.now_ms());
         // Each board is opened once, for writing, and stays open from its
         // check to its write (the keys are distinct); so is each index,
@@ -764,7 +846,7 @@ impl OnceWrite for BoardsWrite<'_> {
                 terms.expire(&mut index)?;
             }
             let walked = write.score.and_then(|score| {
-                let walk = RankWalk::of(board.len(), layout)?;
+                let walk = RankWalk::of(board.len(), layout, terms.order)?;
                 walk.rank(&mut board, member, score, write.total, self.ranks_of(i))
             });
             written.push((write, walked));
@@ -773,7 +855,10 @@ impl OnceWrite for BoardsWrite<'_> {
         for (i, (key, (write, walked))) in boards.iter().zip(&written).enumerate() {
             let rank = match walked {
                 Some(rank) => *rank,
-                None => rank_of_member(ctx, key, member, write.total, self.ranks_of(i))?,
+                None => {
+                    let ranks = self.ranks_of(i);
+                    rank_of_member(ctx, key, member, write.total, ranks, terms.order)?
+                }
             };
             standings.push((write.total, Some(rank)));
         }
@@ -788,6 +873,7 @@ request! {
         member: &'a RStr = string,
         ranks: Option<Ranks<'a>> = one_of(&ranks_choices()),
         data_key: Option<&'a RStr> = option(Request::key),
+        asc: bool = flag,
     }
 }
 
@@ -814,7 +900,8 @@ impl WriteReply for MemberEntry {
 /// -> `[total, rank, reached-at-ms]` (with DATA, and the data) or nil.
 fn get(ctx: &Ctx, args: Get<'_>) -> Result<Option<MemberEntry>, ZkitError> {
     let ranks = Ranks::chosen(args.ranks).checked_for(args.key)?;
-    ctx.require(&[ranks.native()])?;
+    let order = Order::of_asc(args.asc);
+    ctx.require(&[ranks.native(order)])?;
     let data_key = checked_data_key(args.data_key, args.key, ranks)?;
     // Opened before the board, as the library reads it first.
     let data = DataReader::open(ctx, data_key)?;
@@ -826,11 +913,12 @@ fn get(ctx: &Ctx, args: Get<'_>) -> Result<Option<MemberEntry>, ZkitError> {
     let board = OpenBoard {
         key: args.key,
         zset: &mut board,
-        walk: RankWalk::of(len, layout),
+        walk: RankWalk::of(len, layout, order),
+        order,
     };
     member_entry(
         ctx,
-        &tiebreak_clock(),
+        &tiebreak_clock().ordered(order),
         board,
         args.member,
         ranks,
@@ -845,6 +933,7 @@ request! {
         key: &'a RStr = key,
         ranks: Option<Ranks<'a>> = one_of(&ranks_choices()),
         data_key: Option<&'a RStr> = option(Request::key),
+        asc: bool = flag,
         members: WordList<'a> = words,
     }
 }
@@ -859,7 +948,8 @@ fn mget(
     args: MultiGet<'_>,
 ) -> Result<SmallVec<[Option<MemberEntry>; INLINE_MEMBERS]>, ZkitError> {
     let ranks = Ranks::chosen(args.ranks).checked_for(args.key)?;
-    ctx.require(&[ranks.native()])?;
+    let order = Order::of_asc(args.asc);
+    ctx.require(&[ranks.native(order)])?;
     let data_key = checked_data_key(args.data_key, args.key, ranks)?;
     let data = DataReader::open(ctx, data_key)?;
     let mut entries = SmallVec::new();
@@ -869,8 +959,8 @@ fn mget(
     };
     let len = board.len();
     let layout = layout::after_read(ctx, args.key, len, Use::Member);
-    let walk = RankWalk::of(len, layout);
-    let clock = tiebreak_clock();
+    let walk = RankWalk::of(len, layout, order);
+    let clock = tiebreak_clock().ordered(order);
     entries.reserve_exact(args.members.len());
     // The board stays open for the ranks: a read handle outlives the calls.
     for member in args.members {
@@ -878,6 +968,7 @@ fn mget(
             key: args.key,
             zset: &mut board,
             walk,
+            order,
         };
         entries.push(member_entry(
             ctx,
@@ -891,11 +982,13 @@ fn mget(
     Ok(entries)
 }
 
-/// A board open for reading, and whether its ranks are counted through it.
+/// A board open for reading, whether its ranks are counted through it, and
+/// its order.
 struct OpenBoard<'b, 'c> {
     key: &'b RStr,
     zset: &'b mut Zset<'c>,
     walk: Option<RankWalk>,
+    order: Order,
 }
 
 /// A member's entry on the board (`None`: not on it), with its data when
@@ -917,7 +1010,7 @@ fn member_entry(
         .and_then(|walk| walk.rank(board.zset, member, score, entry.total, ranks));
     let rank = match walked {
         Some(rank) => rank,
-        None => rank_of_member(ctx, board.key, member, entry.total, ranks)?,
+        None => rank_of_member(ctx, board.key, member, entry.total, ranks, board.order)?,
     };
     Ok(Some(MemberEntry {
         total: entry.total,
@@ -936,6 +1029,7 @@ request! {
         offset: Option<i64> = option(Request::integer),
         ranks: Option<Ranks<'a>> = one_of(&ranks_choices()),
         data_key: Option<&'a RStr> = option(Request::key),
+        asc: bool = flag,
     }
 }
 
@@ -946,10 +1040,12 @@ fn top(ctx: &Ctx, args: Top<'_>) -> Result<Page, ZkitError> {
     let ranks = Ranks::chosen(args.ranks).checked_for(args.key)?;
     ctx.require(ranks.page_natives())?;
     let data_key = checked_data_key(args.data_key, args.key, ranks)?;
+    let order = Order::of_asc(args.asc);
     let page = match ctx.open_zset(args.key)? {
         Some(board) if count > 0 => {
             let stop = offset.saturating_add(count - 1);
-            rank_range(ctx, args.key, board, offset, stop, None, ranks)?
+            let positions = (offset, stop);
+            rank_range(ctx, args.key, board, positions, None, ranks, order)?
         }
         _ => Page::empty(),
     };
@@ -965,6 +1061,7 @@ request! {
         radius: i64 = integer,
         ranks: Option<Ranks<'a>> = one_of(&ranks_choices()),
         data_key: Option<&'a RStr> = option(Request::key),
+        asc: bool = flag,
     }
 }
 
@@ -976,308 +1073,31 @@ fn around(ctx: &Ctx, args: Around<'_>) -> Result<Page, ZkitError> {
         radius,
         ranks,
         data_key,
+        asc,
     } = args;
     let radius = non_negative(radius, "radius")?;
     let ranks = Ranks::chosen(ranks).checked_for(key)?;
-    ctx.require(&[Native::Zrevrank])?;
+    let order = Order::of_asc(asc);
+    ctx.require(&[rank_native(order)])?;
     ctx.require(ranks.page_natives())?;
     let data_key = checked_data_key(data_key, key, ranks)?;
-    // The type check; ZREVRANK then answers nil for an absent member. The
-    // board stays open for the page: a read handle outlives the calls.
+    // The type check; ZREVRANK (ZRANK) then answers nil for an absent
+    // member. The board stays open for the page: a read handle outlives the
+    // calls.
     let Some(board) = ctx.open_zset(key)? else {
         return Page::empty().with_data(ctx, data_key);
     };
-    let Some(rank) = rank_of(ctx, key, member)? else {
+    let Some(rank) = rank_of(ctx, key, member, order)? else {
         return Page::empty().with_data(ctx, data_key);
     };
     let index = rank - 1;
-    let page = rank_range(
-        ctx,
-        key,
-        board,
+    let positions = (
         index.saturating_sub(radius).max(0),
         index.saturating_add(radius),
-        Some((member, index)),
-        ranks,
-    )?;
+    );
+    let anchor = Some((member, index));
+    let page = rank_range(ctx, key, board, positions, anchor, ranks, order)?;
     page.with_data(ctx, data_key)
-}
-
-/// Rows one page holds without a heap allocation.
-const INLINE_ROWS: usize = 16;
-
-/// A page of a board, `[[rank, member, total], ...]` (with DATA, each
-/// row's data last), written straight into the reply.
-struct Page {
-    /// Highest first: the board's own strings on a small board, the ones
-    /// its scores were looked up with on a larger one.
-    members: SmallVec<[OwnedRStr; INLINE_ROWS]>,
-    totals: SmallVec<[i64; INLINE_ROWS]>,
-    ranks: PageRanks,
-    /// With `DATA data-key`: each row's data, if it has any.
-    data: Option<SmallVec<[Option<OwnedRStr>; INLINE_ROWS]>>,
-}
-
-/// A page's ranks.
-enum PageRanks {
-    /// Positions: the first row's rank, one more on each row after it.
-    From(i64),
-    /// `SHARED` or `DENSE`: every row's rank.
-    Listed(Vec<i64>),
-}
-
-impl Page {
-    fn empty() -> Page {
-        Page::of(SmallVec::new(), SmallVec::new(), PageRanks::From(1))
-    }
-
-    fn of(
-        members: SmallVec<[OwnedRStr; INLINE_ROWS]>,
-        totals: SmallVec<[i64; INLINE_ROWS]>,
-        ranks: PageRanks,
-    ) -> Page {
-        Page {
-            members,
-            totals,
-            ranks,
-            data: None,
-        }
-    }
-
-    /// The page with each row's data, when the call names the data hash
-    /// (checked): read once the page is, so its type is checked after the
-    /// board's, also for an empty page, as the library reads it.
-    fn with_data(mut self, ctx: &Ctx, data_key: Option<&RStr>) -> Result<Page, ZkitError> {
-        if let Some(data) = DataReader::open(ctx, data_key)? {
-            let rows = self.members.iter();
-            self.data = Some(rows.map(|member| data.get(member)).collect());
-        }
-        Ok(self)
-    }
-}
-
-impl WriteReply for Page {
-    fn write(&self, ctx: &Ctx) {
-        ctx.reply_array(self.totals.len());
-        for (row, total) in self.totals.iter().enumerate() {
-            ctx.reply_array(if self.data.is_some() { 4 } else { 3 });
-            ctx.reply_i64(match &self.ranks {
-                PageRanks::From(first) => first + row as i64,
-                PageRanks::Listed(ranks) => ranks[row],
-            });
-            ctx.reply_str(&self.members[row]);
-            ctx.reply_i64(*total);
-            if let Some(data) = &self.data {
-                data[row].write(ctx);
-            }
-        }
-    }
-}
-
-/// `[[rank, member, total], ...]` for 0-based positions `start..=stop` of
-/// `board`, open for reading as `key`; `anchor` is a member known to stand
-/// at `start` or within the page (RANK.AROUND's), with its 0-based position.
-fn rank_range(
-    ctx: &Ctx,
-    key: &RStr,
-    mut board: Zset<'_>,
-    start: i64,
-    stop: i64,
-    anchor: Option<(&RStr, i64)>,
-    ranks: Ranks<'_>,
-) -> Result<Page, ZkitError> {
-    layout::after_read(ctx, key, board.len(), Use::Page);
-    let rows = page_rows(ctx, key, &mut board, start, stop, anchor)?;
-    let clock = tiebreak_clock();
-    let (mut members, mut totals) = (SmallVec::new(), SmallVec::new());
-    for (member, score) in rows {
-        totals.push(clock.decode(score)?.total);
-        members.push(member);
-    }
-    let Some(&first_total) = totals.first() else {
-        return Ok(Page::empty());
-    };
-    // The page holds a member at `start`, so `start + 1` does not overflow.
-    let first_position = start + 1;
-    let ranks = match ranks {
-        Ranks::Shared => {
-            // Only members above the page's first row can have a higher
-            // total: near the top they are counted by walking past them.
-            let walked = usize::try_from(start)
-                .ok()
-                .filter(|&above| above <= PASS_AT_MOST)
-                .and_then(|above| {
-                    let higher = ScoreBound::Inclusive((first_total + 1) as f64);
-                    board.count_at_most(higher, ScoreBound::MAX, above)
-                });
-            let first_shared = match walked {
-                Some(higher) => higher as i64 + 1,
-                None => shared_rank(ctx, key, first_total)?,
-            };
-            PageRanks::Listed(shared_ranks(first_position, first_shared, &totals))
-        }
-        // The rows below the first follow from the totals on the page.
-        Ranks::Dense(index) => {
-            PageRanks::Listed(dense_ranks(dense_rank(ctx, index, first_total)?, &totals))
-        }
-        Ranks::FirstCome => PageRanks::From(first_position),
-    };
-    Ok(Page::of(members, totals, ranks))
-}
-
-/// A page's members with their scores, highest first.
-type Rows = SmallVec<[(OwnedRStr, f64); INLINE_ROWS]>;
-
-/// Positions a page may start at and still be read by walking down from
-/// the top, passing the rows above it unread: about 50 instructions a step
-/// against 7,000 for the `ZRANGE` call that seeks a deeper page (callgrind,
-/// 10k members). A board of up to 128 members is always walked.
-const PASS_AT_MOST: usize = 128;
-
-/// Members sharing the anchor's score that a page walks past to find it
-/// before it takes the page from `ZRANGE` instead (rank scores are unique
-/// but for ties within a millisecond; boards of whole totals tie often).
-const TIES_AT_MOST: usize = 16;
-
-/// Rows `start..=stop` of `board`. The key API cannot seek to a position,
-/// so a page is read from the key where it can be found by walking: from
-/// the top when it starts near it, else from a member known to be on it
-/// (RANK.AROUND's, or the one `ZRANGE` finds at `start`), found by its
-/// score. Reading from the key takes each score as the key holds it; a
-/// page from `ZRANGE ... WITHSCORES` would print each score as text for
-/// the call's reply and parse it back, more than half of what a page costs.
-fn page_rows(
-    ctx: &Ctx,
-    key: &RStr,
-    board: &mut Zset<'_>,
-    start: i64,
-    stop: i64,
-    anchor: Option<(&RStr, i64)>,
-) -> Result<Rows, ZkitError> {
-    let (Ok(skip), Ok(span)) = (usize::try_from(start), usize::try_from(stop - start)) else {
-        return Ok(Rows::new());
-    };
-    let take = span.saturating_add(1);
-    if skip <= PASS_AT_MOST || board.len() <= LISTPACK_BOARD_MAX {
-        let mut walk = board.iter_desc(ScoreBound::MIN, ScoreBound::MAX);
-        walk.pass(skip);
-        return Ok(walk.take(take).collect());
-    }
-    let found;
-    let (anchor, at) = match anchor {
-        Some(anchor) => anchor,
-        None => match member_at(ctx, key, board.len(), start)? {
-            Some(member) => {
-                found = member;
-                (&*found, start)
-            }
-            None => return Ok(Rows::new()),
-        },
-    };
-    match rows_around(board, anchor, at, start, stop)? {
-        Some(rows) => Ok(rows),
-        None => rows_from_call(ctx, key, board, start, stop),
-    }
-}
-
-/// Rows `start..=stop` read from the key around `anchor`, the member at
-/// position `at` (`start <= at <= stop`); `None` when more than
-/// [`TIES_AT_MOST`] members share its score ahead of it.
-fn rows_around(
-    board: &mut Zset<'_>,
-    anchor: &RStr,
-    at: i64,
-    start: i64,
-    stop: i64,
-) -> Result<Option<Rows>, ZkitError> {
-    let score = board.score(anchor).ok_or_else(not_on_board)?;
-    // Down from the anchor's score: first the members tied with it that
-    // come before it (among equal scores the order is member descending),
-    // then the anchor and the rows below it.
-    let mut down = Rows::new();
-    let mut ahead = None;
-    let mut walk = board.iter_desc(ScoreBound::MIN, ScoreBound::Inclusive(score));
-    while ahead.is_none_or(|ahead| (down.len() - ahead) as i64 <= stop - at) {
-        let Some(row) = walk.next() else { break };
-        if ahead.is_none() {
-            if row.0.as_bytes() == anchor.as_bytes() {
-                ahead = Some(down.len());
-            } else if down.len() == TIES_AT_MOST {
-                return Ok(None);
-            }
-        }
-        down.push(row);
-    }
-    drop(walk);
-    let ahead = ahead.ok_or_else(not_on_board)? as i64;
-    // The walk down started at position `at - ahead`; the rows above it are
-    // the lowest scores above the anchor's, walked up.
-    let first_down = at - ahead;
-    let mut rows = Rows::new();
-    if start < first_down {
-        let up = board.iter_asc(ScoreBound::Exclusive(score), ScoreBound::MAX);
-        rows.extend(up.take((first_down - start) as usize));
-        rows.reverse();
-    }
-    let skip = usize::try_from(start - first_down).unwrap_or(0);
-    rows.extend(down.into_iter().skip(skip));
-    Ok(Some(rows))
-}
-
-/// Rows `start..=stop` from `ZRANGE ... REV`, each score looked up in the
-/// key (a hash lookup each).
-fn rows_from_call(
-    ctx: &Ctx,
-    key: &RStr,
-    board: &Zset<'_>,
-    start: i64,
-    stop: i64,
-) -> Result<Rows, ZkitError> {
-    let args = [
-        CallArg::Str(key),
-        CallArg::Int(start),
-        CallArg::Int(stop),
-        CallArg::Bytes(b"REV"),
-    ];
-    let reply = ctx.call(Native::Zrange, &args)?;
-    let members = reply.get();
-    let mut rows = Rows::new();
-    for member in (0..members.element_count()).map(|i| members.element(i)) {
-        let member = OwnedRStr::new(
-            member
-                .and_then(|m| m.bytes())
-                .ok_or_else(unexpected_zrange)?,
-        );
-        let score = board.score(&member).ok_or_else(unexpected_zrange)?;
-        rows.push((member, score));
-    }
-    Ok(rows)
-}
-
-/// The member at 0-based position `at`, highest first, of a board of `len`
-/// members: `ZRANGE key i i` at the same position counted from the lowest
-/// (the exact reverse order), one index string made for both bounds.
-fn member_at(ctx: &Ctx, key: &RStr, len: usize, at: i64) -> Result<Option<OwnedRStr>, ZkitError> {
-    let Some(from_lowest) = (len as i64 - 1).checked_sub(at).filter(|&i| i >= 0) else {
-        return Ok(None);
-    };
-    let index = OwnedRStr::new(itoa::Buffer::new().format(from_lowest).as_bytes());
-    let args = [
-        CallArg::Str(key),
-        CallArg::Str(&index),
-        CallArg::Str(&index),
-    ];
-    let reply = ctx.call(Native::Zrange, &args)?;
-    let members = reply.get();
-    if members.element_count() == 0 {
-        return Ok(None);
-    }
-    let member = members.element(0).and_then(|m| m.bytes());
-    Ok(Some(OwnedRStr::new(member.ok_or_else(unexpected_zrange)?)))
-}
-
-fn unexpected_zrange() -> ZkitError {
-    ZkitError::Internal("unexpected ZRANGE reply".into())
 }
 
 declare_command! {
@@ -1286,7 +1106,7 @@ declare_command! {
         handler: range,
         flags: "readonly",
         acl_categories: "read sortedset hash slow",
-        summary: "Returns the members whose total lies between max and min, inclusive (bounds as RANK.COUNT reads them), highest first, as a page of the board: rank, member, total (with DATA, and the member's data), each rank the member's rank on the whole board.",
+        summary: "Returns the members whose total lies between max and min, inclusive (bounds as RANK.COUNT reads them), highest first (with ASC, lowest first), as a page of the board: rank, member, total (with DATA, and the member's data), each rank the member's rank on the whole board.",
         complexity: "O(log(N)+M) with N the number of members in the board and M the members returned.",
         since: "0.5.0",
         history: &[],
@@ -1295,6 +1115,7 @@ declare_command! {
             "RANK.RANGE {t}:board +inf (0 LIMIT 0 10 SHARED",
             "RANK.RANGE {t}:board +inf (0 DENSE {t}:totals",
             "RANK.RANGE {t}:board +inf (0 DATA {t}:profiles",
+            "RANK.RANGE {t}:board 60000 0 ASC",
         ],
         args: &[
             BOARD_READ,
@@ -1305,6 +1126,7 @@ declare_command! {
                 .optional(),
             RANKS_READ_FROM_START,
             DATA_READ,
+            ASC_FROM_START,
         ],
     }
 }
@@ -1319,12 +1141,14 @@ request! {
         limit: Option<(i64, i64)> = option(|limit| (limit.integer(), limit.integer())),
         ranks: Option<Ranks<'a>> = one_of(&ranks_choices()),
         data_key: Option<&'a RStr> = option(Request::key),
+        asc: bool = flag,
     }
 }
 
 /// -> `[[rank, member, total], ...]`: the band's members are the positions
-/// below the members with a higher total, so the page is RANK.TOP's page at
-/// those positions (two counts find them, O(log N) each), with its ranks.
+/// below the members with a better total, so the page is RANK.TOP's page
+/// at those positions (two counts find them, O(log N) each), with its
+/// ranks.
 fn range(ctx: &Ctx, args: Range<'_>) -> Result<Page, ZkitError> {
     let (max, min) = (total_bound(args.max)?, total_bound(args.min)?);
     let (offset, count) = match args.limit {
@@ -1335,7 +1159,9 @@ fn range(ctx: &Ctx, args: Range<'_>) -> Result<Page, ZkitError> {
     ctx.require(&[Native::Zcount])?;
     ctx.require(ranks.page_natives())?;
     let data_key = checked_data_key(args.data_key, args.key, ranks)?;
-    range_page(ctx, args.key, (min, max), offset, count, ranks)?.with_data(ctx, data_key)
+    let order = Order::of_asc(args.asc);
+    let page = (offset, count);
+    range_page(ctx, args.key, (min, max), page, ranks, order)?.with_data(ctx, data_key)
 }
 
 /// RANK.RANGE's page: the rows between the bounds, after `offset`, up to
@@ -1344,9 +1170,9 @@ fn range_page(
     ctx: &Ctx,
     key: &RStr,
     (min, max): (TotalBound, TotalBound),
-    offset: i64,
-    count: i64,
+    (offset, count): (i64, i64),
     ranks: Ranks<'_>,
+    order: Order,
 ) -> Result<Page, ZkitError> {
     let Some(mut board) = ctx.open_zset(key)? else {
         return Ok(Page::empty());
@@ -1354,16 +1180,20 @@ fn range_page(
     let Some((low, high)) = total_score_range(min, max) else {
         return Ok(Page::empty());
     };
-    // A total `t` is scored in `[t, t + 1)`: higher totals from `high` up.
+    // A total `t` is scored in `[t, t + 1)`: higher totals from `high` up,
+    // lower ones below `low`.
     let (low, high) = (low as f64, high as f64);
-    let higher = ScoreBound::Inclusive(high);
-    let above = count_scores(ctx, key, &mut board, higher, ScoreBound::MAX)?;
+    let better = match order {
+        Order::HighestFirst => (ScoreBound::Inclusive(high), ScoreBound::MAX),
+        Order::LowestFirst => (ScoreBound::MIN, ScoreBound::Exclusive(low)),
+    };
+    let above = count_scores(ctx, key, &mut board, better.0, better.1)?;
     let band = (ScoreBound::Inclusive(low), ScoreBound::Exclusive(high));
     let within = count_scores(ctx, key, &mut board, band.0, band.1)?;
     let Some((start, stop)) = range_positions(above, within, offset as u64, count) else {
         return Ok(Page::empty());
     };
-    rank_range(ctx, key, board, start, stop, None, ranks)
+    rank_range(ctx, key, board, (start, stop), None, ranks, order)
 }
 
 /// The members scored within `[min, max]`: counted through the key on a
@@ -1400,6 +1230,7 @@ declare_command! {
             "RANK.AMONG {t}:board SHARED MEMBERS m n",
             "RANK.AMONG {t}:board DENSE MEMBERS m n",
             "RANK.AMONG {t}:board DATA {t}:profiles MEMBERS m n",
+            "RANK.AMONG {t}:board ASC MEMBERS m n",
         ],
         args: &[
             BOARD_READ,
@@ -1411,18 +1242,20 @@ declare_command! {
             )
             .optional(),
             DATA_READ,
+            ASC_FROM_START,
             Arg::string("member").token("MEMBERS").multiple(),
         ],
     }
 }
 
 request! {
-    /// RANK.AMONG `key [SHARED | DENSE] [DATA data-key] MEMBERS member
-    /// [member ...]`.
+    /// RANK.AMONG `key [SHARED | DENSE] [DATA data-key] [ASC] MEMBERS
+    /// member [member ...]`.
     struct Among<'a> {
         key: &'a RStr = key,
         ranks: Option<AmongRanks> = one_of(&[|_| AmongRanks::Shared, |_| AmongRanks::Dense]),
         data_key: Option<&'a RStr> = option(Request::key),
+        asc: bool = flag,
         members: WordList<'a> = words,
     }
 }
@@ -1446,8 +1279,9 @@ fn among(ctx: &Ctx, args: Among<'_>) -> Result<Page, ZkitError> {
         .members
         .filter_map(|member| Some((board.score(member)?, member.as_bytes())))
         .collect();
-    board_order(&mut found);
-    let clock = tiebreak_clock();
+    let order = Order::of_asc(args.asc);
+    board_order(&mut found, order);
+    let clock = tiebreak_clock().ordered(order);
     let (mut members, mut totals) = (SmallVec::new(), SmallVec::new());
     for (score, member) in found {
         totals.push(clock.decode(score)?.total);

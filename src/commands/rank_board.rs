@@ -1,8 +1,9 @@
 //! A board's keys and ranks, which every RANK command shares: the key specs
-//! of a board read or written, and how a reply's ranks are read, first-come
-//! (ZREVRANK, or a count through the key on a small board) or shared
-//! (ZCOUNT, or a count through the key), and a total bound as RANK.COUNT
-//! and RANK.RANGE read it.
+//! of a board read or written, its order (`ASC`: the lowest total first),
+//! and how a reply's ranks are read, first-come (ZREVRANK, ZRANK with ASC,
+//! or a count through the key on a small board) or shared (ZCOUNT, or a
+//! count through the key), and a total bound as RANK.COUNT and RANK.RANGE
+//! read it.
 
 use crate::error::ZkitError;
 use crate::host::call::{CallArg, Native};
@@ -10,8 +11,8 @@ use crate::host::ctx::Ctx;
 use crate::host::grammar::{parse_f64, Arg, Request};
 use crate::host::keyspec::key_flags as kf;
 use crate::host::string::{OwnedRStr, RStr};
-use crate::host::zset::{ScoreBound, Zset};
-use crate::logic::rank::{RankError, TotalBound};
+use crate::host::zset::{ScoreBound, Zset, ZsetIter};
+use crate::logic::rank::{Order, RankError, TotalBound};
 
 use super::layout::Layout;
 
@@ -54,6 +55,49 @@ pub(super) const RANKS_WRITE_EACH: Arg = Arg::one_of(
 /// The history line of the `DENSE` option.
 pub(super) const DENSE_HISTORY: (&str, &str) = ("0.5.0", "Added the `DENSE` option.");
 
+/// `ASC`: the board ranks its lowest total first (a race-time board), the
+/// tie-break still first-come. The board's scores say nothing of their
+/// order, so every command that ranks, pages or writes the board takes it:
+/// a board written with ASC is read with ASC.
+pub(super) const ASC_ARG: Arg = Arg::pure_token("asc", "ASC").optional().since("0.5.0");
+/// The same on a command that has had it from its start.
+pub(super) const ASC_FROM_START: Arg = Arg::pure_token("asc", "ASC").optional();
+/// The history line of the `ASC` option.
+pub(super) const ASC_HISTORY: (&str, &str) = ("0.5.0", "Added the `ASC` option.");
+
+/// The scores of the members that rank ahead of every member with `total`:
+/// a higher total is scored `total + 1` or more, a lower one below `total`
+/// (exact doubles: |total| < 2^52).
+pub(super) fn ahead_of_total(order: Order, total: i64) -> (ScoreBound, ScoreBound) {
+    match order {
+        Order::HighestFirst => (ScoreBound::Inclusive((total + 1) as f64), ScoreBound::MAX),
+        Order::LowestFirst => (ScoreBound::MIN, ScoreBound::Exclusive(total as f64)),
+    }
+}
+
+/// The members of `board` within `[min, max]`, best first: highest score
+/// first (among equal scores member descending, ZREVRANGE's order), or
+/// with ASC lowest first (ZRANGE's).
+pub(super) fn best_first<'z, 'c>(
+    board: &'z mut Zset<'c>,
+    order: Order,
+    min: ScoreBound,
+    max: ScoreBound,
+) -> ZsetIter<'z, 'c> {
+    match order {
+        Order::HighestFirst => board.iter_desc(min, max),
+        Order::LowestFirst => board.iter_asc(min, max),
+    }
+}
+
+/// The native command that counts a first-come rank in `order`.
+pub(super) fn rank_native(order: Order) -> Native {
+    match order {
+        Order::HighestFirst => Native::Zrevrank,
+        Order::LowestFirst => Native::Zrank,
+    }
+}
+
 /// Which ranks a reply carries.
 #[derive(Clone, Copy)]
 pub(super) enum Ranks<'a> {
@@ -78,13 +122,13 @@ impl<'a> Ranks<'a> {
         choice.unwrap_or(Ranks::FirstCome)
     }
 
-    /// The native command that reads these ranks: a write asks for the
-    /// rank it made after writing, so it requires the command before. A
-    /// read requires it too, also where it counts through the key: whether
-    /// a call refuses never depends on the data.
-    pub(super) fn native(self) -> Native {
+    /// The native command that reads these ranks on a board in `order`: a
+    /// write asks for the rank it made after writing, so it requires the
+    /// command before. A read requires it too, also where it counts through
+    /// the key: whether a call refuses never depends on the data.
+    pub(super) fn native(self, order: Order) -> Native {
         match self {
-            Ranks::FirstCome => Native::Zrevrank,
+            Ranks::FirstCome => rank_native(order),
             Ranks::Shared | Ranks::Dense(_) => Native::Zcount,
         }
     }
@@ -165,22 +209,28 @@ pub(super) fn total_text(total: i64) -> OwnedRStr {
     OwnedRStr::new(itoa::Buffer::new().format(total).as_bytes())
 }
 
-/// The dense rank of `total`: 1 + the distinct totals above it, the index's
-/// entries scored at `total + 1` or more (the competition rank of `total`
-/// on the index, where every total stands once), counted through the key
-/// on an index small enough that walking costs less than `ZCOUNT` (as a
-/// shared rank is on a board). Opening the index checks its type.
-pub(super) fn dense_rank(ctx: &Ctx, index: &RStr, total: i64) -> Result<i64, ZkitError> {
+/// The dense rank of `total`: 1 + the distinct totals ahead of it, the
+/// index's entries scored at `total + 1` or more (with ASC, below `total`:
+/// the competition rank of `total` on the index, where every total stands
+/// once), counted through the key on an index small enough that walking
+/// costs less than `ZCOUNT` (as a shared rank is on a board). Opening the
+/// index checks its type.
+pub(super) fn dense_rank(
+    ctx: &Ctx,
+    index: &RStr,
+    total: i64,
+    order: Order,
+) -> Result<i64, ZkitError> {
     let Some(mut totals) = ctx.open_zset(index)? else {
         return Ok(1);
     };
-    let higher = ScoreBound::Inclusive((total + 1) as f64);
+    let (min, max) = ahead_of_total(order, total);
     let walked = (totals.len() <= SHARED_WALK_AT_MOST)
-        .then(|| totals.count_at_most(higher, ScoreBound::MAX, SHARED_WALK_AT_MOST))
+        .then(|| totals.count_at_most(min, max, SHARED_WALK_AT_MOST))
         .flatten();
     match walked {
         Some(above) => Ok(above as i64 + 1),
-        None => shared_rank(ctx, index, total),
+        None => shared_rank(ctx, index, total, order),
     }
 }
 
@@ -189,9 +239,16 @@ pub(super) fn not_on_board() -> ZkitError {
     ZkitError::Internal("the member is not on the board".into())
 }
 
-/// The 1-based rank of a member, highest total first; `None` if absent.
-pub(super) fn rank_of(ctx: &Ctx, key: &RStr, member: &RStr) -> Result<Option<i64>, ZkitError> {
-    let reply = ctx.call(Native::Zrevrank, &[CallArg::Str(key), CallArg::Str(member)])?;
+/// The 1-based rank of a member, highest total first (with ASC, lowest
+/// first); `None` if absent.
+pub(super) fn rank_of(
+    ctx: &Ctx,
+    key: &RStr,
+    member: &RStr,
+    order: Order,
+) -> Result<Option<i64>, ZkitError> {
+    let native = rank_native(order);
+    let reply = ctx.call(native, &[CallArg::Str(key), CallArg::Str(member)])?;
     let reply = reply.get();
     if reply.is_null() {
         return Ok(None);
@@ -199,7 +256,7 @@ pub(super) fn rank_of(ctx: &Ctx, key: &RStr, member: &RStr) -> Result<Option<i64
     reply
         .integer()
         .map(|index| Some(index + 1))
-        .ok_or_else(|| ZkitError::Internal("ZREVRANK did not return an integer".into()))
+        .ok_or_else(|| ZkitError::Internal(format!("{} did not return an integer", native.text())))
 }
 
 /// The rank a reply gives a member that is on the board with `total`.
@@ -209,11 +266,12 @@ pub(super) fn rank_of_member(
     member: &RStr,
     total: i64,
     ranks: Ranks<'_>,
+    order: Order,
 ) -> Result<i64, ZkitError> {
     match ranks {
-        Ranks::FirstCome => rank_of(ctx, key, member)?.ok_or_else(not_on_board),
-        Ranks::Shared => shared_rank(ctx, key, total),
-        Ranks::Dense(index) => dense_rank(ctx, index, total),
+        Ranks::FirstCome => rank_of(ctx, key, member, order)?.ok_or_else(not_on_board),
+        Ranks::Shared => shared_rank(ctx, key, total, order),
+        Ranks::Dense(index) => dense_rank(ctx, index, total, order),
     }
 }
 
@@ -241,14 +299,16 @@ pub(super) const SHARED_WALK_AT_MOST: usize = 192;
 #[derive(Clone, Copy)]
 pub(super) struct RankWalk {
     first_come: bool,
+    order: Order,
 }
 
 impl RankWalk {
-    /// The walk for a board of `len` members in `layout`; `None` where the
-    /// calls cost less.
-    pub(super) fn of(len: usize, layout: Layout) -> Option<RankWalk> {
+    /// The walk for a board of `len` members in `layout`, ranked in
+    /// `order`; `None` where the calls cost less.
+    pub(super) fn of(len: usize, layout: Layout, order: Order) -> Option<RankWalk> {
         (len <= SHARED_WALK_AT_MOST).then_some(RankWalk {
             first_come: layout == Layout::Skiplist && len <= FIRST_COME_WALK_AT_MOST,
+            order,
         })
     }
 
@@ -263,28 +323,32 @@ impl RankWalk {
         ranks: Ranks<'_>,
     ) -> Option<i64> {
         let ahead = match ranks {
-            // Every higher total is scored `total + 1` or more (exact:
-            // |total| < 2^52).
             Ranks::Shared => {
-                let higher = ScoreBound::Inclusive((total + 1) as f64);
-                board.count_at_most(higher, ScoreBound::MAX, SHARED_WALK_AT_MOST)?
+                let (min, max) = ahead_of_total(self.order, total);
+                board.count_at_most(min, max, SHARED_WALK_AT_MOST)?
             }
             Ranks::FirstCome if self.first_come => {
                 let most = FIRST_COME_WALK_AT_MOST;
                 let at = ScoreBound::Inclusive(score);
-                let higher =
-                    board.count_at_most(ScoreBound::Exclusive(score), ScoreBound::MAX, most)?;
+                let (min, max) = match self.order {
+                    Order::HighestFirst => (ScoreBound::Exclusive(score), ScoreBound::MAX),
+                    Order::LowestFirst => (ScoreBound::MIN, ScoreBound::Exclusive(score)),
+                };
+                let better = board.count_at_most(min, max, most)?;
                 // Among equal scores the higher member comes first
-                // (ZREVRANK's order): ties are rare, and only then are
-                // members read.
+                // (ZREVRANK's order; with ASC the lower, ZRANK's): ties
+                // are rare, and only then are members read.
                 let tied_ahead = match board.count_at_most(at, at, most)? {
                     0 | 1 => 0,
                     _ => board
                         .iter_asc(at, at)
-                        .filter(|(tied, _)| tied.as_bytes() > member.as_bytes())
+                        .filter(|(tied, _)| match self.order {
+                            Order::HighestFirst => tied.as_bytes() > member.as_bytes(),
+                            Order::LowestFirst => tied.as_bytes() < member.as_bytes(),
+                        })
                         .count(),
                 };
-                higher + tied_ahead
+                better + tied_ahead
             }
             // The index is another key: its count is a call.
             Ranks::FirstCome | Ranks::Dense(_) => return None,
@@ -294,17 +358,30 @@ impl RankWalk {
 }
 
 /// The competition rank of `total`: 1 + the members whose total is higher,
-/// i.e. scored at `total + 1` or more (|total| < 2^52, so the bound is an
-/// exact double).
-pub(super) fn shared_rank(ctx: &Ctx, key: &RStr, total: i64) -> Result<i64, ZkitError> {
-    let higher = ctx.call(
-        Native::Zcount,
-        &[
-            CallArg::Str(key),
-            CallArg::Int(total + 1),
-            CallArg::Bytes(b"+inf"),
-        ],
-    )?;
+/// i.e. scored at `total + 1` or more (with ASC lower, scored below
+/// `total`; |total| < 2^52, so the bound is an exact double).
+pub(super) fn shared_rank(
+    ctx: &Ctx,
+    key: &RStr,
+    total: i64,
+    order: Order,
+) -> Result<i64, ZkitError> {
+    // `(total` as ZCOUNT reads an exclusive bound, made on the stack.
+    let mut below = [b'('; 21];
+    let below_len = match order {
+        Order::HighestFirst => 0,
+        Order::LowestFirst => {
+            let mut digits = itoa::Buffer::new();
+            let digits = digits.format(total).as_bytes();
+            below[1..=digits.len()].copy_from_slice(digits);
+            digits.len() + 1
+        }
+    };
+    let [min, max] = match order {
+        Order::HighestFirst => [CallArg::Int(total + 1), CallArg::Bytes(b"+inf")],
+        Order::LowestFirst => [CallArg::Bytes(b"-inf"), CallArg::Bytes(&below[..below_len])],
+    };
+    let higher = ctx.call(Native::Zcount, &[CallArg::Str(key), min, max])?;
     higher
         .get()
         .integer()

@@ -6,6 +6,7 @@ use std::collections::HashMap;
 
 use super::args::positive;
 use super::declaration::Command;
+use super::rank_board::{ASC_ARG, ASC_HISTORY};
 use super::reply_types::MERGE_STEP;
 use super::tiebreak::tiebreak_clock;
 use crate::error::ZkitError;
@@ -27,6 +28,7 @@ use crate::logic::merge::{
     self, MemberSum, MergeArgs, Progress, Replacement, RunId, RunRecord, Staging, StepCursor,
     StepPlan, StepSources, FINISHED_RECORD_TTL_MS, RECORD_SCORE,
 };
+use crate::logic::rank::Order;
 use crate::{declare_command, request};
 
 declare_command! {
@@ -41,6 +43,7 @@ declare_command! {
         history: &[
             ("0.3.0", "Added the `STEP` option; a replaced destkey is freed as UNLINK frees it."),
             ("0.3.1", "A merged total only has to fit once summed. `STEP`: equal to the one-shot merge for any input; cursors name a run and its step; a run holds its staging key until its last step; a step sent again repeats its reply."),
+            ASC_HISTORY,
         ],
         reply: R::ByOption {
             token: "STEP",
@@ -50,6 +53,7 @@ declare_command! {
         examples: &[
             "RANK.MERGE {t}:merged 1 {t}:board WEIGHTS 2",
             "RANK.MERGE {t}:merged 1 {t}:board WEIGHTS 2 STEP 10 {t}:staging 0",
+            "RANK.MERGE {t}:merged 1 {t}:board ASC",
         ],
         args: &[
             Arg::key("destkey", kf::OW | kf::UPDATE),
@@ -60,6 +64,7 @@ declare_command! {
                 .optional()
                 .counted_by("numkeys"),
             STEP_ARG,
+            ASC_ARG,
         ],
     }
 }
@@ -84,12 +89,13 @@ const STEP_ARG: Arg = Arg::block(
 
 request! {
     /// RANK.MERGE `destkey numkeys key [key ...] [WEIGHTS w [w ...]] [STEP
-    /// count staging cursor]`.
+    /// count staging cursor] [ASC]`.
     struct Merge<'a> {
         dest: &'a RStr = key,
         sources: Vec<&'a RStr> = list(Request::key),
         weights: Option<Vec<i64>> = option(|weights| weights.list(Request::integer)),
         step: Option<(i64, &'a RStr, &'a RStr)> = option(|step| (step.integer(), step.key(), step.string())),
+        asc: bool = flag,
     }
 }
 
@@ -101,11 +107,13 @@ fn merge(ctx: &Ctx, args: Merge<'_>) -> Result<Reply, ZkitError> {
         sources,
         weights,
         step,
+        asc,
     } = args;
     // Without WEIGHTS, every board counts once.
     let weights = weights.unwrap_or_else(|| vec![1; sources.len()]);
+    let order = Order::of_asc(asc);
     match step {
-        None => merge_at_once(ctx, dest, &sources, &weights),
+        None => merge_at_once(ctx, dest, &sources, &weights, order),
         Some((count, staging, cursor)) => {
             let step = MergeStep {
                 dest,
@@ -113,6 +121,7 @@ fn merge(ctx: &Ctx, args: Merge<'_>) -> Result<Reply, ZkitError> {
                 weights: &weights,
                 count: positive(count, "count")?,
                 staging,
+                order,
             };
             step.run(ctx, cursor)
         }
@@ -125,9 +134,10 @@ fn merge_at_once(
     dest: &RStr,
     sources: &[&RStr],
     weights: &[i64],
+    order: Order,
 ) -> Result<Reply, ZkitError> {
     // Read and check everything before the first write.
-    let clock = tiebreak_clock();
+    let clock = tiebreak_clock().ordered(order);
     let mut index: HashMap<Vec<u8>, usize> = HashMap::new();
     let mut sums: Vec<(OwnedRStr, MemberSum)> = Vec::new();
     for (source, weight) in sources.iter().zip(weights) {
@@ -164,6 +174,7 @@ struct MergeStep<'a> {
     /// Entries to read from the sources in this call.
     count: usize,
     staging: &'a RStr,
+    order: Order,
 }
 
 /// What a step found in the staging key besides its run record.
@@ -182,6 +193,7 @@ impl MergeStep<'_> {
             staging: self.staging.as_bytes(),
             sources: &names,
             weights: self.weights,
+            order: self.order,
         };
         args.check_staging()?;
         let cursor = StepCursor::parse(cursor.as_bytes())?;
@@ -230,7 +242,7 @@ impl MergeStep<'_> {
         record: Option<&RunRecord>,
     ) -> Result<Reply, ZkitError> {
         // Read and check everything before the first write.
-        let clock = tiebreak_clock();
+        let clock = tiebreak_clock().ordered(self.order);
         let resume = record.and_then(|r| match &r.progress {
             Progress::Reading { source, after } => Some((*source, after)),
             Progress::Done => None,

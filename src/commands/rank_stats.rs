@@ -4,7 +4,10 @@
 //! O(log N).
 
 use super::declaration::Command;
-use super::rank_board::{not_on_board, rank_of, total_bound, BOARD_READ};
+use super::rank_board::{
+    not_on_board, rank_native, rank_of, total_bound, ASC_ARG, ASC_FROM_START, ASC_HISTORY,
+    BOARD_READ,
+};
 use super::reply_types::BOARD_STATS;
 use super::stats::{self, Fields};
 use super::tiebreak::tiebreak_clock;
@@ -16,7 +19,7 @@ use crate::host::reply::Reply;
 use crate::host::reply_shape::ReplyShape as R;
 use crate::host::string::RStr;
 use crate::host::zset::{KeyKind, ScoreBound};
-use crate::logic::rank::{interpolate, percentile, quantile_at, total_score_range};
+use crate::logic::rank::{interpolate, percentile, quantile_at, total_score_range, Order};
 use crate::logic::stats::{quantile_position, BOARD_QUANTILES};
 use crate::{declare_command, request};
 
@@ -26,48 +29,54 @@ declare_command! {
         handler: stats,
         flags: "readonly",
         acl_categories: "read sortedset slow",
-        summary: "Returns a board's size and the spread of its totals, read by name: members, top-total, p99-total, p90-total, p50-total, bottom-total (nil on an empty board) and memory-bytes (MEMORY USAGE's estimate).",
+        summary: "Returns a board's size and the spread of its totals, read by name: members, top-total, p99-total, p90-total, p50-total, bottom-total (nil on an empty board) and memory-bytes (MEMORY USAGE's estimate); the top is the highest total (with ASC, the lowest), a pNN-total the total that ranks ahead of NN% of the board.",
         complexity: "O(log(N)) with N the number of members in the board; memory-bytes samples 5 members, as MEMORY USAGE does by default.",
         since: "0.4.0",
-        history: &[],
+        history: &[ASC_HISTORY],
         reply: R::Fields(&BOARD_STATS),
         examples: &[
             "RANK.STATS {t}:board",
+            "RANK.STATS {t}:board ASC",
         ],
-        args: &[BOARD_READ],
+        args: &[BOARD_READ, ASC_ARG],
     }
 }
 
 request! {
-    /// RANK.STATS `key`.
+    /// RANK.STATS `key [ASC]`.
     struct Stats<'a> {
         key: &'a RStr = key,
+        asc: bool = flag,
     }
 }
 
 /// -> `[members, top-total, p99-total, p90-total, p50-total, bottom-total,
 /// memory-bytes]` by name: the totals at a few positions (ZRANGE by index,
-/// O(log N) each; quantiles by the nearest rank) and the key's memory.
+/// O(log N) each; quantiles by the nearest rank, counted from the bottom
+/// of the board) and the key's memory.
 fn stats(ctx: &Ctx, args: Stats<'_>) -> Result<Reply, ZkitError> {
     let key = args.key;
+    let order = Order::of_asc(args.asc);
     let members = ctx.key_len(key, KeyKind::Zset)? as u64;
-    let clock = tiebreak_clock();
+    let clock = tiebreak_clock().ordered(order);
+    // The total at 0-based `position` of the board, best first.
     let total_at = |position: u64| -> Result<Option<i64>, ZkitError> {
         let score = if members == 0 {
             None
         } else {
-            stats::score_at(ctx, key, position)?
+            stats::score_at(ctx, key, order.ascending_position(members, position))?
         };
         Ok(score.map(|s| clock.decode(s)).transpose()?.map(|e| e.total))
     };
     let mut fields = Fields::default();
     fields.int("members", members as i64);
-    fields.maybe_int("top-total", total_at(members.saturating_sub(1))?);
+    fields.maybe_int("top-total", total_at(0)?);
     for (per_mille, name) in BOARD_QUANTILES.iter().rev() {
-        let position = (members > 0).then(|| quantile_position(members, *per_mille));
+        // The nearest rank counted from the bottom of the board.
+        let position = (members > 0).then(|| members - 1 - quantile_position(members, *per_mille));
         fields.maybe_int(name, position.map(total_at).transpose()?.flatten());
     }
-    fields.maybe_int("bottom-total", total_at(0)?);
+    fields.maybe_int("bottom-total", total_at(members.saturating_sub(1))?);
     let memory = if members == 0 {
         0
     } else {
@@ -90,24 +99,27 @@ declare_command! {
         reply: R::OrNil(&R::Integer),
         examples: &[
             "RANK.PERCENTILE {t}:board m",
+            "RANK.PERCENTILE {t}:board m ASC",
         ],
-        args: &[BOARD_READ, Arg::string("member")],
+        args: &[BOARD_READ, Arg::string("member"), ASC_FROM_START],
     }
 }
 
 request! {
-    /// RANK.PERCENTILE `key member`.
+    /// RANK.PERCENTILE `key member [ASC]`.
     struct Percentile<'a> {
         key: &'a RStr = key,
         member: &'a RStr = string,
+        asc: bool = flag,
     }
 }
 
 /// -> `ceil((members - rank0 - 1) * 100 / members)` with `rank0` the
-/// member's 0-based first-come rank (ZREVRANK), or nil when it is not on
-/// the board.
+/// member's 0-based first-come rank (ZREVRANK, with ASC ZRANK), or nil
+/// when it is not on the board.
 fn percentile_of(ctx: &Ctx, args: Percentile<'_>) -> Result<Option<i64>, ZkitError> {
-    ctx.require(&[Native::Zrevrank])?;
+    let order = Order::of_asc(args.asc);
+    ctx.require(&[rank_native(order)])?;
     let Some(board) = ctx.open_zset(args.key)? else {
         return Ok(None);
     };
@@ -115,9 +127,9 @@ fn percentile_of(ctx: &Ctx, args: Percentile<'_>) -> Result<Option<i64>, ZkitErr
         return Ok(None);
     };
     // A score that is no rank score is refused, as RANK.GET refuses it.
-    tiebreak_clock().decode(score)?;
+    tiebreak_clock().ordered(order).decode(score)?;
     let members = board.len() as u64;
-    let rank = rank_of(ctx, args.key, args.member)?.ok_or_else(not_on_board)?;
+    let rank = rank_of(ctx, args.key, args.member, order)?.ok_or_else(not_on_board)?;
     Ok(percentile(members, (rank - 1) as u64))
 }
 
@@ -127,29 +139,33 @@ declare_command! {
         handler: quantile,
         flags: "readonly fast",
         acl_categories: "read sortedset fast",
-        summary: "Returns the total at a percentile of the board (0 to 100, decimals allowed), interpolated linearly between the two totals around it, lowest first; nil on an empty board.",
+        summary: "Returns the total at a percentile of the board (0 to 100, decimals allowed: the total that ranks ahead of that share of the board), interpolated linearly between the two totals around it; nil on an empty board.",
         complexity: "O(log(N)) with N the number of members in the board.",
         since: "0.5.0",
         history: &[],
         reply: R::OrNil(&R::Double),
         examples: &[
             "RANK.QUANTILE {t}:board 50",
+            "RANK.QUANTILE {t}:board 90 ASC",
         ],
-        args: &[BOARD_READ, Arg::double("percentile")],
+        args: &[BOARD_READ, Arg::double("percentile"), ASC_FROM_START],
     }
 }
 
 request! {
-    /// RANK.QUANTILE `key percentile`.
+    /// RANK.QUANTILE `key percentile [ASC]`.
     struct Quantile<'a> {
         key: &'a RStr = key,
         percentile: f64 = double,
+        asc: bool = flag,
     }
 }
 
 /// -> the total at `percentile`: with `index = (members - 1) * percentile
 /// / 100`, the totals at ascending positions `floor(index)` and
 /// `ceil(index)` (ZRANGE by index), interpolated; nil on an empty board.
+/// With ASC the board's bottom is its highest total: the percentile is
+/// read as `100 - percentile` of the ascending totals.
 fn quantile(ctx: &Ctx, args: Quantile<'_>) -> Result<Option<f64>, ZkitError> {
     if !(0.0..=100.0).contains(&args.percentile) {
         return Err(ZkitError::OutOfRange {
@@ -162,8 +178,13 @@ fn quantile(ctx: &Ctx, args: Quantile<'_>) -> Result<Option<f64>, ZkitError> {
     let Some(board) = ctx.open_zset(args.key)? else {
         return Ok(None);
     };
-    let clock = tiebreak_clock();
-    let at = quantile_at(board.len() as u64, args.percentile);
+    let order = Order::of_asc(args.asc);
+    let clock = tiebreak_clock().ordered(order);
+    let ascending = match order {
+        Order::HighestFirst => args.percentile,
+        Order::LowestFirst => 100.0 - args.percentile,
+    };
+    let at = quantile_at(board.len() as u64, ascending);
     // The two positions are one or adjacent: one ZRANGE reads both.
     let scores = stats::scores_at(ctx, args.key, &board, at.low, at.high)?;
     let (Some(&low), Some(&high)) = (scores.first(), scores.last()) else {

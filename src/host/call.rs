@@ -32,6 +32,7 @@ pub enum Native {
     Rename,
     Cluster,
     Zrevrank,
+    Zrank,
     Zcount,
     Zrange,
     Sadd,
@@ -44,7 +45,7 @@ pub enum Native {
 }
 
 impl Native {
-    pub const ALL: [Native; 18] = [
+    pub const ALL: [Native; 19] = [
         Native::Zadd,
         Native::Zrem,
         Native::Zremrangebyscore,
@@ -54,6 +55,7 @@ impl Native {
         Native::Rename,
         Native::Cluster,
         Native::Zrevrank,
+        Native::Zrank,
         Native::Zcount,
         Native::Zrange,
         Native::Sadd,
@@ -86,6 +88,7 @@ impl Native {
             Native::Rename => c"RENAME",
             Native::Cluster => c"CLUSTER",
             Native::Zrevrank => c"ZREVRANK",
+            Native::Zrank => c"ZRANK",
             Native::Zcount => c"ZCOUNT",
             Native::Zrange => c"ZRANGE",
             Native::Sadd => c"SADD",

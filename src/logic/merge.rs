@@ -24,7 +24,7 @@ use std::fmt::Write as _;
 
 use super::cursor::Position;
 use super::hex;
-use super::rank::{check_total, weigh_total, RankEntry, RankError, TieBreakClock};
+use super::rank::{check_total, weigh_total, Order, RankEntry, RankError, TieBreakClock};
 
 /// The cursor that starts a merge run with an id the server picks, as SCAN's.
 pub const START: &[u8] = b"0";
@@ -132,6 +132,8 @@ pub struct MergeArgs<'a> {
     pub staging: &'a [u8],
     pub sources: &'a [&'a [u8]],
     pub weights: &'a [i64],
+    /// The boards' order (`ASC`), which sets every score the merge writes.
+    pub order: Order,
 }
 
 impl MergeArgs<'_> {
@@ -165,6 +167,10 @@ impl MergeArgs<'_> {
         }
         for weight in self.weights {
             feed(&weight.to_le_bytes());
+        }
+        // A merge without ASC sums as before ASC existed.
+        if self.order == Order::LowestFirst {
+            feed(b"ASC");
         }
         hash
     }
@@ -544,6 +550,7 @@ mod tests {
             staging: b"week:staging",
             sources: SOURCES,
             weights: &[1, 2],
+            order: Order::HighestFirst,
         }
     }
 
@@ -764,6 +771,10 @@ mod tests {
                 weights: &[1, 1],
                 ..week()
             },
+            MergeArgs {
+                order: Order::LowestFirst,
+                ..week()
+            },
         ];
         for other in others {
             assert_ne!(other.checksum(), week().checksum());
@@ -774,12 +785,14 @@ mod tests {
             staging: b"c",
             sources: &[b"d"],
             weights: &[1],
+            order: Order::HighestFirst,
         };
         let b = MergeArgs {
             dest: b"a",
             staging: b"bc",
             sources: &[b"d"],
             weights: &[1],
+            order: Order::HighestFirst,
         };
         assert_ne!(a.checksum(), b.checksum());
     }

@@ -14,6 +14,12 @@
 //! `2^b` slots, so the tie-break resolution is `span / 2^b` ms: finer for
 //! small totals, coarser for large ones. Two totals reached within the same
 //! slot tie on score, and Redis orders them by member name.
+//!
+//! A board whose lowest total ranks first ([`Order::LowestFirst`], `ASC`:
+//! race times, golf) keeps `floor(score) == total` too, with the fraction
+//! counting up instead: the earlier a total was reached, the smaller the
+//! fraction, so ZRANGE (lowest first) is its order and the totals are the
+//! user's own, never negated.
 
 /// Totals must stay below 2^52 in magnitude, which leaves at least one
 /// fraction bit.
@@ -62,11 +68,45 @@ pub struct RankEntry {
     pub reached_at_ms: i64,
 }
 
-/// The tie-break clock: a window of `span_ms` milliseconds from `epoch_ms`.
+/// Which end of a board ranks first. Among equal totals whoever reached
+/// the total first ranks first on either.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Order {
+    /// The highest total first (a gift board): ZREVRANGE's order.
+    #[default]
+    HighestFirst,
+    /// `ASC`: the lowest total first (a race-time board): ZRANGE's order.
+    LowestFirst,
+}
+
+impl Order {
+    /// The order `ASC` asks for.
+    pub fn of_asc(asc: bool) -> Order {
+        if asc {
+            Order::LowestFirst
+        } else {
+            Order::HighestFirst
+        }
+    }
+
+    /// The 0-based ascending position (lowest score first, as ZRANGE
+    /// counts) of the member at 0-based `position` in this order, on a
+    /// board of `members`.
+    pub fn ascending_position(self, members: u64, position: u64) -> u64 {
+        match self {
+            Order::HighestFirst => members - 1 - position,
+            Order::LowestFirst => position,
+        }
+    }
+}
+
+/// The tie-break clock: a window of `span_ms` milliseconds from `epoch_ms`,
+/// and the board's order, which sets the way the fraction counts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TieBreakClock {
     epoch_ms: i64,
     span_ms: i64,
+    order: Order,
 }
 
 impl Default for TieBreakClock {
@@ -74,6 +114,7 @@ impl Default for TieBreakClock {
         TieBreakClock {
             epoch_ms: DEFAULT_EPOCH_MS,
             span_ms: DEFAULT_SPAN_MS,
+            order: Order::HighestFirst,
         }
     }
 }
@@ -83,7 +124,16 @@ impl TieBreakClock {
     /// enforce the same bounds.
     pub fn new(epoch_ms: i64, span_ms: i64) -> Option<TieBreakClock> {
         ((0..=CLOCK_LIMIT_MS).contains(&epoch_ms) && (1..=CLOCK_LIMIT_MS).contains(&span_ms))
-            .then_some(TieBreakClock { epoch_ms, span_ms })
+            .then_some(TieBreakClock {
+                epoch_ms,
+                span_ms,
+                order: Order::HighestFirst,
+            })
+    }
+
+    /// This clock for a board in `order`.
+    pub fn ordered(self, order: Order) -> TieBreakClock {
+        TieBreakClock { order, ..self }
     }
 
     /// The window `[start, end)` of accepted reached-at times, in unix ms.
@@ -105,16 +155,29 @@ impl TieBreakClock {
         let bits = fraction_bits(total);
         let slots = 1u128 << bits;
         let slot = (at_ms - start_ms) as u128 * slots / self.span_ms as u128;
-        let countdown = (slots - 1 - slot) as i64;
-        // |total * 2^bits + countdown| < 2^53, so the integer and the scaled
+        let tick = self.tick(slot, slots) as i64;
+        // |total * 2^bits + tick| < 2^53, so the integer and the scaled
         // double are both exact.
-        let scaled = (total << bits) + countdown;
+        let scaled = (total << bits) + tick;
         Ok(scaled as f64 * pow2(-(bits as i32)))
+    }
+
+    /// The fraction's numerator for tie-break slot `slot` of `slots`:
+    /// counting down on a board whose highest total ranks first (earlier,
+    /// larger), up on one whose lowest does (earlier, smaller). Its own
+    /// inverse.
+    fn tick(&self, slot: u128, slots: u128) -> u128 {
+        match self.order {
+            Order::HighestFirst => slots - 1 - slot,
+            Order::LowestFirst => slot,
+        }
     }
 
     /// The total and reached-at time a score encodes. Scores zkit did not write
     /// decode too: an integer score reads as reached at the end of the window
-    /// (so it ranks after zkit's entries of the same total).
+    /// (so it ranks after zkit's entries of the same total), or on a board
+    /// whose lowest total ranks first at its start (where a fraction of 0
+    /// ranks before them).
     pub fn decode(&self, score: f64) -> Result<RankEntry, RankError> {
         let floor = score.floor();
         if !floor.is_finite() || floor.abs() >= TOTAL_LIMIT as f64 {
@@ -125,8 +188,8 @@ impl TieBreakClock {
         let slots = 1u128 << bits;
         // Both steps are exact: the fraction of a double is exact, and scaling
         // by a power of two is exact.
-        let countdown = ((score - floor) * pow2(bits as i32)).floor() as u128;
-        let slot = slots - 1 - countdown.min(slots - 1);
+        let tick = ((score - floor) * pow2(bits as i32)).floor() as u128;
+        let slot = self.tick(tick.min(slots - 1), slots);
         // The first millisecond whose slot is `slot`: ceil(slot * span / slots).
         // Slots shorter than a millisecond may hold none; the window's last
         // millisecond then stands for the end of the window.
@@ -370,15 +433,21 @@ pub fn range_positions(above: u64, within: u64, offset: u64, count: i64) -> Opti
 
 /// RANK.AMONG: the given members found on a board, `(score, member)`, put
 /// in the board's order (highest score first; among equal scores member
-/// descending, ZREVRANGE's order), each member once: a member given twice
-/// has the same score twice, so its copies end up side by side.
-pub fn board_order(found: &mut Vec<(f64, &[u8])>) {
+/// descending, ZREVRANGE's order; with `ASC`, the exact reverse, ZRANGE's),
+/// each member once: a member given twice has the same score twice, so its
+/// copies end up side by side.
+pub fn board_order(found: &mut Vec<(f64, &[u8])>, order: Order) {
     // Scores compare as the sorted set compares them (-0 equals 0); a
     // sorted set holds no NaN.
     found.sort_unstable_by(|a, b| {
-        b.0.partial_cmp(&a.0)
-            .unwrap_or(std::cmp::Ordering::Equal)
-            .then_with(|| b.1.cmp(a.1))
+        let ascending =
+            a.0.partial_cmp(&b.0)
+                .unwrap_or(std::cmp::Ordering::Equal)
+                .then_with(|| a.1.cmp(b.1));
+        match order {
+            Order::HighestFirst => ascending.reverse(),
+            Order::LowestFirst => ascending,
+        }
     });
     found.dedup_by(|a, b| a.1 == b.1);
 }
@@ -670,11 +739,39 @@ mod tests {
             (-0.0, b"e"),
             (0.0, b"f"),
         ];
-        board_order(&mut found);
+        board_order(&mut found, Order::HighestFirst);
         let members: Vec<&[u8]> = found.iter().map(|(_, m)| *m).collect();
         // Equal scores: member descending; -0 ties with 0; a once.
         let expected: [&[u8]; 6] = [b"a", b"c", b"b", b"f", b"e", b"d"];
         assert_eq!(members, expected);
+        // ASC: the exact reverse, ZRANGE's order.
+        board_order(&mut found, Order::LowestFirst);
+        let members: Vec<&[u8]> = found.iter().map(|(_, m)| *m).collect();
+        let expected: [&[u8]; 6] = [b"d", b"e", b"f", b"b", b"c", b"a"];
+        assert_eq!(members, expected);
+    }
+
+    #[test]
+    fn a_race_board_ranks_the_lowest_time_first_and_first_come() {
+        let asc = clock().ordered(Order::LowestFirst);
+        // Totals near 2^16 tie-break to 16 ms: times a second apart, on
+        // slot boundaries.
+        let at = DEFAULT_EPOCH_MS + 16_000;
+        let (ann, bob, cid) = (
+            asc.encode(61_250, at).unwrap(),
+            asc.encode(61_250, at + 1024).unwrap(),
+            asc.encode(59_900, at + 2048).unwrap(),
+        );
+        // The fastest first, then the earlier of two equal times.
+        assert!(cid < ann && ann < bob);
+        assert_eq!(ann.floor(), 61_250.0);
+        assert_eq!(asc.decode(bob).unwrap().reached_at_ms, at + 1024);
+        // An integer score reads as reached at the window's start (it ranks
+        // before zkit's entries of its total).
+        assert_eq!(asc.decode(7.0).unwrap().reached_at_ms, DEFAULT_EPOCH_MS);
+        assert_eq!(asc.decode(-7.0).unwrap().total, -7);
+        assert_eq!(Order::LowestFirst.ascending_position(10, 0), 0);
+        assert_eq!(Order::HighestFirst.ascending_position(10, 0), 9);
     }
 
     fn any_total() -> impl Strategy<Value = i64> {
@@ -712,6 +809,25 @@ mod tests {
             prop_assert!(((at - entry.reached_at_ms) as f64) < c.resolution_ms(total).max(1.0));
             // Re-encoding a decoded entry gives the identical score.
             prop_assert_eq!(c.encode(total, entry.reached_at_ms).unwrap(), c.encode(total, at).unwrap());
+        }
+
+        #[test]
+        fn an_ascending_board_orders_lowest_first_and_first_come(
+            a in any_total(), b in any_total(), ta in any_time(), tb in any_time(),
+        ) {
+            let asc = clock().ordered(Order::LowestFirst);
+            let (sa, sb) = (asc.encode(a, ta).unwrap(), asc.encode(b, tb).unwrap());
+            prop_assert_eq!(sa.floor() as i64, a);
+            if a != b {
+                prop_assert_eq!(a < b, sa < sb);
+            } else if ta < tb {
+                prop_assert!(sa <= sb);
+            }
+            let entry = asc.decode(sa).unwrap();
+            prop_assert_eq!(entry.total, a);
+            prop_assert!(entry.reached_at_ms <= ta);
+            prop_assert!(((ta - entry.reached_at_ms) as f64) < asc.resolution_ms(a).max(1.0));
+            prop_assert_eq!(asc.encode(a, entry.reached_at_ms).unwrap(), sa);
         }
 
         #[test]
@@ -938,7 +1054,7 @@ mod tests {
                 .filter(|&&m| m < scores.len())
                 .map(|&m| (scores[m], names[m].as_bytes()))
                 .collect();
-            board_order(&mut found);
+            board_order(&mut found, Order::HighestFirst);
             // The model: the whole board in ZREVRANGE's order, kept where given.
             let mut all: Vec<(f64, &[u8])> = scores.iter().zip(&names).map(|(s, n)| (*s, n.as_bytes())).collect();
             all.sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then(b.1.cmp(a.1)));

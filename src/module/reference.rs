@@ -892,7 +892,7 @@ mod tests {
     fn syntax_reads_like_redis_docs() {
         assert_eq!(
             commands::rank::GIFT.usage(),
-            "RANK.GIFT key member amount [AT unix-ms] [SHARED | DENSE totals-key] [TTL seconds] [DATA data-key data] [IDMP seen-key event-id] [RETAIN ms]"
+            "RANK.GIFT key member amount [AT unix-ms] [SHARED | DENSE totals-key] [TTL seconds] [DATA data-key data] [IDMP seen-key event-id] [RETAIN ms] [ASC]"
         );
         assert_eq!(
             commands::feed::PAGE.usage(),
@@ -904,7 +904,7 @@ mod tests {
         );
         assert_eq!(
             commands::rank_merge::MERGE.usage(),
-            "RANK.MERGE destkey numkeys key [key ...] [WEIGHTS weight [weight ...]] [STEP count staging cursor]"
+            "RANK.MERGE destkey numkeys key [key ...] [WEIGHTS weight [weight ...]] [STEP count staging cursor] [ASC]"
         );
         assert!(commands::vote::CAST
             .usage()

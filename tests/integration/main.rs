@@ -7,6 +7,7 @@
 mod common;
 
 mod arguments;
+mod ascending;
 mod chaos;
 mod clients;
 mod cluster;

@@ -14,57 +14,57 @@ export interface ZkitCommands extends HandWrittenCommands {
   /**
    * RANK.GIFT: Adds an amount to a member's total and returns the new total and rank; equal totals rank first-come (with SHARED, equal totals share a rank; with DENSE, they share one and the next total ranks one lower); with DATA, sets the member's data too.
    *
-   * `RANK.GIFT key member amount [AT unix-ms] [SHARED] [DENSE totals-key] [TTL seconds] [DATA data-key data] [IDMP seen-key event-id] [RETAIN ms]`
+   * `RANK.GIFT key member amount [AT unix-ms] [SHARED] [DENSE totals-key] [TTL seconds] [DATA data-key data] [IDMP seen-key event-id] [RETAIN ms] [ASC]`
    */
-  rankGift(key: Key, member: Text, amount: number, options?: { at?: number; dense?: Key; ttl?: number; data?: { dataKey: Key; data: Text } } & SharedOption & IdmpOption): Promise<TotalRank>;
+  rankGift(key: Key, member: Text, amount: number, options?: { at?: number; dense?: Key; ttl?: number; data?: { dataKey: Key; data: Text }; asc?: boolean } & SharedOption & IdmpOption): Promise<TotalRank>;
   /**
    * RANK.GET: Returns a member's total, rank and the time it reached its total (with DATA, and its member data), or nil.
    *
-   * `RANK.GET key member [SHARED] [DENSE totals-key] [DATA data-key]`
+   * `RANK.GET key member [SHARED] [DENSE totals-key] [DATA data-key] [ASC]`
    */
-  rankGet(key: Key, member: Text, options?: { dense?: Key; data?: Key } & SharedOption): Promise<RankInfo | null>;
+  rankGet(key: Key, member: Text, options?: { dense?: Key; data?: Key; asc?: boolean } & SharedOption): Promise<RankInfo | null>;
   /**
-   * RANK.TOP: Returns a page of the board from the highest total down: rank, member, total (with DATA, and the member's data).
+   * RANK.TOP: Returns a page of the board from the highest total down (with ASC, from the lowest up): rank, member, total (with DATA, and the member's data).
    *
-   * `RANK.TOP key count [OFFSET offset] [SHARED] [DENSE totals-key] [DATA data-key]`
+   * `RANK.TOP key count [OFFSET offset] [SHARED] [DENSE totals-key] [DATA data-key] [ASC]`
    */
-  rankTop(key: Key, count: number, options?: { offset?: number; dense?: Key; data?: Key } & SharedOption): Promise<RankEntry[]>;
+  rankTop(key: Key, count: number, options?: { offset?: number; dense?: Key; data?: Key; asc?: boolean } & SharedOption): Promise<RankEntry[]>;
   /**
    * RANK.AROUND: Returns the member and up to radius entries above and below it: rank, member, total (with DATA, and the member's data).
    *
-   * `RANK.AROUND key member radius [SHARED] [DENSE totals-key] [DATA data-key]`
+   * `RANK.AROUND key member radius [SHARED] [DENSE totals-key] [DATA data-key] [ASC]`
    */
-  rankAround(key: Key, member: Text, radius: number, options?: { dense?: Key; data?: Key } & SharedOption): Promise<RankEntry[]>;
+  rankAround(key: Key, member: Text, radius: number, options?: { dense?: Key; data?: Key; asc?: boolean } & SharedOption): Promise<RankEntry[]>;
   /**
    * RANK.MGIFT: Adds an amount to a member's total on several boards at once (each first-come on its own) and returns [total, rank] per board, in key order; with DENSE, each board's dense rank, counted in its own totals index (one per board, in key order), which the write keeps.
    *
-   * `RANK.MGIFT numkeys key [key ...] member amount [AT unix-ms] [SHARED] [DENSE totals-key [totals-key ...]] [TTL seconds] [IDMP seen-key event-id] [RETAIN ms]`
+   * `RANK.MGIFT numkeys key [key ...] member amount [AT unix-ms] [SHARED] [DENSE totals-key [totals-key ...]] [TTL seconds] [IDMP seen-key event-id] [RETAIN ms] [ASC]`
    */
-  rankMgift(keys: Key[], member: Text, amount: number, options?: { at?: number; dense?: Key[]; ttl?: number } & SharedOption & IdmpOption): Promise<TotalRank[]>;
+  rankMgift(keys: Key[], member: Text, amount: number, options?: { at?: number; dense?: Key[]; ttl?: number; asc?: boolean } & SharedOption & IdmpOption): Promise<TotalRank[]>;
   /**
    * RANK.MGET: Returns what RANK.GET returns for each member, in order: [total, rank, reached-at-ms] (with DATA, and the member's data) or nil.
    *
-   * `RANK.MGET key [SHARED] [DENSE totals-key] [DATA data-key] MEMBERS member [member ...]`
+   * `RANK.MGET key [SHARED] [DENSE totals-key] [DATA data-key] [ASC] MEMBERS member [member ...]`
    */
-  rankMget(key: Key, members: Text | Text[], options?: { dense?: Key; data?: Key } & SharedOption): Promise<Array<RankInfo | null>>;
+  rankMget(key: Key, members: Text | Text[], options?: { dense?: Key; data?: Key; asc?: boolean } & SharedOption): Promise<Array<RankInfo | null>>;
   /**
-   * RANK.STATS: Returns a board's size and the spread of its totals, read by name: members, top-total, p99-total, p90-total, p50-total, bottom-total (nil on an empty board) and memory-bytes (MEMORY USAGE's estimate).
+   * RANK.STATS: Returns a board's size and the spread of its totals, read by name: members, top-total, p99-total, p90-total, p50-total, bottom-total (nil on an empty board) and memory-bytes (MEMORY USAGE's estimate); the top is the highest total (with ASC, the lowest), a pNN-total the total that ranks ahead of NN% of the board.
    *
-   * `RANK.STATS key`
+   * `RANK.STATS key [ASC]`
    */
-  rankStats(key: Key): Promise<BoardStats>;
+  rankStats(key: Key, options?: { asc?: boolean }): Promise<BoardStats>;
   /**
    * RANK.PERCENTILE: Returns the share of the board ranked below a member (first-come ranks), in whole percent rounded up (0 to 100), or nil.
    *
-   * `RANK.PERCENTILE key member`
+   * `RANK.PERCENTILE key member [ASC]`
    */
-  rankPercentile(key: Key, member: Text): Promise<number | null>;
+  rankPercentile(key: Key, member: Text, options?: { asc?: boolean }): Promise<number | null>;
   /**
-   * RANK.QUANTILE: Returns the total at a percentile of the board (0 to 100, decimals allowed), interpolated linearly between the two totals around it, lowest first; nil on an empty board.
+   * RANK.QUANTILE: Returns the total at a percentile of the board (0 to 100, decimals allowed: the total that ranks ahead of that share of the board), interpolated linearly between the two totals around it; nil on an empty board.
    *
-   * `RANK.QUANTILE key percentile`
+   * `RANK.QUANTILE key percentile [ASC]`
    */
-  rankQuantile(key: Key, percentile: number | string): Promise<number | null>;
+  rankQuantile(key: Key, percentile: number | string, options?: { asc?: boolean }): Promise<number | null>;
   /**
    * RANK.COUNT: Returns how many members have a total between min and max, inclusive, as ZCOUNT reads its bounds (-inf, +inf, ( for an exclusive bound).
    *
@@ -72,17 +72,17 @@ export interface ZkitCommands extends HandWrittenCommands {
    */
   rankCount(key: Key, min: number | string, max: number | string): Promise<number>;
   /**
-   * RANK.RANGE: Returns the members whose total lies between max and min, inclusive (bounds as RANK.COUNT reads them), highest first, as a page of the board: rank, member, total (with DATA, and the member's data), each rank the member's rank on the whole board.
+   * RANK.RANGE: Returns the members whose total lies between max and min, inclusive (bounds as RANK.COUNT reads them), highest first (with ASC, lowest first), as a page of the board: rank, member, total (with DATA, and the member's data), each rank the member's rank on the whole board.
    *
-   * `RANK.RANGE key max min [LIMIT offset count] [SHARED] [DENSE totals-key] [DATA data-key]`
+   * `RANK.RANGE key max min [LIMIT offset count] [SHARED] [DENSE totals-key] [DATA data-key] [ASC]`
    */
-  rankRange(key: Key, max: number | string, min: number | string, options?: { limit?: { offset: number; count: number }; dense?: Key; data?: Key } & SharedOption): Promise<RankEntry[]>;
+  rankRange(key: Key, max: number | string, min: number | string, options?: { limit?: { offset: number; count: number }; dense?: Key; data?: Key; asc?: boolean } & SharedOption): Promise<RankEntry[]>;
   /**
    * RANK.AMONG: Returns the given members that are on the board, ordered as the board orders them, each with its rank among them (1-based; with SHARED, equal totals share a rank; with DENSE, they share one and the next total ranks one lower): rank, member, total (with DATA, and the member's data).
    *
-   * `RANK.AMONG key [SHARED] [DENSE] [DATA data-key] MEMBERS member [member ...]`
+   * `RANK.AMONG key [SHARED] [DENSE] [DATA data-key] [ASC] MEMBERS member [member ...]`
    */
-  rankAmong(key: Key, members: Text | Text[], options?: { dense?: boolean; data?: Key } & SharedOption): Promise<RankEntry[]>;
+  rankAmong(key: Key, members: Text | Text[], options?: { dense?: boolean; data?: Key; asc?: boolean } & SharedOption): Promise<RankEntry[]>;
   /**
    * RANK.REMOVE: Removes members from a board, as ZREM does, and returns how many were on it; with DENSE, each removed member's total leaves the totals index when no member holds it any more; with DATA, each given member's data is removed from the data hash.
    *

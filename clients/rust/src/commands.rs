@@ -124,6 +124,8 @@ pub struct RankGiftOptions<'a> {
     pub ttl: Option<i64>,
     /// `DATA data-key data`
     pub data: Option<(&'a str, &'a str)>,
+    /// `ASC`
+    pub asc: bool,
 }
 
 /// The options of [`Zkit::rank_set`] and [`Zkit::rank_set_idmp`]; `Default` sends none.
@@ -143,6 +145,8 @@ pub struct RankSetOptions<'a> {
     pub ttl: Option<i64>,
     /// `DATA data-key data`
     pub data: Option<(&'a str, &'a str)>,
+    /// `ASC`
+    pub asc: bool,
 }
 
 /// The options of [`Zkit::rank_get`]; `Default` sends none.
@@ -154,6 +158,8 @@ pub struct RankGetOptions<'a> {
     pub dense: Option<&'a str>,
     /// `DATA data-key`
     pub data: Option<&'a str>,
+    /// `ASC`
+    pub asc: bool,
 }
 
 /// The options of [`Zkit::rank_top`]; `Default` sends none.
@@ -167,6 +173,8 @@ pub struct RankTopOptions<'a> {
     pub dense: Option<&'a str>,
     /// `DATA data-key`
     pub data: Option<&'a str>,
+    /// `ASC`
+    pub asc: bool,
 }
 
 /// The options of [`Zkit::rank_around`]; `Default` sends none.
@@ -178,6 +186,8 @@ pub struct RankAroundOptions<'a> {
     pub dense: Option<&'a str>,
     /// `DATA data-key`
     pub data: Option<&'a str>,
+    /// `ASC`
+    pub asc: bool,
 }
 
 /// The options of [`Zkit::rank_merge`] and [`Zkit::rank_merge_step`]; `Default` sends none.
@@ -185,6 +195,8 @@ pub struct RankAroundOptions<'a> {
 pub struct RankMergeOptions<'a> {
     /// `WEIGHTS weight [weight ...]`
     pub weights: Option<&'a [i64]>,
+    /// `ASC`
+    pub asc: bool,
 }
 
 /// The options of [`Zkit::rank_mgift`] and [`Zkit::rank_mgift_idmp`]; `Default` sends none.
@@ -198,6 +210,8 @@ pub struct RankMgiftOptions<'a> {
     pub dense: Option<&'a [&'a str]>,
     /// `TTL seconds`
     pub ttl: Option<i64>,
+    /// `ASC`
+    pub asc: bool,
 }
 
 /// The options of [`Zkit::rank_mget`]; `Default` sends none.
@@ -209,6 +223,29 @@ pub struct RankMgetOptions<'a> {
     pub dense: Option<&'a str>,
     /// `DATA data-key`
     pub data: Option<&'a str>,
+    /// `ASC`
+    pub asc: bool,
+}
+
+/// The options of [`Zkit::rank_stats`]; `Default` sends none.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct RankStatsOptions {
+    /// `ASC`
+    pub asc: bool,
+}
+
+/// The options of [`Zkit::rank_percentile`]; `Default` sends none.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct RankPercentileOptions {
+    /// `ASC`
+    pub asc: bool,
+}
+
+/// The options of [`Zkit::rank_quantile`]; `Default` sends none.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct RankQuantileOptions {
+    /// `ASC`
+    pub asc: bool,
 }
 
 /// The options of [`Zkit::rank_range`]; `Default` sends none.
@@ -222,6 +259,8 @@ pub struct RankRangeOptions<'a> {
     pub dense: Option<&'a str>,
     /// `DATA data-key`
     pub data: Option<&'a str>,
+    /// `ASC`
+    pub asc: bool,
 }
 
 /// The options of [`Zkit::rank_among`]; `Default` sends none.
@@ -233,6 +272,8 @@ pub struct RankAmongOptions<'a> {
     pub dense: bool,
     /// `DATA data-key`
     pub data: Option<&'a str>,
+    /// `ASC`
+    pub asc: bool,
 }
 
 /// The options of [`Zkit::rank_remove`]; `Default` sends none.
@@ -436,7 +477,7 @@ pub struct VoteCastOptions<'a> {
 impl<C: Transport> Zkit<C> {
     /// Adds an amount to a member's total and returns the new total and rank; equal totals rank first-come (with SHARED, equal totals share a rank; with DENSE, they share one and the next total ranks one lower); with DATA, sets the member's data too.
     ///
-    /// `RANK.GIFT key member amount [AT unix-ms] [SHARED] [DENSE totals-key] [TTL seconds] [DATA data-key data]`
+    /// `RANK.GIFT key member amount [AT unix-ms] [SHARED] [DENSE totals-key] [TTL seconds] [DATA data-key data] [ASC]`
     ///
     /// `IDMP`: [`Zkit::rank_gift_idmp`].
     pub fn rank_gift(&mut self, key: &str, member: &str, amount: i64, options: RankGiftOptions<'_>) -> RedisResult<TotalRank> {
@@ -464,12 +505,15 @@ impl<C: Transport> Zkit<C> {
             call.key(data_key);
             call.arg(data);
         }
+        if options.asc {
+            call.arg("ASC");
+        }
         self.send(call)
     }
 
     /// [`Zkit::rank_gift`], applied once per event id ([`Idmp`]): the reply says whether the id was already applied ([`Applied`]).
     ///
-    /// `RANK.GIFT key member amount [AT unix-ms] [SHARED] [DENSE totals-key] [TTL seconds] [DATA data-key data] IDMP seen-key event-id [RETAIN ms]`
+    /// `RANK.GIFT key member amount [AT unix-ms] [SHARED] [DENSE totals-key] [TTL seconds] [DATA data-key data] IDMP seen-key event-id [RETAIN ms] [ASC]`
     pub fn rank_gift_idmp(&mut self, key: &str, member: &str, amount: i64, idmp: Idmp<'_>, options: RankGiftOptions<'_>) -> RedisResult<Applied<TotalRank>> {
         let mut call = Call::new("RANK.GIFT");
         call.key(key);
@@ -502,12 +546,15 @@ impl<C: Transport> Zkit<C> {
             call.arg("RETAIN");
             call.arg(ms);
         }
+        if options.asc {
+            call.arg("ASC");
+        }
         self.send(call)
     }
 
     /// Sets a member's total (with GT only a higher one, with LT only a lower one) and returns the total that stands with the member's rank; equal totals rank first-come (with SHARED, equal totals share a rank; with DENSE, they share one and the next total ranks one lower); with DATA, sets the member's data too.
     ///
-    /// `RANK.SET key member total [AT unix-ms] [GT] [LT] [SHARED] [DENSE totals-key] [TTL seconds] [DATA data-key data]`
+    /// `RANK.SET key member total [AT unix-ms] [GT] [LT] [SHARED] [DENSE totals-key] [TTL seconds] [DATA data-key data] [ASC]`
     ///
     /// `IDMP`: [`Zkit::rank_set_idmp`].
     pub fn rank_set(&mut self, key: &str, member: &str, total: i64, options: RankSetOptions<'_>) -> RedisResult<TotalRank> {
@@ -541,12 +588,15 @@ impl<C: Transport> Zkit<C> {
             call.key(data_key);
             call.arg(data);
         }
+        if options.asc {
+            call.arg("ASC");
+        }
         self.send(call)
     }
 
     /// [`Zkit::rank_set`], applied once per event id ([`Idmp`]): the reply says whether the id was already applied ([`Applied`]).
     ///
-    /// `RANK.SET key member total [AT unix-ms] [GT] [LT] [SHARED] [DENSE totals-key] [TTL seconds] [DATA data-key data] IDMP seen-key event-id [RETAIN ms]`
+    /// `RANK.SET key member total [AT unix-ms] [GT] [LT] [SHARED] [DENSE totals-key] [TTL seconds] [DATA data-key data] IDMP seen-key event-id [RETAIN ms] [ASC]`
     pub fn rank_set_idmp(&mut self, key: &str, member: &str, total: i64, idmp: Idmp<'_>, options: RankSetOptions<'_>) -> RedisResult<Applied<TotalRank>> {
         let mut call = Call::new("RANK.SET");
         call.key(key);
@@ -585,12 +635,15 @@ impl<C: Transport> Zkit<C> {
             call.arg("RETAIN");
             call.arg(ms);
         }
+        if options.asc {
+            call.arg("ASC");
+        }
         self.send(call)
     }
 
     /// Returns a member's total, rank and the time it reached its total (with DATA, and its member data), or nil.
     ///
-    /// `RANK.GET key member [SHARED] [DENSE totals-key] [DATA data-key]`
+    /// `RANK.GET key member [SHARED] [DENSE totals-key] [DATA data-key] [ASC]`
     pub fn rank_get(&mut self, key: &str, member: &str, options: RankGetOptions<'_>) -> RedisResult<Option<RankInfo>> {
         let mut call = Call::new("RANK.GET");
         call.key(key);
@@ -606,12 +659,15 @@ impl<C: Transport> Zkit<C> {
             call.arg("DATA");
             call.key(data_key);
         }
+        if options.asc {
+            call.arg("ASC");
+        }
         self.send(call)
     }
 
-    /// Returns a page of the board from the highest total down: rank, member, total (with DATA, and the member's data).
+    /// Returns a page of the board from the highest total down (with ASC, from the lowest up): rank, member, total (with DATA, and the member's data).
     ///
-    /// `RANK.TOP key count [OFFSET offset] [SHARED] [DENSE totals-key] [DATA data-key]`
+    /// `RANK.TOP key count [OFFSET offset] [SHARED] [DENSE totals-key] [DATA data-key] [ASC]`
     pub fn rank_top(&mut self, key: &str, count: i64, options: RankTopOptions<'_>) -> RedisResult<Vec<RankEntry>> {
         let mut call = Call::new("RANK.TOP");
         call.key(key);
@@ -631,12 +687,15 @@ impl<C: Transport> Zkit<C> {
             call.arg("DATA");
             call.key(data_key);
         }
+        if options.asc {
+            call.arg("ASC");
+        }
         self.send(call)
     }
 
     /// Returns the member and up to radius entries above and below it: rank, member, total (with DATA, and the member's data).
     ///
-    /// `RANK.AROUND key member radius [SHARED] [DENSE totals-key] [DATA data-key]`
+    /// `RANK.AROUND key member radius [SHARED] [DENSE totals-key] [DATA data-key] [ASC]`
     pub fn rank_around(&mut self, key: &str, member: &str, radius: i64, options: RankAroundOptions<'_>) -> RedisResult<Vec<RankEntry>> {
         let mut call = Call::new("RANK.AROUND");
         call.key(key);
@@ -653,12 +712,15 @@ impl<C: Transport> Zkit<C> {
             call.arg("DATA");
             call.key(data_key);
         }
+        if options.asc {
+            call.arg("ASC");
+        }
         self.send(call)
     }
 
     /// Stores the sum of several boards (times integer weights) in destkey, keeping first-come order: a merged entry reached its total when its last contributor did.
     ///
-    /// `RANK.MERGE destkey numkeys key [key ...] [WEIGHTS weight [weight ...]]`
+    /// `RANK.MERGE destkey numkeys key [key ...] [WEIGHTS weight [weight ...]] [ASC]`
     ///
     /// `STEP`: [`Zkit::rank_merge_step`].
     pub fn rank_merge(&mut self, destkey: &str, keys: &[&str], options: RankMergeOptions<'_>) -> RedisResult<i64> {
@@ -668,12 +730,15 @@ impl<C: Transport> Zkit<C> {
         if let Some(values) = options.weights {
             call.values("WEIGHTS", "weights", values)?;
         }
+        if options.asc {
+            call.arg("ASC");
+        }
         self.send(call)
     }
 
     /// [`Zkit::rank_merge`], one step of a merge in steps ([`Step`]): the cursor to send next and the members staged ([`MergeStep`]).
     ///
-    /// `RANK.MERGE destkey numkeys key [key ...] [WEIGHTS weight [weight ...]] STEP count staging cursor`
+    /// `RANK.MERGE destkey numkeys key [key ...] [WEIGHTS weight [weight ...]] STEP count staging cursor [ASC]`
     pub fn rank_merge_step(&mut self, destkey: &str, keys: &[&str], step: Step<'_>, options: RankMergeOptions<'_>) -> RedisResult<MergeStep> {
         let mut call = Call::new("RANK.MERGE");
         call.key(destkey);
@@ -685,12 +750,15 @@ impl<C: Transport> Zkit<C> {
         call.arg(step.count);
         call.key(step.staging);
         call.arg(step.cursor);
+        if options.asc {
+            call.arg("ASC");
+        }
         self.send(call)
     }
 
     /// Adds an amount to a member's total on several boards at once (each first-come on its own) and returns \[total, rank\] per board, in key order; with DENSE, each board's dense rank, counted in its own totals index (one per board, in key order), which the write keeps.
     ///
-    /// `RANK.MGIFT numkeys key [key ...] member amount [AT unix-ms] [SHARED] [DENSE totals-key [totals-key ...]] [TTL seconds]`
+    /// `RANK.MGIFT numkeys key [key ...] member amount [AT unix-ms] [SHARED] [DENSE totals-key [totals-key ...]] [TTL seconds] [ASC]`
     ///
     /// `IDMP`: [`Zkit::rank_mgift_idmp`].
     pub fn rank_mgift(&mut self, keys: &[&str], member: &str, amount: i64, options: RankMgiftOptions<'_>) -> RedisResult<Vec<TotalRank>> {
@@ -712,12 +780,15 @@ impl<C: Transport> Zkit<C> {
             call.arg("TTL");
             call.arg(seconds);
         }
+        if options.asc {
+            call.arg("ASC");
+        }
         self.send(call)
     }
 
     /// [`Zkit::rank_mgift`], applied once per event id ([`Idmp`]): the reply says whether the id was already applied ([`Applied`]).
     ///
-    /// `RANK.MGIFT numkeys key [key ...] member amount [AT unix-ms] [SHARED] [DENSE totals-key [totals-key ...]] [TTL seconds] IDMP seen-key event-id [RETAIN ms]`
+    /// `RANK.MGIFT numkeys key [key ...] member amount [AT unix-ms] [SHARED] [DENSE totals-key [totals-key ...]] [TTL seconds] IDMP seen-key event-id [RETAIN ms] [ASC]`
     pub fn rank_mgift_idmp(&mut self, keys: &[&str], member: &str, amount: i64, idmp: Idmp<'_>, options: RankMgiftOptions<'_>) -> RedisResult<Applied<Vec<TotalRank>>> {
         let mut call = Call::new("RANK.MGIFT");
         call.counted_keys("keys", keys)?;
@@ -744,12 +815,15 @@ impl<C: Transport> Zkit<C> {
             call.arg("RETAIN");
             call.arg(ms);
         }
+        if options.asc {
+            call.arg("ASC");
+        }
         self.send(call)
     }
 
     /// Returns what RANK.GET returns for each member, in order: \[total, rank, reached-at-ms\] (with DATA, and the member's data) or nil.
     ///
-    /// `RANK.MGET key [SHARED] [DENSE totals-key] [DATA data-key] MEMBERS member [member ...]`
+    /// `RANK.MGET key [SHARED] [DENSE totals-key] [DATA data-key] [ASC] MEMBERS member [member ...]`
     pub fn rank_mget(&mut self, key: &str, members: &[&str], options: RankMgetOptions<'_>) -> RedisResult<Vec<Option<RankInfo>>> {
         let mut call = Call::new("RANK.MGET");
         call.key(key);
@@ -764,36 +838,48 @@ impl<C: Transport> Zkit<C> {
             call.arg("DATA");
             call.key(data_key);
         }
+        if options.asc {
+            call.arg("ASC");
+        }
         call.values("MEMBERS", "members", members)?;
         self.send(call)
     }
 
-    /// Returns a board's size and the spread of its totals, read by name: members, top-total, p99-total, p90-total, p50-total, bottom-total (nil on an empty board) and memory-bytes (MEMORY USAGE's estimate).
+    /// Returns a board's size and the spread of its totals, read by name: members, top-total, p99-total, p90-total, p50-total, bottom-total (nil on an empty board) and memory-bytes (MEMORY USAGE's estimate); the top is the highest total (with ASC, the lowest), a pNN-total the total that ranks ahead of NN% of the board.
     ///
-    /// `RANK.STATS key`
-    pub fn rank_stats(&mut self, key: &str) -> RedisResult<BoardStats> {
+    /// `RANK.STATS key [ASC]`
+    pub fn rank_stats(&mut self, key: &str, options: RankStatsOptions) -> RedisResult<BoardStats> {
         let mut call = Call::new("RANK.STATS");
         call.key(key);
+        if options.asc {
+            call.arg("ASC");
+        }
         self.send(call)
     }
 
     /// Returns the share of the board ranked below a member (first-come ranks), in whole percent rounded up (0 to 100), or nil.
     ///
-    /// `RANK.PERCENTILE key member`
-    pub fn rank_percentile(&mut self, key: &str, member: &str) -> RedisResult<Option<i64>> {
+    /// `RANK.PERCENTILE key member [ASC]`
+    pub fn rank_percentile(&mut self, key: &str, member: &str, options: RankPercentileOptions) -> RedisResult<Option<i64>> {
         let mut call = Call::new("RANK.PERCENTILE");
         call.key(key);
         call.arg(member);
+        if options.asc {
+            call.arg("ASC");
+        }
         self.send(call)
     }
 
-    /// Returns the total at a percentile of the board (0 to 100, decimals allowed), interpolated linearly between the two totals around it, lowest first; nil on an empty board.
+    /// Returns the total at a percentile of the board (0 to 100, decimals allowed: the total that ranks ahead of that share of the board), interpolated linearly between the two totals around it; nil on an empty board.
     ///
-    /// `RANK.QUANTILE key percentile`
-    pub fn rank_quantile(&mut self, key: &str, percentile: f64) -> RedisResult<Option<f64>> {
+    /// `RANK.QUANTILE key percentile [ASC]`
+    pub fn rank_quantile(&mut self, key: &str, percentile: f64, options: RankQuantileOptions) -> RedisResult<Option<f64>> {
         let mut call = Call::new("RANK.QUANTILE");
         call.key(key);
         call.arg(percentile);
+        if options.asc {
+            call.arg("ASC");
+        }
         self.send(call)
     }
 
@@ -808,9 +894,9 @@ impl<C: Transport> Zkit<C> {
         self.send(call)
     }
 
-    /// Returns the members whose total lies between max and min, inclusive (bounds as RANK.COUNT reads them), highest first, as a page of the board: rank, member, total (with DATA, and the member's data), each rank the member's rank on the whole board.
+    /// Returns the members whose total lies between max and min, inclusive (bounds as RANK.COUNT reads them), highest first (with ASC, lowest first), as a page of the board: rank, member, total (with DATA, and the member's data), each rank the member's rank on the whole board.
     ///
-    /// `RANK.RANGE key max min [LIMIT offset count] [SHARED] [DENSE totals-key] [DATA data-key]`
+    /// `RANK.RANGE key max min [LIMIT offset count] [SHARED] [DENSE totals-key] [DATA data-key] [ASC]`
     pub fn rank_range(&mut self, key: &str, max: &str, min: &str, options: RankRangeOptions<'_>) -> RedisResult<Vec<RankEntry>> {
         let mut call = Call::new("RANK.RANGE");
         call.key(key);
@@ -832,12 +918,15 @@ impl<C: Transport> Zkit<C> {
             call.arg("DATA");
             call.key(data_key);
         }
+        if options.asc {
+            call.arg("ASC");
+        }
         self.send(call)
     }
 
     /// Returns the given members that are on the board, ordered as the board orders them, each with its rank among them (1-based; with SHARED, equal totals share a rank; with DENSE, they share one and the next total ranks one lower): rank, member, total (with DATA, and the member's data).
     ///
-    /// `RANK.AMONG key [SHARED] [DENSE] [DATA data-key] MEMBERS member [member ...]`
+    /// `RANK.AMONG key [SHARED] [DENSE] [DATA data-key] [ASC] MEMBERS member [member ...]`
     pub fn rank_among(&mut self, key: &str, members: &[&str], options: RankAmongOptions<'_>) -> RedisResult<Vec<RankEntry>> {
         let mut call = Call::new("RANK.AMONG");
         call.key(key);
@@ -850,6 +939,9 @@ impl<C: Transport> Zkit<C> {
         if let Some(data_key) = options.data {
             call.arg("DATA");
             call.key(data_key);
+        }
+        if options.asc {
+            call.arg("ASC");
         }
         call.values("MEMBERS", "members", members)?;
         self.send(call)

@@ -330,6 +330,7 @@ fn every_command<C: Transport + ConnectionLike>(
     );
     let weights = RankMergeOptions {
         weights: Some(&[1, 2]),
+        ..Default::default()
     };
     assert_eq!(z.rank_merge(&week, &[&mon, &mon], weights)?, 2);
     assert_eq!(
@@ -508,12 +509,30 @@ fn every_command<C: Transport + ConnectionLike>(
     for (member, total) in [("a", 1), ("b", 2), ("c", 3), ("d", 4)] {
         z.rank_gift(&pct, member, total, RankGiftOptions::default())?;
     }
-    assert_eq!(z.rank_percentile(&pct, "d")?, Some(75));
-    assert_eq!(z.rank_percentile(&pct, "a")?, Some(0));
-    assert_eq!(z.rank_percentile(&pct, "nobody")?, None);
-    assert_eq!(z.rank_quantile(&pct, 50.0)?, Some(2.5));
-    assert_eq!(z.rank_quantile(&pct, 87.5)?, Some(3.625));
-    assert_eq!(z.rank_quantile(&k("{t}:noboard"), 50.0)?, None);
+    assert_eq!(
+        z.rank_percentile(&pct, "d", RankPercentileOptions::default())?,
+        Some(75)
+    );
+    assert_eq!(
+        z.rank_percentile(&pct, "a", RankPercentileOptions::default())?,
+        Some(0)
+    );
+    assert_eq!(
+        z.rank_percentile(&pct, "nobody", RankPercentileOptions::default())?,
+        None
+    );
+    assert_eq!(
+        z.rank_quantile(&pct, 50.0, RankQuantileOptions::default())?,
+        Some(2.5)
+    );
+    assert_eq!(
+        z.rank_quantile(&pct, 87.5, RankQuantileOptions::default())?,
+        Some(3.625)
+    );
+    assert_eq!(
+        z.rank_quantile(&k("{t}:noboard"), 50.0, RankQuantileOptions::default())?,
+        None
+    );
     assert_eq!(z.rank_count(&pct, "2", "+inf")?, 3);
     assert_eq!(z.rank_count(&pct, "(2", "+inf")?, 2);
     assert_eq!(z.rank_count(&pct, "-inf", "(2")?, 1);
@@ -557,7 +576,7 @@ fn every_command<C: Transport + ConnectionLike>(
         vec![entry(1, "c", 3)]
     );
     // Totals 1, 100, 100, 100, 100: the median is the 3rd lowest.
-    let board = z.rank_stats(&mon)?;
+    let board = z.rank_stats(&mon, RankStatsOptions::default())?;
     assert_eq!(
         board,
         BoardStats {
@@ -572,7 +591,7 @@ fn every_command<C: Transport + ConnectionLike>(
     );
     assert!(board.memory_bytes > 0, "{board:?}");
     assert_eq!(
-        z.rank_stats(&k("{t}:noboard"))?,
+        z.rank_stats(&k("{t}:noboard"), RankStatsOptions::default())?,
         BoardStats {
             members: 0,
             top_total: None,
@@ -1559,6 +1578,7 @@ fn merge_in_steps<C: Transport + ConnectionLike>(
     }
     let doubled = RankMergeOptions {
         weights: Some(&[2]),
+        ..Default::default()
     };
     let mut cursor = "0".to_string();
     let mut staged = Vec::new();
@@ -1981,7 +2001,10 @@ fn empty_lists_fail_before_sending() {
         .rank_merge(
             &k("dest"),
             &[&k("a")],
-            RankMergeOptions { weights: Some(&[]) },
+            RankMergeOptions {
+                weights: Some(&[]),
+                ..Default::default()
+            },
         )
         .unwrap_err();
     assert_eq!(

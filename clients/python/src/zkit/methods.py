@@ -39,6 +39,7 @@ class GeneratedMethods:
         data: Optional[Tuple[KeyT, Text]] = None,
         idmp: Optional[Idmp] = None,
         retain: Optional[int] = None,
+        asc: bool = False,
     ) -> TotalRank:
         """RANK.GIFT: Adds an amount to a member's total and returns the new
         total and rank; equal totals rank first-come (with SHARED, equal
@@ -47,7 +48,7 @@ class GeneratedMethods:
 
         ``RANK.GIFT key member amount [AT unix-ms] [SHARED] [DENSE
         totals-key] [TTL seconds] [DATA data-key data] [IDMP seen-key
-        event-id] [RETAIN ms]``
+        event-id] [RETAIN ms] [ASC]``
         """
         return self._call(
             COMMANDS["RANK.GIFT"],
@@ -61,6 +62,7 @@ class GeneratedMethods:
             data=data,
             idmp=idmp,
             retain=retain,
+            asc=asc,
         )
 
     @command_method
@@ -79,6 +81,7 @@ class GeneratedMethods:
         data: Optional[Tuple[KeyT, Text]] = None,
         idmp: Optional[Idmp] = None,
         retain: Optional[int] = None,
+        asc: bool = False,
     ) -> TotalRank:
         """RANK.SET: Sets a member's total (with GT only a higher one, with LT
         only a lower one) and returns the total that stands with the
@@ -88,7 +91,7 @@ class GeneratedMethods:
 
         ``RANK.SET key member total [AT unix-ms] [GT] [LT] [SHARED] [DENSE
         totals-key] [TTL seconds] [DATA data-key data] [IDMP seen-key
-        event-id] [RETAIN ms]``
+        event-id] [RETAIN ms] [ASC]``
         """
         return self._call(
             COMMANDS["RANK.SET"],
@@ -104,6 +107,7 @@ class GeneratedMethods:
             data=data,
             idmp=idmp,
             retain=retain,
+            asc=asc,
         )
 
     @overload
@@ -115,6 +119,7 @@ class GeneratedMethods:
         shared: bool = False,
         dense: Optional[KeyT] = None,
         data: None = None,
+        asc: bool = False,
     ) -> Optional[RankInfo]: ...
 
     @overload
@@ -126,6 +131,7 @@ class GeneratedMethods:
         shared: bool = False,
         dense: Optional[KeyT] = None,
         data: KeyT,
+        asc: bool = False,
     ) -> Optional[RankInfoWithData]: ...
 
     def rank_get(
@@ -136,13 +142,15 @@ class GeneratedMethods:
         shared: bool = False,
         dense: Optional[KeyT] = None,
         data: Optional[KeyT] = None,
+        asc: bool = False,
     ) -> Any:
         """RANK.GET: Returns a member's total, rank and the time it reached its
         total (with DATA, and its member data), or nil.
 
-        ``RANK.GET key member [SHARED] [DENSE totals-key] [DATA data-key]``
+        ``RANK.GET key member [SHARED] [DENSE totals-key] [DATA data-key]
+        [ASC]``
         """
-        return self._call(COMMANDS["RANK.GET"], key, member, shared=shared, dense=dense, data=data)
+        return self._call(COMMANDS["RANK.GET"], key, member, shared=shared, dense=dense, data=data, asc=asc)
 
     @overload
     def rank_top(
@@ -154,6 +162,7 @@ class GeneratedMethods:
         shared: bool = False,
         dense: Optional[KeyT] = None,
         data: None = None,
+        asc: bool = False,
     ) -> List[RankEntry]: ...
 
     @overload
@@ -166,6 +175,7 @@ class GeneratedMethods:
         shared: bool = False,
         dense: Optional[KeyT] = None,
         data: KeyT,
+        asc: bool = False,
     ) -> List[RankEntryWithData]: ...
 
     def rank_top(
@@ -177,14 +187,25 @@ class GeneratedMethods:
         shared: bool = False,
         dense: Optional[KeyT] = None,
         data: Optional[KeyT] = None,
+        asc: bool = False,
     ) -> Any:
-        """RANK.TOP: Returns a page of the board from the highest total down:
-        rank, member, total (with DATA, and the member's data).
+        """RANK.TOP: Returns a page of the board from the highest total down
+        (with ASC, from the lowest up): rank, member, total (with DATA, and
+        the member's data).
 
         ``RANK.TOP key count [OFFSET offset] [SHARED] [DENSE totals-key]
-        [DATA data-key]``
+        [DATA data-key] [ASC]``
         """
-        return self._call(COMMANDS["RANK.TOP"], key, count, offset=offset, shared=shared, dense=dense, data=data)
+        return self._call(
+            COMMANDS["RANK.TOP"],
+            key,
+            count,
+            offset=offset,
+            shared=shared,
+            dense=dense,
+            data=data,
+            asc=asc,
+        )
 
     @overload
     def rank_around(
@@ -196,6 +217,7 @@ class GeneratedMethods:
         shared: bool = False,
         dense: Optional[KeyT] = None,
         data: None = None,
+        asc: bool = False,
     ) -> List[RankEntry]: ...
 
     @overload
@@ -208,6 +230,7 @@ class GeneratedMethods:
         shared: bool = False,
         dense: Optional[KeyT] = None,
         data: KeyT,
+        asc: bool = False,
     ) -> List[RankEntryWithData]: ...
 
     def rank_around(
@@ -219,14 +242,15 @@ class GeneratedMethods:
         shared: bool = False,
         dense: Optional[KeyT] = None,
         data: Optional[KeyT] = None,
+        asc: bool = False,
     ) -> Any:
         """RANK.AROUND: Returns the member and up to radius entries above and
         below it: rank, member, total (with DATA, and the member's data).
 
         ``RANK.AROUND key member radius [SHARED] [DENSE totals-key] [DATA
-        data-key]``
+        data-key] [ASC]``
         """
-        return self._call(COMMANDS["RANK.AROUND"], key, member, radius, shared=shared, dense=dense, data=data)
+        return self._call(COMMANDS["RANK.AROUND"], key, member, radius, shared=shared, dense=dense, data=data, asc=asc)
 
     @command_method
     def rank_merge(
@@ -236,15 +260,16 @@ class GeneratedMethods:
         *,
         weights: Optional[Sequence[int]] = None,
         step: Optional[Tuple[int, KeyT, Text]] = None,
+        asc: bool = False,
     ) -> Union[int, MergeStep]:
         """RANK.MERGE: Stores the sum of several boards (times integer weights)
         in destkey, keeping first-come order: a merged entry reached its
         total when its last contributor did.
 
         ``RANK.MERGE destkey numkeys key [key ...] [WEIGHTS weight [weight
-        ...]] [STEP count staging cursor]``
+        ...]] [STEP count staging cursor] [ASC]``
         """
-        return self._call(COMMANDS["RANK.MERGE"], destkey, sources, weights=weights, step=step)
+        return self._call(COMMANDS["RANK.MERGE"], destkey, sources, weights=weights, step=step, asc=asc)
 
     @command_method
     def rank_mgift(
@@ -259,6 +284,7 @@ class GeneratedMethods:
         ttl: Optional[int] = None,
         idmp: Optional[Idmp] = None,
         retain: Optional[int] = None,
+        asc: bool = False,
     ) -> List[TotalRank]:
         """RANK.MGIFT: Adds an amount to a member's total on several boards at
         once (each first-come on its own) and returns [total, rank] per
@@ -268,7 +294,7 @@ class GeneratedMethods:
 
         ``RANK.MGIFT numkeys key [key ...] member amount [AT unix-ms]
         [SHARED] [DENSE totals-key [totals-key ...]] [TTL seconds] [IDMP
-        seen-key event-id] [RETAIN ms]``
+        seen-key event-id] [RETAIN ms] [ASC]``
         """
         return self._call(
             COMMANDS["RANK.MGIFT"],
@@ -281,6 +307,7 @@ class GeneratedMethods:
             ttl=ttl,
             idmp=idmp,
             retain=retain,
+            asc=asc,
         )
 
     @overload
@@ -291,6 +318,7 @@ class GeneratedMethods:
         shared: bool = False,
         dense: Optional[KeyT] = None,
         data: None = None,
+        asc: bool = False,
     ) -> List[Optional[RankInfo]]: ...
 
     @overload
@@ -301,6 +329,7 @@ class GeneratedMethods:
         shared: bool = False,
         dense: Optional[KeyT] = None,
         data: KeyT,
+        asc: bool = False,
     ) -> List[Optional[RankInfoWithData]]: ...
 
     def rank_mget(
@@ -310,46 +339,49 @@ class GeneratedMethods:
         shared: bool = False,
         dense: Optional[KeyT] = None,
         data: Optional[KeyT] = None,
+        asc: bool = False,
     ) -> Any:
         """RANK.MGET: Returns what RANK.GET returns for each member, in order:
         [total, rank, reached-at-ms] (with DATA, and the member's data) or
         nil.
 
-        ``RANK.MGET key [SHARED] [DENSE totals-key] [DATA data-key] MEMBERS
-        member [member ...]``
+        ``RANK.MGET key [SHARED] [DENSE totals-key] [DATA data-key] [ASC]
+        MEMBERS member [member ...]``
         """
-        return self._call(COMMANDS["RANK.MGET"], key, members, shared=shared, dense=dense, data=data)
+        return self._call(COMMANDS["RANK.MGET"], key, members, shared=shared, dense=dense, data=data, asc=asc)
 
     @command_method
-    def rank_stats(self, key: KeyT) -> BoardStats:
+    def rank_stats(self, key: KeyT, *, asc: bool = False) -> BoardStats:
         """RANK.STATS: Returns a board's size and the spread of its totals,
         read by name: members, top-total, p99-total, p90-total, p50-total,
         bottom-total (nil on an empty board) and memory-bytes (MEMORY
-        USAGE's estimate).
+        USAGE's estimate); the top is the highest total (with ASC, the
+        lowest), a pNN-total the total that ranks ahead of NN% of the board.
 
-        ``RANK.STATS key``
+        ``RANK.STATS key [ASC]``
         """
-        return self._call(COMMANDS["RANK.STATS"], key)
+        return self._call(COMMANDS["RANK.STATS"], key, asc=asc)
 
     @command_method
-    def rank_percentile(self, key: KeyT, member: Text) -> Optional[int]:
+    def rank_percentile(self, key: KeyT, member: Text, *, asc: bool = False) -> Optional[int]:
         """RANK.PERCENTILE: Returns the share of the board ranked below a
         member (first-come ranks), in whole percent rounded up (0 to 100),
         or nil.
 
-        ``RANK.PERCENTILE key member``
+        ``RANK.PERCENTILE key member [ASC]``
         """
-        return self._call(COMMANDS["RANK.PERCENTILE"], key, member)
+        return self._call(COMMANDS["RANK.PERCENTILE"], key, member, asc=asc)
 
     @command_method
-    def rank_quantile(self, key: KeyT, percentile: Number) -> Optional[float]:
+    def rank_quantile(self, key: KeyT, percentile: Number, *, asc: bool = False) -> Optional[float]:
         """RANK.QUANTILE: Returns the total at a percentile of the board (0 to
-        100, decimals allowed), interpolated linearly between the two totals
-        around it, lowest first; nil on an empty board.
+        100, decimals allowed: the total that ranks ahead of that share of
+        the board), interpolated linearly between the two totals around it;
+        nil on an empty board.
 
-        ``RANK.QUANTILE key percentile``
+        ``RANK.QUANTILE key percentile [ASC]``
         """
-        return self._call(COMMANDS["RANK.QUANTILE"], key, percentile)
+        return self._call(COMMANDS["RANK.QUANTILE"], key, percentile, asc=asc)
 
     @command_method
     def rank_count(self, key: KeyT, min: Number, max: Number) -> int:
@@ -372,6 +404,7 @@ class GeneratedMethods:
         shared: bool = False,
         dense: Optional[KeyT] = None,
         data: None = None,
+        asc: bool = False,
     ) -> List[RankEntry]: ...
 
     @overload
@@ -385,6 +418,7 @@ class GeneratedMethods:
         shared: bool = False,
         dense: Optional[KeyT] = None,
         data: KeyT,
+        asc: bool = False,
     ) -> List[RankEntryWithData]: ...
 
     def rank_range(
@@ -397,16 +431,28 @@ class GeneratedMethods:
         shared: bool = False,
         dense: Optional[KeyT] = None,
         data: Optional[KeyT] = None,
+        asc: bool = False,
     ) -> Any:
         """RANK.RANGE: Returns the members whose total lies between max and
-        min, inclusive (bounds as RANK.COUNT reads them), highest first, as
-        a page of the board: rank, member, total (with DATA, and the
-        member's data), each rank the member's rank on the whole board.
+        min, inclusive (bounds as RANK.COUNT reads them), highest first
+        (with ASC, lowest first), as a page of the board: rank, member,
+        total (with DATA, and the member's data), each rank the member's
+        rank on the whole board.
 
         ``RANK.RANGE key max min [LIMIT offset count] [SHARED] [DENSE
-        totals-key] [DATA data-key]``
+        totals-key] [DATA data-key] [ASC]``
         """
-        return self._call(COMMANDS["RANK.RANGE"], key, max, min, limit=limit, shared=shared, dense=dense, data=data)
+        return self._call(
+            COMMANDS["RANK.RANGE"],
+            key,
+            max,
+            min,
+            limit=limit,
+            shared=shared,
+            dense=dense,
+            data=data,
+            asc=asc,
+        )
 
     @overload
     def rank_among(
@@ -416,6 +462,7 @@ class GeneratedMethods:
         shared: bool = False,
         dense: bool = False,
         data: None = None,
+        asc: bool = False,
     ) -> List[RankEntry]: ...
 
     @overload
@@ -426,6 +473,7 @@ class GeneratedMethods:
         shared: bool = False,
         dense: bool = False,
         data: KeyT,
+        asc: bool = False,
     ) -> List[RankEntryWithData]: ...
 
     def rank_among(
@@ -435,6 +483,7 @@ class GeneratedMethods:
         shared: bool = False,
         dense: bool = False,
         data: Optional[KeyT] = None,
+        asc: bool = False,
     ) -> Any:
         """RANK.AMONG: Returns the given members that are on the board, ordered
         as the board orders them, each with its rank among them (1-based;
@@ -442,10 +491,10 @@ class GeneratedMethods:
         and the next total ranks one lower): rank, member, total (with DATA,
         and the member's data).
 
-        ``RANK.AMONG key [SHARED] [DENSE] [DATA data-key] MEMBERS member
-        [member ...]``
+        ``RANK.AMONG key [SHARED] [DENSE] [DATA data-key] [ASC] MEMBERS
+        member [member ...]``
         """
-        return self._call(COMMANDS["RANK.AMONG"], key, members, shared=shared, dense=dense, data=data)
+        return self._call(COMMANDS["RANK.AMONG"], key, members, shared=shared, dense=dense, data=data, asc=asc)
 
     @command_method
     def rank_remove(self, key: KeyT, *members: Text, dense: Optional[KeyT] = None, data: Optional[KeyT] = None) -> int:
@@ -913,6 +962,7 @@ class GeneratedAsyncOverloads(GeneratedMethods):
             shared: bool = False,
             dense: Optional[KeyT] = None,
             data: None = None,
+            asc: bool = False,
         ) -> Optional[RankInfo]: ...
 
         @overload
@@ -924,6 +974,7 @@ class GeneratedAsyncOverloads(GeneratedMethods):
             shared: bool = False,
             dense: Optional[KeyT] = None,
             data: KeyT,
+            asc: bool = False,
         ) -> Optional[RankInfoWithData]: ...
         async def rank_get(
             self,
@@ -933,6 +984,7 @@ class GeneratedAsyncOverloads(GeneratedMethods):
             shared: bool = False,
             dense: Optional[KeyT] = None,
             data: Optional[KeyT] = None,
+            asc: bool = False,
         ) -> Any: ...
 
         @overload  # type: ignore[override]
@@ -945,6 +997,7 @@ class GeneratedAsyncOverloads(GeneratedMethods):
             shared: bool = False,
             dense: Optional[KeyT] = None,
             data: None = None,
+            asc: bool = False,
         ) -> List[RankEntry]: ...
 
         @overload
@@ -957,6 +1010,7 @@ class GeneratedAsyncOverloads(GeneratedMethods):
             shared: bool = False,
             dense: Optional[KeyT] = None,
             data: KeyT,
+            asc: bool = False,
         ) -> List[RankEntryWithData]: ...
         async def rank_top(
             self,
@@ -967,6 +1021,7 @@ class GeneratedAsyncOverloads(GeneratedMethods):
             shared: bool = False,
             dense: Optional[KeyT] = None,
             data: Optional[KeyT] = None,
+            asc: bool = False,
         ) -> Any: ...
 
         @overload  # type: ignore[override]
@@ -979,6 +1034,7 @@ class GeneratedAsyncOverloads(GeneratedMethods):
             shared: bool = False,
             dense: Optional[KeyT] = None,
             data: None = None,
+            asc: bool = False,
         ) -> List[RankEntry]: ...
 
         @overload
@@ -991,6 +1047,7 @@ class GeneratedAsyncOverloads(GeneratedMethods):
             shared: bool = False,
             dense: Optional[KeyT] = None,
             data: KeyT,
+            asc: bool = False,
         ) -> List[RankEntryWithData]: ...
         async def rank_around(
             self,
@@ -1001,6 +1058,7 @@ class GeneratedAsyncOverloads(GeneratedMethods):
             shared: bool = False,
             dense: Optional[KeyT] = None,
             data: Optional[KeyT] = None,
+            asc: bool = False,
         ) -> Any: ...
 
         @overload  # type: ignore[override]
@@ -1011,6 +1069,7 @@ class GeneratedAsyncOverloads(GeneratedMethods):
             shared: bool = False,
             dense: Optional[KeyT] = None,
             data: None = None,
+            asc: bool = False,
         ) -> List[Optional[RankInfo]]: ...
 
         @overload
@@ -1021,6 +1080,7 @@ class GeneratedAsyncOverloads(GeneratedMethods):
             shared: bool = False,
             dense: Optional[KeyT] = None,
             data: KeyT,
+            asc: bool = False,
         ) -> List[Optional[RankInfoWithData]]: ...
         async def rank_mget(
             self,
@@ -1029,6 +1089,7 @@ class GeneratedAsyncOverloads(GeneratedMethods):
             shared: bool = False,
             dense: Optional[KeyT] = None,
             data: Optional[KeyT] = None,
+            asc: bool = False,
         ) -> Any: ...
 
         @overload  # type: ignore[override]
@@ -1042,6 +1103,7 @@ class GeneratedAsyncOverloads(GeneratedMethods):
             shared: bool = False,
             dense: Optional[KeyT] = None,
             data: None = None,
+            asc: bool = False,
         ) -> List[RankEntry]: ...
 
         @overload
@@ -1055,6 +1117,7 @@ class GeneratedAsyncOverloads(GeneratedMethods):
             shared: bool = False,
             dense: Optional[KeyT] = None,
             data: KeyT,
+            asc: bool = False,
         ) -> List[RankEntryWithData]: ...
         async def rank_range(
             self,
@@ -1066,6 +1129,7 @@ class GeneratedAsyncOverloads(GeneratedMethods):
             shared: bool = False,
             dense: Optional[KeyT] = None,
             data: Optional[KeyT] = None,
+            asc: bool = False,
         ) -> Any: ...
 
         @overload  # type: ignore[override]
@@ -1076,6 +1140,7 @@ class GeneratedAsyncOverloads(GeneratedMethods):
             shared: bool = False,
             dense: bool = False,
             data: None = None,
+            asc: bool = False,
         ) -> List[RankEntry]: ...
 
         @overload
@@ -1086,6 +1151,7 @@ class GeneratedAsyncOverloads(GeneratedMethods):
             shared: bool = False,
             dense: bool = False,
             data: KeyT,
+            asc: bool = False,
         ) -> List[RankEntryWithData]: ...
         async def rank_among(
             self,
@@ -1094,6 +1160,7 @@ class GeneratedAsyncOverloads(GeneratedMethods):
             shared: bool = False,
             dense: bool = False,
             data: Optional[KeyT] = None,
+            asc: bool = False,
         ) -> Any: ...
 
         @overload  # type: ignore[override]
