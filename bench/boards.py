@@ -56,13 +56,19 @@ Each scenario's operations are one list, the same for every contender:
   the rank (zkit RANK.GIFT ... DATA data-key data; leaderboard
   change_score_for(member, amount, data) + rank_for); redis-rank has none.
   Runs with the gifts.
+- best-lap: a board where the lowest total wins (lap times): a member's
+  new time kept when it beats the one on the board, then its rank (zkit
+  RANK.SET ... LT ASC on its ascending board, which replies [total, rank];
+  leaderboard with order 'asc', rank_member_if with a lower-time condition
+  + rank_for; redis-rank low-to-high with the 'best' update policy,
+  updateOne + rank). Runs with the gifts: it moves the totals.
 
 dense and dense-gift are skipped when the module has no DENSE, data-top
-and data-gift when it has no DATA.
+and data-gift when it has no DATA, best-lap when it has no ASC.
 
 usage: bench/boards.py [--module target/release/libzkit.so] [--server redis-server]
                        [--sizes 1000,100000]
-                       [--scenarios percentile,quantile,shared,dense,top,range,data-top,gift,dense-gift,data-gift]
+                       [--scenarios percentile,quantile,shared,dense,top,range,data-top,gift,dense-gift,data-gift,best-lap]
                        [--ops 5000] [--rounds 5] [--counted-ops 1000] [--no-peers] [--out .bench/boards]
 """
 
@@ -95,6 +101,9 @@ ZKIT_TOTALS = "zk:totals"
 # zkit's member data hash for DATA (leaderboard keeps its own,
 # f"{LB_KEY}:member_data").
 ZKIT_DATA = "zk:profiles"
+# zkit's ascending board for best-lap: the same totals, written with ASC (the
+# libraries read their plain boards lowest first).
+ZKIT_ASC_KEY = "zk:asc"
 TOTALS = 1000  # member i's total is i % TOTALS: ties
 PAGE = 10
 # Member i reaches its total at this unix ms + i (inside zkit's default
@@ -102,10 +111,12 @@ PAGE = 10
 REACHED_AT = 1735689600000
 # The gifts run last: they move the totals the others read (and the boards
 # are built again between them: see run_phase).
-SCENARIOS = ["percentile", "quantile", "shared", "dense", "top", "range", "data-top", "gift", "dense-gift", "data-gift"]
-MOVES_TOTALS = {"gift", "dense-gift", "data-gift"}
+SCENARIOS = ["percentile", "quantile", "shared", "dense", "top", "range", "data-top", "gift", "dense-gift", "data-gift",
+             "best-lap"]
+MOVES_TOTALS = {"gift", "dense-gift", "data-gift", "best-lap"}
 NEEDS_DENSE = {"dense", "dense-gift"}
 NEEDS_DATA = {"data-top", "data-gift"}
+NEEDS_ASC = {"best-lap"}
 TITLES = {
     "gift": "gift + rank",
     "dense-gift": "gift + dense rank",
@@ -117,6 +128,7 @@ TITLES = {
     "range": "score-range page (10)",
     "data-top": "top page (10) with member data",
     "data-gift": "gift + member data + rank",
+    "best-lap": "best time (lowest wins) + rank",
 }
 # Per scenario: (contender, driver variant); zkit is this script.
 CONTENDERS = {
@@ -130,6 +142,7 @@ CONTENDERS = {
     "range": [("zkit", None), ("leaderboard", "range"), ("redis-rank", "range")],
     "data-top": [("zkit", None), ("leaderboard", "data-top"), ("redis-rank", None)],
     "data-gift": [("zkit", None), ("leaderboard", "data-gift"), ("redis-rank", None)],
+    "best-lap": [("zkit", None), ("leaderboard asc", "best-lap"), ("redis-rank low-to-high", "best-lap")],
 }
 NOT_IN_PEER = {
     ("shared", "redis-rank"): "redis-rank has no shared (competition) rank",
@@ -158,6 +171,10 @@ def operations(scenario, size, count):
         return [[member(spread(k, size, 1)), 1 + k % 10] for k in range(count)]
     if scenario == "data-gift":
         return [[member(spread(k, size, 1)), 1 + k % 10, profile(k)] for k in range(count)]
+    if scenario == "best-lap":
+        # A new time anywhere in the board's range: about half beat the
+        # member's own.
+        return [[member(spread(k, size, 5)), spread(k, TOTALS, 6)] for k in range(count)]
     if scenario in ("shared", "dense", "percentile"):
         return [[member(spread(k, size, 2))] for k in range(count)]
     if scenario == "quantile":
@@ -168,12 +185,15 @@ def operations(scenario, size, count):
     return [[spread(k, TOTALS - PAGE + 1, 4), spread(k, TOTALS - PAGE + 1, 4) + PAGE - 1] for k in range(count)]
 
 
-def build(conn, size):
-    """The boards of every contender, `size` members each."""
+def build(conn, size, asc):
+    """The boards of every contender, `size` members each; with `asc`
+    (a module that has ASC), zkit's ascending board too."""
     calls = []
     for i in range(size):
         total = i % TOTALS
         calls.append(["RANK.SET", ZKIT_KEY, member(i), total, "AT", REACHED_AT + i])
+        if asc:
+            calls.append(["RANK.SET", ZKIT_ASC_KEY, member(i), total, "AT", REACHED_AT + i, "ASC"])
         calls.append(["ZADD", LB_KEY, total, member(i)])
         calls.append(["ZADD", RR_KEY, total, member(i)])
         # Every member's data, in zkit's hash and in leaderboard's.
@@ -204,7 +224,7 @@ def has_command(conn, name):
 
 
 def has_option(conn, *option):
-    """Whether the module's RANK.GET takes the option (DENSE, DATA): a
+    """Whether the module's RANK.GET takes the option (DENSE, DATA, ASC): a
     module without it refuses it (a syntax error); with it, an absent board
     is nil."""
     try:
@@ -236,6 +256,8 @@ def zkit_call(scenario, op):
         return ["RANK.TOP", ZKIT_KEY, PAGE, "DATA", ZKIT_DATA]
     if scenario == "data-gift":
         return ["RANK.GIFT", ZKIT_KEY, op[0], op[1], "DATA", ZKIT_DATA, op[2]]
+    if scenario == "best-lap":
+        return ["RANK.SET", ZKIT_ASC_KEY, op[0], op[1], "LT", "ASC"]
     return ["RANK.RANGE", ZKIT_KEY, op[1], op[0], "LIMIT", 0, PAGE]
 
 
@@ -265,11 +287,18 @@ PY_DRIVER = textwrap.dedent('''
     ops = json.load(open(ops_file))
     kind = {"shared-competition": CompetitionRankingLeaderboard, "dense": TieRankingLeaderboard,
             "dense-gift": TieRankingLeaderboard}.get(variant, Leaderboard)
-    board = kind(key, host="127.0.0.1", port=port)
+    # best-lap: the lowest total ranks first.
+    order = "asc" if variant == "best-lap" else "desc"
+    board = kind(key, host="127.0.0.1", port=port, order=order)
     board.redis_connection.ping()
 
     def gift(m, amount, data=None):
         board.change_score_for(m, amount, data)
+        return board.rank_for(m)
+
+    def best_lap(m, time):
+        board.rank_member_if(lambda _, member, current, score, data, options: current is None or score < current,
+                             m, time)
         return board.rank_for(m)
 
     # TieRankingLeaderboard's change_score_for keeps its set of distinct
@@ -284,6 +313,7 @@ PY_DRIVER = textwrap.dedent('''
         "top": lambda: board.leaders(1, page_size=page),
         "data-top": lambda: board.leaders(1, page_size=page, with_member_data=True),
         "data-gift": gift,
+        "best-lap": best_lap,
         "range": lambda low, high: board.members_from_score_range(low, high),
     }[variant]
     print("ready", flush=True)
@@ -306,9 +336,14 @@ NODE_DRIVER = textwrap.dedent("""
     const ops = JSON.parse(readFileSync(opsFile, 'utf8'));
     const client = new Redis({ host: '127.0.0.1', port: Number(port) });
     await client.ping();
-    const board = new rank.Leaderboard(client, key, { sortPolicy: 'high-to-low', updatePolicy: 'aggregate' });
+    // best-lap: the lowest total ranks first, and a member keeps its best.
+    const lap = variant === 'best-lap';
+    const board = new rank.Leaderboard(client, key, lap
+      ? { sortPolicy: 'low-to-high', updatePolicy: 'best' }
+      : { sortPolicy: 'high-to-low', updatePolicy: 'aggregate' });
     const run = {
       gift: async (m, amount) => [await board.updateOne(m, amount), await board.rank(m)],
+      'best-lap': async (m, time) => [await board.updateOne(m, time), await board.rank(m)],
       top: async () => board.top(Number(page)),
       range: async (low, high) => board.listByScore(low, high),
     }[variant];
@@ -320,7 +355,7 @@ NODE_DRIVER = textwrap.dedent("""
     let answers = 0;
     for (const op of ops) {
       const answer = await run(...op);
-      answers += variant === 'gift' ? 1 : answer.length;
+      answers += variant === 'gift' || lap ? 1 : answer.length;
     }
     const seconds = (Date.now() - started) / 1000;
     process.stdout.write(JSON.stringify({ done: ops.length, seconds, answers }) + '\\n');
@@ -433,7 +468,8 @@ def run_phase(phase, args, out, peers, size, scenarios, skipped):
         server = guard.CallgrindServer(args.server, args.module, out)
     values, answers, ratios = {}, {}, {}
     try:
-        build(server.conn, size)
+        asc = has_option(server.conn, "ASC")
+        build(server.conn, size, asc)
         has_range = has_command(server.conn, "RANK.RANGE")
         dense = has_option(server.conn, "DENSE", "zk:probe:totals")
         data = has_option(server.conn, "DATA", "zk:probe:data")
@@ -448,12 +484,15 @@ def run_phase(phase, args, out, peers, size, scenarios, skipped):
             if scenario in NEEDS_DATA and not data:
                 skipped[scenario] = "DATA: not in this build"
                 continue
+            if scenario in NEEDS_ASC and not asc:
+                skipped[scenario] = "ASC: not in this build"
+                continue
             if scenario in MOVES_TOTALS:
                 if moved:
                     # An earlier scenario moved the totals (and gift keeps
                     # no set of totals): every contender starts again from
                     # the same boards.
-                    rebuild(server, phase, size)
+                    rebuild(server, phase, size, asc)
                 moved = True
             ops = operations(scenario, size, count)
             ops_file = out / f"ops.{scenario}.{size}.{phase}.json"
@@ -479,13 +518,13 @@ def run_phase(phase, args, out, peers, size, scenarios, skipped):
     return values, answers, ratios
 
 
-def rebuild(server, phase, size):
+def rebuild(server, phase, size, asc):
     """The boards built again from nothing, uncounted (at valgrind's plain
     speed under callgrind: the last count left its instrumentation on)."""
     if phase == "counted":
         server.control("-i", "off")
     server.conn.check("FLUSHALL")
-    build(server.conn, size)
+    build(server.conn, size, asc)
 
 
 def main():
