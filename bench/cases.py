@@ -987,6 +987,19 @@ def recent_add(n):
                 script_args=lambda i, p: [m(i, 2 * n), n, 2592000])
 
 
+@family(100, 10000)
+def rank_set_lt_asc(n):
+    # A lap board (ASC: the lowest total first): each set beats the member's
+    # best, a new best every call. Registered last, so the cases before it
+    # run in the state their baselines were taken in.
+    return Case("RANK.SET LT ASC", n, board(n),
+                zkit=lambda i, p: ["RANK.SET", p + "b", m(i, n), -1 - i, "LT", "ASC"],
+                native=lambda i, p: [["ZADD", p + "b", "LT", -1 - i, m(i, n)], ["ZRANK", p + "b", m(i, n)]],
+                native_data=board(n, integer=True),
+                keys=lambda i, p: on(p, "b"), script="rank_set_lt_asc.lua",
+                script_args=lambda i, p: [m(i, n), -1 - i])
+
+
 def cases(sizes=None):
     """The module guard's cases: every family it counts, at its sizes or at
     `sizes`."""
@@ -1012,6 +1025,7 @@ LIBRARY_CASES = (
     ("RANK.GIFT DENSE", "RANK.GET DENSE", "RANK.REMOVE DENSE"),
     ("DELAY.SCHEDULE", "DELAY.UNSCHEDULE", "DELAY.SCHEDULES"),
     ("DELAY.GROUPS",),
+    ("RANK.SET LT ASC",),
 )
 
 
