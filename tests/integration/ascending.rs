@@ -134,6 +134,26 @@ fn a_race_board_ranks_the_fastest_time_first_and_first_come() {
     let stats: HashMap<String, Value> = query(&mut con, &["RANK.STATS", "{r}:laps", "ASC"]);
     assert_eq!(stats["top-total"], Value::Int(58_000));
     assert_eq!(stats["bottom-total"], Value::Int(61_250));
+    // Equal times set in the same tie-break slot tie on score: ZRANGE's
+    // order, member ascending, as a gift board's ties go member descending.
+    for driver in ["zed", "abe"] {
+        let _: (i64, i64) = query(
+            &mut con,
+            &[
+                "RANK.SET",
+                "{r}:ties",
+                driver,
+                "500",
+                "AT",
+                &at(7_000),
+                "ASC",
+            ],
+        );
+    }
+    let ties: Vec<Row> = query(&mut con, &["RANK.TOP", "{r}:ties", "2", "ASC"]);
+    assert_eq!(ties, [row(1, "abe", 500), row(2, "zed", 500)]);
+    let natives: Vec<String> = query(&mut con, &["ZRANGE", "{r}:ties", "0", "-1"]);
+    assert_eq!(natives, ["abe", "zed"]);
 }
 
 /// The board's replies to reads of every kind (pages, members, bands,
