@@ -3,6 +3,7 @@
 //! board's distinct totals that every write naming it keeps. Run on the
 //! module and, by `make differential`, on the Functions library.
 
+use crate::common::board::{at, row, Row, EPOCH};
 use crate::common::client::{err, ok, query};
 use crate::common::data::{assert_errors_change_nothing, zset_dump};
 use crate::common::replication::{
@@ -12,19 +13,6 @@ use crate::common::workload::Rng;
 use crate::common::Server;
 use redis::{Connection, Value};
 use std::collections::{BTreeSet, HashMap};
-
-/// 2024-01-01T00:00:00Z, the default tie-break epoch.
-const EPOCH: i64 = 1_704_067_200_000;
-
-fn at(offset_ms: i64) -> String {
-    (EPOCH + offset_ms).to_string()
-}
-
-type Row = (i64, String, i64);
-
-fn row(rank: i64, member: &str, total: i64) -> Row {
-    (rank, member.to_string(), total)
-}
 
 /// The index as the client sees it: its members, lowest first, and whether
 /// each is scored with the total it spells.

@@ -4,6 +4,7 @@
 //! expired with the board. Run on the module and, by `make differential`,
 //! on the Functions library.
 
+use crate::common::board::{at, EPOCH};
 use crate::common::client::{err, ok, query};
 use crate::common::data::assert_errors_change_nothing;
 use crate::common::replication::{
@@ -13,13 +14,6 @@ use crate::common::workload::Rng;
 use crate::common::Server;
 use redis::Connection;
 use std::collections::{BTreeMap, HashMap};
-
-/// 2024-01-01T00:00:00Z, the default tie-break epoch.
-const EPOCH: i64 = 1_704_067_200_000;
-
-fn at(offset_ms: i64) -> String {
-    (EPOCH + offset_ms).to_string()
-}
 
 /// A page row with its data: rank, member, total, data.
 type DataRow = (i64, String, i64, Option<String>);

@@ -7,6 +7,7 @@
 
 use std::time::Duration;
 
+use crate::common::board::EPOCH;
 use crate::common::client::{cmdline, err, ok, query, run, words};
 use crate::common::cluster::{
     atomic_slot_migration_available, begin_migration, migrate_keys, Cluster,
@@ -21,9 +22,6 @@ use crate::common::workload::Rng;
 use crate::common::{stat, wait_for, Server, ServerConfig};
 use redis::cluster::ClusterConnection;
 use redis::{Connection, Value};
-
-/// 2024-01-01T00:00:00Z, the default tie-break epoch.
-const EPOCH: i64 = 1_704_067_200_000;
 
 /// A run record is the staging board's member scored `+inf`.
 const RECORD_PREFIX: &str = "zkit:merge-run:v1:";

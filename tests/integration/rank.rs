@@ -1,5 +1,6 @@
 //! RANK.* against a real redis-server with zkit loaded.
 
+use crate::common::board::{at, EPOCH};
 use crate::common::client::{cmdline, err, ok, query, syntax_error, words};
 use crate::common::data::{
     assert_errors_change_nothing, db_snapshot, server_time_ms, wait_until_server_time, zset_dump,
@@ -13,13 +14,7 @@ use crate::common::workload::Rng;
 use crate::common::{functions_engine, Server, ServerConfig};
 use redis::{Connection, Value};
 
-/// 2024-01-01T00:00:00Z, the default tie-break epoch.
-const EPOCH: i64 = 1_704_067_200_000;
 const MIN: i64 = 60_000;
-
-fn at(offset_ms: i64) -> String {
-    (EPOCH + offset_ms).to_string()
-}
 
 fn gift(con: &mut Connection, key: &str, member: &str, amount: i64, at_ms: &str) -> (i64, i64) {
     query(

@@ -21,6 +21,7 @@
 //!   would load the module loads the library instead (a replica gets it from
 //!   its master), and `client` sends zkit commands as FCALL. `make
 //!   differential` runs the keyword and error-table tests so.
+pub mod board;
 pub mod client;
 pub mod cluster;
 pub mod data;
