@@ -367,9 +367,14 @@ fn add(ctx: &Ctx, args: Add<'_>) -> Result<Reply, ZkitError> {
     }
     let mut board = ctx.open_zset_mut(queue)?;
     check_is_queue(&mut board)?;
+    // An in-flight set that is the queue itself (a visibility timeout) is
+    // read through the queue's own handle, written as the call goes: every
+    // task it holds, also one an earlier task of this call added, counts as
+    // held, as on a queue that existed before the call.
+    let own_queue = inflight.is_some_and(|inflight| inflight.as_bytes() == queue.as_bytes());
     let held = match inflight {
-        Some(inflight) => ctx.open_zset(inflight)?,
-        None => None,
+        Some(inflight) if !own_queue => ctx.open_zset(inflight)?,
+        _ => None,
     };
     let created = board.is_empty();
     let mut data = match data {
@@ -387,7 +392,11 @@ fn add(ctx: &Ctx, args: Add<'_>) -> Result<Reply, ZkitError> {
     } in tasks
     {
         let queued = board.score(task);
-        let in_flight = held.as_ref().is_some_and(|held| held.score(task).is_some());
+        let in_flight = if own_queue {
+            queued.is_some()
+        } else {
+            held.as_ref().is_some_and(|held| held.score(task).is_some())
+        };
         let due_ms = due_ms.max(now);
         // WITHIN counts from when the task is due: now, for a time past.
         // Both below 2^53: the sum cannot overflow.

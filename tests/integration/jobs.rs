@@ -385,6 +385,28 @@ fn keep_replace_and_extend_decide_what_a_second_add_of_a_task_does() {
 }
 
 #[test]
+fn a_queue_that_is_its_own_in_flight_set_touches_no_task_it_holds() {
+    // A visibility-timeout queue (INFLIGHT names the queue): a queued task
+    // and a held one look alike, so every task the queue holds counts as
+    // held, also one added earlier in the same call, and whether the
+    // queue existed before the call or not.
+    let server = Server::start();
+    let mut con = server.connect();
+    for existed in [false, true] {
+        if existed {
+            let _: Vec<i64> = query(&mut con, &cmdline("DELAY.ADD {v}:q TASKS 0 old"));
+        }
+        let call = "DELAY.ADD {v}:q INFLIGHT {v}:q REPLACE TASKS 0 cron 0 cron 0 old 0 new";
+        let replies: Vec<i64> = query(&mut con, &cmdline(call));
+        let old = if existed { 0 } else { 1 };
+        assert_eq!(replies, [1, 0, old, 1], "existed: {existed}");
+        let queued: Vec<String> = query(&mut con, &cmdline("ZRANGE {v}:q 0 -1"));
+        assert_eq!(queued.len(), 3, "{queued:?}");
+        let _: i64 = query(&mut con, &cmdline("DEL {v}:q"));
+    }
+}
+
+#[test]
 fn a_job_not_started_by_its_deadline_is_not_delivered() {
     let server = Server::start();
     let mut con = server.connect();
