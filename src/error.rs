@@ -15,6 +15,7 @@ use crate::host::grammar::GrammarError;
 use crate::host::error::HostError;
 
 use crate::host::grammar::Mistake;
+use crate::logic::columns::{ColumnsError, MAX_COLUMNS};
 use crate::logic::cursor::CursorError;
 use crate::logic::delay::DelayError;
 use crate::logic::family::{Evidence, Family, WrongFamily};
@@ -72,6 +73,8 @@ pub enum ZkitError {
     },
     /// A rank score could not be built or read.
     Rank(RankError),
+    /// A board's columns that cannot be declared, read or written as given.
+    Columns(ColumnsError),
     /// A recently-viewed list cannot take a later view.
     Recent(RecentError),
     /// A vote was refused (direction, weights, keys, window).
@@ -159,6 +162,45 @@ impl fmt::Display for ZkitError {
                 RankError::MemberDataTooLarge { len, limit } => write!(
                     f,
                     "ERR member data of {len} bytes is more than zkit.member-data-max-bytes ({limit})"
+                ),
+            },
+            ZkitError::Columns(e) => match e {
+                ColumnsError::TooMany => write!(f, "ERR a board has at most {MAX_COLUMNS} columns"),
+                ColumnsError::BoundOutOfRange => write!(
+                    f,
+                    "ERR a column's best and worst values must be integers with |value| < 2^52 ({TOTAL_LIMIT})"
+                ),
+                ColumnsError::TooWide => write!(
+                    f,
+                    "ERR the columns' ranges hold more than 2^52 ({TOTAL_LIMIT}) combinations: a score cannot hold them"
+                ),
+                ColumnsError::OtherColumns => f.write_str(
+                    "ERR the key holds other columns: boards written with them would read wrong (declare the new columns at a new key)",
+                ),
+                ColumnsError::NoColumns => {
+                    f.write_str("ERR no columns at the COLUMNS key (RANK.COLUMNS declares them)")
+                }
+                ColumnsError::NotColumns => f.write_str(
+                    "ERR the COLUMNS key holds no board's columns (RANK.COLUMNS writes them)",
+                ),
+                ColumnsError::ValueCount { columns, given } => write!(
+                    f,
+                    "ERR the board has {columns} columns; the call gives values for {given}"
+                ),
+                ColumnsError::ValueOutOfRange { column, low, high } => write!(
+                    f,
+                    "ERR column {column}'s value would be outside its range [{low}, {high}]"
+                ),
+                ColumnsError::NotColumnsTotal(total) => write!(
+                    f,
+                    "ERR the member's total {total} packs no tuple of these columns (was it written without COLUMNS?)"
+                ),
+                ColumnsError::ThenWithoutColumns => f.write_str("ERR THEN needs COLUMNS"),
+                ColumnsError::AscWithColumns => f.write_str(
+                    "ERR ASC does not apply with COLUMNS: each column's best and worst values set the order",
+                ),
+                ColumnsError::KeyShared => f.write_str(
+                    "ERR the COLUMNS key must be another key than the board, its DENSE totals-key and its DATA key",
                 ),
             },
             ZkitError::Recent(RecentError::NoLaterScore(newest)) => write!(
@@ -377,6 +419,12 @@ impl From<RankError> for ZkitError {
     }
 }
 
+impl From<ColumnsError> for ZkitError {
+    fn from(e: ColumnsError) -> ZkitError {
+        ZkitError::Columns(e)
+    }
+}
+
 impl From<RecentError> for ZkitError {
     fn from(e: RecentError) -> ZkitError {
         ZkitError::Recent(e)
@@ -463,6 +511,25 @@ mod tests {
             ZkitError::Rank(RankError::TotalsKeyIsBoard),
             ZkitError::Rank(RankError::DataKeyShared),
             ZkitError::Rank(RankError::MemberDataTooLarge { len: 2, limit: 1 }),
+            ZkitError::Columns(ColumnsError::TooMany),
+            ZkitError::Columns(ColumnsError::BoundOutOfRange),
+            ZkitError::Columns(ColumnsError::TooWide),
+            ZkitError::Columns(ColumnsError::OtherColumns),
+            ZkitError::Columns(ColumnsError::NoColumns),
+            ZkitError::Columns(ColumnsError::NotColumns),
+            ZkitError::Columns(ColumnsError::ValueCount {
+                columns: 2,
+                given: 1,
+            }),
+            ZkitError::Columns(ColumnsError::ValueOutOfRange {
+                column: 1,
+                low: 0,
+                high: 9,
+            }),
+            ZkitError::Columns(ColumnsError::NotColumnsTotal(-1)),
+            ZkitError::Columns(ColumnsError::ThenWithoutColumns),
+            ZkitError::Columns(ColumnsError::AscWithColumns),
+            ZkitError::Columns(ColumnsError::KeyShared),
             ZkitError::Recent(RecentError::NoLaterScore(f64::INFINITY)),
             ZkitError::Vote(VoteError::InvalidWeight),
             ZkitError::Vote(VoteError::WeightsTooLarge),

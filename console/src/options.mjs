@@ -29,9 +29,10 @@ Keys (repeat a flag for several; the defaults follow the guides' layouts)
                      a SCAN pattern and stands for the same text in the other keys, which default
                      to QUEUE:inflight, QUEUE:dead, QUEUE:deliveries and QUEUE:data (the hash of
                      its jobs' payloads and history); KEY= (empty) names none (default {*})
-  --board SPEC       PATTERN[,data=KEY][,asc] boards, and the hash of their members' data (RANK's
-                     DATA); a * in KEY stands for the text the one * in PATTERN matched; asc: the
-                     boards rank their lowest total first (RANK's ASC: lap times)
+  --board SPEC       PATTERN[,data=KEY][,columns=KEY][,asc] boards, the hash of their members' data
+                     (RANK's DATA) and of their columns (RANK.COLUMNS); a * in KEY stands for the
+                     text the one * in PATTERN matched; asc: the boards rank their lowest total
+                     first (RANK's ASC: lap times)
                      (default gifts:*, {room*}:*, *:board and best:*, without data)
   --rate SPEC        PATTERN[=WINDOW-MS,...] rate logs and the windows of their limits
                      (default user:*:comment=5000,3600000 and user:*:upload=60000)
@@ -75,10 +76,10 @@ export function parseQueueSpec(spec) {
   return { queue, ...sets };
 }
 
-/** A board spec: the board's name or pattern, its member data hash's template (null: none), and whether it ranks lowest first. */
+/** A board spec: the board's name or pattern, the templates of its member data hash and of its columns' hash (null: none), and whether it ranks lowest first. */
 export function parseBoardSpec(spec) {
   const [pattern, ...parts] = spec.split(',');
-  let data = null;
+  const hashes = { data: null, columns: null };
   let asc = false;
   for (const part of parts) {
     if (part === 'asc') {
@@ -86,11 +87,14 @@ export function parseBoardSpec(spec) {
       continue;
     }
     const [name, value] = part.split('=', 2);
-    if (name !== 'data' || value === undefined) throw new Error(`--board ${spec}: expected data= or asc`);
-    data = value === '' ? null : value;
+    if (!(name in hashes) || value === undefined) throw new Error(`--board ${spec}: expected data=, columns= or asc`);
+    hashes[name] = value === '' ? null : value;
   }
-  if (data !== null && (pattern.match(/\*/g) ?? []).length > 1) throw new Error(`--board ${spec}: at most one * in a pattern with data=`);
-  return { pattern, data, asc };
+  if ((hashes.data !== null || hashes.columns !== null) && (pattern.match(/\*/g) ?? []).length > 1) {
+    throw new Error(`--board ${spec}: at most one * in a pattern with data= or columns=`);
+  }
+  if (asc && hashes.columns !== null) throw new Error(`--board ${spec}: asc does not apply with columns= (each column sets its order)`);
+  return { pattern, ...hashes, asc };
 }
 
 export function parseRateSpec(spec) {

@@ -338,17 +338,23 @@ export function boardList(ctx, rows, keys) {
 }
 
 /** A board's page as a table: rank, member, total, and the member data where the board has a data hash (RANK's DATA). */
-const entryTable = (tableId, entries, withData, highlight) => {
+/** A board's rows: rank, member, total (with columns, each column's value in its place), and with data the member's data. */
+const entryTable = (tableId, entries, withData, highlight, columns = null) => {
   const rows = entries
     .map((e) => {
       const data = withData ? `<td data-field="data">${e.data == null ? '—' : name(e.data)}</td>` : '';
-      return `<tr data-member="${name(e.member)}"${highlight !== undefined && show(e.member) === highlight ? ' class="here-row"' : ''}><td class="n" data-field="rank">${e.rank}</td><td>${name(e.member)}</td><td class="n" data-field="total">${e.total}</td>${data}</tr>`;
+      const values =
+        columns === null
+          ? `<td class="n" data-field="total">${e.total}</td>`
+          : e.columns.map((value, i) => `<td class="n" data-field="column-${i + 1}">${value}</td>`).join('');
+      return `<tr data-member="${name(e.member)}"${highlight !== undefined && show(e.member) === highlight ? ' class="here-row"' : ''}><td class="n" data-field="rank">${e.rank}</td><td>${name(e.member)}</td>${values}${data}</tr>`;
     })
     .join('');
-  return `<table id="${tableId}"><tr><th class="n">rank</th><th>member</th><th class="n">total</th>${withData ? '<th>data</th>' : ''}</tr>${rows}</table>`;
+  const heads = columns === null ? '<th class="n">total</th>' : columns.map((column) => `<th class="n">${name(column)}</th>`).join('');
+  return `<table id="${tableId}"><tr><th class="n">rank</th><th>member</th>${heads}${withData ? '<th>data</th>' : ''}</tr>${rows}</table>`;
 };
 
-export function boardPage(ctx, { key, data, asc, stats, offset, count, top, member, lookup }) {
+export function boardPage(ctx, { key, data, asc, columns = null, stats, offset, count, top, member, lookup }) {
   const withData = data !== null;
   const k = id(key);
   const header = [
@@ -361,8 +367,8 @@ export function boardPage(ctx, { key, data, asc, stats, offset, count, top, memb
   if (member !== undefined) {
     const memberData = withData && lookup.entry?.data != null ? `, data <b data-field="member-data">${name(lookup.entry.data)}</b>` : '';
     found = lookup.entry
-      ? `<p id="lookup">${escapeHtml(member)}: rank <b data-field="member-rank">${lookup.entry.rank}</b>, total <b data-field="member-total">${lookup.entry.total}</b>, reached ${time(lookup.entry.reachedAtMs)}${memberData}.</p>
-${entryTable('around', lookup.around, withData, member)}`
+      ? `<p id="lookup">${escapeHtml(member)}: rank <b data-field="member-rank">${lookup.entry.rank}</b>, total <b data-field="member-total">${lookup.entry.total}</b>${columns !== null ? ` (${columns.map((column, i) => `${name(column)} <b data-field="member-column-${i + 1}">${lookup.entry.columns[i]}</b>`).join(', ')})` : ''}, reached ${time(lookup.entry.reachedAtMs)}${memberData}.</p>
+${entryTable('around', lookup.around, withData, member, columns)}`
       : `<p id="lookup">${escapeHtml(member)} is not on this board.</p>`;
   }
   return layout(
@@ -372,7 +378,8 @@ ${entryTable('around', lookup.around, withData, member)}`
 <form method="get" action="/board"><input type="hidden" name="k" value="${escapeHtml(k)}"><label>Member <input name="member" id="member" value="${escapeHtml(member ?? '')}"></label> <button type="submit" id="find">Find with neighbours</button></form>
 ${found}
 <h2>Top ${count}${offset ? ` from rank ${offset + 1}` : ''}</h2>
-${entryTable('top', top, withData)}
+${entryTable('top', top, withData, undefined, columns)}
+${columns !== null ? `<p class="note" id="columns">Ranked by ${columns.map((column) => name(column)).join(', then ')}, then first-come (RANK.COLUMNS); the header's totals are the columns packed.</p>` : ''}
 ${asc ? '<p class="note" id="ascending">The lowest total ranks first on this board (RANK\'s ASC).</p>' : ''}
 ${withData ? `<p class="note">Member data from the hash ${name(data)} (RANK's DATA).</p>` : ''}
 ${pager('/board', { k }, offset, top.length, count)}`,

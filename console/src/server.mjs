@@ -175,12 +175,14 @@ export function createConsole(options, log = console.log) {
       if (!store.isBoard(key)) throw new HttpError(404, 'no --board pattern names this key');
       const offset = offsetOf(params);
       const member = params.get('member') || undefined;
-      const [stats, top, lookup] = await Promise.all([
+      const [stats, top, lookup, columns] = await Promise.all([
         store.boardStats(key),
         store.top(key, offset, PAGE),
         member === undefined ? null : store.lookup(key, member),
+        store.columnNames(key),
       ]);
-      return pages.boardPage(ctx, { key, data: store.dataOf(key), asc: store.boardOptions(key).asc === true, stats, offset, count: PAGE, top, member, lookup });
+      const options = store.boardOptions(key);
+      return pages.boardPage(ctx, { key, data: store.dataOf(key), asc: options.asc === true, columns, stats, offset, count: PAGE, top, member, lookup });
     },
     async '/merges'(ctx) {
       const merges = await store.merges();

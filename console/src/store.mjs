@@ -200,21 +200,38 @@ export class Store {
     return this.options.boards.some((spec) => names(spec.pattern, key)) && !this.options.stagings.some((name) => names(name, key));
   }
 
-  /** The member data hash of a board: the first --board spec that names the board and has data=, else null. */
-  dataOf(key) {
+  /** A board's hash of one kind (`data`: its member data; `columns`: its columns): from the first --board spec that names the board and has one, else null. */
+  hashOf(key, kind) {
     for (const spec of this.options.boards) {
-      if (spec.data === null) continue;
+      if (spec[kind] === null || spec[kind] === undefined) continue;
       const part = wildcardPart(spec.pattern, key);
-      if (part !== null) return fill(spec.data, part);
+      if (part !== null) return fill(spec[kind], part);
     }
     return null;
   }
 
-  /** RANK's DATA and ASC options for a board: its data hash, when it has one, and its order (the first --board spec that names it says). */
+  /** The member data hash of a board, or null. */
+  dataOf(key) {
+    return this.hashOf(key, 'data');
+  }
+
+  /** RANK's DATA, COLUMNS and ASC options for a board: its data hash and its columns' hash, when it has them, and its order (the first --board spec that names it says). */
   boardOptions(key) {
     const data = this.dataOf(key);
+    const columns = this.hashOf(key, 'columns');
     const asc = this.options.boards.find((spec) => names(spec.pattern, key))?.asc ?? false;
-    return { ...(data === null ? {} : { data }), ...(asc ? { asc } : {}) };
+    return { ...(data === null ? {} : { data }), ...(columns === null ? {} : { columns }), ...(asc ? { asc } : {}) };
+  }
+
+  /** The names of a board's columns, in order, as RANK.COLUMNS wrote them (`i` holds `best worst name`); null for a board without columns. */
+  async columnNames(key) {
+    const columns = this.hashOf(key, 'columns');
+    if (columns === null) return null;
+    const count = Number(await this.client.hget(columns, 'columns'));
+    if (!Number.isInteger(count) || count < 1) return null;
+    const fields = Array.from({ length: count }, (_, i) => String(i + 1));
+    const stored = await this.client.hmgetBuffer(columns, ...fields);
+    return stored.map((value) => (value === null ? Buffer.alloc(0) : value.subarray(value.indexOf(' ', value.indexOf(' ') + 1) + 1)));
   }
 
   /** Whether a key is a recently-viewed list: a --recent name or pattern names it. */

@@ -218,6 +218,32 @@ describe('on a server', () => {
     }
   });
 
+  test('a board ranked by several columns shows each column under its name, and a member\'s values', async () => {
+    await z.rankColumns('match:cols:1', [{ name: 'kills', best: 100, worst: 0 }, { name: 'time', best: 0, worst: 3600 }]);
+    await z.rankSet('match:board:1', 'ann', 12, { columns: 'match:cols:1', then: [1800] });
+    await z.rankSet('match:board:1', 'bob', 12, { columns: 'match:cols:1', then: [1500] });
+    await z.rankSet('match:board:1', 'cid', 13, { columns: 'match:cols:1', then: [3000] });
+    const { app, url } = await startConsole(server.port, ['--board', 'match:board:*,columns=match:cols:*']);
+    const page = await session.browser.newPage({ viewport: { width: 1000, height: 640 } });
+    try {
+      await open(page, `${url}/board?k=${Buffer.from('match:board:1').toString('base64url')}`);
+      const heads = await page.locator('#top tr th').allTextContents();
+      assert.deepEqual(heads, ['rank', 'member', 'kills', 'time']);
+      const rows = await page.locator('#top tr[data-member]').evaluateAll((trs) =>
+        trs.map((tr) => [tr.dataset.member, ...[1, 2].map((i) => tr.querySelector(`[data-field="column-${i}"]`).textContent)]));
+      assert.deepEqual(rows, [['cid', '13', '3000'], ['bob', '12', '1500'], ['ann', '12', '1800']]);
+      assert.equal(await page.locator('#columns').count(), 1);
+      await page.fill('#member', 'ann');
+      await follow(page, '#find');
+      assert.equal(await fieldText(page, 'member-rank'), '3');
+      assert.equal(await fieldText(page, 'member-column-2'), '1800');
+    } finally {
+      await page.close();
+      await app.close();
+      await server.client.del('match:board:1', 'match:cols:1');
+    }
+  });
+
   test('writable: a dead task retried from the page is back in its queue; every write is confirmed first', async () => {
     // The console logs in as an ACL user whose password must show nowhere.
     const secret = 'console-secret-7f3a';

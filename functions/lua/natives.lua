@@ -41,6 +41,9 @@ local DATA_LOOKUP = { 'HLEN', on = 'data-key' }
 local DATA_SET = { 'HSET', on = 'data-key', later = true }
 local DATA_EXPIRE = { 'PEXPIREAT', on = 'data-key', when = 'seconds', later = true }
 
+-- A board's columns (rank_columns.rs), read before anything else.
+local COLUMNS_READ = { 'HGETALL', on = 'columns-key' }
+
 natives['rank.gift'] = {
   { 'TIME' },
   { 'ZSCORE ZINCRBY ZADD', on = 'key' },
@@ -52,6 +55,7 @@ natives['rank.gift'] = {
   DATA_LOOKUP,
   DATA_SET,
   DATA_EXPIRE,
+  COLUMNS_READ,
   RANK_AFTER,
   ASC_RANK_AFTER,
   SHARED_RANK_AFTER,
@@ -71,6 +75,7 @@ natives['rank.set'] = {
   DATA_LOOKUP,
   DATA_SET,
   DATA_EXPIRE,
+  COLUMNS_READ,
   RANK_AFTER,
   ASC_RANK_AFTER,
   SHARED_RANK_AFTER,
@@ -115,6 +120,7 @@ natives['rank.get'] = {
   SHARED_RANK,
   DENSE_RANK,
   DATA_READ,
+  COLUMNS_READ,
 }
 
 natives['rank.mget'] = natives['rank.get']
@@ -124,6 +130,7 @@ natives['rank.top'] = {
   SHARED_RANK,
   DENSE_RANK,
   DATA_READ,
+  COLUMNS_READ,
 }
 
 natives['rank.around'] = {
@@ -133,6 +140,7 @@ natives['rank.around'] = {
   SHARED_RANK,
   DENSE_RANK,
   DATA_READ,
+  COLUMNS_READ,
 }
 
 natives['rank.stats'] = {
@@ -166,6 +174,12 @@ natives['rank.range'] = {
 natives['rank.among'] = {
   { 'ZSCORE', on = 'key' },
   DATA_READ,
+  COLUMNS_READ,
+}
+
+-- The columns are read, then written only when the key holds none.
+natives['rank.columns'] = {
+  { 'HGETALL HSET', on = 'columns-key' },
 }
 
 -- The removal is the first write; with DENSE, the scores and the index's

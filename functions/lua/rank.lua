@@ -232,12 +232,244 @@ local function rank_of_member(key, member, total, ranks, asc)
   return found
 end
 
+-- Boards ranked by several columns (rank_columns.rs, logic/columns.rs).
+-- The columns key is a hash: `columns` holds their count, field i holds
+-- `best worst name` (the name last: any bytes). A tuple's total is its
+-- digits (each value's distance from its column's worst value) read as a
+-- mixed-radix number, the first column most significant; all the radixes
+-- multiplied stay at or below 2^52, so every step is exact in doubles.
+local MAX_COLUMNS = LIMITS.MAX_COLUMNS
+
+local function radix(column)
+  local width = column.best - column.worst
+  return (width < 0 and -width or width) + 1
+end
+
+-- A column's range, lowest value first.
+local function column_range(column)
+  if column.best < column.worst then
+    return column.best, column.worst
+  end
+  return column.worst, column.best
+end
+
+-- What Columns::new refuses in a list of columns (an error text), or nil;
+-- `combinations` is every radix multiplied.
+local function columns_problem(list)
+  if #list > MAX_COLUMNS then
+    return ERRORS.columns_too_many
+  end
+  for _, column in ipairs(list) do
+    local best, worst = column.best, column.worst
+    if not (best < TOTAL_LIMIT and best > -TOTAL_LIMIT and worst < TOTAL_LIMIT and worst > -TOTAL_LIMIT) then
+      return ERRORS.columns_bound_out_of_range
+    end
+  end
+  local combinations = 1
+  for _, column in ipairs(list) do
+    -- Exact: a product above 2^52 but below 2^53 is an integer a double
+    -- holds, and one above 2^53 rounds to 2^53 or more.
+    combinations = combinations * radix(column)
+    if combinations > TOTAL_LIMIT then
+      return ERRORS.columns_too_wide
+    end
+  end
+  return nil, combinations
+end
+
+-- An integer as a stored field spells it (Rust's i64 Display: no sign
+-- but `-`, no leading zero), or nil.
+local function stored_integer(text)
+  if text == '0' or string.find(text, '^%-?[1-9]%d*$') then
+    return tonumber(text)
+  end
+  return nil
+end
+
+-- The columns a hash holds, { list, combinations }; nil when the key does
+-- not exist; refused when the hash holds no columns. One HGETALL reads
+-- them: a call costs more than the few fields it would leave out.
+local function stored_columns(key)
+  local flat = rt.call('HGETALL', key)
+  if #flat == 0 then
+    return nil
+  end
+  local fields = {}
+  for i = 1, #flat, 2 do
+    fields[flat[i]] = flat[i + 1]
+  end
+  local n = fields.columns and stored_integer(fields.columns)
+  if not n or n < 1 or n > MAX_COLUMNS then
+    rt.fail(ERRORS.columns_not)
+  end
+  local list = {}
+  for i = 1, n do
+    local stored, best, worst, name = fields[int_text(i)]
+    if stored then
+      best, worst, name = string.match(stored, '^([^ ]*) ([^ ]*) (.*)$')
+    end
+    best, worst = best and stored_integer(best), worst and stored_integer(worst)
+    if not (best and worst) then
+      rt.fail(ERRORS.columns_not)
+    end
+    list[i] = { name = name, best = best, worst = worst }
+  end
+  local problem, combinations = columns_problem(list)
+  if problem then
+    rt.fail(ERRORS.columns_not)
+  end
+  return { list = list, combinations = combinations }
+end
+
+-- The columns a call's `COLUMNS columns-key` names (nil without it),
+-- checked as rank_columns.rs `columns_of` checks them.
+local function columns_of(columns_key, then_given, asc, key, ranks, data_key)
+  if not columns_key then
+    if then_given then
+      rt.fail(ERRORS.columns_then_without)
+    end
+    return nil
+  end
+  if asc then
+    rt.fail(ERRORS.columns_with_asc)
+  end
+  local index = ranks and ranks ~= true and ranks.dense
+  if columns_key == key or columns_key == index or columns_key == data_key then
+    rt.fail(ERRORS.columns_key_shared)
+  end
+  return stored_columns(columns_key) or rt.fail(ERRORS.columns_none)
+end
+
+local function check_value_count(columns, given)
+  if given ~= #columns.list then
+    rt.fail(rt.say(ERRORS.columns_value_count, { columns = int_text(#columns.list), given = int_text(given) }))
+  end
+end
+
+local function value_out_of_range(column, low, high)
+  rt.fail(rt.say(ERRORS.columns_value_out_of_range,
+    { column = int_text(column), low = int_text(low), high = int_text(high) }))
+end
+
+-- The total of a tuple (numbers, one per column).
+local function pack_columns(columns, values)
+  check_value_count(columns, #values)
+  local total = 0
+  for i, column in ipairs(columns.list) do
+    local low, high = column_range(column)
+    local value = values[i]
+    if not (value >= low and value <= high) then
+      value_out_of_range(i, low, high)
+    end
+    local digit = value - column.worst
+    total = total * radix(column) + (digit < 0 and -digit or digit)
+  end
+  return total
+end
+
+-- The tuple a total packs.
+local function unpack_columns(columns, total)
+  if not (total >= 0 and total < columns.combinations) then
+    rt.fail(rt.say(ERRORS.columns_not_total, { total = int_text(total) }))
+  end
+  local values, rest = {}, total
+  for i = #columns.list, 1, -1 do
+    local column = columns.list[i]
+    local base = radix(column)
+    local digit = rest % base
+    rest = (rest - digit) / base
+    values[i] = column.best >= column.worst and column.worst + digit or column.worst - digit
+  end
+  return values
+end
+
+-- A write's total with columns: a gift adds each amount to its column (a
+-- member not on the board starts at 0 in each), a set packs its values;
+-- refused in the module's order: the count, the previous total, the
+-- values.
+local function columns_total(columns, previous_total, values, add)
+  check_value_count(columns, #values)
+  local start
+  if previous_total ~= nil then
+    start = unpack_columns(columns, previous_total)
+  end
+  if not add then
+    return pack_columns(columns, values)
+  end
+  local sums = {}
+  for i, column in ipairs(columns.list) do
+    local low, high = column_range(column)
+    local sum = (start and start[i] or 0) + values[i]
+    if not (sum >= low and sum <= high) then
+      value_out_of_range(i, low, high)
+    end
+    sums[i] = sum
+  end
+  return pack_columns(columns, sums)
+end
+
+-- A write's values with COLUMNS: the one in the total's place, then THEN's.
+local function column_values(first, then_values)
+  local values = { tonumber(first) }
+  for _, value in ipairs(then_values or {}) do
+    values[#values + 1] = tonumber(value)
+  end
+  return values
+end
+
+-- A page's rows with each row's columns after its total, with COLUMNS.
+local function with_columns(page, columns)
+  if columns then
+    for _, row in ipairs(page) do
+      table.insert(row, 4, unpack_columns(columns, row[3]))
+    end
+  end
+  return page
+end
+
+handlers['rank.columns'] = function(v)
+  local key, given = v[1], v[2]
+  local list = {}
+  for i, item in ipairs(given) do
+    list[i] = { name = item[1], best = tonumber(item[2]), worst = tonumber(item[3]) }
+  end
+  local problem, combinations = columns_problem(list)
+  if problem then
+    rt.fail(problem)
+  end
+  local slot_ms = math.ceil(CONFIG['tiebreak-span-ms'] / pow2(fraction_bits(combinations - 1)))
+  local stored = stored_columns(key)
+  if stored then
+    local same = #stored.list == #list
+    for i, column in ipairs(list) do
+      local other = stored.list[i]
+      same = same and other.name == column.name and other.best == column.best and other.worst == column.worst
+    end
+    if not same then
+      rt.fail(ERRORS.columns_other)
+    end
+    return slot_ms
+  end
+  local argv = { 'HSET', key, 'columns', int_text(#list) }
+  for i, column in ipairs(list) do
+    argv[#argv + 1] = int_text(i)
+    argv[#argv + 1] = int_text(column.best) .. ' ' .. int_text(column.worst) .. ' ' .. column.name
+  end
+  rt.call(unpack(argv))
+  return slot_ms
+end
+
 -- Plans an update for a member scored `previous`: checks everything a write
--- can refuse (a foreign score, the range, the time).
-local function plan_write(previous, update, at_ms, at_text, asc)
+-- can refuse (a foreign score, the range, the time). With `columns` (the
+-- write's { columns, values }), the update's total is the tuple packed.
+local function plan_write(previous, update, at_ms, at_text, asc, columns)
   local previous_total
   if previous ~= nil then
     previous_total = rank.total(previous)
+  end
+  if columns then
+    local packed = columns_total(columns.columns, previous_total, columns.values, update.add)
+    update = { set = packed, condition = update.condition }
   end
   local total, changed = next_total(previous_total, update)
   local score = rank.encode(total, at_ms, at_text, asc)
@@ -262,14 +494,24 @@ local function apply_write(key, member, planned, previous, update)
   rt.call('ZADD', key, planned.score, member)
 end
 
--- A member's [total, rank] as the board stands (a repeated event's reply).
-local function standing(key, member, ranks, asc)
+-- A member's [total, rank] as the board stands (a repeated event's reply);
+-- with `columns`, its value in each column last (0 in each for a member no
+-- longer on the board).
+local function standing(key, member, ranks, asc, columns)
   local score = rt.zscore(key, member)
   if score == nil then
+    if columns then
+      local zeros = {}
+      for i = 1, #columns.list do
+        zeros[i] = 0
+      end
+      return { 0, rt.NULL, zeros }
+    end
     return { 0, rt.NULL }
   end
   local total = rank.total(score)
-  return { total, rank_of_member(key, member, total, ranks, asc) }
+  local position = rank_of_member(key, member, total, ranks, asc)
+  return { total, position, columns and unpack_columns(columns, total) or nil }
 end
 
 -- Removes `total` from a dense board's index when no member of the board
@@ -338,14 +580,19 @@ end
 -- the checked IDMP clause; `ttl` the TTL's seconds, or false; `ranks` as
 -- ranks_of gives them (with DENSE, the index is kept); `data` the
 -- `DATA data-key data` block, or false (the member's data, set with every
--- write); `asc` the board's order.
-local function write_total(key, member, update, at, ranks, ttl, data, event, asc)
+-- write); `asc` the board's order; `given_columns` the `COLUMNS
+-- columns-key` (false without) and `then_values` THEN's list (false
+-- without).
+local function write_total(key, member, update, at, ranks, ttl, data, event, asc, given_columns, then_values)
   local index = ranks and ranks ~= true and ranks.dense
   local now = rt.now_ms()
   local expire_at = board_expiry(now, ttl)
   if data then
     check_member_data(data, key, ranks)
   end
+  local columns = columns_of(given_columns, then_values ~= false, asc, key, ranks, data and data[1])
+  local planned_columns = columns
+    and { columns = columns, values = column_values(update.add or update.set, then_values or nil) }
   local seen
   if event then
     -- The keys the write changes: the board, its index, its data hash.
@@ -355,11 +602,11 @@ local function write_total(key, member, update, at, ranks, ttl, data, event, asc
     seen = rt.idmp.check(event, now, written)
   end
   if seen == 'repeat' then
-    return rt.idmp.with_flag(standing(key, member, ranks, asc), seen)
+    return rt.idmp.with_flag(standing(key, member, ranks, asc, columns), seen)
   end
   local at_ms = at ~= false and tonumber(at) or now
   local previous = rt.zscore(key, member)
-  local planned = plan_write(previous, update, at_ms, at ~= false and at or nil, asc)
+  local planned = plan_write(previous, update, at_ms, at ~= false and at or nil, asc, planned_columns)
   -- Looked up before the write: an index or data hash of another type
   -- refuses the call.
   local indexed = index and rt.zscore(index, int_text(planned.total))
@@ -386,7 +633,22 @@ local function write_total(key, member, update, at, ranks, ttl, data, event, asc
     rt.idmp.record(event, now)
   end
   local position = rank_of_member(key, member, planned.total, ranks, asc)
-  return rt.idmp.with_flag({ planned.total, position }, seen)
+  local values = columns and unpack_columns(columns, planned.total) or nil
+  return rt.idmp.with_flag({ planned.total, position, values }, seen)
+end
+
+-- `COLUMNS columns-key` and THEN's values as an IDMP digest takes them,
+-- appended to `parts` last: nothing without COLUMNS (a call without it
+-- digests as before COLUMNS existed).
+local function columns_parts(parts, columns_key, then_values)
+  if columns_key then
+    parts[#parts + 1] = 'COLUMNS'
+    parts[#parts + 1] = columns_key
+    for _, value in ipairs(then_values or {}) do
+      parts[#parts + 1] = value
+    end
+  end
+  return parts
 end
 
 -- `DATA data-key data` as an IDMP digest takes it, appended to `parts`:
@@ -430,26 +692,31 @@ end
 
 handlers['rank.gift'] = function(v)
   local key, member, at, choice, ttl, data, asc = v[1], v[2], v[4], v[5], v[6], v[7], v[10]
+  local columns_key, then_values = v[11], v[12]
   local event = (v[8] ~= false or v[9] ~= false)
-    and rt.idmp.args(v[8], v[9], 'rank.gift',
-      order_parts(data_parts(terms_parts({ key, member, v[3] }, at, ttl, choice), data), asc)) or nil
+    and rt.idmp.args(v[8], v[9], 'rank.gift', columns_parts(
+      order_parts(data_parts(terms_parts({ key, member, v[3] }, at, ttl, choice), data), asc),
+      columns_key, then_values)) or nil
   -- After IDMP's own checks, as the module's.
   local ranks = choice and ranks_of(choice, key)
-  return write_total(key, member, { add = tonumber(v[3]) }, at, ranks, ttl, data, event, asc)
+  return write_total(key, member, { add = tonumber(v[3]) }, at, ranks, ttl, data, event, asc,
+    columns_key, then_values)
 end
 
 handlers['rank.set'] = function(v)
   local key, member, at, choice, ttl, data, asc = v[1], v[2], v[4], v[6], v[7], v[8], v[11]
+  local columns_key, then_values = v[12], v[13]
   local condition = v[5] ~= false and (v[5].choice == 1 and 'GT' or 'LT') or nil
   local event
   if v[9] ~= false or v[10] ~= false then
     local parts = terms_parts({ key, member, v[3] }, at, ttl, choice)
     parts[#parts + 1] = condition or ''
-    event = rt.idmp.args(v[9], v[10], 'rank.set', order_parts(data_parts(parts, data), asc))
+    parts = columns_parts(order_parts(data_parts(parts, data), asc), columns_key, then_values)
+    event = rt.idmp.args(v[9], v[10], 'rank.set', parts)
   end
   local ranks = choice and ranks_of(choice, key)
   local update = { set = tonumber(v[3]), condition = condition }
-  return write_total(key, member, update, at, ranks, ttl, data, event, asc)
+  return write_total(key, member, update, at, ranks, ttl, data, event, asc, columns_key, then_values)
 end
 
 -- -> `[[total, rank], ...]` per board, in key order; with DENSE, each
@@ -563,7 +830,7 @@ end
 -- ZSCORE answers a missing board and refuses another type itself); with
 -- `data_key`, each entry's data last. The data hash is read first, as the
 -- module opens it before the board.
-local function member_entries(key, members, ranks, data_key, asc)
+local function member_entries(key, members, ranks, data_key, asc, columns)
   local data = data_key and rt.hmget(data_key, members)
   local scores = {}
   if #members == 1 or rt.zcard(key) > 0 then
@@ -577,8 +844,11 @@ local function member_entries(key, members, ranks, data_key, asc)
     if score then
       local total, reached_at = rank.decode(score, asc)
       entries[i] = { total, rank_of_member(key, member, total, ranks, asc), reached_at }
+      if columns then
+        entries[i][4] = unpack_columns(columns, total)
+      end
       if data then
-        entries[i][4] = data[i] or rt.NULL
+        entries[i][#entries[i] + 1] = data[i] or rt.NULL
       end
     else
       entries[i] = rt.NULL
@@ -597,19 +867,23 @@ local function read_data_key(data_key, key, ranks)
 end
 
 handlers['rank.get'] = function(v)
-  local ranks = v[3]
+  local key, ranks, asc = v[1], v[3], v[5]
   if ranks then
-    ranks = ranks_of(ranks, v[1])
+    ranks = ranks_of(ranks, key)
   end
-  return member_entries(v[1], { v[2] }, ranks, read_data_key(v[4], v[1], ranks), v[5])[1]
+  local data_key = read_data_key(v[4], key, ranks)
+  local columns = columns_of(v[6], false, asc, key, ranks, data_key)
+  return member_entries(key, { v[2] }, ranks, data_key, asc, columns)[1]
 end
 
 handlers['rank.mget'] = function(v)
-  local ranks = v[2]
+  local key, ranks, asc = v[1], v[2], v[4]
   if ranks then
-    ranks = ranks_of(ranks, v[1])
+    ranks = ranks_of(ranks, key)
   end
-  return member_entries(v[1], v[5], ranks, read_data_key(v[3], v[1], ranks), v[4])
+  local data_key = read_data_key(v[3], key, ranks)
+  local columns = columns_of(v[5], false, asc, key, ranks, data_key)
+  return member_entries(key, v[6], ranks, data_key, asc, columns)
 end
 
 -- Competition ranks of consecutive entries (logic/rank.rs `shared_ranks`).
@@ -765,10 +1039,12 @@ handlers['rank.top'] = function(v)
     ranks = ranks_of(ranks, key)
   end
   local data_key = read_data_key(v[5], key, ranks)
+  local columns = columns_of(v[7], false, v[6], key, ranks, data_key)
   if rt.zcard(key) == 0 or count == 0 then
     return with_data({}, data_key)
   end
-  return with_data(rank_range(key, offset, offset + count - 1, ranks, v[6]), data_key)
+  local page = rank_range(key, offset, offset + count - 1, ranks, v[6])
+  return with_columns(with_data(page, data_key), columns)
 end
 
 handlers['rank.around'] = function(v)
@@ -778,6 +1054,7 @@ handlers['rank.around'] = function(v)
     ranks = ranks_of(ranks, key)
   end
   local data_key = read_data_key(v[5], key, ranks)
+  local columns = columns_of(v[7], false, asc, key, ranks, data_key)
   -- ZREVRANK (ZRANK) checks the key's type, and finds no member on an
   -- empty board.
   local position = rank_of(key, member, asc)
@@ -789,7 +1066,8 @@ handlers['rank.around'] = function(v)
   if start < 0 then
     start = 0
   end
-  return with_data(rank_range(key, start, index + radius, ranks, asc), data_key)
+  local page = rank_range(key, start, index + radius, ranks, asc)
+  return with_columns(with_data(page, data_key), columns)
 end
 
 -- The 0-based ascending position of the `per_mille` quantile among `n`
@@ -1002,8 +1280,9 @@ end
 -- ASC both ascending; -0 ties with 0), the ranks counted down that list
 -- (logic/rank.rs `board_order`).
 handlers['rank.among'] = function(v)
-  local key, ranks_asked, asc, given = v[1], v[2], v[4], v[5]
+  local key, ranks_asked, asc, given = v[1], v[2], v[4], v[6]
   local data_key = read_data_key(v[3], key, false)
+  local columns = columns_of(v[5], false, asc, key, false, data_key)
   local found, asked = {}, {}
   for _, member in ipairs(given) do
     if not asked[member] then
@@ -1035,5 +1314,5 @@ handlers['rank.among'] = function(v)
   for i, entry in ipairs(found) do
     page[i] = { ranks and ranks[i] or i, entry[2], totals[i] }
   end
-  return with_data(page, data_key)
+  return with_columns(with_data(page, data_key), columns)
 end

@@ -142,6 +142,13 @@ RUST_REPLY_OPTIONS: Dict[str, RustReplyOption] = {
         "counted in the RATE log `log` (a key of its own, in the hash slot of the queue).",
         commands=("DELAY.POLL", "DELAY.BPOLL"),
     ),
+    "COLUMNS": RustReplyOption(
+        "columns",
+        None,
+        "reading a board ranked by several columns: each entry gives the member's value in each column too "
+        "([`ColumnsRankInfo`], [`ColumnsRankEntry`]).",
+        commands=("RANK.GET", "RANK.MGET", "RANK.TOP", "RANK.AROUND", "RANK.AMONG"),
+    ),
 }
 
 #: Node option names that are not the token in lower case.
@@ -578,6 +585,9 @@ PYTHON_LONGER_TUPLES: Dict[str, str] = {
     "Task": "FencedTask",
     "RankInfo": "RankInfoWithData",
     "RankEntry": "RankEntryWithData",
+    "TotalRank": "TotalRankWithColumns",
+    "ColumnsRankInfo": "ColumnsRankInfoWithData",
+    "ColumnsRankEntry": "ColumnsRankEntryWithData",
     "Season": "SeasonWithTtl",
 }
 
@@ -786,6 +796,7 @@ PARAMETER_NAMES: Dict[Tuple[str, str], str] = {
     ("DELAY.SCHEDULE", "id"): "schedule_id",
     ("DELAY.UNSCHEDULE", "id"): "schedule_id",
     ("RATE.STATS", "window-ms"): "windows_ms",
+    ("RANK.COLUMNS", "column"): "columns",
 }
 
 #: Values commands.json types as strings that the clients take as numbers
@@ -927,17 +938,18 @@ def py_signature(name: str, listed: List[str], reply: str, ending: str, indent: 
     return f"{indent}{prefix}def {name}(\n" + "".join(f"{inner}{item},\n" for item in listed) + f"{indent}) -> {reply}:{ending}\n"
 
 
-def py_listed(params: List[PyParameter], overload: Optional[Tuple[str, str]] = None) -> List[str]:
-    """A method's parameters as its def lists them; ``overload``: one
-    keyword parameter's name and the type an overload gives it instead."""
+def py_listed(params: List[PyParameter], overload: Optional[Dict[str, str]] = None) -> List[str]:
+    """A method's parameters as its def lists them; ``overload``: keyword
+    parameters' names and the types an overload gives them instead."""
     listed = ["self"]
+    overload = overload or {}
     for param in params:
         if param.kind == "keyword" and not any(p.kind == "star" for p in params) and "*" not in listed:
             listed.append("*")
         if param.kind == "star":
             listed.append(f"*{param.name}: {param.type}")
-        elif overload is not None and param.name == overload[0]:
-            listed.append(f"{param.name}: {overload[1]}")
+        elif param.name in overload:
+            listed.append(f"{param.name}: {overload[param.name]}")
         elif param.kind == "keyword":
             listed.append(f"{param.name}: {param.type} = {param.default}")
         else:
@@ -955,12 +967,36 @@ def py_overloads(spec: Spec, indent: str, prefix: str, overrides: bool = False) 
     length = py_length_option(spec)
     assert length is not None
     given = length.type.removeprefix("Optional[").removesuffix("]")
+    # A reply another option (a key's) changes too (RANK.TOP's COLUMNS):
+    # an overload per case of both.
+    by = py_by_option_parameter(spec)
+    branches = [({}, spec.reply)]
+    if by is not None:
+        _, _, with_, without = spec.reply
+        by_given = by.type.removeprefix("Optional[").removesuffix("]")
+        branches = [({by.name: "None = None"}, without), ({by.name: by_given}, with_)]
     out = ""
-    for typed, longer in (("None = None", False), (given, True)):
-        listed = py_listed(params, (length.name, typed))
-        mark = "  # type: ignore[override]" if overrides and not longer else ""
-        out += f"\n{indent}@overload{mark}\n" + py_signature(name, listed, py_type(spec.reply, longer), " ...", indent, prefix)
+    first = True
+    for by_typed, reply in branches:
+        for typed, longer in (("None = None", False), (given, True)):
+            listed = py_listed(params, {**by_typed, length.name: typed})
+            mark = "  # type: ignore[override]" if overrides and first else ""
+            first = False
+            out += f"\n{indent}@overload{mark}\n" + py_signature(name, listed, py_type(reply, longer), " ...", indent, prefix)
     return out
+
+
+def py_by_option_parameter(spec: Spec) -> Optional[PyParameter]:
+    """The keyword parameter of an option that gives a key and changes the
+    reply's type (a ("byoption", ...) reply at the top: RANK.GET's
+    COLUMNS), or None."""
+    if spec.reply[0] != "byoption":
+        return None
+    token = spec.reply[1]
+    part = next((part for part in spec.layout if part.kind == "option" and part.token == token), None)
+    if part is None:
+        return None
+    return next((param for param in py_parameters(spec) if param.sent == part.name and param.kind == "keyword"), None)
 
 
 def py_method(spec: Spec) -> str:

@@ -52,11 +52,11 @@ done
 # (a job's life, keep/replace/extend, deadlines, arrival order, dead
 # letters' bounds, pause), the groups' (caps, rates, redeliveries, fifty
 # workers), the repeating jobs' (named time zones and clock changes
-# among them), the dense ranks', the member data's, the seasons' and the
-# ascending boards', with zkit served by
+# among them), the dense ranks', the member data's, the seasons', the
+# ascending boards' and the column boards', with zkit served by
 # the library (tests/integration/common: ZKIT_ENGINE=functions).
-echo "differential: the keyword, error-table, jobs, groups, schedules, dense-rank, member-data, season and ascending-board tests against the library"
+echo "differential: the keyword, error-table, jobs, groups, schedules, dense-rank, member-data, season, ascending-board and column-board tests against the library"
 ZKIT_ENGINE=functions cargo test --quiet --test integration -- \
-  keywords::values_spelled_like_keywords_stay_values_on_one_server errors_change_nothing jobs:: groups:: schedules:: dense_ranks:: member_data:: seasons:: ascending:: \
+  keywords::values_spelled_like_keywords_stay_values_on_one_server errors_change_nothing jobs:: groups:: schedules:: dense_ranks:: member_data:: seasons:: ascending:: columns:: \
   --skip fuzz:: || failed=1
 exit $failed

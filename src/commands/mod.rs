@@ -29,6 +29,7 @@ pub mod jobs;
 pub mod layout;
 pub mod rank;
 pub mod rank_board;
+pub mod rank_columns;
 pub mod rank_data;
 pub mod rank_dense;
 pub mod rank_merge;

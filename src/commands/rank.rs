@@ -34,6 +34,10 @@ use super::rank_board::{
     DENSE_HISTORY, RANKS_READ, RANKS_READ_FROM_START, RANKS_WRITE, RANKS_WRITE_EACH,
     SHARED_WALK_AT_MOST,
 };
+use super::rank_columns::{
+    self, columns_of, values_of, ColumnsWrite, TotalRank, COLUMNS_ARG, COLUMNS_READ_HISTORY,
+    COLUMNS_WRITE_HISTORY, THEN_ARG,
+};
 use super::rank_data::{
     checked_data_key, DataReader, MemberData, DATA_HISTORY, DATA_READ, DATA_WRITE,
 };
@@ -42,7 +46,9 @@ use super::rank_merge;
 use super::rank_page::{rank_range, Page, PageRanks};
 use super::rank_season;
 use super::rank_stats;
-use super::reply_types::{RANK_ENTRY, RANK_INFO, TOTAL_RANK};
+use super::reply_types::{
+    COLUMNS_RANK_ENTRY, COLUMNS_RANK_INFO, RANK_ENTRY, RANK_INFO, TOTAL_RANK,
+};
 use super::stats;
 use super::tiebreak::tiebreak_clock;
 use crate::error::ZkitError;
@@ -54,6 +60,7 @@ use crate::host::reply::WriteReply;
 use crate::host::reply_shape::ReplyShape as R;
 use crate::host::string::{OwnedRStr, RStr};
 use crate::host::zset::{ScoreBound, Zset};
+use crate::logic::columns::{ColumnValues, Columns};
 use crate::logic::idmp::{ArgsDigest, DIGEST_LEN};
 use crate::logic::rank::{
     board_order, check_distinct_boards, dense_ranks, next_total, range_positions, shared_ranks,
@@ -62,7 +69,10 @@ use crate::logic::rank::{
 use crate::{declare_command, request};
 use smallvec::SmallVec;
 
+/// RANK.COLUMNS first: its example declares the columns the other
+/// commands' examples name.
 pub static COMMANDS: &[&Command] = &[
+    &rank_columns::DECLARE,
     &GIFT,
     &SET,
     &GET,
@@ -81,6 +91,18 @@ pub static COMMANDS: &[&Command] = &[
     &rank_dense::REINDEX,
     &rank_season::SEASON_KEYS,
 ];
+
+/// What RANK.GIFT and RANK.SET reply: `[total, rank]`, with COLUMNS
+/// `[total, rank, [value, ...]]`, and with IDMP the flag last.
+const WRITE_REPLY: R = R::Idmp(&R::Tuple(&TOTAL_RANK));
+
+/// What RANK.TOP, RANK.AROUND and RANK.AMONG reply: rows of `[rank,
+/// member, total]`, with COLUMNS `[rank, member, total, [value, ...]]`.
+const PAGE_REPLY: R = R::ByOption {
+    token: "COLUMNS",
+    with: &R::ArrayOf(&R::Tuple(&COLUMNS_RANK_ENTRY)),
+    without: &R::ArrayOf(&R::Tuple(&RANK_ENTRY)),
+};
 
 /// A write's `TTL seconds`: the board expires that long after this write
 /// (each write sets it again, as RECENT.ADD's TTL), so a season's board
@@ -107,13 +129,15 @@ declare_command! {
             DENSE_HISTORY,
             DATA_HISTORY,
             ASC_HISTORY,
+            COLUMNS_WRITE_HISTORY,
         ],
-        reply: R::Idmp(&R::Tuple(&TOTAL_RANK)),
+        reply: WRITE_REPLY,
         examples: &[
             "RANK.GIFT {t}:board m 1 AT 1718000000000 SHARED TTL 86400 IDMP {t}:seen gift-1 RETAIN 86400000",
             "RANK.GIFT {t}:board m 1 DENSE {t}:totals",
             "RANK.GIFT {t}:board m 1 DATA {t}:profiles Ann",
             "RANK.GIFT {t}:board m 1 ASC",
+            "RANK.GIFT {t}:board m 1 COLUMNS {t}:cols THEN 0",
         ],
         args: &[
             BOARD_WRITE,
@@ -126,6 +150,8 @@ declare_command! {
             IDMP_ARG,
             RETAIN_ARG,
             ASC_ARG,
+            COLUMNS_ARG,
+            THEN_ARG,
         ],
     }
 }
@@ -147,8 +173,9 @@ declare_command! {
             DENSE_HISTORY,
             DATA_HISTORY,
             ASC_HISTORY,
+            COLUMNS_WRITE_HISTORY,
         ],
-        reply: R::Idmp(&R::Tuple(&TOTAL_RANK)),
+        reply: WRITE_REPLY,
         examples: &[
             "RANK.SET {t}:board m 1 AT 1718000000000 SHARED TTL 86400 IDMP {t}:seen set-1 RETAIN 86400000",
             "RANK.SET {t}:board m 2 GT",
@@ -156,6 +183,7 @@ declare_command! {
             "RANK.SET {t}:board m 1 DENSE {t}:totals",
             "RANK.SET {t}:board m 1 DATA {t}:profiles Ann",
             "RANK.SET {t}:board m 61250 LT ASC",
+            "RANK.SET {t}:board m 12 GT COLUMNS {t}:cols THEN 450",
         ],
         args: &[
             BOARD_WRITE,
@@ -174,6 +202,8 @@ declare_command! {
             IDMP_ARG,
             RETAIN_ARG,
             ASC_ARG,
+            COLUMNS_ARG,
+            THEN_ARG,
         ],
     }
 }
@@ -192,15 +222,28 @@ declare_command! {
             DENSE_HISTORY,
             DATA_HISTORY,
             ASC_HISTORY,
+            COLUMNS_READ_HISTORY,
         ],
-        reply: R::OrNil(&R::Tuple(&RANK_INFO)),
+        reply: R::ByOption {
+            token: "COLUMNS",
+            with: &R::OrNil(&R::Tuple(&COLUMNS_RANK_INFO)),
+            without: &R::OrNil(&R::Tuple(&RANK_INFO)),
+        },
         examples: &[
             "RANK.GET {t}:board m SHARED",
             "RANK.GET {t}:board m DENSE {t}:totals",
             "RANK.GET {t}:board m DATA {t}:profiles",
             "RANK.GET {t}:board m ASC",
+            "RANK.GET {t}:board m COLUMNS {t}:cols",
         ],
-        args: &[BOARD_READ, Arg::string("member"), RANKS_READ, DATA_READ, ASC_ARG],
+        args: &[
+            BOARD_READ,
+            Arg::string("member"),
+            RANKS_READ,
+            DATA_READ,
+            ASC_ARG,
+            COLUMNS_ARG,
+        ],
     }
 }
 
@@ -218,13 +261,15 @@ declare_command! {
             DENSE_HISTORY,
             DATA_HISTORY,
             ASC_HISTORY,
+            COLUMNS_READ_HISTORY,
         ],
-        reply: R::ArrayOf(&R::Tuple(&RANK_ENTRY)),
+        reply: PAGE_REPLY,
         examples: &[
             "RANK.TOP {t}:board 10 OFFSET 0 SHARED",
             "RANK.TOP {t}:board 10 DENSE {t}:totals",
             "RANK.TOP {t}:board 10 DATA {t}:profiles",
             "RANK.TOP {t}:board 10 ASC",
+            "RANK.TOP {t}:board 10 COLUMNS {t}:cols",
         ],
         args: &[
             BOARD_READ,
@@ -233,6 +278,7 @@ declare_command! {
             RANKS_READ,
             DATA_READ,
             ASC_ARG,
+            COLUMNS_ARG,
         ],
     }
 }
@@ -251,13 +297,15 @@ declare_command! {
             DENSE_HISTORY,
             DATA_HISTORY,
             ASC_HISTORY,
+            COLUMNS_READ_HISTORY,
         ],
-        reply: R::ArrayOf(&R::Tuple(&RANK_ENTRY)),
+        reply: PAGE_REPLY,
         examples: &[
             "RANK.AROUND {t}:board m 1 SHARED",
             "RANK.AROUND {t}:board m 1 DENSE {t}:totals",
             "RANK.AROUND {t}:board m 1 DATA {t}:profiles",
             "RANK.AROUND {t}:board m 1 ASC",
+            "RANK.AROUND {t}:board m 1 COLUMNS {t}:cols",
         ],
         args: &[
             BOARD_READ,
@@ -266,6 +314,7 @@ declare_command! {
             RANKS_READ,
             DATA_READ,
             ASC_ARG,
+            COLUMNS_ARG,
         ],
     }
 }
@@ -320,19 +369,26 @@ declare_command! {
             DENSE_HISTORY,
             DATA_HISTORY,
             ASC_HISTORY,
+            COLUMNS_READ_HISTORY,
         ],
-        reply: R::ArrayOf(&R::OrNil(&R::Tuple(&RANK_INFO))),
+        reply: R::ByOption {
+            token: "COLUMNS",
+            with: &R::ArrayOf(&R::OrNil(&R::Tuple(&COLUMNS_RANK_INFO))),
+            without: &R::ArrayOf(&R::OrNil(&R::Tuple(&RANK_INFO))),
+        },
         examples: &[
             "RANK.MGET {t}:board SHARED MEMBERS m n",
             "RANK.MGET {t}:board DENSE {t}:totals MEMBERS m n",
             "RANK.MGET {t}:board DATA {t}:profiles MEMBERS m n",
             "RANK.MGET {t}:board ASC MEMBERS m n",
+            "RANK.MGET {t}:board COLUMNS {t}:cols MEMBERS m n",
         ],
         args: &[
             BOARD_READ,
             RANKS_READ,
             DATA_READ,
             ASC_ARG,
+            COLUMNS_ARG,
             Arg::string("member").token("MEMBERS").multiple(),
         ],
     }
@@ -340,7 +396,8 @@ declare_command! {
 
 request! {
     /// RANK.GIFT `key member amount [AT unix-ms] [SHARED | DENSE
-    /// totals-key] [TTL seconds] [DATA data-key data]`, and IDMP.
+    /// totals-key] [TTL seconds] [DATA data-key data] [ASC] [COLUMNS
+    /// columns-key] [THEN value [value ...]]`, and IDMP.
     struct Gift<'a> {
         key: &'a RStr = key,
         member: &'a RStr = string,
@@ -350,21 +407,29 @@ request! {
         ttl_seconds: Option<i64> = option(Request::integer),
         data: Option<(&'a RStr, &'a RStr)> = option(|data| (data.key(), data.string())),
         asc: bool = flag,
+        columns_key: Option<&'a RStr> = option(Request::key),
+        then: Option<Vec<i64>> = option(|then| then.list(Request::integer)),
     }
 }
 
 fn gift<'a>(ctx: &Ctx, args: Gift<'a>) -> Result<TotalWrite<'a>, ZkitError> {
+    let options = WriteOptions {
+        at_ms: args.at_ms,
+        ranks: args.ranks,
+        ttl_seconds: args.ttl_seconds,
+        data: args.data,
+        asc: args.asc,
+        columns_key: args.columns_key,
+        then: args.then,
+    };
     let update = TotalUpdate::Add(args.amount);
-    let ranks = Ranks::chosen(args.ranks).checked_for(args.key)?;
-    let order = Order::of_asc(args.asc);
-    let terms = WriteTerms::checked(ctx, args.at_ms, ranks, args.ttl_seconds, order)?;
-    let data = MemberData::checked(args.data, args.key, ranks)?;
-    Ok(TotalWrite::new(args.key, args.member, update, terms, data))
+    TotalWrite::checked(ctx, args.key, args.member, update, args.amount, options)
 }
 
 request! {
     /// RANK.SET `key member total [AT unix-ms] [GT|LT] [SHARED | DENSE
-    /// totals-key] [TTL seconds] [DATA data-key data]`, and IDMP.
+    /// totals-key] [TTL seconds] [DATA data-key data] [ASC] [COLUMNS
+    /// columns-key] [THEN value [value ...]]`, and IDMP.
     struct SetTotal<'a> {
         key: &'a RStr = key,
         member: &'a RStr = string,
@@ -375,17 +440,35 @@ request! {
         ttl_seconds: Option<i64> = option(Request::integer),
         data: Option<(&'a RStr, &'a RStr)> = option(|data| (data.key(), data.string())),
         asc: bool = flag,
+        columns_key: Option<&'a RStr> = option(Request::key),
+        then: Option<Vec<i64>> = option(|then| then.list(Request::integer)),
     }
 }
 
 fn set<'a>(ctx: &Ctx, args: SetTotal<'a>) -> Result<TotalWrite<'a>, ZkitError> {
+    let options = WriteOptions {
+        at_ms: args.at_ms,
+        ranks: args.ranks,
+        ttl_seconds: args.ttl_seconds,
+        data: args.data,
+        asc: args.asc,
+        columns_key: args.columns_key,
+        then: args.then,
+    };
     let condition = args.condition.unwrap_or(SetCondition::Always);
     let update = TotalUpdate::Set(args.total, condition);
-    let ranks = Ranks::chosen(args.ranks).checked_for(args.key)?;
-    let order = Order::of_asc(args.asc);
-    let terms = WriteTerms::checked(ctx, args.at_ms, ranks, args.ttl_seconds, order)?;
-    let data = MemberData::checked(args.data, args.key, ranks)?;
-    Ok(TotalWrite::new(args.key, args.member, update, terms, data))
+    TotalWrite::checked(ctx, args.key, args.member, update, args.total, options)
+}
+
+/// The options RANK.GIFT and RANK.SET share, as given.
+struct WriteOptions<'a> {
+    at_ms: Option<i64>,
+    ranks: Option<Ranks<'a>>,
+    ttl_seconds: Option<i64>,
+    data: Option<(&'a RStr, &'a RStr)>,
+    asc: bool,
+    columns_key: Option<&'a RStr>,
+    then: Option<Vec<i64>>,
 }
 
 /// `AT unix-ms` as an IDMP digest takes it: the decimal time, or nothing
@@ -482,17 +565,53 @@ struct TotalWrite<'a> {
     terms: WriteTerms<'a>,
     /// With `DATA data-key data`: the member's data, set with the write.
     data: Option<MemberData<'a>>,
+    /// With `COLUMNS columns-key`: the columns and the call's values.
+    columns: Option<Box<ColumnsWrite<'a>>>,
     /// The board, then its index with DENSE, then the data hash with DATA.
     written: SmallVec<[&'a RStr; 3]>,
 }
 
 impl<'a> TotalWrite<'a> {
+    /// A write of `update` checked as both commands check it, in this
+    /// order: the ranks, the terms (time, TTL, order), the data, then the
+    /// columns, read last; `first` is the value in the total's place,
+    /// with COLUMNS the first column's. Inlined into each handler, so the
+    /// write is built where the handler returns it.
+    #[inline(always)]
+    fn checked(
+        ctx: &Ctx,
+        key: &'a RStr,
+        member: &'a RStr,
+        update: TotalUpdate,
+        first: i64,
+        options: WriteOptions<'a>,
+    ) -> Result<TotalWrite<'a>, ZkitError> {
+        let ranks = Ranks::chosen(options.ranks).checked_for(key)?;
+        let order = Order::of_asc(options.asc);
+        let terms = WriteTerms::checked(ctx, options.at_ms, ranks, options.ttl_seconds, order)?;
+        let data = MemberData::checked(options.data, key, ranks)?;
+        let (columns_key, then) = (options.columns_key, options.then);
+        let data_key = data.map(|data| data.key);
+        let columns = columns_of(
+            ctx,
+            columns_key,
+            then.is_some(),
+            options.asc,
+            key,
+            ranks,
+            data_key,
+        )?;
+        let columns = ColumnsWrite::of(columns_key, columns, first, then);
+        Ok(TotalWrite::new(key, member, update, terms, data, columns))
+    }
+
     fn new(
         key: &'a RStr,
         member: &'a RStr,
         update: TotalUpdate,
         terms: WriteTerms<'a>,
         data: Option<MemberData<'a>>,
+        columns: Option<Box<ColumnsWrite<'a>>>,
     ) -> Self {
         let mut written = SmallVec::new();
         written.push(key);
@@ -504,15 +623,21 @@ impl<'a> TotalWrite<'a> {
             update,
             terms,
             data,
+            columns,
             written,
         }
+    }
+
+    fn columns(&self) -> Option<&Columns> {
+        self.columns.as_ref().map(|write| &write.columns)
     }
 }
 
 /// RANK.GIFT / RANK.SET -> `[total, rank]`, the total that stands after the
-/// call (with IDMP, a repeated event's is the board's current state).
+/// call (with IDMP, a repeated event's is the board's current state); with
+/// COLUMNS, each column's value in place of the total.
 impl OnceWrite for TotalWrite<'_> {
-    type Reply = Standing;
+    type Reply = TotalRank;
 
     /// What makes two writes the same event.
     fn digest(&self) -> [u8; DIGEST_LEN] {
@@ -541,6 +666,13 @@ impl OnceWrite for TotalWrite<'_> {
                 .part(data.data.as_bytes());
         }
         self.terms.digest_order(&mut digest);
+        // A call without COLUMNS digests as before COLUMNS existed.
+        if let Some(columns) = &self.columns {
+            digest.part(b"COLUMNS").part(columns.key.as_bytes());
+            for &value in columns.values.iter().skip(1) {
+                digest.integer(value);
+            }
+        }
         digest.finish()
     }
 
@@ -548,24 +680,32 @@ impl OnceWrite for TotalWrite<'_> {
         &self.written
     }
 
-    fn current(&self, ctx: &Ctx) -> Result<Standing, ZkitError> {
-        standing(ctx, self.key, self.member, &self.terms)
+    fn current(&self, ctx: &Ctx) -> Result<TotalRank, ZkitError> {
+        let (total, rank) = standing(ctx, self.key, self.member, &self.terms)?;
+        Ok(TotalRank::of(self.columns(), total, rank)?)
     }
 
-    fn apply(self, ctx: &Ctx) -> Result<Outcome<Standing>, ZkitError> {
+    fn apply(self, ctx: &Ctx) -> Result<Outcome<TotalRank>, ZkitError> {
         let TotalWrite {
             key,
             member,
             update,
             terms,
             data,
+            columns,
             ..
         } = self;
         let ranks = terms.ranks;
         let clock = terms.clock();
         let at_ms = terms.at_ms.unwrap_or_else(|| ctx.now_ms());
         let mut board = ctx.open_zset_mut(key)?;
-        let checked = check_score(&clock, board.score(member), update, at_ms)?;
+        let checked = check_score(
+            &clock,
+            board.score(member),
+            update,
+            columns.as_deref(),
+            at_ms,
+        )?;
         // Opened before the board is written, so an index of another type
         // refuses the call with nothing changed.
         let mut index = ranks
@@ -595,7 +735,12 @@ impl OnceWrite for TotalWrite<'_> {
             Some(rank) => rank,
             None => rank_of_member(ctx, key, member, checked.total, ranks, terms.order)?,
         };
-        Ok(Outcome::Applied((checked.total, Some(rank))))
+        let columns = columns.as_ref().map(|write| &write.columns);
+        Ok(Outcome::Applied(TotalRank::of(
+            columns,
+            checked.total,
+            Some(rank),
+        )?))
     }
 }
 
@@ -610,18 +755,38 @@ struct CheckedScore {
 
 /// Checks `update` for a member scored `previous` (`None`: not on the
 /// board), reached at `at_ms`. Checks everything a write can refuse: a
-/// previous score that is not a rank score, the total's range and the time
+/// previous score that is not a rank score, the total's range (with
+/// COLUMNS, each value's and the previous total's as a tuple) and the time
 /// (even when the total does not change).
 fn check_score(
     clock: &TieBreakClock,
     previous: Option<f64>,
     update: TotalUpdate,
+    columns: Option<&ColumnsWrite<'_>>,
     at_ms: i64,
 ) -> Result<CheckedScore, ZkitError> {
     let previous_total = previous
         .map(|score| clock.decode(score))
         .transpose()?
         .map(|entry| entry.total);
+    // With columns the update's total is the tuple packed: a gift's sum
+    // column by column, a set's values.
+    let update = match (columns, update) {
+        (None, update) => update,
+        (Some(write), TotalUpdate::Add(_)) => TotalUpdate::Set(
+            write.columns.add(previous_total, &write.values)?,
+            SetCondition::Always,
+        ),
+        (Some(write), TotalUpdate::Set(_, condition)) => {
+            // Refused in the order a gift's are: the count, the previous
+            // total, the values.
+            write.columns.check_count(write.values.len())?;
+            if let Some(total) = previous_total {
+                write.columns.unpack(total)?;
+            }
+            TotalUpdate::Set(write.columns.pack(&write.values)?, condition)
+        }
+    };
     let after = next_total(previous_total, update)?;
     let score = clock.encode(after.total, at_ms)?;
     Ok(CheckedScore {
@@ -827,7 +992,7 @@ impl OnceWrite for BoardsWrite<'_> {
         let mut opened: SmallVec<[(Zset<'_>, CheckedScore); INLINE_BOARDS]> = SmallVec::new();
         for &key in boards {
             let board = ctx.open_zset_mut(key)?;
-            let checked = check_score(&clock, board.score(member), update, at_ms)?;
+            let checked = check_score(&clock, board.score(member), update, None, at_ms)?;
             opened.push((board, checked));
         }
         let mut indexes: SmallVec<[Zset<'_>; INLINE_BOARDS]> = SmallVec::new();
@@ -874,6 +1039,7 @@ request! {
         ranks: Option<Ranks<'a>> = one_of(&ranks_choices()),
         data_key: Option<&'a RStr> = option(Request::key),
         asc: bool = flag,
+        columns_key: Option<&'a RStr> = option(Request::key),
     }
 }
 
@@ -884,15 +1050,24 @@ struct MemberEntry {
     total: i64,
     rank: i64,
     reached_at_ms: i64,
+    /// With `COLUMNS columns-key`: the member's value in each column.
+    columns: Option<ColumnValues>,
     /// With `DATA data-key`: the member's data, if it has any.
     data: Option<Option<OwnedRStr>>,
 }
 
 impl WriteReply for MemberEntry {
     fn write(&self, ctx: &Ctx) {
-        match &self.data {
-            Some(data) => (self.total, self.rank, self.reached_at_ms, data).write(ctx),
-            None => (self.total, self.rank, self.reached_at_ms).write(ctx),
+        let extra = usize::from(self.columns.is_some()) + usize::from(self.data.is_some());
+        ctx.reply_array(3 + extra);
+        ctx.reply_i64(self.total);
+        ctx.reply_i64(self.rank);
+        ctx.reply_i64(self.reached_at_ms);
+        if let Some(columns) = &self.columns {
+            columns.write(ctx);
+        }
+        if let Some(data) = &self.data {
+            data.write(ctx);
         }
     }
 }
@@ -903,6 +1078,15 @@ fn get(ctx: &Ctx, args: Get<'_>) -> Result<Option<MemberEntry>, ZkitError> {
     let order = Order::of_asc(args.asc);
     ctx.require(&[ranks.native(order)])?;
     let data_key = checked_data_key(args.data_key, args.key, ranks)?;
+    let columns = columns_of(
+        ctx,
+        args.columns_key,
+        false,
+        args.asc,
+        args.key,
+        ranks,
+        data_key,
+    )?;
     // Opened before the board, as the library reads it first.
     let data = DataReader::open(ctx, data_key)?;
     let Some(mut board) = ctx.open_zset(args.key)? else {
@@ -923,6 +1107,7 @@ fn get(ctx: &Ctx, args: Get<'_>) -> Result<Option<MemberEntry>, ZkitError> {
         args.member,
         ranks,
         data.as_ref(),
+        columns.as_ref(),
     )
 }
 
@@ -934,6 +1119,7 @@ request! {
         ranks: Option<Ranks<'a>> = one_of(&ranks_choices()),
         data_key: Option<&'a RStr> = option(Request::key),
         asc: bool = flag,
+        columns_key: Option<&'a RStr> = option(Request::key),
         members: WordList<'a> = words,
     }
 }
@@ -951,6 +1137,15 @@ fn mget(
     let order = Order::of_asc(args.asc);
     ctx.require(&[ranks.native(order)])?;
     let data_key = checked_data_key(args.data_key, args.key, ranks)?;
+    let columns = columns_of(
+        ctx,
+        args.columns_key,
+        false,
+        args.asc,
+        args.key,
+        ranks,
+        data_key,
+    )?;
     let data = DataReader::open(ctx, data_key)?;
     let mut entries = SmallVec::new();
     let Some(mut board) = ctx.open_zset(args.key)? else {
@@ -977,6 +1172,7 @@ fn mget(
             member,
             ranks,
             data.as_ref(),
+            columns.as_ref(),
         )?);
     }
     Ok(entries)
@@ -1000,6 +1196,7 @@ fn member_entry(
     member: &RStr,
     ranks: Ranks<'_>,
     data: Option<&DataReader<'_>>,
+    columns: Option<&Columns>,
 ) -> Result<Option<MemberEntry>, ZkitError> {
     let Some(score) = board.zset.score(member) else {
         return Ok(None);
@@ -1016,6 +1213,7 @@ fn member_entry(
         total: entry.total,
         rank,
         reached_at_ms: entry.reached_at_ms,
+        columns: values_of(columns, entry.total)?,
         data: data.map(|data| data.get(member)),
     }))
 }
@@ -1030,6 +1228,7 @@ request! {
         ranks: Option<Ranks<'a>> = one_of(&ranks_choices()),
         data_key: Option<&'a RStr> = option(Request::key),
         asc: bool = flag,
+        columns_key: Option<&'a RStr> = option(Request::key),
     }
 }
 
@@ -1040,6 +1239,15 @@ fn top(ctx: &Ctx, args: Top<'_>) -> Result<Page, ZkitError> {
     let ranks = Ranks::chosen(args.ranks).checked_for(args.key)?;
     ctx.require(ranks.page_natives())?;
     let data_key = checked_data_key(args.data_key, args.key, ranks)?;
+    let columns = columns_of(
+        ctx,
+        args.columns_key,
+        false,
+        args.asc,
+        args.key,
+        ranks,
+        data_key,
+    )?;
     let order = Order::of_asc(args.asc);
     let page = match ctx.open_zset(args.key)? {
         Some(board) if count > 0 => {
@@ -1049,7 +1257,7 @@ fn top(ctx: &Ctx, args: Top<'_>) -> Result<Page, ZkitError> {
         }
         _ => Page::empty(),
     };
-    page.with_data(ctx, data_key)
+    page.with_data(ctx, data_key)?.with_columns(columns)
 }
 
 request! {
@@ -1062,6 +1270,7 @@ request! {
         ranks: Option<Ranks<'a>> = one_of(&ranks_choices()),
         data_key: Option<&'a RStr> = option(Request::key),
         asc: bool = flag,
+        columns_key: Option<&'a RStr> = option(Request::key),
     }
 }
 
@@ -1074,6 +1283,7 @@ fn around(ctx: &Ctx, args: Around<'_>) -> Result<Page, ZkitError> {
         ranks,
         data_key,
         asc,
+        columns_key,
     } = args;
     let radius = non_negative(radius, "radius")?;
     let ranks = Ranks::chosen(ranks).checked_for(key)?;
@@ -1081,6 +1291,7 @@ fn around(ctx: &Ctx, args: Around<'_>) -> Result<Page, ZkitError> {
     ctx.require(&[rank_native(order)])?;
     ctx.require(ranks.page_natives())?;
     let data_key = checked_data_key(data_key, key, ranks)?;
+    let columns = columns_of(ctx, columns_key, false, asc, key, ranks, data_key)?;
     // The type check; ZREVRANK (ZRANK) then answers nil for an absent
     // member. The board stays open for the page: a read handle outlives the
     // calls.
@@ -1097,7 +1308,7 @@ fn around(ctx: &Ctx, args: Around<'_>) -> Result<Page, ZkitError> {
     );
     let anchor = Some((member, index));
     let page = rank_range(ctx, key, board, positions, anchor, ranks, order)?;
-    page.with_data(ctx, data_key)
+    page.with_data(ctx, data_key)?.with_columns(columns)
 }
 
 declare_command! {
@@ -1224,13 +1435,14 @@ declare_command! {
         summary: "Returns the given members that are on the board, ordered as the board orders them, each with its rank among them (1-based; with SHARED, equal totals share a rank; with DENSE, they share one and the next total ranks one lower): rank, member, total (with DATA, and the member's data).",
         complexity: "O(F*log(F)) with F the members given: a score lookup each and a sort of them; the board is not walked.",
         since: "0.5.0",
-        history: &[],
-        reply: R::ArrayOf(&R::Tuple(&RANK_ENTRY)),
+        history: &[COLUMNS_READ_HISTORY],
+        reply: PAGE_REPLY,
         examples: &[
             "RANK.AMONG {t}:board SHARED MEMBERS m n",
             "RANK.AMONG {t}:board DENSE MEMBERS m n",
             "RANK.AMONG {t}:board DATA {t}:profiles MEMBERS m n",
             "RANK.AMONG {t}:board ASC MEMBERS m n",
+            "RANK.AMONG {t}:board COLUMNS {t}:cols MEMBERS m n",
         ],
         args: &[
             BOARD_READ,
@@ -1243,19 +1455,21 @@ declare_command! {
             .optional(),
             DATA_READ,
             ASC_FROM_START,
+            COLUMNS_ARG,
             Arg::string("member").token("MEMBERS").multiple(),
         ],
     }
 }
 
 request! {
-    /// RANK.AMONG `key [SHARED | DENSE] [DATA data-key] [ASC] MEMBERS
+    /// RANK.AMONG `key [SHARED | DENSE] [DATA data-key] [ASC] [COLUMNS columns-key] MEMBERS
     /// member [member ...]`.
     struct Among<'a> {
         key: &'a RStr = key,
         ranks: Option<AmongRanks> = one_of(&[|_| AmongRanks::Shared, |_| AmongRanks::Dense]),
         data_key: Option<&'a RStr> = option(Request::key),
         asc: bool = flag,
+        columns_key: Option<&'a RStr> = option(Request::key),
         members: WordList<'a> = words,
     }
 }
@@ -1271,6 +1485,15 @@ enum AmongRanks {
 /// as the board sorts them, the ranks counted down that list.
 fn among(ctx: &Ctx, args: Among<'_>) -> Result<Page, ZkitError> {
     let data_key = checked_data_key(args.data_key, args.key, Ranks::FirstCome)?;
+    let columns = columns_of(
+        ctx,
+        args.columns_key,
+        false,
+        args.asc,
+        args.key,
+        Ranks::FirstCome,
+        data_key,
+    )?;
     let Some(board) = ctx.open_zset(args.key)? else {
         return Page::empty().with_data(ctx, data_key);
     };
@@ -1292,5 +1515,7 @@ fn among(ctx: &Ctx, args: Among<'_>) -> Result<Page, ZkitError> {
         Some(AmongRanks::Dense) => PageRanks::Listed(dense_ranks(1, &totals)),
         None => PageRanks::From(1),
     };
-    Page::of(members, totals, ranks).with_data(ctx, data_key)
+    Page::of(members, totals, ranks)
+        .with_data(ctx, data_key)?
+        .with_columns(columns)
 }

@@ -13,6 +13,7 @@ use crate::host::ctx::Ctx;
 use crate::host::reply::WriteReply;
 use crate::host::string::{OwnedRStr, RStr};
 use crate::host::zset::{ScoreBound, Zset};
+use crate::logic::columns::{ColumnValues, Columns};
 use crate::logic::rank::{dense_ranks, shared_ranks, Order};
 use smallvec::SmallVec;
 
@@ -29,6 +30,8 @@ pub(super) struct Page {
     ranks: PageRanks,
     /// With `DATA data-key`: each row's data, if it has any.
     data: Option<SmallVec<[Option<OwnedRStr>; INLINE_ROWS]>>,
+    /// With `COLUMNS columns-key`: each row's total as its columns' values.
+    columns: Option<Vec<ColumnValues>>,
 }
 
 /// A page's ranks.
@@ -54,6 +57,7 @@ impl Page {
             totals,
             ranks,
             data: None,
+            columns: None,
         }
     }
 
@@ -71,19 +75,33 @@ impl Page {
         }
         Ok(self)
     }
+
+    /// The page with each row's columns, when the call names them: refused
+    /// when a row's total packs no tuple of them.
+    pub(super) fn with_columns(mut self, columns: Option<Columns>) -> Result<Page, ZkitError> {
+        if let Some(columns) = columns {
+            let rows = self.totals.iter().map(|&total| columns.unpack(total));
+            self.columns = Some(rows.collect::<Result<_, _>>()?);
+        }
+        Ok(self)
+    }
 }
 
 impl WriteReply for Page {
     fn write(&self, ctx: &Ctx) {
         ctx.reply_array(self.totals.len());
         for (row, total) in self.totals.iter().enumerate() {
-            ctx.reply_array(if self.data.is_some() { 4 } else { 3 });
+            let extra = usize::from(self.columns.is_some()) + usize::from(self.data.is_some());
+            ctx.reply_array(3 + extra);
             ctx.reply_i64(match &self.ranks {
                 PageRanks::From(first) => first + row as i64,
                 PageRanks::Listed(ranks) => ranks[row],
             });
             ctx.reply_str(&self.members[row]);
             ctx.reply_i64(*total);
+            if let Some(columns) = &self.columns {
+                columns[row].write(ctx);
+            }
             if let Some(data) = &self.data {
                 data[row].write(ctx);
             }

@@ -16,11 +16,13 @@ use crate::host::reply_shape::When;
 /// RANK.GIFT, RANK.SET and each board of RANK.MGIFT.
 pub static TOTAL_RANK: Tuple = Tuple {
     name: "TotalRank",
-    about: "The member's total and its 1-based rank (with SHARED, its competition rank); \
-            a repeated IDMP call whose member has left the board since reads total 0, rank 0.",
+    about: "The member's total and its 1-based rank (with SHARED, its competition rank), and with COLUMNS \
+            its value in each column; a repeated IDMP call whose member has left the board since reads \
+            total 0, rank 0 (and 0 in every column).",
     elements: &[
         E::new("total", R::Integer),
         E::new("rank", R::IntegerOrNilAsZero),
+        E::when("columns", COLUMN_VALUES_SHAPE, &[When::Option("COLUMNS")]),
     ],
 };
 
@@ -47,6 +49,36 @@ pub static RANK_ENTRY: Tuple = Tuple {
         MEMBER_DATA,
     ],
 };
+
+/// RANK.GET and each member of RANK.MGET with COLUMNS.
+pub static COLUMNS_RANK_INFO: Tuple = Tuple {
+    name: "ColumnsRankInfo",
+    about: "A member's total, rank, when the total was reached (unix ms) and its value in each column; with DATA, its member data (nil when it has none).",
+    elements: &[
+        E::new("total", R::Integer),
+        E::new("rank", R::Integer),
+        E::new("reached-at-ms", R::Integer),
+        COLUMN_VALUES,
+        MEMBER_DATA,
+    ],
+};
+
+/// A row of RANK.TOP, RANK.AROUND and RANK.AMONG with COLUMNS.
+pub static COLUMNS_RANK_ENTRY: Tuple = Tuple {
+    name: "ColumnsRankEntry",
+    about: "One row of a board's page with COLUMNS: rank, member, total and the member's value in each column; with DATA, the member's data last (nil when it has none).",
+    elements: &[
+        E::new("rank", R::Integer),
+        E::new("member", R::Bulk),
+        E::new("total", R::Integer),
+        COLUMN_VALUES,
+        MEMBER_DATA,
+    ],
+};
+
+/// With `COLUMNS columns-key`: a member's value in each column, in order.
+const COLUMN_VALUES_SHAPE: ReplyShape = R::ArrayOf(&R::Integer);
+const COLUMN_VALUES: E = E::new("columns", COLUMN_VALUES_SHAPE);
 
 /// A board entry's member data, with `DATA data-key`: the member's field of
 /// the hash, or nil.

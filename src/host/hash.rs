@@ -89,6 +89,33 @@ impl Hash<'_> {
         self.get_str(&OwnedRStr::new(field))
     }
 
+    /// The value of `field` (a short name without NUL bytes: a fixed field
+    /// of zkit's own, such as a board's columns), passed to the server as
+    /// a C string so that no server string is made for the name.
+    pub fn get_cfield(&self, field: &[u8]) -> Option<OwnedRStr> {
+        let mut name = [0u8; 32];
+        if field.len() >= name.len() || field.contains(&0) {
+            return self.get(field);
+        }
+        name[..field.len()].copy_from_slice(field);
+        let mut value: *mut raw::RedisModuleString = std::ptr::null_mut();
+        // SAFETY: open key; with REDISMODULE_HASH_CFIELDS the field is a
+        // NUL-terminated C string (`name` holds the bytes and a NUL after
+        // them, and outlives the call), then its output pointer and the
+        // terminating NULL. The value is a new string outside automatic
+        // memory, owned from here on.
+        unsafe {
+            api!(RedisModule_HashGet)(
+                self.ptr(),
+                raw::REDISMODULE_HASH_CFIELDS as c_int,
+                name.as_ptr(),
+                &mut value as *mut *mut raw::RedisModuleString,
+                std::ptr::null_mut::<raw::RedisModuleString>(),
+            );
+        }
+        OwnedRStr::adopt(value)
+    }
+
     /// The value of the field named by a string the caller holds (a board
     /// member, as its page or the call's argument holds it), or `None`.
     pub fn get_str(&self, field: &RStr) -> Option<OwnedRStr> {

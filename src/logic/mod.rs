@@ -1,6 +1,7 @@
 //! Pure logic with no Redis types, unit- and property-tested on its own.
 
 pub mod clock;
+pub mod columns;
 pub mod cursor;
 pub mod delay;
 pub mod family;

@@ -136,6 +136,14 @@ impl TieBreakClock {
         TieBreakClock { order, ..self }
     }
 
+    /// How many milliseconds one tie-break slot lasts at `total`, rounded
+    /// up to a whole millisecond: totals reached within one slot tie on
+    /// score (and rank by member name).
+    pub fn slot_ms(&self, total: i64) -> i64 {
+        let slots = 1u128 << fraction_bits(total);
+        (self.span_ms as u128).div_ceil(slots) as i64
+    }
+
     /// The window `[start, end)` of accepted reached-at times, in unix ms.
     pub fn window(&self) -> (i64, i64) {
         (self.epoch_ms, self.epoch_ms + self.span_ms)
@@ -502,6 +510,9 @@ mod tests {
         assert_eq!(c.resolution_ms(999_999_999_999), 268_435_456.0);
         assert_eq!(c.resolution_ms(TOTAL_LIMIT - 1), (1u64 << 40) as f64);
         assert_eq!(c.resolution_ms(-999_999), 256.0);
+        assert_eq!(c.slot_ms(999), 1);
+        assert_eq!(c.slot_ms(999_999), 256);
+        assert_eq!(c.slot_ms(TOTAL_LIMIT - 1), 1 << 40);
     }
 
     #[test]

@@ -534,6 +534,7 @@ mod tests {
 
     use crate::error::{bound, ZkitError};
     use crate::host::grammar::GrammarError;
+    use crate::logic::columns::ColumnsError;
     use crate::logic::cursor::CursorError;
     use crate::logic::delay::DelayError;
     use crate::logic::family::{Evidence, Family, WrongFamily};
@@ -660,6 +661,31 @@ mod tests {
                 ZkitError::Rank(RankError::MemberDataTooLarge { len: 910000000001, limit: 920000000002 }),
                 &[("len", "910000000001"), ("limit", "920000000002")],
             ),
+            "columns_too_many": fixed(ZkitError::Columns(ColumnsError::TooMany)),
+            "columns_bound_out_of_range": fixed(ZkitError::Columns(ColumnsError::BoundOutOfRange)),
+            "columns_too_wide": fixed(ZkitError::Columns(ColumnsError::TooWide)),
+            "columns_other": fixed(ZkitError::Columns(ColumnsError::OtherColumns)),
+            "columns_none": fixed(ZkitError::Columns(ColumnsError::NoColumns)),
+            "columns_not": fixed(ZkitError::Columns(ColumnsError::NotColumns)),
+            "columns_value_count": template(
+                ZkitError::Columns(ColumnsError::ValueCount { columns: 910000000001, given: 920000000002 }),
+                &[("columns", "910000000001"), ("given", "920000000002")],
+            ),
+            "columns_value_out_of_range": template(
+                ZkitError::Columns(ColumnsError::ValueOutOfRange {
+                    column: 910000000001,
+                    low: 930000000003,
+                    high: 940000000004,
+                }),
+                &[("column", "910000000001"), ("low", "930000000003"), ("high", "940000000004")],
+            ),
+            "columns_not_total": template(
+                ZkitError::Columns(ColumnsError::NotColumnsTotal(910000000001)),
+                &[("total", "910000000001")],
+            ),
+            "columns_then_without": fixed(ZkitError::Columns(ColumnsError::ThenWithoutColumns)),
+            "columns_with_asc": fixed(ZkitError::Columns(ColumnsError::AscWithColumns)),
+            "columns_key_shared": fixed(ZkitError::Columns(ColumnsError::KeyShared)),
             "job_needs_data": template(
                 ZkitError::Job(JobError::NeedsData("0PT10N")),
                 &[("option", "0PT10N")],
@@ -704,6 +730,7 @@ mod tests {
         let limits = json!({
             "MAX_DURATION_MS": clock::MAX_DURATION_MS,
             "TOTAL_LIMIT": rank::TOTAL_LIMIT,
+            "MAX_COLUMNS": crate::logic::columns::MAX_COLUMNS,
             "CLOCK_LIMIT_MS": rank::CLOCK_LIMIT_MS,
             "RATE_MAX_LIMIT": rate::MAX_LIMIT,
             "FEED_DEFAULT_COUNT": commands::feed::DEFAULT_COUNT,
@@ -892,7 +919,7 @@ mod tests {
     fn syntax_reads_like_redis_docs() {
         assert_eq!(
             commands::rank::GIFT.usage(),
-            "RANK.GIFT key member amount [AT unix-ms] [SHARED | DENSE totals-key] [TTL seconds] [DATA data-key data] [IDMP seen-key event-id] [RETAIN ms] [ASC]"
+            "RANK.GIFT key member amount [AT unix-ms] [SHARED | DENSE totals-key] [TTL seconds] [DATA data-key data] [IDMP seen-key event-id] [RETAIN ms] [ASC] [COLUMNS columns-key] [THEN value [value ...]]"
         );
         assert_eq!(
             commands::feed::PAGE.usage(),

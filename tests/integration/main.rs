@@ -11,6 +11,7 @@ mod ascending;
 mod chaos;
 mod clients;
 mod cluster;
+mod columns;
 mod commands_json;
 mod delay;
 mod dense_ranks;

@@ -1348,7 +1348,7 @@ fn new_rank_errors_change_nothing() {
     ok(&mut con, &["ZADD", "{r}:foreign", "inf", "m"]);
     let end = (EPOCH + (1i64 << 41)).to_string();
     let mget_usage =
-        "RANK.MGET key [SHARED | DENSE totals-key] [DATA data-key] [ASC] MEMBERS member [member ...]";
+        "RANK.MGET key [SHARED | DENSE totals-key] [DATA data-key] [ASC] [COLUMNS columns-key] MEMBERS member [member ...]";
     let mget_syntax = |mistake: &str| syntax_error(mistake, mget_usage);
     let cases: &[(&[&str], &str)] = &[
         (

@@ -7,34 +7,40 @@
 // commands.ts (HandWrittenCommands; gen-clients.py's NODE_HAND_METHODS).
 
 import type { HandWrittenCommands, IdmpOption, Key, SharedOption } from './commands';
-import type { BoardStats, DelayStats, FeedPage, GroupState, JobInfo, RankEntry, RankInfo, RateAcquired, RateStats, Schedule, Season, Text, TotalRank, VoteResult } from './replies';
+import type { BoardStats, ColumnsRankEntry, ColumnsRankInfo, DelayStats, FeedPage, GroupState, JobInfo, RankEntry, RankInfo, RateAcquired, RateStats, Schedule, Season, Text, TotalRank, VoteResult } from './replies';
 
 /** The zkit commands, one method each; every method returns a promise of the parsed reply. */
 export interface ZkitCommands extends HandWrittenCommands {
   /**
+   * RANK.COLUMNS: Declares a board's columns, most significant first, each by its name and the values that rank best and worst (best above worst: more wins; below: less wins), in a hash that the RANK commands name with COLUMNS. Declaring the same columns again changes nothing; other columns at the key are refused. Returns how many ms one tie-break slot lasts at the highest total (equal columns reached within it rank by member name).
+   *
+   * `RANK.COLUMNS columns-key name best worst [name best worst ...]`
+   */
+  rankColumns(columnsKey: Key, columns: Array<{ name: Text; best: number; worst: number }>): Promise<number>;
+  /**
    * RANK.GIFT: Adds an amount to a member's total and returns the new total and rank; equal totals rank first-come (with SHARED, equal totals share a rank; with DENSE, they share one and the next total ranks one lower); with DATA, sets the member's data too.
    *
-   * `RANK.GIFT key member amount [AT unix-ms] [SHARED] [DENSE totals-key] [TTL seconds] [DATA data-key data] [IDMP seen-key event-id] [RETAIN ms] [ASC]`
+   * `RANK.GIFT key member amount [AT unix-ms] [SHARED] [DENSE totals-key] [TTL seconds] [DATA data-key data] [IDMP seen-key event-id] [RETAIN ms] [ASC] [COLUMNS columns-key] [THEN value [value ...]]`
    */
-  rankGift(key: Key, member: Text, amount: number, options?: { at?: number; dense?: Key; ttl?: number; data?: { dataKey: Key; data: Text }; asc?: boolean } & SharedOption & IdmpOption): Promise<TotalRank>;
+  rankGift(key: Key, member: Text, amount: number, options?: { at?: number; dense?: Key; ttl?: number; data?: { dataKey: Key; data: Text }; asc?: boolean; columns?: Key; then?: number[] } & SharedOption & IdmpOption): Promise<TotalRank>;
   /**
    * RANK.GET: Returns a member's total, rank and the time it reached its total (with DATA, and its member data), or nil.
    *
-   * `RANK.GET key member [SHARED] [DENSE totals-key] [DATA data-key] [ASC]`
+   * `RANK.GET key member [SHARED] [DENSE totals-key] [DATA data-key] [ASC] [COLUMNS columns-key]`
    */
-  rankGet(key: Key, member: Text, options?: { dense?: Key; data?: Key; asc?: boolean } & SharedOption): Promise<RankInfo | null>;
+  rankGet(key: Key, member: Text, options?: { dense?: Key; data?: Key; asc?: boolean; columns?: Key } & SharedOption): Promise<RankInfo | null | ColumnsRankInfo | null>;
   /**
    * RANK.TOP: Returns a page of the board from the highest total down (with ASC, from the lowest up): rank, member, total (with DATA, and the member's data).
    *
-   * `RANK.TOP key count [OFFSET offset] [SHARED] [DENSE totals-key] [DATA data-key] [ASC]`
+   * `RANK.TOP key count [OFFSET offset] [SHARED] [DENSE totals-key] [DATA data-key] [ASC] [COLUMNS columns-key]`
    */
-  rankTop(key: Key, count: number, options?: { offset?: number; dense?: Key; data?: Key; asc?: boolean } & SharedOption): Promise<RankEntry[]>;
+  rankTop(key: Key, count: number, options?: { offset?: number; dense?: Key; data?: Key; asc?: boolean; columns?: Key } & SharedOption): Promise<RankEntry[] | ColumnsRankEntry[]>;
   /**
    * RANK.AROUND: Returns the member and up to radius entries above and below it: rank, member, total (with DATA, and the member's data).
    *
-   * `RANK.AROUND key member radius [SHARED] [DENSE totals-key] [DATA data-key] [ASC]`
+   * `RANK.AROUND key member radius [SHARED] [DENSE totals-key] [DATA data-key] [ASC] [COLUMNS columns-key]`
    */
-  rankAround(key: Key, member: Text, radius: number, options?: { dense?: Key; data?: Key; asc?: boolean } & SharedOption): Promise<RankEntry[]>;
+  rankAround(key: Key, member: Text, radius: number, options?: { dense?: Key; data?: Key; asc?: boolean; columns?: Key } & SharedOption): Promise<RankEntry[] | ColumnsRankEntry[]>;
   /**
    * RANK.MGIFT: Adds an amount to a member's total on several boards at once (each first-come on its own) and returns [total, rank] per board, in key order; with DENSE, each board's dense rank, counted in its own totals index (one per board, in key order), which the write keeps.
    *
@@ -44,9 +50,9 @@ export interface ZkitCommands extends HandWrittenCommands {
   /**
    * RANK.MGET: Returns what RANK.GET returns for each member, in order: [total, rank, reached-at-ms] (with DATA, and the member's data) or nil.
    *
-   * `RANK.MGET key [SHARED] [DENSE totals-key] [DATA data-key] [ASC] MEMBERS member [member ...]`
+   * `RANK.MGET key [SHARED] [DENSE totals-key] [DATA data-key] [ASC] [COLUMNS columns-key] MEMBERS member [member ...]`
    */
-  rankMget(key: Key, members: Text | Text[], options?: { dense?: Key; data?: Key; asc?: boolean } & SharedOption): Promise<Array<RankInfo | null>>;
+  rankMget(key: Key, members: Text | Text[], options?: { dense?: Key; data?: Key; asc?: boolean; columns?: Key } & SharedOption): Promise<Array<RankInfo | null> | Array<ColumnsRankInfo | null>>;
   /**
    * RANK.STATS: Returns a board's size and the spread of its totals, read by name: members, top-total, p99-total, p90-total, p50-total, bottom-total (nil on an empty board) and memory-bytes (MEMORY USAGE's estimate); the top is the highest total (with ASC, the lowest), a pNN-total the total that ranks ahead of NN% of the board.
    *
@@ -80,9 +86,9 @@ export interface ZkitCommands extends HandWrittenCommands {
   /**
    * RANK.AMONG: Returns the given members that are on the board, ordered as the board orders them, each with its rank among them (1-based; with SHARED, equal totals share a rank; with DENSE, they share one and the next total ranks one lower): rank, member, total (with DATA, and the member's data).
    *
-   * `RANK.AMONG key [SHARED] [DENSE] [DATA data-key] [ASC] MEMBERS member [member ...]`
+   * `RANK.AMONG key [SHARED] [DENSE] [DATA data-key] [ASC] [COLUMNS columns-key] MEMBERS member [member ...]`
    */
-  rankAmong(key: Key, members: Text | Text[], options?: { dense?: boolean; data?: Key; asc?: boolean } & SharedOption): Promise<RankEntry[]>;
+  rankAmong(key: Key, members: Text | Text[], options?: { dense?: boolean; data?: Key; asc?: boolean; columns?: Key } & SharedOption): Promise<RankEntry[] | ColumnsRankEntry[]>;
   /**
    * RANK.REMOVE: Removes members from a board, as ZREM does, and returns how many were on it; with DENSE, each removed member's total leaves the totals index when no member holds it any more; with DATA, each given member's data is removed from the data hash.
    *

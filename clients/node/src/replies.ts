@@ -11,10 +11,12 @@ import { appliedFlag, fieldValues, flatListOf, intOrZero, listOf, markApplied, o
 
 export type { Text };
 
-/** The member's total and its 1-based rank (with SHARED, its competition rank); a repeated IDMP call whose member has left the board since reads total 0, rank 0. */
+/** The member's total and its 1-based rank (with SHARED, its competition rank), and with COLUMNS its value in each column; a repeated IDMP call whose member has left the board since reads total 0, rank 0 (and 0 in every column). */
 export interface TotalRank {
   total: number;
   rank: number;
+  /** Only with COLUMNS. */
+  columns?: number[];
   /** Only with `idmp`: true when the event id was already applied (the call changed nothing; the reply is the state now). */
   alreadyApplied?: boolean;
 }
@@ -23,6 +25,7 @@ const readTotalRank = (v: Raw): TotalRank => {
   return {
     total: Number(v[0]),
     rank: intOrZero(v[1]),
+    ...(v.length > 2 ? { columns: listOf(Number)(v[2]) } : {}),
   };
 };
 
@@ -44,6 +47,26 @@ const readRankInfo = (v: Raw): RankInfo => {
   };
 };
 
+/** A member's total, rank, when the total was reached (unix ms) and its value in each column; with DATA, its member data (nil when it has none). */
+export interface ColumnsRankInfo {
+  total: number;
+  rank: number;
+  reachedAtMs: number;
+  columns: number[];
+  /** Only with DATA. */
+  data?: Text | null;
+}
+
+const readColumnsRankInfo = (v: Raw): ColumnsRankInfo => {
+  return {
+    total: Number(v[0]),
+    rank: Number(v[1]),
+    reachedAtMs: Number(v[2]),
+    columns: listOf(Number)(v[3]),
+    ...(v.length > 4 ? { data: orNull(text)(v[4]) } : {}),
+  };
+};
+
 /** One row of a board's page (RANK.TOP, RANK.AROUND, RANK.RANGE, RANK.AMONG); with DATA, the member's data last (nil when it has none). */
 export interface RankEntry {
   rank: number;
@@ -59,6 +82,26 @@ const readRankEntry = (v: Raw): RankEntry => {
     member: text(v[1]),
     total: Number(v[2]),
     ...(v.length > 3 ? { data: orNull(text)(v[3]) } : {}),
+  };
+};
+
+/** One row of a board's page with COLUMNS: rank, member, total and the member's value in each column; with DATA, the member's data last (nil when it has none). */
+export interface ColumnsRankEntry {
+  rank: number;
+  member: Text;
+  total: number;
+  columns: number[];
+  /** Only with DATA. */
+  data?: Text | null;
+}
+
+const readColumnsRankEntry = (v: Raw): ColumnsRankEntry => {
+  return {
+    rank: Number(v[0]),
+    member: text(v[1]),
+    total: Number(v[2]),
+    columns: listOf(Number)(v[3]),
+    ...(v.length > 4 ? { data: orNull(text)(v[4]) } : {}),
   };
 };
 
@@ -382,12 +425,18 @@ const readVoteResult = (v: Raw): VoteResult => {
   };
 };
 
+export const parseInteger = (reply: Raw): number => Number(reply);
+
 export const parseTotalRank = (reply: Raw, sent?: readonly string[]): TotalRank =>
   markApplied(readTotalRank(withoutFlag(reply, sent)), appliedFlag(reply, sent));
 
-export const parseRankInfoOrNull = (reply: Raw): RankInfo | null => orNull(readRankInfo)(reply);
+/** The replies with and without COLUMNS have one shape: the call says which it is. */
+export const parseRankInfoOrNullOrColumnsRankInfoOrNull = (reply: Raw, sent?: readonly string[]): RankInfo | null | ColumnsRankInfo | null =>
+  sent?.includes('COLUMNS') ? orNull(readColumnsRankInfo)(reply) : orNull(readRankInfo)(reply);
 
-export const parseRankEntryList = (reply: Raw): RankEntry[] => listOf(readRankEntry)(reply);
+/** The replies with and without COLUMNS have one shape: the call says which it is. */
+export const parseRankEntryListOrColumnsRankEntryList = (reply: Raw, sent?: readonly string[]): RankEntry[] | ColumnsRankEntry[] =>
+  sent?.includes('COLUMNS') ? listOf(readColumnsRankEntry)(reply) : listOf(readRankEntry)(reply);
 
 /** An array when the call sent STEP. */
 export const parseIntegerOrMergeStep = (reply: Raw): number | MergeStep =>
@@ -396,7 +445,9 @@ export const parseIntegerOrMergeStep = (reply: Raw): number | MergeStep =>
 export const parseTotalRankList = (reply: Raw, sent?: readonly string[]): TotalRank[] =>
   markApplied(listOf(readTotalRank)(withoutFlag(reply, sent)), appliedFlag(reply, sent));
 
-export const parseRankInfoOrNullList = (reply: Raw): Array<RankInfo | null> => listOf(orNull(readRankInfo))(reply);
+/** The replies with and without COLUMNS have one shape: the call says which it is. */
+export const parseRankInfoOrNullListOrColumnsRankInfoOrNullList = (reply: Raw, sent?: readonly string[]): Array<RankInfo | null> | Array<ColumnsRankInfo | null> =>
+  sent?.includes('COLUMNS') ? listOf(orNull(readColumnsRankInfo))(reply) : listOf(orNull(readRankInfo))(reply);
 
 export const parseBoardStats = (reply: Raw): BoardStats => readBoardStats(reply);
 
@@ -404,7 +455,7 @@ export const parseIntegerOrNull = (reply: Raw): number | null => orNull(Number)(
 
 export const parseFloatOrNull = (reply: Raw): number | null => orNull(Number)(reply);
 
-export const parseInteger = (reply: Raw): number => Number(reply);
+export const parseRankEntryList = (reply: Raw): RankEntry[] => listOf(readRankEntry)(reply);
 
 export const parseSeasonList = (reply: Raw): Season[] => listOf(readSeason)(reply);
 

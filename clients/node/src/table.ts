@@ -10,6 +10,15 @@ import type { CommandSpec } from './commands';
 import * as replies from './replies';
 
 export const COMMANDS = {
+  rankColumns: {
+    command: 'RANK.COLUMNS',
+    readonly: false,
+    layout: [
+      { kind: 'key' },
+      { kind: 'blocks', fields: ['name', 'best', 'worst'] },
+    ],
+    parse: replies.parseInteger,
+  },
   rankGift: {
     command: 'RANK.GIFT',
     readonly: false,
@@ -25,6 +34,8 @@ export const COMMANDS = {
       { kind: 'option', name: 'idmp', token: 'IDMP', fields: [{ name: 'seenKey', isKey: true }, { name: 'eventId', isKey: false }], tuple: true },
       { kind: 'option', name: 'retain', token: 'RETAIN', fields: [{ name: '', isKey: false }] },
       { kind: 'flag', name: 'asc', token: 'ASC' },
+      { kind: 'option', name: 'columns', token: 'COLUMNS', fields: [{ name: '', isKey: true }] },
+      { kind: 'option', name: 'then', token: 'THEN', fields: 'variadic' },
     ],
     parse: replies.parseTotalRank,
   },
@@ -45,6 +56,8 @@ export const COMMANDS = {
       { kind: 'option', name: 'idmp', token: 'IDMP', fields: [{ name: 'seenKey', isKey: true }, { name: 'eventId', isKey: false }], tuple: true },
       { kind: 'option', name: 'retain', token: 'RETAIN', fields: [{ name: '', isKey: false }] },
       { kind: 'flag', name: 'asc', token: 'ASC' },
+      { kind: 'option', name: 'columns', token: 'COLUMNS', fields: [{ name: '', isKey: true }] },
+      { kind: 'option', name: 'then', token: 'THEN', fields: 'variadic' },
     ],
     parse: replies.parseTotalRank,
   },
@@ -58,8 +71,9 @@ export const COMMANDS = {
       { kind: 'option', name: 'dense', token: 'DENSE', fields: [{ name: '', isKey: true }] },
       { kind: 'option', name: 'data', token: 'DATA', fields: [{ name: '', isKey: true }] },
       { kind: 'flag', name: 'asc', token: 'ASC' },
+      { kind: 'option', name: 'columns', token: 'COLUMNS', fields: [{ name: '', isKey: true }] },
     ],
-    parse: replies.parseRankInfoOrNull,
+    parse: replies.parseRankInfoOrNullOrColumnsRankInfoOrNull,
   },
   rankTop: {
     command: 'RANK.TOP',
@@ -72,8 +86,9 @@ export const COMMANDS = {
       { kind: 'option', name: 'dense', token: 'DENSE', fields: [{ name: '', isKey: true }] },
       { kind: 'option', name: 'data', token: 'DATA', fields: [{ name: '', isKey: true }] },
       { kind: 'flag', name: 'asc', token: 'ASC' },
+      { kind: 'option', name: 'columns', token: 'COLUMNS', fields: [{ name: '', isKey: true }] },
     ],
-    parse: replies.parseRankEntryList,
+    parse: replies.parseRankEntryListOrColumnsRankEntryList,
   },
   rankAround: {
     command: 'RANK.AROUND',
@@ -86,8 +101,9 @@ export const COMMANDS = {
       { kind: 'option', name: 'dense', token: 'DENSE', fields: [{ name: '', isKey: true }] },
       { kind: 'option', name: 'data', token: 'DATA', fields: [{ name: '', isKey: true }] },
       { kind: 'flag', name: 'asc', token: 'ASC' },
+      { kind: 'option', name: 'columns', token: 'COLUMNS', fields: [{ name: '', isKey: true }] },
     ],
-    parse: replies.parseRankEntryList,
+    parse: replies.parseRankEntryListOrColumnsRankEntryList,
   },
   rankMerge: {
     command: 'RANK.MERGE',
@@ -127,9 +143,10 @@ export const COMMANDS = {
       { kind: 'option', name: 'dense', token: 'DENSE', fields: [{ name: '', isKey: true }] },
       { kind: 'option', name: 'data', token: 'DATA', fields: [{ name: '', isKey: true }] },
       { kind: 'flag', name: 'asc', token: 'ASC' },
+      { kind: 'option', name: 'columns', token: 'COLUMNS', fields: [{ name: '', isKey: true }] },
       { kind: 'args', token: 'MEMBERS' },
     ],
-    parse: replies.parseRankInfoOrNullList,
+    parse: replies.parseRankInfoOrNullListOrColumnsRankInfoOrNullList,
   },
   rankStats: {
     command: 'RANK.STATS',
@@ -194,9 +211,10 @@ export const COMMANDS = {
       { kind: 'flag', name: 'dense', token: 'DENSE' },
       { kind: 'option', name: 'data', token: 'DATA', fields: [{ name: '', isKey: true }] },
       { kind: 'flag', name: 'asc', token: 'ASC' },
+      { kind: 'option', name: 'columns', token: 'COLUMNS', fields: [{ name: '', isKey: true }] },
       { kind: 'args', token: 'MEMBERS' },
     ],
-    parse: replies.parseRankEntryList,
+    parse: replies.parseRankEntryListOrColumnsRankEntryList,
   },
   rankRemove: {
     command: 'RANK.REMOVE',

@@ -7,11 +7,11 @@
 
 use redis::RedisResult;
 
-use crate::replies::{TotalRank, RankInfo, RankEntry, MergeStep, BoardStats, Season, FeedPage, Task, Job, RatedTasks, RatedJobs, DelayStats, JobInfo, Schedule, GroupState, RateResult, RateAcquired, RateStats, VoteResult};
+use crate::replies::{TotalRank, RankInfo, ColumnsRankInfo, RankEntry, ColumnsRankEntry, MergeStep, BoardStats, Season, FeedPage, Task, Job, RatedTasks, RatedJobs, DelayStats, JobInfo, Schedule, GroupState, RateResult, RateAcquired, RateStats, VoteResult};
 use crate::{Applied, Call, Transport, Zkit};
 
 /// Every command of the table, for checking it against the server's list.
-pub const COMMANDS: &[&str] = &["RANK.GIFT", "RANK.SET", "RANK.GET", "RANK.TOP", "RANK.AROUND", "RANK.MERGE", "RANK.MGIFT", "RANK.MGET", "RANK.STATS", "RANK.PERCENTILE", "RANK.QUANTILE", "RANK.COUNT", "RANK.RANGE", "RANK.AMONG", "RANK.REMOVE", "RANK.REINDEX", "RANK.SEASON", "FEED.ADD", "FEED.PAGE", "DELAY.POLL", "DELAY.BPOLL", "DELAY.ACK", "DELAY.NACK", "DELAY.TOUCH", "DELAY.STATS", "DELAY.ADD", "DELAY.JOB", "DELAY.RETRY", "DELAY.PAUSE", "DELAY.RESUME", "DELAY.SCHEDULE", "DELAY.UNSCHEDULE", "DELAY.SCHEDULES", "DELAY.GROUP", "DELAY.GROUPS", "RATE.HIT", "RATE.PEEK", "RATE.ACQUIRE", "RATE.RELEASE", "RATE.STATS", "RECENT.ADD", "VOTE.CAST", "VOTE.STATE"];
+pub const COMMANDS: &[&str] = &["RANK.COLUMNS", "RANK.GIFT", "RANK.SET", "RANK.GET", "RANK.TOP", "RANK.AROUND", "RANK.MERGE", "RANK.MGIFT", "RANK.MGET", "RANK.STATS", "RANK.PERCENTILE", "RANK.QUANTILE", "RANK.COUNT", "RANK.RANGE", "RANK.AMONG", "RANK.REMOVE", "RANK.REINDEX", "RANK.SEASON", "FEED.ADD", "FEED.PAGE", "DELAY.POLL", "DELAY.BPOLL", "DELAY.ACK", "DELAY.NACK", "DELAY.TOUCH", "DELAY.STATS", "DELAY.ADD", "DELAY.JOB", "DELAY.RETRY", "DELAY.PAUSE", "DELAY.RESUME", "DELAY.SCHEDULE", "DELAY.UNSCHEDULE", "DELAY.SCHEDULES", "DELAY.GROUP", "DELAY.GROUPS", "RATE.HIT", "RATE.PEEK", "RATE.ACQUIRE", "RATE.RELEASE", "RATE.STATS", "RECENT.ADD", "VOTE.CAST", "VOTE.STATE"];
 
 /// The `DAY|WEEK|MONTH` argument.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -126,6 +126,10 @@ pub struct RankGiftOptions<'a> {
     pub data: Option<(&'a str, &'a str)>,
     /// `ASC`
     pub asc: bool,
+    /// `COLUMNS columns-key`
+    pub columns: Option<&'a str>,
+    /// `THEN value [value ...]`
+    pub then: Option<&'a [i64]>,
 }
 
 /// The options of [`Zkit::rank_set`] and [`Zkit::rank_set_idmp`]; `Default` sends none.
@@ -147,9 +151,13 @@ pub struct RankSetOptions<'a> {
     pub data: Option<(&'a str, &'a str)>,
     /// `ASC`
     pub asc: bool,
+    /// `COLUMNS columns-key`
+    pub columns: Option<&'a str>,
+    /// `THEN value [value ...]`
+    pub then: Option<&'a [i64]>,
 }
 
-/// The options of [`Zkit::rank_get`]; `Default` sends none.
+/// The options of [`Zkit::rank_get`] and [`Zkit::rank_get_columns`]; `Default` sends none.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct RankGetOptions<'a> {
     /// `SHARED`
@@ -162,7 +170,7 @@ pub struct RankGetOptions<'a> {
     pub asc: bool,
 }
 
-/// The options of [`Zkit::rank_top`]; `Default` sends none.
+/// The options of [`Zkit::rank_top`] and [`Zkit::rank_top_columns`]; `Default` sends none.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct RankTopOptions<'a> {
     /// `OFFSET offset`
@@ -177,7 +185,7 @@ pub struct RankTopOptions<'a> {
     pub asc: bool,
 }
 
-/// The options of [`Zkit::rank_around`]; `Default` sends none.
+/// The options of [`Zkit::rank_around`] and [`Zkit::rank_around_columns`]; `Default` sends none.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct RankAroundOptions<'a> {
     /// `SHARED`
@@ -214,7 +222,7 @@ pub struct RankMgiftOptions<'a> {
     pub asc: bool,
 }
 
-/// The options of [`Zkit::rank_mget`]; `Default` sends none.
+/// The options of [`Zkit::rank_mget`] and [`Zkit::rank_mget_columns`]; `Default` sends none.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct RankMgetOptions<'a> {
     /// `SHARED`
@@ -263,7 +271,7 @@ pub struct RankRangeOptions<'a> {
     pub asc: bool,
 }
 
-/// The options of [`Zkit::rank_among`]; `Default` sends none.
+/// The options of [`Zkit::rank_among`] and [`Zkit::rank_among_columns`]; `Default` sends none.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct RankAmongOptions<'a> {
     /// `SHARED`
@@ -475,9 +483,24 @@ pub struct VoteCastOptions<'a> {
 }
 
 impl<C: Transport> Zkit<C> {
+    /// Declares a board's columns, most significant first, each by its name and the values that rank best and worst (best above worst: more wins; below: less wins), in a hash that the RANK commands name with COLUMNS. Declaring the same columns again changes nothing; other columns at the key are refused. Returns how many ms one tie-break slot lasts at the highest total (equal columns reached within it rank by member name).
+    ///
+    /// `RANK.COLUMNS columns-key name best worst [name best worst ...]`
+    pub fn rank_columns(&mut self, columns_key: &str, column: &[(&str, i64, i64)]) -> RedisResult<i64> {
+        let mut call = Call::new("RANK.COLUMNS");
+        call.key(columns_key);
+        call.non_empty("column", column)?;
+        for block in column {
+            call.arg(block.0);
+            call.arg(block.1);
+            call.arg(block.2);
+        }
+        self.send(call)
+    }
+
     /// Adds an amount to a member's total and returns the new total and rank; equal totals rank first-come (with SHARED, equal totals share a rank; with DENSE, they share one and the next total ranks one lower); with DATA, sets the member's data too.
     ///
-    /// `RANK.GIFT key member amount [AT unix-ms] [SHARED] [DENSE totals-key] [TTL seconds] [DATA data-key data] [ASC]`
+    /// `RANK.GIFT key member amount [AT unix-ms] [SHARED] [DENSE totals-key] [TTL seconds] [DATA data-key data] [ASC] [COLUMNS columns-key] [THEN value [value ...]]`
     ///
     /// `IDMP`: [`Zkit::rank_gift_idmp`].
     pub fn rank_gift(&mut self, key: &str, member: &str, amount: i64, options: RankGiftOptions<'_>) -> RedisResult<TotalRank> {
@@ -508,12 +531,19 @@ impl<C: Transport> Zkit<C> {
         if options.asc {
             call.arg("ASC");
         }
+        if let Some(columns_key) = options.columns {
+            call.arg("COLUMNS");
+            call.key(columns_key);
+        }
+        if let Some(values) = options.then {
+            call.values("THEN", "then", values)?;
+        }
         self.send(call)
     }
 
     /// [`Zkit::rank_gift`], applied once per event id ([`Idmp`]): the reply says whether the id was already applied ([`Applied`]).
     ///
-    /// `RANK.GIFT key member amount [AT unix-ms] [SHARED] [DENSE totals-key] [TTL seconds] [DATA data-key data] IDMP seen-key event-id [RETAIN ms] [ASC]`
+    /// `RANK.GIFT key member amount [AT unix-ms] [SHARED] [DENSE totals-key] [TTL seconds] [DATA data-key data] IDMP seen-key event-id [RETAIN ms] [ASC] [COLUMNS columns-key] [THEN value [value ...]]`
     pub fn rank_gift_idmp(&mut self, key: &str, member: &str, amount: i64, idmp: Idmp<'_>, options: RankGiftOptions<'_>) -> RedisResult<Applied<TotalRank>> {
         let mut call = Call::new("RANK.GIFT");
         call.key(key);
@@ -549,12 +579,19 @@ impl<C: Transport> Zkit<C> {
         if options.asc {
             call.arg("ASC");
         }
+        if let Some(columns_key) = options.columns {
+            call.arg("COLUMNS");
+            call.key(columns_key);
+        }
+        if let Some(values) = options.then {
+            call.values("THEN", "then", values)?;
+        }
         self.send(call)
     }
 
     /// Sets a member's total (with GT only a higher one, with LT only a lower one) and returns the total that stands with the member's rank; equal totals rank first-come (with SHARED, equal totals share a rank; with DENSE, they share one and the next total ranks one lower); with DATA, sets the member's data too.
     ///
-    /// `RANK.SET key member total [AT unix-ms] [GT] [LT] [SHARED] [DENSE totals-key] [TTL seconds] [DATA data-key data] [ASC]`
+    /// `RANK.SET key member total [AT unix-ms] [GT] [LT] [SHARED] [DENSE totals-key] [TTL seconds] [DATA data-key data] [ASC] [COLUMNS columns-key] [THEN value [value ...]]`
     ///
     /// `IDMP`: [`Zkit::rank_set_idmp`].
     pub fn rank_set(&mut self, key: &str, member: &str, total: i64, options: RankSetOptions<'_>) -> RedisResult<TotalRank> {
@@ -591,12 +628,19 @@ impl<C: Transport> Zkit<C> {
         if options.asc {
             call.arg("ASC");
         }
+        if let Some(columns_key) = options.columns {
+            call.arg("COLUMNS");
+            call.key(columns_key);
+        }
+        if let Some(values) = options.then {
+            call.values("THEN", "then", values)?;
+        }
         self.send(call)
     }
 
     /// [`Zkit::rank_set`], applied once per event id ([`Idmp`]): the reply says whether the id was already applied ([`Applied`]).
     ///
-    /// `RANK.SET key member total [AT unix-ms] [GT] [LT] [SHARED] [DENSE totals-key] [TTL seconds] [DATA data-key data] IDMP seen-key event-id [RETAIN ms] [ASC]`
+    /// `RANK.SET key member total [AT unix-ms] [GT] [LT] [SHARED] [DENSE totals-key] [TTL seconds] [DATA data-key data] IDMP seen-key event-id [RETAIN ms] [ASC] [COLUMNS columns-key] [THEN value [value ...]]`
     pub fn rank_set_idmp(&mut self, key: &str, member: &str, total: i64, idmp: Idmp<'_>, options: RankSetOptions<'_>) -> RedisResult<Applied<TotalRank>> {
         let mut call = Call::new("RANK.SET");
         call.key(key);
@@ -638,12 +682,21 @@ impl<C: Transport> Zkit<C> {
         if options.asc {
             call.arg("ASC");
         }
+        if let Some(columns_key) = options.columns {
+            call.arg("COLUMNS");
+            call.key(columns_key);
+        }
+        if let Some(values) = options.then {
+            call.values("THEN", "then", values)?;
+        }
         self.send(call)
     }
 
     /// Returns a member's total, rank and the time it reached its total (with DATA, and its member data), or nil.
     ///
     /// `RANK.GET key member [SHARED] [DENSE totals-key] [DATA data-key] [ASC]`
+    ///
+    /// `COLUMNS`: [`Zkit::rank_get_columns`].
     pub fn rank_get(&mut self, key: &str, member: &str, options: RankGetOptions<'_>) -> RedisResult<Option<RankInfo>> {
         let mut call = Call::new("RANK.GET");
         call.key(key);
@@ -665,9 +718,37 @@ impl<C: Transport> Zkit<C> {
         self.send(call)
     }
 
+    /// [`Zkit::rank_get`], reading a board ranked by several columns: each entry gives the member's value in each column too ([`ColumnsRankInfo`], [`ColumnsRankEntry`]).
+    ///
+    /// `RANK.GET key member [SHARED] [DENSE totals-key] [DATA data-key] [ASC] COLUMNS columns-key`
+    pub fn rank_get_columns(&mut self, key: &str, member: &str, columns: &str, options: RankGetOptions<'_>) -> RedisResult<Option<ColumnsRankInfo>> {
+        let mut call = Call::new("RANK.GET");
+        call.key(key);
+        call.arg(member);
+        if options.shared {
+            call.arg("SHARED");
+        }
+        if let Some(totals_key) = options.dense {
+            call.arg("DENSE");
+            call.key(totals_key);
+        }
+        if let Some(data_key) = options.data {
+            call.arg("DATA");
+            call.key(data_key);
+        }
+        if options.asc {
+            call.arg("ASC");
+        }
+        call.arg("COLUMNS");
+        call.key(columns);
+        self.send(call)
+    }
+
     /// Returns a page of the board from the highest total down (with ASC, from the lowest up): rank, member, total (with DATA, and the member's data).
     ///
     /// `RANK.TOP key count [OFFSET offset] [SHARED] [DENSE totals-key] [DATA data-key] [ASC]`
+    ///
+    /// `COLUMNS`: [`Zkit::rank_top_columns`].
     pub fn rank_top(&mut self, key: &str, count: i64, options: RankTopOptions<'_>) -> RedisResult<Vec<RankEntry>> {
         let mut call = Call::new("RANK.TOP");
         call.key(key);
@@ -693,9 +774,41 @@ impl<C: Transport> Zkit<C> {
         self.send(call)
     }
 
+    /// [`Zkit::rank_top`], reading a board ranked by several columns: each entry gives the member's value in each column too ([`ColumnsRankInfo`], [`ColumnsRankEntry`]).
+    ///
+    /// `RANK.TOP key count [OFFSET offset] [SHARED] [DENSE totals-key] [DATA data-key] [ASC] COLUMNS columns-key`
+    pub fn rank_top_columns(&mut self, key: &str, count: i64, columns: &str, options: RankTopOptions<'_>) -> RedisResult<Vec<ColumnsRankEntry>> {
+        let mut call = Call::new("RANK.TOP");
+        call.key(key);
+        call.arg(count);
+        if let Some(offset) = options.offset {
+            call.arg("OFFSET");
+            call.arg(offset);
+        }
+        if options.shared {
+            call.arg("SHARED");
+        }
+        if let Some(totals_key) = options.dense {
+            call.arg("DENSE");
+            call.key(totals_key);
+        }
+        if let Some(data_key) = options.data {
+            call.arg("DATA");
+            call.key(data_key);
+        }
+        if options.asc {
+            call.arg("ASC");
+        }
+        call.arg("COLUMNS");
+        call.key(columns);
+        self.send(call)
+    }
+
     /// Returns the member and up to radius entries above and below it: rank, member, total (with DATA, and the member's data).
     ///
     /// `RANK.AROUND key member radius [SHARED] [DENSE totals-key] [DATA data-key] [ASC]`
+    ///
+    /// `COLUMNS`: [`Zkit::rank_around_columns`].
     pub fn rank_around(&mut self, key: &str, member: &str, radius: i64, options: RankAroundOptions<'_>) -> RedisResult<Vec<RankEntry>> {
         let mut call = Call::new("RANK.AROUND");
         call.key(key);
@@ -715,6 +828,33 @@ impl<C: Transport> Zkit<C> {
         if options.asc {
             call.arg("ASC");
         }
+        self.send(call)
+    }
+
+    /// [`Zkit::rank_around`], reading a board ranked by several columns: each entry gives the member's value in each column too ([`ColumnsRankInfo`], [`ColumnsRankEntry`]).
+    ///
+    /// `RANK.AROUND key member radius [SHARED] [DENSE totals-key] [DATA data-key] [ASC] COLUMNS columns-key`
+    pub fn rank_around_columns(&mut self, key: &str, member: &str, radius: i64, columns: &str, options: RankAroundOptions<'_>) -> RedisResult<Vec<ColumnsRankEntry>> {
+        let mut call = Call::new("RANK.AROUND");
+        call.key(key);
+        call.arg(member);
+        call.arg(radius);
+        if options.shared {
+            call.arg("SHARED");
+        }
+        if let Some(totals_key) = options.dense {
+            call.arg("DENSE");
+            call.key(totals_key);
+        }
+        if let Some(data_key) = options.data {
+            call.arg("DATA");
+            call.key(data_key);
+        }
+        if options.asc {
+            call.arg("ASC");
+        }
+        call.arg("COLUMNS");
+        call.key(columns);
         self.send(call)
     }
 
@@ -824,6 +964,8 @@ impl<C: Transport> Zkit<C> {
     /// Returns what RANK.GET returns for each member, in order: \[total, rank, reached-at-ms\] (with DATA, and the member's data) or nil.
     ///
     /// `RANK.MGET key [SHARED] [DENSE totals-key] [DATA data-key] [ASC] MEMBERS member [member ...]`
+    ///
+    /// `COLUMNS`: [`Zkit::rank_mget_columns`].
     pub fn rank_mget(&mut self, key: &str, members: &[&str], options: RankMgetOptions<'_>) -> RedisResult<Vec<Option<RankInfo>>> {
         let mut call = Call::new("RANK.MGET");
         call.key(key);
@@ -841,6 +983,32 @@ impl<C: Transport> Zkit<C> {
         if options.asc {
             call.arg("ASC");
         }
+        call.values("MEMBERS", "members", members)?;
+        self.send(call)
+    }
+
+    /// [`Zkit::rank_mget`], reading a board ranked by several columns: each entry gives the member's value in each column too ([`ColumnsRankInfo`], [`ColumnsRankEntry`]).
+    ///
+    /// `RANK.MGET key [SHARED] [DENSE totals-key] [DATA data-key] [ASC] COLUMNS columns-key MEMBERS member [member ...]`
+    pub fn rank_mget_columns(&mut self, key: &str, members: &[&str], columns: &str, options: RankMgetOptions<'_>) -> RedisResult<Vec<Option<ColumnsRankInfo>>> {
+        let mut call = Call::new("RANK.MGET");
+        call.key(key);
+        if options.shared {
+            call.arg("SHARED");
+        }
+        if let Some(totals_key) = options.dense {
+            call.arg("DENSE");
+            call.key(totals_key);
+        }
+        if let Some(data_key) = options.data {
+            call.arg("DATA");
+            call.key(data_key);
+        }
+        if options.asc {
+            call.arg("ASC");
+        }
+        call.arg("COLUMNS");
+        call.key(columns);
         call.values("MEMBERS", "members", members)?;
         self.send(call)
     }
@@ -927,6 +1095,8 @@ impl<C: Transport> Zkit<C> {
     /// Returns the given members that are on the board, ordered as the board orders them, each with its rank among them (1-based; with SHARED, equal totals share a rank; with DENSE, they share one and the next total ranks one lower): rank, member, total (with DATA, and the member's data).
     ///
     /// `RANK.AMONG key [SHARED] [DENSE] [DATA data-key] [ASC] MEMBERS member [member ...]`
+    ///
+    /// `COLUMNS`: [`Zkit::rank_among_columns`].
     pub fn rank_among(&mut self, key: &str, members: &[&str], options: RankAmongOptions<'_>) -> RedisResult<Vec<RankEntry>> {
         let mut call = Call::new("RANK.AMONG");
         call.key(key);
@@ -943,6 +1113,31 @@ impl<C: Transport> Zkit<C> {
         if options.asc {
             call.arg("ASC");
         }
+        call.values("MEMBERS", "members", members)?;
+        self.send(call)
+    }
+
+    /// [`Zkit::rank_among`], reading a board ranked by several columns: each entry gives the member's value in each column too ([`ColumnsRankInfo`], [`ColumnsRankEntry`]).
+    ///
+    /// `RANK.AMONG key [SHARED] [DENSE] [DATA data-key] [ASC] COLUMNS columns-key MEMBERS member [member ...]`
+    pub fn rank_among_columns(&mut self, key: &str, members: &[&str], columns: &str, options: RankAmongOptions<'_>) -> RedisResult<Vec<ColumnsRankEntry>> {
+        let mut call = Call::new("RANK.AMONG");
+        call.key(key);
+        if options.shared {
+            call.arg("SHARED");
+        }
+        if options.dense {
+            call.arg("DENSE");
+        }
+        if let Some(data_key) = options.data {
+            call.arg("DATA");
+            call.key(data_key);
+        }
+        if options.asc {
+            call.arg("ASC");
+        }
+        call.arg("COLUMNS");
+        call.key(columns);
         call.values("MEMBERS", "members", members)?;
         self.send(call)
     }

@@ -9,21 +9,24 @@ use redis::{FromRedisValue, ParsingError, Value};
 
 use crate::resp::{Fields, Items};
 
-/// The member's total and its 1-based rank (with SHARED, its competition rank);
-/// a repeated IDMP call whose member has left the board since reads total 0,
-/// rank 0.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// The member's total and its 1-based rank (with SHARED, its competition rank),
+/// and with COLUMNS its value in each column; a repeated IDMP call whose member
+/// has left the board since reads total 0, rank 0 (and 0 in every column).
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TotalRank {
     pub total: i64,
     pub rank: i64,
+    /// `None` unless the call sent COLUMNS.
+    pub columns: Option<Vec<i64>>,
 }
 
 impl FromRedisValue for TotalRank {
     fn from_redis_value(v: Value) -> Result<Self, ParsingError> {
-        let mut items = Items::read(v, "TotalRank", 2, 2)?;
+        let mut items = Items::read(v, "TotalRank", 2, 3)?;
         Ok(TotalRank {
             total: items.next()?,
             rank: items.integer_or_zero()?,
+            columns: items.optional()?,
         })
     }
 }
@@ -51,6 +54,31 @@ impl FromRedisValue for RankInfo {
     }
 }
 
+/// A member's total, rank, when the total was reached (unix ms) and its value
+/// in each column; with DATA, its member data (nil when it has none).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ColumnsRankInfo {
+    pub total: i64,
+    pub rank: i64,
+    pub reached_at_ms: i64,
+    pub columns: Vec<i64>,
+    /// `None` unless the call sent DATA.
+    pub data: Option<Option<String>>,
+}
+
+impl FromRedisValue for ColumnsRankInfo {
+    fn from_redis_value(v: Value) -> Result<Self, ParsingError> {
+        let mut items = Items::read(v, "ColumnsRankInfo", 4, 5)?;
+        Ok(ColumnsRankInfo {
+            total: items.next()?,
+            rank: items.next()?,
+            reached_at_ms: items.next()?,
+            columns: items.next()?,
+            data: items.optional()?,
+        })
+    }
+}
+
 /// One row of a board's page (RANK.TOP, RANK.AROUND, RANK.RANGE, RANK.AMONG);
 /// with DATA, the member's data last (nil when it has none).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -69,6 +97,32 @@ impl FromRedisValue for RankEntry {
             rank: items.next()?,
             member: items.next()?,
             total: items.next()?,
+            data: items.optional()?,
+        })
+    }
+}
+
+/// One row of a board's page with COLUMNS: rank, member, total and the member's
+/// value in each column; with DATA, the member's data last (nil when it has
+/// none).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ColumnsRankEntry {
+    pub rank: i64,
+    pub member: String,
+    pub total: i64,
+    pub columns: Vec<i64>,
+    /// `None` unless the call sent DATA.
+    pub data: Option<Option<String>>,
+}
+
+impl FromRedisValue for ColumnsRankEntry {
+    fn from_redis_value(v: Value) -> Result<Self, ParsingError> {
+        let mut items = Items::read(v, "ColumnsRankEntry", 4, 5)?;
+        Ok(ColumnsRankEntry {
+            rank: items.next()?,
+            member: items.next()?,
+            total: items.next()?,
+            columns: items.next()?,
             data: items.optional()?,
         })
     }

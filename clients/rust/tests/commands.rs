@@ -256,12 +256,17 @@ fn every_command<C: Transport + ConnectionLike>(
         )?,
         TotalRank {
             total: 100,
-            rank: 1
+            rank: 1,
+            columns: None
         }
     );
     assert_eq!(
         z.rank_gift(&mon, "bob", 50, none)?,
-        TotalRank { total: 50, rank: 2 }
+        TotalRank {
+            total: 50,
+            rank: 2,
+            columns: None
+        }
     );
     // alice got there first
     let at = RankSetOptions {
@@ -272,7 +277,8 @@ fn every_command<C: Transport + ConnectionLike>(
         z.rank_set(&mon, "bob", 100, at)?,
         TotalRank {
             total: 100,
-            rank: 2
+            rank: 2,
+            columns: None
         }
     );
     let info = Some(RankInfo {
@@ -292,7 +298,11 @@ fn every_command<C: Transport + ConnectionLike>(
     };
     assert_eq!(
         z.rank_gift(&game, "ann", 3, with_data)?,
-        TotalRank { total: 3, rank: 1 }
+        TotalRank {
+            total: 3,
+            rank: 1,
+            columns: None
+        }
     );
     let read = RankTopOptions {
         data: Some(&profiles),
@@ -342,7 +352,11 @@ fn every_command<C: Transport + ConnectionLike>(
     // SHARED: dave reaches 100 third, at position 3 but sharing rank 1.
     assert_eq!(
         z.rank_gift(&mon, "carol", 99, none)?,
-        TotalRank { total: 99, rank: 3 }
+        TotalRank {
+            total: 99,
+            rank: 3,
+            columns: None
+        }
     );
     // TTL: the board expires a day after this write.
     let shared_at = RankGiftOptions {
@@ -355,7 +369,8 @@ fn every_command<C: Transport + ConnectionLike>(
         z.rank_gift(&mon, "dave", 100, shared_at)?,
         TotalRank {
             total: 100,
-            rank: 1
+            rank: 1,
+            columns: None
         }
     );
     let ttl: i64 = raw(z.connection(), &["TTL", &mon]);
@@ -372,7 +387,8 @@ fn every_command<C: Transport + ConnectionLike>(
         )?,
         TotalRank {
             total: 100,
-            rank: 3
+            rank: 3,
+            columns: None
         }
     );
     let lower_shared = RankSetOptions {
@@ -382,7 +398,11 @@ fn every_command<C: Transport + ConnectionLike>(
     };
     assert_eq!(
         z.rank_set(&mon, "carol", 98, lower_shared)?,
-        TotalRank { total: 98, rank: 4 }
+        TotalRank {
+            total: 98,
+            rank: 4,
+            columns: None
+        }
     );
     let dave = Some(RankInfo {
         total: 100,
@@ -457,9 +477,14 @@ fn every_command<C: Transport + ConnectionLike>(
         vec![
             TotalRank {
                 total: 100,
-                rank: 4
+                rank: 4,
+                columns: None
             },
-            TotalRank { total: 2, rank: 3 }
+            TotalRank {
+                total: 2,
+                rank: 3,
+                columns: None
+            }
         ]
     );
     assert_eq!(
@@ -472,7 +497,11 @@ fn every_command<C: Transport + ConnectionLike>(
                 ..Default::default()
             }
         )?,
-        vec![TotalRank { total: 1, rank: 5 }]
+        vec![TotalRank {
+            total: 1,
+            rank: 5,
+            columns: None
+        }]
     );
     let carol = RankInfo {
         total: 100,
@@ -1436,7 +1465,11 @@ fn idmp_applies_once<C: Transport + ConnectionLike>(
 ) -> RedisResult<()> {
     let (room, hall, seen) = (k("{t}:room"), k("{t}:hall"), k("{t}:seen"));
     let applied = |total, rank, already_applied| Applied {
-        reply: TotalRank { total, rank },
+        reply: TotalRank {
+            total,
+            rank,
+            columns: None,
+        },
         already_applied,
     };
     let none = RankGiftOptions::default();
@@ -1486,8 +1519,16 @@ fn idmp_applies_once<C: Transport + ConnectionLike>(
     let m1 = Idmp::new(&seen, "m-1");
     let mgift = RankMgiftOptions::default();
     let both = vec![
-        TotalRank { total: 6, rank: 2 },
-        TotalRank { total: 1, rank: 1 },
+        TotalRank {
+            total: 6,
+            rank: 2,
+            columns: None,
+        },
+        TotalRank {
+            total: 1,
+            rank: 1,
+            columns: None,
+        },
     ];
     let first = Applied {
         reply: both,

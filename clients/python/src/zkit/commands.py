@@ -12,6 +12,14 @@ from .layout import KEY, VALUE, Arg, Args, Blocks, Choice, Command, Flag, Key, K
 
 COMMANDS = table(
     Command(
+        "RANK.COLUMNS",
+        (
+            Key("columns_key"),
+            Blocks("column", "", width=3),
+        ),
+        replies.parse_integer,
+    ),
+    Command(
         "RANK.GIFT",
         (
             Key("key"),
@@ -25,6 +33,8 @@ COMMANDS = table(
             Option("idmp", "IDMP", (KEY, VALUE)),
             Option("retain", "RETAIN"),
             Flag("asc", "ASC"),
+            Option("columns", "COLUMNS", (KEY,)),
+            Option("then", "THEN", variadic=True),
         ),
         replies.parse_total_rank,
     ),
@@ -44,6 +54,8 @@ COMMANDS = table(
             Option("idmp", "IDMP", (KEY, VALUE)),
             Option("retain", "RETAIN"),
             Flag("asc", "ASC"),
+            Option("columns", "COLUMNS", (KEY,)),
+            Option("then", "THEN", variadic=True),
         ),
         replies.parse_total_rank,
     ),
@@ -56,8 +68,9 @@ COMMANDS = table(
             Option("dense", "DENSE", (KEY,)),
             Option("data", "DATA", (KEY,)),
             Flag("asc", "ASC"),
+            Option("columns", "COLUMNS", (KEY,)),
         ),
-        replies.parse_rank_info_or_none,
+        replies.parse_rank_info_or_none_or_columns_rank_info_or_none,
     ),
     Command(
         "RANK.TOP",
@@ -69,8 +82,9 @@ COMMANDS = table(
             Option("dense", "DENSE", (KEY,)),
             Option("data", "DATA", (KEY,)),
             Flag("asc", "ASC"),
+            Option("columns", "COLUMNS", (KEY,)),
         ),
-        replies.parse_rank_entry_list,
+        replies.parse_rank_entry_list_or_columns_rank_entry_list,
     ),
     Command(
         "RANK.AROUND",
@@ -82,8 +96,9 @@ COMMANDS = table(
             Option("dense", "DENSE", (KEY,)),
             Option("data", "DATA", (KEY,)),
             Flag("asc", "ASC"),
+            Option("columns", "COLUMNS", (KEY,)),
         ),
-        replies.parse_rank_entry_list,
+        replies.parse_rank_entry_list_or_columns_rank_entry_list,
     ),
     Command(
         "RANK.MERGE",
@@ -120,9 +135,10 @@ COMMANDS = table(
             Option("dense", "DENSE", (KEY,)),
             Option("data", "DATA", (KEY,)),
             Flag("asc", "ASC"),
+            Option("columns", "COLUMNS", (KEY,)),
             Args("member", "MEMBERS"),
         ),
-        replies.parse_rank_info_or_none_list,
+        replies.parse_rank_info_or_none_list_or_columns_rank_info_or_none_list,
     ),
     Command(
         "RANK.STATS",
@@ -181,9 +197,10 @@ COMMANDS = table(
             Flag("dense", "DENSE"),
             Option("data", "DATA", (KEY,)),
             Flag("asc", "ASC"),
+            Option("columns", "COLUMNS", (KEY,)),
             Args("member", "MEMBERS"),
         ),
-        replies.parse_rank_entry_list,
+        replies.parse_rank_entry_list_or_columns_rank_entry_list,
     ),
     Command(
         "RANK.REMOVE",

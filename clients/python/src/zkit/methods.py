@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, List, Mapping, Optional, Sequence, Tuple,
 from .commands import COMMANDS
 from .layout import Command
 from .params import Idmp, KeyT, Number, command_method
-from .replies import BoardStats, DelayStats, FeedPage, GroupState, JobInfo, MergeStep, RankEntry, RankEntryWithData, RankInfo, RankInfoWithData, RateAcquired, RateStats, Schedule, Season, SeasonWithTtl, Text, TotalRank, VoteResult
+from .replies import BoardStats, ColumnsRankEntry, ColumnsRankEntryWithData, ColumnsRankInfo, ColumnsRankInfoWithData, DelayStats, FeedPage, GroupState, JobInfo, MergeStep, RankEntry, RankEntryWithData, RankInfo, RankInfoWithData, RateAcquired, RateStats, Schedule, Season, SeasonWithTtl, Text, TotalRank, TotalRankWithColumns, VoteResult
 
 
 class GeneratedMethods:
@@ -26,6 +26,20 @@ class GeneratedMethods:
         raise NotImplementedError
 
     @command_method
+    def rank_columns(self, columns_key: KeyT, columns: Sequence[Tuple[Text, int, int]]) -> int:
+        """RANK.COLUMNS: Declares a board's columns, most significant first,
+        each by its name and the values that rank best and worst (best above
+        worst: more wins; below: less wins), in a hash that the RANK
+        commands name with COLUMNS. Declaring the same columns again changes
+        nothing; other columns at the key are refused. Returns how many ms
+        one tie-break slot lasts at the highest total (equal columns reached
+        within it rank by member name).
+
+        ``RANK.COLUMNS columns-key name best worst [name best worst ...]``
+        """
+        return self._call(COMMANDS["RANK.COLUMNS"], columns_key, columns)
+
+    @overload
     def rank_gift(
         self,
         key: KeyT,
@@ -40,7 +54,46 @@ class GeneratedMethods:
         idmp: Optional[Idmp] = None,
         retain: Optional[int] = None,
         asc: bool = False,
-    ) -> TotalRank:
+        columns: None = None,
+        then: Optional[Sequence[int]] = None,
+    ) -> TotalRank: ...
+
+    @overload
+    def rank_gift(
+        self,
+        key: KeyT,
+        member: Text,
+        amount: int,
+        *,
+        at: Optional[int] = None,
+        shared: bool = False,
+        dense: Optional[KeyT] = None,
+        ttl: Optional[int] = None,
+        data: Optional[Tuple[KeyT, Text]] = None,
+        idmp: Optional[Idmp] = None,
+        retain: Optional[int] = None,
+        asc: bool = False,
+        columns: KeyT,
+        then: Optional[Sequence[int]] = None,
+    ) -> TotalRankWithColumns: ...
+
+    def rank_gift(
+        self,
+        key: KeyT,
+        member: Text,
+        amount: int,
+        *,
+        at: Optional[int] = None,
+        shared: bool = False,
+        dense: Optional[KeyT] = None,
+        ttl: Optional[int] = None,
+        data: Optional[Tuple[KeyT, Text]] = None,
+        idmp: Optional[Idmp] = None,
+        retain: Optional[int] = None,
+        asc: bool = False,
+        columns: Optional[KeyT] = None,
+        then: Optional[Sequence[int]] = None,
+    ) -> Any:
         """RANK.GIFT: Adds an amount to a member's total and returns the new
         total and rank; equal totals rank first-come (with SHARED, equal
         totals share a rank; with DENSE, they share one and the next total
@@ -48,7 +101,8 @@ class GeneratedMethods:
 
         ``RANK.GIFT key member amount [AT unix-ms] [SHARED] [DENSE
         totals-key] [TTL seconds] [DATA data-key data] [IDMP seen-key
-        event-id] [RETAIN ms] [ASC]``
+        event-id] [RETAIN ms] [ASC] [COLUMNS columns-key] [THEN value [value
+        ...]]``
         """
         return self._call(
             COMMANDS["RANK.GIFT"],
@@ -63,9 +117,11 @@ class GeneratedMethods:
             idmp=idmp,
             retain=retain,
             asc=asc,
+            columns=columns,
+            then=then,
         )
 
-    @command_method
+    @overload
     def rank_set(
         self,
         key: KeyT,
@@ -82,7 +138,50 @@ class GeneratedMethods:
         idmp: Optional[Idmp] = None,
         retain: Optional[int] = None,
         asc: bool = False,
-    ) -> TotalRank:
+        columns: None = None,
+        then: Optional[Sequence[int]] = None,
+    ) -> TotalRank: ...
+
+    @overload
+    def rank_set(
+        self,
+        key: KeyT,
+        member: Text,
+        total: int,
+        *,
+        at: Optional[int] = None,
+        gt: bool = False,
+        lt: bool = False,
+        shared: bool = False,
+        dense: Optional[KeyT] = None,
+        ttl: Optional[int] = None,
+        data: Optional[Tuple[KeyT, Text]] = None,
+        idmp: Optional[Idmp] = None,
+        retain: Optional[int] = None,
+        asc: bool = False,
+        columns: KeyT,
+        then: Optional[Sequence[int]] = None,
+    ) -> TotalRankWithColumns: ...
+
+    def rank_set(
+        self,
+        key: KeyT,
+        member: Text,
+        total: int,
+        *,
+        at: Optional[int] = None,
+        gt: bool = False,
+        lt: bool = False,
+        shared: bool = False,
+        dense: Optional[KeyT] = None,
+        ttl: Optional[int] = None,
+        data: Optional[Tuple[KeyT, Text]] = None,
+        idmp: Optional[Idmp] = None,
+        retain: Optional[int] = None,
+        asc: bool = False,
+        columns: Optional[KeyT] = None,
+        then: Optional[Sequence[int]] = None,
+    ) -> Any:
         """RANK.SET: Sets a member's total (with GT only a higher one, with LT
         only a lower one) and returns the total that stands with the
         member's rank; equal totals rank first-come (with SHARED, equal
@@ -91,7 +190,8 @@ class GeneratedMethods:
 
         ``RANK.SET key member total [AT unix-ms] [GT] [LT] [SHARED] [DENSE
         totals-key] [TTL seconds] [DATA data-key data] [IDMP seen-key
-        event-id] [RETAIN ms] [ASC]``
+        event-id] [RETAIN ms] [ASC] [COLUMNS columns-key] [THEN value [value
+        ...]]``
         """
         return self._call(
             COMMANDS["RANK.SET"],
@@ -108,6 +208,8 @@ class GeneratedMethods:
             idmp=idmp,
             retain=retain,
             asc=asc,
+            columns=columns,
+            then=then,
         )
 
     @overload
@@ -120,6 +222,7 @@ class GeneratedMethods:
         dense: Optional[KeyT] = None,
         data: None = None,
         asc: bool = False,
+        columns: None = None,
     ) -> Optional[RankInfo]: ...
 
     @overload
@@ -132,7 +235,34 @@ class GeneratedMethods:
         dense: Optional[KeyT] = None,
         data: KeyT,
         asc: bool = False,
+        columns: None = None,
     ) -> Optional[RankInfoWithData]: ...
+
+    @overload
+    def rank_get(
+        self,
+        key: KeyT,
+        member: Text,
+        *,
+        shared: bool = False,
+        dense: Optional[KeyT] = None,
+        data: None = None,
+        asc: bool = False,
+        columns: KeyT,
+    ) -> Optional[ColumnsRankInfo]: ...
+
+    @overload
+    def rank_get(
+        self,
+        key: KeyT,
+        member: Text,
+        *,
+        shared: bool = False,
+        dense: Optional[KeyT] = None,
+        data: KeyT,
+        asc: bool = False,
+        columns: KeyT,
+    ) -> Optional[ColumnsRankInfoWithData]: ...
 
     def rank_get(
         self,
@@ -143,14 +273,24 @@ class GeneratedMethods:
         dense: Optional[KeyT] = None,
         data: Optional[KeyT] = None,
         asc: bool = False,
+        columns: Optional[KeyT] = None,
     ) -> Any:
         """RANK.GET: Returns a member's total, rank and the time it reached its
         total (with DATA, and its member data), or nil.
 
         ``RANK.GET key member [SHARED] [DENSE totals-key] [DATA data-key]
-        [ASC]``
+        [ASC] [COLUMNS columns-key]``
         """
-        return self._call(COMMANDS["RANK.GET"], key, member, shared=shared, dense=dense, data=data, asc=asc)
+        return self._call(
+            COMMANDS["RANK.GET"],
+            key,
+            member,
+            shared=shared,
+            dense=dense,
+            data=data,
+            asc=asc,
+            columns=columns,
+        )
 
     @overload
     def rank_top(
@@ -163,6 +303,7 @@ class GeneratedMethods:
         dense: Optional[KeyT] = None,
         data: None = None,
         asc: bool = False,
+        columns: None = None,
     ) -> List[RankEntry]: ...
 
     @overload
@@ -176,7 +317,36 @@ class GeneratedMethods:
         dense: Optional[KeyT] = None,
         data: KeyT,
         asc: bool = False,
+        columns: None = None,
     ) -> List[RankEntryWithData]: ...
+
+    @overload
+    def rank_top(
+        self,
+        key: KeyT,
+        count: int,
+        *,
+        offset: Optional[int] = None,
+        shared: bool = False,
+        dense: Optional[KeyT] = None,
+        data: None = None,
+        asc: bool = False,
+        columns: KeyT,
+    ) -> List[ColumnsRankEntry]: ...
+
+    @overload
+    def rank_top(
+        self,
+        key: KeyT,
+        count: int,
+        *,
+        offset: Optional[int] = None,
+        shared: bool = False,
+        dense: Optional[KeyT] = None,
+        data: KeyT,
+        asc: bool = False,
+        columns: KeyT,
+    ) -> List[ColumnsRankEntryWithData]: ...
 
     def rank_top(
         self,
@@ -188,13 +358,14 @@ class GeneratedMethods:
         dense: Optional[KeyT] = None,
         data: Optional[KeyT] = None,
         asc: bool = False,
+        columns: Optional[KeyT] = None,
     ) -> Any:
         """RANK.TOP: Returns a page of the board from the highest total down
         (with ASC, from the lowest up): rank, member, total (with DATA, and
         the member's data).
 
         ``RANK.TOP key count [OFFSET offset] [SHARED] [DENSE totals-key]
-        [DATA data-key] [ASC]``
+        [DATA data-key] [ASC] [COLUMNS columns-key]``
         """
         return self._call(
             COMMANDS["RANK.TOP"],
@@ -205,6 +376,7 @@ class GeneratedMethods:
             dense=dense,
             data=data,
             asc=asc,
+            columns=columns,
         )
 
     @overload
@@ -218,6 +390,7 @@ class GeneratedMethods:
         dense: Optional[KeyT] = None,
         data: None = None,
         asc: bool = False,
+        columns: None = None,
     ) -> List[RankEntry]: ...
 
     @overload
@@ -231,7 +404,36 @@ class GeneratedMethods:
         dense: Optional[KeyT] = None,
         data: KeyT,
         asc: bool = False,
+        columns: None = None,
     ) -> List[RankEntryWithData]: ...
+
+    @overload
+    def rank_around(
+        self,
+        key: KeyT,
+        member: Text,
+        radius: int,
+        *,
+        shared: bool = False,
+        dense: Optional[KeyT] = None,
+        data: None = None,
+        asc: bool = False,
+        columns: KeyT,
+    ) -> List[ColumnsRankEntry]: ...
+
+    @overload
+    def rank_around(
+        self,
+        key: KeyT,
+        member: Text,
+        radius: int,
+        *,
+        shared: bool = False,
+        dense: Optional[KeyT] = None,
+        data: KeyT,
+        asc: bool = False,
+        columns: KeyT,
+    ) -> List[ColumnsRankEntryWithData]: ...
 
     def rank_around(
         self,
@@ -243,14 +445,25 @@ class GeneratedMethods:
         dense: Optional[KeyT] = None,
         data: Optional[KeyT] = None,
         asc: bool = False,
+        columns: Optional[KeyT] = None,
     ) -> Any:
         """RANK.AROUND: Returns the member and up to radius entries above and
         below it: rank, member, total (with DATA, and the member's data).
 
         ``RANK.AROUND key member radius [SHARED] [DENSE totals-key] [DATA
-        data-key] [ASC]``
+        data-key] [ASC] [COLUMNS columns-key]``
         """
-        return self._call(COMMANDS["RANK.AROUND"], key, member, radius, shared=shared, dense=dense, data=data, asc=asc)
+        return self._call(
+            COMMANDS["RANK.AROUND"],
+            key,
+            member,
+            radius,
+            shared=shared,
+            dense=dense,
+            data=data,
+            asc=asc,
+            columns=columns,
+        )
 
     @command_method
     def rank_merge(
@@ -285,7 +498,7 @@ class GeneratedMethods:
         idmp: Optional[Idmp] = None,
         retain: Optional[int] = None,
         asc: bool = False,
-    ) -> List[TotalRank]:
+    ) -> List[Union[TotalRank, TotalRankWithColumns]]:
         """RANK.MGIFT: Adds an amount to a member's total on several boards at
         once (each first-come on its own) and returns [total, rank] per
         board, in key order; with DENSE, each board's dense rank, counted in
@@ -319,6 +532,7 @@ class GeneratedMethods:
         dense: Optional[KeyT] = None,
         data: None = None,
         asc: bool = False,
+        columns: None = None,
     ) -> List[Optional[RankInfo]]: ...
 
     @overload
@@ -330,7 +544,32 @@ class GeneratedMethods:
         dense: Optional[KeyT] = None,
         data: KeyT,
         asc: bool = False,
+        columns: None = None,
     ) -> List[Optional[RankInfoWithData]]: ...
+
+    @overload
+    def rank_mget(
+        self,
+        key: KeyT,
+        *members: Text,
+        shared: bool = False,
+        dense: Optional[KeyT] = None,
+        data: None = None,
+        asc: bool = False,
+        columns: KeyT,
+    ) -> List[Optional[ColumnsRankInfo]]: ...
+
+    @overload
+    def rank_mget(
+        self,
+        key: KeyT,
+        *members: Text,
+        shared: bool = False,
+        dense: Optional[KeyT] = None,
+        data: KeyT,
+        asc: bool = False,
+        columns: KeyT,
+    ) -> List[Optional[ColumnsRankInfoWithData]]: ...
 
     def rank_mget(
         self,
@@ -340,15 +579,25 @@ class GeneratedMethods:
         dense: Optional[KeyT] = None,
         data: Optional[KeyT] = None,
         asc: bool = False,
+        columns: Optional[KeyT] = None,
     ) -> Any:
         """RANK.MGET: Returns what RANK.GET returns for each member, in order:
         [total, rank, reached-at-ms] (with DATA, and the member's data) or
         nil.
 
         ``RANK.MGET key [SHARED] [DENSE totals-key] [DATA data-key] [ASC]
-        MEMBERS member [member ...]``
+        [COLUMNS columns-key] MEMBERS member [member ...]``
         """
-        return self._call(COMMANDS["RANK.MGET"], key, members, shared=shared, dense=dense, data=data, asc=asc)
+        return self._call(
+            COMMANDS["RANK.MGET"],
+            key,
+            members,
+            shared=shared,
+            dense=dense,
+            data=data,
+            asc=asc,
+            columns=columns,
+        )
 
     @command_method
     def rank_stats(self, key: KeyT, *, asc: bool = False) -> BoardStats:
@@ -463,6 +712,7 @@ class GeneratedMethods:
         dense: bool = False,
         data: None = None,
         asc: bool = False,
+        columns: None = None,
     ) -> List[RankEntry]: ...
 
     @overload
@@ -474,7 +724,32 @@ class GeneratedMethods:
         dense: bool = False,
         data: KeyT,
         asc: bool = False,
+        columns: None = None,
     ) -> List[RankEntryWithData]: ...
+
+    @overload
+    def rank_among(
+        self,
+        key: KeyT,
+        *members: Text,
+        shared: bool = False,
+        dense: bool = False,
+        data: None = None,
+        asc: bool = False,
+        columns: KeyT,
+    ) -> List[ColumnsRankEntry]: ...
+
+    @overload
+    def rank_among(
+        self,
+        key: KeyT,
+        *members: Text,
+        shared: bool = False,
+        dense: bool = False,
+        data: KeyT,
+        asc: bool = False,
+        columns: KeyT,
+    ) -> List[ColumnsRankEntryWithData]: ...
 
     def rank_among(
         self,
@@ -484,6 +759,7 @@ class GeneratedMethods:
         dense: bool = False,
         data: Optional[KeyT] = None,
         asc: bool = False,
+        columns: Optional[KeyT] = None,
     ) -> Any:
         """RANK.AMONG: Returns the given members that are on the board, ordered
         as the board orders them, each with its rank among them (1-based;
@@ -491,10 +767,19 @@ class GeneratedMethods:
         and the next total ranks one lower): rank, member, total (with DATA,
         and the member's data).
 
-        ``RANK.AMONG key [SHARED] [DENSE] [DATA data-key] [ASC] MEMBERS
-        member [member ...]``
+        ``RANK.AMONG key [SHARED] [DENSE] [DATA data-key] [ASC] [COLUMNS
+        columns-key] MEMBERS member [member ...]``
         """
-        return self._call(COMMANDS["RANK.AMONG"], key, members, shared=shared, dense=dense, data=data, asc=asc)
+        return self._call(
+            COMMANDS["RANK.AMONG"],
+            key,
+            members,
+            shared=shared,
+            dense=dense,
+            data=data,
+            asc=asc,
+            columns=columns,
+        )
 
     @command_method
     def rank_remove(self, key: KeyT, *members: Text, dense: Optional[KeyT] = None, data: Optional[KeyT] = None) -> int:
@@ -954,6 +1239,122 @@ class GeneratedAsyncOverloads(GeneratedMethods):
 
     if TYPE_CHECKING:
         @overload  # type: ignore[override]
+        async def rank_gift(
+            self,
+            key: KeyT,
+            member: Text,
+            amount: int,
+            *,
+            at: Optional[int] = None,
+            shared: bool = False,
+            dense: Optional[KeyT] = None,
+            ttl: Optional[int] = None,
+            data: Optional[Tuple[KeyT, Text]] = None,
+            idmp: Optional[Idmp] = None,
+            retain: Optional[int] = None,
+            asc: bool = False,
+            columns: None = None,
+            then: Optional[Sequence[int]] = None,
+        ) -> TotalRank: ...
+
+        @overload
+        async def rank_gift(
+            self,
+            key: KeyT,
+            member: Text,
+            amount: int,
+            *,
+            at: Optional[int] = None,
+            shared: bool = False,
+            dense: Optional[KeyT] = None,
+            ttl: Optional[int] = None,
+            data: Optional[Tuple[KeyT, Text]] = None,
+            idmp: Optional[Idmp] = None,
+            retain: Optional[int] = None,
+            asc: bool = False,
+            columns: KeyT,
+            then: Optional[Sequence[int]] = None,
+        ) -> TotalRankWithColumns: ...
+        async def rank_gift(
+            self,
+            key: KeyT,
+            member: Text,
+            amount: int,
+            *,
+            at: Optional[int] = None,
+            shared: bool = False,
+            dense: Optional[KeyT] = None,
+            ttl: Optional[int] = None,
+            data: Optional[Tuple[KeyT, Text]] = None,
+            idmp: Optional[Idmp] = None,
+            retain: Optional[int] = None,
+            asc: bool = False,
+            columns: Optional[KeyT] = None,
+            then: Optional[Sequence[int]] = None,
+        ) -> Any: ...
+
+        @overload  # type: ignore[override]
+        async def rank_set(
+            self,
+            key: KeyT,
+            member: Text,
+            total: int,
+            *,
+            at: Optional[int] = None,
+            gt: bool = False,
+            lt: bool = False,
+            shared: bool = False,
+            dense: Optional[KeyT] = None,
+            ttl: Optional[int] = None,
+            data: Optional[Tuple[KeyT, Text]] = None,
+            idmp: Optional[Idmp] = None,
+            retain: Optional[int] = None,
+            asc: bool = False,
+            columns: None = None,
+            then: Optional[Sequence[int]] = None,
+        ) -> TotalRank: ...
+
+        @overload
+        async def rank_set(
+            self,
+            key: KeyT,
+            member: Text,
+            total: int,
+            *,
+            at: Optional[int] = None,
+            gt: bool = False,
+            lt: bool = False,
+            shared: bool = False,
+            dense: Optional[KeyT] = None,
+            ttl: Optional[int] = None,
+            data: Optional[Tuple[KeyT, Text]] = None,
+            idmp: Optional[Idmp] = None,
+            retain: Optional[int] = None,
+            asc: bool = False,
+            columns: KeyT,
+            then: Optional[Sequence[int]] = None,
+        ) -> TotalRankWithColumns: ...
+        async def rank_set(
+            self,
+            key: KeyT,
+            member: Text,
+            total: int,
+            *,
+            at: Optional[int] = None,
+            gt: bool = False,
+            lt: bool = False,
+            shared: bool = False,
+            dense: Optional[KeyT] = None,
+            ttl: Optional[int] = None,
+            data: Optional[Tuple[KeyT, Text]] = None,
+            idmp: Optional[Idmp] = None,
+            retain: Optional[int] = None,
+            asc: bool = False,
+            columns: Optional[KeyT] = None,
+            then: Optional[Sequence[int]] = None,
+        ) -> Any: ...
+
+        @overload  # type: ignore[override]
         async def rank_get(
             self,
             key: KeyT,
@@ -963,6 +1364,7 @@ class GeneratedAsyncOverloads(GeneratedMethods):
             dense: Optional[KeyT] = None,
             data: None = None,
             asc: bool = False,
+            columns: None = None,
         ) -> Optional[RankInfo]: ...
 
         @overload
@@ -975,7 +1377,34 @@ class GeneratedAsyncOverloads(GeneratedMethods):
             dense: Optional[KeyT] = None,
             data: KeyT,
             asc: bool = False,
+            columns: None = None,
         ) -> Optional[RankInfoWithData]: ...
+
+        @overload
+        async def rank_get(
+            self,
+            key: KeyT,
+            member: Text,
+            *,
+            shared: bool = False,
+            dense: Optional[KeyT] = None,
+            data: None = None,
+            asc: bool = False,
+            columns: KeyT,
+        ) -> Optional[ColumnsRankInfo]: ...
+
+        @overload
+        async def rank_get(
+            self,
+            key: KeyT,
+            member: Text,
+            *,
+            shared: bool = False,
+            dense: Optional[KeyT] = None,
+            data: KeyT,
+            asc: bool = False,
+            columns: KeyT,
+        ) -> Optional[ColumnsRankInfoWithData]: ...
         async def rank_get(
             self,
             key: KeyT,
@@ -985,6 +1414,7 @@ class GeneratedAsyncOverloads(GeneratedMethods):
             dense: Optional[KeyT] = None,
             data: Optional[KeyT] = None,
             asc: bool = False,
+            columns: Optional[KeyT] = None,
         ) -> Any: ...
 
         @overload  # type: ignore[override]
@@ -998,6 +1428,7 @@ class GeneratedAsyncOverloads(GeneratedMethods):
             dense: Optional[KeyT] = None,
             data: None = None,
             asc: bool = False,
+            columns: None = None,
         ) -> List[RankEntry]: ...
 
         @overload
@@ -1011,7 +1442,36 @@ class GeneratedAsyncOverloads(GeneratedMethods):
             dense: Optional[KeyT] = None,
             data: KeyT,
             asc: bool = False,
+            columns: None = None,
         ) -> List[RankEntryWithData]: ...
+
+        @overload
+        async def rank_top(
+            self,
+            key: KeyT,
+            count: int,
+            *,
+            offset: Optional[int] = None,
+            shared: bool = False,
+            dense: Optional[KeyT] = None,
+            data: None = None,
+            asc: bool = False,
+            columns: KeyT,
+        ) -> List[ColumnsRankEntry]: ...
+
+        @overload
+        async def rank_top(
+            self,
+            key: KeyT,
+            count: int,
+            *,
+            offset: Optional[int] = None,
+            shared: bool = False,
+            dense: Optional[KeyT] = None,
+            data: KeyT,
+            asc: bool = False,
+            columns: KeyT,
+        ) -> List[ColumnsRankEntryWithData]: ...
         async def rank_top(
             self,
             key: KeyT,
@@ -1022,6 +1482,7 @@ class GeneratedAsyncOverloads(GeneratedMethods):
             dense: Optional[KeyT] = None,
             data: Optional[KeyT] = None,
             asc: bool = False,
+            columns: Optional[KeyT] = None,
         ) -> Any: ...
 
         @overload  # type: ignore[override]
@@ -1035,6 +1496,7 @@ class GeneratedAsyncOverloads(GeneratedMethods):
             dense: Optional[KeyT] = None,
             data: None = None,
             asc: bool = False,
+            columns: None = None,
         ) -> List[RankEntry]: ...
 
         @overload
@@ -1048,7 +1510,36 @@ class GeneratedAsyncOverloads(GeneratedMethods):
             dense: Optional[KeyT] = None,
             data: KeyT,
             asc: bool = False,
+            columns: None = None,
         ) -> List[RankEntryWithData]: ...
+
+        @overload
+        async def rank_around(
+            self,
+            key: KeyT,
+            member: Text,
+            radius: int,
+            *,
+            shared: bool = False,
+            dense: Optional[KeyT] = None,
+            data: None = None,
+            asc: bool = False,
+            columns: KeyT,
+        ) -> List[ColumnsRankEntry]: ...
+
+        @overload
+        async def rank_around(
+            self,
+            key: KeyT,
+            member: Text,
+            radius: int,
+            *,
+            shared: bool = False,
+            dense: Optional[KeyT] = None,
+            data: KeyT,
+            asc: bool = False,
+            columns: KeyT,
+        ) -> List[ColumnsRankEntryWithData]: ...
         async def rank_around(
             self,
             key: KeyT,
@@ -1059,6 +1550,7 @@ class GeneratedAsyncOverloads(GeneratedMethods):
             dense: Optional[KeyT] = None,
             data: Optional[KeyT] = None,
             asc: bool = False,
+            columns: Optional[KeyT] = None,
         ) -> Any: ...
 
         @overload  # type: ignore[override]
@@ -1070,6 +1562,7 @@ class GeneratedAsyncOverloads(GeneratedMethods):
             dense: Optional[KeyT] = None,
             data: None = None,
             asc: bool = False,
+            columns: None = None,
         ) -> List[Optional[RankInfo]]: ...
 
         @overload
@@ -1081,7 +1574,32 @@ class GeneratedAsyncOverloads(GeneratedMethods):
             dense: Optional[KeyT] = None,
             data: KeyT,
             asc: bool = False,
+            columns: None = None,
         ) -> List[Optional[RankInfoWithData]]: ...
+
+        @overload
+        async def rank_mget(
+            self,
+            key: KeyT,
+            *members: Text,
+            shared: bool = False,
+            dense: Optional[KeyT] = None,
+            data: None = None,
+            asc: bool = False,
+            columns: KeyT,
+        ) -> List[Optional[ColumnsRankInfo]]: ...
+
+        @overload
+        async def rank_mget(
+            self,
+            key: KeyT,
+            *members: Text,
+            shared: bool = False,
+            dense: Optional[KeyT] = None,
+            data: KeyT,
+            asc: bool = False,
+            columns: KeyT,
+        ) -> List[Optional[ColumnsRankInfoWithData]]: ...
         async def rank_mget(
             self,
             key: KeyT,
@@ -1090,6 +1608,7 @@ class GeneratedAsyncOverloads(GeneratedMethods):
             dense: Optional[KeyT] = None,
             data: Optional[KeyT] = None,
             asc: bool = False,
+            columns: Optional[KeyT] = None,
         ) -> Any: ...
 
         @overload  # type: ignore[override]
@@ -1141,6 +1660,7 @@ class GeneratedAsyncOverloads(GeneratedMethods):
             dense: bool = False,
             data: None = None,
             asc: bool = False,
+            columns: None = None,
         ) -> List[RankEntry]: ...
 
         @overload
@@ -1152,7 +1672,32 @@ class GeneratedAsyncOverloads(GeneratedMethods):
             dense: bool = False,
             data: KeyT,
             asc: bool = False,
+            columns: None = None,
         ) -> List[RankEntryWithData]: ...
+
+        @overload
+        async def rank_among(
+            self,
+            key: KeyT,
+            *members: Text,
+            shared: bool = False,
+            dense: bool = False,
+            data: None = None,
+            asc: bool = False,
+            columns: KeyT,
+        ) -> List[ColumnsRankEntry]: ...
+
+        @overload
+        async def rank_among(
+            self,
+            key: KeyT,
+            *members: Text,
+            shared: bool = False,
+            dense: bool = False,
+            data: KeyT,
+            asc: bool = False,
+            columns: KeyT,
+        ) -> List[ColumnsRankEntryWithData]: ...
         async def rank_among(
             self,
             key: KeyT,
@@ -1161,6 +1706,7 @@ class GeneratedAsyncOverloads(GeneratedMethods):
             dense: bool = False,
             data: Optional[KeyT] = None,
             asc: bool = False,
+            columns: Optional[KeyT] = None,
         ) -> Any: ...
 
         @overload  # type: ignore[override]

@@ -23,8 +23,9 @@ from .resp import Text, applied_flag, field_values, flat_list_of, idmp_flag, int
 
 class TotalRank(NamedTuple):
     """The member's total and its 1-based rank (with SHARED, its competition
-    rank); a repeated IDMP call whose member has left the board since reads
-    total 0, rank 0.
+    rank), and with COLUMNS its value in each column; a repeated IDMP call
+    whose member has left the board since reads total 0, rank 0 (and 0 in
+    every column).
     """
 
     total: int
@@ -41,6 +42,31 @@ class TotalRank(NamedTuple):
 
 
 class _TotalRankOnce(TotalRank):
+    _already_applied: bool
+
+
+class TotalRankWithColumns(NamedTuple):
+    """TotalRank with its optional last element, columns. The member's total
+    and its 1-based rank (with SHARED, its competition rank), and with
+    COLUMNS its value in each column; a repeated IDMP call whose member has
+    left the board since reads total 0, rank 0 (and 0 in every column).
+    """
+
+    total: int
+    rank: int
+    columns: List[int]
+
+    @property
+    def already_applied(self) -> Optional[bool]:
+        """With ``idmp``: True when the event id was already applied (the call
+        changed nothing; the reply is the state now), False when this call
+        applied it; None without ``idmp``. Not a field: the reply unpacks as
+        without ``idmp``.
+        """
+        return applied_flag(self)
+
+
+class _TotalRankWithColumnsOnce(TotalRankWithColumns):
     _already_applied: bool
 
 
@@ -66,6 +92,30 @@ class RankInfoWithData(NamedTuple):
     data: Optional[Text]
 
 
+class ColumnsRankInfo(NamedTuple):
+    """A member's total, rank, when the total was reached (unix ms) and its
+    value in each column; with DATA, its member data (nil when it has none).
+    """
+
+    total: int
+    rank: int
+    reached_at_ms: int
+    columns: List[int]
+
+
+class ColumnsRankInfoWithData(NamedTuple):
+    """ColumnsRankInfo with its optional last element, data. A member's total,
+    rank, when the total was reached (unix ms) and its value in each column;
+    with DATA, its member data (nil when it has none).
+    """
+
+    total: int
+    rank: int
+    reached_at_ms: int
+    columns: List[int]
+    data: Optional[Text]
+
+
 class RankEntry(NamedTuple):
     """One row of a board's page (RANK.TOP, RANK.AROUND, RANK.RANGE,
     RANK.AMONG); with DATA, the member's data last (nil when it has none).
@@ -85,6 +135,31 @@ class RankEntryWithData(NamedTuple):
     rank: int
     member: Text
     total: int
+    data: Optional[Text]
+
+
+class ColumnsRankEntry(NamedTuple):
+    """One row of a board's page with COLUMNS: rank, member, total and the
+    member's value in each column; with DATA, the member's data last (nil
+    when it has none).
+    """
+
+    rank: int
+    member: Text
+    total: int
+    columns: List[int]
+
+
+class ColumnsRankEntryWithData(NamedTuple):
+    """ColumnsRankEntry with its optional last element, data. One row of a
+    board's page with COLUMNS: rank, member, total and the member's value in
+    each column; with DATA, the member's data last (nil when it has none).
+    """
+
+    rank: int
+    member: Text
+    total: int
+    columns: List[int]
     data: Optional[Text]
 
 
@@ -382,6 +457,10 @@ class VoteResult(NamedTuple):
 #: The reply types, which the package exports (zkit/__init__.py).
 __all__ = [
     "BoardStats",
+    "ColumnsRankEntry",
+    "ColumnsRankEntryWithData",
+    "ColumnsRankInfo",
+    "ColumnsRankInfoWithData",
     "DelayStats",
     "FeedItem",
     "FeedPage",
@@ -405,15 +484,18 @@ __all__ = [
     "SeasonWithTtl",
     "Task",
     "TotalRank",
+    "TotalRankWithColumns",
     "VoteResult",
 ]
 
 
 #: The type of an IDMP reply, by its type without: it carries the flag.
-_ONCE = {TotalRank: _TotalRankOnce, RateResult: _RateResultOnce, RateLimitsResult: _RateLimitsResultOnce}
+_ONCE = {TotalRank: _TotalRankOnce, RateResult: _RateResultOnce, TotalRankWithColumns: _TotalRankWithColumnsOnce, RateLimitsResult: _RateLimitsResultOnce}
 
 
-def _read_total_rank(v: Any) -> TotalRank:
+def _read_total_rank(v: Any) -> Union[TotalRank, TotalRankWithColumns]:
+    if len(v) > 2:
+        return TotalRankWithColumns(int(v[0]), int_or_zero(v[1]), list_of(int)(v[2]))
     return TotalRank(int(v[0]), int_or_zero(v[1]))
 
 
@@ -423,10 +505,22 @@ def _read_rank_info(v: Any) -> Union[RankInfo, RankInfoWithData]:
     return RankInfo(int(v[0]), int(v[1]), int(v[2]))
 
 
+def _read_columns_rank_info(v: Any) -> Union[ColumnsRankInfo, ColumnsRankInfoWithData]:
+    if len(v) > 4:
+        return ColumnsRankInfoWithData(int(v[0]), int(v[1]), int(v[2]), list_of(int)(v[3]), or_none(text)(v[4]))
+    return ColumnsRankInfo(int(v[0]), int(v[1]), int(v[2]), list_of(int)(v[3]))
+
+
 def _read_rank_entry(v: Any) -> Union[RankEntry, RankEntryWithData]:
     if len(v) > 3:
         return RankEntryWithData(int(v[0]), text(v[1]), int(v[2]), or_none(text)(v[3]))
     return RankEntry(int(v[0]), text(v[1]), int(v[2]))
+
+
+def _read_columns_rank_entry(v: Any) -> Union[ColumnsRankEntry, ColumnsRankEntryWithData]:
+    if len(v) > 4:
+        return ColumnsRankEntryWithData(int(v[0]), text(v[1]), int(v[2]), list_of(int)(v[3]), or_none(text)(v[4]))
+    return ColumnsRankEntry(int(v[0]), text(v[1]), int(v[2]), list_of(int)(v[3]))
 
 
 def _read_merge_step(v: Any) -> MergeStep:
@@ -507,16 +601,26 @@ def _read_vote_result(v: Any) -> VoteResult:
     return VoteResult(float(v[0]), int(v[1]), int(v[2]), bool(v[3]))
 
 
-def parse_total_rank(reply: Any, **options: Any) -> TotalRank:
+def parse_integer(reply: Any, **options: Any) -> int:
+    return int(reply)
+
+
+def parse_total_rank(reply: Any, **options: Any) -> Union[TotalRank, TotalRankWithColumns]:
     reply, applied = idmp_flag(reply, options)
     return mark_applied(_read_total_rank(reply), applied, _ONCE)
 
 
-def parse_rank_info_or_none(reply: Any, **options: Any) -> Optional[Union[RankInfo, RankInfoWithData]]:
+def parse_rank_info_or_none_or_columns_rank_info_or_none(reply: Any, **options: Any) -> Union[Optional[Union[RankInfo, RankInfoWithData]], Optional[Union[ColumnsRankInfo, ColumnsRankInfoWithData]]]:
+    # The replies with and without COLUMNS have one shape: the call says which it is.
+    if sent(options, "COLUMNS"):
+        return or_none(_read_columns_rank_info)(reply)
     return or_none(_read_rank_info)(reply)
 
 
-def parse_rank_entry_list(reply: Any, **options: Any) -> List[Union[RankEntry, RankEntryWithData]]:
+def parse_rank_entry_list_or_columns_rank_entry_list(reply: Any, **options: Any) -> Union[List[Union[RankEntry, RankEntryWithData]], List[Union[ColumnsRankEntry, ColumnsRankEntryWithData]]]:
+    # The replies with and without COLUMNS have one shape: the call says which it is.
+    if sent(options, "COLUMNS"):
+        return list_of(_read_columns_rank_entry)(reply)
     return list_of(_read_rank_entry)(reply)
 
 
@@ -527,12 +631,15 @@ def parse_integer_or_merge_step(reply: Any, **options: Any) -> Union[int, MergeS
     return int(reply)
 
 
-def parse_total_rank_list(reply: Any, **options: Any) -> List[TotalRank]:
+def parse_total_rank_list(reply: Any, **options: Any) -> List[Union[TotalRank, TotalRankWithColumns]]:
     reply, applied = idmp_flag(reply, options)
     return mark_applied(list_of(_read_total_rank)(reply), applied, _ONCE)
 
 
-def parse_rank_info_or_none_list(reply: Any, **options: Any) -> List[Optional[Union[RankInfo, RankInfoWithData]]]:
+def parse_rank_info_or_none_list_or_columns_rank_info_or_none_list(reply: Any, **options: Any) -> Union[List[Optional[Union[RankInfo, RankInfoWithData]]], List[Optional[Union[ColumnsRankInfo, ColumnsRankInfoWithData]]]]:
+    # The replies with and without COLUMNS have one shape: the call says which it is.
+    if sent(options, "COLUMNS"):
+        return list_of(or_none(_read_columns_rank_info))(reply)
     return list_of(or_none(_read_rank_info))(reply)
 
 
@@ -548,8 +655,8 @@ def parse_float_or_none(reply: Any, **options: Any) -> Optional[float]:
     return or_none(float)(reply)
 
 
-def parse_integer(reply: Any, **options: Any) -> int:
-    return int(reply)
+def parse_rank_entry_list(reply: Any, **options: Any) -> List[Union[RankEntry, RankEntryWithData]]:
+    return list_of(_read_rank_entry)(reply)
 
 
 def parse_season_list(reply: Any, **options: Any) -> List[Union[Season, SeasonWithTtl]]:

@@ -24,28 +24,34 @@ fn failed(example: &str) -> impl FnOnce(RedisError) -> RedisError + '_ {
 /// Runs every example in order; a line of another command sets up the next.
 #[rustfmt::skip]
 pub fn every_declared_example<C: Transport + ConnectionLike>(z: &mut Zkit<C>, k: impl Fn(&str) -> String) -> RedisResult<()> {
+    z.rank_columns(k("{t}:cols").as_str(), &[("kills", 1000, 0), ("time", 0, 3600000)]).map_err(failed("RANK.COLUMNS {t}:cols kills 1000 0 time 0 3600000"))?;
     z.rank_gift_idmp(k("{t}:board").as_str(), "m", 1, Idmp { seen_key: k("{t}:seen").as_str(), event_id: "gift-1", retain: Some(86400000) }, RankGiftOptions { at: Some(1718000000000), shared: true, ttl: Some(86400), ..Default::default() }).map_err(failed("RANK.GIFT {t}:board m 1 AT 1718000000000 SHARED TTL 86400 IDMP {t}:seen gift-1 RETAIN 86400000"))?;
     z.rank_gift(k("{t}:board").as_str(), "m", 1, RankGiftOptions { dense: Some(k("{t}:totals").as_str()), ..Default::default() }).map_err(failed("RANK.GIFT {t}:board m 1 DENSE {t}:totals"))?;
     z.rank_gift(k("{t}:board").as_str(), "m", 1, RankGiftOptions { data: Some((k("{t}:profiles").as_str(), "Ann")), ..Default::default() }).map_err(failed("RANK.GIFT {t}:board m 1 DATA {t}:profiles Ann"))?;
     z.rank_gift(k("{t}:board").as_str(), "m", 1, RankGiftOptions { asc: true, ..Default::default() }).map_err(failed("RANK.GIFT {t}:board m 1 ASC"))?;
+    z.rank_gift(k("{t}:board").as_str(), "m", 1, RankGiftOptions { columns: Some(k("{t}:cols").as_str()), then: Some(&[0]), ..Default::default() }).map_err(failed("RANK.GIFT {t}:board m 1 COLUMNS {t}:cols THEN 0"))?;
     z.rank_set_idmp(k("{t}:board").as_str(), "m", 1, Idmp { seen_key: k("{t}:seen").as_str(), event_id: "set-1", retain: Some(86400000) }, RankSetOptions { at: Some(1718000000000), shared: true, ttl: Some(86400), ..Default::default() }).map_err(failed("RANK.SET {t}:board m 1 AT 1718000000000 SHARED TTL 86400 IDMP {t}:seen set-1 RETAIN 86400000"))?;
     z.rank_set(k("{t}:board").as_str(), "m", 2, RankSetOptions { gt: true, ..Default::default() }).map_err(failed("RANK.SET {t}:board m 2 GT"))?;
     z.rank_set(k("{t}:board").as_str(), "m", 1, RankSetOptions { lt: true, ..Default::default() }).map_err(failed("RANK.SET {t}:board m 1 LT"))?;
     z.rank_set(k("{t}:board").as_str(), "m", 1, RankSetOptions { dense: Some(k("{t}:totals").as_str()), ..Default::default() }).map_err(failed("RANK.SET {t}:board m 1 DENSE {t}:totals"))?;
     z.rank_set(k("{t}:board").as_str(), "m", 1, RankSetOptions { data: Some((k("{t}:profiles").as_str(), "Ann")), ..Default::default() }).map_err(failed("RANK.SET {t}:board m 1 DATA {t}:profiles Ann"))?;
     z.rank_set(k("{t}:board").as_str(), "m", 61250, RankSetOptions { lt: true, asc: true, ..Default::default() }).map_err(failed("RANK.SET {t}:board m 61250 LT ASC"))?;
+    z.rank_set(k("{t}:board").as_str(), "m", 12, RankSetOptions { gt: true, columns: Some(k("{t}:cols").as_str()), then: Some(&[450]), ..Default::default() }).map_err(failed("RANK.SET {t}:board m 12 GT COLUMNS {t}:cols THEN 450"))?;
     z.rank_get(k("{t}:board").as_str(), "m", RankGetOptions { shared: true, ..Default::default() }).map_err(failed("RANK.GET {t}:board m SHARED"))?;
     z.rank_get(k("{t}:board").as_str(), "m", RankGetOptions { dense: Some(k("{t}:totals").as_str()), ..Default::default() }).map_err(failed("RANK.GET {t}:board m DENSE {t}:totals"))?;
     z.rank_get(k("{t}:board").as_str(), "m", RankGetOptions { data: Some(k("{t}:profiles").as_str()), ..Default::default() }).map_err(failed("RANK.GET {t}:board m DATA {t}:profiles"))?;
     z.rank_get(k("{t}:board").as_str(), "m", RankGetOptions { asc: true, ..Default::default() }).map_err(failed("RANK.GET {t}:board m ASC"))?;
+    z.rank_get_columns(k("{t}:board").as_str(), "m", k("{t}:cols").as_str(), RankGetOptions::default()).map_err(failed("RANK.GET {t}:board m COLUMNS {t}:cols"))?;
     z.rank_top(k("{t}:board").as_str(), 10, RankTopOptions { offset: Some(0), shared: true, ..Default::default() }).map_err(failed("RANK.TOP {t}:board 10 OFFSET 0 SHARED"))?;
     z.rank_top(k("{t}:board").as_str(), 10, RankTopOptions { dense: Some(k("{t}:totals").as_str()), ..Default::default() }).map_err(failed("RANK.TOP {t}:board 10 DENSE {t}:totals"))?;
     z.rank_top(k("{t}:board").as_str(), 10, RankTopOptions { data: Some(k("{t}:profiles").as_str()), ..Default::default() }).map_err(failed("RANK.TOP {t}:board 10 DATA {t}:profiles"))?;
     z.rank_top(k("{t}:board").as_str(), 10, RankTopOptions { asc: true, ..Default::default() }).map_err(failed("RANK.TOP {t}:board 10 ASC"))?;
+    z.rank_top_columns(k("{t}:board").as_str(), 10, k("{t}:cols").as_str(), RankTopOptions::default()).map_err(failed("RANK.TOP {t}:board 10 COLUMNS {t}:cols"))?;
     z.rank_around(k("{t}:board").as_str(), "m", 1, RankAroundOptions { shared: true, ..Default::default() }).map_err(failed("RANK.AROUND {t}:board m 1 SHARED"))?;
     z.rank_around(k("{t}:board").as_str(), "m", 1, RankAroundOptions { dense: Some(k("{t}:totals").as_str()), ..Default::default() }).map_err(failed("RANK.AROUND {t}:board m 1 DENSE {t}:totals"))?;
     z.rank_around(k("{t}:board").as_str(), "m", 1, RankAroundOptions { data: Some(k("{t}:profiles").as_str()), ..Default::default() }).map_err(failed("RANK.AROUND {t}:board m 1 DATA {t}:profiles"))?;
     z.rank_around(k("{t}:board").as_str(), "m", 1, RankAroundOptions { asc: true, ..Default::default() }).map_err(failed("RANK.AROUND {t}:board m 1 ASC"))?;
+    z.rank_around_columns(k("{t}:board").as_str(), "m", 1, k("{t}:cols").as_str(), RankAroundOptions::default()).map_err(failed("RANK.AROUND {t}:board m 1 COLUMNS {t}:cols"))?;
     z.rank_merge(k("{t}:merged").as_str(), &[k("{t}:board").as_str()], RankMergeOptions { weights: Some(&[2]), ..Default::default() }).map_err(failed("RANK.MERGE {t}:merged 1 {t}:board WEIGHTS 2"))?;
     z.rank_merge_step(k("{t}:merged").as_str(), &[k("{t}:board").as_str()], Step { count: 10, staging: k("{t}:staging").as_str(), cursor: "0" }, RankMergeOptions { weights: Some(&[2]), ..Default::default() }).map_err(failed("RANK.MERGE {t}:merged 1 {t}:board WEIGHTS 2 STEP 10 {t}:staging 0"))?;
     z.rank_merge(k("{t}:merged").as_str(), &[k("{t}:board").as_str()], RankMergeOptions { asc: true, ..Default::default() }).map_err(failed("RANK.MERGE {t}:merged 1 {t}:board ASC"))?;
@@ -56,6 +62,7 @@ pub fn every_declared_example<C: Transport + ConnectionLike>(z: &mut Zkit<C>, k:
     z.rank_mget(k("{t}:board").as_str(), &["m", "n"], RankMgetOptions { dense: Some(k("{t}:totals").as_str()), ..Default::default() }).map_err(failed("RANK.MGET {t}:board DENSE {t}:totals MEMBERS m n"))?;
     z.rank_mget(k("{t}:board").as_str(), &["m", "n"], RankMgetOptions { data: Some(k("{t}:profiles").as_str()), ..Default::default() }).map_err(failed("RANK.MGET {t}:board DATA {t}:profiles MEMBERS m n"))?;
     z.rank_mget(k("{t}:board").as_str(), &["m", "n"], RankMgetOptions { asc: true, ..Default::default() }).map_err(failed("RANK.MGET {t}:board ASC MEMBERS m n"))?;
+    z.rank_mget_columns(k("{t}:board").as_str(), &["m", "n"], k("{t}:cols").as_str(), RankMgetOptions::default()).map_err(failed("RANK.MGET {t}:board COLUMNS {t}:cols MEMBERS m n"))?;
     z.rank_stats(k("{t}:board").as_str(), RankStatsOptions::default()).map_err(failed("RANK.STATS {t}:board"))?;
     z.rank_stats(k("{t}:board").as_str(), RankStatsOptions { asc: true }).map_err(failed("RANK.STATS {t}:board ASC"))?;
     z.rank_percentile(k("{t}:board").as_str(), "m", RankPercentileOptions::default()).map_err(failed("RANK.PERCENTILE {t}:board m"))?;
@@ -71,6 +78,7 @@ pub fn every_declared_example<C: Transport + ConnectionLike>(z: &mut Zkit<C>, k:
     z.rank_among(k("{t}:board").as_str(), &["m", "n"], RankAmongOptions { dense: true, ..Default::default() }).map_err(failed("RANK.AMONG {t}:board DENSE MEMBERS m n"))?;
     z.rank_among(k("{t}:board").as_str(), &["m", "n"], RankAmongOptions { data: Some(k("{t}:profiles").as_str()), ..Default::default() }).map_err(failed("RANK.AMONG {t}:board DATA {t}:profiles MEMBERS m n"))?;
     z.rank_among(k("{t}:board").as_str(), &["m", "n"], RankAmongOptions { asc: true, ..Default::default() }).map_err(failed("RANK.AMONG {t}:board ASC MEMBERS m n"))?;
+    z.rank_among_columns(k("{t}:board").as_str(), &["m", "n"], k("{t}:cols").as_str(), RankAmongOptions::default()).map_err(failed("RANK.AMONG {t}:board COLUMNS {t}:cols MEMBERS m n"))?;
     z.rank_remove(k("{t}:board").as_str(), &["m", "n"], RankRemoveOptions::default()).map_err(failed("RANK.REMOVE {t}:board MEMBERS m n"))?;
     z.rank_remove(k("{t}:board").as_str(), &["m"], RankRemoveOptions { dense: Some(k("{t}:totals").as_str()), ..Default::default() }).map_err(failed("RANK.REMOVE {t}:board DENSE {t}:totals MEMBERS m"))?;
     z.rank_remove(k("{t}:board").as_str(), &["m"], RankRemoveOptions { data: Some(k("{t}:profiles").as_str()), ..Default::default() }).map_err(failed("RANK.REMOVE {t}:board DATA {t}:profiles MEMBERS m"))?;
