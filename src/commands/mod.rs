@@ -34,6 +34,7 @@ pub mod rank_data;
 pub mod rank_dense;
 pub mod rank_merge;
 pub mod rank_page;
+pub mod rank_range;
 pub mod rank_season;
 pub mod rank_stats;
 pub mod rate;
