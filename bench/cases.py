@@ -1000,6 +1000,30 @@ def rank_set_lt_asc(n):
                 script_args=lambda i, p: [m(i, n), -1 - i])
 
 
+@family(100, 10000)
+def rank_set_gt_columns(n):
+    # A match board by kills, then the lowest time (RANK.COLUMNS' hash
+    # beside the board): each set brings a member one more kill than its
+    # last, a new best every call. The natives write the total a client
+    # packs itself. Registered last, as RANK.SET LT ASC.
+    columns = "redis.call('HSET', '{p}cols', 'columns', '2', '1', '1000 0 kills', '2', '0 3600 time')"
+
+    def data(conn, p, calls):
+        board(n)(conn, p, calls)
+        build(conn, columns.format(p=p))
+
+    kills = lambda i: 1 + i // n
+    time = lambda i: i % 3601
+    return Case("RANK.SET GT COLUMNS", n, data,
+                zkit=lambda i, p: ["RANK.SET", p + "b", m(i, n), kills(i), "GT", "COLUMNS", p + "cols",
+                                   "THEN", time(i)],
+                native=lambda i, p: [["ZADD", p + "b", "GT", kills(i) * 3601 + 3600 - time(i), m(i, n)],
+                                     ["ZREVRANK", p + "b", m(i, n)]],
+                native_data=board(n, integer=True),
+                keys=lambda i, p: on(p, "b", "cols"), script="rank_set_gt_columns.lua",
+                script_keys=lambda i, p: on(p, "b"), script_args=lambda i, p: [m(i, n), kills(i), time(i)])
+
+
 def cases(sizes=None):
     """The module guard's cases: every family it counts, at its sizes or at
     `sizes`."""
@@ -1026,6 +1050,7 @@ LIBRARY_CASES = (
     ("DELAY.SCHEDULE", "DELAY.UNSCHEDULE", "DELAY.SCHEDULES"),
     ("DELAY.GROUPS",),
     ("RANK.SET LT ASC",),
+    ("RANK.SET GT COLUMNS",),
 )
 
 
