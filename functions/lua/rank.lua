@@ -27,11 +27,6 @@ local function fraction_bits(total)
   return 53 - exponent
 end
 
-local function is_power_of_two(n)
-  local mantissa = math.frexp(n)
-  return mantissa == 0.5
-end
-
 -- (q + 1, r + added - limit) when r + added reaches `limit`, else
 -- (q, r + added), for 0 <= r, added < limit <= 2^53: a step of a long
 -- division or multiplication that keeps every value an exact double.
@@ -42,21 +37,22 @@ local function add_to_remainder(quotient, rest, limit, added)
   return quotient, rest + added
 end
 
--- Whether the tie-break span is a power of two (the default, 2^41): then
--- slots are plain divisions. Worked out on first use: CONFIG is fixed once
--- the library is loaded.
-local span_is_power_of_two
-
-local function span_power_of_two(span)
-  if span_is_power_of_two == nil then
-    span_is_power_of_two = is_power_of_two(span)
+-- The window of accepted reached-at times [EPOCH_MS, EPOCH_MS + SPAN_MS),
+-- read once: CONFIG is fixed once the library is loaded. When the span is a
+-- power of two (the default, 2^41), slots are plain divisions. (Worked out
+-- by halving: a library's load cannot reach `math`.)
+local EPOCH_MS, SPAN_MS = CONFIG['tiebreak-epoch-ms'], CONFIG['tiebreak-span-ms']
+local SPAN_IS_POWER_OF_TWO = (function()
+  local n = SPAN_MS
+  while n > 1 and n % 2 == 0 do
+    n = n / 2
   end
-  return span_is_power_of_two
-end
+  return n == 1
+end)()
 
 -- floor(a * 2^bits / span) for 0 <= a < span <= 2^53, by long division.
 local function scaled_slot(a, bits, span)
-  if span_power_of_two(span) then
+  if SPAN_IS_POWER_OF_TWO then
     return math.floor(a * 2 ^ bits / span)
   end
   local quotient, rest = 0, a
@@ -68,8 +64,8 @@ end
 
 -- ceil(slot * span / 2^bits) for 0 <= slot < 2^bits, span <= 2^53.
 local function slot_start(slot, bits, span)
-  if span_power_of_two(span) then
-    return math.ceil(slot * span / pow2(bits))
+  if SPAN_IS_POWER_OF_TWO then
+    return math.ceil(slot * span / 2 ^ bits)
   end
   -- Long multiplication, keeping the remainder below 2^bits.
   local limit = pow2(bits)
@@ -91,29 +87,21 @@ function rank.check_total(total)
   return total
 end
 
--- The window of accepted reached-at times [start, end).
-local function window()
-  local epoch, span = CONFIG['tiebreak-epoch-ms'], CONFIG['tiebreak-span-ms']
-  return epoch, epoch + span, span
-end
-
 -- The score of `total` reached at `at_ms` (the text the caller gave, for
 -- the error) on a board in the order `asc` says.
 function rank.encode(total, at_ms, at_text, asc)
   if not (total < TOTAL_LIMIT and total > -TOTAL_LIMIT) then
     rt.fail(TOTAL_OUT_OF_RANGE)
   end
-  local start_ms, span = CONFIG['tiebreak-epoch-ms'], CONFIG['tiebreak-span-ms']
-  local end_ms = start_ms + span
-  if not (at_ms >= start_ms and at_ms < end_ms) then
+  if not (at_ms >= EPOCH_MS and at_ms < EPOCH_MS + SPAN_MS) then
     rt.fail(rt.say(ERRORS.time_outside_window,
-      { at_ms = at_text or int_text(at_ms), start_ms = int_text(start_ms), end_ms = int_text(end_ms) }))
+      { at_ms = at_text or int_text(at_ms), start_ms = int_text(EPOCH_MS), end_ms = int_text(EPOCH_MS + SPAN_MS) }))
   end
   -- 53 minus the bit length of |total| (frexp(0) is 0, 0).
   local _, length = math.frexp(total < 0 and -total or total)
   local bits = 53 - length
   local slots = 2 ^ bits
-  local slot = scaled_slot(at_ms - start_ms, bits, span)
+  local slot = scaled_slot(at_ms - EPOCH_MS, bits, SPAN_MS)
   if asc then
     return (total * slots + slot) / slots
   end
@@ -133,22 +121,23 @@ end
 -- `asc` says.
 function rank.decode(score, asc)
   local total = math.floor(score)
-  if total ~= total or total == math.huge or total == -math.huge or not (total < TOTAL_LIMIT and total > -TOTAL_LIMIT) then
+  -- Also refuses NaN and the infinities (every comparison with NaN fails).
+  if not (total < TOTAL_LIMIT and total > -TOTAL_LIMIT) then
     rt.fail(rt.say(ERRORS.not_rank_score, { score = rt.rust_display(score) }))
   end
-  local bits = fraction_bits(total)
-  local slots = pow2(bits)
+  -- 53 minus the bit length of |total| (frexp(0) is 0, 0).
+  local _, length = math.frexp(total < 0 and -total or total)
+  local bits = 53 - length
+  local slots = 2 ^ bits
   local tick = math.floor((score - total) * slots)
   if tick > slots - 1 then
     tick = slots - 1
   end
-  local slot = asc and tick or slots - 1 - tick
-  local start_ms, _, span = window()
-  local offset = slot_start(slot, bits, span)
-  if offset > span - 1 then
-    offset = span - 1
+  local offset = slot_start(asc and tick or slots - 1 - tick, bits, SPAN_MS)
+  if offset > SPAN_MS - 1 then
+    offset = SPAN_MS - 1
   end
-  return total, start_ms + offset
+  return total, EPOCH_MS + offset
 end
 
 -- `total + amount` within range.
@@ -826,6 +815,21 @@ handlers['rank.mgift'] = function(v)
   return rt.idmp.with_flag(replies, seen)
 end
 
+-- A member's `[total, rank, reached-at-ms]` from its score, its columns'
+-- values after them with `columns`, and with `with_data` its data (`datum`,
+-- rt.NULL for none) last.
+local function scored_entry(key, member, score, ranks, asc, columns, with_data, datum)
+  local total, reached_at = rank.decode(score, asc)
+  local entry = { total, rank_of_member(key, member, total, ranks, asc), reached_at }
+  if columns then
+    entry[4] = unpack_columns(columns, total)
+  end
+  if with_data then
+    entry[#entry + 1] = datum
+  end
+  return entry
+end
+
 -- `[total, rank, reached-at-ms]` or nil per member (one member: no ZCARD,
 -- ZSCORE answers a missing board and refuses another type itself); with
 -- `data_key`, each entry's data last. The data hash is read first, as the
@@ -842,19 +846,23 @@ local function member_entries(key, members, ranks, data_key, asc, columns)
   for i, member in ipairs(members) do
     local score = scores[i]
     if score then
-      local total, reached_at = rank.decode(score, asc)
-      entries[i] = { total, rank_of_member(key, member, total, ranks, asc), reached_at }
-      if columns then
-        entries[i][4] = unpack_columns(columns, total)
-      end
-      if data then
-        entries[i][#entries[i] + 1] = data[i] or rt.NULL
-      end
+      entries[i] = scored_entry(key, member, score, ranks, asc, columns, data, data and data[i] or rt.NULL)
     else
       entries[i] = rt.NULL
     end
   end
   return entries
+end
+
+-- One member's entry, as member_entries gives it (RANK.GET: no tables for
+-- a list of one).
+local function member_entry(key, member, ranks, data_key, asc, columns)
+  local data = data_key and rt.hmget(data_key, { member })
+  local score = rt.zscore(key, member)
+  if not score then
+    return rt.NULL
+  end
+  return scored_entry(key, member, score, ranks, asc, columns, data, data and data[1] or rt.NULL)
 end
 
 -- The data key a read names (false: none), checked against the board and
@@ -873,7 +881,7 @@ handlers['rank.get'] = function(v)
   end
   local data_key = read_data_key(v[4], key, ranks)
   local columns = columns_of(v[6], false, asc, key, ranks, data_key)
-  return member_entries(key, { v[2] }, ranks, data_key, asc, columns)[1]
+  return member_entry(key, v[2], ranks, data_key, asc, columns)
 end
 
 handlers['rank.mget'] = function(v)
