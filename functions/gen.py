@@ -168,6 +168,12 @@ def fixed_width(arg: dict):
     return 1
 
 
+def shape_bit(target: str) -> int:
+    """The bit of the argument a parse reads into `target` (v1, v2, ...) in
+    the call's shape."""
+    return 2 ** (int(target[1:]) - 1)
+
+
 def is_option(arg: dict) -> bool:
     return bool(arg.get("optional")) and ("token" in arg or (arg["type"] == "oneof" and all(
         "token" in c for c in arg["arguments"])))
@@ -336,6 +342,7 @@ class ParserWriter:
                 first = False
                 self.depth += 1
                 self.out(f"if {target} ~= false then return nil end")
+                self.out(f"shape = shape + {shape_bit(target)}")
                 self.out("i = i + 1")
                 if c is None:
                     # The command's last argument, a list, takes every word
@@ -355,8 +362,11 @@ class ParserWriter:
     def write(self) -> str:
         args = self.args
         targets = [f"v{i}" for i in range(1, len(args) + 1)]
+        # The call's shape (runtime.lua `shape_of`): a bit per argument it
+        # gives, the required ones' from the start.
+        required = sum(shape_bit(target) for arg, target in zip(args, targets) if not is_option(arg))
         self.out("local argc = #argv")
-        self.out("local i, nk, w, u, x = 1, 0, nil, nil, nil")
+        self.out(f"local i, nk, w, u, x, shape = 1, 0, nil, nil, nil, {required}")
         if self.counters:
             self.out("local " + ", ".join(counter_name(c) for c in sorted(self.counters)))
         if targets:
@@ -379,7 +389,7 @@ class ParserWriter:
         self.out("if i <= argc or nk ~= #keys then return nil end")
         for n, target in enumerate(targets, 1):
             self.out(f"values[{n}] = {target}")
-        self.out("return values")
+        self.out("return values, shape")
         body = "\n".join("  " + line for line in self.lines)
         # The values come back in the same tables each call, filled again:
         # a call's garbage is what Lua collects after it, and the collector

@@ -816,15 +816,15 @@ handlers['rank.mgift'] = function(v)
 end
 
 -- A member's `[total, rank, reached-at-ms]` from its score, its columns'
--- values after them with `columns`, and with `with_data` its data (`datum`,
--- rt.NULL for none) last.
-local function scored_entry(key, member, score, ranks, asc, columns, with_data, datum)
+-- values after them with `columns`, and with `data_given` its data
+-- (`datum`, rt.NULL for none) last.
+local function scored_entry(key, member, score, ranks, asc, columns, data_given, datum)
   local total, reached_at = rank.decode(score, asc)
   local entry = { total, rank_of_member(key, member, total, ranks, asc), reached_at }
   if columns then
     entry[4] = unpack_columns(columns, total)
   end
-  if with_data then
+  if data_given then
     entry[#entry + 1] = datum
   end
   return entry

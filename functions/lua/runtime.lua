@@ -542,7 +542,7 @@ function rt.declare(name, args, declared_arity, native_rows)
   return { name = name, args = args, declared_arity = declared_arity, native_rows = native_rows }
 end
 
-local compile_natives
+local compile_natives, compile_later
 
 local function prepare(command)
   local name, args = command.name, command.args
@@ -894,7 +894,7 @@ local writing, in_native = true, nil
 -- ACL as the module words them).
 function rt.pcall(name, ...)
   if not writing and WRITES[name] then
-    first_write(name, ...)
+    first_write()
   end
   if audit_call then
     return audit_call(native_pcall, name, ...)
@@ -909,7 +909,7 @@ end
 -- A native call's reply; its error is the call's.
 function rt.call(name, ...)
   if not writing and WRITES[name] then
-    first_write(name, ...)
+    first_write()
   end
   if audit_call then
     return audit_call(native_call, name, ...)
@@ -1407,32 +1407,10 @@ local function path_of(command, name)
   error(command.name .. ': its natives name no argument ' .. name)
 end
 
--- The later rows that no `reached` holds back, grouped by the argument
--- that gates them: their `when` condition, else their key's argument (0: a
--- row with neither). A call that does not give an argument skips all of
--- its rows with one test. Groups keep the order the rows first name their
--- arguments in, rows within a group theirs.
-local function gate_groups(later)
-  local gates, groups, group_of = {}, {}, {}
-  for _, row in ipairs(later) do
-    if row.reached == nil then
-      local gate = row.when or row.key or 0
-      local group = group_of[gate]
-      if group == nil then
-        group = {}
-        group_of[gate] = group
-        gates[#gates + 1], groups[#groups + 1] = gate, group
-      end
-      group[#group + 1] = row
-    end
-  end
-  return gates, groups
-end
-
 -- A command's natives table (natives.lua) made ready to check calls with:
 -- each row's keys and conditions as indexes into the parsed call, each
 -- native command as its asker; the rows checked before the first write
--- (`later`, and grouped by gate_groups), and those naming a command the
+-- (`later`, compiled by compile_later), and those naming a command the
 -- server lacks.
 compile_natives = function(command)
   local rows, later, missing = {}, {}, {}
@@ -1478,8 +1456,8 @@ compile_natives = function(command)
       missing[#missing + 1] = compiled
     end
   end
-  command.rows, command.later_rows = rows, later
-  command.later_gates, command.later_groups = gate_groups(later)
+  command.rows = rows
+  compile_later(command, later)
   command.missing_rows = missing[1] and missing or nil
 end
 
@@ -1550,7 +1528,7 @@ end
 
 -- The call being served: its rows checked before its first write, its
 -- parsed values, and the conditions its handler said it reaches.
-local later_command, later_values, reached, reached_any = nil, nil, {}, false
+local later_command, later_values, later_shape, reached, reached_any = nil, nil, 0, {}, false
 
 -- `rt.reach(name)`: the handler will run the natives of the rows that say
 -- `reached = name` after its first write (a decision made on what it read).
@@ -1564,84 +1542,190 @@ function rt.reach(name)
   end
 end
 
--- Asks the caller's ACL about each native of a row the call reaches, on
--- each of its keys (the steps of row_keys, written out: this runs on every
--- call that writes); refuses the first it does not allow, or with `quiet`
--- returns false. True when it allows them all.
-local function check_row(row, values, quiet)
-  local reached_name, when, unless, unless2 = row.reached, row.when, row.unless, row.unless2
-  -- A one-of's choice (when_part, unless_part) is looked at only when the
-  -- one-of is given.
-  if (reached_name and not reached[reached_name])
-    or (when and (values[when] == false or (row.when_part and part_of(values[when], row.when_part) == false)))
-    or (unless and values[unless] ~= false
-      and not (row.unless_part and part_of(values[unless], row.unless_part) == false))
-    or (unless2 and values[unless2] ~= false
-      and not (row.unless2_part and part_of(values[unless2], row.unless2_part) == false)) then
-    return true
-  end
-  local a, b
-  if row.key then
-    a = values[row.key]
-    if row.key_part and a then
-      a = part_of(a, row.key_part)
-    end
-    if a == false then
-      return true
-    end
-  end
-  if row.second_key then
-    b = values[row.second_key]
-    if row.second_key_part and b then
-      b = part_of(b, row.second_key_part)
-    end
-    if b == false then
-      return true
-    end
-  end
+-- A later row's check: asks the caller's ACL about each native of the row,
+-- on each of its keys, when the call reaches the row; refuses the first it
+-- does not allow, or with `quiet` returns false. True when it allows them
+-- all. Its fields are upvalues: a field of the row's table costs a lookup.
+local function row_check(row)
+  local reached_name, when, when_part = row.reached, row.when, row.when_part
+  local unless, unless_part, unless2, unless2_part = row.unless, row.unless_part, row.unless2, row.unless2_part
+  local key, key_part, each = row.key, row.key_part, row.each
+  local second_key, second_key_part = row.second_key, row.second_key_part
   local asks, natives = row.asks, row.natives
-  if row.each then
-    for k = 1, #a do
-      for n = 1, #asks do
-        if checked then
-          checked[natives[n] .. '\0' .. a[k]] = true
+  local count = #asks
+  return function(values, quiet)
+    if reached_name and not reached[reached_name] then
+      return true
+    end
+    -- A one-of's choice (when_part, unless_part) is looked at only when the
+    -- one-of is given.
+    if when then
+      local given = values[when]
+      if given == false or (when_part and part_of(given, when_part) == false) then
+        return true
+      end
+    end
+    if unless and values[unless] ~= false and not (unless_part and part_of(values[unless], unless_part) == false) then
+      return true
+    end
+    if unless2 and values[unless2] ~= false
+      and not (unless2_part and part_of(values[unless2], unless2_part) == false) then
+      return true
+    end
+    local a, b
+    if key then
+      a = values[key]
+      if key_part and a then
+        a = part_of(a, key_part)
+      end
+      if a == false then
+        return true
+      end
+    end
+    if second_key then
+      b = values[second_key]
+      if second_key_part and b then
+        b = part_of(b, second_key_part)
+      end
+      if b == false then
+        return true
+      end
+    end
+    if each then
+      for k = 1, #a do
+        for n = 1, count do
+          if checked then
+            checked[natives[n] .. '\0' .. a[k]] = true
+          end
+          if not asks[n](a[k]) then
+            if quiet then
+              return false
+            end
+            deny(natives[n], a[k])
+          end
         end
-        if not asks[n](a[k]) then
+      end
+    else
+      for n = 1, count do
+        if checked then
+          checked[natives[n] .. '\0' .. (a or '')] = true
+        end
+        if not asks[n](a, b) then
           if quiet then
             return false
           end
-          deny(natives[n], a[k])
+          deny(natives[n], a, b)
         end
       end
     end
-  else
-    for n = 1, #asks do
-      if checked then
-        checked[natives[n] .. '\0' .. (a or '')] = true
-      end
-      if not asks[n](a, b) then
-        if quiet then
-          return false
-        end
-        deny(natives[n], a, b)
-      end
+    return true
+  end
+end
+
+-- A command's later rows as checks (row_check), in order, and those that
+-- a `reached` holds back; its plans start empty (plan_of).
+compile_later = function(command, later)
+  local checks, reached_checks = {}, {}
+  for r, row in ipairs(later) do
+    checks[r] = row_check(row)
+    if row.reached ~= nil then
+      reached_checks[#reached_checks + 1] = checks[r]
     end
+  end
+  command.later, command.later_checks, command.reached_checks = later, checks, reached_checks
+  command.plans, command.plan_count = {}, 0
+end
+
+-- How many shapes' plans a command keeps: a caller that gives many
+-- combinations of options gets the others worked out on each call, so
+-- the functions' heap (which the collector marks) stays small.
+local KEPT_PLANS = 32
+
+-- Whether a call of the shape `values` has (which arguments it gives)
+-- reaches a later row: false when it cannot, true when it does, nil when
+-- that also depends on a one-of's choice or a list of keys (parts and
+-- `each`), which the row's check looks at as each call comes.
+local function reaches_row(row, values)
+  local undecided = false
+  if row.when then
+    if values[row.when] == false then
+      return false
+    end
+    undecided = undecided or row.when_part ~= nil
+  end
+  for _, unless in ipairs({ { row.unless, row.unless_part }, { row.unless2, row.unless2_part } }) do
+    if unless[1] and values[unless[1]] ~= false then
+      if unless[2] == nil then
+        return false
+      end
+      undecided = true
+    end
+  end
+  for _, key in ipairs({ { row.key, row.key_part }, { row.second_key, row.second_key_part } }) do
+    if key[1] then
+      if values[key[1]] == false then
+        return false
+      end
+      undecided = undecided or key[2] ~= nil
+    end
+  end
+  if undecided or row.each then
+    return nil
   end
   return true
 end
 
--- Whether the caller's ACL allows every native of the later rows a call
--- that reached nothing runs (`gate_groups`: one test per argument, not per
--- row).
-local function allows_ungated(command, values)
-  local gates, groups = command.later_gates, command.later_groups
-  for g = 1, #gates do
-    if values[gates[g]] ~= false then
-      local group = groups[g]
-      for r = 1, #group do
-        if not check_row(group[r], values, true) then
-          return false
-        end
+-- The asks of the later rows (but those a `reached` holds back) that a
+-- call of the shape `values` has (shape_of) reaches, in the rows' order,
+-- worked out once per shape (KEPT_PLANS): `asks`, `natives`, `keys` and `second_keys`
+-- (argument indexes, 0 for none) per ask, and a row that its shape alone
+-- does not decide (reaches_row) as its check in `checks` (natives[i]
+-- false), asked as it comes.
+local function plan_of(command, shape, values)
+  local plan = { asks = {}, natives = {}, keys = {}, second_keys = {}, checks = {} }
+  for r, row in ipairs(command.later) do
+    local reaches = row.reached == nil and reaches_row(row, values)
+    if reaches == nil then
+      local n = #plan.asks + 1
+      plan.asks[n], plan.natives[n], plan.keys[n], plan.second_keys[n] = false, false, 0, 0
+      plan.checks[n] = command.later_checks[r]
+    elseif reaches then
+      for i, ask in ipairs(row.asks) do
+        local n = #plan.asks + 1
+        plan.asks[n], plan.natives[n] = ask, row.natives[i]
+        plan.keys[n], plan.second_keys[n] = row.key or 0, row.second_key or 0
+      end
+    end
+  end
+  if command.plan_count < KEPT_PLANS then
+    command.plans[shape], command.plan_count = plan, command.plan_count + 1
+  end
+  return plan
+end
+
+-- Whether the caller's ACL allows every native of the later rows the call
+-- reaches: its shape's plan, then the rows its handler reached.
+local function allows_all(command, plan, values)
+  local asks, natives, keys, second_keys = plan.asks, plan.natives, plan.keys, plan.second_keys
+  for n = 1, #asks do
+    local native = natives[n]
+    if native then
+      local a, b = values[keys[n]], values[second_keys[n]]
+      if checked then
+        checked[native .. '\0' .. (a or '')] = true
+      end
+      if not asks[n](a, b) then
+        return false
+      end
+    elseif not plan.checks[n](values, true) then
+      return false
+    end
+  end
+  if reached_any then
+    local checks = command.reached_checks
+    for r = 1, #checks do
+      if not checks[r](values, true) then
+        return false
       end
     end
   end
@@ -1651,19 +1735,16 @@ end
 first_write = function()
   writing = true
   local command, values = later_command, later_values
-  -- The grouped rows are asked out of order: a refusal is looked for again,
-  -- in order, so that the call names the same native whatever the grouping.
-  if not reached_any and allows_ungated(command, values) then
+  local plan = command.plans[later_shape] or plan_of(command, later_shape, values)
+  -- Most calls of a command without options reach no later row.
+  if (plan.asks[1] == nil and not reached_any) or allows_all(command, plan, values) then
     return
   end
-  local rows = command.later_rows
-  for r = 1, #rows do
-    local row = rows[r]
-    -- The cheapest test first: a row not reached, or whose key (or block)
-    -- the call does not give, asks nothing.
-    if (row.reached == nil or reached[row.reached]) and (row.key == nil or values[row.key] ~= false) then
-      check_row(row, values)
-    end
+  -- A refusal is looked for again, in the rows' order, so that the call
+  -- names the same native whatever the plan.
+  local checks = command.later_checks
+  for r = 1, #checks do
+    checks[r](values)
   end
 end
 
@@ -1849,15 +1930,32 @@ function rt.entry(command, handler, parse)
   end
 end
 
+-- A parsed call's shape: the sum of 2^(i - 1) over the arguments i it
+-- gives (not false), as a generated parse adds it up (functions/gen.py).
+local function shape_of(command, values)
+  local shape, bit = 0, 1
+  for i = 1, #command.args do
+    if values[i] ~= false then
+      shape = shape + bit
+    end
+    bit = bit * 2
+  end
+  return shape
+end
+
 -- One call: parsed, its declared keys checked, handled.
 run = function(command, handler, parse, keys, argv)
-  local values = parse(argv, keys)
+  local values, shape = parse(argv, keys)
   if values == nil then
     values = walk(command, keys, argv)
+    shape = shape_of(command, values)
   elseif checked then
     local walked = walk(command, keys, argv)
     if not same_values(values, walked) then
       error('the generated parse of this call is not the walk\'s', 0)
+    end
+    if shape ~= shape_of(command, values) then
+      error('the generated parse of this call gives shape ' .. shape .. ', not ' .. shape_of(command, values), 0)
     end
   end
   if command.missing_rows then
@@ -1866,7 +1964,7 @@ run = function(command, handler, parse, keys, argv)
   if reached_any then
     reached, reached_any = {}, false
   end
-  later_command, later_values = command, values
+  later_command, later_values, later_shape = command, values, shape
   writing = false
   if checked then
     checked, allowed, changed = {}, {}, false
