@@ -1677,10 +1677,10 @@ end
 
 -- The asks of the later rows (but those a `reached` holds back) that a
 -- call of the shape `values` has (shape_of) reaches, in the rows' order,
--- worked out once per shape (KEPT_PLANS): `asks`, `natives`, `keys` and `second_keys`
--- (argument indexes, 0 for none) per ask, and a row that its shape alone
--- does not decide (reaches_row) as its check in `checks` (natives[i]
--- false), asked as it comes.
+-- worked out once per shape (KEPT_PLANS): `asks`, `natives`, `keys` and
+-- `second_keys` (argument indexes, 0 for none) per ask, and a row that its
+-- shape alone does not decide (reaches_row) as its check in `checks`
+-- (natives[i] false), asked as it comes.
 local function plan_of(command, shape, values)
   local plan = { asks = {}, natives = {}, keys = {}, second_keys = {}, checks = {} }
   for r, row in ipairs(command.later) do
